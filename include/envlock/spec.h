@@ -1,0 +1,93 @@
+/* envlock/spec.h — loading, validating and digesting an Environment spec
+ * (apiVersion environments.datalayer.io/v1alpha1, or a DataGen Sandbox
+ * Environment recipe normalized into the same model). Part of envlock.h. */
+#ifndef ENVLOCK_SPEC_H
+#define ENVLOCK_SPEC_H
+
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "sha256:" + 64 lowercase hex + NUL */
+#define EL_DIGEST_SIZE 72
+
+typedef struct el_spec el_spec;
+
+typedef enum el_spec_format {
+    EL_SPEC_FORMAT_AUTO = 0,    /* Environment if it has apiVersion/kind/spec, else DataGen */
+    EL_SPEC_FORMAT_ENVIRONMENT, /* the v1alpha1 Environment document */
+    EL_SPEC_FORMAT_DATAGEN      /* a DataGen Sandbox Environment recipe */
+} el_spec_format;
+
+typedef struct el_spec_options {
+    el_spec_format format;
+    const char *template_name; /* DataGen built-in template to start from, or NULL */
+} el_spec_options;
+
+/* One problem with a spec. `field` is the camelCase dotted path with [i]
+ * indexes ("spec.packages.python.dependencies[2]", "(document)" for the
+ * whole document); line and column are 1-based positions of the offending
+ * node in the input (0 when the problem has no position, e.g. a missing key
+ * is reported at its parent mapping). */
+typedef struct el_finding {
+    const char *field;
+    unsigned line;
+    unsigned column;
+    el_code code;
+    const char *message;
+} el_finding;
+
+/* el_spec_load_file() / el_spec_load_text() :
+ *  Parse and check a spec. Returns a spec object that carries every finding
+ *  (possibly none), or NULL if the file cannot be read (EL_SPEC_INVALID with
+ *  detail.reason "unreadable" on ctx). `origin` names the input in messages.
+ *  `opts` may be NULL (auto-detect, no template). Caller frees with
+ *  el_spec_free(). */
+EL_API el_spec *el_spec_load_file(el_ctx *ctx, const char *path, const el_spec_options *opts);
+EL_API el_spec *el_spec_load_text(el_ctx *ctx, const char *text, size_t len,
+                                  const char *origin, const el_spec_options *opts);
+EL_API void el_spec_free(el_spec *spec);
+
+/* el_spec_validate() :
+ *  EL_OK if the spec has no findings. Otherwise records on ctx the overall
+ *  code (DL_ENV_SPEC_INVALID if any finding has it, else the first finding's
+ *  code), the message "<field>: <message>" of that finding, and
+ *  detail.findings = every finding {field, line, column, message, code},
+ *  ordered by position. Returns that code. */
+EL_API el_code el_spec_validate(el_ctx *ctx, const el_spec *spec);
+
+EL_API size_t el_spec_finding_count(const el_spec *spec);
+/* Borrowed; valid until el_spec_free(). i < el_spec_finding_count(). */
+EL_API const el_finding *el_spec_finding(const el_spec *spec, size_t i);
+
+/* el_spec_name() : metadata.name, or "" if absent. Borrowed. */
+EL_API const char *el_spec_name(const el_spec *spec);
+
+/* el_spec_digest() :
+ *  "sha256:" + hex(SHA-256(RFC 8785 JCS of the `spec` object with every
+ *  default written out, camelCase keys)). metadata is not part of it.
+ *  Refuses a spec with findings (as el_spec_validate). Writes `out`. */
+EL_API el_code el_spec_digest(el_ctx *ctx, const el_spec *spec, char out[EL_DIGEST_SIZE]);
+
+/* el_spec_canonical_json() :
+ *  The JCS bytes that el_spec_digest() hashes. Caller frees with el_free().
+ *  NULL with ctx set if the spec has findings. */
+EL_API char *el_spec_canonical_json(el_ctx *ctx, const el_spec *spec);
+
+/* el_spec_normalized_json() :
+ *  The whole normalized document (apiVersion, kind, metadata, spec with
+ *  defaults), as JSON; indented when `pretty`. Caller frees with el_free().
+ *  NULL with ctx set if the spec has findings. */
+EL_API char *el_spec_normalized_json(el_ctx *ctx, const el_spec *spec, bool pretty);
+
+/* el_spec_template_names() :
+ *  The DataGen built-in templates, in the seed's order ("Data Science", ...).
+ *  Static storage; *n receives the count. */
+EL_API const char *const *el_spec_template_names(size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

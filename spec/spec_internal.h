@@ -1,0 +1,133 @@
+/* spec_internal.h — the spec module's internal interfaces, shared by its
+ * files and by its tests; not part of the public API.
+ *
+ * Flow: spec_yaml_parse() turns YAML/JSON text into a tree of spec_node with
+ * the line and column of every node (or findings for text that is not a
+ * single well-formed document). A DataGen recipe is first rewritten into an
+ * Environment-shaped tree by spec_datagen_import(). spec_model_build() walks
+ * the tree against the v1alpha1 schema (types, unknown keys, required keys,
+ * defaults) producing the normalized document as a json-c object; then
+ * spec_rules_check() applies the rules beyond the types. spec_jcs_serialize()
+ * writes RFC 8785 canonical JSON for the digest. */
+#ifndef EL_SPEC_INTERNAL_H
+#define EL_SPEC_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+struct json_object;
+
+/* Limits on input, documented in the README. */
+#define SPEC_MAX_BYTES (1024 * 1024)      /* a spec document is at most 1 MiB */
+#define SPEC_MAX_DEPTH 64                 /* nesting deeper than this is refused */
+#define SPEC_MAX_NODES 200000             /* after alias expansion; stops "billion laughs" */
+
+/* ---- the positioned tree ---- */
+
+typedef enum spec_node_kind {
+    SN_NULL,  /* ~, null, Null, NULL, or empty plain scalar */
+    SN_BOOL,  /* YAML 1.1 booleans as PyYAML's safe_load reads them */
+    SN_INT,   /* YAML 1.1 ints (decimal, 0x, 0o/0 octal, 0b, with _ separators) */
+    SN_FLOAT, /* YAML 1.1 floats (incl. .inf, .nan) */
+    SN_STR,   /* everything else, and every quoted or block scalar */
+    SN_SEQ,
+    SN_MAP
+} spec_node_kind;
+
+typedef struct spec_node spec_node;
+struct spec_node {
+    spec_node_kind kind;
+    unsigned line, column;  /* 1-based, where the node starts in the input */
+    const char *text;       /* scalar: the value text (decoded); NUL-terminated */
+    size_t text_len;        /* may contain NULs from escapes: use text_len */
+    bool quoted;            /* scalar was quoted or a block scalar */
+    bool b;                 /* SN_BOOL */
+    int64_t i;              /* SN_INT */
+    double f;               /* SN_FLOAT */
+    size_t n;               /* SEQ: items; MAP: pairs */
+    spec_node **items;      /* SEQ items, or MAP values */
+    spec_node **keys;       /* MAP keys (scalar nodes), parallel to items */
+};
+
+/* ---- findings ---- */
+
+typedef struct spec_findings {
+    arena *mem;        /* owns every string of every finding */
+    el_finding *items;
+    size_t len, alloc;
+} spec_findings;
+
+void spec_findings_init(spec_findings *fs, arena *mem);
+void spec_findings_release(spec_findings *fs); /* frees items, not the arena */
+/* Adds a finding; `field` and the formatted message are copied into the arena.
+ * A NULL `at` node gives line/column 0. */
+void spec_finding_add(spec_findings *fs, const spec_node *at, const char *field, el_code code,
+                      const char *fmt, ...) EL_PRINTF(5, 6);
+void spec_finding_add_pos(spec_findings *fs, unsigned line, unsigned column, const char *field,
+                          el_code code, const char *fmt, ...) EL_PRINTF(6, 7);
+/* Stable sort by (line, column), keeping rule order among equal positions;
+ * position-less findings (line 0) go last in their original order. */
+void spec_findings_sort(spec_findings *fs);
+
+/* ---- stages ---- */
+
+/* spec_yaml_parse() :
+ *  Parses exactly one YAML (or JSON) document. Returns its root in `mem`, or
+ *  NULL after adding findings (field "(document)") for: syntax errors with
+ *  libyaml's position, non-UTF-8 text, more than SPEC_MAX_BYTES, several
+ *  documents, an empty document, duplicate keys (field = the key's path),
+ *  anchors/aliases expanding past SPEC_MAX_NODES, nesting past SPEC_MAX_DEPTH,
+ *  non-scalar mapping keys. A non-mapping root is returned; the model refuses it. */
+spec_node *spec_yaml_parse(arena *mem, const char *text, size_t len, spec_findings *fs);
+
+/* spec_node_get() : the value for `key` in a MAP node, or NULL. */
+spec_node *spec_node_get(const spec_node *map, const char *key);
+
+/* spec_datagen_looks_like() : true if `root` is a DataGen recipe rather than an
+ * Environment document (no apiVersion/kind/spec keys; DataGen keys present). */
+bool spec_datagen_looks_like(const spec_node *root);
+
+/* spec_datagen_import() :
+ *  Rewrites a DataGen Sandbox Environment recipe (or NULL root with only a
+ *  template) into an Environment-shaped tree allocated in `mem`, whose nodes
+ *  keep the positions of the recipe nodes they came from. Recipe-specific
+ *  problems (bad separators, URL schemes, resource values, unknown template)
+ *  become findings with the recipe's own field names. `template_name` (may be
+ *  NULL) overrides/provides the recipe's `template:`. Returns NULL only if
+ *  nothing usable remains. */
+spec_node *spec_datagen_import(arena *mem, const spec_node *root, const char *template_name,
+                               spec_findings *fs);
+
+/* spec_model_build() :
+ *  Checks `root` against the v1alpha1 schema and returns the normalized
+ *  document (apiVersion, kind, metadata, spec with every default written
+ *  out, camelCase keys) as a new json-c object the caller owns, or NULL if
+ *  types are too broken to build one (findings say why). Also accepts
+ *  snake_case spellings of keys. */
+struct json_object *spec_model_build(const spec_node *root, spec_findings *fs);
+
+/* spec_rules_check() :
+ *  The rules beyond the types, in the reference's order, against the
+ *  normalized document; uses `root` only to find positions. */
+void spec_rules_check(const struct json_object *doc, const spec_node *root, spec_findings *fs);
+
+/* spec_node_at_path() : the node for a dotted field path such as
+ * "spec.packages.python.dependencies[2]" (camelCase or snake_case keys), or
+ * the deepest existing ancestor; NULL only if root is NULL. */
+const spec_node *spec_node_at_path(const spec_node *root, const char *path);
+
+/* spec_jcs_serialize() :
+ *  RFC 8785 canonical JSON of `value`: keys sorted by UTF-16 code units, no
+ *  whitespace, minimal string escapes, ECMAScript number formatting. Returns a
+ *  malloc'd string, or NULL with *err (malloc'd) for NaN/Infinity, integers
+ *  beyond 2^53, or strings that are not valid UTF-8. */
+char *spec_jcs_serialize(const struct json_object *value, char **err);
+
+/* spec_jcs_number() : ECMAScript Number.prototype.toString(10) of `d` into
+ * out (at least 32 bytes). Returns false for NaN and infinities. */
+bool spec_jcs_number(double d, char out[32]);
+
+#endif

@@ -1,0 +1,153 @@
+/* error.c — the code table (codes.def) and the el_ctx that carries the last
+ * failure: code, message, per-occurrence retryability and a JSON detail
+ * object. This file owns json-c's use for the error body; it knows nothing of
+ * what a failure is about. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "util.h"
+
+struct code_row {
+    el_code code;
+    const char *name;
+    el_retry retry;
+    int exit_status;
+    const char *meaning;
+    const char *action;
+};
+
+static const struct code_row rows[] = {
+#define X(e, n, r, x, m, a) { e, n, r, x, m, a },
+#include "codes.def"
+#undef X
+};
+
+_Static_assert(sizeof rows / sizeof rows[0] == EL_CODE_COUNT, "codes.def must list every el_code");
+
+static const struct code_row *row(el_code code)
+{
+    if ((unsigned)code >= EL_CODE_COUNT)
+        code = EL_INTERNAL;
+    return &rows[code];
+}
+
+const char *el_code_name(el_code code) { return row(code)->name; }
+el_retry el_code_retry(el_code code) { return row(code)->retry; }
+const char *el_code_meaning(el_code code) { return row(code)->meaning; }
+const char *el_code_user_action(el_code code) { return row(code)->action; }
+int el_code_exit_status(el_code code) { return row(code)->exit_status; }
+
+el_code el_code_from_name(const char *name)
+{
+    for (unsigned i = 0; i < EL_CODE_COUNT; i++)
+        if (strcmp(rows[i].name, name) == 0)
+            return rows[i].code;
+    return EL_CODE_COUNT;
+}
+
+struct el_ctx {
+    el_code code;
+    char *message;
+    bool retryable;
+    json_object *detail;
+};
+
+el_ctx *el_ctx_new(void)
+{
+    el_ctx *ctx = xcalloc(1, sizeof *ctx);
+    ctx->message = xstrdup("");
+    return ctx;
+}
+
+void el_ctx_clear(el_ctx *ctx)
+{
+    ctx->code = EL_OK;
+    free(ctx->message);
+    ctx->message = xstrdup("");
+    ctx->retryable = false;
+    json_object_put(ctx->detail);
+    ctx->detail = NULL;
+}
+
+void el_ctx_free(el_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    el_ctx_clear(ctx);
+    free(ctx->message);
+    free(ctx);
+}
+
+el_code el_ctx_code(const el_ctx *ctx) { return ctx->code; }
+const char *el_ctx_message(const el_ctx *ctx) { return ctx->message; }
+bool el_ctx_retryable(const el_ctx *ctx) { return ctx->retryable; }
+json_object *el_ctx_detail(const el_ctx *ctx) { return ctx->detail; }
+
+el_code el_fail(el_ctx *ctx, el_code code, const char *fmt, ...)
+{
+    el_ctx_clear(ctx);
+    va_list ap;
+    va_start(ap, fmt);
+    free(ctx->message);
+    ctx->message = xvasprintf(fmt, ap);
+    va_end(ap);
+    ctx->code = code;
+    el_retry r = el_code_retry(code);
+    ctx->retryable = r == EL_RETRY_YES || r == EL_RETRY_LATER;
+    ctx->detail = json_object_new_object();
+    return code;
+}
+
+static json_object *detail(el_ctx *ctx)
+{
+    if (!ctx->detail)
+        ctx->detail = json_object_new_object();
+    return ctx->detail;
+}
+
+void el_detail_str(el_ctx *ctx, const char *key, const char *value)
+{
+    json_object_object_add(detail(ctx), key, json_object_new_string(value));
+}
+
+void el_detail_int(el_ctx *ctx, const char *key, int64_t value)
+{
+    json_object_object_add(detail(ctx), key, json_object_new_int64(value));
+}
+
+void el_detail_take(el_ctx *ctx, const char *key, json_object *value)
+{
+    json_object_object_add(detail(ctx), key, value);
+}
+
+void el_set_retryable(el_ctx *ctx, bool retryable)
+{
+    /* Only codes whose retryability is decided per occurrence may be set;
+     * contradicting a code's fixed flag is a bug in the caller. */
+    if (el_code_retry(ctx->code) == EL_RETRY_SOMETIMES)
+        ctx->retryable = retryable;
+}
+
+char *el_ctx_error_json(const el_ctx *ctx, bool pretty)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "code", json_object_new_string(el_code_name(ctx->code)));
+    json_object_object_add(o, "message", json_object_new_string(ctx->message));
+    json_object_object_add(o, "retryable", json_object_new_boolean(ctx->retryable));
+    json_object_object_add(o, "userAction",
+                           json_object_new_string(el_code_user_action(ctx->code)));
+    json_object_object_add(o, "detail",
+                           ctx->detail ? json_object_get(ctx->detail) : json_object_new_object());
+    int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
+                (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN);
+    char *s = xstrdup(json_object_to_json_string_ext(o, flags));
+    json_object_put(o);
+    return s;
+}
+
+void el_free(void *p)
+{
+    free(p);
+}

@@ -1,0 +1,116 @@
+/* text.c — small text helpers: whole-file reads, UTF-8 validation, edit
+ * distance for did-you-mean suggestions, and the SHA-256 helper (the one
+ * place OpenSSL is called). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "util.h"
+
+char *read_file(const char *path, size_t max, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    strbuf sb = STRBUF_INIT;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (sb.len + n > max) {
+            sb_release(&sb);
+            fclose(f);
+            errno = EFBIG;
+            return NULL;
+        }
+        sb_add(&sb, chunk, n);
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        sb_release(&sb);
+        errno = EIO;
+        return NULL;
+    }
+    return sb_detach(&sb, len);
+}
+
+void sha256_hex(const void *data, size_t n, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    if (!EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
+        abort();
+    static const char hex[] = "0123456789abcdef";
+    for (unsigned i = 0; i < 32; i++) {
+        out[2 * i] = hex[md[i] >> 4];
+        out[2 * i + 1] = hex[md[i] & 15];
+    }
+    out[64] = '\0';
+}
+
+/* Strict UTF-8 (RFC 3629): no overlongs, no surrogates, nothing past U+10FFFF. */
+bool utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    while (p < end) {
+        unsigned c = *p;
+        if (c < 0x80) {
+            p++;
+            continue;
+        }
+        size_t need;
+        unsigned min, cp;
+        if ((c & 0xE0) == 0xC0) {
+            need = 1; min = 0x80; cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            need = 2; min = 0x800; cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            need = 3; min = 0x10000; cp = c & 0x07;
+        } else {
+            return false;
+        }
+        if ((size_t)(end - p) <= need)
+            return false;
+        for (size_t i = 1; i <= need; i++) {
+            if ((p[i] & 0xC0) != 0x80)
+                return false;
+            cp = (cp << 6) | (p[i] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        p += need + 1;
+    }
+    return true;
+}
+
+size_t edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    size_t *d = xcalloc((n + 1) * (m + 1), sizeof(size_t));
+#define D(i, j) d[(i) * (m + 1) + (j)]
+    for (size_t i = 0; i <= n; i++)
+        D(i, 0) = i;
+    for (size_t j = 0; j <= m; j++)
+        D(0, j) = j;
+    for (size_t i = 1; i <= n; i++) {
+        for (size_t j = 1; j <= m; j++) {
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t best = D(i - 1, j) + 1;
+            if (D(i, j - 1) + 1 < best)
+                best = D(i, j - 1) + 1;
+            if (D(i - 1, j - 1) + cost < best)
+                best = D(i - 1, j - 1) + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                D(i - 2, j - 2) + 1 < best)
+                best = D(i - 2, j - 2) + 1;
+            D(i, j) = best;
+        }
+    }
+    size_t r = D(n, m);
+#undef D
+    free(d);
+    return r;
+}

@@ -1,0 +1,101 @@
+/* util.h — the few containers and helpers every module uses, and the
+ * internal side of the error model (recording a failure on an el_ctx).
+ * Not part of the public API. Nothing here knows about any ecosystem. */
+#ifndef EL_UTIL_H
+#define EL_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "envlock.h"
+
+struct json_object;
+
+/* ---- allocation: out of memory aborts (as libsolv does) ---- */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) EL_PRINTF(1, 2);
+char *xvasprintf(const char *fmt, va_list ap);
+
+/* ---- strbuf: a growable string ----
+ * Invariants: `buf` is never NULL and always NUL-terminated, also when empty
+ * (it then points at a shared empty string until the first append); `len`
+ * excludes the NUL. sb_detach() is the one way to take ownership of the bytes;
+ * it leaves the strbuf empty and reusable. sb_release() frees and resets. */
+typedef struct strbuf {
+    char *buf;
+    size_t len;
+    size_t alloc;
+} strbuf;
+
+#define STRBUF_INIT { (char *)sb_empty_, 0, 0 }
+extern const char sb_empty_[1];
+
+void sb_init(strbuf *sb);
+void sb_grow(strbuf *sb, size_t extra);
+void sb_add(strbuf *sb, const void *data, size_t n);
+void sb_adds(strbuf *sb, const char *s);
+void sb_addc(strbuf *sb, char c);
+void sb_addf(strbuf *sb, const char *fmt, ...) EL_PRINTF(2, 3);
+void sb_vaddf(strbuf *sb, const char *fmt, va_list ap);
+void sb_setlen(strbuf *sb, size_t len);
+void sb_reset(strbuf *sb);
+char *sb_detach(strbuf *sb, size_t *len);
+void sb_release(strbuf *sb);
+
+/* ---- arena: bump allocation, freed all at once ----
+ * For parse results whose pieces all live and die together (one index load,
+ * one spec). Allocations are 16-byte aligned and zeroed. */
+typedef struct arena arena;
+arena *arena_new(void);
+void arena_free(arena *a);
+void *arena_alloc(arena *a, size_t n);
+char *arena_strdup(arena *a, const char *s);
+char *arena_strndup(arena *a, const char *s, size_t n);
+char *arena_sprintf(arena *a, const char *fmt, ...) EL_PRINTF(2, 3);
+
+/* ---- ptrvec: a growable array of pointers (does not own the pointees) ---- */
+typedef struct ptrvec {
+    void **items;
+    size_t len;
+    size_t alloc;
+} ptrvec;
+#define PTRVEC_INIT { NULL, 0, 0 }
+void ptrvec_push(ptrvec *v, void *p);
+void ptrvec_release(ptrvec *v);
+
+/* ---- files ---- */
+/* read_file() : whole file into a NUL-terminated malloc'd buffer, at most
+ * `max` bytes (more is an error: errno EFBIG). NULL with errno on failure. */
+char *read_file(const char *path, size_t max, size_t *len);
+
+/* ---- hashing (OpenSSL lives behind these two) ---- */
+/* sha256_hex() : writes 64 lowercase hex digits + NUL into out[65]. */
+void sha256_hex(const void *data, size_t n, char out[65]);
+
+/* ---- text ---- */
+bool utf8_valid(const char *s, size_t n);
+/* edit_distance() : Damerau-Levenshtein (optimal string alignment) distance. */
+size_t edit_distance(const char *a, const char *b);
+
+/* ---- recording failures on a context ----
+ * el_fail() stores code + message on ctx (replacing any previous failure,
+ * with a fresh empty detail object) and returns the code, so call sites read
+ * `return el_fail(ctx, EL_SPEC_INVALID, "...", ...);`. The detail setters add
+ * keys to the current failure's detail. */
+el_code el_fail(el_ctx *ctx, el_code code, const char *fmt, ...) EL_PRINTF(3, 4);
+void el_detail_str(el_ctx *ctx, const char *key, const char *value);
+void el_detail_int(el_ctx *ctx, const char *key, int64_t value);
+/* Takes ownership of `value` (a json_object). */
+void el_detail_take(el_ctx *ctx, const char *key, struct json_object *value);
+/* Per-occurrence retryability (for EL_RETRY_SOMETIMES codes). */
+void el_set_retryable(el_ctx *ctx, bool retryable);
+/* Borrowed detail object of the current failure (NULL if none). */
+struct json_object *el_ctx_detail(const el_ctx *ctx);
+
+#endif
