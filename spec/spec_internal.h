@@ -111,8 +111,11 @@ struct json_object *spec_model_build(const spec_node *root, spec_findings *fs);
 
 /* spec_rules_check() :
  *  The rules beyond the types, in the reference's order, against the
- *  normalized document; uses `root` only to find positions. */
-void spec_rules_check(const struct json_object *doc, const spec_node *root, spec_findings *fs);
+ *  normalized document; uses `root` only to find positions. `flags` is a set
+ *  of SPEC_RULES_* bits. */
+#define SPEC_RULES_DATAGEN 1u /* the spec came from a DataGen recipe: http:// indexes are allowed */
+void spec_rules_check(const struct json_object *doc, const spec_node *root, unsigned flags,
+                      spec_findings *fs);
 
 /* spec_node_at_path() : the node for a dotted field path such as
  * "spec.packages.python.dependencies[2]" (camelCase or snake_case keys), or
