@@ -151,3 +151,13 @@ void el_free(void *p)
 {
     free(p);
 }
+
+el_code el_usage_error(el_ctx *ctx, const char *message)
+{
+    return el_fail(ctx, EL_USAGE, "%s", message);
+}
+
+const char *el_version_string(void)
+{
+    return ENVLOCK_VERSION;
+}

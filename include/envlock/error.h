@@ -95,6 +95,14 @@ EL_API void el_ctx_clear(el_ctx *ctx);
  *  {"code":"OK",...}. */
 EL_API char *el_ctx_error_json(const el_ctx *ctx, bool pretty);
 
+/* el_usage_error() :
+ *  Records a malformed request (EL_USAGE) with `message` on ctx; returns EL_USAGE.
+ *  For front ends such as the CLI that validate their own arguments. */
+EL_API el_code el_usage_error(el_ctx *ctx, const char *message);
+
+/* el_version_string() : envlock's own version, e.g. "0.1.0". Static storage. */
+EL_API const char *el_version_string(void);
+
 /* el_free() : frees strings that envlock hands to the caller. */
 EL_API void el_free(void *p);
 

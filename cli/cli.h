@@ -1,0 +1,54 @@
+/* cli.h — shared pieces of the envlock command-line tool: option state, the
+ * subcommand entry points (one file each) and the output helpers that turn
+ * an el_ctx failure into text on stderr or one JSON object on stdout.
+ * The tool uses only the public API (include/envlock.h). */
+#ifndef EL_CLI_H
+#define EL_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "envlock.h"
+
+typedef struct cli_opts {
+    bool json;  /* one JSON object on stdout, nothing else there */
+    bool quiet; /* no progress or notes on stderr */
+} cli_opts;
+
+/* Each subcommand takes the arguments after its name, with global options
+ * already removed, and returns the process exit status. */
+int cli_validate(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
+int cli_digest(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
+int cli_version(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
+int cli_normalize(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
+int cli_templates(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
+
+/* cli_load_spec() : loads the spec named by FILE (or "-" for stdin, or none
+ * with --template) with --format/--template applied. Returns NULL after
+ * reporting a failure; *status then holds the exit status. */
+el_spec *cli_load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
+                       const char **path_out, int *status);
+
+/* cli_report_findings() : 0 if the spec has no findings; otherwise prints
+ * them ("FILE:LINE:COL: field: message [CODE]" on stderr, or the JSON error
+ * body with detail.findings) and returns the exit status. */
+int cli_report_findings(el_ctx *ctx, const cli_opts *o, const el_spec *spec, const char *path);
+
+/* cli_report_failure() : prints the failure recorded on ctx (JSON body on
+ * stdout with --json, "envlock: CODE: message" on stderr otherwise) and
+ * returns its exit status. */
+int cli_report_failure(el_ctx *ctx, const cli_opts *o);
+
+/* cli_usage_error() : a malformed command line; exit status 2. */
+int cli_usage_error(el_ctx *ctx, const cli_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* cli_json_string() : writes s as a JSON string literal (with quotes). */
+void cli_json_string(FILE *f, const char *s);
+
+/* cli_spec_options() : parses --format/--template at argv[*i] (advancing *i);
+ * returns 1 if consumed, 0 if not a spec option, -1 on a usage error. */
+int cli_spec_option(el_ctx *ctx, const cli_opts *o, int argc, char **argv, int *i,
+                    el_spec_options *so);
+
+#endif

@@ -1,0 +1,147 @@
+/* common.c — what the subcommands share: reading a spec from the command
+ * line, printing findings compiler-style, and reporting a failure as text on
+ * stderr or as one JSON object on stdout. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+int cli_report_failure(el_ctx *ctx, const cli_opts *o)
+{
+    el_code code = el_ctx_code(ctx);
+    if (o->json) {
+        char *body = el_ctx_error_json(ctx, false);
+        printf("%s\n", body);
+        el_free(body);
+    } else {
+        fprintf(stderr, "envlock: %s: %s\n", el_code_name(code), el_ctx_message(ctx));
+        if (code != EL_USAGE && code != EL_INTERNAL)
+            fprintf(stderr, "  what to do: %s%s\n", el_code_user_action(code),
+                    el_ctx_retryable(ctx) ? " (retryable)" : "");
+    }
+    return el_code_exit_status(code);
+}
+
+int cli_usage_error(el_ctx *ctx, const cli_opts *o, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    el_usage_error(ctx, msg);
+    int st = cli_report_failure(ctx, o);
+    if (!o->json)
+        fputs("run `envlock --help` for the commands\n", stderr);
+    return st;
+}
+
+int cli_spec_option(el_ctx *ctx, const cli_opts *o, int argc, char **argv, int *i,
+                    el_spec_options *so)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--format") == 0 || strcmp(a, "--template") == 0) {
+        if (*i + 1 >= argc) {
+            cli_usage_error(ctx, o, "%s needs a value", a);
+            return -1;
+        }
+        const char *v = argv[++*i];
+        if (strcmp(a, "--template") == 0) {
+            so->template_name = v;
+        } else if (strcmp(v, "auto") == 0) {
+            so->format = EL_SPEC_FORMAT_AUTO;
+        } else if (strcmp(v, "environment") == 0) {
+            so->format = EL_SPEC_FORMAT_ENVIRONMENT;
+        } else if (strcmp(v, "datagen") == 0) {
+            so->format = EL_SPEC_FORMAT_DATAGEN;
+        } else {
+            cli_usage_error(ctx, o, "--format is environment, datagen or auto, not `%s`", v);
+            return -1;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+el_spec *cli_load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
+                       const char **path_out, int *status)
+{
+    el_spec_options so = { EL_SPEC_FORMAT_AUTO, NULL };
+    const char *path = NULL;
+    for (int i = 0; i < argc; i++) {
+        int r = cli_spec_option(ctx, o, argc, argv, &i, &so);
+        if (r < 0) {
+            *status = 2;
+            return NULL;
+        }
+        if (r > 0)
+            continue;
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            *status = cli_usage_error(ctx, o, "unknown option `%s`", argv[i]);
+            return NULL;
+        }
+        if (path) {
+            *status = cli_usage_error(ctx, o, "one spec file at a time (got `%s` and `%s`)", path,
+                                      argv[i]);
+            return NULL;
+        }
+        path = argv[i];
+    }
+    el_spec *spec;
+    if (!path && so.template_name) {
+        path = "(template)";
+        spec = el_spec_load_text(ctx, "", 0, path, &so);
+    } else if (!path) {
+        *status = cli_usage_error(ctx, o, "which spec? give a FILE (or - for stdin)");
+        return NULL;
+    } else if (strcmp(path, "-") == 0) {
+        spec = el_spec_load_file(ctx, "/dev/stdin", &so);
+    } else {
+        spec = el_spec_load_file(ctx, path, &so);
+    }
+    *path_out = path;
+    if (!spec)
+        *status = cli_report_failure(ctx, o);
+    return spec;
+}
+
+int cli_report_findings(el_ctx *ctx, const cli_opts *o, const el_spec *spec, const char *path)
+{
+    el_code code = el_spec_validate(ctx, spec);
+    if (code == EL_OK)
+        return 0;
+    if (!o->json) {
+        size_t n = el_spec_finding_count(spec);
+        for (size_t i = 0; i < n; i++) {
+            const el_finding *f = el_spec_finding(spec, i);
+            if (f->line)
+                fprintf(stderr, "%s:%u:%u: ", path, f->line, f->column);
+            else
+                fprintf(stderr, "%s: ", path);
+            fprintf(stderr, "%s: %s [%s]\n", f->field, f->message, el_code_name(f->code));
+        }
+    }
+    return cli_report_failure(ctx, o);
+}
+

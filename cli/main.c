@@ -1,0 +1,91 @@
+/* main.c — argument dispatch for the envlock tool: global options, help,
+ * and the table of subcommands. Nothing here prompts: envlock runs as a
+ * build stage and everything comes from arguments and files. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: envlock [--json] [--quiet] <command> [args]\n"
+    "\n"
+    "commands:\n"
+    "  validate FILE [--format F] [--template NAME]\n"
+    "                      check a spec (Environment or DataGen recipe); every finding\n"
+    "  digest FILE [--format F] [--template NAME]\n"
+    "                      print the spec digest (sha256 of its RFC 8785 canonical JSON)\n"
+    "  normalize FILE [--format F] [--template NAME]\n"
+    "                      print the normalized document with every default\n"
+    "  version compare ECOSYSTEM A B\n"
+    "                      print <, = or > (ECOSYSTEM: pypi, npm or deb)\n"
+    "  version satisfies ECOSYSTEM RANGE V...\n"
+    "                      print the versions that satisfy RANGE, one per line\n"
+    "  templates           list the DataGen built-in templates\n"
+    "\n"
+    "options:\n"
+    "  --json              print one JSON object on stdout (errors too)\n"
+    "  --quiet             no notes on stderr\n"
+    "  --format F          environment, datagen or auto (default auto)\n"
+    "  --template NAME     start from a DataGen built-in template\n"
+    "  -h, --help          this text\n"
+    "  --version           print envlock's version\n"
+    "\n"
+    "exit status: 0 ok; 1 a negative answer (no version satisfies); 2 usage;\n"
+    "10-24 the DL_ENV_* codes (see README); 70 internal error.\n";
+
+static const struct {
+    const char *name;
+    int (*run)(el_ctx *, const cli_opts *, int, char **);
+} commands[] = {
+    { "validate", cli_validate },
+    { "digest", cli_digest },
+    { "normalize", cli_normalize },
+    { "version", cli_version },
+    { "templates", cli_templates },
+};
+
+int main(int argc, char **argv)
+{
+    cli_opts o = { 0 };
+    el_ctx *ctx = el_ctx_new();
+    /* Global options may appear anywhere; pull them out, keep the rest in order. */
+    char **rest = calloc((size_t)argc + 1, sizeof(char *));
+    int nrest = 0;
+    bool after_dashdash = false;
+    for (int i = 1; i < argc; i++) {
+        if (!after_dashdash && strcmp(argv[i], "--") == 0) {
+            after_dashdash = true;
+            rest[nrest++] = argv[i];
+        } else if (!after_dashdash && strcmp(argv[i], "--json") == 0) {
+            o.json = true;
+        } else if (!after_dashdash && (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0)) {
+            o.quiet = true;
+        } else {
+            rest[nrest++] = argv[i];
+        }
+    }
+    int status;
+    if (nrest == 0) {
+        status = cli_usage_error(ctx, &o, "no command given");
+    } else if (strcmp(rest[0], "-h") == 0 || strcmp(rest[0], "--help") == 0 ||
+               strcmp(rest[0], "help") == 0) {
+        fputs(usage, stdout);
+        status = 0;
+    } else if (strcmp(rest[0], "--version") == 0) {
+        printf("envlock %s\n", el_version_string());
+        status = 0;
+    } else {
+        status = -1;
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+            if (strcmp(rest[0], commands[i].name) == 0) {
+                status = commands[i].run(ctx, &o, nrest - 1, rest + 1);
+                break;
+            }
+        }
+        if (status == -1)
+            status = cli_usage_error(ctx, &o, "unknown command `%s`", rest[0]);
+    }
+    free(rest);
+    el_ctx_free(ctx);
+    return status;
+}

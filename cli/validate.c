@@ -1,0 +1,28 @@
+/* validate.c — `envlock validate FILE`: load a spec (Environment document or
+ * DataGen recipe) and report every finding with its position, or that it is
+ * valid with its name and digest. */
+#include "cli.h"
+
+int cli_validate(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+{
+    const char *path = NULL;
+    int status = 0;
+    el_spec *spec = cli_load_spec(ctx, o, argc, argv, &path, &status);
+    if (!spec)
+        return status;
+    status = cli_report_findings(ctx, o, spec, path);
+    if (status == 0) {
+        char digest[EL_DIGEST_SIZE];
+        if (el_spec_digest(ctx, spec, digest) != EL_OK) {
+            status = cli_report_failure(ctx, o);
+        } else if (o->json) {
+            printf("{\"code\":\"OK\",\"valid\":true,\"name\":");
+            cli_json_string(stdout, el_spec_name(spec));
+            printf(",\"specDigest\":\"%s\",\"findings\":[]}\n", digest);
+        } else {
+            printf("%s: valid: %s (%s)\n", path, el_spec_name(spec), digest);
+        }
+    }
+    el_spec_free(spec);
+    return status;
+}

@@ -1,0 +1,166 @@
+/* unit_util.c — the error table and context, strbuf, arena, ptrvec, UTF-8
+ * validation, edit distance and the SHA-256 helper. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "util.h"
+
+static void code_table(void **state)
+{
+    (void)state;
+    assert_string_equal(el_code_name(EL_SPEC_INVALID), "DL_ENV_SPEC_INVALID");
+    assert_string_equal(el_code_name(EL_PUBLICATION_BLOCKED), "DL_ENV_PUBLICATION_BLOCKED");
+    assert_string_equal(el_code_name((el_code)999), "INTERNAL");
+    assert_int_equal(el_code_from_name("DL_ENV_PROVIDER_ERROR"), EL_PROVIDER_ERROR);
+    assert_int_equal(el_code_from_name("DL_ENV_NOPE"), EL_CODE_COUNT);
+    /* Every code round-trips and has a distinct exit status. */
+    int seen[256] = { 0 };
+    for (int c = 0; c < EL_CODE_COUNT; c++) {
+        assert_int_equal(el_code_from_name(el_code_name((el_code)c)), c);
+        int st = el_code_exit_status((el_code)c);
+        assert_true(st >= 0 && st < 256);
+        assert_int_equal(seen[st], 0);
+        seen[st] = 1;
+        assert_true(strlen(el_code_user_action((el_code)c)) > 0);
+    }
+    /* The seed's retry column. */
+    assert_int_equal(el_code_retry(EL_SPEC_INVALID), EL_RETRY_NO);
+    assert_int_equal(el_code_retry(EL_BUILD_TIMEOUT), EL_RETRY_YES);
+    assert_int_equal(el_code_retry(EL_QUOTA_EXCEEDED), EL_RETRY_LATER);
+    assert_int_equal(el_code_retry(EL_PACKAGE_NOT_FOUND), EL_RETRY_SOMETIMES);
+    assert_int_equal(el_code_retry(EL_BUILD_SECRET_UNAVAILABLE), EL_RETRY_SOMETIMES);
+    assert_int_equal(el_code_retry(EL_ARTIFACT_MISSING), EL_RETRY_YES);
+    assert_int_equal(el_code_retry(EL_PROVIDER_ERROR), EL_RETRY_YES);
+    assert_int_equal(el_code_exit_status(EL_OK), 0);
+    assert_int_equal(el_code_exit_status(EL_USAGE), 2);
+    assert_int_equal(el_code_exit_status(EL_SPEC_INVALID), 10);
+}
+
+static void ctx_failures(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    assert_int_equal(el_ctx_code(ctx), EL_OK);
+    assert_string_equal(el_ctx_message(ctx), "");
+    assert_int_equal(el_fail(ctx, EL_PACKAGE_NOT_FOUND, "`%s` is not in any index", "nmupy"),
+                     EL_PACKAGE_NOT_FOUND);
+    assert_false(el_ctx_retryable(ctx)); /* SOMETIMES defaults to false */
+    el_set_retryable(ctx, true);
+    assert_true(el_ctx_retryable(ctx));
+    el_detail_str(ctx, "package", "nmupy");
+    el_detail_int(ctx, "attempts", 3);
+    char *body = el_ctx_error_json(ctx, false);
+    json_object *o = json_tokener_parse(body);
+    assert_non_null(o);
+    json_object *v;
+    assert_true(json_object_object_get_ex(o, "code", &v));
+    assert_string_equal(json_object_get_string(v), "DL_ENV_PACKAGE_NOT_FOUND");
+    assert_true(json_object_object_get_ex(o, "retryable", &v));
+    assert_true(json_object_get_boolean(v));
+    assert_true(json_object_object_get_ex(o, "userAction", &v));
+    assert_string_equal(json_object_get_string(v),
+                        "Check the name, the version, or the index allowlist");
+    assert_true(json_object_object_get_ex(o, "detail", &v));
+    json_object *pkg;
+    assert_true(json_object_object_get_ex(v, "package", &pkg));
+    assert_string_equal(json_object_get_string(pkg), "nmupy");
+    json_object_put(o);
+    el_free(body);
+
+    /* A fixed flag cannot be contradicted. */
+    el_fail(ctx, EL_BUILD_TIMEOUT, "slow");
+    assert_true(el_ctx_retryable(ctx));
+    el_set_retryable(ctx, false);
+    assert_true(el_ctx_retryable(ctx));
+    /* A new failure replaces the detail. */
+    el_fail(ctx, EL_SPEC_INVALID, "x");
+    assert_null(json_object_object_get(el_ctx_detail(ctx), "package"));
+    el_ctx_clear(ctx);
+    assert_int_equal(el_ctx_code(ctx), EL_OK);
+    el_ctx_free(ctx);
+    el_ctx_free(NULL);
+}
+
+static void strbuf_invariants(void **state)
+{
+    (void)state;
+    strbuf sb = STRBUF_INIT;
+    assert_non_null(sb.buf);
+    assert_string_equal(sb.buf, "");
+    sb_setlen(&sb, 0); /* harmless on the shared empty string */
+    for (int i = 0; i < 1000; i++)
+        sb_addf(&sb, "%d,", i % 10);
+    assert_int_equal(sb.len, 2000);
+    assert_int_equal(sb.buf[sb.len], '\0');
+    sb_setlen(&sb, 3);
+    assert_string_equal(sb.buf, "0,1");
+    size_t len;
+    char *s = sb_detach(&sb, &len);
+    assert_int_equal(len, 3);
+    assert_string_equal(s, "0,1");
+    assert_string_equal(sb.buf, "");
+    free(s);
+    char *e = sb_detach(&sb, NULL); /* detaching an empty buffer gives a fresh "" */
+    assert_string_equal(e, "");
+    free(e);
+    sb_adds(&sb, "x");
+    sb_release(&sb);
+    assert_int_equal(sb.len, 0);
+}
+
+static void arena_and_vec(void **state)
+{
+    (void)state;
+    arena *a = arena_new();
+    char *big = arena_alloc(a, 200000);
+    assert_int_equal(((uintptr_t)big) % 16, 0);
+    assert_int_equal(big[199999], 0);
+    for (int i = 0; i < 10000; i++) {
+        char *s = arena_sprintf(a, "n%d", i);
+        assert_int_equal(((uintptr_t)s) % 16, 0);
+        assert_true(strncmp(s, "n", 1) == 0);
+    }
+    assert_string_equal(arena_strndup(a, "abcdef", 3), "abc");
+    arena_free(a);
+    arena_free(NULL);
+    ptrvec v = PTRVEC_INIT;
+    for (intptr_t i = 0; i < 100; i++)
+        ptrvec_push(&v, (void *)i);
+    assert_int_equal(v.len, 100);
+    assert_ptr_equal(v.items[42], (void *)42);
+    ptrvec_release(&v);
+}
+
+static void text_helpers(void **state)
+{
+    (void)state;
+    assert_true(utf8_valid("caf\xc3\xa9", 5));
+    assert_false(utf8_valid("\xc0\xaf", 2));         /* overlong */
+    assert_false(utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
+    assert_false(utf8_valid("\xf4\x90\x80\x80", 4)); /* past U+10FFFF */
+    assert_false(utf8_valid("\xe2\x82", 2));         /* truncated */
+    assert_true(utf8_valid("\xf0\x9f\x98\x80", 4));
+    assert_int_equal(edit_distance("packges", "packages"), 1);
+    assert_int_equal(edit_distance("pakcages", "packages"), 1); /* transposition */
+    assert_int_equal(edit_distance("", "abc"), 3);
+    char hex[65];
+    sha256_hex("abc", 3, hex);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(code_table),      cmocka_unit_test(ctx_failures),
+        cmocka_unit_test(strbuf_invariants), cmocka_unit_test(arena_and_vec),
+        cmocka_unit_test(text_helpers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
