@@ -44,6 +44,8 @@ struct spec_node {
     const char *text;       /* scalar: the value text (decoded); NUL-terminated */
     size_t text_len;        /* may contain NULs from escapes: use text_len */
     bool quoted;            /* scalar was quoted or a block scalar */
+    bool date;              /* SN_STR that PyYAML's safe_load would read as a
+                             * timestamp (2026-09-12): not a string to pydantic */
     bool b;                 /* SN_BOOL */
     int64_t i;              /* SN_INT */
     double f;               /* SN_FLOAT */
@@ -82,6 +84,12 @@ void spec_findings_sort(spec_findings *fs);
  *  anchors/aliases expanding past SPEC_MAX_NODES, nesting past SPEC_MAX_DEPTH,
  *  non-scalar mapping keys. A non-mapping root is returned; the model refuses it. */
 spec_node *spec_yaml_parse(arena *mem, const char *text, size_t len, spec_findings *fs);
+
+/* spec_yaml_resolve_plain() :
+ *  How PyYAML's safe_load (YAML 1.1 resolver) reads the plain (unquoted,
+ *  untagged) scalar s[0..n): sets out->kind and out->b/i/f/date. Integers
+ *  beyond int64 come back as SN_FLOAT. Does not touch out->text. */
+spec_node_kind spec_yaml_resolve_plain(const char *s, size_t n, spec_node *out);
 
 /* spec_node_get() : the value for `key` in a MAP node, or NULL. */
 spec_node *spec_node_get(const spec_node *map, const char *key);
@@ -128,6 +136,10 @@ const spec_node *spec_node_at_path(const spec_node *root, const char *path);
  *  malloc'd string, or NULL with *err (malloc'd) for NaN/Infinity, integers
  *  beyond 2^53, or strings that are not valid UTF-8. */
 char *spec_jcs_serialize(const struct json_object *value, char **err);
+
+/* spec_datagen_template_names() : the DataGen built-in template names, in
+ * the seed's order; static storage (spec_datagen.c). */
+const char *const *spec_datagen_template_names(size_t *n);
 
 /* spec_jcs_number() : ECMAScript Number.prototype.toString(10) of `d` into
  * out (at least 32 bytes). Returns false for NaN and infinities. */

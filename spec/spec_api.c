@@ -1,0 +1,198 @@
+/* spec_api.c — the public el_spec_* functions: loading a spec from a file or
+ * text (YAML -> tree -> [DataGen import] -> model -> rules), reporting its
+ * findings, and the digest and normalized forms of a valid spec. Owns the
+ * el_spec object and its arena; every string it hands out is borrowed from
+ * that arena or malloc'd for the caller as documented in envlock/spec.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
+
+#include "spec_internal.h"
+
+struct el_spec {
+    arena *mem;
+    spec_findings fs;
+    spec_node *root;
+    json_object *doc; /* the normalized document; NULL if the tree was unusable */
+};
+
+static el_spec *spec_new(void)
+{
+    el_spec *s = xcalloc(1, sizeof *s);
+    s->mem = arena_new();
+    spec_findings_init(&s->fs, s->mem);
+    return s;
+}
+
+static bool blank(const char *text, size_t len)
+{
+    for (size_t k = 0; k < len; k++)
+        if (!strchr(" \t\r\n", text[k]))
+            return false;
+    return true;
+}
+
+el_spec *el_spec_load_text(el_ctx *ctx, const char *text, size_t len, const char *origin,
+                           const el_spec_options *opts)
+{
+    (void)ctx;
+    (void)origin;
+    el_spec *s = spec_new();
+    el_spec_format format = opts ? opts->format : EL_SPEC_FORMAT_AUTO;
+    const char *template_name = opts ? opts->template_name : NULL;
+    unsigned flags = 0;
+
+    spec_node *root = NULL;
+    if (!(template_name && blank(text, len)))
+        root = spec_yaml_parse(s->mem, text, len, &s->fs);
+    bool parsed = root != NULL || (template_name && blank(text, len));
+    if (parsed && s->fs.len == 0 &&
+        (format == EL_SPEC_FORMAT_DATAGEN || template_name ||
+         (format == EL_SPEC_FORMAT_AUTO && root && spec_datagen_looks_like(root)))) {
+        root = spec_datagen_import(s->mem, root, template_name, &s->fs);
+        flags |= SPEC_RULES_DATAGEN;
+    }
+    s->root = root;
+    if (root && s->fs.len == 0) {
+        s->doc = spec_model_build(root, &s->fs);
+        /* As the reference does: the rules beyond the types run only on a
+         * document whose types are right. */
+        if (s->doc && s->fs.len == 0)
+            spec_rules_check(s->doc, root, flags, &s->fs);
+    }
+    if (!s->doc && s->fs.len == 0)
+        spec_finding_add_pos(&s->fs, 0, 0, "(document)", EL_SPEC_INVALID,
+                             "holds nothing usable as an Environment");
+    spec_findings_sort(&s->fs);
+    return s;
+}
+
+el_spec *el_spec_load_file(el_ctx *ctx, const char *path, const el_spec_options *opts)
+{
+    size_t len = 0;
+    char *text = read_file(path, SPEC_MAX_BYTES, &len);
+    if (!text) {
+        int err = errno;
+        struct stat st;
+        if (err == EFBIG && stat(path, &st) == 0) {
+            el_spec *s = spec_new();
+            spec_finding_add_pos(&s->fs, 0, 0, "(document)", EL_SPEC_INVALID,
+                                 "is %lld bytes; a spec is at most %d bytes", (long long)st.st_size,
+                                 SPEC_MAX_BYTES);
+            return s;
+        }
+        el_fail(ctx, EL_SPEC_INVALID, "%s: cannot be read: %s", path, strerror(err));
+        el_detail_str(ctx, "reason", "unreadable");
+        el_detail_str(ctx, "path", path);
+        return NULL;
+    }
+    el_spec *s = el_spec_load_text(ctx, text, len, path, opts);
+    free(text);
+    return s;
+}
+
+void el_spec_free(el_spec *spec)
+{
+    if (!spec)
+        return;
+    json_object_put(spec->doc);
+    spec_findings_release(&spec->fs);
+    arena_free(spec->mem);
+    free(spec);
+}
+
+size_t el_spec_finding_count(const el_spec *spec) { return spec ? spec->fs.len : 0; }
+
+const el_finding *el_spec_finding(const el_spec *spec, size_t i)
+{
+    return spec && i < spec->fs.len ? &spec->fs.items[i] : NULL;
+}
+
+el_code el_spec_validate(el_ctx *ctx, const el_spec *spec)
+{
+    if (spec->fs.len == 0)
+        return EL_OK;
+    /* Invalid outranks unsupported and denied: the user fixes the document
+     * before anything else matters. */
+    const el_finding *chosen = &spec->fs.items[0];
+    for (size_t k = 0; k < spec->fs.len; k++)
+        if (spec->fs.items[k].code == EL_SPEC_INVALID) {
+            chosen = &spec->fs.items[k];
+            break;
+        }
+    el_fail(ctx, chosen->code, "%s: %s", chosen->field, chosen->message);
+    json_object *list = json_object_new_array();
+    for (size_t k = 0; k < spec->fs.len; k++) {
+        const el_finding *f = &spec->fs.items[k];
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "field", json_object_new_string(f->field));
+        json_object_object_add(o, "line", json_object_new_int64(f->line));
+        json_object_object_add(o, "column", json_object_new_int64(f->column));
+        json_object_object_add(o, "message", json_object_new_string(f->message));
+        json_object_object_add(o, "code", json_object_new_string(el_code_name(f->code)));
+        json_object_array_add(list, o);
+    }
+    el_detail_str(ctx, "field", chosen->field);
+    el_detail_take(ctx, "findings", list);
+    return chosen->code;
+}
+
+const char *el_spec_name(const el_spec *spec)
+{
+    if (!spec)
+        return "";
+    json_object *md, *name;
+    if (spec->doc && json_object_object_get_ex(spec->doc, "metadata", &md) &&
+        json_object_object_get_ex(md, "name", &name) && json_object_is_type(name, json_type_string))
+        return json_object_get_string(name);
+    const spec_node *n = spec_node_get(spec_node_get(spec->root, "metadata"), "name");
+    return n && n->kind == SN_STR ? n->text : "";
+}
+
+char *el_spec_canonical_json(el_ctx *ctx, const el_spec *spec)
+{
+    if (el_spec_validate(ctx, spec) != EL_OK)
+        return NULL;
+    json_object *body;
+    if (!spec->doc || !json_object_object_get_ex(spec->doc, "spec", &body)) {
+        el_fail(ctx, EL_INTERNAL, "the normalized document has no spec");
+        return NULL;
+    }
+    char *err = NULL;
+    char *jcs = spec_jcs_serialize(body, &err);
+    if (!jcs) {
+        el_fail(ctx, EL_SPEC_INVALID, "spec: %s", err ? err : "cannot be canonicalized");
+        el_detail_str(ctx, "field", "spec");
+        free(err);
+        return NULL;
+    }
+    return jcs;
+}
+
+el_code el_spec_digest(el_ctx *ctx, const el_spec *spec, char out[EL_DIGEST_SIZE])
+{
+    out[0] = '\0';
+    char *jcs = el_spec_canonical_json(ctx, spec);
+    if (!jcs)
+        return el_ctx_code(ctx);
+    char hex[65];
+    sha256_hex(jcs, strlen(jcs), hex);
+    snprintf(out, EL_DIGEST_SIZE, "sha256:%s", hex);
+    free(jcs);
+    return EL_OK;
+}
+
+char *el_spec_normalized_json(el_ctx *ctx, const el_spec *spec, bool pretty)
+{
+    if (el_spec_validate(ctx, spec) != EL_OK)
+        return NULL;
+    int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
+                (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN);
+    return xstrdup(json_object_to_json_string_ext(spec->doc, flags));
+}
+
+const char *const *el_spec_template_names(size_t *n) { return spec_datagen_template_names(n); }

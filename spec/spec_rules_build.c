@@ -1,0 +1,641 @@
+/* spec_rules_build.c — rule 5 of the reference's `spec_findings`: what each
+ * build source needs. Owns reading the embedded texts a spec carries —
+ * requirements.txt lines (parse_requirements_txt), an environment.yml's shape
+ * (parsed with the module's own YAML reader), an image reference (docker's
+ * grammar and the registry allowlist) and a Dockerfile's contract refusals —
+ * and the bridge to the ecosystems' requirement grammars. It does not
+ * resolve anything: a valid text here can still fail to resolve. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#if defined(__has_include)
+#if __has_include("pep508.h")
+#include "pep508.h"
+#define SPEC_HAVE_PEP508_H 1
+#endif
+#if __has_include("semver.h")
+#include "semver.h"
+#endif
+#endif
+
+#include "spec_rules_internal.h"
+
+#ifndef SPEC_HAVE_PEP508_H
+int pypi_requirement_check(const char *text, char **err);
+#endif
+int npm_pkgspec_check(const char *text, char **err);
+
+#define MAX_TEXT_BYTES 1048576
+
+/* ---- the ecosystems' grammars ---- */
+
+bool spec_check_pep508(const char *text, char **err)
+{
+    *err = NULL;
+    int rc = pypi_requirement_check(text, err);
+    if (rc == 0 && !*err)
+        return true;
+    if (!*err)
+        *err = xstrdup("is not a PEP 508 requirement");
+    return false;
+}
+
+bool spec_check_npm(const char *text, char **err)
+{
+    *err = NULL;
+    int rc = npm_pkgspec_check(text, err);
+    if (rc == 0 && !*err)
+        return true;
+    if (!*err)
+        *err = xstrdup("is not an npm package spec");
+    return false;
+}
+
+/* ---- requirements.txt ---- */
+
+static void check_requirements(rules_ctx *r, const char *content)
+{
+    const char *field = "spec.build.dependencyFile.content";
+    size_t idx = 0;
+    const char *p = content;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        char *line = xstrndup(p, n);
+        p += n + (eol ? 1 : 0);
+        /* strip; skip comments; cut at whitespace-preceded `#`; strip again;
+         * skip empty lines and pip options */
+        char *s = line;
+        while (isspace((unsigned char)*s))
+            s++;
+        if (*s == '#') {
+            free(line);
+            continue;
+        }
+        for (char *h = s + 1; *s && *h; h++)
+            if (*h == '#' && isspace((unsigned char)h[-1])) {
+                *h = '\0';
+                break;
+            }
+        size_t len = strlen(s);
+        while (len > 0 && isspace((unsigned char)s[len - 1]))
+            s[--len] = '\0';
+        if (len == 0 || s[0] == '-') {
+            free(line);
+            continue;
+        }
+        char *err = NULL;
+        if (!spec_check_pep508(s, &err)) {
+            char *f = xasprintf("%s[%zu]", field, idx);
+            rules_add(r, f, EL_SPEC_INVALID, "`%s`: %s", s, err);
+            free(f);
+        }
+        free(err);
+        free(line);
+        idx++;
+    }
+}
+
+/* ---- environment.yml ---- */
+
+static void check_conda(rules_ctx *r, const char *content)
+{
+    static const char *const base = "spec.build.dependencyFile.content";
+    arena *mem = arena_new();
+    spec_findings inner;
+    spec_findings_init(&inner, mem);
+    spec_node *root = spec_yaml_parse(mem, content, strlen(content), &inner);
+    if (!root) {
+        for (size_t k = 0; k < inner.len; k++)
+            rules_add(r, base, EL_SPEC_INVALID, "line %u: %s", inner.items[k].line,
+                      inner.items[k].message);
+        goto out;
+    }
+    for (size_t k = 0; k < inner.len; k++) /* duplicate keys */
+        rules_add(r, base, EL_SPEC_INVALID, "line %u: `%s` %s", inner.items[k].line,
+                  inner.items[k].field, inner.items[k].message);
+    if (root->kind != SN_MAP) {
+        rules_add(r, base, EL_SPEC_INVALID,
+                  "is not an environment.yml: it should be a mapping with `dependencies`");
+        goto out;
+    }
+    const spec_node *deps = spec_node_get(root, "dependencies");
+    if (!deps) {
+        rules_add(r, "spec.build.dependencyFile.content.dependencies", EL_SPEC_INVALID,
+                  "is required: the list of conda packages");
+    } else if (deps->kind != SN_SEQ) {
+        rules_add(r, "spec.build.dependencyFile.content.dependencies", EL_SPEC_INVALID,
+                  "should be a list of conda packages");
+    } else {
+        bool pip_seen = false;
+        for (size_t i = 0; i < deps->n; i++) {
+            const spec_node *d = deps->items[i];
+            char *f = xasprintf("%s.dependencies[%zu]", base, i);
+            if (d->kind == SN_STR) {
+                if (is_blank(d->text))
+                    rules_add(r, f, EL_SPEC_INVALID, "is empty");
+            } else if (d->kind == SN_MAP && d->n == 1 && d->keys[0]->text &&
+                       strcmp(d->keys[0]->text, "pip") == 0) {
+                const spec_node *pip = d->items[0];
+                if (pip_seen) {
+                    rules_add(r, f, EL_SPEC_INVALID,
+                              "is a second `pip` section; list every pip requirement in one");
+                } else if (pip->kind != SN_SEQ) {
+                    rules_add(r, f, EL_SPEC_INVALID, "`pip` should be a list of requirements");
+                } else {
+                    for (size_t j = 0; j < pip->n; j++) {
+                        const spec_node *q = pip->items[j];
+                        char *pf = xasprintf("%s.pip[%zu]", f, j);
+                        char *err = NULL;
+                        if (q->kind != SN_STR)
+                            rules_add(r, pf, EL_SPEC_INVALID, "should be a requirement string");
+                        else if (q->text[0] != '-' && !spec_check_pep508(q->text, &err))
+                            rules_add(r, pf, EL_SPEC_INVALID, "`%s`: %s", q->text, err);
+                        free(err);
+                        free(pf);
+                    }
+                }
+                pip_seen = true;
+            } else if (d->kind == SN_MAP) {
+                rules_add(r, f, EL_SPEC_INVALID,
+                          "is not a conda package or a `pip:` section");
+            } else {
+                rules_add(r, f, EL_SPEC_INVALID,
+                          "should be a conda package spec (a string) or a `pip:` section");
+            }
+            free(f);
+        }
+    }
+    const spec_node *channels = spec_node_get(root, "channels");
+    if (channels && channels->kind != SN_SEQ) {
+        rules_add(r, "spec.build.dependencyFile.content.channels", EL_SPEC_INVALID,
+                  "should be a list of channel names or URLs");
+    } else if (channels) {
+        for (size_t i = 0; i < channels->n; i++) {
+            const spec_node *c = channels->items[i];
+            char *f = xasprintf("%s.channels[%zu]", base, i);
+            if (c->kind != SN_STR)
+                rules_add(r, f, EL_SPEC_INVALID, "should be a channel name or URL");
+            else if (url_has_credential(c->text))
+                rules_add(r, f, EL_SPEC_INVALID,
+                          "carries a credential in its URL; reference the credential in "
+                          "`buildSecrets`");
+            free(f);
+        }
+    }
+out:
+    spec_findings_release(&inner);
+    arena_free(mem);
+}
+
+static void rule_dependency_file(rules_ctx *r, json_object *build)
+{
+    json_object *df = jget(build, "dependencyFile");
+    if (!df || json_object_is_type(df, json_type_null)) {
+        rules_add(r, "spec.build.dependencyFile", EL_SPEC_INVALID,
+                  "is required when `spec.build.source` is `dependencyFile`");
+        return;
+    }
+    const char *format = jstr(df, "sourceFormat");
+    const char *content = jstr(df, "content");
+    const char *lock = jstr(df, "lockContent");
+    if (!format || !content || !lock)
+        return;
+    const char *what = strcmp(format, "pyproject") == 0 ? "pyproject.toml"
+                       : strcmp(format, "conda") == 0   ? "environment.yml"
+                                                        : "requirements.txt";
+    if (is_blank(content))
+        rules_add(r, "spec.build.dependencyFile.content", EL_SPEC_INVALID, "is empty; it is the %s text",
+                  what);
+    else if (strlen(content) > MAX_TEXT_BYTES)
+        rules_add(r, "spec.build.dependencyFile.content", EL_SPEC_INVALID, "is over 1048576 bytes");
+    else if (strcmp(format, "requirements") == 0)
+        check_requirements(r, content);
+    else if (strcmp(format, "conda") == 0)
+        check_conda(r, content);
+    if (strcmp(format, "pyproject") == 0) {
+        if (is_blank(lock))
+            rules_add(r, "spec.build.dependencyFile.lockContent", EL_SPEC_INVALID,
+                      "is empty; a pyproject source brings its own uv.lock");
+        else if (strlen(lock) > MAX_TEXT_BYTES)
+            rules_add(r, "spec.build.dependencyFile.lockContent", EL_SPEC_INVALID,
+                      "is over 1048576 bytes");
+    } else if (!is_blank(lock)) {
+        rules_add(r, "spec.build.dependencyFile.lockContent", EL_SPEC_INVALID,
+                  "is only read for a `pyproject` source; a `requirements` or `conda` source "
+                  "resolves fresh");
+    }
+}
+
+/* ---- image references ---- */
+
+static bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+/* path-component := [a-z0-9]+ (separator [a-z0-9]+)*, separator := [_.] | __ | [-]+ */
+static bool path_component_ok(const char *s, size_t n)
+{
+    size_t k = 0;
+    if (n == 0 || !lower_alnum(s[0]) || !lower_alnum(s[n - 1]))
+        return false;
+    while (k < n) {
+        if (lower_alnum(s[k])) {
+            k++;
+            continue;
+        }
+        size_t start = k;
+        if (s[k] == '.') {
+            k++;
+        } else if (s[k] == '_') {
+            k++;
+            if (k < n && s[k] == '_')
+                k++;
+        } else if (s[k] == '-') {
+            while (k < n && s[k] == '-')
+                k++;
+        } else {
+            return false;
+        }
+        if (k == start || k >= n || !lower_alnum(s[k]))
+            return false;
+    }
+    return true;
+}
+
+static bool host_ok(const char *s, size_t n)
+{
+    /* host[:port], host components of letters, digits and inner dashes */
+    const char *colon = memchr(s, ':', n);
+    size_t hn = colon ? (size_t)(colon - s) : n;
+    if (hn == 0)
+        return false;
+    size_t k = 0;
+    while (k < hn) {
+        size_t start = k;
+        while (k < hn && s[k] != '.')
+            k++;
+        size_t cl = k - start;
+        if (cl == 0 || !isalnum((unsigned char)s[start]) || !isalnum((unsigned char)s[k - 1]))
+            return false;
+        for (size_t q = start; q < k; q++)
+            if (!isalnum((unsigned char)s[q]) && s[q] != '-')
+                return false;
+        if (k < hn)
+            k++;
+        if (k == hn && s[hn - 1] == '.')
+            return false;
+    }
+    if (colon) {
+        if (colon + 1 == s + n)
+            return false;
+        for (const char *q = colon + 1; q < s + n; q++)
+            if (!isdigit((unsigned char)*q))
+                return false;
+    }
+    return true;
+}
+
+bool spec_image_ref_parse(const char *ref, char **registry, char **err)
+{
+    *registry = NULL;
+    *err = NULL;
+    const char *at = strchr(ref, '@');
+    size_t name_tag_len = at ? (size_t)(at - ref) : strlen(ref);
+    if (at) {
+        /* digest := algorithm ":" hex{32,} */
+        const char *d = at + 1;
+        const char *colon = strchr(d, ':');
+        bool ok = colon && colon > d && isalpha((unsigned char)d[0]);
+        for (const char *q = d; ok && q < colon; q++)
+            ok = isalnum((unsigned char)*q) || strchr("+.-_", *q);
+        size_t hex = 0;
+        if (ok) {
+            for (const char *q = colon + 1; *q; q++, hex++)
+                if (!isxdigit((unsigned char)*q))
+                    ok = false;
+            ok = ok && hex >= 32;
+        }
+        if (!ok) {
+            *err = xasprintf("`%s` is not an image reference: `%s` is not a digest such as "
+                             "sha256:<64 hex digits>",
+                             ref, d);
+            return false;
+        }
+    }
+    char *nt = xstrndup(ref, name_tag_len);
+    /* the tag follows the last `:` after the last `/` */
+    char *slash = strrchr(nt, '/');
+    char *tag = strrchr(slash ? slash : nt, ':');
+    if (tag) {
+        *tag++ = '\0';
+        bool ok = *tag && (isalnum((unsigned char)*tag) || *tag == '_') && strlen(tag) <= 128;
+        for (const char *q = tag; ok && *q; q++)
+            ok = isalnum((unsigned char)*q) || strchr("_.-", *q);
+        if (!ok) {
+            *err = xasprintf("`%s` is not an image reference: `%s` is not a tag (letters, "
+                             "digits, `_`, `.`, `-`, at most 128)",
+                             ref, tag);
+            free(nt);
+            return false;
+        }
+    }
+    if (!*nt) {
+        *err = xasprintf("`%s` is not an image reference: it names no repository", ref);
+        free(nt);
+        return false;
+    }
+    if (strlen(nt) > 255) {
+        *err = xasprintf("`%s` is not an image reference: the name is over 255 characters", ref);
+        free(nt);
+        return false;
+    }
+    /* A first component with `.` or `:`, `localhost`, or uppercase is a
+     * registry host; otherwise the registry is Docker Hub. */
+    char *path = nt;
+    char *first_slash = strchr(nt, '/');
+    if (first_slash) {
+        size_t fl = (size_t)(first_slash - nt);
+        bool upper = false;
+        for (size_t q = 0; q < fl; q++)
+            if (isupper((unsigned char)nt[q]))
+                upper = true;
+        if (memchr(nt, '.', fl) || memchr(nt, ':', fl) || (fl == 9 && strncmp(nt, "localhost", 9) == 0) ||
+            upper) {
+            if (!host_ok(nt, fl)) {
+                *err = xasprintf("`%s` is not an image reference: `%.*s` is not a registry host",
+                                 ref, (int)fl, nt);
+                free(nt);
+                return false;
+            }
+            *registry = xstrndup(nt, fl);
+            path = first_slash + 1;
+        }
+    }
+    for (char *c = path;;) {
+        char *e = strchr(c, '/');
+        size_t cl = e ? (size_t)(e - c) : strlen(c);
+        if (!path_component_ok(c, cl)) {
+            *err = xasprintf("`%s` is not an image reference: `%.*s` is not a repository name "
+                             "(lowercase letters, digits and separators)",
+                             ref, (int)cl, c);
+            free(*registry);
+            *registry = NULL;
+            free(nt);
+            return false;
+        }
+        if (!e)
+            break;
+        c = e + 1;
+    }
+    if (!*registry)
+        *registry = xstrdup("docker.io");
+    else if (strcmp(*registry, "index.docker.io") == 0 || strcmp(*registry, "registry-1.docker.io") == 0) {
+        free(*registry);
+        *registry = xstrdup("docker.io");
+    }
+    free(nt);
+    return true;
+}
+
+static void rule_image(rules_ctx *r, json_object *build)
+{
+    static const char *const allowed[] = { "docker.io", "ghcr.io", "quay.io", "gcr.io",
+                                           "registry.k8s.io", "public.ecr.aws", NULL };
+    json_object *img = jget(build, "image");
+    if (!img || json_object_is_type(img, json_type_null)) {
+        rules_add(r, "spec.build.image", EL_SPEC_INVALID,
+                  "is required when `spec.build.source` is `image`");
+        return;
+    }
+    const char *ref = jstr(img, "reference");
+    if (!ref)
+        return;
+    if (is_blank(ref)) {
+        rules_add(r, "spec.build.image.reference", EL_SPEC_INVALID,
+                  "is empty; it names the image to import");
+        return;
+    }
+    char *registry = NULL, *err = NULL;
+    if (!spec_image_ref_parse(ref, &registry, &err)) {
+        rules_add(r, "spec.build.image.reference", EL_SPEC_INVALID, "%s", err);
+        free(err);
+        return;
+    }
+    bool ok = false;
+    for (size_t k = 0; allowed[k]; k++)
+        if (strcmp(registry, allowed[k]) == 0)
+            ok = true;
+    if (!ok && !jstr(img, "credentialSecretId"))
+        rules_add(r, "spec.build.image.reference", EL_POLICY_DENIED,
+                  "`%s` is not an allowed registry; allowed: docker.io, ghcr.io, quay.io, gcr.io, "
+                  "registry.k8s.io, public.ecr.aws, or reference a credential for a private one",
+                  registry);
+    free(registry);
+}
+
+/* ---- Dockerfiles (contract.py's refusals) ---- */
+
+typedef struct dline {
+    unsigned line; /* 1-based line of the instruction's first line */
+    char *msg;
+} dline;
+
+static void dl_add(ptrvec *out, unsigned line, char *msg)
+{
+    dline *d = xmalloc(sizeof *d);
+    d->line = line;
+    d->msg = msg;
+    ptrvec_push(out, d);
+}
+
+/* Whether a FROM image names an approved repository: `datalayer/python-cpu`
+ * or `environments/base/python-cpu` (and the -cuda pair), from any registry,
+ * with any tag or digest. */
+static bool approved_from(const char *image)
+{
+    char *s = xstrdup(image);
+    char *at = strchr(s, '@');
+    if (at)
+        *at = '\0';
+    char *slash = strrchr(s, '/');
+    char *colon = strrchr(slash ? slash : s, ':');
+    if (colon)
+        *colon = '\0';
+    static const char *const repos[] = { "datalayer/python-cpu", "datalayer/python-cuda",
+                                         "environments/base/python-cpu",
+                                         "environments/base/python-cuda", NULL };
+    bool ok = false;
+    size_t n = strlen(s);
+    for (size_t k = 0; repos[k] && !ok; k++) {
+        size_t rl = strlen(repos[k]);
+        ok = (n == rl && strcmp(s, repos[k]) == 0) ||
+             (n > rl && s[n - rl - 1] == '/' && strcmp(s + n - rl, repos[k]) == 0);
+    }
+    free(s);
+    return ok;
+}
+
+static void check_instruction(ptrvec *out, ptrvec *stages, unsigned line, char *text)
+{
+    char *p = text;
+    while (isspace((unsigned char)*p))
+        p++;
+    char *word = p;
+    while (*p && !isspace((unsigned char)*p))
+        p++;
+    size_t wl = (size_t)(p - word);
+    char kw[16] = { 0 };
+    for (size_t k = 0; k < wl && k < sizeof kw - 1; k++)
+        kw[k] = (char)toupper((unsigned char)word[k]);
+    if (strcmp(kw, "VOLUME") == 0 || strcmp(kw, "ONBUILD") == 0 || strcmp(kw, "STOPSIGNAL") == 0)
+        dl_add(out, line, xasprintf("line %u: `%s` is not allowed by the sandbox contract", line, kw));
+    if (strstr(text, "docker.sock"))
+        dl_add(out, line, xasprintf("line %u: `docker.sock` must not be reached from a build", line));
+    if (strstr(text, "--privileged"))
+        dl_add(out, line, xasprintf("line %u: `--privileged` is not allowed", line));
+    /* tokens after the keyword */
+    ptrvec toks = PTRVEC_INIT;
+    for (char *save = NULL, *t = strtok_r(p, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save))
+        ptrvec_push(&toks, t);
+    if (strcmp(kw, "FROM") == 0) {
+        size_t k = 0;
+        for (; k < toks.len && strncmp(toks.items[k], "--", 2) == 0; k++) {
+            const char *flag = toks.items[k];
+            if (strncmp(flag, "--platform=", 11) == 0 && strcmp(flag + 11, "linux/amd64") != 0)
+                dl_add(out, line, xasprintf("line %u: `%s` is not linux/amd64", line, flag));
+        }
+        const char *image = k < toks.len ? toks.items[k] : "";
+        bool stage = false;
+        for (size_t s = 0; s < stages->len; s++)
+            if (strcasecmp(stages->items[s], image) == 0)
+                stage = true;
+        if (strchr(image, '$'))
+            dl_add(out, line,
+                   xasprintf("line %u: `FROM %s` takes its base from a build argument; name an "
+                             "approved base",
+                             line, image));
+        else if (!stage && !approved_from(image))
+            dl_add(out, line,
+                   xasprintf("line %u: `FROM %s` is not an approved base; approved: "
+                             "datalayer/python-cpu, datalayer/python-cuda",
+                             line, image));
+        if (k + 2 < toks.len && strcasecmp(toks.items[k + 1], "AS") == 0)
+            ptrvec_push(stages, toks.items[k + 2]);
+    } else if (strcmp(kw, "RUN") == 0) {
+        for (size_t k = 0; k < toks.len && strncmp(toks.items[k], "--", 2) == 0; k++) {
+            const char *flag = toks.items[k];
+            if (strcmp(flag, "--security=insecure") == 0)
+                dl_add(out, line, xasprintf("line %u: `RUN --security=insecure` is not allowed", line));
+            else if (strcmp(flag, "--network=host") == 0)
+                dl_add(out, line, xasprintf("line %u: `RUN --network=host` is not allowed", line));
+            else if (strncmp(flag, "--mount=", 8) == 0 && strstr(flag, "type=bind") &&
+                     !strstr(flag, "from=")) {
+                const char *src = strstr(flag, "source=/");
+                if (!src)
+                    src = strstr(flag, "src=/");
+                if (src)
+                    dl_add(out, line,
+                           xasprintf("line %u: `%s` binds a host path; only the build context "
+                                     "and earlier stages may be mounted",
+                                     line, flag));
+            }
+        }
+    }
+    ptrvec_release(&toks);
+}
+
+static int dline_cmp(const void *a, const void *b)
+{
+    const dline *x = *(const dline *const *)a, *y = *(const dline *const *)b;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static void check_dockerfile(rules_ctx *r, const char *content)
+{
+    ptrvec out = PTRVEC_INIT, stages = PTRVEC_INIT, held = PTRVEC_INIT;
+    strbuf ins = STRBUF_INIT;
+    unsigned line = 0, start = 0;
+    const char *p = content;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        line++;
+        char *l = xstrndup(p, n);
+        p += n + (eol ? 1 : 0);
+        size_t len = strlen(l);
+        if (len && l[len - 1] == '\r')
+            l[--len] = '\0';
+        const char *t = l;
+        while (isspace((unsigned char)*t))
+            t++;
+        if (*t == '#' || (!*t && ins.len == 0)) {
+            free(l);
+            continue;
+        }
+        if (ins.len == 0)
+            start = line;
+        bool cont = len && l[len - 1] == '\\';
+        if (cont)
+            l[len - 1] = ' ';
+        sb_adds(&ins, l);
+        sb_addc(&ins, ' ');
+        free(l);
+        if (!cont) {
+            char *text = sb_detach(&ins, NULL);
+            check_instruction(&out, &stages, start, text);
+            ptrvec_push(&held, text); /* stage names point into it */
+        }
+    }
+    if (ins.len) {
+        char *text = sb_detach(&ins, NULL);
+        check_instruction(&out, &stages, start, text);
+        ptrvec_push(&held, text);
+    }
+    qsort(out.items, out.len, sizeof *out.items, dline_cmp);
+    for (size_t k = 0; k < out.len; k++) {
+        dline *d = out.items[k];
+        rules_add(r, "spec.build.dockerfile.content", EL_SPEC_INVALID, "%s", d->msg);
+        free(d->msg);
+        free(d);
+    }
+    for (size_t k = 0; k < held.len; k++)
+        free(held.items[k]);
+    ptrvec_release(&held);
+    ptrvec_release(&out);
+    ptrvec_release(&stages);
+    sb_release(&ins);
+}
+
+static void rule_dockerfile(rules_ctx *r, json_object *build)
+{
+    json_object *df = jget(build, "dockerfile");
+    if (!df || json_object_is_type(df, json_type_null)) {
+        rules_add(r, "spec.build.dockerfile", EL_SPEC_INVALID,
+                  "is required when `spec.build.source` is `dockerfile`");
+        return;
+    }
+    const char *content = jstr(df, "content");
+    if (!content)
+        return;
+    if (is_blank(content))
+        rules_add(r, "spec.build.dockerfile.content", EL_SPEC_INVALID,
+                  "is empty; it is the Dockerfile text");
+    else
+        check_dockerfile(r, content);
+}
+
+void spec_rules_build(rules_ctx *r, json_object *spec)
+{
+    json_object *build = jget(spec, "build");
+    const char *source = jstr(build, "source");
+    if (!source)
+        return;
+    if (strcmp(source, "dependencyFile") == 0)
+        rule_dependency_file(r, build);
+    else if (strcmp(source, "image") == 0)
+        rule_image(r, build);
+    else if (strcmp(source, "dockerfile") == 0)
+        rule_dockerfile(r, build);
+}

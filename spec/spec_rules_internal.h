@@ -1,0 +1,60 @@
+/* spec_rules_internal.h — what spec_rules.c and spec_rules_build.c share:
+ * the rule context, json-c accessors for the normalized document, and the
+ * small matchers several rules use. Private to the spec module. */
+#ifndef EL_SPEC_RULES_INTERNAL_H
+#define EL_SPEC_RULES_INTERNAL_H
+
+#include "spec_internal.h"
+
+struct json_object;
+typedef struct json_object json_object;
+
+/* An approved base (bases.py): its Python and, for a CUDA base, the CUDA
+ * version (NULL: no CUDA). */
+typedef struct spec_base {
+    const char *ref;
+    const char *python;
+    const char *cuda;
+} spec_base;
+
+typedef struct rules_ctx {
+    const spec_node *root;
+    spec_findings *fs;
+    unsigned flags;
+    const spec_base *base; /* set by rule 3 when the base is approved and checked */
+} rules_ctx;
+
+const spec_base *spec_base_find(const char *ref);
+
+/* Adds a finding for `field`, positioned at the node the path names (or its
+ * nearest written ancestor). */
+void rules_add(rules_ctx *r, const char *field, el_code code, const char *fmt, ...)
+    EL_PRINTF(4, 5);
+
+json_object *jget(json_object *o, const char *key);
+const char *jstr(json_object *o, const char *key); /* NULL if absent or not a string */
+size_t jlen(json_object *arr);                      /* 0 if not an array */
+const char *jat(json_object *arr, size_t i);        /* "" if not a string */
+
+bool is_blank(const char *s);
+bool is_dns_label(const char *s);
+bool url_has_credential(const char *s);
+bool has_control(const char *s, size_t n);
+bool value_is_secretish(const char *value);
+void check_url(rules_ctx *r, const char *field, const char *url, bool allow_http);
+
+/* PEP 508 and npm package-spec checks (the ecosystems' grammars): true if
+ * valid; otherwise *err gets a malloc'd message. */
+bool spec_check_pep508(const char *text, char **err);
+bool spec_check_npm(const char *text, char **err);
+
+/* spec_image_ref_parse() :
+ *  Parses a container image reference (docker's grammar). On success returns
+ *  true and *registry (malloc'd) is its registry host, `docker.io` when none
+ *  is named. Otherwise false with *err (malloc'd) saying why. */
+bool spec_image_ref_parse(const char *ref, char **registry, char **err);
+
+/* Rule 5: the checks of the chosen build source. */
+void spec_rules_build(rules_ctx *r, json_object *spec);
+
+#endif
