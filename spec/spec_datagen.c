@@ -361,21 +361,42 @@ static char *trimmed(dg *d, const char *s)
     return arena_strndup(d->mem, s, n);
 }
 
-/* DNS-1123 label from a display name: lowercase ASCII letters and digits
- * kept, every other run (spaces, punctuation, non-ASCII) one `-`, trimmed,
- * at most 63 characters. "" if nothing is left. */
+/* ASCII for the letters U+00C0..U+00FF (Latin-1), "" for the two signs. */
+static const char *const latin1_fold[64] = {
+    "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",
+    "d", "n", "o", "o", "o", "o", "o", "", "o", "u", "u", "u", "u", "y", "th", "ss",
+    "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",
+    "d", "n", "o", "o", "o", "o", "o", "", "o", "u", "u", "u", "u", "y", "th", "y",
+};
+
+/* DNS-1123 label from a display name: ASCII letters (lowercased) and digits
+ * kept, Latin-1 letters folded to ASCII ("Ünïcode" -> "unicode"), every
+ * other run (spaces, punctuation, other scripts) one `-`, trimmed, at most
+ * 63 characters. "" if nothing is left. */
 static char *slugify(dg *d, const char *name)
 {
-    char *out = arena_alloc(d->mem, strlen(name) + 1);
+    char *out = arena_alloc(d->mem, 2 * strlen(name) + 1); /* ample: folds never grow */
     size_t o = 0;
     bool dash = false;
     for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
         unsigned char c = *p;
+        const char *fold = NULL;
+        char one[2] = { 0, 0 };
         if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z')) {
+            one[0] = (char)tolower(c);
+            fold = one;
+        } else if (c == 0xC3 && p[1] >= 0x80 && p[1] <= 0xBF) {
+            fold = latin1_fold[p[1] - 0x80];
+            p++;
+            if (!*fold)
+                fold = NULL;
+        }
+        if (fold) {
             if (dash && o > 0)
                 out[o++] = '-';
             dash = false;
-            out[o++] = (char)tolower(c);
+            for (; *fold; fold++)
+                out[o++] = *fold;
         } else {
             dash = true;
         }
@@ -542,7 +563,8 @@ static char *npm_problem(const char *t, size_t *name_len)
     if (t[i] == '@' && t[i + 1] != '\0')
         return NULL;
 bad:
-    if (t[0] == '@' && strchr(t, '/') == NULL && t[1] != '\0' && isdigit((unsigned char)t[1]))
+    if ((t[0] == '@' && strchr(t, '/') == NULL && t[1] != '\0' && isdigit((unsigned char)t[1])) ||
+        t[strlen(t) - 1] == '@')
         return xasprintf("`%s` is a piece of a version pin: pin versions without spaces, "
                          "e.g. `@scope/tool@1.4.0`", t);
     return xasprintf("`%s` is not an npm package: `name` or `@scope/name`, optionally "
@@ -626,8 +648,15 @@ static size_t read_packages(dg *d, dg_field f, ptrvec *out)
     ptrvec toks = PTRVEC_INIT;
     tokens_of(d, f, &toks);
     ptrvec mine = PTRVEC_INIT; /* this field's accepted entries */
+    bool dangling = false;     /* the previous token ended in an operator */
     for (size_t i = 0; i < toks.len; i++) {
         const token *tk = toks.items[i];
+        size_t tlen = strlen(tk->text);
+        bool was_dangling = dangling;
+        dangling = is_op(tk->text[tlen - 1]) || (f == F_APT && tk->text[tlen - 1] == '=') ||
+                   (f == F_NPM && tk->text[tlen - 1] == '@');
+        if (was_dangling && (isdigit((unsigned char)tk->text[0]) || strchr("^~<>=*", tk->text[0])))
+            continue; /* the version of a pin cut by a separator: reported with its operator */
         char *problem = NULL;
         const char *key = NULL;
         size_t name_len = 0;
@@ -836,10 +865,6 @@ static int size_value(const spec_node *v, const char *const *units, double *out)
 
 static const char *node_display(dg *d, const spec_node *v)
 {
-    if (v->kind == SN_SEQ)
-        return "a list";
-    if (v->kind == SN_MAP)
-        return "a mapping";
     return v->text ? v->text : arena_sprintf(d->mem, "%g", v->kind == SN_FLOAT ? v->f : (double)v->i);
 }
 
@@ -857,7 +882,10 @@ static void read_resource(dg *d, dg_field f, const char *const *units, int a, in
         *out = (int)x;
         return;
     }
-    finding(d, v, field_path[f], "`%s` is not offered: %s", node_display(d, v), offered);
+    if (v->kind == SN_SEQ || v->kind == SN_MAP || v->kind == SN_BOOL)
+        finding(d, v, field_path[f], "must be a number or a size such as `2 GB`; %s", offered);
+    else
+        finding(d, v, field_path[f], "`%s` is not offered: %s", node_display(d, v), offered);
 }
 
 /* ---- templates and the base image ---- */
