@@ -10,12 +10,12 @@
  * errors (it refuses to compare: empty version, embedded blanks, epoch not a
  * number / negative / above INT_MAX, nothing after the colon, empty upstream
  * part, empty revision) and warnings (it compares anyway: upstream not
- * starting with a digit, a character outside [A-Za-z0-9.+~:-] in the upstream part or outside
- * [A-Za-z0-9.+~] in the revision). envlock calls a version valid only when dpkg
- * would accept it with neither an error nor a warning — that is exactly the
- * policy grammar. deb_version_parse() still reports which of the two dpkg
- * would do, and fills the parts in the warning case, so the differential
- * tests can compare such versions the way dpkg does.
+ * starting with a digit, a character outside [A-Za-z0-9.+~:-] in the upstream
+ * part or outside [A-Za-z0-9.+~] in the revision). envlock calls a version
+ * valid only when dpkg accepts it with neither an error nor a warning — that
+ * is exactly the policy grammar. deb_version_parse() still reports which of
+ * the two dpkg would do, and fills the parts in the warning case, so the
+ * differential tests can compare such versions the way dpkg does.
  *
  * Deliberate deviation: dpkg reads the epoch with strtol(), so it also takes
  * leading whitespace other than blanks and a sign ("+1:2.0", "-0:2.0",
