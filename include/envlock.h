@@ -16,5 +16,6 @@
 #include "envlock/version.h"
 #include "envlock/spec.h"
 #include "envlock/lifecycle.h"
+#include "envlock/cache.h"
 
 #endif

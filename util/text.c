@@ -51,6 +51,35 @@ void sha256_hex(const void *data, size_t n, char out[65])
     out[64] = '\0';
 }
 
+sha256_stream *sha256_begin(void)
+{
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    if (!c || !EVP_DigestInit_ex(c, EVP_sha256(), NULL))
+        abort();
+    return (sha256_stream *)c;
+}
+
+void sha256_update(sha256_stream *s, const void *data, size_t n)
+{
+    if (n && !EVP_DigestUpdate((EVP_MD_CTX *)s, data, n))
+        abort();
+}
+
+void sha256_end(sha256_stream *s, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    if (!EVP_DigestFinal_ex((EVP_MD_CTX *)s, md, &mdlen) || mdlen != 32)
+        abort();
+    EVP_MD_CTX_free((EVP_MD_CTX *)s);
+    static const char hex[] = "0123456789abcdef";
+    for (unsigned i = 0; i < 32; i++) {
+        out[2 * i] = hex[md[i] >> 4];
+        out[2 * i + 1] = hex[md[i] & 15];
+    }
+    out[64] = '\0';
+}
+
 /* Strict UTF-8 (RFC 3629): no overlongs, no surrogates, nothing past U+10FFFF. */
 bool utf8_valid(const char *s, size_t n)
 {

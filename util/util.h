@@ -77,6 +77,12 @@ char *read_file(const char *path, size_t max, size_t *len);
 /* ---- hashing (OpenSSL lives behind these two) ---- */
 /* sha256_hex() : writes 64 lowercase hex digits + NUL into out[65]. */
 void sha256_hex(const void *data, size_t n, char out[65]);
+/* sha256_stream : the same digest over data given piece by piece (files too
+ * large to hold at once). begin/update/end; end frees the stream. */
+typedef struct sha256_stream sha256_stream;
+sha256_stream *sha256_begin(void);
+void sha256_update(sha256_stream *s, const void *data, size_t n);
+void sha256_end(sha256_stream *s, char out[65]);
 
 /* ---- text ---- */
 bool utf8_valid(const char *s, size_t n);

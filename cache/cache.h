@@ -1,0 +1,268 @@
+/* cache.h — internal API of cache/: every network access envlock makes and
+ * the on-disk, content-addressed cache behind it. The index readers
+ * (indexes/pypi, npm, apt) submit requests and get verified bodies back;
+ * they never see libcurl, zstd or the cache's file layout.
+ *
+ * Failures a callback can see (cache_response.code is then
+ * EL_PACKAGE_NOT_FOUND; .reason is one of these and also lands in
+ * detail.reason when cache_response_fail() records it):
+ *   unreachable         connection refused/reset, DNS failure, TLS failure —
+ *                       after every retry (retryable)
+ *   timeout             stalled (below the stall rate for stall_seconds) or
+ *                       over the attempt timeout, after every retry (retryable)
+ *   truncated           the body ended before its Content-Length, after every
+ *                       retry (retryable)
+ *   http_status         an HTTP status that is neither success, 304 nor
+ *                       not-found (5xx and 429 after every retry: retryable;
+ *                       others not); detail.status holds it
+ *   not_found           HTTP 404/410 or a missing file:// file (status 404);
+ *                       not retryable: callers usually turn this into their
+ *                       own "no such package" answer
+ *   too_large           the body passed the request's size cap (not retryable)
+ *   hash_mismatch       the body's sha256 is not the expected one; nothing is
+ *                       cached (not retryable)
+ *   offline_cache_miss  offline and the cache has no valid entry (not
+ *                       retryable until fetched online)
+ *   bad_url             a URL libcurl refuses or a scheme other than
+ *                       http/https/file (EL_USAGE instead of NOT_FOUND)
+ * detail.url is always the canonical URL with any user:password@ removed.
+ *
+ * Threading: none. One cache object per run, driven by cache_run() from one
+ * thread; callbacks run on that thread and may submit more requests. */
+#ifndef EL_CACHE_H
+#define EL_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "envlock/cache.h"
+#include "util.h"
+
+typedef struct cache cache;
+
+/* ---- the engine ---- */
+
+/* cache_open() :
+ *  Opens (creating if needed) the cache directory `o` selects and prepares
+ *  the HTTP engine (one libcurl multi handle and one share handle for DNS,
+ *  connections and TLS sessions). Borrows nothing from `o` after returning.
+ *  NULL after recording a failure (unusable directory: EL_INTERNAL with
+ *  detail.path; malformed mirror: EL_USAGE with detail.mirror). */
+cache *cache_open(el_ctx *ctx, const el_cache_options *o);
+void cache_close(cache *c);
+
+typedef enum cache_policy {
+    CACHE_IMMUTABLE,  /* never changes (artifacts, .metadata): kept forever */
+    CACHE_REVALIDATE  /* index pages: revalidated (ETag/Last-Modified) unless
+                         Cache-Control max-age says it is still fresh */
+} cache_policy;
+
+typedef struct cache_response {
+    const char *url;           /* the canonical URL as submitted */
+    const char *final_url;     /* after redirects; mapped back to canonical when
+                                  it stayed under the mirror; credentials removed */
+    long status;               /* 200 for cache hits, 304-revalidated entries and
+                                  file://; the HTTP status otherwise; 0 if none */
+    const unsigned char *body; /* NUL-terminated (not counted in len); borrowed
+                                  until the callback returns unless taken */
+    size_t len;
+    const char *sha256;        /* hex sha256 of body (success only) */
+    const char *etag;          /* or NULL */
+    const char *last_modified; /* or NULL */
+    bool from_cache;           /* no body came over the network this run */
+    unsigned attempts;         /* network attempts made (0 for a cache hit) */
+    el_code code;              /* EL_OK, or the failure (see the reasons above) */
+    const char *reason;        /* NULL on success */
+    const char *message;       /* human text on failure; names the URL */
+    bool retryable;
+    void *owner_;              /* internal */
+} cache_response;
+
+typedef void (*cache_done_fn)(cache *c, cache_response *r, void *user);
+
+typedef struct cache_request {
+    const char *url;            /* canonical URL (http, https or file) */
+    const char *accept;         /* Accept header; part of the cache key; NULL: none */
+    cache_policy policy;
+    uint64_t max_bytes;         /* size cap; 0: the options' default */
+    const char *sha256;         /* expected hex sha256 of the body, or NULL */
+    const char *const *headers; /* extra "Name: value" headers (e.g. an
+                                   Authorization header): sent to the first
+                                   host only, never stored, logged or printed */
+    size_t n_headers;
+    cache_done_fn done;         /* called exactly once, from cache_run() */
+    void *user;
+} cache_request;
+
+/* cache_submit() :
+ *  Queues a request; copies everything in `rq`. Nothing happens until
+ *  cache_run(). Callable from a completion callback. */
+void cache_submit(cache *c, const cache_request *rq);
+
+/* cache_run() :
+ *  Runs until every submitted request (including those submitted by
+ *  callbacks meanwhile) has completed and its callback has run. Individual
+ *  failures go to the callbacks; the return value is EL_OK unless the engine
+ *  itself failed (EL_INTERNAL). */
+el_code cache_run(cache *c, el_ctx *ctx);
+
+/* cache_response_fail() :
+ *  Records a failed response on ctx: its code and message, detail.reason,
+ *  detail.url (canonical, redacted), detail.status when there was one, and
+ *  the retryable flag. Returns the code. */
+el_code cache_response_fail(el_ctx *ctx, const cache_response *r);
+
+/* cache_response_take_body() :
+ *  Takes ownership of the body (free with free()); afterwards r->body is
+ *  NULL. Lets a callback keep a large body without copying it. */
+unsigned char *cache_response_take_body(cache_response *r, size_t *len);
+
+/* cache_fetch() :
+ *  Convenience for one request: submits `rq` (its done/user are ignored),
+ *  runs, and on success hands the body to the caller (*body malloc'd,
+ *  NUL-terminated). Returns EL_OK or the recorded failure. */
+el_code cache_fetch(cache *c, el_ctx *ctx, const cache_request *rq, unsigned char **body,
+                    size_t *len);
+
+/* Counters of this run (for progress, benchmarks and tests). */
+typedef struct cache_run_stats {
+    uint64_t requests;      /* completed submissions */
+    uint64_t network;       /* HTTP/file attempts started */
+    uint64_t hits;          /* answered from the cache without a request */
+    uint64_t revalidated;   /* answered from the cache after a 304 */
+    uint64_t retries;
+    uint64_t bytes;         /* body bytes received over the network */
+    uint64_t failures;
+} cache_run_stats;
+void cache_get_stats(const cache *c, cache_run_stats *st);
+
+/* Derived data (e.g. an apt index parsed into a .solv file) stored under a
+ * name of the caller's choosing, with the same atomic, verified, compressed
+ * storage as fetched bodies. Blobs are immutable: name them by the hash of
+ * what they were derived from. get returns false on a miss (or a corrupt
+ * blob, which is removed); put returns false if the cache could not be
+ * written (not fatal: the caller just keeps its data). */
+bool cache_blob_get(cache *c, const char *name, unsigned char **data, size_t *len);
+bool cache_blob_put(cache *c, const char *name, const void *data, size_t len);
+
+/* ---- the store (cache_store.c) ----
+ * Layout: <dir>/v1/<k0k1>/<key> where key is the 64-hex cache key; beside it
+ * <key>.lock (flock for fetch deduplication across processes) and
+ * .tmp-<key>-<pid>-<n> while a write is in flight. An entry file is
+ *   "envlock-cache 1\n" <one-line JSON metadata> "\n" <one zstd frame>
+ * and is valid only if the metadata parses, its key re-derives the file name,
+ * the frame decompresses to exactly `size` bytes with no trailing data, and
+ * those bytes hash to `sha256`. */
+
+/* cache_key() : sha256 hex of "GET <url>\n<accept>" (accept "" if NULL). */
+void cache_key(const char *url, const char *accept, char out[65]);
+
+typedef struct cache_store cache_store;
+
+/* cache_store_open() : creates <dir>/v1 if needed. NULL + EL_INTERNAL on failure. */
+cache_store *cache_store_open(el_ctx *ctx, const char *dir);
+void cache_store_close(cache_store *s);
+const char *cache_store_dir(const cache_store *s);
+
+typedef struct cache_meta {
+    char *url;            /* canonical URL (or "blob:<name>") */
+    char *accept;         /* or NULL */
+    char *etag;           /* or NULL */
+    char *last_modified;  /* or NULL */
+    int64_t max_age;      /* seconds from Cache-Control; -1 if none */
+    int64_t fetched_ms;   /* wall clock of the fetch or last revalidation */
+    bool immutable;
+    uint64_t size;        /* body length */
+    char sha256[65];      /* of the body */
+} cache_meta;
+void cache_meta_clear(cache_meta *m);
+
+typedef enum cache_entry_state {
+    CACHE_ENTRY_OK,
+    CACHE_ENTRY_MISSING,
+    CACHE_ENTRY_CORRUPT   /* detected and removed; *why says what was wrong */
+} cache_entry_state;
+
+/* cache_store_get() :
+ *  Reads and fully verifies the entry for `key`. On OK fills *m and, if
+ *  `body` is not NULL, *body (malloc'd, NUL-terminated) and *len. A corrupt
+ *  entry is unlinked (if it is still the file that was read) and reported,
+ *  never returned. */
+cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m,
+                                  unsigned char **body, size_t *len, const char **why);
+
+/* cache_store_put() :
+ *  Writes the entry atomically (temp file in the same directory, fsync,
+ *  rename, fsync of the directory). m->size and m->sha256 are set from the
+ *  body. EL_INTERNAL (with detail.path) on an I/O failure; the old entry, if
+ *  any, is then untouched. */
+el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
+                        const void *body, size_t len);
+
+/* The write path in steps, for put() and for tests that kill a writer half
+ * way: begin creates the temp file, write appends raw bytes of the entry
+ * file, commit makes it visible, abort removes the temp file. */
+typedef struct cache_writer cache_writer;
+cache_writer *cache_writer_begin(cache_store *s, el_ctx *ctx, const char *key);
+bool cache_writer_write(cache_writer *w, const void *data, size_t n);
+el_code cache_writer_commit(cache_writer *w, el_ctx *ctx);
+void cache_writer_abort(cache_writer *w);
+
+/* cache_entry_encode() : the bytes of an entry file for (m, body). */
+void cache_entry_encode(cache_meta *m, const void *body, size_t len, strbuf *out);
+
+/* cache_entry_check() : verifies entry file bytes `data` named `key` (NULL:
+ *  skip the name check). Fills *m (if not NULL) and *body (if not NULL).
+ *  Returns NULL if valid, else a short reason. */
+const char *cache_entry_check(const unsigned char *data, size_t n, const char *key,
+                              cache_meta *m, unsigned char **body, size_t *len);
+
+/* cache_store_lock() :
+ *  Tries to take the per-entry lock without blocking. Returns an fd (>= 0)
+ *  to pass to cache_store_unlock(), or -1 with *busy set when another holder
+ *  has it (false: the lock file could not be opened; proceed unlocked). */
+int cache_store_lock(cache_store *s, const char *key, bool *busy);
+void cache_store_unlock(int fd);
+
+/* cache_entry_path() : <dir>/v1/<k0k1>/<key><suffix>, malloc'd. */
+char *cache_entry_path(const char *dir, const char *key, const char *suffix);
+
+/* cache_store_walk() : calls fn for every file under <dir>/v1/??/ (entries,
+ *  locks and temp files alike) with its full path and base name. */
+void cache_store_walk(const char *dir, void (*fn)(const char *path, const char *name, void *u),
+                      void *u);
+
+/* cache_entry_read_meta() : reads only the metadata line of an entry file
+ *  (cheap: no decompression). false if unreadable. */
+bool cache_entry_read_meta(const char *path, cache_meta *m);
+
+/* ---- mirrors and URLs (cache_mirror.c) ---- */
+typedef struct cache_mirrors cache_mirrors;
+
+/* cache_mirrors_load() :
+ *  Builds the mirror table from the options and (unless no_mirror_config)
+ *  ENVLOCK_MIRRORS and the mirrors file. NULL + EL_USAGE (detail.mirror,
+ *  detail.source) for a malformed pair. */
+cache_mirrors *cache_mirrors_load(el_ctx *ctx, const el_cache_options *o);
+void cache_mirrors_free(cache_mirrors *m);
+
+/* cache_mirrors_rewrite() : the URL to request for canonical `url`
+ *  (malloc'd; a copy of `url` when no mirror applies). */
+char *cache_mirrors_rewrite(const cache_mirrors *m, const char *url);
+
+/* cache_mirrors_unrewrite() : maps an effective URL under a mirror back to
+ *  the canonical prefix it stands for (malloc'd; a copy when none applies). */
+char *cache_mirrors_unrewrite(const cache_mirrors *m, const char *url);
+
+/* cache_url_redact() : the URL without any userinfo ("user:pw@"), malloc'd. */
+char *cache_url_redact(const char *url);
+
+/* cache_default_dir() : the directory el_cache_options selects, malloc'd,
+ *  or NULL if no HOME is known. */
+char *cache_default_dir(const el_cache_options *o);
+
+/* cache_now_ms() : wall clock in milliseconds. */
+int64_t cache_now_ms(void);
+
+#endif

@@ -1,0 +1,892 @@
+/* cache_http.c — the fetch engine: one libcurl multi handle with one share
+ * handle (DNS, connections, TLS sessions: a host is resolved once per run),
+ * HTTP/2 multiplexing, bounded parallelism, retries with backoff, revalidation
+ * of index pages, size caps, expected-hash checks, offline mode and the
+ * progress line. Requests are queued by cache_submit() and driven by
+ * cache_run(); each ends in exactly one callback. Storage itself is
+ * cache_store.c's; mirror rewriting is cache_mirror.c's. Nothing here prints
+ * request headers: they may carry credentials. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "cache.h"
+
+#define DEFAULT_PARALLEL 16
+#define DEFAULT_MAX_BYTES ((uint64_t)512 << 20)
+/* How long to wait for another process (or request) fetching the same URL
+ * before fetching it ourselves; rename keeps the cache consistent either way. */
+#define LOCK_WAIT_MS 120000
+#define LOCK_POLL_MS 25
+
+typedef enum xstate { X_NEW, X_LOCKWAIT, X_DELAY, X_ACTIVE } xstate;
+
+typedef struct xfer {
+    cache *c;
+    char *url;       /* canonical */
+    char *redacted;  /* canonical without credentials, for messages */
+    char *transport; /* what is requested (mirror applied) */
+    char *accept;
+    cache_policy policy;
+    uint64_t max_bytes;
+    char *want_sha;
+    char **headers;
+    size_t n_headers;
+    cache_done_fn done;
+    void *user;
+
+    char key[65];
+    xstate state;
+    int lock_fd;
+    int64_t submitted_ms;
+    int64_t lockwait_since_ms;
+    int64_t due_ms;  /* X_DELAY: when to try again */
+    int64_t started_ms;
+    unsigned attempts;
+
+    cache_meta cached; /* the entry we hold for revalidation */
+    unsigned char *cached_body;
+    size_t cached_len;
+    bool have_cached;
+
+    CURL *easy;
+    struct curl_slist *hdrs;
+    strbuf body;
+    bool too_large;
+    char errbuf[CURL_ERROR_SIZE];
+} xfer;
+
+struct cache {
+    el_cache_options o;
+    char *dir;
+    cache_store *store;
+    cache_mirrors *mirrors;
+    CURLM *multi;
+    CURLSH *share;
+    ptrvec queue; /* X_NEW, FIFO from qhead */
+    size_t qhead;
+    ptrvec waiting; /* X_LOCKWAIT and X_DELAY */
+    ptrvec active;
+    cache_run_stats st;
+    uint64_t submitted;
+    bool progress;
+    int64_t progress_ms;
+    bool progress_shown;
+    /* for cache_fetch() */
+    el_ctx *fetch_ctx;
+};
+
+/* ---- response delivery ---- */
+
+static void xfer_free(xfer *x)
+{
+    free(x->url);
+    free(x->redacted);
+    free(x->transport);
+    free(x->accept);
+    free(x->want_sha);
+    for (size_t i = 0; i < x->n_headers; i++)
+        free(x->headers[i]);
+    free(x->headers);
+    cache_meta_clear(&x->cached);
+    free(x->cached_body);
+    if (x->easy)
+        curl_easy_cleanup(x->easy);
+    curl_slist_free_all(x->hdrs);
+    sb_release(&x->body);
+    cache_store_unlock(x->lock_fd);
+    free(x);
+}
+
+static void deliver(xfer *x, cache_response *r)
+{
+    cache *c = x->c;
+    r->url = x->url;
+    if (!r->final_url)
+        r->final_url = x->redacted;
+    r->attempts = x->attempts;
+    /* Release the lock before the callback: it may submit the same URL. */
+    cache_store_unlock(x->lock_fd);
+    x->lock_fd = -1;
+    c->st.requests++;
+    if (r->code != EL_OK)
+        c->st.failures++;
+    r->owner_ = x;
+    if (x->done)
+        x->done(c, r, x->user);
+    xfer_free(x);
+}
+
+static void fail(xfer *x, const char *reason, long status, bool retryable, const char *fmt, ...)
+    EL_PRINTF(5, 6);
+
+static void fail(xfer *x, const char *reason, long status, bool retryable, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = xvasprintf(fmt, ap);
+    va_end(ap);
+    cache_response r = { 0 };
+    r.code = strcmp(reason, "bad_url") == 0 ? EL_USAGE : EL_PACKAGE_NOT_FOUND;
+    r.reason = reason;
+    r.status = status;
+    r.message = msg;
+    r.retryable = retryable;
+    deliver(x, &r);
+    free(msg);
+}
+
+/* Serves a verified body: `body` is either x->body.buf, x->cached_body or a
+ * malloc'd buffer deliver() frees. */
+static void succeed(xfer *x, const unsigned char *body, size_t len, const cache_meta *m,
+                    bool from_cache, const char *final_url)
+{
+    cache_response r = { 0 };
+    r.status = 200;
+    r.body = body;
+    r.len = len;
+    r.sha256 = m->sha256;
+    r.etag = m->etag;
+    r.last_modified = m->last_modified;
+    r.from_cache = from_cache;
+    r.final_url = final_url;
+    deliver(x, &r);
+}
+
+unsigned char *cache_response_take_body(cache_response *r, size_t *len)
+{
+    xfer *x = r->owner_;
+    unsigned char *b;
+    if (!r->body || !x)
+        return NULL;
+    if (r->body == (const unsigned char *)x->body.buf) {
+        b = (unsigned char *)sb_detach(&x->body, NULL);
+    } else if (r->body == x->cached_body) {
+        b = x->cached_body;
+        x->cached_body = NULL;
+    } else {
+        return NULL;
+    }
+    *len = r->len;
+    r->body = NULL;
+    return b;
+}
+
+el_code cache_response_fail(el_ctx *ctx, const cache_response *r)
+{
+    if (r->code == EL_OK)
+        return EL_OK;
+    el_fail(ctx, r->code, "%s", r->message ? r->message : "fetch failed");
+    el_detail_str(ctx, "reason", r->reason ? r->reason : "unreachable");
+    char *u = cache_url_redact(r->url);
+    el_detail_str(ctx, "url", u);
+    free(u);
+    if (r->status)
+        el_detail_int(ctx, "status", r->status);
+    el_set_retryable(ctx, r->retryable);
+    return r->code;
+}
+
+/* ---- progress ---- */
+
+static void progress(cache *c, bool final)
+{
+    if (!c->progress)
+        return;
+    int64_t now = cache_now_ms();
+    if (!final && now - c->progress_ms < 200)
+        return;
+    c->progress_ms = now;
+    if (final) {
+        if (c->progress_shown)
+            fputs("\r\033[K", stderr);
+        c->progress_shown = false;
+        return;
+    }
+    const xfer *slow = NULL;
+    for (size_t i = 0; i < c->active.len; i++) {
+        const xfer *x = c->active.items[i];
+        if (!slow || x->started_ms < slow->started_ms)
+            slow = x;
+    }
+    char line[200];
+    int n = snprintf(line, sizeof line, "fetch %llu/%llu  %.1f MB",
+                     (unsigned long long)c->st.requests, (unsigned long long)c->submitted,
+                     (double)c->st.bytes / 1e6);
+    if (slow && n > 0 && (size_t)n < sizeof line && now - slow->started_ms > 1000)
+        snprintf(line + n, sizeof line - (size_t)n, "  slowest %.1fs %s",
+                 (double)(now - slow->started_ms) / 1000, slow->redacted);
+    fprintf(stderr, "\r\033[K%.*s", 100, line);
+    fflush(stderr);
+    c->progress_shown = true;
+}
+
+/* ---- engine setup ---- */
+
+cache *cache_open(el_ctx *ctx, const el_cache_options *o)
+{
+    static const el_cache_options none = { 0 };
+    if (!o)
+        o = &none;
+    char *dir = cache_default_dir(o);
+    if (!dir) {
+        el_fail(ctx, EL_INTERNAL, "no cache directory: set ENVLOCK_CACHE_DIR or HOME");
+        return NULL;
+    }
+    cache_mirrors *mir = cache_mirrors_load(ctx, o);
+    if (!mir) {
+        free(dir);
+        return NULL;
+    }
+    cache_store *store = cache_store_open(ctx, dir);
+    if (!store) {
+        cache_mirrors_free(mir);
+        free(dir);
+        return NULL;
+    }
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        cache_store_close(store);
+        cache_mirrors_free(mir);
+        free(dir);
+        el_fail(ctx, EL_INTERNAL, "libcurl failed to initialize");
+        return NULL;
+    }
+    cache *c = xcalloc(1, sizeof *c);
+    c->o = *o;
+    c->o.dir = NULL;
+    c->o.mirrors = NULL;
+    c->o.n_mirrors = 0;
+    c->o.ca_bundle = o->ca_bundle ? xstrdup(o->ca_bundle) : NULL;
+    c->o.netrc_file = o->netrc_file ? xstrdup(o->netrc_file) : NULL;
+    if (!c->o.max_parallel)
+        c->o.max_parallel = DEFAULT_PARALLEL;
+    if (!c->o.connect_timeout_ms)
+        c->o.connect_timeout_ms = 15000;
+    if (!c->o.stall_seconds)
+        c->o.stall_seconds = 30;
+    if (!c->o.stall_bytes_per_s)
+        c->o.stall_bytes_per_s = 1;
+    if (!c->o.retries)
+        c->o.retries = 4;
+    if (c->o.retries < 0)
+        c->o.retries = 0;
+    if (!c->o.retry_base_ms)
+        c->o.retry_base_ms = 500;
+    if (!c->o.retry_cap_ms)
+        c->o.retry_cap_ms = 30000;
+    if (!c->o.max_bytes)
+        c->o.max_bytes = DEFAULT_MAX_BYTES;
+    c->dir = dir;
+    c->store = store;
+    c->mirrors = mir;
+    c->multi = curl_multi_init();
+    c->share = curl_share_init();
+    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+    curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)c->o.max_parallel);
+    c->progress = !o->quiet && isatty(2);
+    srand((unsigned)(cache_now_ms() ^ getpid()));
+    return c;
+}
+
+static void free_list(ptrvec *v, size_t from)
+{
+    for (size_t i = from; i < v->len; i++) {
+        xfer *x = v->items[i];
+        if (x->easy)
+            curl_multi_remove_handle(x->c->multi, x->easy);
+        xfer_free(x);
+    }
+    ptrvec_release(v);
+}
+
+void cache_close(cache *c)
+{
+    if (!c)
+        return;
+    free_list(&c->queue, c->qhead);
+    free_list(&c->waiting, 0);
+    free_list(&c->active, 0);
+    curl_multi_cleanup(c->multi);
+    curl_share_cleanup(c->share);
+    cache_store_close(c->store);
+    cache_mirrors_free(c->mirrors);
+    free((char *)c->o.ca_bundle);
+    free((char *)c->o.netrc_file);
+    free(c->dir);
+    free(c);
+}
+
+void cache_get_stats(const cache *c, cache_run_stats *st) { *st = c->st; }
+
+void cache_submit(cache *c, const cache_request *rq)
+{
+    xfer *x = xcalloc(1, sizeof *x);
+    x->c = c;
+    x->url = xstrdup(rq->url);
+    x->redacted = cache_url_redact(rq->url);
+    x->transport = cache_mirrors_rewrite(c->mirrors, rq->url);
+    x->accept = rq->accept ? xstrdup(rq->accept) : NULL;
+    x->policy = rq->policy;
+    x->max_bytes = rq->max_bytes ? rq->max_bytes : c->o.max_bytes;
+    x->want_sha = rq->sha256 ? xstrdup(rq->sha256) : NULL;
+    if (x->want_sha)
+        for (char *p = x->want_sha; *p; p++)
+            if (*p >= 'A' && *p <= 'F')
+                *p = (char)(*p - 'A' + 'a');
+    if (rq->n_headers) {
+        x->headers = xcalloc(rq->n_headers, sizeof *x->headers);
+        for (size_t i = 0; i < rq->n_headers; i++)
+            x->headers[i] = xstrdup(rq->headers[i]);
+        x->n_headers = rq->n_headers;
+    }
+    x->done = rq->done;
+    x->user = rq->user;
+    x->lock_fd = -1;
+    x->submitted_ms = cache_now_ms();
+    cache_meta_clear(&x->cached);
+    sb_init(&x->body);
+    cache_key(x->url, x->accept, x->key);
+    ptrvec_push(&c->queue, x);
+    c->submitted++;
+}
+
+/* ---- one transfer ---- */
+
+static size_t on_write(char *data, size_t size, size_t n, void *u)
+{
+    xfer *x = u;
+    size_t len = size * n;
+    if ((uint64_t)x->body.len + len > x->max_bytes) {
+        x->too_large = true;
+        return 0; /* aborts the transfer with CURLE_WRITE_ERROR */
+    }
+    sb_add(&x->body, data, len);
+    return len;
+}
+
+static bool is_file_url(const char *u) { return strncmp(u, "file://", 7) == 0; }
+
+/* Same scheme://authority part (what credentials are bound to). */
+static bool same_origin(const char *a, const char *b)
+{
+    const char *sa = strstr(a, "://"), *sb = strstr(b, "://");
+    if (!sa || !sb)
+        return false;
+    size_t na = (size_t)(sa - a) + 3 + strcspn(sa + 3, "/?#");
+    size_t nb = (size_t)(sb - b) + 3 + strcspn(sb + 3, "/?#");
+    return na == nb && strncasecmp(a, b, na) == 0;
+}
+
+static void start(xfer *x)
+{
+    cache *c = x->c;
+    x->attempts++;
+    c->st.network++;
+    if (x->attempts > 1)
+        c->st.retries++;
+    sb_reset(&x->body);
+    x->too_large = false;
+    x->errbuf[0] = '\0';
+    x->started_ms = cache_now_ms();
+    if (!x->easy)
+        x->easy = curl_easy_init();
+    else
+        curl_easy_reset(x->easy);
+    CURL *e = x->easy;
+    char *url = NULL;
+    if (is_file_url(x->transport) && x->transport[strlen(x->transport) - 1] == '/')
+        url = xasprintf("%sindex.html", x->transport);
+    curl_easy_setopt(e, CURLOPT_URL, url ? url : x->transport);
+    free(url); /* libcurl copies strings */
+    curl_easy_setopt(e, CURLOPT_PRIVATE, x);
+    curl_easy_setopt(e, CURLOPT_SHARE, c->share);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https,file");
+    curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(e, CURLOPT_MAXREDIRS, 10L);
+    /* Custom Authorization headers and netrc credentials go to the first
+     * host only (libcurl's default without CURLOPT_UNRESTRICTED_AUTH). */
+    curl_easy_setopt(e, CURLOPT_UNRESTRICTED_AUTH, 0L);
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->o.connect_timeout_ms);
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, c->o.stall_bytes_per_s);
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, c->o.stall_seconds);
+    if (c->o.attempt_timeout_ms > 0)
+        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->o.attempt_timeout_ms);
+    curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, "envlock/" ENVLOCK_VERSION_STR);
+    if (c->o.ca_bundle)
+        curl_easy_setopt(e, CURLOPT_CAINFO, c->o.ca_bundle);
+    if (c->o.netrc || c->o.netrc_file)
+        curl_easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+    if (c->o.netrc_file)
+        curl_easy_setopt(e, CURLOPT_NETRC_FILE, c->o.netrc_file);
+    curl_slist_free_all(x->hdrs);
+    x->hdrs = NULL;
+    if (x->accept) {
+        char *h = xasprintf("Accept: %s", x->accept);
+        x->hdrs = curl_slist_append(x->hdrs, h);
+        free(h);
+    }
+    if (x->have_cached && x->cached.etag) {
+        char *h = xasprintf("If-None-Match: %s", x->cached.etag);
+        x->hdrs = curl_slist_append(x->hdrs, h);
+        free(h);
+    }
+    if (x->have_cached && x->cached.last_modified) {
+        char *h = xasprintf("If-Modified-Since: %s", x->cached.last_modified);
+        x->hdrs = curl_slist_append(x->hdrs, h);
+        free(h);
+    }
+    bool same_host = same_origin(x->url, x->transport);
+    for (size_t i = 0; i < x->n_headers; i++) {
+        /* Credentials meant for the canonical host never go to a mirror on
+         * another host; a mirror's own come from netrc. */
+        if (!same_host && strncasecmp(x->headers[i], "authorization:", 14) == 0)
+            continue;
+        x->hdrs = curl_slist_append(x->hdrs, x->headers[i]);
+    }
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
+    x->state = X_ACTIVE;
+    ptrvec_push(&c->active, x);
+    curl_multi_add_handle(c->multi, e);
+}
+
+static bool fresh(const xfer *x, const cache_meta *m)
+{
+    if (m->immutable || x->policy == CACHE_IMMUTABLE)
+        return true;
+    /* Another process (or request) fetched it after we were asked: as fresh
+     * as a fetch of our own would be. */
+    if (m->fetched_ms >= x->submitted_ms)
+        return true;
+    return m->max_age > 0 && cache_now_ms() < m->fetched_ms + m->max_age * 1000;
+}
+
+/* Looks the entry up; serves it if usable. Returns true if x was delivered. */
+static bool try_cache(xfer *x)
+{
+    cache *c = x->c;
+    cache_meta m;
+    unsigned char *body = NULL;
+    size_t len = 0;
+    const char *why = NULL;
+    cache_meta_clear(&m);
+    cache_entry_state s = cache_store_get(c->store, x->key, &m, &body, &len, &why);
+    if (s != CACHE_ENTRY_OK) {
+        if (c->o.offline) {
+            fail(x, "offline_cache_miss", 0, false,
+                 "offline and %s is not in the cache%s%s%s", x->redacted,
+                 why ? " (a corrupt entry was removed: " : "", why ? why : "", why ? ")" : "");
+            return true;
+        }
+        return false;
+    }
+    if (x->want_sha && strcmp(x->want_sha, m.sha256) != 0) {
+        /* Not what the index promises: never serve it. */
+        char *p = cache_entry_path(c->dir, x->key, NULL);
+        unlink(p);
+        free(p);
+        free(body);
+        cache_meta_clear(&m);
+        if (c->o.offline) {
+            fail(x, "offline_cache_miss", 0, false,
+                 "offline and the cached %s does not have the expected sha256", x->redacted);
+            return true;
+        }
+        return false;
+    }
+    if (c->o.offline || fresh(x, &m)) {
+        c->st.hits++;
+        cache_meta_clear(&x->cached);
+        x->cached = m;
+        free(x->cached_body);
+        x->cached_body = body;
+        x->cached_len = len;
+        succeed(x, body, len, &x->cached, true, NULL);
+        return true;
+    }
+    /* Stale: keep it for a conditional request. */
+    cache_meta_clear(&x->cached);
+    x->cached = m;
+    free(x->cached_body);
+    x->cached_body = body;
+    x->cached_len = len;
+    x->have_cached = true;
+    return false;
+}
+
+/* Moves a new or lock-waiting request on. Returns true if it left the
+ * waiting states (delivered or started). */
+static bool advance(xfer *x)
+{
+    cache *c = x->c;
+    if (x->state == X_NEW && try_cache(x))
+        return true;
+    bool busy = false;
+    x->lock_fd = cache_store_lock(c->store, x->key, &busy);
+    if (x->lock_fd < 0 && busy) {
+        int64_t now = cache_now_ms();
+        if (x->state != X_LOCKWAIT) {
+            x->state = X_LOCKWAIT;
+            x->lockwait_since_ms = now;
+        }
+        if (now - x->lockwait_since_ms < LOCK_WAIT_MS)
+            return false;
+        /* The holder is taking too long: fetch anyway, unlocked. */
+    }
+    /* We hold the lock (or go without): someone may have just written it. */
+    if (x->state == X_LOCKWAIT || x->lock_fd >= 0) {
+        x->have_cached = false;
+        if (try_cache(x))
+            return true;
+    }
+    start(x);
+    return true;
+}
+
+static bool retryable_curl(CURLcode rc)
+{
+    switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_BAD_CONTENT_ENCODING:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool retryable_status(long s)
+{
+    return s == 408 || s == 429 || s == 500 || s == 502 || s == 503 || s == 504;
+}
+
+/* Schedules another attempt; false when the retries are used up. */
+static bool schedule_retry(xfer *x, long retry_after_s)
+{
+    cache *c = x->c;
+    if (x->attempts > (unsigned)c->o.retries)
+        return false;
+    long delay;
+    if (retry_after_s > 0) {
+        delay = retry_after_s * 1000;
+    } else {
+        long d = c->o.retry_base_ms;
+        for (unsigned i = 1; i < x->attempts && d < c->o.retry_cap_ms; i++)
+            d *= 2;
+        /* Half fixed, half random: spreads out processes that failed together. */
+        delay = d / 2 + (long)(rand() % (int)(d / 2 + 1));
+    }
+    if (delay > c->o.retry_cap_ms)
+        delay = c->o.retry_cap_ms;
+    x->state = X_DELAY;
+    x->due_ms = cache_now_ms() + delay;
+    ptrvec_push(&c->waiting, x);
+    return true;
+}
+
+static char *header(CURL *e, const char *name)
+{
+    struct curl_header *h = NULL;
+    if (curl_easy_header(e, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK || !h || !h->value)
+        return NULL;
+    return xstrdup(h->value);
+}
+
+static int64_t max_age(CURL *e)
+{
+    char *cc = header(e, "Cache-Control");
+    int64_t age = -1;
+    if (cc) {
+        if (strstr(cc, "no-cache") || strstr(cc, "no-store"))
+            age = 0;
+        else {
+            const char *p = strstr(cc, "max-age=");
+            if (p)
+                age = strtoll(p + 8, NULL, 10);
+        }
+        free(cc);
+    }
+    return age;
+}
+
+static void store_and_serve(xfer *x, const char *final_url)
+{
+    cache *c = x->c;
+    CURL *e = x->easy;
+    cache_meta m;
+    cache_meta_clear(&m);
+    m.url = xstrdup(x->url);
+    m.accept = x->accept ? xstrdup(x->accept) : NULL;
+    m.etag = is_file_url(x->transport) ? NULL : header(e, "ETag");
+    m.last_modified = is_file_url(x->transport) ? NULL : header(e, "Last-Modified");
+    m.max_age = is_file_url(x->transport) ? -1 : max_age(e);
+    m.fetched_ms = cache_now_ms();
+    m.immutable = x->policy == CACHE_IMMUTABLE;
+    el_ctx *ctx = el_ctx_new();
+    /* A failed write is not a failed fetch: the body is good, serve it. */
+    cache_store_put(c->store, ctx, x->key, &m, x->body.buf, x->body.len);
+    el_ctx_free(ctx);
+    cache_meta_clear(&x->cached);
+    x->cached = m;
+    succeed(x, (const unsigned char *)x->body.buf, x->body.len, &x->cached, false, final_url);
+}
+
+static void finish(xfer *x, CURLcode rc)
+{
+    cache *c = x->c;
+    CURL *e = x->easy;
+    for (size_t i = 0; i < c->active.len; i++) {
+        if (c->active.items[i] == x) {
+            c->active.items[i] = c->active.items[--c->active.len];
+            break;
+        }
+    }
+    curl_multi_remove_handle(c->multi, e);
+    long status = 0;
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    c->st.bytes += x->body.len;
+    bool file = is_file_url(x->transport);
+    if (x->too_large || rc == CURLE_FILESIZE_EXCEEDED) {
+        fail(x, "too_large", status, false, "%s is larger than the %llu-byte cap", x->redacted,
+             (unsigned long long)x->max_bytes);
+        return;
+    }
+    if (rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT) {
+        fail(x, "bad_url", 0, false, "cannot fetch %s: %s", x->redacted,
+             x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
+        return;
+    }
+    if (file && rc == CURLE_FILE_COULDNT_READ_FILE) {
+        fail(x, "not_found", 404, false, "%s does not exist", x->redacted);
+        return;
+    }
+    if (rc != CURLE_OK) {
+        if (retryable_curl(rc) && schedule_retry(x, 0))
+            return;
+        const char *reason = rc == CURLE_OPERATION_TIMEDOUT ? "timeout"
+                             : rc == CURLE_PARTIAL_FILE    ? "truncated"
+                                                           : "unreachable";
+        fail(x, reason, status, retryable_curl(rc), "cannot fetch %s after %u attempt%s: %s",
+             x->redacted, x->attempts, x->attempts == 1 ? "" : "s",
+             x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
+        return;
+    }
+    if (file)
+        status = 200;
+    char *eff = NULL;
+    char *final_url = NULL;
+    curl_easy_getinfo(e, CURLINFO_EFFECTIVE_URL, &eff);
+    if (eff && strcmp(eff, x->transport) != 0 && !file) {
+        char *canon = cache_mirrors_unrewrite(c->mirrors, eff);
+        final_url = cache_url_redact(canon);
+        free(canon);
+    }
+    if (status == 304 && x->have_cached) {
+        /* Still valid: refresh the metadata, keep the body. */
+        c->st.revalidated++;
+        x->cached.fetched_ms = cache_now_ms();
+        int64_t age = max_age(e);
+        if (age >= 0)
+            x->cached.max_age = age;
+        char *etag = header(e, "ETag");
+        if (etag) {
+            free(x->cached.etag);
+            x->cached.etag = etag;
+        }
+        el_ctx *ctx = el_ctx_new();
+        cache_store_put(c->store, ctx, x->key, &x->cached, x->cached_body, x->cached_len);
+        el_ctx_free(ctx);
+        succeed(x, x->cached_body, x->cached_len, &x->cached, true, final_url);
+        free(final_url);
+        return;
+    }
+    if (status < 200 || status > 299) {
+        free(final_url);
+        if (retryable_status(status)) {
+            curl_off_t ra = 0;
+            curl_easy_getinfo(e, CURLINFO_RETRY_AFTER, &ra);
+            if (schedule_retry(x, (long)ra))
+                return;
+        }
+        if (status == 404 || status == 410)
+            fail(x, "not_found", status, false, "%s: HTTP %ld (not found)", x->redacted, status);
+        else
+            fail(x, "http_status", status, retryable_status(status) || status >= 500,
+                 "%s: HTTP %ld after %u attempt%s", x->redacted, status, x->attempts,
+                 x->attempts == 1 ? "" : "s");
+        return;
+    }
+    if (x->want_sha) {
+        char sha[65];
+        sha256_hex(x->body.buf, x->body.len, sha);
+        if (strcmp(sha, x->want_sha) != 0) {
+            free(final_url);
+            fail(x, "hash_mismatch", status, false,
+                 "%s: sha256 is %s, expected %s; not used, not cached", x->redacted, sha,
+                 x->want_sha);
+            return;
+        }
+    }
+    store_and_serve(x, final_url);
+    free(final_url);
+}
+
+/* ---- the loop ---- */
+
+el_code cache_run(cache *c, el_ctx *ctx)
+{
+    for (;;) {
+        int64_t now = cache_now_ms();
+        /* Waiting requests whose time has come (retry delays, lock polls). */
+        ptrvec w = c->waiting;
+        c->waiting = (ptrvec)PTRVEC_INIT;
+        for (size_t i = 0; i < w.len; i++) {
+            xfer *x = w.items[i];
+            bool ready = x->state == X_LOCKWAIT || now >= x->due_ms;
+            if (!ready || c->active.len >= c->o.max_parallel)
+                ptrvec_push(&c->waiting, x);
+            else if (x->state == X_DELAY)
+                start(x);
+            else if (!advance(x))
+                ptrvec_push(&c->waiting, x);
+        }
+        ptrvec_release(&w);
+        /* New requests, FIFO, while there is room (cache hits need none). */
+        while (c->qhead < c->queue.len && c->active.len < c->o.max_parallel) {
+            xfer *x = c->queue.items[c->qhead++];
+            if (!advance(x))
+                ptrvec_push(&c->waiting, x);
+        }
+        if (c->qhead == c->queue.len) {
+            c->queue.len = 0;
+            c->qhead = 0;
+        }
+        if (!c->active.len && !c->waiting.len && c->qhead == c->queue.len)
+            break;
+        int running = 0;
+        if (curl_multi_perform(c->multi, &running) != CURLM_OK) {
+            progress(c, true);
+            return el_fail(ctx, EL_INTERNAL, "libcurl's multi interface failed");
+        }
+        CURLMsg *msg;
+        int left;
+        while ((msg = curl_multi_info_read(c->multi, &left))) {
+            if (msg->msg != CURLMSG_DONE)
+                continue;
+            xfer *x = NULL;
+            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+            finish(x, msg->data.result);
+        }
+        progress(c, false);
+        if (c->qhead < c->queue.len && c->active.len < c->o.max_parallel)
+            continue; /* callbacks queued more */
+        long wait = 200;
+        now = cache_now_ms();
+        for (size_t i = 0; i < c->waiting.len; i++) {
+            const xfer *x = c->waiting.items[i];
+            long d = x->state == X_LOCKWAIT ? LOCK_POLL_MS : (long)(x->due_ms - now);
+            if (d < wait)
+                wait = d < 0 ? 0 : d;
+        }
+        if (c->active.len)
+            curl_multi_poll(c->multi, NULL, 0, (int)wait, NULL);
+        else if (wait > 0)
+            usleep((useconds_t)wait * 1000);
+    }
+    progress(c, true);
+    return EL_OK;
+}
+
+typedef struct fetch_result {
+    el_ctx *ctx;
+    el_code code;
+    unsigned char *body;
+    size_t len;
+} fetch_result;
+
+static void fetch_done(cache *c, cache_response *r, void *user)
+{
+    fetch_result *fr = user;
+    fr->code = r->code;
+    if (r->code != EL_OK)
+        cache_response_fail(fr->ctx, r);
+    else
+        fr->body = cache_response_take_body(r, &fr->len);
+}
+
+el_code cache_fetch(cache *c, el_ctx *ctx, const cache_request *rq, unsigned char **body,
+                    size_t *len)
+{
+    fetch_result fr = { ctx, EL_INTERNAL, NULL, 0 };
+    cache_request q = *rq;
+    q.done = fetch_done;
+    q.user = &fr;
+    cache_submit(c, &q);
+    el_code rc = cache_run(c, ctx);
+    if (rc != EL_OK) {
+        free(fr.body);
+        return rc;
+    }
+    if (fr.code == EL_OK) {
+        *body = fr.body;
+        *len = fr.len;
+    }
+    return fr.code;
+}
+
+/* ---- blobs ---- */
+
+bool cache_blob_get(cache *c, const char *name, unsigned char **data, size_t *len)
+{
+    char *url = xasprintf("blob:%s", name);
+    char key[65];
+    cache_key(url, NULL, key);
+    free(url);
+    cache_meta m;
+    cache_meta_clear(&m);
+    bool ok = cache_store_get(c->store, key, &m, data, len, NULL) == CACHE_ENTRY_OK;
+    cache_meta_clear(&m);
+    return ok;
+}
+
+bool cache_blob_put(cache *c, const char *name, const void *data, size_t len)
+{
+    cache_meta m;
+    cache_meta_clear(&m);
+    m.url = xasprintf("blob:%s", name);
+    m.immutable = true;
+    m.fetched_ms = cache_now_ms();
+    char key[65];
+    cache_key(m.url, NULL, key);
+    el_ctx *ctx = el_ctx_new();
+    bool ok = cache_store_put(c->store, ctx, key, &m, data, len) == EL_OK;
+    el_ctx_free(ctx);
+    cache_meta_clear(&m);
+    return ok;
+}

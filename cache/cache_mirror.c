@@ -1,0 +1,223 @@
+/* cache_mirror.c — the canonical-prefix → mirror table (from options, the
+ * ENVLOCK_MIRRORS variable and the mirrors file; precedence documented in
+ * include/envlock/cache.h), URL rewriting both ways, credential redaction
+ * and the choice of the cache directory. Pure string work: no I/O except
+ * reading the mirrors file. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+
+typedef struct mirror {
+    char *canonical; /* without trailing '/' */
+    char *target;    /* without trailing '/' */
+} mirror;
+
+struct cache_mirrors {
+    mirror *items;
+    size_t len;
+};
+
+static bool scheme_ok(const char *u)
+{
+    return strncmp(u, "https://", 8) == 0 || strncmp(u, "http://", 7) == 0 ||
+           strncmp(u, "file://", 7) == 0;
+}
+
+static char *strip_slash(const char *s, size_t n)
+{
+    while (n > 0 && s[n - 1] == '/')
+        n--;
+    return xstrndup(s, n);
+}
+
+/* Adds one "CANONICAL=URL" pair unless CANONICAL is already present (earlier
+ * sources take precedence). false if malformed. */
+static bool add_pair(cache_mirrors *m, const char *s, size_t n)
+{
+    const char *eq = memchr(s, '=', n);
+    if (!eq)
+        return false;
+    char *canon = strip_slash(s, (size_t)(eq - s));
+    char *target = strip_slash(eq + 1, n - (size_t)(eq + 1 - s));
+    bool ok = scheme_ok(canon) && scheme_ok(target) && strlen(canon) > 8 && strlen(target) > 7;
+    if (ok) {
+        for (size_t i = 0; i < m->len; i++) {
+            if (strcmp(m->items[i].canonical, canon) == 0) {
+                free(canon);
+                free(target);
+                return true;
+            }
+        }
+        m->items = xrealloc(m->items, (m->len + 1) * sizeof *m->items);
+        m->items[m->len++] = (mirror){ canon, target };
+        return true;
+    }
+    free(canon);
+    free(target);
+    return false;
+}
+
+static bool bad_pair(el_ctx *ctx, const char *source, const char *s, size_t n)
+{
+    char *p = xstrndup(s, n);
+    el_fail(ctx, EL_USAGE,
+            "malformed mirror `%s` in %s: expected CANONICAL=URL with http://, https:// or "
+            "file:// on both sides",
+            p, source);
+    el_detail_str(ctx, "mirror", p);
+    el_detail_str(ctx, "source", source);
+    free(p);
+    return false;
+}
+
+static bool add_list(cache_mirrors *m, el_ctx *ctx, const char *source, const char *s,
+                     bool lines)
+{
+    const char *p = s;
+    while (*p) {
+        if (lines) {
+            size_t n = strcspn(p, "\n");
+            const char *line = p;
+            p += n + (p[n] == '\n');
+            const char *hash = memchr(line, '#', n);
+            if (hash)
+                n = (size_t)(hash - line);
+            while (n && isspace((unsigned char)*line))
+                line++, n--;
+            while (n && isspace((unsigned char)line[n - 1]))
+                n--;
+            if (n && !add_pair(m, line, n))
+                return bad_pair(ctx, source, line, n);
+        } else {
+            p += strspn(p, " ,\t\n");
+            size_t n = strcspn(p, " ,\t\n");
+            if (n && !add_pair(m, p, n))
+                return bad_pair(ctx, source, p, n);
+            p += n;
+        }
+    }
+    return true;
+}
+
+static char *config_file(void)
+{
+    const char *c = getenv("ENVLOCK_CONFIG");
+    if (c && *c)
+        return xasprintf("%s/mirrors", c);
+    const char *x = getenv("XDG_CONFIG_HOME");
+    if (x && *x == '/')
+        return xasprintf("%s/envlock/mirrors", x);
+    const char *h = getenv("HOME");
+    if (h && *h)
+        return xasprintf("%s/.config/envlock/mirrors", h);
+    return NULL;
+}
+
+cache_mirrors *cache_mirrors_load(el_ctx *ctx, const el_cache_options *o)
+{
+    cache_mirrors *m = xcalloc(1, sizeof *m);
+    for (size_t i = 0; i < o->n_mirrors; i++) {
+        if (!add_pair(m, o->mirrors[i], strlen(o->mirrors[i]))) {
+            bad_pair(ctx, "--mirror", o->mirrors[i], strlen(o->mirrors[i]));
+            cache_mirrors_free(m);
+            return NULL;
+        }
+    }
+    if (o->no_mirror_config)
+        return m;
+    const char *env = getenv("ENVLOCK_MIRRORS");
+    if (env && !add_list(m, ctx, "ENVLOCK_MIRRORS", env, false)) {
+        cache_mirrors_free(m);
+        return NULL;
+    }
+    char *path = config_file();
+    if (path) {
+        size_t n;
+        char *text = read_file(path, 1 << 20, &n);
+        bool ok = !text || add_list(m, ctx, path, text, true);
+        free(text);
+        free(path);
+        if (!ok) {
+            cache_mirrors_free(m);
+            return NULL;
+        }
+    }
+    return m;
+}
+
+void cache_mirrors_free(cache_mirrors *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->len; i++) {
+        free(m->items[i].canonical);
+        free(m->items[i].target);
+    }
+    free(m->items);
+    free(m);
+}
+
+/* Length of `prefix` if it is a path-boundary prefix of url, else 0. */
+static size_t boundary_prefix(const char *url, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(url, prefix, n) != 0)
+        return 0;
+    char c = url[n];
+    return c == '\0' || c == '/' || c == '?' || c == '#' ? n : 0;
+}
+
+static char *map(const cache_mirrors *m, const char *url, bool forward)
+{
+    size_t best = 0;
+    const mirror *hit = NULL;
+    for (size_t i = 0; m && i < m->len; i++) {
+        const char *from = forward ? m->items[i].canonical : m->items[i].target;
+        size_t n = boundary_prefix(url, from);
+        if (n > best) {
+            best = n;
+            hit = &m->items[i];
+        }
+    }
+    if (!hit)
+        return xstrdup(url);
+    return xasprintf("%s%s", forward ? hit->target : hit->canonical, url + best);
+}
+
+char *cache_mirrors_rewrite(const cache_mirrors *m, const char *url) { return map(m, url, true); }
+char *cache_mirrors_unrewrite(const cache_mirrors *m, const char *url) { return map(m, url, false); }
+
+char *cache_url_redact(const char *url)
+{
+    const char *s = strstr(url, "://");
+    if (!s)
+        return xstrdup(url);
+    s += 3;
+    size_t auth = strcspn(s, "/?#");
+    const char *at = NULL;
+    for (const char *p = s; p < s + auth; p++)
+        if (*p == '@')
+            at = p;
+    if (!at)
+        return xstrdup(url);
+    return xasprintf("%.*s%s", (int)(s - url), url, at + 1);
+}
+
+char *cache_default_dir(const el_cache_options *o)
+{
+    if (o && o->dir && *o->dir)
+        return xstrdup(o->dir);
+    const char *e = getenv("ENVLOCK_CACHE_DIR");
+    if (e && *e)
+        return xstrdup(e);
+    const char *x = getenv("XDG_CACHE_HOME");
+    if (x && *x == '/')
+        return xasprintf("%s/envlock", x);
+    const char *h = getenv("HOME");
+    if (h && *h)
+        return xasprintf("%s/.cache/envlock", h);
+    return NULL;
+}

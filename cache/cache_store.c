@@ -1,0 +1,512 @@
+/* cache_store.c — the on-disk cache: content-addressed entry files, their
+ * encoding (a one-line JSON header and one zstd frame), full verification on
+ * every read, atomic writes and per-entry locks. It knows nothing about HTTP;
+ * cache_http.c decides what to store and when an entry is fresh. Several
+ * envlock processes may share one directory: readers only ever see whole
+ * files (rename is atomic), and a corrupt file is removed, never served. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <zstd.h>
+
+#include "cache.h"
+
+#define MAGIC "envlock-cache 1\n"
+#define MAGIC_LEN (sizeof MAGIC - 1)
+/* An entry header is one JSON line; URLs are bounded, so is it. */
+#define META_MAX (1u << 20)
+/* Largest entry file read back; bodies are capped well below this. */
+#define ENTRY_MAX ((size_t)4 << 30)
+
+struct cache_store {
+    char *dir;
+};
+
+struct cache_writer {
+    char *tmp;
+    char *final;
+    char *subdir;
+    int fd;
+};
+
+int64_t cache_now_ms(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+void cache_key(const char *url, const char *accept, char out[65])
+{
+    strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "GET %s\n%s", url, accept ? accept : "");
+    sha256_hex(sb.buf, sb.len, out);
+    sb_release(&sb);
+}
+
+char *cache_entry_path(const char *dir, const char *key, const char *suffix)
+{
+    return xasprintf("%s/v1/%.2s/%s%s", dir, key, key, suffix ? suffix : "");
+}
+
+static int mkdir_p(const char *path)
+{
+    char *p = xstrdup(path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            free(p);
+            return -1;
+        }
+        *s = '/';
+    }
+    int r = mkdir(p, 0777);
+    free(p);
+    return r != 0 && errno != EEXIST ? -1 : 0;
+}
+
+cache_store *cache_store_open(el_ctx *ctx, const char *dir)
+{
+    char *v1 = xasprintf("%s/v1", dir);
+    if (mkdir_p(v1) != 0) {
+        el_fail(ctx, EL_INTERNAL, "cannot create the cache directory %s: %s", v1, strerror(errno));
+        el_detail_str(ctx, "path", v1);
+        free(v1);
+        return NULL;
+    }
+    free(v1);
+    cache_store *s = xcalloc(1, sizeof *s);
+    s->dir = xstrdup(dir);
+    return s;
+}
+
+void cache_store_close(cache_store *s)
+{
+    if (!s)
+        return;
+    free(s->dir);
+    free(s);
+}
+
+const char *cache_store_dir(const cache_store *s) { return s->dir; }
+
+void cache_meta_clear(cache_meta *m)
+{
+    free(m->url);
+    free(m->accept);
+    free(m->etag);
+    free(m->last_modified);
+    memset(m, 0, sizeof *m);
+    m->max_age = -1;
+}
+
+static void add_opt_str(json_object *o, const char *k, const char *v)
+{
+    if (v)
+        json_object_object_add(o, k, json_object_new_string(v));
+}
+
+void cache_entry_encode(cache_meta *m, const void *body, size_t len, strbuf *out)
+{
+    sha256_hex(body, len, m->sha256);
+    m->size = len;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "url", json_object_new_string(m->url ? m->url : ""));
+    add_opt_str(o, "accept", m->accept);
+    add_opt_str(o, "etag", m->etag);
+    add_opt_str(o, "last_modified", m->last_modified);
+    json_object_object_add(o, "max_age", json_object_new_int64(m->max_age));
+    json_object_object_add(o, "fetched_ms", json_object_new_int64(m->fetched_ms));
+    json_object_object_add(o, "immutable", json_object_new_boolean(m->immutable));
+    json_object_object_add(o, "size", json_object_new_int64((int64_t)len));
+    json_object_object_add(o, "sha256", json_object_new_string(m->sha256));
+    sb_adds(out, MAGIC);
+    /* Plain output escapes newlines, so the header stays one line. */
+    sb_adds(out, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                       JSON_C_TO_STRING_NOSLASHESCAPE));
+    sb_addc(out, '\n');
+    json_object_put(o);
+    /* Already-compressed artifacts gain nothing from effort: level 1 for big ones. */
+    int level = len > (4u << 20) ? 1 : 3;
+    size_t bound = ZSTD_compressBound(len);
+    sb_grow(out, bound);
+    size_t z = ZSTD_compress(out->buf + out->len, bound, body, len, level);
+    if (ZSTD_isError(z))
+        abort(); /* only out of memory or a bad bound can get here */
+    sb_setlen(out, out->len + z);
+}
+
+static char *jstr(json_object *o, const char *k)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string))
+        return NULL;
+    return xstrdup(json_object_get_string(v));
+}
+
+static bool parse_meta(const char *line, size_t n, cache_meta *m)
+{
+    json_tokener *tok = json_tokener_new();
+    json_object *o = json_tokener_parse_ex(tok, line, (int)n);
+    bool ok = o && json_tokener_get_error(tok) == json_tokener_success &&
+              json_object_is_type(o, json_type_object);
+    json_tokener_free(tok);
+    cache_meta_clear(m);
+    json_object *v;
+    if (ok) {
+        m->url = jstr(o, "url");
+        m->accept = jstr(o, "accept");
+        m->etag = jstr(o, "etag");
+        m->last_modified = jstr(o, "last_modified");
+        if (json_object_object_get_ex(o, "max_age", &v))
+            m->max_age = json_object_get_int64(v);
+        ok = m->url && json_object_object_get_ex(o, "fetched_ms", &v);
+        if (ok)
+            m->fetched_ms = json_object_get_int64(v);
+        ok = ok && json_object_object_get_ex(o, "immutable", &v);
+        if (ok)
+            m->immutable = json_object_get_boolean(v);
+        ok = ok && json_object_object_get_ex(o, "size", &v) && json_object_get_int64(v) >= 0;
+        if (ok)
+            m->size = (uint64_t)json_object_get_int64(v);
+        char *sha = ok ? jstr(o, "sha256") : NULL;
+        ok = sha && strlen(sha) == 64;
+        if (ok)
+            memcpy(m->sha256, sha, 65);
+        free(sha);
+    }
+    json_object_put(o);
+    if (!ok)
+        cache_meta_clear(m);
+    return ok;
+}
+
+const char *cache_entry_check(const unsigned char *data, size_t n, const char *key,
+                              cache_meta *mout, unsigned char **body, size_t *len)
+{
+    cache_meta m;
+    memset(&m, 0, sizeof m);
+    m.max_age = -1;
+    if (n < MAGIC_LEN || memcmp(data, MAGIC, MAGIC_LEN) != 0)
+        return "bad magic";
+    const unsigned char *hdr = data + MAGIC_LEN;
+    const unsigned char *nl = memchr(hdr, '\n', n - MAGIC_LEN);
+    if (!nl || (size_t)(nl - hdr) > META_MAX)
+        return "truncated metadata";
+    if (!parse_meta((const char *)hdr, (size_t)(nl - hdr), &m))
+        return "unreadable metadata";
+    const char *why = NULL;
+    if (key) {
+        char k[65];
+        cache_key(m.url, m.accept, k);
+        if (strcmp(k, key) != 0)
+            why = "metadata does not match the entry name";
+    }
+    const unsigned char *z = nl + 1;
+    size_t zn = n - (size_t)(z - data);
+    unsigned long long csize = why ? 0 : ZSTD_getFrameContentSize(z, zn);
+    if (!why && (csize == ZSTD_CONTENTSIZE_ERROR || csize == ZSTD_CONTENTSIZE_UNKNOWN))
+        why = "bad zstd frame";
+    if (!why && csize != m.size)
+        why = "size mismatch";
+    if (!why && ZSTD_findFrameCompressedSize(z, zn) != zn)
+        why = "truncated or trailing data after the zstd frame";
+    unsigned char *out = NULL;
+    if (!why) {
+        out = xmalloc((size_t)csize + 1);
+        size_t d = ZSTD_decompress(out, (size_t)csize, z, zn);
+        if (ZSTD_isError(d) || d != csize)
+            why = "bad zstd frame";
+        else
+            out[csize] = '\0';
+    }
+    if (!why) {
+        char sha[65];
+        sha256_hex(out, (size_t)csize, sha);
+        if (strcmp(sha, m.sha256) != 0)
+            why = "body sha256 mismatch";
+    }
+    if (why) {
+        free(out);
+        cache_meta_clear(&m);
+        return why;
+    }
+    if (body) {
+        *body = out;
+        *len = (size_t)csize;
+    } else {
+        free(out);
+    }
+    if (mout)
+        *mout = m;
+    else
+        cache_meta_clear(&m);
+    return NULL;
+}
+
+/* Removes `path` only if it is still the inode we read (a concurrent writer
+ * may have renamed a fresh, valid entry over it meanwhile). */
+static void unlink_if_same(const char *path, const struct stat *was)
+{
+    struct stat now;
+    if (stat(path, &now) == 0 && now.st_ino == was->st_ino && now.st_dev == was->st_dev)
+        unlink(path);
+}
+
+cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m,
+                                  unsigned char **body, size_t *len, const char **why)
+{
+    char *path = cache_entry_path(s->dir, key, NULL);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        free(path);
+        return CACHE_ENTRY_MISSING;
+    }
+    struct stat st;
+    memset(&st, 0, sizeof st);
+    strbuf sb = STRBUF_INIT;
+    const char *bad = NULL;
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size > ENTRY_MAX) {
+        bad = "unreadable entry";
+    } else {
+        sb_grow(&sb, (size_t)st.st_size + 1);
+        for (;;) {
+            ssize_t r = read(fd, sb.buf + sb.len, sb.alloc - sb.len - 1);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0) {
+                bad = "unreadable entry";
+                break;
+            }
+            if (r == 0)
+                break;
+            sb_setlen(&sb, sb.len + (size_t)r);
+            if (sb.alloc - sb.len < 2)
+                sb_grow(&sb, 65536);
+        }
+    }
+    close(fd);
+    if (!bad)
+        bad = cache_entry_check((const unsigned char *)sb.buf, sb.len, key, m, body, len);
+    sb_release(&sb);
+    if (bad) {
+        unlink_if_same(path, &st);
+        free(path);
+        if (why)
+            *why = bad;
+        return CACHE_ENTRY_CORRUPT;
+    }
+    free(path);
+    return CACHE_ENTRY_OK;
+}
+
+static int fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int r = fsync(fd);
+    close(fd);
+    return r;
+}
+
+cache_writer *cache_writer_begin(cache_store *s, el_ctx *ctx, const char *key)
+{
+    static unsigned counter;
+    char *sub = xasprintf("%s/v1/%.2s", s->dir, key);
+    if (mkdir(sub, 0777) != 0 && errno != EEXIST) {
+        el_fail(ctx, EL_INTERNAL, "cannot create %s: %s", sub, strerror(errno));
+        el_detail_str(ctx, "path", sub);
+        free(sub);
+        return NULL;
+    }
+    cache_writer *w = xcalloc(1, sizeof *w);
+    w->subdir = sub;
+    w->final = cache_entry_path(s->dir, key, NULL);
+    w->tmp = xasprintf("%s/.tmp-%s-%ld-%u", sub, key, (long)getpid(), counter++);
+    w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (w->fd < 0) {
+        el_fail(ctx, EL_INTERNAL, "cannot create %s: %s", w->tmp, strerror(errno));
+        el_detail_str(ctx, "path", w->tmp);
+        free(w->tmp);
+        w->tmp = NULL;
+        cache_writer_abort(w);
+        return NULL;
+    }
+    return w;
+}
+
+bool cache_writer_write(cache_writer *w, const void *data, size_t n)
+{
+    const char *p = data;
+    while (n) {
+        ssize_t r = write(w->fd, p, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        p += r;
+        n -= (size_t)r;
+    }
+    return true;
+}
+
+void cache_writer_abort(cache_writer *w)
+{
+    if (!w)
+        return;
+    if (w->fd >= 0)
+        close(w->fd);
+    if (w->tmp)
+        unlink(w->tmp);
+    free(w->tmp);
+    free(w->final);
+    free(w->subdir);
+    free(w);
+}
+
+el_code cache_writer_commit(cache_writer *w, el_ctx *ctx)
+{
+    if (fsync(w->fd) != 0 || close(w->fd) != 0) {
+        w->fd = -1;
+        el_fail(ctx, EL_INTERNAL, "cannot write %s: %s", w->tmp, strerror(errno));
+        el_detail_str(ctx, "path", w->tmp);
+        cache_writer_abort(w);
+        return EL_INTERNAL;
+    }
+    w->fd = -1;
+    if (rename(w->tmp, w->final) != 0) {
+        el_fail(ctx, EL_INTERNAL, "cannot rename %s into place: %s", w->tmp, strerror(errno));
+        el_detail_str(ctx, "path", w->final);
+        cache_writer_abort(w);
+        return EL_INTERNAL;
+    }
+    free(w->tmp);
+    w->tmp = NULL;
+    fsync_dir(w->subdir); /* durability only; the rename already happened */
+    cache_writer_abort(w);
+    return EL_OK;
+}
+
+el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
+                        const void *body, size_t len)
+{
+    strbuf sb = STRBUF_INIT;
+    cache_entry_encode(m, body, len, &sb);
+    cache_writer *w = cache_writer_begin(s, ctx, key);
+    if (!w) {
+        sb_release(&sb);
+        return EL_INTERNAL;
+    }
+    if (!cache_writer_write(w, sb.buf, sb.len)) {
+        el_fail(ctx, EL_INTERNAL, "cannot write %s: %s", w->tmp, strerror(errno));
+        el_detail_str(ctx, "path", w->tmp);
+        cache_writer_abort(w);
+        sb_release(&sb);
+        return EL_INTERNAL;
+    }
+    sb_release(&sb);
+    return cache_writer_commit(w, ctx);
+}
+
+int cache_store_lock(cache_store *s, const char *key, bool *busy)
+{
+    *busy = false;
+    char *sub = xasprintf("%s/v1/%.2s", s->dir, key);
+    if (mkdir(sub, 0777) != 0 && errno != EEXIST) {
+        free(sub);
+        return -1;
+    }
+    free(sub);
+    char *path = cache_entry_path(s->dir, key, ".lock");
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    free(path);
+    if (fd < 0)
+        return -1;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        *busy = errno == EWOULDBLOCK;
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+void cache_store_unlock(int fd)
+{
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+}
+
+static bool hex2(const char *s)
+{
+    return strlen(s) == 2 && strspn(s, "0123456789abcdef") == 2;
+}
+
+void cache_store_walk(const char *dir, void (*fn)(const char *path, const char *name, void *u),
+                      void *u)
+{
+    char *v1 = xasprintf("%s/v1", dir);
+    DIR *d = opendir(v1);
+    if (!d) {
+        free(v1);
+        return;
+    }
+    /* Collect first: fn may unlink. */
+    ptrvec subs = PTRVEC_INIT;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (hex2(e->d_name))
+            ptrvec_push(&subs, xasprintf("%s/%s", v1, e->d_name));
+    closedir(d);
+    for (size_t i = 0; i < subs.len; i++) {
+        DIR *sd = opendir(subs.items[i]);
+        if (!sd)
+            continue;
+        ptrvec names = PTRVEC_INIT;
+        while ((e = readdir(sd)))
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+                ptrvec_push(&names, xstrdup(e->d_name));
+        closedir(sd);
+        for (size_t j = 0; j < names.len; j++) {
+            char *p = xasprintf("%s/%s", (char *)subs.items[i], (char *)names.items[j]);
+            fn(p, names.items[j], u);
+            free(p);
+            free(names.items[j]);
+        }
+        ptrvec_release(&names);
+        free(subs.items[i]);
+    }
+    ptrvec_release(&subs);
+    free(v1);
+}
+
+bool cache_entry_read_meta(const char *path, cache_meta *m)
+{
+    FILE *f = fopen(path, "rbe");
+    if (!f)
+        return false;
+    char magic[MAGIC_LEN];
+    bool ok = fread(magic, 1, MAGIC_LEN, f) == MAGIC_LEN && memcmp(magic, MAGIC, MAGIC_LEN) == 0;
+    strbuf sb = STRBUF_INIT;
+    int c = 0;
+    while (ok && (c = getc(f)) != EOF && c != '\n' && sb.len < META_MAX)
+        sb_addc(&sb, (char)c);
+    fclose(f);
+    ok = ok && c == '\n' && parse_meta(sb.buf, sb.len, m);
+    sb_release(&sb);
+    return ok;
+}

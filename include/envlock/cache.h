@@ -1,0 +1,109 @@
+/* envlock/cache.h — network options and the on-disk cache of fetched index
+ * documents and artifacts. Part of envlock.h; include that instead.
+ *
+ * Every fetch envlock makes goes through one cache directory: by default
+ * $XDG_CACHE_HOME/envlock (else ~/.cache/envlock), overridden by the
+ * ENVLOCK_CACHE_DIR environment variable, overridden in turn by
+ * el_cache_options.dir (the CLI's --cache-dir).
+ *
+ * Mirrors ("CANONICAL=URL") redirect requests for URLs under CANONICAL to URL
+ * (https://, http:// or file://) without changing what envlock reports: the
+ * cache key, errors and locks always name the canonical URL. Sources, highest
+ * precedence first — for the same CANONICAL the first source that names it
+ * wins; across different CANONICALs the longest matching prefix wins:
+ *   1. el_cache_options.mirrors (the CLI's repeatable --mirror CANONICAL=URL)
+ *   2. ENVLOCK_MIRRORS: pairs separated by spaces, commas or newlines
+ *   3. the mirrors file: $ENVLOCK_CONFIG/mirrors if ENVLOCK_CONFIG is set, else
+ *      $XDG_CONFIG_HOME/envlock/mirrors (else ~/.config/envlock/mirrors);
+ *      one CANONICAL=URL per line, blank lines and `#` comments ignored.
+ * A prefix matches at a path boundary only ("https://a/simple" matches
+ * "https://a/simple/x" but not "https://a/simplex"). A file:// URL that ends
+ * in `/` is read as its index.html, as a static web server would serve it. */
+#ifndef ENVLOCK_CACHE_H
+#define ENVLOCK_CACHE_H
+
+#include <stdint.h>
+
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Options for one run's fetching. Zero-initialized means every default. */
+typedef struct el_cache_options {
+    const char *dir;          /* cache directory; NULL: see above */
+    bool offline;             /* answer from the cache only; a miss is an error */
+    bool quiet;               /* no progress line even on a TTY */
+    const char *const *mirrors; /* "CANONICAL=URL" pairs, highest precedence */
+    size_t n_mirrors;
+    bool no_mirror_config;    /* ignore ENVLOCK_MIRRORS and the mirrors file */
+    unsigned max_parallel;    /* transfers at once; 0: 16 */
+    long connect_timeout_ms;  /* per attempt; 0: 15000 */
+    long stall_seconds;       /* a transfer slower than stall_bytes_per_s for this
+                                 long is aborted (then retried); 0: 30 */
+    long stall_bytes_per_s;   /* 0: 1 byte/s, i.e. "nothing arrives" */
+    long attempt_timeout_ms;  /* whole attempt; 0: no limit beyond the stall rule */
+    int retries;              /* retries after the first attempt; 0: 4; <0: none */
+    long retry_base_ms;       /* first backoff; doubles each retry; 0: 500 */
+    long retry_cap_ms;        /* cap on one backoff and on Retry-After; 0: 30000 */
+    uint64_t max_bytes;       /* default size cap of one response; 0: 512 MiB */
+    const char *ca_bundle;    /* PEM CA bundle instead of the system's */
+    bool netrc;               /* credentials from netrc (optional per host) */
+    const char *netrc_file;   /* netrc path; NULL: ~/.netrc (implies netrc) */
+} el_cache_options;
+
+/* Counts of a cache directory (el_cache_info) or of what an operation
+ * removed, exported or imported. */
+typedef struct el_cache_stats {
+    uint64_t entries;         /* valid-looking entries */
+    uint64_t immutable;       /* of which kept forever */
+    uint64_t revalidated;     /* of which revalidated (index pages) */
+    uint64_t bytes;           /* bytes on disk of those entries */
+    uint64_t body_bytes;      /* uncompressed bytes they hold */
+    uint64_t corrupt;         /* entries whose header cannot be read */
+    uint64_t temp_files;      /* leftovers of interrupted writes */
+} el_cache_stats;
+
+/* el_cache_dir() :
+ *  The cache directory `o` selects (see above), as a string the caller frees
+ *  with el_free(). Fails (EL_INTERNAL) only when no HOME is known. */
+EL_API el_code el_cache_dir(el_ctx *ctx, const el_cache_options *o, char **dir);
+
+/* el_cache_info() :
+ *  Counts the entries of the cache directory into *st. A missing directory
+ *  is an empty cache, not an error. */
+EL_API el_code el_cache_info(el_ctx *ctx, const el_cache_options *o, el_cache_stats *st);
+
+/* el_cache_prune() :
+ *  Removes revalidated entries fetched more than `days` days ago, entries
+ *  whose header is unreadable, and leftovers of interrupted writes older than
+ *  an hour; with `all`, every entry. Removal is an unlink, so a concurrent
+ *  reader that already opened an entry still reads it whole; a concurrent
+ *  writer at worst fetches again. *removed (may be NULL) counts what went. */
+EL_API el_code el_cache_prune(el_ctx *ctx, const el_cache_options *o, unsigned days, bool all,
+                              el_cache_stats *removed);
+
+/* el_cache_export() :
+ *  Writes every valid entry into one tar archive compressed with zstd, with a
+ *  manifest (manifest.json, the last member) giving each member's sha256 and
+ *  size, for carrying a cache into an air-gapped site. Written to FILE.tmp
+ *  and renamed. *st (may be NULL) counts what was exported. */
+EL_API el_code el_cache_export(el_ctx *ctx, const el_cache_options *o, const char *file,
+                               el_cache_stats *st);
+
+/* el_cache_import() :
+ *  Reads an archive written by el_cache_export() into the cache. Every member
+ *  must be listed in the manifest with a matching sha256 and size, be a
+ *  well-formed entry, and have a name of an entry; anything else refuses the
+ *  whole archive (EL_POLICY_DENIED, detail.reason `tampered` and
+ *  detail.member) and nothing is imported: members go to a temporary
+ *  directory first and are renamed into place only after all are verified.
+ *  *st (may be NULL) counts what was imported. */
+EL_API el_code el_cache_import(el_ctx *ctx, const el_cache_options *o, const char *file,
+                               el_cache_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
