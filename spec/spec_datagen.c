@@ -785,14 +785,14 @@ static void read_apt_sources(dg *d, ptrvec *out)
         /* word split on a scratch copy */
         char *scratch = xstrdup(line);
         char *save = NULL;
-        char *words[64];
+        char *words[64] = { 0 };
         size_t nw = 0;
         for (char *w = strtok_r(scratch, " \t", &save); w && nw < 64; w = strtok_r(NULL, " \t", &save))
             words[nw++] = w;
         size_t k = 1;
         const char *problem_fmt = NULL;
         char *problem = NULL;
-        if (strcmp(words[0], "deb") != 0 && strcmp(words[0], "deb-src") != 0) {
+        if (nw == 0 || (strcmp(words[0], "deb") != 0 && strcmp(words[0], "deb-src") != 0)) {
             problem_fmt = "does not start with `deb` or `deb-src`";
         } else {
             if (k < nw && words[k][0] == '[') {
