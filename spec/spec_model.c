@@ -16,10 +16,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
+#include <json-c/printbuf.h>
 
 #include "spec_internal.h"
 
@@ -504,6 +506,16 @@ static json_object *build_int(walker *w, const tdesc *t, const spec_node *n)
     return json_object_new_int64(v);
 }
 
+static int print_number(json_object *o, struct printbuf *pb, int level, int flags)
+{
+    (void)level;
+    (void)flags;
+    char buf[32];
+    if (!spec_jcs_number(json_object_get_double(o), buf))
+        snprintf(buf, sizeof buf, "null");
+    return printbuf_memappend(pb, buf, (int)strlen(buf));
+}
+
 static json_object *build_float(walker *w, const tdesc *t, const spec_node *n)
 {
     double v;
@@ -528,9 +540,12 @@ static json_object *build_float(walker *w, const tdesc *t, const spec_node *n)
         finding(w, n, "must be greater than %lld", (long long)t->min);
         return NULL;
     }
-    /* JCS prints 2.0 as 2 either way; keep the double so the digest sees the
-     * same number pydantic's float field would hold. */
-    return json_object_new_double(v);
+    /* Keep the double so the digest sees the number pydantic's float field
+     * holds; print it the ECMAScript way (2.0 as 2) in the normalized JSON
+     * too, so both forms agree. */
+    json_object *d = json_object_new_double(v);
+    json_object_set_serializer(d, print_number, NULL, NULL);
+    return d;
 }
 
 static json_object *build_list(walker *w, const tdesc *t, const spec_node *n)

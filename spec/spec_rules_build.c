@@ -110,13 +110,13 @@ static void check_conda(rules_ctx *r, const char *content)
     spec_node *root = spec_yaml_parse(mem, content, strlen(content), &inner);
     if (!root) {
         for (size_t k = 0; k < inner.len; k++)
-            rules_add(r, base, EL_SPEC_INVALID, "line %u: %s", inner.items[k].line,
-                      inner.items[k].message);
+            rules_add(r, base, EL_SPEC_INVALID, "line %u of the environment.yml: %s",
+                      inner.items[k].line, inner.items[k].message);
         goto out;
     }
     for (size_t k = 0; k < inner.len; k++) /* duplicate keys */
-        rules_add(r, base, EL_SPEC_INVALID, "line %u: `%s` %s", inner.items[k].line,
-                  inner.items[k].field, inner.items[k].message);
+        rules_add(r, base, EL_SPEC_INVALID, "line %u of the environment.yml: `%s` %s",
+                  inner.items[k].line, inner.items[k].field, inner.items[k].message);
     if (root->kind != SN_MAP) {
         rules_add(r, base, EL_SPEC_INVALID,
                   "is not an environment.yml: it should be a mapping with `dependencies`");

@@ -464,10 +464,13 @@ static bool count_nodes(composer *y, size_t n, const yaml_mark_t *m)
     return true;
 }
 
-static const char *display_tag(const char *tag)
+/* `tag:yaml.org,2002:int` as the user wrote it: `!!int`. */
+static const char *display_tag(composer *y, const char *tag)
 {
     static const char core[] = "tag:yaml.org,2002:";
-    return strncmp(tag, core, sizeof core - 1) == 0 ? tag + sizeof core - 3 : tag;
+    if (strncmp(tag, core, sizeof core - 1) == 0)
+        return arena_sprintf(y->mem, "!!%s", tag + sizeof core - 1);
+    return tag;
 }
 
 static spec_node *new_node(composer *y, spec_node_kind kind, const yaml_mark_t *m)
@@ -518,12 +521,12 @@ static spec_node *compose_scalar(composer *y, yaml_event_t *ev)
         fail_at(y, &ev->start_mark,
                 "uses the tag `%s`, which a spec does not allow: only plain YAML values "
                 "(strings, numbers, booleans, null, lists, mappings)",
-                display_tag(tag));
+                display_tag(y, tag));
         return NULL;
     }
     if (!ok) {
         char *msg = arena_sprintf(y->mem, "`%s` cannot be read as %s", node->text,
-                                  display_tag(tag));
+                                  display_tag(y, tag));
         fail_at(y, &ev->start_mark, "%s", msg);
         return NULL;
     }
@@ -542,7 +545,7 @@ static bool collection_tag_ok(composer *y, const yaml_char_t *tag, const char *w
     fail_at(y, m,
             "uses the tag `%s`, which a spec does not allow: only plain YAML values "
             "(strings, numbers, booleans, null, lists, mappings)",
-            display_tag((const char *)tag));
+            display_tag(y, (const char *)tag));
     return false;
 }
 
@@ -958,7 +961,7 @@ spec_node *spec_yaml_parse(arena *mem, const char *text, size_t len, spec_findin
     if (y.failed)
         return NULL;
     if (!have_doc || !root || root->kind == SN_NULL) {
-        if (root && root->kind == SN_NULL)
+        if (root && root->kind == SN_NULL && root->text_len > 0)
             spec_finding_add(fs, root, DOC, EL_SPEC_INVALID,
                              "is empty; an Environment is a mapping with apiVersion, kind, "
                              "metadata and spec");

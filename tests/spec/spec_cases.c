@@ -17,6 +17,8 @@
 
 static int failures, total;
 
+/* The findings, then `=> CODE message` as el_spec_validate() reports the
+ * whole (invalid outranks unsupported and denied). */
 static char *render(el_spec *spec)
 {
     strbuf sb = STRBUF_INIT;
@@ -27,6 +29,12 @@ static char *render(el_spec *spec)
         const el_finding *f = el_spec_finding(spec, i);
         sb_addf(&sb, "%u:%u %s %s %s\n", f->line, f->column, f->field, el_code_name(f->code),
                 f->message);
+    }
+    if (n) {
+        el_ctx *ctx = el_ctx_new();
+        el_code code = el_spec_validate(ctx, spec);
+        sb_addf(&sb, "=> %s %s\n", el_code_name(code), el_ctx_message(ctx));
+        el_ctx_free(ctx);
     }
     return sb_detach(&sb, NULL);
 }
