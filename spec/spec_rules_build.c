@@ -593,7 +593,8 @@ static void check_dockerfile(rules_ctx *r, const char *content)
         check_instruction(&out, &stages, start, text);
         ptrvec_push(&held, text);
     }
-    qsort(out.items, out.len, sizeof *out.items, dline_cmp);
+    if (out.len)
+        qsort(out.items, out.len, sizeof *out.items, dline_cmp);
     for (size_t k = 0; k < out.len; k++) {
         dline *d = out.items[k];
         rules_add(r, "spec.build.dockerfile.content", EL_SPEC_INVALID, "%s", d->msg);
