@@ -11,22 +11,19 @@
 
 #include <json-c/json.h>
 
-#if defined(__has_include)
-#if __has_include("pep508.h")
 #include "pep508.h"
-#define SPEC_HAVE_PEP508_H 1
-#endif
-#if __has_include("semver.h")
-#include "semver.h"
+#if defined(__has_include)
+#if __has_include("npm_spec.h")
+#include "npm_spec.h"
+#define SPEC_HAVE_NPM_SPEC_H 1
 #endif
 #endif
 
 #include "spec_rules_internal.h"
 
-#ifndef SPEC_HAVE_PEP508_H
-int pypi_requirement_check(const char *text, char **err);
-#endif
+#ifndef SPEC_HAVE_NPM_SPEC_H
 int npm_pkgspec_check(const char *text, char **err);
+#endif
 
 #define MAX_TEXT_BYTES 1048576
 
