@@ -239,7 +239,8 @@ static void case_R(size_t line, char **f, size_t nf)
     } else {
         sb_addf(&got, "ok|%s|%s|", r->name, r->canonical_name);
         char **ex = xmalloc((r->nextras + 1) * sizeof *ex);
-        memcpy(ex, r->extras, r->nextras * sizeof *ex);
+        if (r->nextras)
+            memcpy(ex, r->extras, r->nextras * sizeof *ex);
         qsort(ex, r->nextras, sizeof *ex, cmp_str);
         for (size_t i = 0; i < r->nextras; i++)
             sb_addf(&got, "%s%s", i ? "," : "", ex[i]);
