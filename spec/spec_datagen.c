@@ -7,9 +7,11 @@
  * resource sizes — and reports problems with them under the recipe's field
  * names (`packages.pip[3]`, `registries.npmRegistryUrl`, `resources.cpu`).
  * An entry it refuses is left out of the tree, so the model and the rules do
- * not report it a second time under Environment names. It does not judge
- * what the model and rules judge (PEP 508 beyond the package name, image
- * reference syntax, credentials in URLs). Every node it builds carries the
+ * not report it a second time under Environment names; for that, Python
+ * and npm entries are also run through the ecosystems' grammars here
+ * (spec_check_pep508/_npm). It leaves to the model and rules what they
+ * judge on the Environment (image reference syntax, credentials in index
+ * URLs, reserved name prefixes). Every node it builds carries the
  * line and column of the recipe node it came from; nodes made from the
  * `template_name` option alone have no position (0:0). */
 #include <ctype.h>
@@ -18,6 +20,7 @@
 #include <strings.h>
 
 #include "spec_internal.h"
+#include "spec_rules_internal.h"
 
 /* ---- templates (the seed's table, in its order) ---- */
 
@@ -414,6 +417,7 @@ static char *slugify(dg *d, const char *name)
 typedef struct token {
     const char *text;
     unsigned line, column;
+    bool glued; /* follows the previous token after a lone comma: "a>=2,<3" */
 } token;
 
 static bool is_sep(char c)
@@ -439,6 +443,7 @@ static void split_scalar(dg *d, const spec_node *s, ptrvec *out)
             break;
         token *tk = arena_alloc(d->mem, sizeof *tk);
         tk->text = arena_strndup(d->mem, t + start, i - start);
+        tk->glued = start >= 2 && t[start - 1] == ',' && !is_sep(t[start - 2]);
         tk->line = s->line;
         tk->column = s->column;
         if (exact) { /* columns count characters, not bytes */
@@ -647,6 +652,22 @@ static size_t read_packages(dg *d, dg_field f, ptrvec *out)
     size_t valid = 0;
     ptrvec toks = PTRVEC_INIT;
     tokens_of(d, f, &toks);
+    if (f == F_PIP || f == F_UV) {
+        /* A comma inside a specifier set does not separate: "pandas>=2,<3"
+         * is one requirement. Only a lone comma between a token and one that
+         * starts with an operator joins them; "scipy ,<2" stays two. */
+        size_t o = 0;
+        for (size_t i = 0; i < toks.len; i++) {
+            token *tk = toks.items[i];
+            if (o > 0 && tk->glued && is_op(tk->text[0])) {
+                token *prev = toks.items[o - 1];
+                prev->text = arena_sprintf(d->mem, "%s,%s", prev->text, tk->text);
+                continue;
+            }
+            toks.items[o++] = tk;
+        }
+        toks.len = o;
+    }
     ptrvec mine = PTRVEC_INIT; /* this field's accepted entries */
     bool dangling = false;     /* the previous token ended in an operator */
     for (size_t i = 0; i < toks.len; i++) {
@@ -660,12 +681,17 @@ static size_t read_packages(dg *d, dg_field f, ptrvec *out)
         char *problem = NULL;
         const char *key = NULL;
         size_t name_len = 0;
+        char *err = NULL;
         if (f == F_PIP || f == F_UV) {
             problem = python_problem(tk->text);
+            if (!problem && !spec_check_pep508(tk->text, &err))
+                problem = xasprintf("`%s`: %s", tk->text, err);
             if (!problem)
                 key = pypi_key(d, tk->text);
         } else if (f == F_NPM) {
             problem = npm_problem(tk->text, &name_len);
+            if (!problem && !spec_check_npm(tk->text, &err))
+                problem = xstrdup(err); /* it quotes the entry itself */
             if (!problem)
                 key = arena_strndup(d->mem, tk->text, name_len);
         } else {
@@ -673,6 +699,7 @@ static size_t read_packages(dg *d, dg_field f, ptrvec *out)
             if (!problem)
                 key = arena_strndup(d->mem, tk->text, name_len);
         }
+        free(err);
         char *field = xasprintf("%s[%zu]", field_path[f], i);
         if (problem) {
             finding_pos(d, tk->line, tk->column, field, "%s", problem);
@@ -1120,7 +1147,7 @@ spec_node *spec_datagen_import(arena *mem, const spec_node *root, const char *te
     if (tpl) {
         size_t j = 0;
         for (const char *const *p = tpl->pip; *p; p++, j++) {
-            token tk = { *p, tpl_at ? tpl_at->line : 0, tpl_at ? tpl_at->column : 0 };
+            token tk = { *p, tpl_at ? tpl_at->line : 0, tpl_at ? tpl_at->column : 0, false };
             ptrvec_push(&py, entry_new(&d, &tk, pypi_key(&d, *p), F_COUNT, j));
         }
     }
