@@ -11,19 +11,10 @@
 
 #include <json-c/json.h>
 
-#include "pep508.h"
-#if defined(__has_include)
-#if __has_include("npm_spec.h")
 #include "npm_spec.h"
-#define SPEC_HAVE_NPM_SPEC_H 1
-#endif
-#endif
+#include "pep508.h"
 
 #include "spec_rules_internal.h"
-
-#ifndef SPEC_HAVE_NPM_SPEC_H
-int npm_pkgspec_check(const char *text, char **err);
-#endif
 
 #define MAX_TEXT_BYTES 1048576
 
