@@ -176,6 +176,9 @@ typedef struct cache_meta {
     uint64_t size;        /* body length */
     char sha256[65];      /* of the body */
 } cache_meta;
+/* cache_meta_init() : empty record (max_age -1); cache_meta_clear() frees
+ * the strings of an initialized record and empties it. */
+void cache_meta_init(cache_meta *m);
 void cache_meta_clear(cache_meta *m);
 
 typedef enum cache_entry_state {

@@ -88,7 +88,7 @@ static void visit(const char *path, const char *name, void *u)
     if (!is_key(name))
         return;
     cache_meta m;
-    memset(&m, 0, sizeof m);
+    cache_meta_init(&m);
     if (!cache_entry_read_meta(path, &m)) {
         if (w->prune) {
             if (unlink(path) == 0)
@@ -200,7 +200,7 @@ el_code el_cache_export(el_ctx *ctx, const el_cache_options *o, const char *file
             continue; /* pruned meanwhile */
         const char *name = strrchr(p, '/') + 1;
         cache_meta m;
-        memset(&m, 0, sizeof m);
+        cache_meta_init(&m);
         if (cache_entry_check(data, n, name, &m, NULL, NULL)) {
             free(data); /* corrupt: not worth carrying */
             continue;
@@ -485,7 +485,7 @@ el_code el_cache_import(el_ctx *ctx, const el_cache_options *o, const char *file
         size_t n;
         unsigned char *data = (unsigned char *)read_file(p, (size_t)4 << 30, &n);
         cache_meta m;
-        memset(&m, 0, sizeof m);
+        cache_meta_init(&m);
         const char *why = data ? cache_entry_check(data, n, ms[j].key, &m, NULL, NULL)
                                : "unreadable member";
         if (why) {

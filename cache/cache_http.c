@@ -352,7 +352,7 @@ void cache_submit(cache *c, const cache_request *rq)
     x->user = rq->user;
     x->lock_fd = -1;
     x->submitted_ms = cache_now_ms();
-    cache_meta_clear(&x->cached);
+    cache_meta_init(&x->cached);
     sb_init(&x->body);
     cache_key(x->url, x->accept, x->key);
     ptrvec_push(&c->queue, x);
@@ -486,7 +486,7 @@ static bool try_cache(xfer *x)
     unsigned char *body = NULL;
     size_t len = 0;
     const char *why = NULL;
-    cache_meta_clear(&m);
+    cache_meta_init(&m);
     cache_entry_state s = cache_store_get(c->store, x->key, &m, &body, &len, &why);
     if (s != CACHE_ENTRY_OK) {
         if (c->o.offline) {
@@ -640,7 +640,7 @@ static void store_and_serve(xfer *x, const char *final_url)
     cache *c = x->c;
     CURL *e = x->easy;
     cache_meta m;
-    cache_meta_clear(&m);
+    cache_meta_init(&m);
     m.url = xstrdup(x->url);
     m.accept = x->accept ? xstrdup(x->accept) : NULL;
     m.etag = is_file_url(x->transport) ? NULL : header(e, "ETag");
@@ -869,7 +869,7 @@ bool cache_blob_get(cache *c, const char *name, unsigned char **data, size_t *le
     cache_key(url, NULL, key);
     free(url);
     cache_meta m;
-    cache_meta_clear(&m);
+    cache_meta_init(&m);
     bool ok = cache_store_get(c->store, key, &m, data, len, NULL) == CACHE_ENTRY_OK;
     cache_meta_clear(&m);
     return ok;
@@ -878,7 +878,7 @@ bool cache_blob_get(cache *c, const char *name, unsigned char **data, size_t *le
 bool cache_blob_put(cache *c, const char *name, const void *data, size_t len)
 {
     cache_meta m;
-    cache_meta_clear(&m);
+    cache_meta_init(&m);
     m.url = xasprintf("blob:%s", name);
     m.immutable = true;
     m.fetched_ms = cache_now_ms();

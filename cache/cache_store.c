@@ -39,6 +39,14 @@ struct cache_writer {
     int fd;
 };
 
+/* Counts `n` bytes written directly past sb->len (within sb_grow's room);
+ * sb_setlen() only shortens. */
+static void sb_extend(strbuf *sb, size_t n)
+{
+    sb->len += n;
+    sb->buf[sb->len] = '\0';
+}
+
 int64_t cache_now_ms(void)
 {
     struct timeval tv;
@@ -102,6 +110,12 @@ void cache_store_close(cache_store *s)
 
 const char *cache_store_dir(const cache_store *s) { return s->dir; }
 
+void cache_meta_init(cache_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    m->max_age = -1;
+}
+
 void cache_meta_clear(cache_meta *m)
 {
     free(m->url);
@@ -145,7 +159,7 @@ void cache_entry_encode(cache_meta *m, const void *body, size_t len, strbuf *out
     size_t z = ZSTD_compress(out->buf + out->len, bound, body, len, level);
     if (ZSTD_isError(z))
         abort(); /* only out of memory or a bad bound can get here */
-    sb_setlen(out, out->len + z);
+    sb_extend(out, z);
 }
 
 static char *jstr(json_object *o, const char *k)
@@ -197,7 +211,7 @@ const char *cache_entry_check(const unsigned char *data, size_t n, const char *k
                               cache_meta *mout, unsigned char **body, size_t *len)
 {
     cache_meta m;
-    memset(&m, 0, sizeof m);
+    cache_meta_init(&m);
     m.max_age = -1;
     if (n < MAGIC_LEN || memcmp(data, MAGIC, MAGIC_LEN) != 0)
         return "bad magic";
@@ -292,7 +306,7 @@ cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m
             }
             if (r == 0)
                 break;
-            sb_setlen(&sb, sb.len + (size_t)r);
+            sb_extend(&sb, (size_t)r);
             if (sb.alloc - sb.len < 2)
                 sb_grow(&sb, 65536);
         }

@@ -13,6 +13,10 @@
 typedef struct cli_opts {
     bool json;  /* one JSON object on stdout, nothing else there */
     bool quiet; /* no progress or notes on stderr */
+    const char *cache_dir;      /* --cache-dir DIR */
+    bool offline;               /* --offline */
+    const char *const *mirrors; /* --mirror CANONICAL=URL, repeatable */
+    size_t n_mirrors;
 } cli_opts;
 
 /* Each subcommand takes the arguments after its name, with global options
@@ -22,6 +26,10 @@ int cli_digest(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 int cli_version(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 int cli_normalize(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 int cli_templates(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
+int cli_cache(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
+
+/* cli_cache_options() : the fetch options the global flags select. */
+void cli_cache_options(const cli_opts *o, el_cache_options *co);
 
 /* cli_load_spec() : loads the spec named by FILE (or "-" for stdin, or none
  * with --template) with --format/--template applied. Returns NULL after

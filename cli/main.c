@@ -21,10 +21,19 @@ static const char usage[] =
     "  version satisfies ECOSYSTEM RANGE V...\n"
     "                      print the versions that satisfy RANGE, one per line\n"
     "  templates           list the DataGen built-in templates\n"
+    "  cache info | prune [--days N] [--all] | export FILE | import FILE\n"
+    "                      look after the download cache; export/import carry it\n"
+    "                      as one tar+zstd archive with a sha256 manifest\n"
     "\n"
     "options:\n"
     "  --json              print one JSON object on stdout (errors too)\n"
     "  --quiet             no notes on stderr\n"
+    "  --cache-dir DIR     cache directory (default $ENVLOCK_CACHE_DIR, else\n"
+    "                      $XDG_CACHE_HOME/envlock)\n"
+    "  --offline           use only the cache; name what is missing\n"
+    "  --mirror CANONICAL=URL\n"
+    "                      fetch URLs under CANONICAL from URL instead (repeatable;\n"
+    "                      also ENVLOCK_MIRRORS and the mirrors config file)\n"
     "  --format F          environment, datagen or auto (default auto)\n"
     "  --template NAME     start from a DataGen built-in template\n"
     "  -h, --help          this text\n"
@@ -42,6 +51,7 @@ static const struct {
     { "normalize", cli_normalize },
     { "version", cli_version },
     { "templates", cli_templates },
+    { "cache", cli_cache },
 };
 
 int main(int argc, char **argv)
@@ -50,7 +60,9 @@ int main(int argc, char **argv)
     el_ctx *ctx = el_ctx_new();
     /* Global options may appear anywhere; pull them out, keep the rest in order. */
     char **rest = calloc((size_t)argc + 1, sizeof(char *));
+    const char **mirrors = calloc((size_t)argc + 1, sizeof(char *));
     int nrest = 0;
+    int status = -1;
     bool after_dashdash = false;
     for (int i = 1; i < argc; i++) {
         if (!after_dashdash && strcmp(argv[i], "--") == 0) {
@@ -60,12 +72,30 @@ int main(int argc, char **argv)
             o.json = true;
         } else if (!after_dashdash && (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0)) {
             o.quiet = true;
+        } else if (!after_dashdash && strcmp(argv[i], "--offline") == 0) {
+            o.offline = true;
+        } else if (!after_dashdash && (strcmp(argv[i], "--cache-dir") == 0 ||
+                                       strcmp(argv[i], "--mirror") == 0)) {
+            if (i + 1 >= argc) {
+                status = cli_usage_error(ctx, &o, "%s needs a value", argv[i]);
+                break;
+            }
+            if (strcmp(argv[i], "--cache-dir") == 0)
+                o.cache_dir = argv[++i];
+            else
+                mirrors[o.n_mirrors++] = argv[++i];
+        } else if (!after_dashdash && strncmp(argv[i], "--cache-dir=", 12) == 0) {
+            o.cache_dir = argv[i] + 12;
+        } else if (!after_dashdash && strncmp(argv[i], "--mirror=", 9) == 0) {
+            mirrors[o.n_mirrors++] = argv[i] + 9;
         } else {
             rest[nrest++] = argv[i];
         }
     }
-    int status;
-    if (nrest == 0) {
+    o.mirrors = mirrors;
+    if (status != -1) {
+        /* a usage error in the global options, already reported */
+    } else if (nrest == 0) {
         status = cli_usage_error(ctx, &o, "no command given");
     } else if (strcmp(rest[0], "-h") == 0 || strcmp(rest[0], "--help") == 0 ||
                strcmp(rest[0], "help") == 0) {
@@ -86,6 +116,7 @@ int main(int argc, char **argv)
             status = cli_usage_error(ctx, &o, "unknown command `%s`", rest[0]);
     }
     free(rest);
+    free(mirrors);
     el_ctx_free(ctx);
     return status;
 }

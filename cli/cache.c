@@ -1,0 +1,99 @@
+/* cache.c — `envlock cache info|prune|export FILE|import FILE`: look after
+ * the download cache (counts, pruning, carrying it into an air-gapped site).
+ * Also turns the global --cache-dir/--offline/--mirror options into
+ * el_cache_options for every command that fetches. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_cache_options(const cli_opts *o, el_cache_options *co)
+{
+    memset(co, 0, sizeof *co);
+    co->dir = o->cache_dir;
+    co->offline = o->offline;
+    co->quiet = o->quiet || o->json;
+    co->mirrors = o->mirrors;
+    co->n_mirrors = o->n_mirrors;
+}
+
+static void print_stats(const cli_opts *o, const char *verb, const char *dir,
+                        const el_cache_stats *st)
+{
+    if (o->json) {
+        printf("{\"dir\":");
+        cli_json_string(stdout, dir);
+        printf(",\"entries\":%llu,\"immutable\":%llu,\"revalidated\":%llu,\"bytes\":%llu,"
+               "\"bodyBytes\":%llu,\"corrupt\":%llu,\"tempFiles\":%llu}\n",
+               (unsigned long long)st->entries, (unsigned long long)st->immutable,
+               (unsigned long long)st->revalidated, (unsigned long long)st->bytes,
+               (unsigned long long)st->body_bytes, (unsigned long long)st->corrupt,
+               (unsigned long long)st->temp_files);
+        return;
+    }
+    printf("cache: %s\n", dir);
+    printf("%s %llu entries (%llu immutable, %llu revalidated), %llu bytes on disk, "
+           "%llu bytes uncompressed\n",
+           verb, (unsigned long long)st->entries, (unsigned long long)st->immutable,
+           (unsigned long long)st->revalidated, (unsigned long long)st->bytes,
+           (unsigned long long)st->body_bytes);
+    if (st->corrupt)
+        printf("unreadable entries: %llu\n", (unsigned long long)st->corrupt);
+    if (st->temp_files)
+        printf("interrupted writes: %llu\n", (unsigned long long)st->temp_files);
+}
+
+int cli_cache(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+{
+    if (argc < 1)
+        return cli_usage_error(ctx, o, "cache needs info, prune, export FILE or import FILE");
+    el_cache_options co;
+    cli_cache_options(o, &co);
+    const char *sub = argv[0];
+    el_cache_stats st;
+    el_code rc;
+    const char *verb;
+    if (strcmp(sub, "info") == 0) {
+        if (argc != 1)
+            return cli_usage_error(ctx, o, "cache info takes no arguments");
+        rc = el_cache_info(ctx, &co, &st);
+        verb = "holds";
+    } else if (strcmp(sub, "prune") == 0) {
+        unsigned days = 30;
+        bool all = false;
+        for (int i = 1; i < argc; i++) {
+            if (strcmp(argv[i], "--all") == 0) {
+                all = true;
+            } else if (strcmp(argv[i], "--days") == 0 && i + 1 < argc) {
+                char *end;
+                long d = strtol(argv[++i], &end, 10);
+                if (*end || d < 0 || d > 100000)
+                    return cli_usage_error(ctx, o, "--days takes a number of days, not `%s`",
+                                           argv[i]);
+                days = (unsigned)d;
+            } else {
+                return cli_usage_error(ctx, o, "cache prune takes [--days N] [--all], not `%s`",
+                                       argv[i]);
+            }
+        }
+        rc = el_cache_prune(ctx, &co, days, all, &st);
+        verb = "removed";
+    } else if (strcmp(sub, "export") == 0 || strcmp(sub, "import") == 0) {
+        if (argc != 2)
+            return cli_usage_error(ctx, o, "cache %s takes one FILE", sub);
+        bool exp = strcmp(sub, "export") == 0;
+        rc = exp ? el_cache_export(ctx, &co, argv[1], &st) : el_cache_import(ctx, &co, argv[1], &st);
+        verb = exp ? "exported" : "imported";
+    } else {
+        return cli_usage_error(ctx, o, "unknown cache command `%s` (info, prune, export, import)",
+                               sub);
+    }
+    if (rc != EL_OK)
+        return cli_report_failure(ctx, o);
+    char *dir = NULL;
+    if (el_cache_dir(ctx, &co, &dir) != EL_OK)
+        return cli_report_failure(ctx, o);
+    print_stats(o, verb, dir, &st);
+    el_free(dir);
+    return 0;
+}

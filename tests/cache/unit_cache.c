@@ -1,0 +1,606 @@
+/* unit_cache.c — cmocka tests of cache/'s store (key derivation, atomic
+ * writes, corrupt-entry detection, prune), export/import (roundtrip and
+ * refusal of tampered archives), mirror rewriting and URL redaction. No
+ * network: everything works on temporary directories. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "cache.h"
+
+static char *mkdir_tmp(void)
+{
+    char tmpl[] = "/tmp/el-unit-cache-XXXXXX";
+    char *d = mkdtemp(tmpl);
+    assert_non_null(d);
+    return xstrdup(d);
+}
+
+static void rm_rf(const char *path)
+{
+    char *cmd = xasprintf("rm -rf '%s'", path);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+}
+
+static size_t count_files(const char *dir, const char *prefix)
+{
+    char *cmd = xasprintf("find '%s' -type f -name '%s*' | wc -l", dir, prefix);
+    FILE *p = popen(cmd, "r");
+    size_t n = 0;
+    assert_int_equal(fscanf(p, "%zu", &n), 1);
+    pclose(p);
+    free(cmd);
+    return n;
+}
+
+static void put(cache_store *s, const char *url, const char *body, bool immutable, int64_t fetched)
+{
+    el_ctx *ctx = el_ctx_new();
+    cache_meta m;
+    cache_meta_init(&m);
+    m.url = xstrdup(url);
+    m.immutable = immutable;
+    m.fetched_ms = fetched;
+    m.etag = xstrdup("\"e1\"");
+    char key[65];
+    cache_key(url, NULL, key);
+    assert_int_equal(cache_store_put(s, ctx, key, &m, body, strlen(body)), EL_OK);
+    cache_meta_clear(&m);
+    el_ctx_free(ctx);
+}
+
+static void test_key(void **state)
+{
+    char a[65], b[65], c[65], d[65];
+    cache_key("https://pypi.org/simple/numpy/", NULL, a);
+    cache_key("https://pypi.org/simple/numpy/", "", b);
+    cache_key("https://pypi.org/simple/numpy/", "application/vnd.pypi.simple.v1+json", c);
+    cache_key("https://pypi.org/simple/numpy", NULL, d);
+    assert_int_equal(strlen(a), 64);
+    assert_string_equal(a, b);        /* no Accept and an empty one are the same */
+    assert_string_not_equal(a, c);    /* the Accept header is part of the key */
+    assert_string_not_equal(a, d);    /* URLs are taken byte for byte */
+    /* Stable across releases: the key of a known input. */
+    char e[65];
+    cache_key("x", NULL, e);
+    char want[65];
+    sha256_hex("GET x\n", 6, want);
+    assert_string_equal(e, want);
+}
+
+static void test_roundtrip_atomic(void **state)
+{
+    char *dir = mkdir_tmp();
+    el_ctx *ctx = el_ctx_new();
+    cache_store *s = cache_store_open(ctx, dir);
+    assert_non_null(s);
+    put(s, "https://h/a", "body of a", true, 1000);
+    char key[65];
+    cache_key("https://h/a", NULL, key);
+    cache_meta m;
+    cache_meta_init(&m);
+    unsigned char *body;
+    size_t len;
+    assert_int_equal(cache_store_get(s, key, &m, &body, &len, NULL), CACHE_ENTRY_OK);
+    assert_int_equal(len, 9);
+    assert_memory_equal(body, "body of a", 9);
+    assert_int_equal(body[len], 0);
+    assert_string_equal(m.url, "https://h/a");
+    assert_string_equal(m.etag, "\"e1\"");
+    assert_true(m.immutable);
+    assert_int_equal(m.fetched_ms, 1000);
+    free(body);
+    cache_meta_clear(&m);
+    /* The entry lives at v1/<k0k1>/<key>; no temp files remain. */
+    char *path = cache_entry_path(dir, key, NULL);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    free(path);
+    assert_int_equal(count_files(dir, ".tmp-"), 0);
+    /* Overwrite replaces whole. */
+    put(s, "https://h/a", "second", true, 2000);
+    assert_int_equal(cache_store_get(s, key, &m, &body, &len, NULL), CACHE_ENTRY_OK);
+    assert_int_equal(len, 6);
+    free(body);
+    cache_meta_clear(&m);
+    /* An aborted writer leaves nothing. */
+    cache_writer *w = cache_writer_begin(s, ctx, key);
+    assert_true(cache_writer_write(w, "junk", 4));
+    cache_writer_abort(w);
+    assert_int_equal(count_files(dir, ".tmp-"), 0);
+    assert_int_equal(cache_store_get(s, key, &m, NULL, NULL, NULL), CACHE_ENTRY_OK);
+    cache_meta_clear(&m);
+    /* A missing entry. */
+    cache_key("https://h/none", NULL, key);
+    assert_int_equal(cache_store_get(s, key, &m, NULL, NULL, NULL), CACHE_ENTRY_MISSING);
+    cache_store_close(s);
+    el_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* Writes `data` as the entry file for url. */
+static void write_raw(const char *dir, const char *url, const void *data, size_t n)
+{
+    char key[65];
+    cache_key(url, NULL, key);
+    char *sub = xasprintf("%s/v1/%.2s", dir, key);
+    mkdir(sub, 0777);
+    free(sub);
+    char *path = cache_entry_path(dir, key, NULL);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+    free(path);
+}
+
+static void test_corrupt(void **state)
+{
+    char *dir = mkdir_tmp();
+    el_ctx *ctx = el_ctx_new();
+    cache_store *s = cache_store_open(ctx, dir);
+    const char *url = "https://h/c";
+    put(s, url, "a body long enough to compress somewhat, somewhat, somewhat", false, 1);
+    char key[65];
+    cache_key(url, NULL, key);
+    char *path = cache_entry_path(dir, key, NULL);
+    size_t n;
+    unsigned char *good = (unsigned char *)read_file(path, 1 << 20, &n);
+    assert_non_null(good);
+    struct {
+        const char *name;
+        size_t cut;      /* keep this many bytes (0: all) */
+        long flip;       /* flip the byte at this offset from the end (-1: none) */
+        const char *extra;
+    } cases[] = {
+        { "flipped body byte", 0, 3, NULL },
+        { "truncated frame", 1, -1, NULL },
+        { "truncated metadata", 30, -1, NULL },
+        { "trailing data", 0, -1, "xx" },
+        { "bad magic", 0, (long)n, NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        strbuf sb = STRBUF_INIT;
+        size_t keep = cases[i].cut == 1 ? n - 4 : cases[i].cut ? cases[i].cut : n;
+        sb_add(&sb, good, keep);
+        if (cases[i].flip >= 0)
+            sb.buf[n - (size_t)cases[i].flip] ^= 0x55;
+        if (cases[i].extra)
+            sb_adds(&sb, cases[i].extra);
+        write_raw(dir, url, sb.buf, sb.len);
+        sb_release(&sb);
+        cache_meta m;
+        cache_meta_init(&m);
+        const char *why = NULL;
+        unsigned char *body = NULL;
+        size_t len;
+        assert_int_equal(cache_store_get(s, key, &m, &body, &len, &why), CACHE_ENTRY_CORRUPT);
+        assert_non_null(why);
+        assert_null(body);
+        /* Removed, never served twice. */
+        assert_int_equal(cache_store_get(s, key, &m, NULL, NULL, NULL), CACHE_ENTRY_MISSING);
+    }
+    /* A valid entry stored under another URL's name. */
+    write_raw(dir, "https://h/elsewhere", good, n);
+    cache_key("https://h/elsewhere", NULL, key);
+    cache_meta m;
+    cache_meta_init(&m);
+    assert_int_equal(cache_store_get(s, key, &m, NULL, NULL, NULL), CACHE_ENTRY_CORRUPT);
+    free(good);
+    free(path);
+    cache_store_close(s);
+    el_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
+static void test_prune(void **state)
+{
+    char *dir = mkdir_tmp();
+    el_ctx *ctx = el_ctx_new();
+    cache_store *s = cache_store_open(ctx, dir);
+    int64_t now = cache_now_ms();
+    put(s, "https://h/old-page", "old", false, now - 40LL * 86400 * 1000);
+    put(s, "https://h/new-page", "new", false, now);
+    put(s, "https://h/old-wheel", "wheel", true, now - 400LL * 86400 * 1000);
+    el_cache_options o = { 0 };
+    o.dir = dir;
+    el_cache_stats st;
+    assert_int_equal(el_cache_info(ctx, &o, &st), EL_OK);
+    assert_int_equal(st.entries, 3);
+    assert_int_equal(st.immutable, 1);
+    assert_int_equal(st.revalidated, 2);
+    assert_int_equal(st.body_bytes, 11);
+    assert_true(st.bytes > st.body_bytes);
+    assert_int_equal(el_cache_prune(ctx, &o, 30, false, &st), EL_OK);
+    assert_int_equal(st.entries, 1); /* only the old revalidated page */
+    assert_int_equal(el_cache_info(ctx, &o, &st), EL_OK);
+    assert_int_equal(st.entries, 2);
+    assert_int_equal(el_cache_prune(ctx, &o, 30, true, &st), EL_OK);
+    assert_int_equal(st.entries, 2);
+    assert_int_equal(el_cache_info(ctx, &o, &st), EL_OK);
+    assert_int_equal(st.entries, 0);
+    /* A missing directory is an empty cache. */
+    o.dir = "/nonexistent/el-cache";
+    assert_int_equal(el_cache_info(ctx, &o, &st), EL_OK);
+    assert_int_equal(st.entries, 0);
+    cache_store_close(s);
+    el_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
+static char *make_cache_with_entries(void)
+{
+    char *dir = mkdir_tmp();
+    el_ctx *ctx = el_ctx_new();
+    cache_store *s = cache_store_open(ctx, dir);
+    put(s, "https://h/p1", "page one", false, cache_now_ms());
+    put(s, "https://h/w1", "wheel one", true, cache_now_ms());
+    put(s, "https://h/w2", "wheel two", true, cache_now_ms());
+    cache_store_close(s);
+    el_ctx_free(ctx);
+    return dir;
+}
+
+static void test_export_import(void **state)
+{
+    char *src = make_cache_with_entries();
+    char *dst = mkdir_tmp();
+    char *arc = xasprintf("%s/export.tar.zst", dst);
+    el_ctx *ctx = el_ctx_new();
+    el_cache_options o = { 0 };
+    o.dir = src;
+    el_cache_stats st;
+    assert_int_equal(el_cache_export(ctx, &o, arc, &st), EL_OK);
+    assert_int_equal(st.entries, 3);
+    /* Deterministic: the same cache exports to the same bytes. */
+    char *arc2 = xasprintf("%s/export2.tar.zst", dst);
+    assert_int_equal(el_cache_export(ctx, &o, arc2, &st), EL_OK);
+    size_t n1, n2;
+    char *a1 = read_file(arc, 1 << 24, &n1), *a2 = read_file(arc2, 1 << 24, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(a1, a2, n1);
+    free(a1);
+    free(a2);
+    char *into = xasprintf("%s/cache", dst);
+    o.dir = into;
+    assert_int_equal(el_cache_import(ctx, &o, arc, &st), EL_OK);
+    assert_int_equal(st.entries, 3);
+    assert_int_equal(st.immutable, 2);
+    assert_int_equal(el_cache_info(ctx, &o, &st), EL_OK);
+    assert_int_equal(st.entries, 3);
+    /* The imported entries are real entries. */
+    cache_store *s = cache_store_open(ctx, into);
+    char key[65];
+    cache_key("https://h/w2", NULL, key);
+    cache_meta m;
+    cache_meta_init(&m);
+    unsigned char *body;
+    size_t len;
+    assert_int_equal(cache_store_get(s, key, &m, &body, &len, NULL), CACHE_ENTRY_OK);
+    assert_memory_equal(body, "wheel two", 9);
+    free(body);
+    cache_meta_clear(&m);
+    cache_store_close(s);
+    /* No leftovers of the temporary import directory. */
+    char *cmd = xasprintf("test -z \"$(ls -A '%s/v1' | grep import)\"", into);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    el_ctx_free(ctx);
+    rm_rf(src);
+    rm_rf(dst);
+    free(src);
+    free(dst);
+    free(arc);
+    free(arc2);
+    free(into);
+}
+
+/* Copies archive `in` to `out`, letting `edit` change members: it gets the
+ * member name and data and may modify it; returning false drops the member.
+ * `append` adds one more member (name=data) before the manifest if set. */
+typedef bool (*edit_fn)(const char *name, strbuf *data);
+
+static void rewrite_archive(const char *in, const char *out, edit_fn edit, const char *append_name,
+                            const char *append_data, bool append_after)
+{
+    struct archive *r = archive_read_new();
+    archive_read_support_filter_zstd(r);
+    archive_read_support_format_tar(r);
+    assert_int_equal(archive_read_open_filename(r, in, 65536), ARCHIVE_OK);
+    struct archive *w = archive_write_new();
+    archive_write_add_filter_zstd(w);
+    archive_write_set_format_pax_restricted(w);
+    assert_int_equal(archive_write_open_filename(w, out), ARCHIVE_OK);
+    struct archive_entry *e;
+    bool appended = false;
+    while (archive_read_next_header(r, &e) == ARCHIVE_OK) {
+        const char *name = archive_entry_pathname(e);
+        strbuf data = STRBUF_INIT;
+        char buf[4096];
+        la_ssize_t n;
+        while ((n = archive_read_data(r, buf, sizeof buf)) > 0)
+            sb_add(&data, buf, (size_t)n);
+        bool is_manifest = strcmp(name, "manifest.json") == 0;
+        if (append_name && !appended && (is_manifest != append_after)) {
+            struct archive_entry *x = archive_entry_new();
+            archive_entry_set_pathname(x, append_name);
+            archive_entry_set_size(x, (la_int64_t)strlen(append_data));
+            archive_entry_set_filetype(x, AE_IFREG);
+            archive_entry_set_perm(x, 0644);
+            archive_write_header(w, x);
+            archive_write_data(w, append_data, strlen(append_data));
+            archive_entry_free(x);
+            appended = is_manifest || !append_after;
+        }
+        if (!edit || edit(name, &data)) {
+            struct archive_entry *x = archive_entry_new();
+            archive_entry_set_pathname(x, name);
+            archive_entry_set_size(x, (la_int64_t)data.len);
+            archive_entry_set_filetype(x, AE_IFREG);
+            archive_entry_set_perm(x, 0644);
+            archive_write_header(w, x);
+            archive_write_data(w, data.buf, data.len);
+            archive_entry_free(x);
+        }
+        sb_release(&data);
+    }
+    if (append_name && append_after) {
+        struct archive_entry *x = archive_entry_new();
+        archive_entry_set_pathname(x, append_name);
+        archive_entry_set_size(x, (la_int64_t)strlen(append_data));
+        archive_entry_set_filetype(x, AE_IFREG);
+        archive_entry_set_perm(x, 0644);
+        archive_write_header(w, x);
+        archive_write_data(w, append_data, strlen(append_data));
+        archive_entry_free(x);
+    }
+    archive_read_free(r);
+    archive_write_close(w);
+    archive_write_free(w);
+}
+
+static bool flip_first_entry(const char *name, strbuf *data)
+{
+    static bool done;
+    if (!done && strncmp(name, "v1/", 3) == 0) {
+        data->buf[data->len - 2] ^= 1;
+        done = true;
+    }
+    return true;
+}
+
+static bool drop_manifest(const char *name, strbuf *data)
+{
+    return strcmp(name, "manifest.json") != 0;
+}
+
+static bool drop_one_entry(const char *name, strbuf *data)
+{
+    static bool done;
+    if (!done && strncmp(name, "v1/", 3) == 0) {
+        done = true;
+        return false;
+    }
+    return true;
+}
+
+/* Rewrites the manifest's first sha256 to match a body we also change: the
+ * archive is self-consistent, but the member is no longer a valid entry. */
+static char forged_sha[65];
+static bool forge_consistent(const char *name, strbuf *data)
+{
+    static char old_sha[65];
+    if (strncmp(name, "v1/", 3) == 0 && !old_sha[0]) {
+        sha256_hex(data->buf, data->len, old_sha);
+        data->buf[data->len - 2] ^= 1;
+        sha256_hex(data->buf, data->len, forged_sha);
+    } else if (strcmp(name, "manifest.json") == 0) {
+        char *p = strstr(data->buf, old_sha);
+        assert_non_null(p);
+        memcpy(p, forged_sha, 64);
+    }
+    return true;
+}
+
+static void expect_refused(const char *arc, const char *into)
+{
+    el_ctx *ctx = el_ctx_new();
+    el_cache_options o = { 0 };
+    o.dir = into;
+    el_cache_stats st;
+    assert_int_equal(el_cache_import(ctx, &o, arc, &st), EL_POLICY_DENIED);
+    char *body = el_ctx_error_json(ctx, false);
+    assert_non_null(strstr(body, "\"reason\":\"tampered\""));
+    free(body);
+    assert_int_equal(st.entries, 0);
+    /* Nothing half-imported. */
+    assert_int_equal(el_cache_info(ctx, &o, &st), EL_OK);
+    assert_int_equal(st.entries, 0);
+    assert_int_equal(st.temp_files, 0);
+    char *cmd = xasprintf("test -z \"$(ls -A '%s/v1' 2>/dev/null | grep import)\"", into);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    el_ctx_free(ctx);
+}
+
+static void test_import_tampered(void **state)
+{
+    char *src = make_cache_with_entries();
+    char *work = mkdir_tmp();
+    char *arc = xasprintf("%s/good.tar.zst", work);
+    char *bad = xasprintf("%s/bad.tar.zst", work);
+    char *into = xasprintf("%s/cache", work);
+    el_ctx *ctx = el_ctx_new();
+    el_cache_options o = { 0 };
+    o.dir = src;
+    assert_int_equal(el_cache_export(ctx, &o, arc, NULL), EL_OK);
+    el_ctx_free(ctx);
+
+    rewrite_archive(arc, bad, flip_first_entry, NULL, NULL, false);
+    expect_refused(bad, into);
+    rewrite_archive(arc, bad, drop_manifest, NULL, NULL, false);
+    expect_refused(bad, into);
+    rewrite_archive(arc, bad, drop_one_entry, NULL, NULL, false);
+    expect_refused(bad, into);
+    rewrite_archive(arc, bad, forge_consistent, NULL, NULL, false);
+    expect_refused(bad, into);
+    rewrite_archive(arc, bad, NULL, "../../escape", "evil", false);
+    expect_refused(bad, into);
+    rewrite_archive(arc, bad, NULL,
+                    "v1/00/0000000000000000000000000000000000000000000000000000000000000000",
+                    "unlisted", false);
+    expect_refused(bad, into);
+    rewrite_archive(arc, bad, NULL, "v1/extra-after-manifest", "x", true);
+    expect_refused(bad, into);
+    /* Not an archive at all. */
+    FILE *f = fopen(bad, "wb");
+    fputs("this is not a tar file", f);
+    fclose(f);
+    expect_refused(bad, into);
+    /* The untouched archive still imports. */
+    ctx = el_ctx_new();
+    o.dir = into;
+    el_cache_stats st;
+    assert_int_equal(el_cache_import(ctx, &o, arc, &st), EL_OK);
+    assert_int_equal(st.entries, 3);
+    /* A missing file is a usage error, not tampering. */
+    assert_int_equal(el_cache_import(ctx, &o, "/nonexistent.tar.zst", &st), EL_USAGE);
+    el_ctx_free(ctx);
+    rm_rf(src);
+    rm_rf(work);
+    free(src);
+    free(work);
+    free(arc);
+    free(bad);
+    free(into);
+}
+
+static void test_mirrors(void **state)
+{
+    el_ctx *ctx = el_ctx_new();
+    const char *pairs[] = {
+        "https://pypi.org/simple/=http://10.0.0.1/pypi/",
+        "https://pypi.org=file:///srv/all",
+        "https://pypi.org/simple=https://ignored.example/", /* same canonical: first wins */
+    };
+    el_cache_options o = { 0 };
+    o.mirrors = pairs;
+    o.n_mirrors = 3;
+    o.no_mirror_config = true;
+    cache_mirrors *m = cache_mirrors_load(ctx, &o);
+    assert_non_null(m);
+    char *u = cache_mirrors_rewrite(m, "https://pypi.org/simple/numpy/");
+    assert_string_equal(u, "http://10.0.0.1/pypi/numpy/");
+    free(u);
+    u = cache_mirrors_rewrite(m, "https://pypi.org/packages/a.whl");
+    assert_string_equal(u, "file:///srv/all/packages/a.whl");
+    free(u);
+    u = cache_mirrors_rewrite(m, "https://pypi.org/simplex");
+    assert_string_equal(u, "file:///srv/all/simplex");
+    free(u);
+    u = cache_mirrors_rewrite(m, "https://pypi.org.evil/simple/x");
+    assert_string_equal(u, "https://pypi.org.evil/simple/x");
+    free(u);
+    u = cache_mirrors_unrewrite(m, "http://10.0.0.1/pypi/numpy/");
+    assert_string_equal(u, "https://pypi.org/simple/numpy/");
+    free(u);
+    cache_mirrors_free(m);
+    const char *bad[] = { "ftp://x=https://y" };
+    o.mirrors = bad;
+    o.n_mirrors = 1;
+    assert_null(cache_mirrors_load(ctx, &o));
+    assert_int_equal(el_ctx_code(ctx), EL_USAGE);
+    el_ctx_free(ctx);
+}
+
+static void test_redact(void **state)
+{
+    char *u = cache_url_redact("https://user:pw@host.example/path@x");
+    assert_string_equal(u, "https://host.example/path@x");
+    free(u);
+    u = cache_url_redact("https://host/p");
+    assert_string_equal(u, "https://host/p");
+    free(u);
+    u = cache_url_redact("file:///tmp/a@b");
+    assert_string_equal(u, "file:///tmp/a@b");
+    free(u);
+}
+
+static void test_default_dir(void **state)
+{
+    el_cache_options o = { 0 };
+    setenv("ENVLOCK_CACHE_DIR", "/from/env", 1);
+    char *d = cache_default_dir(&o);
+    assert_string_equal(d, "/from/env");
+    free(d);
+    o.dir = "/from/option";
+    d = cache_default_dir(&o);
+    assert_string_equal(d, "/from/option");
+    free(d);
+    o.dir = NULL;
+    unsetenv("ENVLOCK_CACHE_DIR");
+    setenv("XDG_CACHE_HOME", "/xdg", 1);
+    d = cache_default_dir(&o);
+    assert_string_equal(d, "/xdg/envlock");
+    free(d);
+    unsetenv("XDG_CACHE_HOME");
+    setenv("HOME", "/home/u", 1);
+    d = cache_default_dir(&o);
+    assert_string_equal(d, "/home/u/.cache/envlock");
+    free(d);
+}
+
+static void test_blob(void **state)
+{
+    char *dir = mkdir_tmp();
+    el_ctx *ctx = el_ctx_new();
+    el_cache_options o = { 0 };
+    o.dir = dir;
+    o.no_mirror_config = true;
+    cache *c = cache_open(ctx, &o);
+    assert_non_null(c);
+    unsigned char *data;
+    size_t len;
+    assert_false(cache_blob_get(c, "solv/abc", &data, &len));
+    assert_true(cache_blob_put(c, "solv/abc", "\0\1\2binary", 9));
+    assert_true(cache_blob_get(c, "solv/abc", &data, &len));
+    assert_int_equal(len, 9);
+    assert_memory_equal(data, "\0\1\2binary", 9);
+    free(data);
+    cache_close(c);
+    el_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_key),
+        cmocka_unit_test(test_roundtrip_atomic),
+        cmocka_unit_test(test_corrupt),
+        cmocka_unit_test(test_prune),
+        cmocka_unit_test(test_export_import),
+        cmocka_unit_test(test_import_tampered),
+        cmocka_unit_test(test_mirrors),
+        cmocka_unit_test(test_redact),
+        cmocka_unit_test(test_default_dir),
+        cmocka_unit_test(test_blob),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
