@@ -59,6 +59,9 @@ typedef struct xfer {
     struct curl_slist *hdrs;
     strbuf body;
     bool too_large;
+    bool stalled;          /* aborted by the no-progress rule */
+    int64_t progress_ms;   /* when bytes last moved */
+    curl_off_t progress_at;
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
 
@@ -373,6 +376,26 @@ static size_t on_write(char *data, size_t size, size_t n, void *u)
     return len;
 }
 
+/* The stall rule: no byte for stall_seconds ends the attempt. libcurl's own
+ * low-speed check averages over a window, so a server that sends a little and
+ * then hangs would take seconds longer than the bound; this one is exact. */
+static int on_progress(void *u, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    xfer *x = u;
+    int64_t now = cache_now_ms();
+    if (dlnow != x->progress_at) {
+        x->progress_at = dlnow;
+        x->progress_ms = now;
+        return 0;
+    }
+    if (now - x->progress_ms >= x->c->o.stall_seconds * 1000) {
+        x->stalled = true;
+        return 1; /* CURLE_ABORTED_BY_CALLBACK */
+    }
+    return 0;
+}
+
 static bool is_file_url(const char *u) { return strncmp(u, "file://", 7) == 0; }
 
 /* Same scheme://authority part (what credentials are bound to). */
@@ -395,8 +418,11 @@ static void start(xfer *x)
         c->st.retries++;
     sb_reset(&x->body);
     x->too_large = false;
+    x->stalled = false;
     x->errbuf[0] = '\0';
     x->started_ms = cache_now_ms();
+    x->progress_ms = x->started_ms;
+    x->progress_at = 0;
     if (!x->easy)
         x->easy = curl_easy_init();
     else
@@ -426,6 +452,9 @@ static void start(xfer *x)
     if (c->o.attempt_timeout_ms > 0)
         curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->o.attempt_timeout_ms);
     curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
+    curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(e, CURLOPT_XFERINFODATA, x);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
@@ -685,6 +714,10 @@ static void finish(xfer *x, CURLcode rc)
     if (file && rc == CURLE_FILE_COULDNT_READ_FILE) {
         fail(x, "not_found", 404, false, "%s does not exist", x->redacted);
         return;
+    }
+    if (x->stalled) {
+        rc = CURLE_OPERATION_TIMEDOUT;
+        snprintf(x->errbuf, sizeof x->errbuf, "no data for %ld s", c->o.stall_seconds);
     }
     if (rc != CURLE_OK) {
         if (retryable_curl(rc) && schedule_retry(x, 0))

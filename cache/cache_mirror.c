@@ -40,8 +40,17 @@ static bool add_pair(cache_mirrors *m, const char *s, size_t n)
     const char *eq = memchr(s, '=', n);
     if (!eq)
         return false;
-    char *canon = strip_slash(s, (size_t)(eq - s));
-    char *target = strip_slash(eq + 1, n - (size_t)(eq + 1 - s));
+    const char *t = eq + 1, *end = s + n, *ce = eq;
+    while (s < ce && isspace((unsigned char)*s))
+        s++;
+    while (ce > s && isspace((unsigned char)ce[-1]))
+        ce--;
+    while (t < end && isspace((unsigned char)*t))
+        t++;
+    while (end > t && isspace((unsigned char)end[-1]))
+        end--;
+    char *canon = strip_slash(s, (size_t)(ce - s));
+    char *target = strip_slash(t, (size_t)(end - t));
     bool ok = scheme_ok(canon) && scheme_ok(target) && strlen(canon) > 8 && strlen(target) > 7;
     if (ok) {
         for (size_t i = 0; i < m->len; i++) {
