@@ -245,6 +245,10 @@ SPEC_EDGES = [
     "==1.0a1", ">=1.0dev", ">= 1.0", ">=1.0 ", "=1.0", "1.0", ">>1.0", ">=", "", ",", ">=1,<2,!=1.5",
     "==1.0.*, !=1.0.1", "<2,>1a1", "==1.0a1.*", "==1.0.*.*", "~=1.0+a", "==1!2.*", "==1!2.0.*", "~=2.2.post3",
     "~=1.0.dev1", "==v1.*", ">1.0+local", "<1.0+local", "===1.0+Local",
+    "==2.0.*", "==2.*", "==1.4.*", "~=1.4.5.post1", "~=1.4.post1", "~=1.4.5-1", "~=1.4.5_a1", "!=1.0",
+    "==1.0.0", ">=1!1.0", "===1.0a1", "===v1.0", "==1.0a1+x", "<=1.0", "<1.0.post1", ">1.0a1", "<1!2.0",
+    "~=2.2.0", "~=2.2", "~=1.4.5c1", "~=1.4.5RC1", "==1.4.5c1", "<1.0rc1", ">=1.0.dev0", "==1.0+LOCAL",
+    "!=1.0+local", "==0!1.0", "==1.0.post1.*", "!=1.4.*, >=1.0a1", ">0.9,<1.0", "<=1.0.*",
 ]
 
 
@@ -281,6 +285,22 @@ def gen_P_S_F():
             emit("S", t, v, code, "X")
             continue
         emit("S", t, v, code, int(ss.contains(v, prereleases=pr)))
+    # Every tricky specifier against versions around it, in all three modes.
+    near = ["1", "1.0", "1.0.0", "1.0.1", "1.0a1", "1.0rc1", "1.0.dev0", "1.0.post1", "1.0.post1.dev1",
+            "1.0+local", "1.0.1+x", "0.9", "1.1", "1.1a1", "2.0", "1!1.0", "1!2.0", "1!2.0.1", "2", "2.0.0.0",
+            "1.4.5", "1.4.9", "1.5", "1.4.5a4", "1.4.5rc1", "1.4.5.post1", "1.4c0", "1.4rc0", "1.4.5c1",
+            "2.2", "2.2.post3", "2.2.post4", "2.3", "3.0", "1.0a1+x", "0!1.0", "1.0.post0", "v1.0"]
+    for t in SPEC_EDGES:
+        try:
+            ss = SpecifierSet(t)
+        except Exception:
+            continue
+        for v in near:
+            for code, pr in prs:
+                if pr is None and set_prereleases(ss) == "?":
+                    emit("S", t, v, code, "X")
+                else:
+                    emit("S", t, v, code, int(ss.contains(v, prereleases=pr)))
     for i in range(N):
         t = gen_specset() if rnd.random() < 0.8 else rnd.choice(["", " ", ">=1.0", "<1.0", "==1.0a1"])
         vs = [valid_version() if rnd.random() < 0.9 else gen_version(0.5) for _ in range(rnd.randint(0, 7))]
