@@ -1,5 +1,6 @@
 /* spec_api.c — the public el_spec_* functions: loading a spec from a file or
- * text (YAML -> tree -> [DataGen import] -> model -> rules), reporting its
+ * text (YAML -> tree -> [DataGen import] -> model -> rules, every stage
+ * running on what the previous one could make of the input), reporting its
  * findings, and the digest and normalized forms of a valid spec. Owns the
  * el_spec object and its arena; every string it hands out is borrowed from
  * that arena or malloc'd for the caller as documented in envlock/spec.h. */
@@ -47,21 +48,25 @@ el_spec *el_spec_load_text(el_ctx *ctx, const char *text, size_t len, const char
     unsigned flags = 0;
 
     spec_node *root = NULL;
-    if (!(template_name && blank(text, len)))
+    bool template_only = template_name && blank(text, len);
+    if (!template_only)
         root = spec_yaml_parse(s->mem, text, len, &s->fs);
-    bool parsed = root != NULL || (template_name && blank(text, len));
-    if (parsed && s->fs.len == 0 &&
+    /* Only text with no document at all stops here. Everything else goes
+     * through every stage, each doing what it can with what the earlier
+     * ones left (duplicate keys, recipe entries the importer refused, fields
+     * that fail their types), so that one run reports every finding. The
+     * reference stops at the first stage with errors; envlock reports more,
+     * never different, findings. */
+    if ((root || template_only) &&
         (format == EL_SPEC_FORMAT_DATAGEN || template_name ||
          (format == EL_SPEC_FORMAT_AUTO && root && spec_datagen_looks_like(root)))) {
         root = spec_datagen_import(s->mem, root, template_name, &s->fs);
         flags |= SPEC_RULES_DATAGEN;
     }
     s->root = root;
-    if (root && s->fs.len == 0) {
+    if (root) {
         s->doc = spec_model_build(root, &s->fs);
-        /* As the reference does: the rules beyond the types run only on a
-         * document whose types are right. */
-        if (s->doc && s->fs.len == 0)
+        if (s->doc)
             spec_rules_check(s->doc, root, flags, &s->fs);
     }
     if (!s->doc && s->fs.len == 0)

@@ -6,8 +6,10 @@
  * single well-formed document). A DataGen recipe is first rewritten into an
  * Environment-shaped tree by spec_datagen_import(). spec_model_build() walks
  * the tree against the v1alpha1 schema (types, unknown keys, required keys,
- * defaults) producing the normalized document as a json-c object; then
- * spec_rules_check() applies the rules beyond the types. spec_jcs_serialize()
+ * defaults) producing the normalized document as a json-c object — a partial
+ * one if some fields fail their types; then spec_rules_check() applies the
+ * rules beyond the types to whatever is right. Only a text with no document
+ * at all stops before the model. spec_jcs_serialize()
  * writes RFC 8785 canonical JSON for the digest. */
 #ifndef EL_SPEC_INTERNAL_H
 #define EL_SPEC_INTERNAL_H
@@ -113,14 +115,19 @@ spec_node *spec_datagen_import(arena *mem, const spec_node *root, const char *te
  *  Checks `root` against the v1alpha1 schema and returns the normalized
  *  document (apiVersion, kind, metadata, spec with every default written
  *  out, camelCase keys) as a new json-c object the caller owns, or NULL if
- *  types are too broken to build one (findings say why). Also accepts
- *  snake_case spellings of keys. */
+ *  `root` is not a mapping (a finding says so). Also accepts snake_case
+ *  spellings of keys. Built as far as possible: a field that fails its type
+ *  check, or a required field that is missing, is absent from its object
+ *  (every other field is always written, null included), and a list item
+ *  that fails is a json null; findings say why. */
 struct json_object *spec_model_build(const spec_node *root, spec_findings *fs);
 
 /* spec_rules_check() :
  *  The rules beyond the types, in the reference's order, against the
- *  normalized document; uses `root` only to find positions. `flags` is a set
- *  of SPEC_RULES_* bits. */
+ *  normalized document — possibly a partial one from spec_model_build(),
+ *  in which case each rule skips what depends on a field that failed its
+ *  type check; uses `root` only to find positions. `flags` is a set of
+ *  SPEC_RULES_* bits. */
 #define SPEC_RULES_DATAGEN 1u /* the spec came from a DataGen recipe: http:// indexes are allowed */
 void spec_rules_check(const struct json_object *doc, const spec_node *root, unsigned flags,
                       spec_findings *fs);

@@ -12,7 +12,11 @@
  * YAML number or boolean that was meant as a string). Coercions follow
  * pydantic's lax mode: int to float, whole floats to int, numeric strings to
  * numbers, booleans to numbers — never numbers or booleans to strings.
- * The rules beyond the types live in spec_rules.c. */
+ * The document is built as far as the input allows: a field whose value
+ * fails its type check (or a required field that is missing) is left out of
+ * its object, and a list item that fails becomes null, while every other
+ * field is normalized with its defaults — so the rules in spec_rules.c can
+ * still judge everything that is right and skip what is not. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -322,7 +326,6 @@ static const field f_document[] = {
 typedef struct walker {
     spec_findings *fs;
     strbuf path;
-    bool failed;
 } walker;
 
 static const char *path_or_doc(const walker *w)
@@ -357,7 +360,6 @@ static void finding(walker *w, const spec_node *at, const char *fmt, ...)
     va_end(ap);
     spec_finding_add(w->fs, at, path_or_doc(w), EL_SPEC_INVALID, "%s", msg);
     free(msg);
-    w->failed = true;
 }
 
 static const char *kind_noun(const spec_node *n)
@@ -563,7 +565,7 @@ static json_object *build_list(walker *w, const tdesc *t, const spec_node *n)
         size_t old = push_index(w, k);
         json_object *v = build(w, t->item, n->items[k]);
         pop(w, old);
-        json_object_array_add(arr, v ? v : json_object_new_null());
+        json_object_array_add(arr, v); /* NULL (json null): the item failed */
     }
     return arr;
 }
@@ -700,16 +702,21 @@ static json_object *build_obj_from(walker *w, const field *fields, const spec_no
         size_t old = push_name(w, f->name, strlen(f->name));
         json_object *v = NULL;
         bool add = true;
-        if (given[i]) {
+        size_t before = w->fs->len;
+        if (given[i])
             v = build(w, f->type, given[i]);
-        } else if (f->def == D_ABSENT) {
+        else if (f->def == D_ABSENT)
             add = false;
-        } else {
+        else
             v = default_of(w, f, n);
-        }
+        /* A NULL with a new finding is a failed (or missing required)
+         * field: leave it out, so that it is never mistaken for a null the
+         * user wrote or a default. */
+        if (!v && w->fs->len > before)
+            add = false;
         pop(w, old);
         if (add)
-            json_object_object_add(obj, f->name, v ? v : json_object_new_null());
+            json_object_object_add(obj, f->name, v);
     }
     free(given);
     free(given_key);

@@ -68,8 +68,26 @@ size_t jlen(json_object *arr)
 
 const char *jat(json_object *arr, size_t i)
 {
+    if (i >= jlen(arr))
+        return NULL;
     json_object *v = json_object_array_get_idx(arr, i);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+bool jfailed(json_object *o, const char *key)
+{
+    return !o || !json_object_is_type(o, json_type_object) ||
+           !json_object_object_get_ex(o, key, NULL);
+}
+
+bool jall_str(json_object *arr)
+{
+    if (!arr || !json_object_is_type(arr, json_type_array))
+        return false;
+    for (size_t i = 0; i < jlen(arr); i++)
+        if (!jat(arr, i))
+            return false;
+    return true;
 }
 
 bool is_blank(const char *s)
@@ -184,7 +202,10 @@ static void rule_contract(rules_ctx *r, json_object *spec)
 
 static void rule_base(rules_ctx *r, json_object *spec)
 {
-    const char *source = jstr(jget(spec, "build"), "source");
+    json_object *build = jget(spec, "build");
+    if (jfailed(spec, "build") || jfailed(build, "source"))
+        return; /* whether the rule applies depends on the source, unknown here */
+    const char *source = jstr(build, "source");
     if (source && (strcmp(source, "image") == 0 || strcmp(source, "dockerfile") == 0))
         return;
     const char *ref = jstr(jget(spec, "base"), "ref");
@@ -239,7 +260,7 @@ static void rule_requirements(rules_ctx *r, json_object *python)
         for (size_t i = 0; i < jlen(arr); i++) {
             const char *text = jat(arr, i);
             char *err = NULL;
-            if (!spec_check_pep508(text, &err)) {
+            if (text && !spec_check_pep508(text, &err)) {
                 char *field = xasprintf("spec.packages.python.%s[%zu]", groups[g], i);
                 rules_add(r, field, EL_SPEC_INVALID, "`%s`: %s", text, err);
                 free(field);
@@ -253,8 +274,11 @@ static void rule_indexes(rules_ctx *r, json_object *python)
 {
     json_object *arr = jget(python, "indexes");
     for (size_t i = 0; i < jlen(arr); i++) {
+        const char *url = jat(arr, i);
+        if (!url)
+            continue;
         char *field = xasprintf("spec.packages.python.indexes[%zu]", i);
-        check_url(r, field, jat(arr, i), r->flags & SPEC_RULES_DATAGEN);
+        check_url(r, field, url, r->flags & SPEC_RULES_DATAGEN);
         free(field);
     }
 }
@@ -343,7 +367,7 @@ static void rule_apt(rules_ctx *r, json_object *system)
     json_object *arr = jget(system, "apt");
     for (size_t i = 0; i < jlen(arr); i++) {
         const char *p = jat(arr, i);
-        if (!is_apt_entry(p)) {
+        if (p && !is_apt_entry(p)) {
             char *field = xasprintf("spec.packages.system.apt[%zu]", i);
             rules_add(r, field, EL_SPEC_INVALID,
                       "`%s` is not an apt package name, optionally `=version`", p);
@@ -352,8 +376,11 @@ static void rule_apt(rules_ctx *r, json_object *system)
     }
     json_object *sources = jget(system, "sources");
     for (size_t i = 0; i < jlen(sources); i++) {
+        const char *line = jat(sources, i);
+        if (!line)
+            continue;
         char *field = xasprintf("spec.packages.system.sources[%zu]", i);
-        check_source_line(r, field, jat(sources, i));
+        check_source_line(r, field, line);
         free(field);
     }
 }
@@ -366,7 +393,7 @@ static void rule_node(rules_ctx *r, json_object *node)
     for (size_t i = 0; i < jlen(deps); i++) {
         const char *text = jat(deps, i);
         char *err = NULL;
-        if (!spec_check_npm(text, &err)) {
+        if (text && !spec_check_npm(text, &err)) {
             char *field = xasprintf("spec.packages.node.dependencies[%zu]", i);
             rules_add(r, field, EL_SPEC_INVALID, "`%s`: %s", text, err);
             free(field);
@@ -433,35 +460,41 @@ static void rule_files(rules_ctx *r, json_object *spec)
     long long total = 0;
     for (size_t i = 0; i < n; i++) {
         json_object *f = json_object_array_get_idx(files, i);
+        if (!f || !json_object_is_type(f, json_type_object))
+            continue; /* the entry failed its type check */
         const char *path = jstr(f, "path");
         const char *ref = jstr(f, "contentRef");
-        char *field = xasprintf("spec.files[%zu].path", i);
-        char *stripped = xstrdup(path ? path : "");
-        size_t sl = strlen(stripped);
-        while (sl > 0 && stripped[sl - 1] == '/')
-            stripped[--sl] = '\0';
-        char *norm = normpath(stripped);
-        if (!path || path[0] != '/' || strcmp(norm, stripped) != 0 || has_dotdot(path))
-            rules_add(r, field, EL_SPEC_INVALID, "`%s` is not an absolute, normalized path",
-                      path ? path : "");
-        else if (strcmp(norm, "/opt/datalayer") == 0 || strncmp(norm, "/opt/datalayer/", 15) == 0)
-            rules_add(r, field, EL_SPEC_INVALID, "`/opt/datalayer` is reserved for Datalayer");
-        bool dup = false;
-        for (size_t k = 0; k < seen.len; k++)
-            if (strcmp(seen.items[k], norm) == 0)
-                dup = true;
-        if (dup) {
-            rules_add(r, field, EL_SPEC_INVALID, "`%s` is listed twice", path ? path : "");
-            free(norm);
-        } else {
-            ptrvec_push(&seen, norm);
+        char *field;
+        if (path) {
+            field = xasprintf("spec.files[%zu].path", i);
+            char *stripped = xstrdup(path);
+            size_t sl = strlen(stripped);
+            while (sl > 0 && stripped[sl - 1] == '/')
+                stripped[--sl] = '\0';
+            char *norm = normpath(stripped);
+            if (path[0] != '/' || strcmp(norm, stripped) != 0 || has_dotdot(path))
+                rules_add(r, field, EL_SPEC_INVALID, "`%s` is not an absolute, normalized path",
+                          path);
+            else if (strcmp(norm, "/opt/datalayer") == 0 ||
+                     strncmp(norm, "/opt/datalayer/", 15) == 0)
+                rules_add(r, field, EL_SPEC_INVALID, "`/opt/datalayer` is reserved for Datalayer");
+            bool dup = false;
+            for (size_t k = 0; k < seen.len; k++)
+                if (strcmp(seen.items[k], norm) == 0)
+                    dup = true;
+            if (dup) {
+                rules_add(r, field, EL_SPEC_INVALID, "`%s` is listed twice", path);
+                free(norm);
+            } else {
+                ptrvec_push(&seen, norm);
+            }
+            free(stripped);
+            free(field);
         }
-        free(stripped);
-        free(field);
 
         const char *sep = ref ? strstr(ref, "://") : NULL;
         size_t slen = sep ? (size_t)(sep - ref) : 0;
-        if (!(slen == 4 && strncmp(ref, "blob", 4) == 0) &&
+        if (ref && !(slen == 4 && strncmp(ref, "blob", 4) == 0) &&
             !(slen == 5 && strncmp(ref, "https", 5) == 0) &&
             !(slen == 2 && strncmp(ref, "s3", 2) == 0)) {
             field = xasprintf("spec.files[%zu].contentRef", i);
@@ -551,6 +584,8 @@ static void rule_env(rules_ctx *r, json_object *spec)
         return;
     json_object_object_foreach(env, key, val)
     {
+        if (!val || !json_object_is_type(val, json_type_string))
+            continue; /* never so in a model-built document */
         char *field = xasprintf("spec.env.%s", key);
         const char *v = json_object_get_string(val);
         size_t vlen = (size_t)json_object_get_string_len(val);
@@ -577,6 +612,8 @@ static void rule_post_install(rules_ctx *r, json_object *spec)
         rules_add(r, "spec.commands.postInstall", EL_SPEC_INVALID, "at most 32 commands");
     for (size_t i = 0; i < n; i++) {
         json_object *c = json_object_array_get_idx(cmds, i);
+        if (!c || !json_object_is_type(c, json_type_string))
+            continue; /* the command failed its type check */
         const char *text = json_object_get_string(c);
         char *field = xasprintf("spec.commands.postInstall[%zu]", i);
         if (is_blank(text))
@@ -622,7 +659,11 @@ static void rule_secrets(rules_ctx *r, json_object *spec)
         rules_add(r, "spec.buildSecrets", EL_SPEC_INVALID, "a secret id is listed twice");
     if (dup_name)
         rules_add(r, "spec.buildSecrets", EL_SPEC_INVALID, "a secret name is listed twice");
-    json_object *cmds = jget(jget(spec, "commands"), "postInstall");
+    /* Which secrets the commands name is known only if every command is. */
+    json_object *commands = jget(spec, "commands");
+    json_object *cmds = jget(commands, "postInstall");
+    if (jfailed(spec, "commands") || jfailed(commands, "postInstall") || !jall_str(cmds))
+        return;
     for (size_t i = 0; i < n; i++) {
         const char *name = jstr(json_object_array_get_idx(secrets, i), "name");
         if (!name)
@@ -655,8 +696,9 @@ static void rule_resources(rules_ctx *r, json_object *spec)
     static const char *const classes[] = { "small", "medium", "large", "gpu-small", "gpu-large",
                                             NULL };
     json_object *res = jget(spec, "resources");
-    const char *cls = jstr(res, "sizeClass");
+    const char *cls = jstr(res, "sizeClass"); /* NULL: it failed its type check */
     json_object *accel = jget(res, "accelerator");
+    bool accel_known = !jfailed(res, "accelerator");
     bool has_accel = accel && json_object_is_type(accel, json_type_object);
     bool gpu = cls && (strcmp(cls, "gpu-small") == 0 || strcmp(cls, "gpu-large") == 0);
     if (cls && !in_list(cls, classes))
@@ -664,10 +706,10 @@ static void rule_resources(rules_ctx *r, json_object *spec)
                   "`%s` is not a size class; the classes are small, medium, large, gpu-small, "
                   "gpu-large",
                   cls);
-    if (gpu && !has_accel)
+    if (gpu && accel_known && !has_accel)
         rules_add(r, "spec.resources.accelerator", EL_SPEC_INVALID, "`%s` needs an accelerator",
                   cls);
-    if (has_accel && !gpu)
+    if (has_accel && cls && !gpu)
         rules_add(r, "spec.resources.sizeClass", EL_SPEC_INVALID,
                   "an accelerator needs a GPU size class: gpu-small, gpu-large");
     if (gpu && r->base && !r->base->cuda)
@@ -677,7 +719,7 @@ static void rule_resources(rules_ctx *r, json_object *spec)
     if (cuda && r->base && r->base->cuda && !cuda_matches(cuda, r->base->cuda))
         rules_add(r, "spec.resources.accelerator.cuda", EL_SPEC_INVALID,
                   "CUDA `%s` is not what `%s` provides (%s)", cuda, r->base->ref, r->base->cuda);
-    else if (cuda && r->base && !r->base->cuda && !gpu)
+    else if (cuda && r->base && !r->base->cuda && cls && !gpu)
         rules_add(r, "spec.resources.accelerator.cuda", EL_SPEC_INVALID,
                   "CUDA `%s` is not what `%s` provides (it has no CUDA)", cuda, r->base->ref);
 }
@@ -689,7 +731,7 @@ static void rule_variants(rules_ctx *r, json_object *spec)
     static const char *const variants[] = { "datalayer", "e2b", "daytona", "modal", NULL };
     json_object *v = jget(jget(spec, "compatibility"), "variants");
     json_object *req = jget(v, "required"), *opt = jget(v, "optional");
-    if (jlen(req) == 0)
+    if (!jfailed(v, "required") && jlen(req) == 0)
         rules_add(r, "spec.compatibility.variants.required", EL_SPEC_INVALID,
                   "at least one variant is required");
     static const char *const groups[] = { "required", "optional", NULL };
@@ -699,12 +741,14 @@ static void rule_variants(rules_ctx *r, json_object *spec)
         bool dup = false;
         for (size_t i = 0; i < jlen(arr); i++) {
             const char *x = jat(arr, i);
+            if (!x)
+                continue;
             if (!in_list(x, variants))
                 rules_add(r, field, EL_SPEC_INVALID,
                           "`%s` is not a variant; the variants are datalayer, e2b, daytona, modal",
                           x);
             for (size_t j = 0; j < i; j++)
-                if (strcmp(jat(arr, j), x) == 0)
+                if (jat(arr, j) && strcmp(jat(arr, j), x) == 0)
                     dup = true;
         }
         if (dup)
@@ -714,7 +758,7 @@ static void rule_variants(rules_ctx *r, json_object *spec)
     ptrvec both = PTRVEC_INIT;
     for (size_t i = 0; i < jlen(req); i++)
         for (size_t j = 0; j < jlen(opt); j++)
-            if (strcmp(jat(req, i), jat(opt, j)) == 0) {
+            if (jat(req, i) && jat(opt, j) && strcmp(jat(req, i), jat(opt, j)) == 0) {
                 bool seen = false;
                 for (size_t k = 0; k < both.len; k++)
                     if (strcmp(both.items[k], jat(req, i)) == 0)
@@ -745,7 +789,7 @@ static void rule_regions(rules_ctx *r, json_object *spec)
     json_object *regions = jget(jget(spec, "compatibility"), "regions");
     for (size_t i = 0; i < jlen(regions); i++) {
         const char *x = jat(regions, i);
-        if (!is_dns_label(x)) {
+        if (x && !is_dns_label(x)) {
             char *field = xasprintf("spec.compatibility.regions[%zu]", i);
             rules_add(r, field, EL_SPEC_INVALID, "`%s` is not a region name", x);
             free(field);

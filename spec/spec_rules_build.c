@@ -181,29 +181,37 @@ out:
 
 static void rule_dependency_file(rules_ctx *r, json_object *build)
 {
+    if (jfailed(build, "dependencyFile"))
+        return; /* it failed its type check; that finding says enough */
     json_object *df = jget(build, "dependencyFile");
-    if (!df || json_object_is_type(df, json_type_null)) {
+    if (!df) {
         rules_add(r, "spec.build.dependencyFile", EL_SPEC_INVALID,
                   "is required when `spec.build.source` is `dependencyFile`");
         return;
     }
+    /* NULL when it failed its type check: what depends on it is skipped */
     const char *format = jstr(df, "sourceFormat");
     const char *content = jstr(df, "content");
     const char *lock = jstr(df, "lockContent");
-    if (!format || !content || !lock)
+    if (!format)
         return;
     const char *what = strcmp(format, "pyproject") == 0 ? "pyproject.toml"
                        : strcmp(format, "conda") == 0   ? "environment.yml"
                                                         : "requirements.txt";
-    if (is_blank(content))
-        rules_add(r, "spec.build.dependencyFile.content", EL_SPEC_INVALID, "is empty; it is the %s text",
-                  what);
-    else if (strlen(content) > MAX_TEXT_BYTES)
-        rules_add(r, "spec.build.dependencyFile.content", EL_SPEC_INVALID, "is over 1048576 bytes");
-    else if (strcmp(format, "requirements") == 0)
-        check_requirements(r, content);
-    else if (strcmp(format, "conda") == 0)
-        check_conda(r, content);
+    if (content) {
+        if (is_blank(content))
+            rules_add(r, "spec.build.dependencyFile.content", EL_SPEC_INVALID,
+                      "is empty; it is the %s text", what);
+        else if (strlen(content) > MAX_TEXT_BYTES)
+            rules_add(r, "spec.build.dependencyFile.content", EL_SPEC_INVALID,
+                      "is over 1048576 bytes");
+        else if (strcmp(format, "requirements") == 0)
+            check_requirements(r, content);
+        else if (strcmp(format, "conda") == 0)
+            check_conda(r, content);
+    }
+    if (!lock)
+        return;
     if (strcmp(format, "pyproject") == 0) {
         if (is_blank(lock))
             rules_add(r, "spec.build.dependencyFile.lockContent", EL_SPEC_INVALID,
@@ -391,8 +399,10 @@ static void rule_image(rules_ctx *r, json_object *build)
 {
     static const char *const allowed[] = { "docker.io", "ghcr.io", "quay.io", "gcr.io",
                                            "registry.k8s.io", "public.ecr.aws", NULL };
+    if (jfailed(build, "image"))
+        return; /* it failed its type check */
     json_object *img = jget(build, "image");
-    if (!img || json_object_is_type(img, json_type_null)) {
+    if (!img) {
         rules_add(r, "spec.build.image", EL_SPEC_INVALID,
                   "is required when `spec.build.source` is `image`");
         return;
@@ -411,7 +421,8 @@ static void rule_image(rules_ctx *r, json_object *build)
         free(err);
         return;
     }
-    bool ok = false;
+    /* a credential id that failed its check may have been meant for it */
+    bool ok = jfailed(img, "credentialSecretId");
     for (size_t k = 0; allowed[k]; k++)
         if (strcmp(registry, allowed[k]) == 0)
             ok = true;
@@ -599,8 +610,10 @@ static void check_dockerfile(rules_ctx *r, const char *content)
 
 static void rule_dockerfile(rules_ctx *r, json_object *build)
 {
+    if (jfailed(build, "dockerfile"))
+        return; /* it failed its type check */
     json_object *df = jget(build, "dockerfile");
-    if (!df || json_object_is_type(df, json_type_null)) {
+    if (!df) {
         rules_add(r, "spec.build.dockerfile", EL_SPEC_INVALID,
                   "is required when `spec.build.source` is `dockerfile`");
         return;

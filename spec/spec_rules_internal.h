@@ -31,12 +31,24 @@ const spec_base *spec_base_find(const char *ref);
 void rules_add(rules_ctx *r, const char *field, el_code code, const char *fmt, ...)
     EL_PRINTF(4, 5);
 
-json_object *jget(json_object *o, const char *key);
-const char *jstr(json_object *o, const char *key); /* NULL if absent or not a string */
-size_t jlen(json_object *arr);                      /* 0 if not an array */
-const char *jat(json_object *arr, size_t i);        /* "" if not a string */
+/* Accessors for the normalized document, safe on anything (NULL, a json
+ * null, the wrong type). The document may be partial: a field that failed
+ * its type check is absent, and a list item that failed is null, so a
+ * rule reads a value only through these and skips what they do not give. */
+json_object *jget(json_object *o, const char *key); /* NULL if absent or null */
+const char *jstr(json_object *o, const char *key);  /* NULL if absent or not a string */
+size_t jlen(json_object *arr);                       /* 0 if not an array */
+const char *jat(json_object *arr, size_t i);         /* NULL if not a string */
+/* jfailed() : true if field `key` of the model object `o` failed its type
+ * check — it is absent, or `o` itself is not an object (it failed). Only for
+ * fields the model always writes (not the extensions, which are absent
+ * unless given). */
+bool jfailed(json_object *o, const char *key);
+/* jall_str() : true if `arr` is an array whose every item is a string
+ * (none failed its type check). */
+bool jall_str(json_object *arr);
 
-bool is_blank(const char *s);
+bool is_blank(const char *s); /* true for NULL too */
 bool is_dns_label(const char *s);
 bool url_has_credential(const char *s);
 bool has_control(const char *s, size_t n);
