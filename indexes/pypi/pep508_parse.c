@@ -686,12 +686,15 @@ static bool parse_req_marker(tk *t, pypi_requirement *r, const char *after)
     return true;
 }
 
-static const char *describe_version_error(const tk *t)
+/* At a comparison operator whose version did not parse: say so. */
+static bool version_error(tk *t)
 {
     const char *p = t->s + t->pos;
-    if ((p[0] == '=' || p[0] == '!' || p[0] == '~' || p[0] == '<' || p[0] == '>'))
-        return "the name (the version after the operator is missing or not valid PEP 440)";
-    return "the name (no valid version specifier)";
+    size_t n = strspn(p, "=!<>~");
+    if (n == 0 || n > 3)
+        return false;
+    return failf(t, "expected a valid PEP 440 version after `%.*s`%s", (int)n, p,
+                 (n == 2 && p[0] == '~') ? " (with at least two release numbers)" : "");
 }
 
 pypi_requirement *pypi_requirement_parse(const char *text, char **err)
@@ -734,8 +737,10 @@ pypi_requirement *pypi_requirement_parse(const char *text, char **err)
         if (!parse_specifier(&t, &spec))
             goto bad;
         consume_ws(&t);
+        if (!at_end(&t) && t.s[t.pos] != ';' && version_error(&t))
+            goto bad;
         if (!at_end(&t) &&
-            !parse_req_marker(&t, r, spec.len ? "the version specifier" : describe_version_error(&t)))
+            !parse_req_marker(&t, r, spec.len ? "the version specifier" : "the name (no valid version specifier)"))
             goto bad;
     }
     if (!at_end(&t)) {
