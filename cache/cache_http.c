@@ -849,7 +849,7 @@ el_code cache_run(cache *c, el_ctx *ctx)
         }
         if (c->active.len)
             curl_multi_poll(c->multi, NULL, 0, (int)wait, NULL);
-        else if (wait > 0)
+        else if (c->waiting.len && wait > 0)
             usleep((useconds_t)wait * 1000);
     }
     progress(c, true);

@@ -77,6 +77,8 @@ int main(int argc, char **argv)
         else if (ARG("--retries")) o.retries = atoi(v);
         else if (ARG("--retry-base")) o.retry_base_ms = atol(v);
         else if (ARG("--retry-cap")) o.retry_cap_ms = atol(v);
+        else if (ARG("--ca-bundle")) o.ca_bundle = v;
+        else if (ARG("--netrc-file")) o.netrc_file = v;
         else if (ARG("--parallel")) o.max_parallel = (unsigned)atoi(v);
         else if (ARG("--max-bytes")) rq.max_bytes = strtoull(v, NULL, 10);
         else if (ARG("--sha256")) rq.sha256 = v;
