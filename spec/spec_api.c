@@ -37,6 +37,25 @@ static bool blank(const char *text, size_t len)
     return true;
 }
 
+/* The importer also notices a recipe key given twice, which the YAML reader
+ * has already reported at the same node: keep only the reader's finding.
+ * Findings [from, len) that repeat the field and position of one before
+ * `from` are removed. */
+static void drop_repeats(spec_findings *fs, size_t from)
+{
+    size_t out = from;
+    for (size_t k = from; k < fs->len; k++) {
+        const el_finding *f = &fs->items[k];
+        bool repeat = false;
+        for (size_t j = 0; j < from && !repeat; j++)
+            repeat = fs->items[j].line == f->line && fs->items[j].column == f->column &&
+                     f->line != 0 && strcmp(fs->items[j].field, f->field) == 0;
+        if (!repeat)
+            fs->items[out++] = *f;
+    }
+    fs->len = out;
+}
+
 el_spec *el_spec_load_text(el_ctx *ctx, const char *text, size_t len, const char *origin,
                            const el_spec_options *opts)
 {
@@ -60,7 +79,9 @@ el_spec *el_spec_load_text(el_ctx *ctx, const char *text, size_t len, const char
     if ((root || template_only) &&
         (format == EL_SPEC_FORMAT_DATAGEN || template_name ||
          (format == EL_SPEC_FORMAT_AUTO && root && spec_datagen_looks_like(root)))) {
+        size_t parsed = s->fs.len;
         root = spec_datagen_import(s->mem, root, template_name, &s->fs);
+        drop_repeats(&s->fs, parsed);
         flags |= SPEC_RULES_DATAGEN;
     }
     s->root = root;

@@ -395,7 +395,13 @@ static void rule_node(rules_ctx *r, json_object *node)
         char *err = NULL;
         if (text && !spec_check_npm(text, &err)) {
             char *field = xasprintf("spec.packages.node.dependencies[%zu]", i);
-            rules_add(r, field, EL_SPEC_INVALID, "`%s`: %s", text, err);
+            /* npm's messages quote the entry themselves, mostly */
+            char *quoted = xasprintf("`%s`", text);
+            if (strncmp(err, quoted, strlen(quoted)) == 0)
+                rules_add(r, field, EL_SPEC_INVALID, "%s", err);
+            else
+                rules_add(r, field, EL_SPEC_INVALID, "%s: %s", quoted, err);
+            free(quoted);
             free(field);
         }
         free(err);
