@@ -444,7 +444,12 @@ static void start(xfer *x)
      * host only (libcurl's default without CURLOPT_UNRESTRICTED_AUTH). */
     curl_easy_setopt(e, CURLOPT_UNRESTRICTED_AUTH, 0L);
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    /* Wait for a connection to say whether it multiplexes only over TLS,
+     * where ALPN answers at the handshake; plain http is HTTP/1.1 here
+     * (CURL_HTTP_VERSION_2TLS), and waiting would serialize requests behind
+     * the first response. */
+    if (strncmp(x->transport, "https://", 8) == 0)
+        curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->o.connect_timeout_ms);
     curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, c->o.stall_bytes_per_s);
@@ -579,8 +584,10 @@ static bool advance(xfer *x)
             return false;
         /* The holder is taking too long: fetch anyway, unlocked. */
     }
-    /* We hold the lock (or go without): someone may have just written it. */
-    if (x->state == X_LOCKWAIT || x->lock_fd >= 0) {
+    /* We hold the lock (or go without): someone may have just written it.
+     * Re-reading is free for a miss; a stale entry we already hold is only
+     * re-read after waiting (else a conditional request settles it). */
+    if (x->state == X_LOCKWAIT || (x->lock_fd >= 0 && !x->have_cached)) {
         x->have_cached = false;
         if (try_cache(x))
             return true;
