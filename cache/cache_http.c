@@ -79,6 +79,7 @@ struct cache {
     cache_run_stats st;
     uint64_t submitted;
     bool progress;
+    int64_t opened_ms;
     int64_t progress_ms;
     bool progress_shown;
     /* for cache_fetch() */
@@ -296,6 +297,7 @@ cache *cache_open(el_ctx *ctx, const el_cache_options *o)
     curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
     curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)c->o.max_parallel);
     c->progress = !o->quiet && isatty(2);
+    c->opened_ms = cache_now_ms();
     srand((unsigned)(cache_now_ms() ^ getpid()));
     return c;
 }
@@ -505,9 +507,10 @@ static bool fresh(const xfer *x, const cache_meta *m)
 {
     if (m->immutable || x->policy == CACHE_IMMUTABLE)
         return true;
-    /* Another process (or request) fetched it after we were asked: as fresh
-     * as a fetch of our own would be. */
-    if (m->fetched_ms >= x->submitted_ms)
+    /* Fetched or revalidated since this cache was opened (by this run or a
+     * concurrent one): as fresh as a fetch of our own would be, and a run
+     * sees one version of each page however often it asks. */
+    if (m->fetched_ms >= x->c->opened_ms)
         return true;
     return m->max_age > 0 && cache_now_ms() < m->fetched_ms + m->max_age * 1000;
 }

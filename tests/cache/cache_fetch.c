@@ -14,6 +14,8 @@
 #include "cache.h"
 
 static int failures;
+static cache_request chain_rq; /* --chain: follow "next=URL" bodies */
+static bool chain;
 
 static void done(cache *c, cache_response *r, void *user)
 {
@@ -49,6 +51,15 @@ static void done(cache *c, cache_response *r, void *user)
     printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     fflush(stdout);
     json_object_put(o);
+    /* Submitting from a callback: the crawl pattern the index readers use. */
+    if (chain && r->code == EL_OK && r->len > 5 && memcmp(r->body, "next=", 5) == 0) {
+        char *next = xstrndup((const char *)r->body + 5, r->len - 5);
+        next[strcspn(next, "\n")] = '\0';
+        cache_request q = chain_rq;
+        q.url = next;
+        cache_submit(c, &q);
+        free(next);
+    }
 }
 
 int main(int argc, char **argv)
@@ -70,6 +81,7 @@ int main(int argc, char **argv)
 #define ARG(name) (strcmp(a, name) == 0 && v && ++i)
         if (ARG("--dir")) o.dir = v;
         else if (strcmp(a, "--offline") == 0) o.offline = true;
+        else if (strcmp(a, "--chain") == 0) chain = true;
         else if (strcmp(a, "--mirror-config") == 0) mirror_config = true;
         else if (ARG("--mirror")) { if (o.n_mirrors < 16) mirrors[o.n_mirrors++] = v; }
         else if (ARG("--stall")) o.stall_seconds = atol(v);
@@ -97,6 +109,7 @@ int main(int argc, char **argv)
     rq.headers = headers;
     rq.n_headers = nh;
     rq.done = done;
+    chain_rq = rq;
     el_ctx *ctx = el_ctx_new();
     if (hang) {
         cache_store *s = cache_store_open(ctx, o.dir);

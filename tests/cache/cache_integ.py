@@ -139,6 +139,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except OSError:
                 pass
             self.close_connection = True
+        elif path.startswith("/chain/"):
+            k = int(path.rsplit("/", 1)[1])
+            port = self.server.server_address[1]
+            nxt = b"next=http://127.0.0.1:%d/chain/%d\n" % (port, k - 1) if k > 0 else b"end\n"
+            self.send_body(200, nxt)
         elif path.startswith("/slow/"):
             time.sleep(0.4)
             self.send_body(200, body)
@@ -505,6 +510,13 @@ def sc_parallel(base, d):
     print("32 requests of 0.4 s each, 16 in parallel: %.2fs" % dt)
     check(rc == 0 and len(r) == 32, "all done")
     check(dt < 2.0, "parallel (took %.2f s; 12.8 s one at a time)" % dt)
+
+
+def sc_chain(base, d):
+    r, st, rc, _ = fetch(d, "--chain", base + "/chain/5", base + "/chain/2")
+    check(rc == 0 and len(r) == 9, "requests submitted from callbacks all complete: %s" % r)
+    check(st["requests"] == 9 and st["network"] == 6 and st["hits"] == 3,
+          "repeated URLs fetched once per run: %s" % st)
 
 
 def sc_export_import(base, d):
