@@ -515,7 +515,10 @@ static void rule_files(rules_ctx *r, json_object *spec)
                 rules_add(r, field, EL_SPEC_INVALID, "a baked file is at most 1048576 bytes");
                 free(field);
             }
-            total += v;
+            /* saturate: only "over 8 MiB" matters, and huge sizes must not
+             * overflow the sum */
+            if (total <= 8388608)
+                total += v > 8388608 ? 8388609 : v;
         }
     }
     if (total > 8388608)
@@ -676,7 +679,7 @@ static void rule_secrets(rules_ctx *r, json_object *spec)
             continue;
         bool named = false;
         for (size_t c = 0; c < jlen(cmds) && !named; c++)
-            named = names_word(jat(cmds, c), name);
+            named = jat(cmds, c) && names_word(jat(cmds, c), name);
         if (!named) {
             char *field = xasprintf("spec.buildSecrets[%zu]", i);
             rules_add(r, field, EL_SPEC_INVALID,
