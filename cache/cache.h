@@ -62,8 +62,9 @@ typedef struct cache_response {
     const char *url;           /* the canonical URL as submitted */
     const char *final_url;     /* after redirects; mapped back to canonical when
                                   it stayed under the mirror; credentials removed */
-    long status;               /* 200 for cache hits, 304-revalidated entries and
-                                  file://; the HTTP status otherwise; 0 if none */
+    long status;               /* success: 200 (206 for a Range request, also
+                                  when served from the cache; file:// is 200);
+                                  failure: the HTTP status, or 0 if none */
     const unsigned char *body; /* NUL-terminated (not counted in len); borrowed
                                   until the callback returns unless taken */
     size_t len;
@@ -87,9 +88,12 @@ typedef struct cache_request {
     cache_policy policy;
     uint64_t max_bytes;         /* size cap; 0: the options' default */
     const char *sha256;         /* expected hex sha256 of the body, or NULL */
-    const char *const *headers; /* extra "Name: value" headers (e.g. an
-                                   Authorization header): sent to the first
-                                   host only, never stored, logged or printed */
+    const char *const *headers; /* extra "Name: value" headers: an
+                                   Authorization header is sent to the first
+                                   host only (not to a mirror on another host,
+                                   not across redirects) and never stored,
+                                   logged or printed; a Range header becomes
+                                   part of the cache key */
     size_t n_headers;
     cache_done_fn done;         /* called exactly once, from cache_run() */
     void *user;
@@ -155,7 +159,8 @@ bool cache_blob_put(cache *c, const char *name, const void *data, size_t len);
  * the frame decompresses to exactly `size` bytes with no trailing data, and
  * those bytes hash to `sha256`. */
 
-/* cache_key() : sha256 hex of "GET <url>\n<accept>" (accept "" if NULL). */
+/* cache_key() : sha256 hex of "GET <url>\n<accept>" (accept "" if NULL);
+ * `accept` is cache_meta.accept's "what the key covers" string. */
 void cache_key(const char *url, const char *accept, char out[65]);
 
 typedef struct cache_store cache_store;
@@ -167,12 +172,15 @@ const char *cache_store_dir(const cache_store *s);
 
 typedef struct cache_meta {
     char *url;            /* canonical URL (or "blob:<name>") */
-    char *accept;         /* or NULL */
+    char *accept;         /* what the key covers besides the URL: the Accept
+                             header, plus "\n" and the Range header if one
+                             was sent; or NULL */
     char *etag;           /* or NULL */
     char *last_modified;  /* or NULL */
     int64_t max_age;      /* seconds from Cache-Control; -1 if none */
     int64_t fetched_ms;   /* wall clock of the fetch or last revalidation */
     bool immutable;
+    long status;          /* 200, or 206 for a Range request */
     uint64_t size;        /* body length */
     char sha256[65];      /* of the body */
 } cache_meta;

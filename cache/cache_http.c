@@ -33,6 +33,7 @@ typedef struct xfer {
     char *redacted;  /* canonical without credentials, for messages */
     char *transport; /* what is requested (mirror applied) */
     char *accept;
+    char *vary;      /* what besides the URL the key covers: Accept [+ Range] */
     cache_policy policy;
     uint64_t max_bytes;
     char *want_sha;
@@ -94,6 +95,7 @@ static void xfer_free(xfer *x)
     free(x->redacted);
     free(x->transport);
     free(x->accept);
+    free(x->vary);
     free(x->want_sha);
     for (size_t i = 0; i < x->n_headers; i++)
         free(x->headers[i]);
@@ -152,7 +154,7 @@ static void succeed(xfer *x, const unsigned char *body, size_t len, const cache_
                     bool from_cache, const char *final_url)
 {
     cache_response r = { 0 };
-    r.status = 200;
+    r.status = m->status ? m->status : 200;
     r.body = body;
     r.len = len;
     r.sha256 = m->sha256;
@@ -359,7 +361,16 @@ void cache_submit(cache *c, const cache_request *rq)
     x->submitted_ms = cache_now_ms();
     cache_meta_init(&x->cached);
     sb_init(&x->body);
-    cache_key(x->url, x->accept, x->key);
+    /* A range is a different document: it gets its own key. */
+    const char *range = NULL;
+    for (size_t i = 0; i < x->n_headers; i++)
+        if (strncasecmp(x->headers[i], "range:", 6) == 0)
+            range = x->headers[i];
+    if (range)
+        x->vary = xasprintf("%s\n%s", x->accept ? x->accept : "", range);
+    else if (x->accept)
+        x->vary = xstrdup(x->accept);
+    cache_key(x->url, x->vary, x->key);
     ptrvec_push(&c->queue, x);
     c->submitted++;
 }
@@ -681,7 +692,10 @@ static void store_and_serve(xfer *x, const char *final_url)
     cache_meta m;
     cache_meta_init(&m);
     m.url = xstrdup(x->url);
-    m.accept = x->accept ? xstrdup(x->accept) : NULL;
+    m.accept = x->vary ? xstrdup(x->vary) : NULL;
+    long status = 200;
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    m.status = is_file_url(x->transport) ? 200 : status;
     m.etag = is_file_url(x->transport) ? NULL : header(e, "ETag");
     m.last_modified = is_file_url(x->transport) ? NULL : header(e, "Last-Modified");
     m.max_age = is_file_url(x->transport) ? -1 : max_age(e);

@@ -144,6 +144,8 @@ void cache_entry_encode(cache_meta *m, const void *body, size_t len, strbuf *out
     json_object_object_add(o, "max_age", json_object_new_int64(m->max_age));
     json_object_object_add(o, "fetched_ms", json_object_new_int64(m->fetched_ms));
     json_object_object_add(o, "immutable", json_object_new_boolean(m->immutable));
+    if (m->status && m->status != 200)
+        json_object_object_add(o, "status", json_object_new_int64(m->status));
     json_object_object_add(o, "size", json_object_new_int64((int64_t)len));
     json_object_object_add(o, "sha256", json_object_new_string(m->sha256));
     sb_adds(out, MAGIC);
@@ -186,6 +188,7 @@ static bool parse_meta(const char *line, size_t n, cache_meta *m)
         m->last_modified = jstr(o, "last_modified");
         if (json_object_object_get_ex(o, "max_age", &v))
             m->max_age = json_object_get_int64(v);
+        m->status = json_object_object_get_ex(o, "status", &v) ? (long)json_object_get_int64(v) : 200;
         ok = m->url && json_object_object_get_ex(o, "fetched_ms", &v);
         if (ok)
             m->fetched_ms = json_object_get_int64(v);

@@ -36,7 +36,7 @@ static void done(cache *c, cache_response *r, void *user)
         json_object_object_add(o, "sha256", json_object_new_string(r->sha256));
     if (r->etag)
         json_object_object_add(o, "etag", json_object_new_string(r->etag));
-    if (r->code == EL_OK && r->len < 256)
+    if (r->code == EL_OK && r->len < 256 && utf8_valid((const char *)r->body, r->len))
         json_object_object_add(o, "body", json_object_new_string_len((const char *)r->body, (int)r->len));
     if (r->code != EL_OK) {
         /* What the index readers will record: exercise cache_response_fail. */

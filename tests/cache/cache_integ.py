@@ -139,6 +139,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except OSError:
                 pass
             self.close_connection = True
+        elif path.startswith("/range/"):
+            full = bytes(range(256)) * 4
+            rng = self.headers.get("Range")
+            if rng and rng.startswith("bytes=-"):
+                part = full[-int(rng[7:]):]
+                self.send_body(206, part, [("Content-Range", "bytes %d-%d/%d" % (len(full) - len(part), len(full) - 1, len(full)))])
+            else:
+                self.send_body(200, full)
         elif path.startswith("/chain/"):
             k = int(path.rsplit("/", 1)[1])
             port = self.server.server_address[1]
@@ -517,6 +525,18 @@ def sc_chain(base, d):
     check(rc == 0 and len(r) == 9, "requests submitted from callbacks all complete: %s" % r)
     check(st["requests"] == 9 and st["network"] == 6 and st["hits"] == 3,
           "repeated URLs fetched once per run: %s" % st)
+
+
+def sc_range(base, d):
+    url = base + "/range/wheel"
+    r, _, rc, _ = fetch(d, "--policy", "immutable", "--header", "Range: bytes=-100", url)
+    check(rc == 0 and r[0]["status"] == 206 and r[0]["len"] == 100, "tail read: %s" % r)
+    r, _, rc, _ = fetch(d, "--policy", "immutable", url)
+    check(rc == 0 and r[0]["status"] == 200 and r[0]["len"] == 1024 and not r[0]["from_cache"],
+          "the whole file is another entry: %s" % r)
+    r, _, rc, _ = fetch(d, "--offline", "--policy", "immutable", "--header", "Range: bytes=-100", url)
+    check(rc == 0 and r[0]["status"] == 206 and r[0]["len"] == 100 and r[0]["from_cache"],
+          "the range is served from its own entry: %s" % r)
 
 
 def sc_export_import(base, d):
