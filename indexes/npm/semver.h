@@ -7,6 +7,13 @@
  * NPM_INCLUDE_PRERELEASE lets prerelease versions satisfy ranges without
  * the same-tuple gate. 0 is node-semver's default.
  *
+ * Answers match node-semver 7.8.x exactly (tests/npm/npm_semver_diff.py
+ * checks >100k cases against node). Deliberate deviations: node throws from
+ * satisfies() when, with loose + includePrerelease, it tests a comparator
+ * whose normalized version exceeds 256 characters; here that comparator is
+ * simply evaluated. Inputs are C strings (no NUL inside); invalid UTF-8
+ * bytes count as ordinary non-whitespace characters.
+ *
  * Nothing here allocates without saying who frees it. */
 #ifndef EL_NPM_SEMVER_H
 #define EL_NPM_SEMVER_H
