@@ -6,6 +6,7 @@
  * not know how to fetch anything. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util.h"
 #include "semver.h"
@@ -46,7 +47,7 @@ int npm_name_check(const char *name, unsigned flags, char **err)
         return fail(err, xasprintf("package name `%s` cannot start with a period", name));
     if (name[0] == '_')
         return fail(err, xasprintf("package name `%s` cannot start with an underscore", name));
-    if (strcmp(name, "node_modules") == 0 || strcmp(name, "favicon.ico") == 0)
+    if (strcasecmp(name, "node_modules") == 0 || strcasecmp(name, "favicon.ico") == 0)
         return fail(err, xasprintf("`%s` is a blacklisted package name", name));
     const char *last = name;
     if (!url_safe(name, n)) {

@@ -45,6 +45,7 @@ static void test_check(void **state)
     bad("_private");
     bad("node_modules");
     bad("favicon.ico");
+    bad("Node_Modules");
     bad("has space");
     bad("@scope");
     bad("@/name");
