@@ -55,7 +55,10 @@ void cache_close(cache *c);
 typedef enum cache_policy {
     CACHE_IMMUTABLE,  /* never changes (artifacts, .metadata): kept forever */
     CACHE_REVALIDATE  /* index pages: revalidated (ETag/Last-Modified) unless
-                         Cache-Control max-age says it is still fresh */
+                         Cache-Control max-age says it is still fresh, or it
+                         was fetched since cache_open() (one run sees one
+                         version of a page, however often it asks); offline,
+                         any valid entry is served */
 } cache_policy;
 
 typedef struct cache_response {
