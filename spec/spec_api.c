@@ -40,20 +40,47 @@ static bool blank(const char *text, size_t len)
 /* The importer also notices a recipe key given twice, which the YAML reader
  * has already reported at the same node: keep only the reader's finding.
  * Findings [from, len) that repeat the field and position of one before
- * `from` are removed. */
+ * `from` are removed. A sorted index keeps this O(n log n) for a hostile
+ * recipe with a duplicate on every line. */
+static int pos_cmp(const void *a, const void *b)
+{
+    const el_finding *x = *(const el_finding *const *)a, *y = *(const el_finding *const *)b;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return x->column < y->column ? -1 : x->column > y->column;
+}
+
 static void drop_repeats(spec_findings *fs, size_t from)
 {
+    if (from == 0 || fs->len == from)
+        return;
+    const el_finding **idx = xmalloc(from * sizeof *idx);
+    for (size_t j = 0; j < from; j++)
+        idx[j] = &fs->items[j];
+    qsort(idx, from, sizeof *idx, pos_cmp);
     size_t out = from;
     for (size_t k = from; k < fs->len; k++) {
-        const el_finding *f = &fs->items[k];
+        el_finding f = fs->items[k];
         bool repeat = false;
-        for (size_t j = 0; j < from && !repeat; j++)
-            repeat = fs->items[j].line == f->line && fs->items[j].column == f->column &&
-                     f->line != 0 && strcmp(fs->items[j].field, f->field) == 0;
+        if (f.line != 0) {
+            /* the first of the earlier findings at f's position */
+            const el_finding *key = &f;
+            size_t lo = 0, hi = from;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (pos_cmp(&idx[mid], &key) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (size_t j = lo; j < from && !repeat && pos_cmp(&idx[j], &key) == 0; j++)
+                repeat = strcmp(idx[j]->field, f.field) == 0;
+        }
         if (!repeat)
-            fs->items[out++] = *f;
+            fs->items[out++] = f;
     }
     fs->len = out;
+    free(idx);
 }
 
 el_spec *el_spec_load_text(el_ctx *ctx, const char *text, size_t len, const char *origin,

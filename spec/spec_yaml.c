@@ -619,16 +619,15 @@ static void check_duplicates(composer *y, const spec_node *map)
     for (size_t k = 0; k < map->n; k++)
         refs[k] = (key_ref){ map->keys[k], k };
     qsort(refs, map->n, sizeof *refs, key_ref_cmp);
+    size_t run = 0; /* where the run of equal keys that refs[k] is in starts */
     for (size_t k = 1; k < map->n; k++) {
-        const key_ref *first = &refs[k - 1];
-        if (first->key->text_len != refs[k].key->text_len ||
-            memcmp(first->key->text, refs[k].key->text, first->key->text_len) != 0)
+        const key_ref *prev = &refs[k - 1];
+        if (prev->key->text_len != refs[k].key->text_len ||
+            memcmp(prev->key->text, refs[k].key->text, prev->key->text_len) != 0) {
+            run = k;
             continue;
-        size_t j = k;
-        while (j > 0 && refs[j - 1].key->text_len == refs[k].key->text_len &&
-               memcmp(refs[j - 1].key->text, refs[k].key->text, refs[k].key->text_len) == 0)
-            j--;
-        const spec_node *orig = refs[j].key, *dup = refs[k].key;
+        }
+        const spec_node *orig = refs[run].key, *dup = refs[k].key;
         size_t old = path_push_key(y, dup);
         spec_finding_add(y->fs, dup, y->path.buf, EL_SPEC_INVALID,
                          "is listed twice; the first is at line %u", orig->line);

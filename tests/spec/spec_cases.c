@@ -214,6 +214,33 @@ static void generated(void)
                    "1:67 (document) DL_ENV_SPEC_INVALID nests deeper than 64 levels\n");
         sb_release(&sb);
     }
+    /* 60000 copies of one env key: every copy after the first is reported,
+     * in time linear-logarithmic in the copies (once quadratic) */
+    {
+        strbuf sb = STRBUF_INIT;
+        sb_adds(&sb, head);
+        sb_adds(&sb, "  env:\n");
+        for (int k = 0; k < 60000; k++)
+            sb_adds(&sb, "    K: \"1\"\n");
+        total++;
+        el_ctx *ctx = el_ctx_new();
+        el_spec *spec = el_spec_load_text(ctx, sb.buf, sb.len, "gen_many_duplicates", NULL);
+        size_t n = el_spec_finding_count(spec);
+        const el_finding *last = n ? el_spec_finding(spec, n - 1) : NULL;
+        if (n != 59999 || strcmp(last->field, "spec.env.K") != 0 || last->line != 60008 ||
+            strcmp(last->message, "is listed twice; the first is at line 9") != 0) {
+            char *got = xasprintf("%zu findings, the last: %u %s %s\n", n, last ? last->line : 0,
+                                  last ? last->field : "", last ? last->message : "");
+            report("gen_many_duplicates", "generated",
+                   "59999 findings, the last: 60008 spec.env.K is listed twice; the first is at "
+                   "line 9\n",
+                   got);
+            free(got);
+        }
+        el_spec_free(spec);
+        el_ctx_free(ctx);
+        sb_release(&sb);
+    }
     /* many documents */
     {
         static const char text[] = "a: 1\n---\nb: 2\n";
