@@ -1,0 +1,226 @@
+/* npm_index_load.c — the loader: many packuments through one cache run.
+ * A caller submits names, runs the cache once, and reads one npm_packument
+ * per name (a failed one carries its reason). Callbacks may submit more
+ * names while the run is going, which is how a resolver walks the
+ * dependency graph breadth-first without waiting for each level.
+ *
+ * This file owns the request: which document (abbreviated, or full when a
+ * cutoff needs `time`), which URL (scoped names as `@scope%2fname`), the
+ * size cap, and the Authorization header (computed once per loader, handed
+ * to the cache, which sends it to the registry's host only and never stores
+ * it). Parsing is npm_packument.c's. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "npm_index.h"
+#include "npm_spec.h"
+
+typedef struct load_item {
+    npm_loader *l;
+    char *name;
+    npm_packument *p; /* NULL while in flight */
+} load_item;
+
+struct npm_loader {
+    cache *c;
+    char *registry;        /* normalized, ends in '/' */
+    npm_target target;     /* strings below are owned copies */
+    char *t_os, *t_cpu, *t_libc, *t_node, *t_cutoff;
+    char *auth;            /* "Authorization: ..." or NULL */
+    uint64_t max_bytes;
+    char *served_base;
+    void (*loaded)(npm_loader *l, const npm_packument *p, void *user);
+    void *user;
+    ptrvec items;          /* load_item*, submission order */
+};
+
+static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
+
+npm_loader *npm_loader_new(cache *c, const npm_loader_options *o)
+{
+    npm_loader_options none = { 0 };
+    if (!o)
+        o = &none;
+    npm_loader *l = xcalloc(1, sizeof *l);
+    l->c = c;
+    l->registry = npm_registry_normalize(o->registry);
+    const npm_target *t = o->target;
+    l->t_os = xstrdup(t && t->os ? t->os : "linux");
+    l->t_cpu = xstrdup(t && t->cpu ? t->cpu : "x64");
+    l->t_libc = xstrdup(t && t->libc ? t->libc : "glibc");
+    l->t_node = dup_or_null(t ? t->node_version : NULL);
+    l->t_cutoff = dup_or_null(t ? t->cutoff : NULL);
+    l->target = (npm_target){ l->t_os, l->t_cpu, l->t_libc, l->t_node, l->t_cutoff };
+    l->max_bytes = o->max_bytes ? o->max_bytes : NPM_PACKUMENT_MAX_BYTES;
+    l->served_base = dup_or_null(o->served_base);
+    l->loaded = o->loaded;
+    l->user = o->user;
+    if (!o->no_auth) {
+        npm_rc *own = o->rc ? NULL : npm_rc_load_user();
+        char *v = npm_auth_for_registry(o->rc ? o->rc : own, l->registry, NULL);
+        if (v) {
+            l->auth = xasprintf("Authorization: %s", v);
+            memset(v, 0, strlen(v));
+            free(v);
+        }
+        npm_rc_free(own);
+    }
+    return l;
+}
+
+void npm_loader_free(npm_loader *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->items.len; i++) {
+        load_item *it = l->items.items[i];
+        npm_packument_free(it->p);
+        free(it->name);
+        free(it);
+    }
+    ptrvec_release(&l->items);
+    free(l->registry);
+    free(l->t_os);
+    free(l->t_cpu);
+    free(l->t_libc);
+    free(l->t_node);
+    free(l->t_cutoff);
+    if (l->auth) {
+        memset(l->auth, 0, strlen(l->auth));
+        free(l->auth);
+    }
+    free(l->served_base);
+    free(l);
+}
+
+static load_item *find(const npm_loader *l, const char *name)
+{
+    for (size_t i = 0; i < l->items.len; i++) {
+        load_item *it = l->items.items[i];
+        if (strcmp(it->name, name) == 0)
+            return it;
+    }
+    return NULL;
+}
+
+/* A packument that records a failure and holds no versions. */
+static npm_packument *failed(npm_loader *l, const char *name, el_code code, const char *reason,
+                             const char *message, long status, bool retryable)
+{
+    npm_packument *p = xcalloc(1, sizeof *p);
+    p->arena_ = arena_new();
+    p->name = arena_strdup(p->arena_, name);
+    p->registry = arena_strdup(p->arena_, l->registry);
+    char *url = npm_packument_url(l->registry, name);
+    p->url = arena_strdup(p->arena_, url);
+    free(url);
+    p->code = code;
+    p->reason = arena_strdup(p->arena_, reason);
+    p->message = arena_strdup(p->arena_, message);
+    p->status = status;
+    p->retryable = retryable;
+    return p;
+}
+
+static void finish(load_item *it, npm_packument *p)
+{
+    it->p = p;
+    if (it->l->loaded)
+        it->l->loaded(it->l, p, it->l->user);
+}
+
+static void on_done(cache *c, cache_response *r, void *user)
+{
+    (void)c;
+    load_item *it = user;
+    npm_loader *l = it->l;
+    if (r->code != EL_OK) {
+        char *msg;
+        if (r->reason && strcmp(r->reason, "not_found") == 0)
+            msg = xasprintf("npm package `%s` is not in the registry %s (%s answered %ld)", it->name,
+                            l->registry, r->url, r->status);
+        else
+            msg = xstrdup(r->message ? r->message : "fetch failed");
+        finish(it, failed(l, it->name, r->code, r->reason ? r->reason : "fetch_failed", msg,
+                          r->status, r->retryable));
+        free(msg);
+        return;
+    }
+    npm_parse_options po = { .name = it->name, .registry = l->registry,
+                             .served_base = l->served_base, .target = &l->target,
+                             .max_bytes = (size_t)l->max_bytes };
+    npm_packument *p = NULL;
+    const char *reason = NULL;
+    char *err = NULL;
+    if (npm_packument_parse((const char *)r->body, r->len, &po, &p, &reason, &err) != 0) {
+        char *msg = xasprintf("%s (%s)", err, r->url);
+        finish(it, failed(l, it->name, EL_PACKAGE_NOT_FOUND, reason, msg, r->status, false));
+        free(msg);
+        free(err);
+        return;
+    }
+    p->etag = r->etag ? arena_strdup(p->arena_, r->etag) : NULL;
+    p->last_modified = r->last_modified ? arena_strdup(p->arena_, r->last_modified) : NULL;
+    p->from_cache = r->from_cache;
+    finish(it, p);
+}
+
+void npm_loader_submit(npm_loader *l, const char *name)
+{
+    if (find(l, name))
+        return;
+    load_item *it = xcalloc(1, sizeof *it);
+    it->l = l;
+    it->name = xstrdup(name);
+    ptrvec_push(&l->items, it);
+    char *err = NULL;
+    if (npm_name_check(name, NPM_NAME_LEGACY, &err) != 0) {
+        char *msg = xasprintf("`%s` is not an npm package name: %s", name, err);
+        finish(it, failed(l, name, EL_SPEC_INVALID, "invalid_name", msg, 0, false));
+        free(msg);
+        free(err);
+        return;
+    }
+    char *url = npm_packument_url(l->registry, name);
+    const char *headers[1] = { l->auth };
+    cache_request rq = {
+        .url = url,
+        .accept = l->target.cutoff ? NPM_ACCEPT_FULL : NPM_ACCEPT_ABBREVIATED,
+        .policy = CACHE_REVALIDATE,
+        .max_bytes = l->max_bytes,
+        .headers = l->auth ? headers : NULL,
+        .n_headers = l->auth ? 1 : 0,
+        .done = on_done,
+        .user = it,
+    };
+    cache_submit(l->c, &rq);
+    free(url);
+}
+
+el_code npm_loader_run(npm_loader *l, el_ctx *ctx) { return cache_run(l->c, ctx); }
+
+const npm_packument *npm_loader_get(const npm_loader *l, const char *name)
+{
+    load_item *it = find(l, name);
+    return it ? it->p : NULL;
+}
+
+size_t npm_loader_count(const npm_loader *l) { return l->items.len; }
+
+const npm_packument *npm_loader_at(const npm_loader *l, size_t i)
+{
+    return i < l->items.len ? ((load_item *)l->items.items[i])->p : NULL;
+}
+
+el_code npm_load_fail(el_ctx *ctx, const npm_packument *p)
+{
+    el_code code = p->code != EL_OK ? p->code : EL_INTERNAL;
+    el_fail(ctx, code, "%s", p->message ? p->message : "npm load failed");
+    el_detail_str(ctx, "reason", p->reason ? p->reason : "unknown");
+    el_detail_str(ctx, "package", p->name);
+    el_detail_str(ctx, "url", p->url);
+    if (p->status)
+        el_detail_int(ctx, "status", p->status);
+    el_set_retryable(ctx, p->retryable);
+    return code;
+}

@@ -1,0 +1,818 @@
+/* npm_packument.c — turning a packument (the registry's JSON document for
+ * one package name, abbreviated or full) into npm_version records, and
+ * judging each version against the target: semver validity, publish cutoff,
+ * os/cpu/libc, engines, deprecation, integrity and tarball URL.
+ *
+ * This file does no I/O and never trusts the document: every field is
+ * type-checked, a bad version is excluded with a reason instead of failing
+ * the load, and only a document that is not a JSON object (or whose
+ * `versions`/`dist-tags` have the wrong type, or that names another
+ * package, or is over the size cap) fails as a whole. JSON is json-c's job;
+ * the version grammar is semver.h's. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "npm_index.h"
+#include "npm_spec.h"
+
+/* ---- small tables ---- */
+
+static const char *const exclusion_ids[] = {
+    "", "invalid_version", "invalid_manifest", "missing_dist", "after_cutoff",
+    "no_publish_time", "os_mismatch", "cpu_mismatch", "libc_mismatch",
+};
+
+const char *npm_exclusion_id(npm_exclusion e)
+{
+    if ((size_t)e >= sizeof exclusion_ids / sizeof exclusion_ids[0])
+        return "";
+    return exclusion_ids[e];
+}
+
+static const char *const flag_names[NPM_FLAG_COUNT] = {
+    "deprecated", "engines_unchecked", "engines_mismatch", "install_script",
+    "integrity_from_shasum", "no_integrity", "tarball_rebased",
+};
+
+const char *npm_flag_name(unsigned i) { return i < NPM_FLAG_COUNT ? flag_names[i] : ""; }
+
+const char *npm_dep_kind_name(npm_dep_kind k)
+{
+    switch (k) {
+    case NPM_DEP_PROD: return "dependencies";
+    case NPM_DEP_OPTIONAL: return "optionalDependencies";
+    case NPM_DEP_PEER: return "peerDependencies";
+    case NPM_DEP_PEER_OPTIONAL: return "peerDependencies (optional)";
+    }
+    return "";
+}
+
+/* ---- time ---- */
+
+static bool digits(const char *s, int n, int *out)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar. */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+bool npm_time_parse(const char *s, int64_t *ms)
+{
+    int y, mo, d, h = 0, mi = 0, se = 0;
+    if (!s || strlen(s) < 10 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
+        s[7] != '-' || !digits(s + 8, 2, &d))
+        return false;
+    static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1])
+        return false;
+    const char *p = s + 10;
+    int64_t frac_ms = 0, offset_s = 0;
+    if (*p == 'T' || *p == 't' || *p == ' ') {
+        if (!digits(p + 1, 2, &h) || p[3] != ':' || !digits(p + 4, 2, &mi))
+            return false;
+        p += 6;
+        if (*p == ':') {
+            if (!digits(p + 1, 2, &se))
+                return false;
+            p += 3;
+        }
+        if (h > 23 || mi > 59 || se > 60)
+            return false;
+        if (*p == '.') {
+            p++;
+            int n = 0;
+            while (*p >= '0' && *p <= '9') {
+                if (n < 3)
+                    frac_ms = frac_ms * 10 + (*p - '0');
+                n++;
+                p++;
+            }
+            if (n == 0)
+                return false;
+            for (; n < 3; n++)
+                frac_ms *= 10;
+        }
+        if (*p == 'Z' || *p == 'z') {
+            p++;
+        } else if (*p == '+' || *p == '-') {
+            int oh, om;
+            if (!digits(p + 1, 2, &oh) || p[3] != ':' || !digits(p + 4, 2, &om) || oh > 23 ||
+                om > 59)
+                return false;
+            offset_s = (int64_t)(oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
+            p += 6;
+        } else {
+            return false; /* a local time names no instant */
+        }
+    }
+    if (*p != '\0')
+        return false;
+    int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - offset_s;
+    *ms = secs * 1000 + frac_ms;
+    return true;
+}
+
+/* ---- the target ---- */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+void npm_target_from_query(const el_index_query *q, npm_target *t)
+{
+    memset(t, 0, sizeof *t);
+    t->os = "linux";
+    t->cpu = "x64";
+    t->libc = "glibc";
+    if ((q->platform && ends_with(q->platform, "aarch64")) ||
+        (q->apt_arch && strcmp(q->apt_arch, "arm64") == 0))
+        t->cpu = "arm64";
+    if (q->platform && strncmp(q->platform, "musllinux", 9) == 0)
+        t->libc = "musl";
+    t->cutoff = q->exclude_newer;
+}
+
+/* npm-install-checks' list rule: a single "any" allows everything; a
+ * negated entry naming the value refuses it; otherwise the value must be
+ * listed, unless every entry is a negation. */
+static bool list_allows(const char *value, const char *const *list, size_t n)
+{
+    if (n == 0 || (n == 1 && strcmp(list[0], "any") == 0))
+        return true;
+    size_t negated = 0;
+    bool match = false;
+    for (size_t i = 0; i < n; i++) {
+        if (list[i][0] == '!') {
+            negated++;
+            if (strcmp(list[i] + 1, value) == 0)
+                return false;
+        } else if (strcmp(list[i], value) == 0) {
+            match = true;
+        }
+    }
+    return match || negated == n;
+}
+
+/* ---- URLs ---- */
+
+char *npm_registry_normalize(const char *registry)
+{
+    if (!registry || !*registry)
+        registry = NPM_DEFAULT_REGISTRY;
+    size_t n = strlen(registry);
+    while (n > 0 && registry[n - 1] == '/')
+        n--;
+    return xasprintf("%.*s/", (int)n, registry);
+}
+
+char *npm_packument_url(const char *registry, const char *name)
+{
+    char *reg = npm_registry_normalize(registry);
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, reg);
+    free(reg);
+    const char *slash = name[0] == '@' ? strchr(name, '/') : NULL;
+    if (slash) {
+        sb_add(&sb, name, (size_t)(slash - name));
+        sb_adds(&sb, "%2f");
+        sb_adds(&sb, slash + 1);
+    } else {
+        sb_adds(&sb, name);
+    }
+    return sb_detach(&sb, NULL);
+}
+
+/* "scheme://host[:port]" length of `url`, or 0 if it has no authority. */
+static size_t origin_len(const char *url)
+{
+    const char *p = strstr(url, "://");
+    if (!p)
+        return 0;
+    p += 3;
+    size_t n = strcspn(p, "/?#");
+    return (size_t)(p - url) + n;
+}
+
+/* ---- parsing ---- */
+
+typedef struct pctx {
+    npm_packument *p;
+    arena *a;
+    const npm_parse_options *o;
+    const npm_target *t;
+    int64_t cutoff_ms;
+    bool have_cutoff;
+    json_object *time; /* the `time` object of a full document, or NULL */
+    const char *served_base;
+} pctx;
+
+static const char *type_name(json_object *j)
+{
+    switch (json_object_get_type(j)) {
+    case json_type_null: return "null";
+    case json_type_boolean: return "boolean";
+    case json_type_double:
+    case json_type_int: return "number";
+    case json_type_object: return "object";
+    case json_type_array: return "array";
+    case json_type_string: return "string";
+    }
+    return "value";
+}
+
+static const char *astr(pctx *x, json_object *j)
+{
+    return arena_strdup(x->a, json_object_get_string(j));
+}
+
+static void exclude(pctx *x, npm_version *v, npm_exclusion e, const char *fmt, ...)
+    EL_PRINTF(4, 5);
+static void exclude(pctx *x, npm_version *v, npm_exclusion e, const char *fmt, ...)
+{
+    if (v->excluded != NPM_EX_NONE)
+        return; /* the first reason stands */
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = xvasprintf(fmt, ap);
+    va_end(ap);
+    v->excluded = e;
+    v->why = arena_strdup(x->a, s);
+    free(s);
+}
+
+/* A string list field: an array of strings, or one string. Other types
+ * (old documents hold odd things here) read as an empty list. */
+static const char **string_list(pctx *x, json_object *j, size_t *n)
+{
+    *n = 0;
+    if (!j)
+        return NULL;
+    if (json_object_is_type(j, json_type_string)) {
+        const char **out = arena_alloc(x->a, sizeof *out);
+        out[0] = astr(x, j);
+        *n = 1;
+        return out;
+    }
+    if (!json_object_is_type(j, json_type_array))
+        return NULL;
+    size_t len = json_object_array_length(j);
+    const char **out = arena_alloc(x->a, (len ? len : 1) * sizeof *out);
+    for (size_t i = 0; i < len; i++) {
+        json_object *e = json_object_array_get_idx(j, i);
+        if (json_object_is_type(e, json_type_string))
+            out[(*n)++] = astr(x, e);
+    }
+    return out;
+}
+
+static bool url_word(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              strchr("-_.!~*'()", *s)))
+            return false;
+    return true;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static const npm_range *parse_range(pctx *x, const char *text)
+{
+    npm_range *r = NULL;
+    if (npm_range_parse(text, NPM_LOOSE, &r, NULL) != 0)
+        return NULL;
+    ptrvec_push(&x->p->owned_, r);
+    return r;
+}
+
+/* Classifies a dependency spec the way npm-package-arg reads one from a
+ * registry manifest: aliases, then the non-registry forms (URLs, paths,
+ * git hosts), then a loose range, then a tag. */
+static void classify(pctx *x, npm_dep *d)
+{
+    const char *s = d->spec;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    static const char *const other_prefixes[] = {
+        "git+", "git:", "github:", "gitlab:", "bitbucket:", "gist:", "file:", "link:",
+        "workspace:", "http:", "https:", "./", "../", "/", "~/", "~\\",
+    };
+    if (starts_with(s, "npm:")) {
+        const char *rest = s + 4;
+        const char *at = strchr(rest[0] == '@' ? rest + 1 : rest, '@');
+        d->spec_kind = NPM_SPEC_IS_ALIAS;
+        if (at) {
+            d->alias_name = arena_strndup(x->a, rest, (size_t)(at - rest));
+            d->range = parse_range(x, at + 1);
+        } else {
+            d->alias_name = arena_strdup(x->a, rest);
+        }
+        return;
+    }
+    for (size_t i = 0; i < sizeof other_prefixes / sizeof other_prefixes[0]; i++)
+        if (starts_with(s, other_prefixes[i])) {
+            d->spec_kind = NPM_SPEC_IS_OTHER;
+            return;
+        }
+    if (strstr(s, "://") || (s[0] != '@' && strchr(s, '/'))) {
+        d->spec_kind = NPM_SPEC_IS_OTHER; /* a URL or user/repo shorthand */
+        return;
+    }
+    if ((d->range = parse_range(x, s)) != NULL) {
+        d->spec_kind = NPM_SPEC_IS_RANGE;
+        return;
+    }
+    d->spec_kind = url_word(s) ? NPM_SPEC_IS_TAG : NPM_SPEC_IS_OTHER;
+}
+
+static int dep_cmp(const void *pa, const void *pb)
+{
+    const npm_dep *a = pa, *b = pb;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* Reads one dependency map. false (with the version excluded) when the map
+ * or one of its values has the wrong type. */
+static bool read_deps(pctx *x, npm_version *v, json_object *man, const char *field,
+                      npm_dep_kind kind, json_object *skip, json_object *meta, ptrvec *acc)
+{
+    json_object *m;
+    if (!json_object_object_get_ex(man, field, &m) || json_object_is_type(m, json_type_null))
+        return true;
+    if (!json_object_is_type(m, json_type_object)) {
+        exclude(x, v, NPM_EX_INVALID_MANIFEST, "its %s is %s %s, not an object", field,
+                json_object_is_type(m, json_type_array) ? "an" : "a", type_name(m));
+        return false;
+    }
+    json_object_object_foreach(m, key, val)
+    {
+        if (!json_object_is_type(val, json_type_string)) {
+            exclude(x, v, NPM_EX_INVALID_MANIFEST, "its %s entry `%s` is %s %s, not a string",
+                    field, key, json_object_is_type(val, json_type_array) ? "an" : "a",
+                    type_name(val));
+            return false;
+        }
+        if (skip && json_object_object_get_ex(skip, key, NULL))
+            continue; /* listed again under optionalDependencies: optional wins */
+        npm_dep *d = arena_alloc(x->a, sizeof *d);
+        d->name = arena_strdup(x->a, key);
+        d->spec = astr(x, val);
+        d->kind = kind;
+        json_object *pm, *opt;
+        if (kind == NPM_DEP_PEER && meta && json_object_object_get_ex(meta, key, &pm) &&
+            json_object_object_get_ex(pm, "optional", &opt) && json_object_get_boolean(opt) &&
+            json_object_is_type(opt, json_type_boolean))
+            d->kind = NPM_DEP_PEER_OPTIONAL;
+        classify(x, d);
+        ptrvec_push(acc, d);
+    }
+    return true;
+}
+
+static char *b64(const unsigned char *in, size_t n)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)in[i] << 16;
+        if (i + 1 < n)
+            v |= (unsigned)in[i + 1] << 8;
+        if (i + 2 < n)
+            v |= in[i + 2];
+        sb_addc(&sb, tab[(v >> 18) & 63]);
+        sb_addc(&sb, tab[(v >> 12) & 63]);
+        sb_addc(&sb, i + 1 < n ? tab[(v >> 6) & 63] : '=');
+        sb_addc(&sb, i + 2 < n ? tab[v & 63] : '=');
+    }
+    return sb_detach(&sb, NULL);
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* "sha1-<base64>" from a 40-hex shasum, or NULL if it is not one. */
+static const char *sri_from_shasum(pctx *x, const char *hex)
+{
+    if (strlen(hex) != 40)
+        return NULL;
+    unsigned char raw[20];
+    for (int i = 0; i < 20; i++) {
+        int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return NULL;
+        raw[i] = (unsigned char)(hi << 4 | lo);
+    }
+    char *b = b64(raw, sizeof raw);
+    const char *out = arena_sprintf(x->a, "sha1-%s", b);
+    free(b);
+    return out;
+}
+
+/* The canonical tarball URL for what the document names (see the contract
+ * of npm_packument_parse()). */
+static void set_tarball(pctx *x, npm_version *v, const char *url)
+{
+    const char *reg = x->p->registry;
+    v->tarball = arena_strdup(x->a, url);
+    if (starts_with(url, reg))
+        return;
+    if (x->served_base) {
+        if (starts_with(url, x->served_base)) {
+            v->tarball_served = v->tarball;
+            v->tarball = arena_sprintf(x->a, "%s%s", reg, url + strlen(x->served_base));
+            v->flags |= NPM_FLAG_TARBALL_REBASED;
+        }
+        return;
+    }
+    /* No mirror named: a tarball on another host in the registry's own
+     * layout (NAME/-/FILE.tgz) is a mirror's rewrite of the canonical one. */
+    size_t ol = origin_len(url), rl = origin_len(reg);
+    if (ol == 0 || (ol == rl && strncmp(url, reg, ol) == 0))
+        return;
+    char *needle = xasprintf("/%s/-/", x->p->name);
+    const char *hit = strstr(url + ol, needle);
+    if (hit && ends_with(url, ".tgz") && !strchr(hit + strlen(needle), '/')) {
+        v->tarball_served = v->tarball;
+        v->tarball = arena_sprintf(x->a, "%s%s", reg, hit + 1);
+        v->flags |= NPM_FLAG_TARBALL_REBASED;
+    }
+    free(needle);
+}
+
+static void join(strbuf *sb, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            sb_addc(sb, ' ');
+        sb_adds(sb, list[i]);
+    }
+}
+
+static void read_version(pctx *x, npm_version *v, json_object *man)
+{
+    char *err = NULL;
+    if (npm_semver_parse(&v->semver, v->version, NPM_LOOSE, &err) != 0) {
+        exclude(x, v, NPM_EX_INVALID_VERSION, "`%s` is not a semver version: %s", v->version,
+                err ? err : "invalid");
+        free(err);
+    }
+    if (!json_object_is_type(man, json_type_object)) {
+        exclude(x, v, NPM_EX_INVALID_MANIFEST, "its manifest is %s %s, not an object",
+                json_object_is_type(man, json_type_array) ? "an" : "a", type_name(man));
+        return;
+    }
+
+    /* dependencies of every kind */
+    ptrvec acc = PTRVEC_INIT;
+    json_object *opt = NULL, *meta = NULL;
+    if (json_object_object_get_ex(man, "optionalDependencies", &opt) &&
+        !json_object_is_type(opt, json_type_object))
+        opt = NULL;
+    if (json_object_object_get_ex(man, "peerDependenciesMeta", &meta) &&
+        !json_object_is_type(meta, json_type_object))
+        meta = NULL;
+    if (read_deps(x, v, man, "dependencies", NPM_DEP_PROD, opt, NULL, &acc) &&
+        read_deps(x, v, man, "optionalDependencies", NPM_DEP_OPTIONAL, NULL, NULL, &acc))
+        read_deps(x, v, man, "peerDependencies", NPM_DEP_PEER, NULL, meta, &acc);
+    v->deps = arena_alloc(x->a, (acc.len ? acc.len : 1) * sizeof *v->deps);
+    for (size_t i = 0; i < acc.len; i++)
+        v->deps[i] = *(npm_dep *)acc.items[i];
+    v->ndeps = acc.len;
+    ptrvec_release(&acc);
+    qsort(v->deps, v->ndeps, sizeof *v->deps, dep_cmp);
+
+    /* bundled */
+    json_object *b = NULL;
+    if (!json_object_object_get_ex(man, "bundleDependencies", &b))
+        json_object_object_get_ex(man, "bundledDependencies", &b);
+    if (b && json_object_is_type(b, json_type_boolean))
+        v->bundle_all = json_object_get_boolean(b);
+    else if (b && json_object_is_type(b, json_type_array))
+        v->bundled = string_list(x, b, &v->nbundled);
+
+    /* deprecated: a message; "" or false means it was un-deprecated */
+    json_object *dep;
+    if (json_object_object_get_ex(man, "deprecated", &dep)) {
+        if (json_object_is_type(dep, json_type_string) && json_object_get_string_len(dep) > 0)
+            v->deprecated = astr(x, dep);
+        else if (json_object_is_type(dep, json_type_boolean) && json_object_get_boolean(dep))
+            v->deprecated = "";
+        if (v->deprecated)
+            v->flags |= NPM_FLAG_DEPRECATED;
+    }
+
+    json_object *j;
+    v->os = string_list(x, json_object_object_get_ex(man, "os", &j) ? j : NULL, &v->nos);
+    v->cpu = string_list(x, json_object_object_get_ex(man, "cpu", &j) ? j : NULL, &v->ncpu);
+    v->libc = string_list(x, json_object_object_get_ex(man, "libc", &j) ? j : NULL, &v->nlibc);
+
+    /* engines: an object of ranges (old documents hold arrays: ignored) */
+    if (json_object_object_get_ex(man, "engines", &j) && json_object_is_type(j, json_type_object)) {
+        v->engines = arena_alloc(x->a, (size_t)(json_object_object_length(j) + 1) * sizeof *v->engines);
+        json_object_object_foreach(j, ek, ev)
+        {
+            if (!json_object_is_type(ev, json_type_string))
+                continue;
+            npm_engine *e = &v->engines[v->nengines++];
+            e->name = arena_strdup(x->a, ek);
+            e->range = astr(x, ev);
+            if (strcmp(ek, "node") == 0) {
+                if (!x->t->node_version)
+                    v->flags |= NPM_FLAG_ENGINES_UNCHECKED;
+                else if (!npm_satisfies(x->t->node_version, e->range, NPM_INCLUDE_PRERELEASE))
+                    v->flags |= NPM_FLAG_ENGINES_MISMATCH;
+            }
+        }
+    }
+
+    /* install scripts: the abbreviated document's flag, or the full one's scripts */
+    if (json_object_object_get_ex(man, "hasInstallScript", &j) &&
+        json_object_is_type(j, json_type_boolean) && json_object_get_boolean(j))
+        v->flags |= NPM_FLAG_INSTALL_SCRIPT;
+    if (json_object_object_get_ex(man, "scripts", &j) && json_object_is_type(j, json_type_object))
+        for (const char *const *s = (const char *const[]){ "preinstall", "install", "postinstall", NULL };
+             *s; s++)
+            if (json_object_object_get_ex(j, *s, NULL))
+                v->flags |= NPM_FLAG_INSTALL_SCRIPT;
+
+    /* dist */
+    json_object *dist = NULL, *tb = NULL, *integ = NULL, *sha = NULL;
+    if (!json_object_object_get_ex(man, "dist", &dist) || !json_object_is_type(dist, json_type_object) ||
+        !json_object_object_get_ex(dist, "tarball", &tb) || !json_object_is_type(tb, json_type_string) ||
+        json_object_get_string_len(tb) == 0) {
+        exclude(x, v, NPM_EX_MISSING_DIST, "the registry gives no dist.tarball for it");
+    } else {
+        set_tarball(x, v, json_object_get_string(tb));
+        if (json_object_object_get_ex(dist, "shasum", &sha) && json_object_is_type(sha, json_type_string))
+            v->shasum = astr(x, sha);
+        if (json_object_object_get_ex(dist, "integrity", &integ) &&
+            json_object_is_type(integ, json_type_string) && json_object_get_string_len(integ) > 0) {
+            v->integrity = astr(x, integ);
+        } else if (v->shasum && (v->integrity = sri_from_shasum(x, v->shasum)) != NULL) {
+            v->flags |= NPM_FLAG_INTEGRITY_SHA1;
+        } else {
+            v->flags |= NPM_FLAG_NO_INTEGRITY;
+        }
+    }
+
+    /* publish time and the cutoff */
+    v->time_ms = INT64_MIN;
+    if (x->time && json_object_object_get_ex(x->time, v->version, &j) &&
+        json_object_is_type(j, json_type_string)) {
+        v->time = astr(x, j);
+        if (!npm_time_parse(v->time, &v->time_ms))
+            v->time_ms = INT64_MIN;
+    }
+    if (x->have_cutoff) {
+        if (v->time_ms == INT64_MIN)
+            exclude(x, v, NPM_EX_NO_PUBLISH_TIME,
+                    "the packument gives no publish time for it, so it cannot be shown to "
+                    "predate the cutoff %s",
+                    x->t->cutoff);
+        else if (v->time_ms > x->cutoff_ms)
+            exclude(x, v, NPM_EX_AFTER_CUTOFF, "published %s, after the cutoff %s", v->time,
+                    x->t->cutoff);
+    }
+
+    /* platform */
+    strbuf sb = STRBUF_INIT;
+    if (!list_allows(x->t->os, v->os, v->nos)) {
+        join(&sb, v->os, v->nos);
+        exclude(x, v, NPM_EX_OS_MISMATCH, "it supports os [%s]; the target is %s", sb.buf, x->t->os);
+    } else if (!list_allows(x->t->cpu, v->cpu, v->ncpu)) {
+        join(&sb, v->cpu, v->ncpu);
+        exclude(x, v, NPM_EX_CPU_MISMATCH, "it supports cpu [%s]; the target is %s", sb.buf,
+                x->t->cpu);
+    } else if (strcmp(x->t->os, "linux") == 0 && !list_allows(x->t->libc, v->libc, v->nlibc)) {
+        join(&sb, v->libc, v->nlibc);
+        exclude(x, v, NPM_EX_LIBC_MISMATCH, "it supports libc [%s]; the target is %s", sb.buf,
+                x->t->libc);
+    }
+    sb_release(&sb);
+}
+
+static int version_cmp(const void *pa, const void *pb)
+{
+    const npm_version *a = pa, *b = pb;
+    bool ca = a->excluded == NPM_EX_NONE, cb = b->excluded == NPM_EX_NONE;
+    if (ca != cb)
+        return ca ? -1 : 1;
+    bool va = a->semver.version != NULL, vb = b->semver.version != NULL;
+    if (va != vb)
+        return va ? -1 : 1;
+    if (va) {
+        int c = npm_semver_compare_build(&b->semver, &a->semver);
+        if (c)
+            return c;
+    }
+    return strcmp(a->version, b->version);
+}
+
+static int tag_cmp(const void *pa, const void *pb)
+{
+    return strcmp(((const npm_dist_tag *)pa)->tag, ((const npm_dist_tag *)pb)->tag);
+}
+
+static int fail_parse(const char **reason, char **err, const char *why, char *msg)
+{
+    *reason = why;
+    *err = msg;
+    return -1;
+}
+
+int npm_packument_parse(const char *body, size_t len, const npm_parse_options *o,
+                        npm_packument **out, const char **reason, char **err)
+{
+    *out = NULL;
+    *reason = NULL;
+    *err = NULL;
+    npm_target deftarget = { "linux", "x64", "glibc", NULL, NULL };
+    npm_target t = o->target ? *o->target : deftarget;
+    if (!t.os)
+        t.os = "linux";
+    if (!t.cpu)
+        t.cpu = "x64";
+    if (!t.libc)
+        t.libc = "glibc";
+    const char *name = o->name ? o->name : "";
+    size_t cap = o->max_bytes ? o->max_bytes : NPM_PACKUMENT_MAX_BYTES;
+    if (len > cap || len > INT_MAX)
+        return fail_parse(reason, err, "too_large",
+                          xasprintf("the packument of %s is %zu bytes, over the %zu-byte cap", name,
+                                    len, cap));
+    int64_t cutoff_ms = 0;
+    if (t.cutoff && !npm_time_parse(t.cutoff, &cutoff_ms))
+        return fail_parse(reason, err, "invalid_cutoff",
+                          xasprintf("the cutoff `%s` is not an RFC 3339 time", t.cutoff));
+
+    json_tokener *tok = json_tokener_new_ex(64);
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    json_object *doc = json_tokener_parse_ex(tok, body, (int)len);
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t end = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    if (!doc || jerr != json_tokener_success || end != len) {
+        json_object_put(doc);
+        const char *what = jerr == json_tokener_continue ? "it ends early (truncated JSON)"
+                           : jerr == json_tokener_success ? "it has data after the JSON value"
+                                                          : json_tokener_error_desc(jerr);
+        return fail_parse(reason, err, "invalid_packument",
+                          xasprintf("the packument of %s is not valid JSON: %s", name, what));
+    }
+    if (!json_object_is_type(doc, json_type_object)) {
+        char *m = xasprintf("the packument of %s is a JSON %s, not an object", name, type_name(doc));
+        json_object_put(doc);
+        return fail_parse(reason, err, "invalid_packument", m);
+    }
+    json_object *j, *versions = NULL, *tags = NULL;
+    char *problem = NULL;
+    if (json_object_object_get_ex(doc, "error", &j) && !json_object_object_get_ex(doc, "versions", NULL))
+        problem = xasprintf("the registry answered for %s with an error document: %s", name,
+                            json_object_is_type(j, json_type_string) ? json_object_get_string(j)
+                                                                    : type_name(j));
+    else if (json_object_object_get_ex(doc, "name", &j) &&
+             (!json_object_is_type(j, json_type_string) ||
+              (o->name && strcmp(json_object_get_string(j), o->name) != 0)))
+        problem = xasprintf("the packument asked for as %s names the package `%s`", name,
+                            json_object_get_string(j));
+    else if (json_object_object_get_ex(doc, "versions", &versions) &&
+             !json_object_is_type(versions, json_type_object))
+        problem = xasprintf("the packument of %s has `versions` of type %s, not an object", name,
+                            type_name(versions));
+    else if (json_object_object_get_ex(doc, "dist-tags", &tags) &&
+             !json_object_is_type(tags, json_type_object))
+        problem = xasprintf("the packument of %s has `dist-tags` of type %s, not an object", name,
+                            type_name(tags));
+    if (problem) {
+        json_object_put(doc);
+        return fail_parse(reason, err, "invalid_packument", problem);
+    }
+
+    npm_packument *p = xcalloc(1, sizeof *p);
+    p->arena_ = arena_new();
+    pctx x = { .p = p, .a = p->arena_, .o = o, .t = &t, .cutoff_ms = cutoff_ms,
+               .have_cutoff = t.cutoff != NULL };
+    char *reg = npm_registry_normalize(o->registry);
+    p->registry = arena_strdup(x.a, reg);
+    free(reg);
+    if (o->served_base) {
+        char *sb = npm_registry_normalize(o->served_base);
+        x.served_base = arena_strdup(x.a, sb);
+        free(sb);
+    }
+    p->name = arena_strdup(x.a, o->name ? o->name
+                                        : json_object_object_get_ex(doc, "name", &j)
+                                              ? json_object_get_string(j)
+                                              : "");
+    char *url = npm_packument_url(p->registry, p->name);
+    p->url = arena_strdup(x.a, url);
+    free(url);
+
+    if (json_object_object_get_ex(doc, "time", &j) && json_object_is_type(j, json_type_object)) {
+        x.time = j;
+        p->full = true;
+        json_object *m;
+        if (json_object_object_get_ex(j, "modified", &m) && json_object_is_type(m, json_type_string))
+            p->modified = astr(&x, m);
+    }
+    if (json_object_object_get_ex(doc, "modified", &j) && json_object_is_type(j, json_type_string))
+        p->modified = astr(&x, j);
+
+    if (tags) {
+        p->tags = arena_alloc(x.a, (size_t)(json_object_object_length(tags) + 1) * sizeof *p->tags);
+        json_object_object_foreach(tags, tk, tv)
+        {
+            if (!json_object_is_type(tv, json_type_string))
+                continue;
+            p->tags[p->ntags].tag = arena_strdup(x.a, tk);
+            p->tags[p->ntags].version = astr(&x, tv);
+            p->ntags++;
+        }
+        qsort(p->tags, p->ntags, sizeof *p->tags, tag_cmp);
+    }
+
+    if (versions) {
+        size_t n = (size_t)json_object_object_length(versions);
+        p->versions = xcalloc(n ? n : 1, sizeof *p->versions);
+        json_object_object_foreach(versions, vk, vv)
+        {
+            npm_version *v = &p->versions[p->nversions++];
+            v->version = arena_strdup(x.a, vk);
+            read_version(&x, v, vv);
+        }
+        qsort(p->versions, p->nversions, sizeof *p->versions, version_cmp);
+        while (p->ncandidates < p->nversions && p->versions[p->ncandidates].excluded == NPM_EX_NONE)
+            p->ncandidates++;
+    }
+    json_object_put(doc);
+    *out = p;
+    return 0;
+}
+
+void npm_packument_free(npm_packument *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nversions; i++)
+        npm_semver_release(&p->versions[i].semver);
+    for (size_t i = 0; i < p->owned_.len; i++)
+        npm_range_free(p->owned_.items[i]);
+    ptrvec_release(&p->owned_);
+    free(p->versions);
+    arena_free(p->arena_);
+    free(p);
+}
+
+const char *npm_packument_find_tag(const npm_packument *p, const char *tag)
+{
+    for (size_t i = 0; i < p->ntags; i++)
+        if (strcmp(p->tags[i].tag, tag) == 0)
+            return p->tags[i].version;
+    return NULL;
+}
+
+const npm_version *npm_packument_find(const npm_packument *p, const char *version)
+{
+    for (size_t i = 0; i < p->nversions; i++)
+        if (strcmp(p->versions[i].version, version) == 0)
+            return &p->versions[i];
+    return NULL;
+}
