@@ -269,6 +269,11 @@ char *cache_mirrors_rewrite(const cache_mirrors *m, const char *url);
  *  the canonical prefix it stands for (malloc'd; a copy when none applies). */
 char *cache_mirrors_unrewrite(const cache_mirrors *m, const char *url);
 
+/* cache_url_join() : `ref` (absolute, or relative per RFC 3986) resolved
+ *  against the absolute URL `base` with libcurl's URL API, malloc'd; NULL if
+ *  either is not a URL libcurl accepts. Fragments are kept. */
+char *cache_url_join(const char *base, const char *ref);
+
 /* cache_url_redact() : the URL without any userinfo ("user:pw@"), malloc'd. */
 char *cache_url_redact(const char *url);
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <curl/curl.h>
+
 #include "cache.h"
 
 typedef struct mirror {
@@ -229,4 +231,22 @@ char *cache_default_dir(const el_cache_options *o)
     if (h && *h)
         return xasprintf("%s/.cache/envlock", h);
     return NULL;
+}
+
+char *cache_url_join(const char *base, const char *ref)
+{
+    CURLU *u = curl_url();
+    if (!u)
+        abort();
+    char *out = NULL;
+    if (curl_url_set(u, CURLUPART_URL, base, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+        curl_url_set(u, CURLUPART_URL, ref, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK) {
+        char *got = NULL;
+        if (curl_url_get(u, CURLUPART_URL, &got, 0) == CURLUE_OK && got) {
+            out = xstrdup(got);
+            curl_free(got);
+        }
+    }
+    curl_url_cleanup(u);
+    return out;
 }

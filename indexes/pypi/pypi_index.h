@@ -1,0 +1,305 @@
+/* pypi_index.h — the PyPI index reader: PEP 503 HTML and PEP 691 JSON
+ * project pages, core metadata (PEP 658/714 `.metadata` files, a wheel's
+ * METADATA, an sdist's PKG-INFO), wheel tags for a target, and the candidate
+ * records the resolver builds its pool from.
+ *
+ * Layers, each usable on its own (the unit tests and fuzzers drive them):
+ *   pypi_tags.c        wheel filenames and the target's ordered tag list
+ *   pypi_meta.c        core metadata (RFC 822-style headers)
+ *   pypi_page.c        project pages -> file records (JSON and HTML)
+ *   pypi_index_load.c  the loader: pages through the cache, several indexes,
+ *                      exclusions, metadata fetching, one cache run
+ *   pypi_index_show.c  `envlock index show pypi:NAME`
+ *
+ * Reason ids of excluded candidates (stable; each comes with a sentence):
+ *   invalid_version    the files' version is not PEP 440
+ *   after_cutoff       every file was uploaded after exclude_newer
+ *   yanked             every remaining file is yanked (PEP 592; with reason)
+ *   requires_python    Requires-Python (page or metadata) excludes the target
+ *   no_compatible_wheel  no wheel for the target's tags and no sdist
+ *   sdist_needs_build  only an sdist, whose PKG-INFO is missing, older than
+ *                      2.2, or lists Requires-Dist as Dynamic
+ *   metadata_mismatch  the metadata names another project or version
+ *   invalid_metadata   the metadata cannot be read (not UTF-8, no headers,
+ *                      a Requires-Dist that is not PEP 508, ...)
+ *
+ * Threading: none (one loader per cache run). */
+#ifndef EL_PYPI_INDEX_H
+#define EL_PYPI_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "envlock/index.h"
+#include "pep440.h"
+#include "pep508.h"
+#include "util.h"
+
+/* ---- wheel tags (pypi_tags.c) ---- */
+
+typedef struct pypi_tag {
+    const char *interp; /* "cp313", "py3" */
+    const char *abi;    /* "cp313", "abi3", "none" */
+    const char *plat;   /* "manylinux_2_17_x86_64", "any" */
+} pypi_tag;
+
+/* A parsed wheel filename: NAME-VER(-BUILD)?-PY-ABI-PLAT.whl with the
+ * compressed tag sets expanded (every combination, in filename order). */
+typedef struct pypi_wheel_name {
+    const char *name;    /* as written (underscores for dashes, usually) */
+    const char *version; /* as written */
+    const char *build;   /* build tag or NULL; starts with a digit */
+    uint64_t build_num;  /* its leading number (0 if none) */
+    const char *build_rest;
+    pypi_tag *tags;
+    size_t ntags;
+} pypi_wheel_name;
+
+/* pypi_wheel_name_parse() :
+ *  Split a wheel filename (no directory) into its parts, allocating from `a`.
+ *  false with *err (malloc'd) when it is not a wheel filename: wrong number
+ *  of dash-separated parts, an empty part, a name with characters other
+ *  than letters, digits, `_` and `.`, or a build tag not starting with a
+ *  digit. The version is not checked here. */
+bool pypi_wheel_name_parse(arena *a, const char *filename, pypi_wheel_name *out, char **err);
+
+/* The target's supported tags in packaging's sys_tags() preference order
+ * (best first) for CPython X.Y on one Linux platform. */
+typedef struct pypi_tags pypi_tags;
+
+/* pypi_tags_new() :
+ *  `python_version` "3.13" or "3.13.5" (CPython 3.x only); `platform` the
+ *  most specific platform tag: manylinux_2_N_ARCH (also the legacy
+ *  manylinux1/2010/2014 spellings) or musllinux_1_N_ARCH. The platform list
+ *  is manylinux_2_N down to 2_5 (x86_64, i686) or 2_17 (other arches), each
+ *  legacy alias right after its 2_N, or musllinux_1_N down to 1_0;
+ *  linux_ARCH is never included (such wheels cannot come from an index).
+ *  NULL with *err (malloc'd) for anything else. */
+pypi_tags *pypi_tags_new(const char *python_version, const char *platform, char **err);
+void pypi_tags_free(pypi_tags *t);
+size_t pypi_tags_len(const pypi_tags *t);
+/* The i-th tag as "interp-abi-plat" (borrowed). */
+const char *pypi_tags_at(const pypi_tags *t, size_t i);
+/* Preference rank of one tag (0 best), or -1 if the target cannot use it. */
+long pypi_tags_rank(const pypi_tags *t, const pypi_tag *tag);
+/* Best rank over a wheel's tags, or -1 if none is supported. */
+long pypi_wheel_rank(const pypi_tags *t, const pypi_wheel_name *w);
+/* Target facts: "cp313", "3.13", "3.13.0" (or as given), "x86_64",
+ * libc "glibc"/"musl", and the platform tag as normalized
+ * ("manylinux_2_36_x86_64"). Borrowed. */
+const char *pypi_tags_interp(const pypi_tags *t);
+const char *pypi_tags_python(const pypi_tags *t);
+const char *pypi_tags_python_full(const pypi_tags *t);
+const char *pypi_tags_arch(const pypi_tags *t);
+const char *pypi_tags_platform(const pypi_tags *t);
+bool pypi_tags_musl(const pypi_tags *t);
+
+/* ---- core metadata (pypi_meta.c) ---- */
+
+typedef struct pypi_core_meta {
+    const char *metadata_version; /* as written, or NULL */
+    unsigned mv_major, mv_minor;  /* parsed Metadata-Version (0.0 if absent) */
+    const char *name;
+    const char *version;
+    const char *requires_python;  /* NULL if absent */
+    const char *summary;
+    const char **requires_dist;   /* as written, unfolded, trimmed */
+    size_t n_requires_dist;
+    const char **provides_extra;  /* canonicalized (PEP 685) */
+    size_t n_provides_extra;
+    const char **dynamic;         /* as written */
+    size_t n_dynamic;
+} pypi_core_meta;
+
+/* pypi_core_meta_parse() :
+ *  Parse core metadata (METADATA, PKG-INFO, a `.metadata` file): header
+ *  lines `Field: value` up to the first empty line (the rest is the
+ *  description body and is ignored), continuation lines (starting with a
+ *  space or tab) appended to the previous field with the line break removed,
+ *  field names case-insensitive, CRLF accepted. Strings come from `a`.
+ *  false with *err (malloc'd) when the text is not UTF-8, contains a NUL,
+ *  starts with a continuation line, has a header line without a colon, or
+ *  lacks Name or Version. */
+bool pypi_core_meta_parse(arena *a, const char *text, size_t len, pypi_core_meta *out,
+                          char **err);
+/* true if `field` (case-insensitive) is listed in Dynamic. */
+bool pypi_core_meta_dynamic(const pypi_core_meta *m, const char *field);
+
+/* ---- project pages (pypi_page.c) ---- */
+
+typedef enum pypi_page_format { PYPI_PAGE_HTML, PYPI_PAGE_JSON } pypi_page_format;
+
+typedef struct pypi_file {
+    const char *filename;
+    const char *url;              /* absolute, resolved against the page URL,
+                                     without the #fragment */
+    const char *sha256;           /* lowercase hex, or NULL */
+    int64_t size;                 /* -1 if unknown */
+    const char *upload_time;      /* as written (PEP 700), or NULL */
+    int64_t upload_s;             /* seconds since the epoch; INT64_MIN unknown */
+    const char *requires_python;  /* or NULL */
+    bool yanked;
+    const char *yanked_reason;    /* NULL when none was given */
+    bool core_metadata;           /* a .metadata file is offered */
+    const char *core_metadata_sha256; /* its sha256, or NULL */
+} pypi_file;
+
+typedef struct pypi_page {
+    pypi_page_format format;
+    const char *api_version;      /* "1.1", or NULL if the page gives none */
+    pypi_file *files;
+    size_t nfiles;
+} pypi_page;
+
+/* pypi_page_parse() :
+ *  Parse a project page: PEP 691 JSON when the body starts with `{` (after
+ *  whitespace), else PEP 503 HTML (libxml2's HTML parser; `<base href>`
+ *  honoured). Relative URLs resolve against `page_url`. Files without a
+ *  usable URL are skipped. Strings come from `a`.
+ *  Failure (EL_PACKAGE_NOT_FOUND, detail.reason `invalid_page`, detail.url
+ *  = page_url): JSON that does not parse or has the wrong shape, an
+ *  api-version whose major is not 1. */
+el_code pypi_page_parse(el_ctx *ctx, arena *a, const char *body, size_t len,
+                        const char *page_url, pypi_page *out);
+
+/* pypi_time_parse() : RFC 3339 date-time ("2024-01-01T00:00:00Z",
+ *  fractions and offsets allowed) to seconds since the epoch. */
+bool pypi_time_parse(const char *s, int64_t *out);
+
+/* ---- the target ---- */
+
+typedef struct pypi_target {
+    pypi_tags *tags;
+    pypi_version *python;     /* the full version, for Requires-Python */
+    pypi_env env;             /* marker environment (strings owned here) */
+    const char *exclude_newer;
+    int64_t cutoff_s;         /* INT64_MAX when no cutoff */
+    char *owned_[4];
+} pypi_target;
+
+/* pypi_target_init() :
+ *  Fills *t for CPython `python_version` ("3.13" or "3.13.5"; NULL "3.13")
+ *  on `platform` (NULL: manylinux_2_36_x86_64) with an optional cutoff.
+ *  The marker environment: python_version X.Y, python_full_version and
+ *  implementation_version X.Y.Z (X.Y.0 when only X.Y is given), os_name
+ *  posix, sys_platform linux, platform_system Linux, platform_machine the
+ *  arch, platform_python_implementation CPython, implementation_name
+ *  cpython; platform_release/platform_version empty.
+ *  EL_SPEC_INVALID (detail.field, detail.reason `invalid_target`) for a bad
+ *  version, platform or cutoff. */
+el_code pypi_target_init(el_ctx *ctx, pypi_target *t, const char *python_version,
+                         const char *platform, const char *exclude_newer);
+void pypi_target_clear(pypi_target *t);
+
+/* ---- candidate records (pypi_index_load.c) ---- */
+
+typedef enum pypi_kind { PYPI_WHEEL, PYPI_SDIST, PYPI_OTHER } pypi_kind;
+
+typedef struct pypi_artifact {
+    const pypi_file *file;        /* filename, canonical url, sha256, size,
+                                     upload time, yanked, requires-python */
+    pypi_kind kind;
+    long rank;                    /* wheel: pypi_wheel_rank(); else -1 */
+    const char *dropped;          /* why this file is unusable for the
+                                     target (a reason id), or NULL */
+} pypi_artifact;
+
+typedef struct pypi_dep {
+    const char *text;             /* Requires-Dist as written */
+    pypi_requirement *req;        /* parsed (owned by the loader) */
+} pypi_dep;
+
+typedef enum pypi_meta_state {
+    PYPI_META_NONE,      /* not fetched (outside the window) */
+    PYPI_META_PENDING,   /* requested in this run */
+    PYPI_META_LOADED,    /* deps/extras below are valid */
+} pypi_meta_state;
+
+typedef struct pypi_candidate {
+    const char *version;          /* normalized (str(Version)); as written
+                                     when invalid */
+    pypi_version *parsed;         /* NULL when invalid (owned by the loader) */
+    pypi_artifact *artifacts;     /* every file of this version, page order */
+    size_t nartifacts;
+    long chosen;                  /* artifact to install: the best-ranked
+                                     usable wheel, else the sdist; -1 */
+    const char *requires_python;  /* from the page, else the metadata */
+    const char *upload_time;      /* earliest usable file's, or NULL */
+    int64_t upload_s;
+    bool yanked;                  /* every file yanked */
+    const char *yanked_reason;
+    pypi_meta_state meta;
+    const char *meta_source;      /* "metadata-file", "wheel", "pkg-info" */
+    pypi_dep *deps;
+    size_t ndeps;
+    const char **extras;          /* Provides-Extra, canonical */
+    size_t nextras;
+    const char *excluded;         /* reason id, or NULL when usable */
+    const char *why;              /* the sentence, or NULL */
+} pypi_candidate;
+
+typedef struct pypi_project {
+    const char *name;             /* PEP 503 normalized */
+    const char *index;            /* the index that served it (canonical
+                                     URL as given), or NULL */
+    const char *page_url;         /* canonical project page URL */
+    pypi_page_format format;
+    bool from_cache;              /* the page came from the cache */
+    pypi_candidate *cands;        /* every version, newest first; invalid
+                                     versions last */
+    size_t ncands;
+    /* failure of the whole project (EL_OK when loaded) */
+    el_code code;
+    const char *reason;           /* detail.reason */
+    const char *message;
+    const char *fail_url;
+    long fail_status;
+    bool retryable;
+} pypi_project;
+
+typedef struct pypi_loader pypi_loader;
+
+/* pypi_loader_new() :
+ *  A loader reading through `c` from `indexes` (canonical URLs in the
+ *  spec's order; NULL/0: https://pypi.org/simple) for target `t`. Borrows c
+ *  and t (they must outlive the loader); copies the index list. */
+pypi_loader *pypi_loader_new(cache *c, const pypi_target *t, const char *const *indexes,
+                             size_t nindexes);
+void pypi_loader_free(pypi_loader *l);
+
+/* pypi_loader_submit() :
+ *  Asks for project `name` (any spelling; normalized per PEP 503) and the
+ *  dependency metadata of its `window` newest usable versions (0: all of
+ *  them). Nothing happens until cache_run(); callable again (also from
+ *  inside a run) to widen a window: only what is missing is fetched.
+ *  The indexes are tried in order; the first one whose page exists serves
+ *  the whole name. A failure other than "not found" (timeout, offline miss,
+ *  a bad page) stops there: it never falls through to a later index, since
+ *  a later index could serve a look-alike of a private name. */
+void pypi_loader_submit(pypi_loader *l, const char *name, size_t window);
+
+/* pypi_loader_get() :
+ *  The project after cache_run(), or NULL if it was never submitted.
+ *  Borrowed until pypi_loader_free(). */
+const pypi_project *pypi_loader_get(const pypi_loader *l, const char *name);
+
+/* pypi_project_fail() : records a failed project's failure on ctx (code,
+ *  message, detail.reason/url/status/package/index) and returns the code. */
+el_code pypi_project_fail(el_ctx *ctx, const pypi_project *p);
+
+/* ---- index show (pypi_index_show.c) ---- */
+
+/* The window `show` fetches dependency metadata for: the newest this many
+ * usable versions (older usable ones are listed without dependencies). */
+#define PYPI_SHOW_WINDOW 10
+
+/* pypi_index_show() :
+ *  The reader behind `envlock index show pypi:NAME` (see envlock/index.h):
+ *  usable candidates newest first with their Requires-Dist, artifacts and
+ *  the chosen file, then the excluded ones with their reasons; or one JSON
+ *  object with the same structure. */
+el_code pypi_index_show(el_ctx *ctx, cache *c, const el_index_query *q, bool json, strbuf *out);
+
+#endif

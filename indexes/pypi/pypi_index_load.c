@@ -1,0 +1,819 @@
+/* pypi_index_load.c — the loader: project pages through the cache from
+ * several indexes, candidate records with their exclusion reasons, and the
+ * dependency metadata of a window of usable versions (a PEP 658 `.metadata`
+ * file, else the wheel's METADATA read with libarchive, else an sdist's
+ * PKG-INFO when it can be trusted without a build).
+ *
+ * Everything is asynchronous on one cache run: pypi_loader_submit() queues
+ * page requests, their callbacks queue metadata requests, and cache_run()
+ * drives it all. Records live in the loader's arena. This file does not
+ * know page formats (pypi_page.c) or tag rules (pypi_tags.c). */
+#include <archive.h>
+#include <archive_entry.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pypi_index.h"
+
+#define PAGE_ACCEPT                                                                          \
+    "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "       \
+    "text/html;q=0.01"
+#define META_MAX ((uint64_t)16 << 20)   /* a METADATA/PKG-INFO bigger than this is refused */
+#define PAGE_MAX ((uint64_t)64 << 20)   /* numpy's page is a few MB */
+
+/* ---- the target ---- */
+
+el_code pypi_target_init(el_ctx *ctx, pypi_target *t, const char *python_version,
+                         const char *platform, const char *exclude_newer)
+{
+    memset(t, 0, sizeof *t);
+    t->cutoff_s = INT64_MAX;
+    char *err = NULL;
+    t->tags = pypi_tags_new(python_version, platform, &err);
+    if (!t->tags) {
+        el_fail(ctx, EL_SPEC_INVALID, "%s", err);
+        el_detail_str(ctx, "reason", "invalid_target");
+        el_detail_str(ctx, "field", strstr(err, "platform") ? "platform" : "python_version");
+        free(err);
+        return EL_SPEC_INVALID;
+    }
+    if (exclude_newer) {
+        if (!pypi_time_parse(exclude_newer, &t->cutoff_s)) {
+            pypi_tags_free(t->tags);
+            t->tags = NULL;
+            el_fail(ctx, EL_SPEC_INVALID,
+                    "exclude-newer `%s` is not an RFC 3339 date-time (2026-02-15T00:00:00Z)",
+                    exclude_newer);
+            el_detail_str(ctx, "reason", "invalid_target");
+            el_detail_str(ctx, "field", "exclude_newer");
+            return EL_SPEC_INVALID;
+        }
+        t->owned_[2] = xstrdup(exclude_newer);
+        t->exclude_newer = t->owned_[2];
+    }
+    const char *full = pypi_tags_python_full(t->tags);
+    t->python = pypi_version_parse(full, NULL);
+    /* The version as the user gave it, for sentences ("the target is 3.13"). */
+    t->owned_[0] = xstrdup(python_version ? python_version : pypi_tags_python(t->tags));
+    t->owned_[1] = xstrdup(pypi_tags_python(t->tags));
+    pypi_env *e = &t->env;
+    e->python_version = t->owned_[1];
+    e->python_full_version = full;
+    e->implementation_version = full;
+    e->os_name = "posix";
+    e->sys_platform = "linux";
+    e->platform_system = "Linux";
+    e->platform_machine = pypi_tags_arch(t->tags);
+    e->platform_python_implementation = "CPython";
+    e->implementation_name = "cpython";
+    e->platform_release = "";
+    e->platform_version = "";
+    e->extra = "";
+    return EL_OK;
+}
+
+void pypi_target_clear(pypi_target *t)
+{
+    pypi_tags_free(t->tags);
+    pypi_version_free(t->python);
+    for (size_t i = 0; i < sizeof t->owned_ / sizeof t->owned_[0]; i++)
+        free(t->owned_[i]);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- loader state ---- */
+
+typedef struct proj {
+    pypi_project pub;
+    pypi_loader *l;
+    size_t index_i;
+    size_t window;      /* SIZE_MAX: all */
+    bool page_done;
+} proj;
+
+typedef enum meta_stage { STAGE_METAFILE, STAGE_WHEEL, STAGE_SDIST } meta_stage;
+
+typedef struct meta_req {
+    proj *p;
+    size_t ci;
+    meta_stage stage;
+} meta_req;
+
+struct pypi_loader {
+    cache *c;
+    const pypi_target *t;
+    char **indexes;
+    size_t nindexes;
+    arena *a;
+    ptrvec projects;
+    ptrvec reqs;      /* pypi_requirement * */
+    ptrvec versions;  /* pypi_version * */
+};
+
+pypi_loader *pypi_loader_new(cache *c, const pypi_target *t, const char *const *indexes,
+                             size_t nindexes)
+{
+    pypi_loader *l = xcalloc(1, sizeof *l);
+    l->c = c;
+    l->t = t;
+    l->a = arena_new();
+    if (!indexes || nindexes == 0) {
+        static const char *const def[] = { "https://pypi.org/simple" };
+        indexes = def;
+        nindexes = 1;
+    }
+    l->indexes = xcalloc(nindexes, sizeof *l->indexes);
+    l->nindexes = nindexes;
+    for (size_t i = 0; i < nindexes; i++) {
+        size_t n = strlen(indexes[i]);
+        while (n && indexes[i][n - 1] == '/')
+            n--;
+        l->indexes[i] = xstrndup(indexes[i], n);
+    }
+    return l;
+}
+
+void pypi_loader_free(pypi_loader *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->projects.len; i++)
+        free(l->projects.items[i]);
+    ptrvec_release(&l->projects);
+    for (size_t i = 0; i < l->reqs.len; i++)
+        pypi_requirement_free(l->reqs.items[i]);
+    ptrvec_release(&l->reqs);
+    for (size_t i = 0; i < l->versions.len; i++)
+        pypi_version_free(l->versions.items[i]);
+    ptrvec_release(&l->versions);
+    for (size_t i = 0; i < l->nindexes; i++)
+        free(l->indexes[i]);
+    free(l->indexes);
+    arena_free(l->a);
+    free(l);
+}
+
+static proj *find(const pypi_loader *l, const char *canonical)
+{
+    for (size_t i = 0; i < l->projects.len; i++) {
+        proj *p = l->projects.items[i];
+        if (strcmp(p->pub.name, canonical) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+const pypi_project *pypi_loader_get(const pypi_loader *l, const char *name)
+{
+    char *c = pypi_name_canonical(name);
+    proj *p = find(l, c);
+    free(c);
+    return p ? &p->pub : NULL;
+}
+
+static void project_fail(proj *p, el_code code, const char *reason, const char *message,
+                         const char *url, long status, bool retryable)
+{
+    if (p->pub.code != EL_OK)
+        return; /* the first failure stands */
+    arena *a = p->l->a;
+    p->pub.code = code;
+    p->pub.reason = reason ? arena_strdup(a, reason) : NULL;
+    p->pub.message = arena_strdup(a, message ? message : "");
+    p->pub.fail_url = url ? arena_strdup(a, url) : NULL;
+    p->pub.fail_status = status;
+    p->pub.retryable = retryable;
+}
+
+static void fail_response(proj *p, const cache_response *r)
+{
+    project_fail(p, r->code, r->reason, r->message, r->url, r->status, r->retryable);
+}
+
+el_code pypi_project_fail(el_ctx *ctx, const pypi_project *p)
+{
+    el_fail(ctx, p->code, "%s", p->message ? p->message : "");
+    if (p->reason)
+        el_detail_str(ctx, "reason", p->reason);
+    if (p->fail_url) {
+        char *u = cache_url_redact(p->fail_url);
+        el_detail_str(ctx, "url", u);
+        free(u);
+    }
+    if (p->fail_status)
+        el_detail_int(ctx, "status", p->fail_status);
+    el_detail_str(ctx, "package", p->name);
+    if (p->index)
+        el_detail_str(ctx, "index", p->index);
+    el_set_retryable(ctx, p->retryable);
+    return p->code;
+}
+
+/* ---- pages ---- */
+
+static void page_done(cache *c, cache_response *r, void *user);
+
+static void submit_page(proj *p)
+{
+    pypi_loader *l = p->l;
+    const char *index = l->indexes[p->index_i];
+    char *url = xasprintf("%s/%s/", index, p->pub.name);
+    p->pub.index = index;
+    p->pub.page_url = arena_strdup(l->a, url);
+    cache_request rq = { 0 };
+    rq.url = url;
+    rq.accept = PAGE_ACCEPT;
+    rq.policy = CACHE_REVALIDATE;
+    rq.max_bytes = PAGE_MAX;
+    rq.done = page_done;
+    rq.user = p;
+    cache_submit(l->c, &rq);
+    free(url);
+}
+
+/* What a file on the page is, from its name. */
+typedef struct fileinfo {
+    pypi_kind kind;
+    const char *version; /* as written */
+    pypi_wheel_name wheel;
+} fileinfo;
+
+static bool sdist_split(arena *a, const char *filename, const char *project, const char **ver)
+{
+    static const char *const exts[] = { ".tar.gz", ".zip", ".tar.bz2", ".tgz" };
+    size_t n = strlen(filename), stem = 0;
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+        size_t e = strlen(exts[i]);
+        if (n > e && strcasecmp(filename + n - e, exts[i]) == 0) {
+            stem = n - e;
+            break;
+        }
+    }
+    if (!stem)
+        return false;
+    /* NAME-VERSION where NAME may itself contain dashes (legacy sdists):
+     * the split whose left side normalizes to the project name. */
+    for (size_t i = 1; i < stem; i++) {
+        if (filename[i] != '-')
+            continue;
+        char *left = xstrndup(filename, i);
+        char *canon = pypi_name_canonical(left);
+        bool match = strcmp(canon, project) == 0;
+        free(left);
+        free(canon);
+        if (match && i + 1 < stem) {
+            *ver = arena_strndup(a, filename + i + 1, stem - i - 1);
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool classify(arena *a, const pypi_file *f, const char *project, fileinfo *fi)
+{
+    memset(fi, 0, sizeof *fi);
+    size_t n = strlen(f->filename);
+    if (n > 4 && strcasecmp(f->filename + n - 4, ".whl") == 0) {
+        if (!pypi_wheel_name_parse(a, f->filename, &fi->wheel, NULL))
+            return false;
+        char *canon = pypi_name_canonical(fi->wheel.name);
+        bool ok = strcmp(canon, project) == 0;
+        free(canon);
+        if (!ok)
+            return false;
+        fi->kind = PYPI_WHEEL;
+        fi->version = fi->wheel.version;
+        return true;
+    }
+    if (sdist_split(a, f->filename, project, &fi->version)) {
+        fi->kind = PYPI_SDIST;
+        return true;
+    }
+    return false;
+}
+
+typedef struct group {
+    pypi_version *v;     /* NULL: invalid */
+    const char *raw;
+    ptrvec files;        /* const pypi_file * */
+    ptrvec infos;        /* fileinfo * */
+} group;
+
+static int cmp_groups(const void *x, const void *y)
+{
+    const group *a = *(group *const *)x, *b = *(group *const *)y;
+    if (a->v && b->v)
+        return -pypi_version_cmp(a->v, b->v);
+    if (a->v != b->v)
+        return a->v ? -1 : 1;
+    return strcmp(a->raw, b->raw);
+}
+
+static const char *target_python(const pypi_loader *l) { return l->t->owned_[0]; }
+
+/* Decides a candidate's artifacts, chosen file and static exclusion. */
+static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate *c)
+{
+    arena *a = l->a;
+    const pypi_target *t = l->t;
+    c->chosen = -1;
+    c->upload_s = INT64_MIN;
+    c->nartifacts = g->files.len;
+    c->artifacts = arena_alloc(a, (c->nartifacts ? c->nartifacts : 1) * sizeof *c->artifacts);
+    size_t nyanked = 0;
+    for (size_t i = 0; i < c->nartifacts; i++) {
+        pypi_artifact *ar = &c->artifacts[i];
+        fileinfo *fi = g->infos.items[i];
+        ar->file = g->files.items[i];
+        ar->kind = fi->kind;
+        ar->rank = fi->kind == PYPI_WHEEL ? pypi_wheel_rank(t->tags, &fi->wheel) : -1;
+        if (ar->file->yanked) {
+            nyanked++;
+            if (!c->yanked_reason && ar->file->yanked_reason)
+                c->yanked_reason = ar->file->yanked_reason;
+        }
+        if (ar->file->upload_s != INT64_MIN &&
+            (c->upload_s == INT64_MIN || ar->file->upload_s < c->upload_s)) {
+            c->upload_s = ar->file->upload_s;
+            c->upload_time = ar->file->upload_time;
+        }
+    }
+    c->yanked = c->nartifacts && nyanked == c->nartifacts;
+    if (!c->parsed) {
+        c->excluded = "invalid_version";
+        c->why = arena_sprintf(a, "`%s` is not a valid PEP 440 version", c->version);
+        return;
+    }
+    /* Per file, in order: cutoff, yanked, requires-python, tags. A version
+     * is excluded for the step that removed its last file. */
+    size_t left = c->nartifacts;
+    for (size_t i = 0; i < c->nartifacts; i++) {
+        pypi_artifact *ar = &c->artifacts[i];
+        if (ar->file->upload_s != INT64_MIN && ar->file->upload_s > t->cutoff_s) {
+            ar->dropped = "after_cutoff";
+            left--;
+        }
+    }
+    if (!left) {
+        c->excluded = "after_cutoff";
+        c->why = arena_sprintf(a, "uploaded %s, after the cutoff %s",
+                               c->upload_time ? c->upload_time : "?", t->exclude_newer);
+        return;
+    }
+    for (size_t i = 0; i < c->nartifacts; i++) {
+        pypi_artifact *ar = &c->artifacts[i];
+        if (!ar->dropped && ar->file->yanked) {
+            ar->dropped = "yanked";
+            left--;
+        }
+    }
+    if (!left) {
+        c->excluded = "yanked";
+        c->why = c->yanked_reason ? arena_sprintf(a, "yanked: %s", c->yanked_reason)
+                                  : arena_strdup(a, "yanked (no reason given)");
+        return;
+    }
+    const char *last_rp = NULL;
+    for (size_t i = 0; i < c->nartifacts; i++) {
+        pypi_artifact *ar = &c->artifacts[i];
+        if (ar->dropped || !ar->file->requires_python)
+            continue;
+        pypi_specset *s = pypi_specset_parse(ar->file->requires_python, NULL);
+        /* An invalid Requires-Python is ignored, as pip does. */
+        if (s && !pypi_specset_contains(s, t->python, PYPI_PRE_YES)) {
+            ar->dropped = "requires_python";
+            last_rp = ar->file->requires_python;
+            left--;
+        }
+        pypi_specset_free(s);
+    }
+    if (!left) {
+        c->excluded = "requires_python";
+        c->requires_python = last_rp;
+        c->why = arena_sprintf(a, "needs Python %s; the target is %s", last_rp, target_python(l));
+        return;
+    }
+    long best = -1, sdist = -1;
+    for (size_t i = 0; i < c->nartifacts; i++) {
+        pypi_artifact *ar = &c->artifacts[i];
+        if (ar->dropped)
+            continue;
+        fileinfo *fi = g->infos.items[i];
+        if (ar->kind == PYPI_WHEEL) {
+            if (ar->rank < 0) {
+                ar->dropped = "no_compatible_wheel";
+                continue;
+            }
+            if (best < 0 || ar->rank < c->artifacts[best].rank)
+                best = (long)i;
+            else if (ar->rank == c->artifacts[best].rank) {
+                /* Same tag: the higher build number wins. */
+                fileinfo *bi = g->infos.items[best];
+                if (fi->wheel.build_num > bi->wheel.build_num)
+                    best = (long)i;
+            }
+        } else if (ar->kind == PYPI_SDIST) {
+            size_t fl = strlen(ar->file->filename);
+            bool targz = fl > 7 && strcasecmp(ar->file->filename + fl - 7, ".tar.gz") == 0;
+            if (sdist < 0 || targz)
+                sdist = (long)i;
+        }
+    }
+    c->chosen = best >= 0 ? best : sdist;
+    if (c->chosen >= 0) {
+        c->requires_python = c->artifacts[c->chosen].file->requires_python;
+        return;
+    }
+    /* No usable file: say which wheels there are. */
+    strbuf sb = STRBUF_INIT;
+    size_t listed = 0, more = 0;
+    for (size_t i = 0; i < c->nartifacts; i++) {
+        fileinfo *fi = g->infos.items[i];
+        if (fi->kind != PYPI_WHEEL)
+            continue;
+        for (size_t k = 0; k < fi->wheel.ntags; k++) {
+            const pypi_tag *tg = &fi->wheel.tags[k];
+            char tag[200];
+            snprintf(tag, sizeof tag, "%s-%s-%s", tg->interp, tg->abi, tg->plat);
+            if (strstr(sb.buf, tag))
+                continue;
+            if (listed == 8) {
+                more++;
+                continue;
+            }
+            if (listed)
+                sb_adds(&sb, ", ");
+            sb_adds(&sb, tag);
+            listed++;
+        }
+    }
+    if (more)
+        sb_addf(&sb, " and %zu more", more);
+    c->excluded = "no_compatible_wheel";
+    c->why = arena_sprintf(a, "no wheel for %s %s; wheels exist for %s", pypi_tags_interp(t->tags),
+                           pypi_tags_platform(t->tags), listed ? sb.buf : "none");
+    sb_release(&sb);
+    (void)project;
+}
+
+static void fill_window(proj *p);
+
+static void build(proj *p, const pypi_page *page)
+{
+    pypi_loader *l = p->l;
+    arena *a = l->a;
+    ptrvec groups = PTRVEC_INIT;
+    for (size_t i = 0; i < page->nfiles; i++) {
+        const pypi_file *f = &page->files[i];
+        fileinfo *fi = arena_alloc(a, sizeof *fi);
+        if (!classify(a, f, p->pub.name, fi))
+            continue;
+        pypi_version *v = pypi_version_parse(fi->version, NULL);
+        group *g = NULL;
+        for (size_t k = 0; k < groups.len && !g; k++) {
+            group *h = groups.items[k];
+            if (v && h->v ? pypi_version_cmp(v, h->v) == 0 : (!v && !h->v && strcmp(h->raw, fi->version) == 0))
+                g = h;
+        }
+        if (!g) {
+            g = xcalloc(1, sizeof *g);
+            g->v = v;
+            g->raw = fi->version;
+            if (v)
+                ptrvec_push(&l->versions, v);
+            ptrvec_push(&groups, g);
+        } else {
+            pypi_version_free(v);
+        }
+        ptrvec_push(&g->files, (void *)f);
+        ptrvec_push(&g->infos, fi);
+    }
+    if (groups.len > 1)
+        qsort(groups.items, groups.len, sizeof *groups.items, cmp_groups);
+    p->pub.ncands = groups.len;
+    p->pub.cands = arena_alloc(a, (groups.len ? groups.len : 1) * sizeof *p->pub.cands);
+    for (size_t k = 0; k < groups.len; k++) {
+        group *g = groups.items[k];
+        pypi_candidate *c = &p->pub.cands[k];
+        c->parsed = g->v;
+        c->version = g->v ? arena_strdup(a, pypi_version_str(g->v)) : g->raw;
+        judge(l, p->pub.name, g, c);
+        ptrvec_release(&g->files);
+        ptrvec_release(&g->infos);
+        free(g);
+    }
+    ptrvec_release(&groups);
+}
+
+static void page_done(cache *c, cache_response *r, void *user)
+{
+    proj *p = user;
+    pypi_loader *l = p->l;
+    if (r->code != EL_OK) {
+        if (r->reason && strcmp(r->reason, "not_found") == 0) {
+            if (p->index_i + 1 < l->nindexes) {
+                p->index_i++;
+                submit_page(p);
+                return;
+            }
+            strbuf sb = STRBUF_INIT;
+            for (size_t i = 0; i < l->nindexes; i++)
+                sb_addf(&sb, "%s%s", i ? ", " : "", l->indexes[i]);
+            char *msg = xasprintf("no index serves `%s` (%s %s)", p->pub.name,
+                                  l->nindexes > 1 ? "tried" : "index", sb.buf);
+            sb_release(&sb);
+            p->pub.index = l->nindexes == 1 ? l->indexes[0] : NULL;
+            project_fail(p, EL_PACKAGE_NOT_FOUND, "not_found", msg, r->url, r->status, false);
+            free(msg);
+        } else {
+            fail_response(p, r);
+        }
+        p->page_done = true;
+        return;
+    }
+    const char *page_url = r->final_url ? r->final_url : r->url;
+    p->pub.from_cache = r->from_cache;
+    pypi_page page;
+    el_ctx *ctx = el_ctx_new();
+    if (pypi_page_parse(ctx, l->a, (const char *)r->body, r->len, page_url, &page) != EL_OK) {
+        project_fail(p, el_ctx_code(ctx), "invalid_page", el_ctx_message(ctx), r->url, 0, false);
+        el_ctx_free(ctx);
+        p->page_done = true;
+        return;
+    }
+    el_ctx_free(ctx);
+    p->pub.format = page.format;
+    build(p, &page);
+    p->page_done = true;
+    fill_window(p);
+    (void)c;
+}
+
+/* ---- metadata ---- */
+
+static void meta_done(cache *c, cache_response *r, void *user);
+
+static void submit_meta(proj *p, size_t ci, meta_stage stage)
+{
+    pypi_loader *l = p->l;
+    pypi_candidate *c = &p->pub.cands[ci];
+    const pypi_file *f = c->artifacts[c->chosen].file;
+    meta_req *m = arena_alloc(l->a, sizeof *m);
+    m->p = p;
+    m->ci = ci;
+    m->stage = stage;
+    cache_request rq = { 0 };
+    char *url = NULL;
+    if (stage == STAGE_METAFILE) {
+        url = xasprintf("%s.metadata", f->url);
+        rq.sha256 = f->core_metadata_sha256;
+        rq.max_bytes = META_MAX;
+    } else {
+        url = xstrdup(f->url);
+        rq.sha256 = f->sha256;
+    }
+    rq.url = url;
+    rq.policy = CACHE_IMMUTABLE;
+    rq.done = meta_done;
+    rq.user = m;
+    c->meta = PYPI_META_PENDING;
+    cache_submit(l->c, &rq);
+    free(url);
+}
+
+static void fill_window(proj *p)
+{
+    if (!p->page_done || p->pub.code != EL_OK)
+        return;
+    size_t have = 0;
+    for (size_t i = 0; i < p->pub.ncands && have < p->window; i++) {
+        pypi_candidate *c = &p->pub.cands[i];
+        if (c->excluded)
+            continue;
+        if (c->meta == PYPI_META_NONE) {
+            const pypi_artifact *ar = &c->artifacts[c->chosen];
+            submit_meta(p, i, ar->kind == PYPI_SDIST ? STAGE_SDIST
+                              : ar->file->core_metadata ? STAGE_METAFILE
+                                                        : STAGE_WHEEL);
+        }
+        have++;
+    }
+}
+
+/* Reads the core metadata member from an archive in memory: a wheel's
+ * top-level `*.dist-info/METADATA`, an sdist's `<dir>/PKG-INFO`. NULL if
+ * there is none (or the archive is unreadable); *err then says why. */
+static char *archive_member(const unsigned char *data, size_t len, bool sdist, size_t *out_len,
+                            const char **err)
+{
+    struct archive *ar = archive_read_new();
+    if (sdist) {
+        archive_read_support_filter_gzip(ar);
+        archive_read_support_filter_bzip2(ar);
+        archive_read_support_format_tar(ar);
+        archive_read_support_format_zip(ar);
+    } else {
+        archive_read_support_format_zip(ar);
+    }
+    char *out = NULL;
+    *err = sdist ? "the sdist has no PKG-INFO" : "the wheel has no *.dist-info/METADATA";
+    if (archive_read_open_memory(ar, data, len) != ARCHIVE_OK) {
+        *err = sdist ? "the sdist is not a readable archive" : "the wheel is not a readable zip";
+        archive_read_free(ar);
+        return NULL;
+    }
+    struct archive_entry *e;
+    int rc;
+    while ((rc = archive_read_next_header(ar, &e)) == ARCHIVE_OK ||
+           rc == ARCHIVE_WARN) {
+        const char *path = archive_entry_pathname(e);
+        if (!path)
+            continue;
+        if (path[0] == '.' && path[1] == '/')
+            path += 2;
+        const char *slash = strchr(path, '/');
+        if (!slash || slash == path || strchr(slash + 1, '/'))
+            continue;
+        bool hit;
+        if (sdist) {
+            hit = strcmp(slash + 1, "PKG-INFO") == 0;
+        } else {
+            size_t dl = (size_t)(slash - path);
+            hit = strcmp(slash + 1, "METADATA") == 0 && dl > 10 &&
+                  strncmp(slash - 10, ".dist-info", 10) == 0;
+        }
+        if (!hit)
+            continue;
+        la_int64_t sz = archive_entry_size_is_set(e) ? archive_entry_size(e) : -1;
+        if (sz > (la_int64_t)META_MAX) {
+            *err = "the metadata member is too large";
+            break;
+        }
+        strbuf sb = STRBUF_INIT;
+        char buf[16384];
+        la_ssize_t n;
+        bool bad = false;
+        while ((n = archive_read_data(ar, buf, sizeof buf)) > 0) {
+            sb_add(&sb, buf, (size_t)n);
+            if (sb.len > META_MAX) {
+                bad = true;
+                break;
+            }
+        }
+        if (n < 0 || bad) {
+            *err = bad ? "the metadata member is too large" : "the metadata member is corrupt";
+            sb_release(&sb);
+            break;
+        }
+        out = sb_detach(&sb, out_len);
+        break;
+    }
+    if (!out && rc != ARCHIVE_OK && rc != ARCHIVE_WARN && rc != ARCHIVE_EOF)
+        *err = sdist ? "the sdist is not a readable archive" : "the wheel is not a readable zip";
+    archive_read_free(ar);
+    return out;
+}
+
+static void exclude(proj *p, pypi_candidate *c, const char *reason, char *why_owned)
+{
+    c->excluded = reason;
+    c->why = arena_strdup(p->l->a, why_owned);
+    free(why_owned);
+    c->meta = PYPI_META_NONE;
+}
+
+/* Applies parsed metadata to candidate c (or excludes it). */
+static void apply_meta(proj *p, pypi_candidate *c, const char *text, size_t len,
+                       meta_stage stage)
+{
+    pypi_loader *l = p->l;
+    arena *a = l->a;
+    pypi_core_meta m;
+    char *err = NULL;
+    if (!pypi_core_meta_parse(a, text, len, &m, &err)) {
+        exclude(p, c, "invalid_metadata", err);
+        return;
+    }
+    char *canon = pypi_name_canonical(m.name);
+    pypi_version *mv = pypi_version_parse(m.version, NULL);
+    bool same = strcmp(canon, p->pub.name) == 0 && mv && pypi_version_cmp(mv, c->parsed) == 0;
+    free(canon);
+    pypi_version_free(mv);
+    if (!same) {
+        exclude(p, c, "metadata_mismatch",
+                xasprintf("the metadata names %s %s, not %s %s", m.name, m.version, p->pub.name,
+                          c->version));
+        return;
+    }
+    if (stage == STAGE_SDIST) {
+        if (m.mv_major < 2 || (m.mv_major == 2 && m.mv_minor < 2)) {
+            exclude(p, c, "sdist_needs_build",
+                    xasprintf("only an sdist, whose PKG-INFO is Metadata-Version %s; its "
+                              "dependencies are known only after a build (2.2 or later "
+                              "is needed)", m.metadata_version ? m.metadata_version : "(none)"));
+            return;
+        }
+        if (pypi_core_meta_dynamic(&m, "Requires-Dist")) {
+            exclude(p, c, "sdist_needs_build",
+                    xstrdup("only an sdist, whose PKG-INFO marks Requires-Dist as dynamic; its "
+                            "dependencies are known only after a build"));
+            return;
+        }
+    }
+    if (m.requires_python) {
+        pypi_specset *s = pypi_specset_parse(m.requires_python, NULL);
+        bool ok = !s || pypi_specset_contains(s, l->t->python, PYPI_PRE_YES);
+        pypi_specset_free(s);
+        if (!c->requires_python)
+            c->requires_python = m.requires_python;
+        if (!ok) {
+            exclude(p, c, "requires_python",
+                    xasprintf("needs Python %s; the target is %s", m.requires_python,
+                              target_python(l)));
+            return;
+        }
+    }
+    pypi_dep *deps = arena_alloc(a, (m.n_requires_dist ? m.n_requires_dist : 1) * sizeof *deps);
+    for (size_t i = 0; i < m.n_requires_dist; i++) {
+        char *rerr = NULL;
+        pypi_requirement *r = pypi_requirement_parse(m.requires_dist[i], &rerr);
+        if (!r) {
+            exclude(p, c, "invalid_metadata",
+                    xasprintf("Requires-Dist `%s` is not a PEP 508 requirement: %s",
+                              m.requires_dist[i], rerr ? rerr : "?"));
+            free(rerr);
+            return;
+        }
+        ptrvec_push(&l->reqs, r);
+        deps[i].text = m.requires_dist[i];
+        deps[i].req = r;
+    }
+    c->deps = deps;
+    c->ndeps = m.n_requires_dist;
+    c->extras = m.provides_extra;
+    c->nextras = m.n_provides_extra;
+    c->meta = PYPI_META_LOADED;
+    c->meta_source = stage == STAGE_METAFILE ? "metadata-file"
+                     : stage == STAGE_WHEEL  ? "wheel"
+                                             : "pkg-info";
+}
+
+static void meta_done(cache *c, cache_response *r, void *user)
+{
+    meta_req *m = user;
+    proj *p = m->p;
+    pypi_candidate *cand = &p->pub.cands[m->ci];
+    if (r->code != EL_OK) {
+        if (m->stage == STAGE_METAFILE && r->reason && strcmp(r->reason, "not_found") == 0) {
+            /* The index promised a .metadata it does not have: read the wheel. */
+            submit_meta(p, m->ci, STAGE_WHEEL);
+            return;
+        }
+        cand->meta = PYPI_META_NONE;
+        fail_response(p, r);
+        return;
+    }
+    if (m->stage == STAGE_METAFILE) {
+        apply_meta(p, cand, (const char *)r->body, r->len, m->stage);
+    } else {
+        size_t len = 0;
+        const char *why = NULL;
+        char *text = archive_member(r->body, r->len, m->stage == STAGE_SDIST, &len, &why);
+        if (!text) {
+            exclude(p, cand, m->stage == STAGE_SDIST ? "sdist_needs_build" : "invalid_metadata",
+                    xasprintf("%s", why));
+        } else {
+            apply_meta(p, cand, text, len, m->stage);
+            free(text);
+        }
+    }
+    fill_window(p);
+    (void)c;
+}
+
+/* ---- submitting ---- */
+
+void pypi_loader_submit(pypi_loader *l, const char *name, size_t window)
+{
+    char *canon = pypi_name_canonical(name);
+    size_t w = window ? window : SIZE_MAX;
+    proj *p = find(l, canon);
+    if (p) {
+        free(canon);
+        if (w > p->window) {
+            p->window = w;
+            fill_window(p);
+        }
+        return;
+    }
+    p = xcalloc(1, sizeof *p);
+    p->l = l;
+    p->window = w;
+    p->pub.name = arena_strdup(l->a, canon);
+    p->pub.code = EL_OK;
+    free(canon);
+    ptrvec_push(&l->projects, p);
+    submit_page(p);
+}

@@ -1,0 +1,484 @@
+/* pypi_page.c — one project page of a PyPI-style index into file records:
+ * PEP 691 JSON (json-c) and PEP 503 HTML (libxml2's HTML parser), with the
+ * attributes of PEP 592 (yanked), PEP 629 (repository version), PEP 658/714
+ * (core metadata), PEP 700 (size, upload-time) and data-requires-python.
+ *
+ * Owns the page formats only: it resolves relative URLs (cache_url_join)
+ * but fetches nothing, and judges nothing about the target. Anything
+ * malformed inside one file entry drops that entry or field (as pip does);
+ * only a page that cannot be read at all is an error. */
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <libxml/HTMLparser.h>
+#include <libxml/tree.h>
+
+#include "pypi_index.h"
+
+/* ---- small helpers ---- */
+
+static const char *hex_or_null(arena *a, const char *s, size_t n)
+{
+    if (n != 64)
+        return NULL;
+    char buf[65];
+    for (size_t i = 0; i < 64; i++) {
+        if (!isxdigit((unsigned char)s[i]))
+            return NULL;
+        buf[i] = (char)tolower((unsigned char)s[i]);
+    }
+    buf[64] = '\0';
+    return arena_strdup(a, buf);
+}
+
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+static bool digits(const char *s, size_t n, unsigned *out)
+{
+    unsigned v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)s[i]))
+            return false;
+        v = v * 10 + (unsigned)(s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+bool pypi_time_parse(const char *s, int64_t *out)
+{
+    unsigned y, mo, d, h, mi, se;
+    if (!s || strlen(s) < 19 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
+        s[7] != '-' || !digits(s + 8, 2, &d) || !(s[10] == 'T' || s[10] == 't' || s[10] == ' ') ||
+        !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' ||
+        !digits(s + 17, 2, &se))
+        return false;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+        return false;
+    const char *p = s + 19;
+    if (*p == '.') {
+        p++;
+        if (!isdigit((unsigned char)*p))
+            return false;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    int64_t off = 0;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        unsigned oh, om;
+        if (!digits(p + 1, 2, &oh) || p[3] != ':' || !digits(p + 4, 2, &om) || oh > 23 || om > 59)
+            return false;
+        off = (int64_t)(oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
+        p += 6;
+    } else {
+        return false;
+    }
+    if (*p)
+        return false;
+    *out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
+    return true;
+}
+
+static el_code bad_page(el_ctx *ctx, const char *url, const char *what)
+{
+    el_fail(ctx, EL_PACKAGE_NOT_FOUND, "the project page %s cannot be read: %s", url, what);
+    el_detail_str(ctx, "reason", "invalid_page");
+    el_detail_str(ctx, "url", url);
+    return EL_PACKAGE_NOT_FOUND;
+}
+
+/* PEP 629: a major version other than 1 must be refused. */
+static bool api_major_ok(const char *v)
+{
+    return v[0] == '1' && (v[1] == '\0' || v[1] == '.');
+}
+
+/* Percent-decodes the last path segment of `url` (before ? and #). */
+static char *url_basename(arena *a, const char *url)
+{
+    size_t n = strcspn(url, "?#");
+    const char *seg = url;
+    for (size_t i = 0; i < n; i++)
+        if (url[i] == '/')
+            seg = url + i + 1;
+    size_t sn = (size_t)(url + n - seg);
+    char *out = arena_alloc(a, sn + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < sn; i++) {
+        if (seg[i] == '%' && i + 2 < sn && isxdigit((unsigned char)seg[i + 1]) &&
+            isxdigit((unsigned char)seg[i + 2])) {
+            char hx[3] = { seg[i + 1], seg[i + 2], 0 };
+            out[o++] = (char)strtol(hx, NULL, 16);
+            i += 2;
+        } else {
+            out[o++] = seg[i];
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* Resolves `href` against `base`; splits off the fragment, from which a
+ * sha256 is taken when it names one. false if the URL is unusable. */
+static bool resolve(arena *a, const char *base, const char *href, const char **url,
+                    const char **frag_sha)
+{
+    *frag_sha = NULL;
+    const char *hash = strchr(href, '#');
+    char *ref = hash ? xstrndup(href, (size_t)(hash - href)) : xstrdup(href);
+    if (hash) {
+        for (const char *p = hash; *p; p++) {
+            if ((*p == '#' || *p == '&') && strncmp(p + 1, "sha256=", 7) == 0) {
+                const char *v = p + 8;
+                *frag_sha = hex_or_null(a, v, strcspn(v, "&"));
+                break;
+            }
+        }
+    }
+    char *abs = cache_url_join(base, ref);
+    free(ref);
+    if (!abs)
+        return false;
+    *url = arena_strdup(a, abs);
+    free(abs);
+    return true;
+}
+
+static void file_init(pypi_file *f)
+{
+    memset(f, 0, sizeof *f);
+    f->size = -1;
+    f->upload_s = INT64_MIN;
+}
+
+typedef struct filevec {
+    pypi_file *v;
+    size_t n, cap;
+} filevec;
+
+static pypi_file *files_add(filevec *fv)
+{
+    if (fv->n == fv->cap) {
+        fv->cap = fv->cap ? fv->cap * 2 : 16;
+        fv->v = xrealloc(fv->v, fv->cap * sizeof *fv->v);
+    }
+    pypi_file *f = &fv->v[fv->n++];
+    file_init(f);
+    return f;
+}
+
+static void files_finish(arena *a, filevec *fv, pypi_page *out)
+{
+    out->nfiles = fv->n;
+    out->files = arena_alloc(a, (fv->n ? fv->n : 1) * sizeof *out->files);
+    if (fv->n)
+        memcpy(out->files, fv->v, fv->n * sizeof *fv->v);
+    free(fv->v);
+}
+
+/* ---- PEP 691 JSON ---- */
+
+static const char *jstr(json_object *o, const char *key)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+        return NULL;
+    return json_object_get_string(v);
+}
+
+static const char *hashes_sha256(arena *a, json_object *h)
+{
+    if (!h || !json_object_is_type(h, json_type_object))
+        return NULL;
+    json_object *v;
+    if (!json_object_object_get_ex(h, "sha256", &v) || !json_object_is_type(v, json_type_string))
+        return NULL;
+    return hex_or_null(a, json_object_get_string(v), (size_t)json_object_get_string_len(v));
+}
+
+static el_code parse_json(el_ctx *ctx, arena *a, const char *body, size_t len,
+                          const char *page_url, pypi_page *out)
+{
+    if (len > INT_MAX)
+        return bad_page(ctx, page_url, "the JSON document is too large");
+    json_tokener *tok = json_tokener_new();
+    json_object *root = json_tokener_parse_ex(tok, body, (int)len);
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t used = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    if (!root || jerr != json_tokener_success) {
+        json_object_put(root);
+        char what[160];
+        snprintf(what, sizeof what, "invalid JSON (%s)",
+                 jerr == json_tokener_continue ? "it ends early" : json_tokener_error_desc(jerr));
+        return bad_page(ctx, page_url, what);
+    }
+    for (size_t i = used; i < len; i++) {
+        if (!isspace((unsigned char)body[i])) {
+            json_object_put(root);
+            return bad_page(ctx, page_url, "text after the JSON document");
+        }
+    }
+    el_code rc = EL_OK;
+    json_object *meta, *files;
+    if (!json_object_is_type(root, json_type_object)) {
+        rc = bad_page(ctx, page_url, "the JSON document is not an object");
+        goto done;
+    }
+    if (json_object_object_get_ex(root, "meta", &meta) &&
+        json_object_is_type(meta, json_type_object)) {
+        const char *av = jstr(meta, "api-version");
+        if (av) {
+            out->api_version = arena_strdup(a, av);
+            if (!api_major_ok(av)) {
+                char what[160];
+                snprintf(what, sizeof what, "repository API version %.32s is not 1.x", av);
+                rc = bad_page(ctx, page_url, what);
+                goto done;
+            }
+        }
+    }
+    if (!json_object_object_get_ex(root, "files", &files) ||
+        !json_object_is_type(files, json_type_array)) {
+        rc = bad_page(ctx, page_url, "no \"files\" array");
+        goto done;
+    }
+    filevec fv = { 0 };
+    size_t n = json_object_array_length(files);
+    for (size_t i = 0; i < n; i++) {
+        json_object *fo = json_object_array_get_idx(files, i), *v;
+        if (!json_object_is_type(fo, json_type_object))
+            continue;
+        const char *url = jstr(fo, "url"), *filename = jstr(fo, "filename");
+        if (!url || !filename || !*filename)
+            continue;
+        const char *abs, *frag;
+        if (!resolve(a, page_url, url, &abs, &frag))
+            continue;
+        pypi_file *f = files_add(&fv);
+        f->filename = arena_strdup(a, filename);
+        f->url = abs;
+        f->sha256 = json_object_object_get_ex(fo, "hashes", &v) ? hashes_sha256(a, v) : NULL;
+        if (!f->sha256)
+            f->sha256 = frag;
+        if (json_object_object_get_ex(fo, "size", &v) && json_object_is_type(v, json_type_int) &&
+            json_object_get_int64(v) >= 0)
+            f->size = json_object_get_int64(v);
+        const char *ut = jstr(fo, "upload-time");
+        if (ut) {
+            f->upload_time = arena_strdup(a, ut);
+            if (!pypi_time_parse(ut, &f->upload_s))
+                f->upload_s = INT64_MIN;
+        }
+        const char *rp = jstr(fo, "requires-python");
+        if (rp && *rp)
+            f->requires_python = arena_strdup(a, rp);
+        if (json_object_object_get_ex(fo, "yanked", &v)) {
+            if (json_object_is_type(v, json_type_boolean)) {
+                f->yanked = json_object_get_boolean(v);
+            } else if (json_object_is_type(v, json_type_string)) {
+                f->yanked = true;
+                if (json_object_get_string_len(v) > 0)
+                    f->yanked_reason = arena_strdup(a, json_object_get_string(v));
+            }
+        }
+        /* PEP 714's key first; PEP 658's older spelling otherwise. */
+        v = NULL;
+        if (!json_object_object_get_ex(fo, "core-metadata", &v) &&
+            !json_object_object_get_ex(fo, "dist-info-metadata", &v))
+            v = NULL;
+        if (v) {
+            if (json_object_is_type(v, json_type_boolean)) {
+                f->core_metadata = json_object_get_boolean(v);
+            } else if (json_object_is_type(v, json_type_object)) {
+                f->core_metadata = true;
+                f->core_metadata_sha256 = hashes_sha256(a, v);
+            }
+        }
+    }
+    files_finish(a, &fv, out);
+done:
+    json_object_put(root);
+    return rc;
+}
+
+/* ---- PEP 503 HTML ---- */
+
+static char *prop(xmlNode *n, const char *name)
+{
+    return (char *)xmlGetProp(n, (const xmlChar *)name);
+}
+
+static bool name_is(xmlNode *n, const char *name)
+{
+    return n->type == XML_ELEMENT_NODE && n->name &&
+           strcasecmp((const char *)n->name, name) == 0;
+}
+
+/* Next node in document order, without recursion. */
+static xmlNode *next_node(xmlNode *n)
+{
+    if (n->children)
+        return n->children;
+    while (n) {
+        if (n->next)
+            return n->next;
+        n = n->parent;
+        if (n && n->type == XML_DOCUMENT_NODE)
+            return NULL;
+        if (n && n->type == XML_HTML_DOCUMENT_NODE)
+            return NULL;
+    }
+    return NULL;
+}
+
+static void metadata_attr(arena *a, const char *v, pypi_file *f)
+{
+    if (!v)
+        return;
+    if (strcmp(v, "true") == 0) {
+        f->core_metadata = true;
+        return;
+    }
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v)
+        return;
+    f->core_metadata = true;
+    if ((size_t)(eq - v) == 6 && strncmp(v, "sha256", 6) == 0)
+        f->core_metadata_sha256 = hex_or_null(a, eq + 1, strlen(eq + 1));
+}
+
+static el_code parse_html(el_ctx *ctx, arena *a, const char *body, size_t len,
+                          const char *page_url, pypi_page *out)
+{
+    if (len > INT_MAX)
+        return bad_page(ctx, page_url, "the HTML document is too large");
+    htmlDocPtr doc = htmlReadMemory(body, (int)len, page_url, "UTF-8",
+                                    HTML_PARSE_RECOVER | HTML_PARSE_NOERROR |
+                                        HTML_PARSE_NOWARNING | HTML_PARSE_NONET);
+    filevec fv = { 0 };
+    if (!doc) {
+        files_finish(a, &fv, out);
+        return EL_OK; /* nothing parseable: a page without files */
+    }
+    xmlNode *root = xmlDocGetRootElement(doc);
+    char *base = xstrdup(page_url);
+    el_code rc = EL_OK;
+    /* First pass: <base href> and the repository version. */
+    for (xmlNode *n = root; n; n = next_node(n)) {
+        if (name_is(n, "base")) {
+            char *h = prop(n, "href");
+            if (h) {
+                char *b = cache_url_join(page_url, h);
+                if (b) {
+                    free(base);
+                    base = b;
+                }
+                xmlFree(h);
+            }
+        } else if (name_is(n, "meta")) {
+            char *nm = prop(n, "name");
+            if (nm && strcmp(nm, "pypi:repository-version") == 0) {
+                char *c = prop(n, "content");
+                if (c) {
+                    out->api_version = arena_strdup(a, c);
+                    if (!api_major_ok(c)) {
+                        char what[160];
+                        snprintf(what, sizeof what, "repository API version %.32s is not 1.x", c);
+                        rc = bad_page(ctx, page_url, what);
+                    }
+                    xmlFree(c);
+                }
+            }
+            if (nm)
+                xmlFree(nm);
+        }
+    }
+    for (xmlNode *n = root; n && rc == EL_OK; n = next_node(n)) {
+        if (!name_is(n, "a"))
+            continue;
+        char *href = prop(n, "href");
+        if (!href)
+            continue;
+        const char *abs, *frag;
+        if (!resolve(a, base, href, &abs, &frag)) {
+            xmlFree(href);
+            continue;
+        }
+        xmlFree(href);
+        char *fname = url_basename(a, abs);
+        if (!*fname) {
+            xmlChar *text = xmlNodeGetContent(n);
+            if (text) {
+                const char *t = (const char *)text;
+                size_t tl = strlen(t);
+                while (tl && isspace((unsigned char)*t))
+                    t++, tl--;
+                while (tl && isspace((unsigned char)t[tl - 1]))
+                    tl--;
+                fname = arena_strndup(a, t, tl);
+                xmlFree(text);
+            }
+        }
+        if (!*fname)
+            continue;
+        pypi_file *f = files_add(&fv);
+        f->filename = fname;
+        f->url = abs;
+        f->sha256 = frag;
+        char *rp = prop(n, "data-requires-python");
+        if (rp) {
+            if (*rp)
+                f->requires_python = arena_strdup(a, rp);
+            xmlFree(rp);
+        }
+        char *y = prop(n, "data-yanked");
+        if (y) {
+            f->yanked = true;
+            if (*y)
+                f->yanked_reason = arena_strdup(a, y);
+            xmlFree(y);
+        }
+        char *cm = prop(n, "data-core-metadata");
+        if (!cm)
+            cm = prop(n, "data-dist-info-metadata");
+        if (cm) {
+            metadata_attr(a, cm, f);
+            xmlFree(cm);
+        }
+    }
+    free(base);
+    xmlFreeDoc(doc);
+    files_finish(a, &fv, out);
+    return rc;
+}
+
+el_code pypi_page_parse(el_ctx *ctx, arena *a, const char *body, size_t len,
+                        const char *page_url, pypi_page *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t i = 0;
+    if (len >= 3 && memcmp(body, "\xef\xbb\xbf", 3) == 0)
+        i = 3;
+    while (i < len && isspace((unsigned char)body[i]))
+        i++;
+    if (i < len && body[i] == '{') {
+        out->format = PYPI_PAGE_JSON;
+        return parse_json(ctx, a, body + i, len - i, page_url, out);
+    }
+    out->format = PYPI_PAGE_HTML;
+    return parse_html(ctx, a, body, len, page_url, out);
+}

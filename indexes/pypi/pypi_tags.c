@@ -1,0 +1,384 @@
+/* pypi_tags.c — wheel filenames and the tags a target accepts.
+ *
+ * Owns the wheel filename grammar (NAME-VER(-BUILD)?-PY-ABI-PLAT.whl with
+ * compressed tag sets) and the target's supported tag list in the order of
+ * packaging's sys_tags() for CPython on Linux: cpXY-cpXY, cpXY-abi3,
+ * cpXY-none, cpXY-abi3 for each older minor down to cp32, then pyXY/py3/
+ * py3N-none for each platform, then cpXY-none-any, pyXY/py3/py3N-none-any.
+ * Knows nothing about indexes or the network. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pypi_index.h"
+
+struct sorted_tag {
+    const char *s;
+    size_t rank;
+};
+
+struct pypi_tags {
+    char **list;     /* in preference order */
+    size_t n;
+    struct sorted_tag *sorted; /* the list sorted by string, for lookups */
+    char *interp;    /* "cp313" */
+    char *python;    /* "3.13" */
+    char *python_full;
+    char *arch;
+    char *platform;  /* normalized most specific platform */
+    bool musl;
+};
+
+static bool all_digits(const char *s, size_t n)
+{
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isdigit((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
+static void lower(char *s)
+{
+    for (; *s; s++)
+        *s = (char)tolower((unsigned char)*s);
+}
+
+/* ---- wheel filenames ---- */
+
+static size_t split_dots(arena *a, const char *s, char ***out)
+{
+    size_t n = 1;
+    for (const char *p = s; *p; p++)
+        n += *p == '.';
+    char **v = arena_alloc(a, n * sizeof *v);
+    size_t i = 0;
+    const char *start = s;
+    for (const char *p = s;; p++) {
+        if (*p == '.' || *p == '\0') {
+            v[i] = arena_strndup(a, start, (size_t)(p - start));
+            lower(v[i]);
+            i++;
+            if (*p == '\0')
+                break;
+            start = p + 1;
+        }
+    }
+    *out = v;
+    return n;
+}
+
+bool pypi_wheel_name_parse(arena *a, const char *filename, pypi_wheel_name *out, char **err)
+{
+    memset(out, 0, sizeof *out);
+    size_t len = strlen(filename);
+    if (len < 5 || strcmp(filename + len - 4, ".whl") != 0) {
+        if (err)
+            *err = xasprintf("`%s` is not a wheel filename (no .whl)", filename);
+        return false;
+    }
+    char *stem = arena_strndup(a, filename, len - 4);
+    char *parts[6];
+    size_t n = 0;
+    char *p = stem;
+    for (;;) {
+        char *dash = strchr(p, '-');
+        if (n == 6) {
+            n = 7;
+            break;
+        }
+        parts[n++] = p;
+        if (!dash)
+            break;
+        *dash = '\0';
+        p = dash + 1;
+    }
+    if (n != 5 && n != 6) {
+        if (err)
+            *err = xasprintf("`%s` is not a wheel filename (%s dash-separated parts; 5 or 6 expected)",
+                             filename, n > 6 ? "too many" : "too few");
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (parts[i][0] == '\0') {
+            if (err)
+                *err = xasprintf("`%s` is not a wheel filename (an empty part)", filename);
+            return false;
+        }
+    }
+    for (const char *q = parts[0]; *q; q++) {
+        unsigned char ch = (unsigned char)*q;
+        if (!(isalnum(ch) || ch == '_' || ch == '.' || ch >= 0x80)) {
+            if (err)
+                *err = xasprintf("`%s` is not a wheel filename (invalid project name `%s`)",
+                                 filename, parts[0]);
+            return false;
+        }
+    }
+    out->name = parts[0];
+    out->version = parts[1];
+    size_t t = 2;
+    if (n == 6) {
+        const char *b = parts[2];
+        size_t digits = 0;
+        while (isdigit((unsigned char)b[digits]))
+            digits++;
+        if (digits == 0) {
+            if (err)
+                *err = xasprintf("`%s` is not a wheel filename (build tag `%s` does not start "
+                                 "with a digit)", filename, b);
+            return false;
+        }
+        out->build = b;
+        char *digs = arena_strndup(a, b, digits);
+        out->build_num = pypi_num_u64(digs);
+        out->build_rest = b + digits;
+        t = 3;
+    }
+    char **py, **abi, **plat;
+    size_t npy = split_dots(a, parts[t], &py);
+    size_t nabi = split_dots(a, parts[t + 1], &abi);
+    size_t nplat = split_dots(a, parts[t + 2], &plat);
+    for (size_t i = 0; i < npy; i++)
+        for (size_t j = 0; j < nabi; j++)
+            for (size_t k = 0; k < nplat; k++)
+                if (!py[i][0] || !abi[j][0] || !plat[k][0]) {
+                    if (err)
+                        *err = xasprintf("`%s` is not a wheel filename (an empty tag)", filename);
+                    return false;
+                }
+    out->ntags = npy * nabi * nplat;
+    out->tags = arena_alloc(a, out->ntags * sizeof *out->tags);
+    size_t m = 0;
+    for (size_t i = 0; i < npy; i++)
+        for (size_t j = 0; j < nabi; j++)
+            for (size_t k = 0; k < nplat; k++)
+                out->tags[m++] = (pypi_tag){ py[i], abi[j], plat[k] };
+    return true;
+}
+
+/* ---- the target's tag list ---- */
+
+typedef struct tagbuild {
+    ptrvec v;
+} tagbuild;
+
+static void add_tag(tagbuild *b, const char *interp, const char *abi, const char *plat)
+{
+    ptrvec_push(&b->v, xasprintf("%s-%s-%s", interp, abi, plat));
+}
+
+static int cmp_sorted(const void *a, const void *b)
+{
+    return strcmp(((const struct sorted_tag *)a)->s, ((const struct sorted_tag *)b)->s);
+}
+
+/* Parses "manylinux_2_N_ARCH", "manylinux1|2010|2014_ARCH",
+ * "musllinux_1_N_ARCH" into libc, major, minor and arch. */
+static bool parse_platform(const char *p, bool *musl, unsigned *maj, unsigned *min, char **arch)
+{
+    static const struct { const char *name; unsigned maj, min; } legacy[] = {
+        { "manylinux1_", 2, 5 }, { "manylinux2010_", 2, 12 }, { "manylinux2014_", 2, 17 } };
+    for (size_t i = 0; i < sizeof legacy / sizeof legacy[0]; i++) {
+        size_t ln = strlen(legacy[i].name);
+        if (strncmp(p, legacy[i].name, ln) == 0 && p[ln]) {
+            *musl = false;
+            *maj = legacy[i].maj;
+            *min = legacy[i].min;
+            *arch = xstrdup(p + ln);
+            return true;
+        }
+    }
+    const char *rest;
+    if (strncmp(p, "manylinux_", 10) == 0) {
+        *musl = false;
+        rest = p + 10;
+    } else if (strncmp(p, "musllinux_", 10) == 0) {
+        *musl = true;
+        rest = p + 10;
+    } else {
+        return false;
+    }
+    const char *u1 = strchr(rest, '_');
+    if (!u1 || !all_digits(rest, (size_t)(u1 - rest)) || u1 - rest > 3)
+        return false;
+    const char *u2 = strchr(u1 + 1, '_');
+    if (!u2 || !all_digits(u1 + 1, (size_t)(u2 - u1 - 1)) || u2 - u1 - 1 > 3 || !u2[1])
+        return false;
+    *maj = (unsigned)atoi(rest);
+    *min = (unsigned)atoi(u1 + 1);
+    for (const char *q = u2 + 1; *q; q++)
+        if (!(islower((unsigned char)*q) || isdigit((unsigned char)*q) || *q == '_'))
+            return false;
+    *arch = xstrdup(u2 + 1);
+    return true;
+}
+
+pypi_tags *pypi_tags_new(const char *python_version, const char *platform, char **err)
+{
+    if (!python_version)
+        python_version = "3.13";
+    if (!platform)
+        platform = "manylinux_2_36_x86_64";
+    /* X.Y or X.Y.Z, CPython 3 only. */
+    unsigned parts[3] = { 0, 0, 0 };
+    size_t np = 0;
+    const char *s = python_version;
+    while (np < 3) {
+        size_t d = 0;
+        while (isdigit((unsigned char)s[d]))
+            d++;
+        if (d == 0 || d > 3)
+            break;
+        parts[np++] = (unsigned)atoi(s);
+        s += d;
+        if (*s != '.')
+            break;
+        s++;
+    }
+    if (*s != '\0' || np < 2 || parts[0] != 3) {
+        if (err)
+            *err = xasprintf("`%s` is not a CPython 3 version (3.X or 3.X.Y)", python_version);
+        return NULL;
+    }
+    bool musl;
+    unsigned maj, min;
+    char *arch = NULL;
+    if (!parse_platform(platform, &musl, &maj, &min, &arch) || (!musl && maj != 2) ||
+        (musl && maj != 1)) {
+        free(arch);
+        if (err)
+            *err = xasprintf("`%s` is not a platform tag envlock targets (manylinux_2_N_ARCH, "
+                             "manylinux1/2010/2014_ARCH or musllinux_1_N_ARCH)", platform);
+        return NULL;
+    }
+    pypi_tags *t = xcalloc(1, sizeof *t);
+    t->arch = arch;
+    t->musl = musl;
+    t->platform = xasprintf("%s_%u_%u_%s", musl ? "musllinux" : "manylinux", maj, min, arch);
+    t->python = xasprintf("%u.%u", parts[0], parts[1]);
+    t->python_full = np == 3 ? xasprintf("%u.%u.%u", parts[0], parts[1], parts[2])
+                             : xasprintf("%u.%u.0", parts[0], parts[1]);
+    t->interp = xasprintf("cp%u%u", parts[0], parts[1]);
+
+    /* Platforms, best first. */
+    ptrvec plats = PTRVEC_INIT;
+    if (musl) {
+        for (long m = (long)min; m >= 0; m--)
+            ptrvec_push(&plats, xasprintf("musllinux_1_%ld_%s", m, arch));
+    } else {
+        bool x86 = strcmp(arch, "x86_64") == 0 || strcmp(arch, "i686") == 0;
+        long lowest = x86 ? 5 : 17;
+        for (long m = (long)min; m >= lowest; m--) {
+            ptrvec_push(&plats, xasprintf("manylinux_2_%ld_%s", m, arch));
+            if (m == 17)
+                ptrvec_push(&plats, xasprintf("manylinux2014_%s", arch));
+            else if (m == 12)
+                ptrvec_push(&plats, xasprintf("manylinux2010_%s", arch));
+            else if (m == 5)
+                ptrvec_push(&plats, xasprintf("manylinux1_%s", arch));
+        }
+    }
+    tagbuild b = { PTRVEC_INIT };
+    const char *cp = t->interp;
+    for (size_t i = 0; i < plats.len; i++)
+        add_tag(&b, cp, cp, plats.items[i]);
+    bool abi3 = parts[1] >= 2; /* abi3 exists from 3.2 */
+    if (abi3)
+        for (size_t i = 0; i < plats.len; i++)
+            add_tag(&b, cp, "abi3", plats.items[i]);
+    for (size_t i = 0; i < plats.len; i++)
+        add_tag(&b, cp, "none", plats.items[i]);
+    if (abi3) {
+        for (long m = (long)parts[1] - 1; m >= 2; m--) {
+            char older[16];
+            snprintf(older, sizeof older, "cp3%ld", m);
+            for (size_t i = 0; i < plats.len; i++)
+                add_tag(&b, older, "abi3", plats.items[i]);
+        }
+    }
+    /* pyXY, py3, py3(Y-1) ... py30 */
+    ptrvec pys = PTRVEC_INIT;
+    ptrvec_push(&pys, xasprintf("py3%u", parts[1]));
+    ptrvec_push(&pys, xstrdup("py3"));
+    for (long m = (long)parts[1] - 1; m >= 0; m--)
+        ptrvec_push(&pys, xasprintf("py3%ld", m));
+    for (size_t j = 0; j < pys.len; j++)
+        for (size_t i = 0; i < plats.len; i++)
+            add_tag(&b, pys.items[j], "none", plats.items[i]);
+    add_tag(&b, cp, "none", "any");
+    for (size_t j = 0; j < pys.len; j++)
+        add_tag(&b, pys.items[j], "none", "any");
+    for (size_t i = 0; i < plats.len; i++)
+        free(plats.items[i]);
+    ptrvec_release(&plats);
+    for (size_t j = 0; j < pys.len; j++)
+        free(pys.items[j]);
+    ptrvec_release(&pys);
+
+    t->list = (char **)b.v.items;
+    t->n = b.v.len;
+    t->sorted = xmalloc((t->n ? t->n : 1) * sizeof *t->sorted);
+    for (size_t i = 0; i < t->n; i++)
+        t->sorted[i] = (struct sorted_tag){ t->list[i], i };
+    qsort(t->sorted, t->n, sizeof *t->sorted, cmp_sorted);
+    return t;
+}
+
+void pypi_tags_free(pypi_tags *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n; i++)
+        free(t->list[i]);
+    free(t->list);
+    free(t->sorted);
+    free(t->interp);
+    free(t->python);
+    free(t->python_full);
+    free(t->arch);
+    free(t->platform);
+    free(t);
+}
+
+size_t pypi_tags_len(const pypi_tags *t) { return t->n; }
+const char *pypi_tags_at(const pypi_tags *t, size_t i) { return i < t->n ? t->list[i] : NULL; }
+const char *pypi_tags_interp(const pypi_tags *t) { return t->interp; }
+const char *pypi_tags_python(const pypi_tags *t) { return t->python; }
+const char *pypi_tags_python_full(const pypi_tags *t) { return t->python_full; }
+const char *pypi_tags_arch(const pypi_tags *t) { return t->arch; }
+const char *pypi_tags_platform(const pypi_tags *t) { return t->platform; }
+bool pypi_tags_musl(const pypi_tags *t) { return t->musl; }
+
+long pypi_tags_rank(const pypi_tags *t, const pypi_tag *tag)
+{
+    char key[256];
+    int k = snprintf(key, sizeof key, "%s-%s-%s", tag->interp, tag->abi, tag->plat);
+    if (k < 0 || (size_t)k >= sizeof key)
+        return -1;
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(t->sorted[mid].s, key);
+        if (c == 0)
+            return (long)t->sorted[mid].rank;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+long pypi_wheel_rank(const pypi_tags *t, const pypi_wheel_name *w)
+{
+    long best = -1;
+    for (size_t i = 0; i < w->ntags; i++) {
+        long r = pypi_tags_rank(t, &w->tags[i]);
+        if (r >= 0 && (best < 0 || r < best))
+            best = r;
+    }
+    return best;
+}
