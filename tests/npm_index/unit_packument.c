@@ -1,0 +1,453 @@
+/* unit_packument.c — the packument parser: abbreviated and full documents,
+ * scoped names, every field a version can carry, the target's judgements
+ * (cutoff, os/cpu/libc, engines), and malformed input of every kind, which
+ * must end in a clear reason and never a crash. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "npm_index.h"
+
+static npm_packument *parse_t(const char *doc, const char *name, const npm_target *t,
+                              const char **reason, char **err)
+{
+    npm_parse_options o = { .name = name, .target = t };
+    npm_packument *p = NULL;
+    const char *r = NULL;
+    char *e = NULL;
+    int rc = npm_packument_parse(doc, strlen(doc), &o, &p, &r, &e);
+    if (reason)
+        *reason = r;
+    if (err)
+        *err = e;
+    else
+        free(e);
+    assert_true(rc == 0 ? p != NULL : p == NULL);
+    return p;
+}
+
+static npm_packument *parse_ok(const char *doc, const char *name, const npm_target *t)
+{
+    char *err = NULL;
+    npm_packument *p = parse_t(doc, name, t, NULL, &err);
+    if (!p)
+        fail_msg("parse failed: %s", err);
+    return p;
+}
+
+static void parse_bad(const char *doc, const char *name, const char *want_reason, const char *want_msg)
+{
+    const char *reason = NULL;
+    char *err = NULL;
+    npm_packument *p = parse_t(doc, name, NULL, &reason, &err);
+    assert_null(p);
+    assert_string_equal(reason, want_reason);
+    assert_non_null(err);
+    if (want_msg && !strstr(err, want_msg))
+        fail_msg("message `%s` lacks `%s`", err, want_msg);
+    free(err);
+}
+
+#define DIST(n, v) \
+    "\"dist\":{\"tarball\":\"https://registry.npmjs.org/" n "/-/" n "-" v ".tgz\",\"integrity\":\"sha512-AAAA\",\"shasum\":\"0123456789abcdef0123456789abcdef01234567\"}"
+
+static const char ABBREV[] =
+    "{\"name\":\"zod\",\"modified\":\"2024-06-10T00:00:00.000Z\","
+    "\"dist-tags\":{\"latest\":\"3.23.8\",\"next\":\"4.0.0-beta.1\"},"
+    "\"versions\":{"
+    "\"3.22.4\":{\"name\":\"zod\",\"version\":\"3.22.4\"," DIST("zod", "3.22.4") "},"
+    "\"3.23.8\":{\"name\":\"zod\",\"version\":\"3.23.8\"," DIST("zod", "3.23.8") "},"
+    "\"4.0.0-beta.1\":{\"name\":\"zod\",\"version\":\"4.0.0-beta.1\"," DIST("zod", "4.0.0-beta.1") "},"
+    "\"3.24.0\":{\"name\":\"zod\",\"version\":\"3.24.0\"," DIST("zod", "3.24.0") "}"
+    "}}";
+
+static void test_abbreviated(void **state)
+{
+    (void)state;
+    npm_packument *p = parse_ok(ABBREV, "zod", NULL);
+    assert_false(p->full);
+    assert_string_equal(p->name, "zod");
+    assert_string_equal(p->registry, "https://registry.npmjs.org/");
+    assert_string_equal(p->url, "https://registry.npmjs.org/zod");
+    assert_string_equal(p->modified, "2024-06-10T00:00:00.000Z");
+    assert_int_equal(p->ntags, 2);
+    assert_string_equal(p->tags[0].tag, "latest");
+    assert_string_equal(npm_packument_find_tag(p, "next"), "4.0.0-beta.1");
+    assert_int_equal(p->nversions, 4);
+    assert_int_equal(p->ncandidates, 4);
+    assert_string_equal(p->versions[0].version, "4.0.0-beta.1");
+    assert_string_equal(p->versions[1].version, "3.24.0");
+    assert_string_equal(p->versions[2].version, "3.23.8");
+    assert_string_equal(p->versions[3].version, "3.22.4");
+    const npm_version *v = npm_packument_find(p, "3.23.8");
+    assert_string_equal(v->integrity, "sha512-AAAA");
+    assert_string_equal(v->tarball, "https://registry.npmjs.org/zod/-/zod-3.23.8.tgz");
+    assert_null(v->tarball_served);
+    assert_null(v->time);
+    assert_int_equal(v->flags, 0);
+    npm_packument_free(p);
+}
+
+static const char FULL[] =
+    "{\"_id\":\"zod\",\"name\":\"zod\",\"dist-tags\":{\"latest\":\"3.23.8\"},"
+    "\"time\":{\"created\":\"2023-10-04T09:00:00.000Z\",\"modified\":\"2024-06-10T00:00:00.000Z\","
+    "\"3.22.4\":\"2023-10-04T09:00:00.000Z\",\"3.23.8\":\"2024-05-02T12:00:00.000Z\","
+    "\"3.24.0\":\"2024-06-10T00:00:00.000Z\"},"
+    "\"versions\":{"
+    "\"3.22.4\":{\"version\":\"3.22.4\"," DIST("zod", "3.22.4") "},"
+    "\"3.23.8\":{\"version\":\"3.23.8\"," DIST("zod", "3.23.8") "},"
+    "\"3.24.0\":{\"version\":\"3.24.0\"," DIST("zod", "3.24.0") "},"
+    "\"3.25.0\":{\"version\":\"3.25.0\"," DIST("zod", "3.25.0") "}"
+    "}}";
+
+static void test_full_cutoff(void **state)
+{
+    (void)state;
+    npm_target t = { .cutoff = "2024-06-01T00:00:00Z" };
+    npm_packument *p = parse_ok(FULL, "zod", &t);
+    assert_true(p->full);
+    assert_string_equal(p->modified, "2024-06-10T00:00:00.000Z");
+    assert_int_equal(p->ncandidates, 2);
+    assert_string_equal(p->versions[0].version, "3.23.8");
+    assert_string_equal(p->versions[0].time, "2024-05-02T12:00:00.000Z");
+    assert_string_equal(p->versions[2].version, "3.25.0");
+    assert_int_equal(p->versions[2].excluded, NPM_EX_NO_PUBLISH_TIME);
+    assert_string_equal(p->versions[3].version, "3.24.0");
+    assert_int_equal(p->versions[3].excluded, NPM_EX_AFTER_CUTOFF);
+    assert_string_equal(npm_exclusion_id(p->versions[3].excluded), "after_cutoff");
+    assert_non_null(strstr(p->versions[3].why, "2024-06-10T00:00:00.000Z"));
+    npm_packument_free(p);
+
+    /* no cutoff: everything is a candidate, times recorded */
+    p = parse_ok(FULL, "zod", NULL);
+    assert_int_equal(p->ncandidates, 4);
+    npm_packument_free(p);
+
+    /* an abbreviated document cannot satisfy a cutoff */
+    p = parse_ok(ABBREV, "zod", &t);
+    assert_int_equal(p->ncandidates, 0);
+    assert_int_equal(p->versions[0].excluded, NPM_EX_NO_PUBLISH_TIME);
+    npm_packument_free(p);
+
+    /* a bad cutoff is refused */
+    const char *reason;
+    char *err;
+    npm_target bad = { .cutoff = "yesterday" };
+    assert_null(parse_t(FULL, "zod", &bad, &reason, &err));
+    assert_string_equal(reason, "invalid_cutoff");
+    free(err);
+}
+
+static void test_scoped(void **state)
+{
+    (void)state;
+    const char doc[] =
+        "{\"name\":\"@turf/helpers\",\"dist-tags\":{\"latest\":\"7.1.0\"},\"versions\":{"
+        "\"7.1.0\":{\"dist\":{\"tarball\":\"https://registry.npmjs.org/@turf/helpers/-/helpers-7.1.0.tgz\","
+        "\"integrity\":\"sha512-x\"}}}}";
+    npm_packument *p = parse_ok(doc, "@turf/helpers", NULL);
+    assert_string_equal(p->url, "https://registry.npmjs.org/@turf%2fhelpers");
+    assert_int_equal(p->ncandidates, 1);
+    npm_packument_free(p);
+    char *u = npm_packument_url("http://127.0.0.1:8/npm///", "@a/b");
+    assert_string_equal(u, "http://127.0.0.1:8/npm/@a%2fb");
+    free(u);
+    u = npm_packument_url(NULL, "lodash");
+    assert_string_equal(u, "https://registry.npmjs.org/lodash");
+    free(u);
+    /* the document must name the package asked for */
+    parse_bad(doc, "@turf/other", "invalid_packument", "names the package `@turf/helpers`");
+}
+
+static void test_every_field(void **state)
+{
+    (void)state;
+    const char doc[] =
+        "{\"name\":\"w\",\"versions\":{\"1.0.0\":{"
+        "\"dependencies\":{\"a\":\"^1.0.0\",\"opt\":\"~2.3.2\",\"t\":\"latest\",\"al\":\"npm:real@^3\","
+        "\"g\":\"github:u/r\",\"f\":\"file:../x\",\"e\":\"\",\"sh\":\"user/repo\"},"
+        "\"optionalDependencies\":{\"opt\":\"~2.3.2\"},"
+        "\"peerDependencies\":{\"react\":\">=17 <19\",\"react-dom\":\">=17 <19\"},"
+        "\"peerDependenciesMeta\":{\"react-dom\":{\"optional\":true},\"react\":{\"optional\":false}},"
+        "\"bundleDependencies\":[\"a\",3,\"b\"],"
+        "\"deprecated\":\"use 2.x\",\"os\":[\"!win32\"],\"cpu\":\"x64\",\"engines\":{\"node\":\">=18\",\"npm\":7},"
+        "\"hasInstallScript\":true,"
+        "\"dist\":{\"tarball\":\"https://registry.npmjs.org/w/-/w-1.0.0.tgz\","
+        "\"shasum\":\"da39a3ee5e6b4b0d3255bfef95601890afd80709\"}}}}";
+    npm_packument *p = parse_ok(doc, "w", NULL);
+    assert_int_equal(p->ncandidates, 1);
+    const npm_version *v = &p->versions[0];
+    /* prod (sorted by name), optional, peer, peer-optional */
+    const char *names[] = { "a", "al", "e", "f", "g", "sh", "t", "opt", "react", "react-dom" };
+    npm_dep_kind kinds[] = { NPM_DEP_PROD, NPM_DEP_PROD, NPM_DEP_PROD, NPM_DEP_PROD, NPM_DEP_PROD,
+                             NPM_DEP_PROD, NPM_DEP_PROD, NPM_DEP_OPTIONAL, NPM_DEP_PEER,
+                             NPM_DEP_PEER_OPTIONAL };
+    assert_int_equal(v->ndeps, 10);
+    for (size_t i = 0; i < 10; i++) {
+        assert_string_equal(v->deps[i].name, names[i]);
+        assert_int_equal(v->deps[i].kind, kinds[i]);
+    }
+    assert_int_equal(v->deps[0].spec_kind, NPM_SPEC_IS_RANGE);
+    assert_non_null(v->deps[0].range);
+    assert_string_equal(npm_range_format(v->deps[0].range), ">=1.0.0 <2.0.0-0");
+    assert_int_equal(v->deps[1].spec_kind, NPM_SPEC_IS_ALIAS);
+    assert_string_equal(v->deps[1].alias_name, "real");
+    assert_non_null(v->deps[1].range);
+    assert_int_equal(v->deps[2].spec_kind, NPM_SPEC_IS_RANGE); /* "" is "*" */
+    assert_int_equal(v->deps[3].spec_kind, NPM_SPEC_IS_OTHER);
+    assert_int_equal(v->deps[4].spec_kind, NPM_SPEC_IS_OTHER);
+    assert_int_equal(v->deps[5].spec_kind, NPM_SPEC_IS_OTHER);
+    assert_int_equal(v->deps[6].spec_kind, NPM_SPEC_IS_TAG);
+    assert_int_equal(v->nbundled, 2);
+    assert_string_equal(v->bundled[1], "b");
+    assert_false(v->bundle_all);
+    assert_string_equal(v->deprecated, "use 2.x");
+    assert_int_equal(v->nos, 1);
+    assert_string_equal(v->os[0], "!win32");
+    assert_int_equal(v->ncpu, 1);
+    assert_int_equal(v->nengines, 1); /* npm: 7 is not a string */
+    assert_string_equal(v->engines[0].range, ">=18");
+    assert_string_equal(v->integrity, "sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk=");
+    assert_string_equal(v->shasum, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+    unsigned want = NPM_FLAG_DEPRECATED | NPM_FLAG_ENGINES_UNCHECKED | NPM_FLAG_INSTALL_SCRIPT |
+                    NPM_FLAG_INTEGRITY_SHA1;
+    assert_int_equal(v->flags, want);
+    npm_packument_free(p);
+
+    /* with a known node version the engines are checked */
+    npm_target t = { .node_version = "16.20.0" };
+    p = parse_ok(doc, "w", &t);
+    assert_true(p->versions[0].flags & NPM_FLAG_ENGINES_MISMATCH);
+    assert_false(p->versions[0].flags & NPM_FLAG_ENGINES_UNCHECKED);
+    npm_packument_free(p);
+}
+
+static void test_bundle_forms(void **state)
+{
+    (void)state;
+    const char doc[] =
+        "{\"versions\":{"
+        "\"1.0.0\":{\"bundledDependencies\":true,\"dist\":{\"tarball\":\"https://registry.npmjs.org/b/-/b-1.0.0.tgz\"}},"
+        "\"1.0.1\":{\"bundleDependencies\":false,\"dist\":{\"tarball\":\"https://registry.npmjs.org/b/-/b-1.0.1.tgz\"}},"
+        "\"1.0.2\":{\"bundleDependencies\":\"x\",\"deprecated\":\"\",\"dist\":{\"tarball\":\"https://registry.npmjs.org/b/-/b-1.0.2.tgz\"}},"
+        "\"1.0.3\":{\"bundledDependencies\":[\"q\"],\"deprecated\":true,\"dist\":{\"tarball\":\"https://registry.npmjs.org/b/-/b-1.0.3.tgz\"}}"
+        "}}";
+    npm_packument *p = parse_ok(doc, "b", NULL);
+    assert_int_equal(p->ncandidates, 4);
+    assert_true(npm_packument_find(p, "1.0.0")->bundle_all);
+    assert_false(npm_packument_find(p, "1.0.1")->bundle_all);
+    assert_int_equal(npm_packument_find(p, "1.0.2")->nbundled, 0);
+    assert_null(npm_packument_find(p, "1.0.2")->deprecated);
+    assert_int_equal(npm_packument_find(p, "1.0.3")->nbundled, 1);
+    assert_string_equal(npm_packument_find(p, "1.0.3")->deprecated, "");
+    assert_true(npm_packument_find(p, "1.0.0")->flags & NPM_FLAG_NO_INTEGRITY);
+    npm_packument_free(p);
+}
+
+static void test_platform(void **state)
+{
+    (void)state;
+    const char doc[] =
+        "{\"versions\":{"
+        "\"1.0.0\":{\"os\":[\"darwin\"],\"dist\":{\"tarball\":\"https://registry.npmjs.org/p/-/p-1.0.0.tgz\"}},"
+        "\"1.0.1\":{\"os\":[\"!linux\",\"!win32\"],\"dist\":{\"tarball\":\"https://registry.npmjs.org/p/-/p-1.0.1.tgz\"}},"
+        "\"1.0.2\":{\"os\":[\"!win32\"],\"cpu\":[\"arm64\"],\"dist\":{\"tarball\":\"https://registry.npmjs.org/p/-/p-1.0.2.tgz\"}},"
+        "\"1.0.3\":{\"os\":\"linux\",\"cpu\":[\"x64\",\"arm64\"],\"dist\":{\"tarball\":\"https://registry.npmjs.org/p/-/p-1.0.3.tgz\"}},"
+        "\"1.0.4\":{\"os\":[\"any\"],\"cpu\":[\"!x64\"],\"dist\":{\"tarball\":\"https://registry.npmjs.org/p/-/p-1.0.4.tgz\"}},"
+        "\"1.0.5\":{\"libc\":[\"musl\"],\"dist\":{\"tarball\":\"https://registry.npmjs.org/p/-/p-1.0.5.tgz\"}}"
+        "}}";
+    npm_packument *p = parse_ok(doc, "p", NULL);
+    assert_int_equal(npm_packument_find(p, "1.0.0")->excluded, NPM_EX_OS_MISMATCH);
+    assert_non_null(strstr(npm_packument_find(p, "1.0.0")->why, "[darwin]; the target is linux"));
+    assert_int_equal(npm_packument_find(p, "1.0.1")->excluded, NPM_EX_OS_MISMATCH);
+    assert_int_equal(npm_packument_find(p, "1.0.2")->excluded, NPM_EX_CPU_MISMATCH);
+    assert_int_equal(npm_packument_find(p, "1.0.3")->excluded, NPM_EX_NONE);
+    assert_int_equal(npm_packument_find(p, "1.0.4")->excluded, NPM_EX_CPU_MISMATCH);
+    assert_int_equal(npm_packument_find(p, "1.0.5")->excluded, NPM_EX_LIBC_MISMATCH);
+    assert_int_equal(p->ncandidates, 1);
+    npm_packument_free(p);
+
+    npm_target arm = { .cpu = "arm64", .libc = "musl" };
+    p = parse_ok(doc, "p", &arm);
+    assert_int_equal(npm_packument_find(p, "1.0.2")->excluded, NPM_EX_NONE);
+    assert_int_equal(npm_packument_find(p, "1.0.4")->excluded, NPM_EX_NONE);
+    assert_int_equal(npm_packument_find(p, "1.0.5")->excluded, NPM_EX_NONE);
+    npm_packument_free(p);
+
+    el_index_query q = { .package = "npm:x", .platform = "manylinux_2_36_aarch64" };
+    npm_target t;
+    npm_target_from_query(&q, &t);
+    assert_string_equal(t.cpu, "arm64");
+    assert_string_equal(t.libc, "glibc");
+    q.platform = "musllinux_1_2_x86_64";
+    npm_target_from_query(&q, &t);
+    assert_string_equal(t.cpu, "x64");
+    assert_string_equal(t.libc, "musl");
+    q.platform = NULL;
+    q.apt_arch = "arm64";
+    npm_target_from_query(&q, &t);
+    assert_string_equal(t.cpu, "arm64");
+}
+
+static void test_bad_versions(void **state)
+{
+    (void)state;
+    const char doc[] =
+        "{\"versions\":{"
+        "\"not-a-version\":{\"dist\":{\"tarball\":\"https://registry.npmjs.org/v/-/v-x.tgz\"}},"
+        "\"1.0.0\":{\"dist\":{}},"
+        "\"1.0.1\":\"a string\","
+        "\"1.0.2\":{\"dependencies\":[\"a\"],\"dist\":{\"tarball\":\"https://registry.npmjs.org/v/-/v-1.0.2.tgz\"}},"
+        "\"1.0.3\":{\"peerDependencies\":{\"a\":1},\"dist\":{\"tarball\":\"https://registry.npmjs.org/v/-/v-1.0.3.tgz\"}},"
+        "\"1.0.4\":{\"dist\":{\"tarball\":7}},"
+        "\"1.0.5\":{\"dist\":{\"tarball\":\"https://registry.npmjs.org/v/-/v-1.0.5.tgz\",\"integrity\":null}},"
+        "\"1.0.6\":{\"dist\":\"nope\"},"
+        "\"1.0.7\":{\"os\":{\"a\":1},\"cpu\":5,\"engines\":[\"node >=4\"],\"dist\":{\"tarball\":\"https://registry.npmjs.org/v/-/v-1.0.7.tgz\"}}"
+        "}}";
+    npm_packument *p = parse_ok(doc, "v", NULL);
+    assert_int_equal(npm_packument_find(p, "not-a-version")->excluded, NPM_EX_INVALID_VERSION);
+    assert_int_equal(npm_packument_find(p, "1.0.0")->excluded, NPM_EX_MISSING_DIST);
+    assert_int_equal(npm_packument_find(p, "1.0.1")->excluded, NPM_EX_INVALID_MANIFEST);
+    assert_int_equal(npm_packument_find(p, "1.0.2")->excluded, NPM_EX_INVALID_MANIFEST);
+    assert_non_null(strstr(npm_packument_find(p, "1.0.2")->why, "dependencies is an array"));
+    assert_int_equal(npm_packument_find(p, "1.0.3")->excluded, NPM_EX_INVALID_MANIFEST);
+    assert_int_equal(npm_packument_find(p, "1.0.4")->excluded, NPM_EX_MISSING_DIST);
+    assert_int_equal(npm_packument_find(p, "1.0.5")->excluded, NPM_EX_NONE);
+    assert_true(npm_packument_find(p, "1.0.5")->flags & NPM_FLAG_NO_INTEGRITY);
+    assert_int_equal(npm_packument_find(p, "1.0.6")->excluded, NPM_EX_MISSING_DIST);
+    assert_int_equal(npm_packument_find(p, "1.0.7")->excluded, NPM_EX_NONE);
+    assert_int_equal(p->ncandidates, 2);
+    /* invalid versions sort last */
+    assert_string_equal(p->versions[p->nversions - 1].version, "not-a-version");
+    npm_packument_free(p);
+}
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    parse_bad("", "x", "invalid_packument", "not valid JSON");
+    parse_bad("{\"versions\":{", "x", "invalid_packument", "truncated");
+    parse_bad("{} trailing", "x", "invalid_packument", "not valid JSON");
+    parse_bad("[1,2]", "x", "invalid_packument", "a JSON array");
+    parse_bad("\"str\"", "x", "invalid_packument", "a JSON string");
+    parse_bad("{\"a\":1,}", "x", "invalid_packument", "not valid JSON");
+    parse_bad("{\"a\":nul}", "x", "invalid_packument", "not valid JSON");
+    parse_bad("{\"versions\":[]}", "x", "invalid_packument", "`versions` of type array");
+    parse_bad("{\"dist-tags\":\"latest\"}", "x", "invalid_packument", "`dist-tags` of type string");
+    parse_bad("{\"name\":5}", "x", "invalid_packument", NULL);
+    parse_bad("{\"error\":\"Not found\"}", "x", "invalid_packument", "Not found");
+    parse_bad("{\"name\":\"\xff\xfe\"}", "x", "invalid_packument", "not valid JSON");
+    /* an empty object is an empty package, not an error */
+    npm_packument *p = parse_ok("{}", "x", NULL);
+    assert_int_equal(p->nversions, 0);
+    npm_packument_free(p);
+    /* dist-tags with non-string values are skipped */
+    p = parse_ok("{\"dist-tags\":{\"latest\":1,\"next\":\"2.0.0\"}}", "x", NULL);
+    assert_int_equal(p->ntags, 1);
+    npm_packument_free(p);
+    /* deep nesting is refused by depth, not by the stack */
+    strbuf sb = STRBUF_INIT;
+    for (int i = 0; i < 10000; i++)
+        sb_addc(&sb, '[');
+    parse_bad(sb.buf, "x", "invalid_packument", NULL);
+    sb_release(&sb);
+}
+
+static void test_huge(void **state)
+{
+    (void)state;
+    /* over the caller's cap: refused before parsing */
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, "{\"versions\":{");
+    for (int i = 0; i < 3000; i++)
+        sb_addf(&sb, "%s\"1.0.%d\":{\"dist\":{\"tarball\":\"https://registry.npmjs.org/h/-/h-1.0.%d.tgz\"}}",
+                i ? "," : "", i, i);
+    sb_adds(&sb, "}}");
+    npm_parse_options o = { .name = "h", .max_bytes = 1000 };
+    npm_packument *p = NULL;
+    const char *reason = NULL;
+    char *err = NULL;
+    assert_int_equal(npm_packument_parse(sb.buf, sb.len, &o, &p, &reason, &err), -1);
+    assert_string_equal(reason, "too_large");
+    assert_non_null(strstr(err, "over the 1000-byte cap"));
+    free(err);
+    /* under the default cap it parses, newest first */
+    o.max_bytes = 0;
+    assert_int_equal(npm_packument_parse(sb.buf, sb.len, &o, &p, &reason, &err), 0);
+    assert_int_equal(p->ncandidates, 3000);
+    assert_string_equal(p->versions[0].version, "1.0.2999");
+    assert_string_equal(p->versions[2999].version, "1.0.0");
+    npm_packument_free(p);
+    sb_release(&sb);
+}
+
+static void test_tarball_rebase(void **state)
+{
+    (void)state;
+    const char doc[] =
+        "{\"versions\":{"
+        "\"1.0.0\":{\"dist\":{\"tarball\":\"http://127.0.0.1:4873/npm/@s/n/-/n-1.0.0.tgz\"}},"
+        "\"1.0.1\":{\"dist\":{\"tarball\":\"https://cdn.example/download/@s/n/1.0.1/abc\"}},"
+        "\"1.0.2\":{\"dist\":{\"tarball\":\"https://registry.npmjs.org/@s/n/-/n-1.0.2.tgz\"}}"
+        "}}";
+    npm_packument *p = parse_ok(doc, "@s/n", NULL);
+    const npm_version *v = npm_packument_find(p, "1.0.0");
+    assert_string_equal(v->tarball, "https://registry.npmjs.org/@s/n/-/n-1.0.0.tgz");
+    assert_string_equal(v->tarball_served, "http://127.0.0.1:4873/npm/@s/n/-/n-1.0.0.tgz");
+    assert_true(v->flags & NPM_FLAG_TARBALL_REBASED);
+    v = npm_packument_find(p, "1.0.1");
+    assert_string_equal(v->tarball, "https://cdn.example/download/@s/n/1.0.1/abc");
+    assert_null(v->tarball_served);
+    v = npm_packument_find(p, "1.0.2");
+    assert_null(v->tarball_served);
+    npm_packument_free(p);
+
+    /* an explicit served base maps exactly */
+    npm_parse_options o = { .name = "@s/n", .registry = "https://reg.corp/npm",
+                            .served_base = "http://127.0.0.1:4873/npm/" };
+    const char *reason;
+    char *err;
+    assert_int_equal(npm_packument_parse(doc, strlen(doc), &o, &p, &reason, &err), 0);
+    v = npm_packument_find(p, "1.0.0");
+    assert_string_equal(v->tarball, "https://reg.corp/npm/@s/n/-/n-1.0.0.tgz");
+    v = npm_packument_find(p, "1.0.2");
+    assert_string_equal(v->tarball, "https://registry.npmjs.org/@s/n/-/n-1.0.2.tgz");
+    npm_packument_free(p);
+}
+
+static void test_time(void **state)
+{
+    (void)state;
+    int64_t ms;
+    assert_true(npm_time_parse("1970-01-01T00:00:00Z", &ms));
+    assert_int_equal(ms, 0);
+    assert_true(npm_time_parse("2024-05-02T12:00:00.123Z", &ms));
+    assert_int_equal(ms, 1714651200123LL);
+    assert_true(npm_time_parse("2024-05-02T14:00:00+02:00", &ms));
+    assert_int_equal(ms, 1714651200000LL);
+    assert_true(npm_time_parse("2024-05-02", &ms));
+    assert_int_equal(ms, 1714608000000LL);
+    assert_false(npm_time_parse("2024-05-02T12:00:00", &ms));
+    assert_false(npm_time_parse("2024-13-02T12:00:00Z", &ms));
+    assert_false(npm_time_parse("2024-05-02T12:00:00Zjunk", &ms));
+    assert_false(npm_time_parse("", &ms));
+    assert_false(npm_time_parse(NULL, &ms));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_abbreviated),  cmocka_unit_test(test_full_cutoff),
+        cmocka_unit_test(test_scoped),       cmocka_unit_test(test_every_field),
+        cmocka_unit_test(test_bundle_forms), cmocka_unit_test(test_platform),
+        cmocka_unit_test(test_bad_versions), cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_huge),         cmocka_unit_test(test_tarball_rebase),
+        cmocka_unit_test(test_time),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
