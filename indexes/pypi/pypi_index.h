@@ -22,6 +22,8 @@
  *   metadata_mismatch  the metadata names another project or version
  *   invalid_metadata   the metadata cannot be read (not UTF-8, no headers,
  *                      a Requires-Dist that is not PEP 508, ...)
+ *   missing_file       the file the metadata had to come from is not there
+ *                      (HTTP 404): a dead link costs its version only
  *
  * Threading: none (one loader per cache run). */
 #ifndef EL_PYPI_INDEX_H

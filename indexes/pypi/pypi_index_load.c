@@ -396,12 +396,14 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
         return;
     }
     long best = -1, sdist = -1;
+    size_t nwheels = 0;
     for (size_t i = 0; i < c->nartifacts; i++) {
         pypi_artifact *ar = &c->artifacts[i];
         if (ar->dropped)
             continue;
         fileinfo *fi = g->infos.items[i];
         if (ar->kind == PYPI_WHEEL) {
+            nwheels++;
             if (ar->rank < 0) {
                 ar->dropped = "no_compatible_wheel";
                 continue;
@@ -421,7 +423,10 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
                 sdist = (long)i;
         }
     }
-    c->chosen = best >= 0 ? best : sdist;
+    /* An sdist is used only for a version without wheels: one whose wheels
+     * all miss the target would be built from source where the publisher
+     * meant binaries. */
+    c->chosen = best >= 0 ? best : nwheels == 0 ? sdist : -1;
     if (c->chosen >= 0) {
         c->requires_python = c->artifacts[c->chosen].file->requires_python;
         return;
@@ -452,8 +457,10 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
     if (more)
         sb_addf(&sb, " and %zu more", more);
     c->excluded = "no_compatible_wheel";
-    c->why = arena_sprintf(a, "no wheel for %s %s; wheels exist for %s", pypi_tags_interp(t->tags),
-                           pypi_tags_platform(t->tags), listed ? sb.buf : "none");
+    c->why = arena_sprintf(a, "no wheel for %s %s; wheels exist for %s%s",
+                           pypi_tags_interp(t->tags), pypi_tags_platform(t->tags),
+                           listed ? sb.buf : "none",
+                           sdist >= 0 ? " (the sdist is not used when a version has wheels)" : "");
     sb_release(&sb);
     (void)project;
 }
@@ -769,6 +776,13 @@ static void meta_done(cache *c, cache_response *r, void *user)
         if (m->stage == STAGE_METAFILE && r->reason && strcmp(r->reason, "not_found") == 0) {
             /* The index promised a .metadata it does not have: read the wheel. */
             submit_meta(p, m->ci, STAGE_WHEEL);
+            return;
+        }
+        if (r->reason && strcmp(r->reason, "not_found") == 0) {
+            /* A dead link costs that version, not the whole name. */
+            exclude(p, cand, "missing_file",
+                    xasprintf("the index links %s, which does not exist", r->url));
+            fill_window(p);
             return;
         }
         cand->meta = PYPI_META_NONE;

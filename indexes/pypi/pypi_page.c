@@ -361,14 +361,45 @@ static void metadata_attr(arena *a, const char *v, pypi_file *f)
         f->core_metadata_sha256 = hex_or_null(a, eq + 1, strlen(eq + 1));
 }
 
-static el_code parse_html(el_ctx *ctx, arena *a, const char *body, size_t len,
+/* libxml2 stops at the first NUL or invalid UTF-8 sequence, losing every
+ * link after it; one bad byte should cost at most one link. NULs become
+ * spaces and each invalid byte U+FFFD. */
+static char *clean_utf8(const char *s, size_t n, size_t *out_len)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_grow(&sb, n);
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        size_t want = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+                                 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        if (want == 1) {
+            sb_addc(&sb, c ? (char)c : ' ');
+            i++;
+        } else if (want && i + want <= n && utf8_valid(s + i, want)) {
+            sb_add(&sb, s + i, want);
+            i += want;
+        } else {
+            sb_adds(&sb, "\xef\xbf\xbd");
+            i++;
+        }
+    }
+    return sb_detach(&sb, out_len);
+}
+
+static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len,
                           const char *page_url, pypi_page *out)
 {
-    if (len > INT_MAX)
+    size_t len;
+    char *body = clean_utf8(raw, raw_len, &len);
+    if (len > INT_MAX) {
+        free(body);
         return bad_page(ctx, page_url, "the HTML document is too large");
+    }
     htmlDocPtr doc = htmlReadMemory(body, (int)len, page_url, "UTF-8",
                                     HTML_PARSE_RECOVER | HTML_PARSE_NOERROR |
                                         HTML_PARSE_NOWARNING | HTML_PARSE_NONET);
+    free(body);
     filevec fv = { 0 };
     if (!doc) {
         files_finish(a, &fv, out);
