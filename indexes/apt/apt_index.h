@@ -244,7 +244,9 @@ char *apt_solv_blob_name(const char *packages_sha256);
 typedef struct apt_candidate {
     const char *name, *version, *arch;
     const char *suite, *component, *repo_uri;
-    /* relationship fields as Debian writes them ("" if absent) */
+    /* relationship fields, each relation as Debian writes it, relations in
+     * byte order (a .solv blob does not keep field order), "" if absent;
+     * conflicts/breaks/replaces are the fields' text as written */
     const char *depends, *pre_depends, *recommends, *suggests, *conflicts, *breaks,
                *provides, *replaces, *enhances;
     const char *multi_arch, *priority, *source; /* or NULL */

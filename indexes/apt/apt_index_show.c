@@ -44,23 +44,44 @@ static void dep_text(Pool *pool, Id dep, strbuf *sb)
     sb_adds(sb, pool_dep2str(pool, dep));
 }
 
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
 /* deps_text() : a dependency array as one comma-separated field; `skip` is
- *  left out (the self-provide). */
+ *  left out (the self-provide). The relations come out in byte order: a
+ *  .solv blob does not keep the field's order (repo_write sorts), and a cold
+ *  and a warm run must print the same. Order within `a | b` is kept. */
 static const char *deps_text(arena *a, Solvable *s, Id key, Id marker, Id skip)
 {
     Pool *pool = s->repo->pool;
     Queue q;
     queue_init(&q);
     solvable_lookup_deparray(s, key, &q, marker);
-    strbuf sb = STRBUF_INIT;
+    char **items = xcalloc((size_t)q.count + 1, sizeof *items);
+    size_t k = 0;
     for (int i = 0; i < q.count; i++) {
         if (q.elements[i] == skip)
             continue;
-        if (sb.len)
-            sb_adds(&sb, ", ");
-        dep_text(pool, q.elements[i], &sb);
+        strbuf one = STRBUF_INIT;
+        dep_text(pool, q.elements[i], &one);
+        items[k++] = sb_detach(&one, NULL);
     }
     queue_free(&q);
+    qsort(items, k, sizeof *items, cmp_str);
+    strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < k; i++) {
+        if (i && strcmp(items[i], items[i - 1]) == 0) {
+            free(items[i]);
+            continue;
+        }
+        if (sb.len)
+            sb_adds(&sb, ", ");
+        sb_adds(&sb, items[i]);
+        free(items[i]);
+    }
+    free(items);
     const char *r = arena_strndup(a, sb.buf, sb.len);
     sb_release(&sb);
     return r;

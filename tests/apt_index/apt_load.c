@@ -6,7 +6,10 @@
  *
  *   apt_load [--cache-dir D] [--offline] [--mirror C=U]... [--keyring K]
  *            [--arch A] [--ignore-valid-until] [--now EPOCH] [--status FILE]
- *            [--show NAME [--json]] [--candidates NAME] SOURCE-LINE... */
+ *            [--show NAME [--json]] [--candidates NAME] [--put-blob SHA256]
+ *            SOURCE-LINE...
+ * --put-blob stores bytes libsolv refuses as the .solv blob of that Packages
+ * sha256 (the corrupt-blob tests), then loads the sources if any. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +49,7 @@ int main(int argc, char **argv)
     const char *mirrors[16];
     const char *sources[64];
     const char *show = NULL, *cands = NULL;
+    const char *put_blob = NULL; /* store a blob libsolv refuses under this sha's name */
     bool json = false;
     co.quiet = true;
     co.no_mirror_config = true;
@@ -71,6 +75,8 @@ int main(int argc, char **argv)
             show = argv[++i];
         else if (!strcmp(a, "--candidates") && i + 1 < argc)
             cands = argv[++i];
+        else if (!strcmp(a, "--put-blob") && i + 1 < argc)
+            put_blob = argv[++i];
         else if (!strcmp(a, "--json"))
             json = true;
         else if (a[0] == '-' && a[1] == '-')
@@ -86,6 +92,18 @@ int main(int argc, char **argv)
         int rc = print_error(ctx);
         el_ctx_free(ctx);
         return rc;
+    }
+    if (put_blob) {
+        char *bn = apt_solv_blob_name(put_blob);
+        static const char junk[] = "this is not a solv file\n";
+        bool ok = cache_blob_put(c, bn, junk, sizeof junk - 1);
+        free(bn);
+        if (o.n_sources == 0) {
+            printf("{\"put\":%s}\n", ok ? "true" : "false");
+            cache_close(c);
+            el_ctx_free(ctx);
+            return ok ? 0 : 1;
+        }
     }
     if (show) {
         el_index_query q = { 0 };
