@@ -109,7 +109,8 @@ static void render_json(const npm_packument *p, const npm_target *t, strbuf *out
     json_object_object_add(o, "name", json_object_new_string(p->name));
     json_object_object_add(o, "registry", json_object_new_string(p->registry));
     json_object_object_add(o, "url", json_object_new_string(p->url));
-    json_object_object_add(o, "document", json_object_new_string(p->full ? "full" : "abbreviated"));
+    json_object_object_add(o, "document", json_object_new_string(t->cutoff ? "full" : "abbreviated"));
+    json_object_object_add(o, "publishTimes", json_object_new_boolean(p->full));
     json_object_object_add(o, "etag", jstr_or_null(p->etag));
     json_object_object_add(o, "lastModified", jstr_or_null(p->last_modified));
     json_object_object_add(o, "modified", jstr_or_null(p->modified));
@@ -156,7 +157,8 @@ static void list_line(strbuf *out, const char *label, const char *const *l, size
 
 static void render_text(const npm_packument *p, const npm_target *t, strbuf *out)
 {
-    sb_addf(out, "npm:%s from %s (%s packument", p->name, p->url, p->full ? "full" : "abbreviated");
+    sb_addf(out, "npm:%s from %s (%s packument%s", p->name, p->url,
+            t->cutoff ? "full" : "abbreviated", p->full ? " with publish times" : "");
     if (p->etag)
         sb_addf(out, ", etag %s", p->etag);
     if (p->modified)

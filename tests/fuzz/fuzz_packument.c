@@ -1,0 +1,68 @@
+/* fuzz_packument.c — libFuzzer target for the npm packument parser. The
+ * input is a document; it is parsed for three targets (default; arm64 +
+ * musl + a known node + a cutoff; a mirror base) and every record is
+ * checked for the parser's promises: candidates first and in semver order,
+ * excluded versions carry a reason id and a sentence, candidates have a
+ * tarball, flags stay in range, dist-tags sorted. A failure must come with
+ * one of the two reasons and a message. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npm_index.h"
+
+#define CHECK(c) do { if (!(c)) abort(); } while (0)
+
+static void check(const char *data, size_t size, const npm_target *t, const char *served)
+{
+    npm_parse_options o = { .name = NULL, .target = t, .served_base = served,
+                            .max_bytes = 1u << 20 };
+    npm_packument *p = NULL;
+    const char *reason = NULL;
+    char *err = NULL;
+    if (npm_packument_parse(data, size, &o, &p, &reason, &err) != 0) {
+        CHECK(p == NULL && err != NULL && reason != NULL);
+        CHECK(strcmp(reason, "invalid_packument") == 0 || strcmp(reason, "too_large") == 0);
+        free(err);
+        return;
+    }
+    CHECK(p && !err && p->ncandidates <= p->nversions);
+    for (size_t i = 0; i < p->nversions; i++) {
+        const npm_version *v = &p->versions[i];
+        CHECK((v->excluded == NPM_EX_NONE) == (i < p->ncandidates));
+        CHECK(v->flags < (1u << NPM_FLAG_COUNT));
+        if (i < p->ncandidates) {
+            CHECK(v->tarball && v->semver.version && !v->why);
+            if (i > 0)
+                CHECK(npm_semver_compare_build(&p->versions[i - 1].semver, &v->semver) >= 0);
+        } else {
+            CHECK(v->why && npm_exclusion_id(v->excluded)[0]);
+        }
+        for (size_t d = 0; d < v->ndeps; d++) {
+            CHECK(v->deps[d].name && v->deps[d].spec);
+            CHECK((v->deps[d].spec_kind == NPM_SPEC_IS_RANGE) <= (v->deps[d].range != NULL));
+            if (d > 0)
+                CHECK(v->deps[d - 1].kind <= v->deps[d].kind);
+        }
+    }
+    for (size_t i = 1; i < p->ntags; i++)
+        CHECK(strcmp(p->tags[i - 1].tag, p->tags[i].tag) <= 0);
+    npm_packument_free(p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* the cache hands over NUL-terminated bodies */
+    char *buf = malloc(size + 1);
+    if (!buf)
+        return 0;
+    memcpy(buf, data, size);
+    buf[size] = '\0';
+    check(buf, size, NULL, NULL);
+    npm_target t = { "linux", "arm64", "musl", "20.11.1", "2024-06-05T00:00:00Z" };
+    check(buf, size, &t, NULL);
+    check(buf, size, NULL, "http://127.0.0.1:4873/npm/");
+    free(buf);
+    return 0;
+}
