@@ -129,6 +129,16 @@ bool pypi_core_meta_parse(arena *a, const char *text, size_t len, pypi_core_meta
 /* true if `field` (case-insensitive) is listed in Dynamic. */
 bool pypi_core_meta_dynamic(const pypi_core_meta *m, const char *field);
 
+/* pypi_archive_metadata() :
+ *  The core metadata member of a distribution held in memory (libarchive):
+ *  a wheel's (zip) top-level `*.dist-info/METADATA`, or with `sdist` an
+ *  sdist's (tar.gz, tar.bz2 or zip) `<dir>/PKG-INFO`. Malloc'd,
+ *  NUL-terminated, *out_len its length; members over 16 MiB are refused.
+ *  NULL if there is none or the archive is unreadable; *err (static text)
+ *  then says which. */
+char *pypi_archive_metadata(const unsigned char *data, size_t len, bool sdist, size_t *out_len,
+                            const char **err);
+
 /* ---- project pages (pypi_page.c) ---- */
 
 typedef enum pypi_page_format { PYPI_PAGE_HTML, PYPI_PAGE_JSON } pypi_page_format;

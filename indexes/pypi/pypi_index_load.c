@@ -609,10 +609,7 @@ static void fill_window(proj *p)
     }
 }
 
-/* Reads the core metadata member from an archive in memory: a wheel's
- * top-level `*.dist-info/METADATA`, an sdist's `<dir>/PKG-INFO`. NULL if
- * there is none (or the archive is unreadable); *err then says why. */
-static char *archive_member(const unsigned char *data, size_t len, bool sdist, size_t *out_len,
+char *pypi_archive_metadata(const unsigned char *data, size_t len, bool sdist, size_t *out_len,
                             const char **err)
 {
     struct archive *ar = archive_read_new();
@@ -794,7 +791,7 @@ static void meta_done(cache *c, cache_response *r, void *user)
     } else {
         size_t len = 0;
         const char *why = NULL;
-        char *text = archive_member(r->body, r->len, m->stage == STAGE_SDIST, &len, &why);
+        char *text = pypi_archive_metadata(r->body, r->len, m->stage == STAGE_SDIST, &len, &why);
         if (!text) {
             exclude(p, cand, m->stage == STAGE_SDIST ? "sdist_needs_build" : "invalid_metadata",
                     xasprintf("%s", why));

@@ -230,8 +230,10 @@ pypi_tags *pypi_tags_new(const char *python_version, const char *platform, char 
         size_t d = 0;
         while (isdigit((unsigned char)s[d]))
             d++;
-        if (d == 0 || d > 3)
+        if (d == 0 || d > 3) {
+            np = 0; /* empty or oversized component (also after a dot) */
             break;
+        }
         parts[np++] = (unsigned)atoi(s);
         s += d;
         if (*s != '.')

@@ -4,7 +4,8 @@
  * stdout. Exit 0 on success, 1 on a failure, 2 on usage.
  *
  *   pypi_index_tool [--cache-dir D] [--offline] [--mirror C=U]... [--index URL]...
- *                   [--python V] [--platform P] [--exclude-newer T] [--json] NAME */
+ *                   [--python V] [--platform P] [--exclude-newer T] [--json] NAME
+ *   pypi_index_tool --print-tags [--python V] [--platform P]   the target's tags, best first */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,14 @@ int main(int argc, char **argv)
     el_index_query q = { 0 };
     const char *mirrors[16], *indexes[16];
     size_t nm = 0, ni = 0;
-    bool json = false;
+    bool json = false, print_tags = false;
     int i;
     for (i = 1; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--json") == 0) {
             json = true;
+        } else if (strcmp(a, "--print-tags") == 0) {
+            print_tags = true;
         } else if (strcmp(a, "--offline") == 0) {
             o.offline = true;
         } else if (!v) {
@@ -47,6 +50,19 @@ int main(int argc, char **argv)
             fprintf(stderr, "unknown option %s\n", a);
             return 2;
         }
+    }
+    if (print_tags) {
+        char *err = NULL;
+        pypi_tags *t = pypi_tags_new(q.python_version, q.platform, &err);
+        if (!t) {
+            fprintf(stderr, "%s\n", err);
+            free(err);
+            return 1;
+        }
+        for (size_t k = 0; k < pypi_tags_len(t); k++)
+            printf("%s\n", pypi_tags_at(t, k));
+        pypi_tags_free(t);
+        return 0;
     }
     if (i + 1 != argc) {
         fprintf(stderr, "usage: pypi_index_tool [options] NAME\n");

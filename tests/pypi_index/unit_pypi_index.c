@@ -1,0 +1,575 @@
+/* unit_pypi_index.c — cmocka tests of the PyPI reader's parsers: project
+ * pages (PEP 691 JSON, PEP 503 HTML, malformed ones), RFC 3339 times, core
+ * metadata (folded headers, repeated fields, bad encodings), wheel
+ * filenames, the target's tags and their order, the target, and METADATA /
+ * PKG-INFO extraction from archives this test writes with libarchive. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <cmocka.h>
+
+#include "pypi_index.h"
+
+#define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define SHA_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define PAGE "https://idx.example/simple/demo/"
+
+static el_code parse(arena *a, el_ctx *ctx, const char *body, pypi_page *pg)
+{
+    return pypi_page_parse(ctx, a, body, strlen(body), PAGE, pg);
+}
+
+/* ---- JSON pages ---- */
+
+static void test_json_full(void **state)
+{
+    (void)state;
+    arena *a = arena_new();
+    el_ctx *ctx = el_ctx_new();
+    const char *body =
+        "{\"meta\":{\"api-version\":\"1.1\"},\"name\":\"demo\",\"versions\":[\"1.0\"],\"files\":["
+        "{\"filename\":\"demo-1.0-py3-none-any.whl\",\"url\":\"../../files/demo-1.0-py3-none-any.whl\","
+        "\"hashes\":{\"sha256\":\"" SHA_A "\"},\"size\":1234,\"upload-time\":\"2024-01-02T03:04:05.123456Z\","
+        "\"requires-python\":\">=3.8\",\"core-metadata\":{\"sha256\":\"" SHA_B "\"},\"yanked\":false},"
+        "{\"filename\":\"demo-1.0.tar.gz\",\"url\":\"https://files.example/demo-1.0.tar.gz#sha256=" SHA_B "\","
+        "\"hashes\":{},\"yanked\":\"broken\",\"dist-info-metadata\":true},"
+        "{\"filename\":\"demo-0.9.tar.gz\",\"url\":\"/x/demo-0.9.tar.gz\",\"hashes\":{\"sha256\":\"XYZ\"},"
+        "\"size\":-4,\"yanked\":true,\"core-metadata\":false,\"dist-info-metadata\":true},"
+        "{\"filename\":\"no-url.whl\"},"
+        "7,"
+        "{\"filename\":\"demo-0.8.tar.gz\",\"url\":\"demo-0.8.tar.gz\",\"size\":\"big\","
+        "\"upload-time\":\"yesterday\",\"hashes\":{\"sha256\":\"" "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" "\"}}"
+        "]}";
+    pypi_page pg;
+    assert_int_equal(parse(a, ctx, body, &pg), EL_OK);
+    assert_int_equal(pg.format, PYPI_PAGE_JSON);
+    assert_string_equal(pg.api_version, "1.1");
+    assert_int_equal(pg.nfiles, 4);
+    pypi_file *f = &pg.files[0];
+    assert_string_equal(f->url, "https://idx.example/files/demo-1.0-py3-none-any.whl");
+    assert_string_equal(f->sha256, SHA_A);
+    assert_int_equal(f->size, 1234);
+    assert_string_equal(f->upload_time, "2024-01-02T03:04:05.123456Z");
+    assert_int_equal(f->upload_s, 1704164645);
+    assert_string_equal(f->requires_python, ">=3.8");
+    assert_true(f->core_metadata);
+    assert_string_equal(f->core_metadata_sha256, SHA_B);
+    assert_false(f->yanked);
+    f = &pg.files[1];
+    assert_string_equal(f->url, "https://files.example/demo-1.0.tar.gz");
+    assert_string_equal(f->sha256, SHA_B); /* from the fragment when hashes has none */
+    assert_true(f->yanked);
+    assert_string_equal(f->yanked_reason, "broken");
+    assert_true(f->core_metadata); /* PEP 658 spelling */
+    assert_null(f->core_metadata_sha256);
+    f = &pg.files[2];
+    assert_string_equal(f->url, "https://idx.example/x/demo-0.9.tar.gz");
+    assert_null(f->sha256);
+    assert_int_equal(f->size, -1);
+    assert_true(f->yanked);
+    assert_null(f->yanked_reason);
+    assert_false(f->core_metadata); /* PEP 714's key wins */
+    f = &pg.files[3];
+    assert_string_equal(f->url, "https://idx.example/simple/demo/demo-0.8.tar.gz");
+    assert_string_equal(f->sha256, SHA_A); /* lowercased */
+    assert_int_equal(f->size, -1);
+    assert_true(f->upload_s == INT64_MIN);
+    arena_free(a);
+    el_ctx_free(ctx);
+}
+
+static void expect_bad_page(const char *body, const char *needle)
+{
+    arena *a = arena_new();
+    el_ctx *ctx = el_ctx_new();
+    pypi_page pg;
+    assert_int_equal(pypi_page_parse(ctx, a, body, strlen(body), PAGE, &pg), EL_PACKAGE_NOT_FOUND);
+    if (!strstr(el_ctx_message(ctx), needle))
+        fail_msg("message `%s` lacks `%s`", el_ctx_message(ctx), needle);
+    char *j = el_ctx_error_json(ctx, false);
+    assert_non_null(strstr(j, "\"reason\":\"invalid_page\""));
+    assert_non_null(strstr(j, "\"url\":\"https:\\/\\/idx.example\\/simple\\/demo\\/\"") ||
+                    strstr(j, "\"url\":\"https://idx.example/simple/demo/\""));
+    free(j);
+    arena_free(a);
+    el_ctx_free(ctx);
+}
+
+static void test_json_malformed(void **state)
+{
+    (void)state;
+    expect_bad_page("{\"meta\":{\"api-version\":\"1.0\"},\"files\":[{\"filename\":", "ends early");
+    expect_bad_page("{\"files\":[]} trailing", "text after");
+    expect_bad_page("{\"files\":{}}", "no \"files\" array");
+    expect_bad_page("{\"name\":\"x\"}", "no \"files\" array");
+    expect_bad_page("{\"meta\":{\"api-version\":\"2.0\"},\"files\":[]}", "not 1.x");
+    expect_bad_page("{\"files\":[]", "ends early");
+    expect_bad_page("  {\"files\":[1,2,}", "invalid JSON");
+    expect_bad_page("{\"a\":\"\\ud800\",", "invalid JSON");
+}
+
+/* ---- HTML pages ---- */
+
+static void test_html_full(void **state)
+{
+    (void)state;
+    arena *a = arena_new();
+    el_ctx *ctx = el_ctx_new();
+    const char *body =
+        "<!DOCTYPE html><html><head><meta name=\"pypi:repository-version\" content=\"1.0\">"
+        "<title>Links</title></head><body>\n"
+        "<a href=\"../../files/demo-1.0-py3-none-any.whl#sha256=" SHA_A "\" "
+        "data-requires-python=\"&gt;=3.8,&lt;4\" data-core-metadata=\"sha256=" SHA_B "\">demo-1.0-py3-none-any.whl</a><br>\n"
+        "<A HREF=\"https://cdn.example/p/demo%2B1-2.0.tar.gz#md5=00&sha256=" SHA_B "\" data-yanked=\"\" "
+        "data-dist-info-metadata=\"true\">ignored text</A>\n"
+        "<a href=\"demo-3.0.tar.gz\" data-yanked=\"do not use &amp; see #4\" data-core-metadata=\"false\">demo-3.0.tar.gz</a>\n"
+        "<a>no href</a><a href=\"demo-4.0.zip\" data-dist-info-metadata=\"md5=abc\">demo-4.0.zip</a>\n"
+        "</body></html>";
+    pypi_page pg;
+    assert_int_equal(parse(a, ctx, body, &pg), EL_OK);
+    assert_int_equal(pg.format, PYPI_PAGE_HTML);
+    assert_string_equal(pg.api_version, "1.0");
+    assert_int_equal(pg.nfiles, 4);
+    pypi_file *f = &pg.files[0];
+    assert_string_equal(f->filename, "demo-1.0-py3-none-any.whl");
+    assert_string_equal(f->url, "https://idx.example/files/demo-1.0-py3-none-any.whl");
+    assert_string_equal(f->sha256, SHA_A);
+    assert_string_equal(f->requires_python, ">=3.8,<4");
+    assert_true(f->core_metadata);
+    assert_string_equal(f->core_metadata_sha256, SHA_B);
+    assert_false(f->yanked);
+    assert_int_equal(f->size, -1);
+    f = &pg.files[1];
+    assert_string_equal(f->filename, "demo+1-2.0.tar.gz"); /* from the URL, decoded */
+    assert_string_equal(f->sha256, SHA_B);
+    assert_true(f->yanked);
+    assert_null(f->yanked_reason);
+    assert_true(f->core_metadata);
+    assert_null(f->core_metadata_sha256);
+    f = &pg.files[2];
+    assert_string_equal(f->url, "https://idx.example/simple/demo/demo-3.0.tar.gz");
+    assert_string_equal(f->yanked_reason, "do not use & see #4");
+    assert_false(f->core_metadata);
+    f = &pg.files[3];
+    assert_true(f->core_metadata); /* offered, with a hash we do not check */
+    assert_null(f->core_metadata_sha256);
+    arena_free(a);
+    el_ctx_free(ctx);
+}
+
+static void test_html_base_and_errors(void **state)
+{
+    (void)state;
+    arena *a = arena_new();
+    el_ctx *ctx = el_ctx_new();
+    pypi_page pg;
+    assert_int_equal(parse(a, ctx,
+                           "<html><head><base href=\"https://mirror.example/pkgs/\"></head>"
+                           "<body><a href=\"d/demo-1.0.tar.gz\">demo-1.0.tar.gz</a></body></html>",
+                           &pg),
+                     EL_OK);
+    assert_int_equal(pg.nfiles, 1);
+    assert_string_equal(pg.files[0].url, "https://mirror.example/pkgs/d/demo-1.0.tar.gz");
+    /* Garbage of every kind: never a crash, good links kept. */
+    static const char *const junk[] = {
+        "", "   ", "<", "<a href=", "<a href='x'", "\x01\x02\x03", "<html><a href=\"#\"></a>",
+        "<a href=\"http://[::1\">x</a>", "<a href=\"ht tp://x y/\">y</a>",
+        "<!-- <a href='demo-1.0.tar.gz'>",
+    };
+    for (size_t i = 0; i < sizeof junk / sizeof junk[0]; i++)
+        assert_int_equal(parse(a, ctx, junk[i], &pg), EL_OK);
+    const char bad[] = "<a href=\"demo-1.0.tar.gz\">\xff\xfe</a>\0<a href=\"demo-2.0.tar.gz\">x</a>";
+    assert_int_equal(pypi_page_parse(ctx, a, bad, sizeof bad - 1, PAGE, &pg), EL_OK);
+    assert_int_equal(pg.nfiles, 2);
+    assert_int_equal(parse(a, ctx,
+                           "<html><head><meta name=\"pypi:repository-version\" content=\"2.0\">"
+                           "</head></html>", &pg),
+                     EL_PACKAGE_NOT_FOUND);
+    arena_free(a);
+    el_ctx_free(ctx);
+}
+
+static void test_time(void **state)
+{
+    (void)state;
+    int64_t t;
+    assert_true(pypi_time_parse("1970-01-01T00:00:00Z", &t));
+    assert_int_equal(t, 0);
+    assert_true(pypi_time_parse("2024-02-29T12:00:00+02:00", &t));
+    assert_int_equal(t, 1709200800);
+    assert_true(pypi_time_parse("2000-03-01t00:00:00.5z", &t));
+    assert_int_equal(t, 951868800);
+    assert_true(pypi_time_parse("1969-12-31T23:59:59Z", &t));
+    assert_int_equal(t, -1);
+    static const char *const bad[] = { "", "2024-01-01", "2024-01-01T00:00:00", "2024-13-01T00:00:00Z",
+                                       "2024-01-01T24:00:00Z", "2024-01-01T00:00:00Zx",
+                                       "2024-01-01T00:00:00.Z", "2024-01-01T00:00:00+0100",
+                                       "２024-01-01T00:00:00Z" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_false(pypi_time_parse(bad[i], &t));
+}
+
+/* ---- core metadata ---- */
+
+static void test_meta_basic(void **state)
+{
+    (void)state;
+    arena *a = arena_new();
+    const char *text =
+        "Metadata-Version: 2.3\r\n"
+        "Name: Demo_Pkg\r\n"
+        "version:  1.0.post1 \r\n"
+        "Summary: a demo\r\n"
+        "Requires-Python: >=3.8\r\n"
+        "Requires-Dist: idna>=2\r\n"
+        "Requires-Dist: requests[socks]\r\n"
+        "  >=2.0; extra ==\r\n"
+        "\t\"Socks\"\r\n"
+        "Requires-Dist:\r\n"
+        "Provides-Extra: Socks\r\n"
+        "Provides-Extra: Use__Chardet.On-Py3\r\n"
+        "Dynamic: requires-dist\r\n"
+        "\r\n"
+        "Requires-Dist: not-a-header-this-is-the-body\r\n";
+    pypi_core_meta m;
+    char *err = NULL;
+    assert_true(pypi_core_meta_parse(a, text, strlen(text), &m, &err));
+    assert_string_equal(m.metadata_version, "2.3");
+    assert_int_equal(m.mv_major, 2);
+    assert_int_equal(m.mv_minor, 3);
+    assert_string_equal(m.name, "Demo_Pkg");
+    assert_string_equal(m.version, "1.0.post1");
+    assert_string_equal(m.summary, "a demo");
+    assert_string_equal(m.requires_python, ">=3.8");
+    assert_int_equal(m.n_requires_dist, 2);
+    assert_string_equal(m.requires_dist[0], "idna>=2");
+    assert_string_equal(m.requires_dist[1], "requests[socks]  >=2.0; extra ==\t\"Socks\"");
+    pypi_requirement *r = pypi_requirement_parse(m.requires_dist[1], NULL);
+    assert_non_null(r);
+    pypi_requirement_free(r);
+    assert_int_equal(m.n_provides_extra, 2);
+    assert_string_equal(m.provides_extra[0], "socks");
+    assert_string_equal(m.provides_extra[1], "use-chardet-on-py3");
+    assert_true(pypi_core_meta_dynamic(&m, "Requires-Dist"));
+    assert_false(pypi_core_meta_dynamic(&m, "Summary"));
+
+    /* A line that is not a header ends the headers, as the email parser does. */
+    const char *t2 = "Name: x\nVersion: 1\nthis is not a header\nRequires-Dist: y\n";
+    assert_true(pypi_core_meta_parse(a, t2, strlen(t2), &m, NULL));
+    assert_int_equal(m.n_requires_dist, 0);
+    assert_int_equal(m.mv_major, 0);
+    /* A BOM and no trailing newline. */
+    const char *t3 = "\xef\xbb\xbfName: x\nVersion: 2";
+    assert_true(pypi_core_meta_parse(a, t3, strlen(t3), &m, NULL));
+    assert_string_equal(m.version, "2");
+    arena_free(a);
+}
+
+static void expect_bad_meta(const char *text, size_t len, const char *needle)
+{
+    arena *a = arena_new();
+    pypi_core_meta m;
+    char *err = NULL;
+    assert_false(pypi_core_meta_parse(a, text, len, &m, &err));
+    assert_non_null(err);
+    if (!strstr(err, needle))
+        fail_msg("error `%s` lacks `%s`", err, needle);
+    free(err);
+    arena_free(a);
+}
+
+static void test_meta_bad(void **state)
+{
+    (void)state;
+    expect_bad_meta("Name: caf\xe9\nVersion: 1\n", 22, "not UTF-8");
+    expect_bad_meta("Name: x\nVersion: 1\nSummary: \xc0\xaf\n", 30, "not UTF-8 (line 3)");
+    expect_bad_meta("Name: x\0y\nVersion: 1\n", 20, "NUL");
+    expect_bad_meta("  Name: x\nVersion: 1\n", 21, "continuation line before");
+    expect_bad_meta("Version: 1\n", 11, "no Name");
+    expect_bad_meta("Name: x\n", 8, "no Version");
+    expect_bad_meta("Name:   \nVersion: 1\n", 20, "no Name");
+    expect_bad_meta("", 0, "no Name");
+    expect_bad_meta("\n\nName: x\nVersion: 1\n", 21, "no Name");
+    /* Invalid UTF-8 in the body is not our business. */
+    arena *a = arena_new();
+    pypi_core_meta m;
+    assert_true(pypi_core_meta_parse(a, "Name: x\nVersion: 1\n\n\xff\xff", 22, &m, NULL));
+    arena_free(a);
+}
+
+/* ---- wheel filenames ---- */
+
+static void test_wheel_names(void **state)
+{
+    (void)state;
+    arena *a = arena_new();
+    pypi_wheel_name w;
+    char *err = NULL;
+    assert_true(pypi_wheel_name_parse(
+        a, "numpy-2.2.6-cp313-cp313-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", &w, &err));
+    assert_string_equal(w.name, "numpy");
+    assert_string_equal(w.version, "2.2.6");
+    assert_null(w.build);
+    assert_int_equal(w.ntags, 2);
+    assert_string_equal(w.tags[1].plat, "manylinux2014_x86_64");
+    assert_true(pypi_wheel_name_parse(a, "Foo_Bar-1.0-12abc-py2.py3-none-ANY.whl", &w, &err));
+    assert_string_equal(w.build, "12abc");
+    assert_int_equal(w.build_num, 12);
+    assert_string_equal(w.build_rest, "abc");
+    assert_int_equal(w.ntags, 2);
+    assert_string_equal(w.tags[0].interp, "py2");
+    assert_string_equal(w.tags[1].plat, "any"); /* lowercased, as packaging does */
+    assert_true(pypi_wheel_name_parse(a, "x-1-cp38.cp39-abi3.none-a.b.c.whl", &w, NULL));
+    assert_int_equal(w.ntags, 12);
+    static const char *const bad[] = {
+        "foo-1.0-py3-none-any.zip", "foo-1.0-py3-none.whl", "foo-1.0-1-2-py3-none-any.whl",
+        "foo-1.0-x1-py3-none-any.whl", "foo--py3-none-any.whl", "fo+o-1.0-py3-none-any.whl",
+        ".whl", "foo-1.0-py3-none-any..whl", "foo-1.0-py3..py2-none-any.whl",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err = NULL;
+        if (pypi_wheel_name_parse(a, bad[i], &w, &err))
+            fail_msg("accepted %s", bad[i]);
+        assert_non_null(err);
+        free(err);
+    }
+    arena_free(a);
+}
+
+/* ---- tags ---- */
+
+static long rank(const pypi_tags *t, const char *interp, const char *abi, const char *plat)
+{
+    pypi_tag tg = { interp, abi, plat };
+    return pypi_tags_rank(t, &tg);
+}
+
+static void test_tags_order(void **state)
+{
+    (void)state;
+    char *err = NULL;
+    pypi_tags *t = pypi_tags_new("3.13", "manylinux_2_36_x86_64", &err);
+    assert_non_null(t);
+    assert_string_equal(pypi_tags_at(t, 0), "cp313-cp313-manylinux_2_36_x86_64");
+    assert_string_equal(pypi_tags_at(t, pypi_tags_len(t) - 1), "py30-none-any");
+    assert_int_equal(pypi_tags_len(t), 1031);
+    /* Every legacy alias right after its manylinux_2_N. */
+    static const struct { const char *legacy, *modern; } al[] = {
+        { "manylinux2014_x86_64", "manylinux_2_17_x86_64" },
+        { "manylinux2010_x86_64", "manylinux_2_12_x86_64" },
+        { "manylinux1_x86_64", "manylinux_2_5_x86_64" } };
+    for (size_t i = 0; i < 3; i++) {
+        long l = rank(t, "cp313", "cp313", al[i].legacy), m = rank(t, "cp313", "cp313", al[i].modern);
+        assert_true(m >= 0);
+        assert_int_equal(l, m + 1);
+    }
+    assert_true(rank(t, "cp313", "cp313", "manylinux_2_36_x86_64") <
+                rank(t, "cp313", "cp313", "manylinux_2_17_x86_64"));
+    assert_true(rank(t, "cp313", "cp313", "manylinux1_x86_64") < rank(t, "cp313", "abi3", "manylinux_2_36_x86_64"));
+    assert_true(rank(t, "cp313", "abi3", "manylinux1_x86_64") < rank(t, "cp313", "none", "manylinux_2_36_x86_64"));
+    assert_true(rank(t, "cp313", "none", "manylinux1_x86_64") < rank(t, "cp312", "abi3", "manylinux_2_36_x86_64"));
+    assert_true(rank(t, "cp39", "abi3", "manylinux1_x86_64") < rank(t, "cp37", "abi3", "manylinux_2_36_x86_64"));
+    assert_true(rank(t, "cp32", "abi3", "manylinux1_x86_64") < rank(t, "py313", "none", "manylinux_2_36_x86_64"));
+    assert_true(rank(t, "py3", "none", "manylinux1_x86_64") < rank(t, "cp313", "none", "any"));
+    assert_true(rank(t, "cp313", "none", "any") < rank(t, "py3", "none", "any"));
+    assert_true(rank(t, "py3", "none", "any") < rank(t, "py312", "none", "any"));
+    /* Not for this target. */
+    assert_int_equal(rank(t, "cp313", "cp313", "linux_x86_64"), -1);
+    assert_int_equal(rank(t, "cp313", "cp313", "manylinux_2_37_x86_64"), -1);
+    assert_int_equal(rank(t, "cp313", "cp313", "manylinux_2_4_x86_64"), -1);
+    assert_int_equal(rank(t, "cp313", "cp313", "musllinux_1_1_x86_64"), -1);
+    assert_int_equal(rank(t, "cp313", "cp313", "manylinux_2_17_aarch64"), -1);
+    assert_int_equal(rank(t, "cp314", "cp314", "manylinux_2_17_x86_64"), -1);
+    assert_int_equal(rank(t, "cp31", "abi3", "manylinux_2_17_x86_64"), -1);
+    assert_int_equal(rank(t, "cp313", "cp313t", "manylinux_2_17_x86_64"), -1);
+    assert_int_equal(rank(t, "py2", "none", "any"), -1);
+    assert_int_equal(rank(t, "pp310", "pypy310_pp73", "manylinux_2_17_x86_64"), -1);
+    assert_string_equal(pypi_tags_python_full(t), "3.13.0");
+    pypi_tags_free(t);
+
+    /* aarch64: from 2_17 only, so manylinux2014 but never 2010/1. */
+    t = pypi_tags_new("3.13.5", "manylinux2014_aarch64", NULL);
+    assert_non_null(t);
+    assert_string_equal(pypi_tags_platform(t), "manylinux_2_17_aarch64");
+    assert_string_equal(pypi_tags_python_full(t), "3.13.5");
+    assert_int_equal(rank(t, "cp313", "cp313", "manylinux2014_aarch64"), 1);
+    assert_int_equal(rank(t, "cp313", "cp313", "manylinux_2_16_aarch64"), -1);
+    assert_int_equal(rank(t, "cp313", "cp313", "manylinux2010_aarch64"), -1);
+    pypi_tags_free(t);
+
+    /* musl */
+    t = pypi_tags_new("3.12", "musllinux_1_2_x86_64", NULL);
+    assert_true(pypi_tags_musl(t));
+    assert_int_equal(rank(t, "cp312", "cp312", "musllinux_1_2_x86_64"), 0);
+    assert_int_equal(rank(t, "cp312", "cp312", "musllinux_1_0_x86_64"), 2);
+    assert_int_equal(rank(t, "cp312", "cp312", "manylinux_2_17_x86_64"), -1);
+    pypi_tags_free(t);
+
+    static const char *const bad[][2] = {
+        { "2.7", "manylinux_2_17_x86_64" }, { "3", "manylinux_2_17_x86_64" },
+        { "3.13a1", "manylinux_2_17_x86_64" }, { "3.13.", "manylinux_2_17_x86_64" },
+        { "3.13", "linux_x86_64" }, { "3.13", "manylinux_3_1_x86_64" },
+        { "3.13", "musllinux_2_1_x86_64" }, { "3.13", "manylinux_2_17_" },
+        { "3.13", "manylinux_2_x_x86_64" }, { "3.13", "macosx_11_0_arm64" },
+        { "3.13", "manylinux_2_17_X86" }, { "3.1234", "manylinux_2_17_x86_64" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err = NULL;
+        if (pypi_tags_new(bad[i][0], bad[i][1], &err))
+            fail_msg("accepted %s %s", bad[i][0], bad[i][1]);
+        assert_non_null(err);
+        free(err);
+    }
+}
+
+static void test_wheel_rank(void **state)
+{
+    (void)state;
+    arena *a = arena_new();
+    pypi_tags *t = pypi_tags_new(NULL, NULL, NULL);
+    pypi_wheel_name w;
+    assert_true(pypi_wheel_name_parse(
+        a, "x-1-cp313-cp313-manylinux_2_39_x86_64.manylinux2014_x86_64.whl", &w, NULL));
+    assert_int_equal(pypi_wheel_rank(t, &w), rank(t, "cp313", "cp313", "manylinux2014_x86_64"));
+    assert_true(pypi_wheel_name_parse(a, "x-1-cp313-cp313-manylinux_2_39_x86_64.whl", &w, NULL));
+    assert_int_equal(pypi_wheel_rank(t, &w), -1);
+    pypi_tags_free(t);
+    arena_free(a);
+}
+
+/* ---- target ---- */
+
+static void test_target(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    pypi_target t;
+    assert_int_equal(pypi_target_init(ctx, &t, NULL, NULL, NULL), EL_OK);
+    assert_string_equal(t.env.python_version, "3.13");
+    assert_string_equal(t.env.python_full_version, "3.13.0");
+    assert_string_equal(t.env.platform_machine, "x86_64");
+    assert_string_equal(t.env.sys_platform, "linux");
+    assert_string_equal(t.env.implementation_name, "cpython");
+    assert_true(t.cutoff_s == INT64_MAX);
+    pypi_marker *m = pypi_marker_parse("python_version >= \"3.9\" and platform_machine == \"x86_64\" "
+                                       "and sys_platform == \"linux\" and platform_python_implementation "
+                                       "== \"CPython\"", true, NULL);
+    assert_int_equal(pypi_marker_evaluate(m, &t.env, NULL), 1);
+    pypi_marker_free(m);
+    pypi_target_clear(&t);
+    assert_int_equal(pypi_target_init(ctx, &t, "3.12.4", "musllinux_1_2_aarch64", "2026-02-15T00:00:00Z"),
+                     EL_OK);
+    assert_string_equal(t.env.python_full_version, "3.12.4");
+    assert_string_equal(t.env.platform_machine, "aarch64");
+    assert_int_equal(t.cutoff_s, 1771113600);
+    pypi_target_clear(&t);
+    assert_int_equal(pypi_target_init(ctx, &t, "3.13", NULL, "Feb 15"), EL_SPEC_INVALID);
+    assert_int_equal(pypi_target_init(ctx, &t, "3.x", NULL, NULL), EL_SPEC_INVALID);
+    assert_int_equal(pypi_target_init(ctx, &t, "3.13", "win_amd64", NULL), EL_SPEC_INVALID);
+    char *j = el_ctx_error_json(ctx, false);
+    assert_non_null(strstr(j, "\"field\":\"platform\""));
+    free(j);
+    el_ctx_free(ctx);
+}
+
+/* ---- archives ---- */
+
+typedef struct member {
+    const char *path, *data;
+} member;
+
+static unsigned char *make_archive(bool zip, const member *ms, size_t n, size_t *len)
+{
+    size_t cap = 1 << 20;
+    unsigned char *buf = xmalloc(cap);
+    struct archive *w = archive_write_new();
+    if (zip) {
+        archive_write_set_format_zip(w);
+    } else {
+        archive_write_set_format_pax_restricted(w);
+        archive_write_add_filter_gzip(w);
+    }
+    assert_int_equal(archive_write_open_memory(w, buf, cap, len), ARCHIVE_OK);
+    for (size_t i = 0; i < n; i++) {
+        struct archive_entry *e = archive_entry_new();
+        archive_entry_set_pathname(e, ms[i].path);
+        archive_entry_set_filetype(e, AE_IFREG);
+        archive_entry_set_perm(e, 0644);
+        archive_entry_set_size(e, (la_int64_t)strlen(ms[i].data));
+        assert_int_equal(archive_write_header(w, e), ARCHIVE_OK);
+        archive_write_data(w, ms[i].data, strlen(ms[i].data));
+        archive_entry_free(e);
+    }
+    archive_write_close(w);
+    archive_write_free(w);
+    return buf;
+}
+
+static void test_archives(void **state)
+{
+    (void)state;
+    static const member wheel[] = {
+        { "demo/__init__.py", "" },
+        { "other/METADATA", "Name: wrong\nVersion: 0\n" },
+        { "deep/x.dist-info/METADATA", "Name: wrong\nVersion: 0\n" },
+        { "demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n"
+                                         "Requires-Dist: idna\n" },
+        { "demo-1.0.dist-info/RECORD", "" },
+    };
+    size_t len, mlen;
+    const char *err = NULL;
+    unsigned char *z = make_archive(true, wheel, 5, &len);
+    char *md = pypi_archive_metadata(z, len, false, &mlen, &err);
+    assert_non_null(md);
+    assert_non_null(strstr(md, "Requires-Dist: idna"));
+    assert_int_equal(mlen, strlen(md));
+    free(md);
+    /* Cut short: not a readable zip, or no member; never a crash. */
+    for (size_t cut = 0; cut < len; cut += 37) {
+        err = NULL;
+        md = pypi_archive_metadata(z, cut, false, &mlen, &err);
+        if (md)
+            free(md);
+        else
+            assert_non_null(err);
+    }
+    free(z);
+    static const member nometa[] = { { "demo-1.0.dist-info/RECORD", "" } };
+    z = make_archive(true, nometa, 1, &len);
+    assert_null(pypi_archive_metadata(z, len, false, &mlen, &err));
+    assert_string_equal(err, "the wheel has no *.dist-info/METADATA");
+    free(z);
+
+    static const member sdist[] = {
+        { "demo-1.0/setup.py", "" },
+        { "demo-1.0/src/PKG-INFO", "Name: wrong\nVersion: 0\n" },
+        { "demo-1.0/PKG-INFO", "Metadata-Version: 2.2\nName: demo\nVersion: 1.0\n" },
+    };
+    z = make_archive(false, sdist, 3, &len);
+    md = pypi_archive_metadata(z, len, true, &mlen, &err);
+    assert_non_null(md);
+    assert_non_null(strstr(md, "Metadata-Version: 2.2"));
+    free(md);
+    free(z);
+    assert_null(pypi_archive_metadata((const unsigned char *)"garbage", 7, true, &mlen, &err));
+    assert_null(pypi_archive_metadata((const unsigned char *)"", 0, false, &mlen, &err));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_full),     cmocka_unit_test(test_json_malformed),
+        cmocka_unit_test(test_html_full),     cmocka_unit_test(test_html_base_and_errors),
+        cmocka_unit_test(test_time),          cmocka_unit_test(test_meta_basic),
+        cmocka_unit_test(test_meta_bad),      cmocka_unit_test(test_wheel_names),
+        cmocka_unit_test(test_tags_order),    cmocka_unit_test(test_wheel_rank),
+        cmocka_unit_test(test_target),        cmocka_unit_test(test_archives),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
