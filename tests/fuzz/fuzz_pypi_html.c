@@ -1,0 +1,44 @@
+/* fuzz_pypi_html.c — libFuzzer target for PEP 503 project pages: the input,
+ * prefixed with `<` so the JSON sniff never takes it, is parsed as an HTML
+ * page; every file record must hold an absolute URL and a filename, and the
+ * filenames then go through the wheel filename parser. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pypi_index.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* Keep the JSON path out: a leading '{' would select it. */
+    char *buf = malloc(size + 2);
+    if (!buf)
+        return 0;
+    buf[0] = '<';
+    memcpy(buf + 1, data, size);
+    buf[size + 1] = '\0';
+    arena *a = arena_new();
+    el_ctx *ctx = el_ctx_new();
+    pypi_page pg;
+    el_code rc = pypi_page_parse(ctx, a, buf, size + 1, "https://idx.example/simple/p/", &pg);
+    if (rc == EL_OK) {
+        for (size_t i = 0; i < pg.nfiles; i++) {
+            const pypi_file *f = &pg.files[i];
+            if (!f->url || !f->filename || !*f->filename || !strstr(f->url, "://"))
+                abort();
+            if (f->sha256 && strlen(f->sha256) != 64)
+                abort();
+            pypi_wheel_name w;
+            char *err = NULL;
+            if (!pypi_wheel_name_parse(a, f->filename, &w, &err) && !err)
+                abort();
+            free(err);
+        }
+    } else if (rc != EL_PACKAGE_NOT_FOUND) {
+        abort();
+    }
+    el_ctx_free(ctx);
+    arena_free(a);
+    free(buf);
+    return 0;
+}
