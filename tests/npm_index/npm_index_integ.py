@@ -445,8 +445,12 @@ def t_live():
         c = z["candidates"][0]
         check(c["integrity"].startswith("sha512-") and
               c["tarball"].startswith("https://registry.npmjs.org/@types/node/-/node-"), c)
+        # warm: revalidated where the registry gives validators (the registry
+        # reachable from some test machines sends none: then it is a refetch)
         p = run(["--cache", os.path.join(tmp, "c"), "load"] + names, env=env_clean(tmp))
-        check(stats(p)["bytes"] == 0 or stats(p)["revalidated"] + stats(p)["hits"] == 6, p.stderr)
+        check(all(o["code"] == "OK" for o in loads(p)), p.stdout)
+        with_validators = [o for o in out if o.get("etag")]
+        check(stats(p)["revalidated"] + stats(p)["hits"] >= len(with_validators), p.stderr)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
