@@ -7,7 +7,9 @@
  *   apt_load [--cache-dir D] [--offline] [--mirror C=U]... [--keyring K]
  *            [--arch A] [--ignore-valid-until] [--now EPOCH] [--status FILE]
  *            [--show NAME [--json]] [--candidates NAME] [--put-blob SHA256]
+ *            [--write-solv DIR]
  *            SOURCE-LINE...
+ * --write-solv DIR writes each loaded repo with repo_write (bench).
  * --put-blob stores bytes libsolv refuses as the .solv blob of that Packages
  * sha256 (the corrupt-blob tests), then loads the sources if any. */
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <json-c/json.h>
 #include <solv/pool.h>
 #include <solv/repo.h>
+#include <solv/repo_write.h>
 
 #include "apt_index.h"
 
@@ -50,6 +53,7 @@ int main(int argc, char **argv)
     const char *sources[64];
     const char *show = NULL, *cands = NULL;
     const char *put_blob = NULL; /* store a blob libsolv refuses under this sha's name */
+    const char *write_solv = NULL; /* write each loaded repo to DIR/N.solv (bench) */
     bool json = false;
     co.quiet = true;
     co.no_mirror_config = true;
@@ -77,6 +81,8 @@ int main(int argc, char **argv)
             cands = argv[++i];
         else if (!strcmp(a, "--put-blob") && i + 1 < argc)
             put_blob = argv[++i];
+        else if (!strcmp(a, "--write-solv") && i + 1 < argc)
+            write_solv = argv[++i];
         else if (!strcmp(a, "--json"))
             json = true;
         else if (a[0] == '-' && a[1] == '-')
@@ -188,6 +194,20 @@ int main(int argc, char **argv)
         json_object_object_add(t, "fetch_ms", json_object_new_double(t1 - t0));
         json_object_object_add(t, "load_ms", json_object_new_double(t2 - t1));
         json_object_object_add(root, "timing", t);
+        if (write_solv) {
+            for (int i = 0; i < pool->nrepos; i++) {
+                Repo *rp = pool->repos[i];
+                if (!rp || rp == pool->installed)
+                    continue;
+                char *path = xasprintf("%s/%d.solv", write_solv, i);
+                FILE *f = fopen(path, "w");
+                if (f) {
+                    repo_write(rp, f);
+                    fclose(f);
+                }
+                free(path);
+            }
+        }
         if (cands) {
             arena *a = arena_new();
             apt_candidate *cv;
