@@ -21,6 +21,11 @@ static const char usage[] =
     "  version satisfies ECOSYSTEM RANGE V...\n"
     "                      print the versions that satisfy RANGE, one per line\n"
     "  templates           list the DataGen built-in templates\n"
+    "  index show ECOSYSTEM:NAME [--spec SPEC] [--python X.Y] [--platform TAG]\n"
+    "             [--index URL]... [--registry URL] [--apt-source LINE]...\n"
+    "             [--keyring FILE] [--arch A] [--exclude-newer TIME] [--ignore-valid-until]\n"
+    "                      what the index says about a package for the target:\n"
+    "                      usable candidates newest first, excluded ones with reasons\n"
     "  cache info | prune [--days N] [--all] | export FILE | import FILE\n"
     "                      look after the download cache; export/import carry it\n"
     "                      as one tar+zstd archive with a sha256 manifest\n"
@@ -52,6 +57,7 @@ static const struct {
     { "version", cli_version },
     { "templates", cli_templates },
     { "cache", cli_cache },
+    { "index", cli_index },
 };
 
 int main(int argc, char **argv)

@@ -16,6 +16,7 @@
 #include "envlock/version.h"
 #include "envlock/spec.h"
 #include "envlock/lifecycle.h"
+#include "envlock/index.h"
 #include "envlock/cache.h"
 
 #endif

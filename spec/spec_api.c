@@ -251,3 +251,14 @@ char *el_spec_normalized_json(el_ctx *ctx, const el_spec *spec, bool pretty)
 }
 
 const char *const *el_spec_template_names(size_t *n) { return spec_datagen_template_names(n); }
+
+/* For spec_access.c: the normalized document and the spec's arena. */
+const json_object *spec_document(const el_spec *s)
+{
+    return s->fs.len ? NULL : s->doc;
+}
+
+arena *spec_arena(const el_spec *s)
+{
+    return s->mem;
+}

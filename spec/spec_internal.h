@@ -152,4 +152,10 @@ const char *const *spec_datagen_template_names(size_t *n);
  * out (at least 32 bytes). Returns false for NaN and infinities. */
 bool spec_jcs_number(double d, char out[32]);
 
+/* spec_document() : the normalized document of a spec without findings
+ * (NULL otherwise); spec_arena() : the arena the spec's strings live in.
+ * For spec_access.c. */
+const struct json_object *spec_document(const el_spec *s);
+arena *spec_arena(const el_spec *s);
+
 #endif

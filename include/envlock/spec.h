@@ -82,6 +82,15 @@ EL_API char *el_spec_canonical_json(el_ctx *ctx, const el_spec *spec);
  *  NULL with ctx set if the spec has findings. */
 EL_API char *el_spec_normalized_json(el_ctx *ctx, const el_spec *spec, bool pretty);
 
+/* Accessors for a spec without findings (each returns NULL / *n = 0 for a
+ * spec with findings, or where the spec has no such field). Arrays and
+ * strings are borrowed until el_spec_free(). Defaults apply: a spec naming
+ * no index gives ["https://pypi.org/simple"]. */
+EL_API const char *const *el_spec_python_indexes(const el_spec *spec, size_t *n);
+EL_API const char *const *el_spec_apt_sources(const el_spec *spec, size_t *n); /* spec.packages.system.sources */
+EL_API const char *el_spec_npm_registry(const el_spec *spec); /* NULL without spec.packages.node */
+EL_API const char *el_spec_python_version(const el_spec *spec); /* spec.language.version */
+
 /* el_spec_template_names() :
  *  The DataGen built-in templates, in the seed's order ("Data Science", ...).
  *  Static storage; *n receives the count. */
