@@ -5,6 +5,9 @@
  *   npm_index_driver [options] show-json NAME   npm_index_show() JSON
  *   npm_index_driver [options] load NAME...     the loader, one run; one JSON
  *                                               line per name, then the stats
+ *   npm_index_driver [options] follow NAME...   load, and from the loader's
+ *                                               callback also every dependency
+ *                                               of each `latest` (one run)
  * options: --cache DIR, --offline, --mirror CANONICAL=URL (repeatable),
  *   --registry URL, --cutoff TIME, --arch aarch64, --max-bytes N, --retries N,
  *   --no-auth (load only)
@@ -18,6 +21,18 @@
 #include <json-c/json.h>
 
 #include "npm_index.h"
+
+/* The `loaded` callback of `follow`: submits the prod and optional
+ * dependencies of the version the latest tag names (registry specs only). */
+static void follow(npm_loader *l, const npm_packument *p, void *user)
+{
+    (void)user;
+    const char *latest = p->code == EL_OK ? npm_packument_find_tag(p, "latest") : NULL;
+    const npm_version *v = latest ? npm_packument_find(p, latest) : NULL;
+    for (size_t i = 0; v && i < v->ndeps; i++)
+        if (v->deps[i].kind <= NPM_DEP_OPTIONAL && v->deps[i].spec_kind != NPM_SPEC_IS_OTHER)
+            npm_loader_submit(l, v->deps[i].alias_name ? v->deps[i].alias_name : v->deps[i].name);
+}
 
 static int failure(el_ctx *ctx)
 {
@@ -93,12 +108,13 @@ int main(int argc, char **argv)
             status = failure(ctx);
         sb_release(&out);
         free(pkg);
-    } else if (strcmp(cmd, "load") == 0) {
+    } else if (strcmp(cmd, "load") == 0 || strcmp(cmd, "follow") == 0) {
         npm_target t;
         q.package = "npm:x";
         npm_target_from_query(&q, &t);
         npm_loader_options lo = { .registry = q.npm_registry, .target = &t, .no_auth = no_auth,
-                                  .max_bytes = max_bytes };
+                                  .max_bytes = max_bytes,
+                                  .loaded = strcmp(cmd, "follow") == 0 ? follow : NULL };
         npm_loader *l = npm_loader_new(c, &lo);
         for (; i < argc; i++)
             npm_loader_submit(l, argv[i]);

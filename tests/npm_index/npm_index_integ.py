@@ -163,6 +163,18 @@ def t_scoped(m, tmp):
     check("/npm/@turf%2fhelpers " in log, log[-2000:])
 
 
+def t_follow(m, tmp):
+    """The loader's callback submits more names during the same run."""
+    env = env_clean(tmp)
+    p = run(["--cache", os.path.join(tmp, "c"), "--registry", m.npm_static_url, "follow",
+             "@turf/distance", "react"], env=env)
+    names = [o["name"] for o in loads(p)]
+    check(names[:2] == ["@turf/distance", "react"], names)
+    check(sorted(names[2:]) == ["@turf/helpers", "@turf/invariant", "js-tokens", "loose-envify", "tslib"],
+          names)
+    check(stats(p)["requests"] == 7, p.stderr)
+
+
 def t_cutoff_full(m, tmp):
     env = env_clean(tmp)
     base = ["--cache", os.path.join(tmp, "c"), "--registry", m.npm_static_url]
@@ -456,7 +468,7 @@ def t_live():
     return 0
 
 
-MIRROR_TESTS = {"static": t_static, "scoped": t_scoped, "cutoff_full": t_cutoff_full, "arm64": t_arm64,
+MIRROR_TESTS = {"static": t_static, "follow": t_follow, "scoped": t_scoped, "cutoff_full": t_cutoff_full, "arm64": t_arm64,
                 "show_text": t_show_text, "offline_warm": t_offline_warm, "offline_cold": t_offline_cold}
 REG_TESTS = {"auth_host": t_auth_host, "fault_500": t_fault_500, "truncated": t_truncated,
              "oversized": t_oversized, "not_found": t_not_found, "invalid_json": t_invalid_json,
