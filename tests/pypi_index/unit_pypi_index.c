@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+#include <sys/stat.h>
+
 #include <archive.h>
 #include <archive_entry.h>
 #include <cmocka.h>
@@ -561,6 +564,123 @@ static void test_archives(void **state)
     assert_null(pypi_archive_metadata((const unsigned char *)"", 0, false, &mlen, &err));
 }
 
+/* ---- the loader over file:// ---- */
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Two projects in one run, a window of 3 widened to 5 by a second submit,
+ * and a third name that no index has. */
+static void test_loader_file_index(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/unit-pypi-index-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *path = xasprintf("%s/simple", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    free(path);
+    strbuf page = STRBUF_INIT;
+    for (int v = 1; v <= 12; v++) {
+        char *meta = xasprintf("Metadata-Version: 2.1\nName: alpha\nVersion: %d.0\n"
+                               "Requires-Dist: beta>=%d\n", v, v);
+        char sha[65];
+        sha256_hex(meta, strlen(meta), sha);
+        char *mp = xasprintf("%s/alpha-%d.0-py3-none-any.whl.metadata", dir, v);
+        write_file(mp, meta);
+        sb_addf(&page, "<a href=\"../../alpha-%d.0-py3-none-any.whl\" data-core-metadata=\"sha256=%s\"%s>x</a>\n",
+                v, sha, v == 12 ? " data-yanked=\"bad\"" : "");
+        free(mp);
+        free(meta);
+    }
+    path = xasprintf("%s/simple/alpha", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    free(path);
+    path = xasprintf("%s/simple/alpha/index.html", dir);
+    write_file(path, page.buf);
+    free(path);
+    sb_release(&page);
+    path = xasprintf("%s/simple/beta", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    free(path);
+    char *meta = xstrdup("Name: beta\nVersion: 1.0\n");
+    char *mp = xasprintf("%s/beta-1.0-py3-none-any.whl.metadata", dir);
+    write_file(mp, meta);
+    free(mp);
+    free(meta);
+    path = xasprintf("%s/simple/beta/index.html", dir);
+    write_file(path, "<a href='../../beta-1.0-py3-none-any.whl' data-dist-info-metadata='true'>b</a>"
+                     "<a href='../../beta-1.0.tar.gz'>b</a><a href='../../unrelated-1.0.tar.gz'>u</a>");
+    free(path);
+
+    el_ctx *ctx = el_ctx_new();
+    char *cdir = xasprintf("%s/cache", dir);
+    el_cache_options o = { 0 };
+    o.dir = cdir;
+    o.no_mirror_config = true;
+    o.quiet = true;
+    cache *c = cache_open(ctx, &o);
+    assert_non_null(c);
+    pypi_target t;
+    assert_int_equal(pypi_target_init(ctx, &t, "3.13", NULL, NULL), EL_OK);
+    char *idx = xasprintf("file://%s/simple/", dir);
+    const char *indexes[] = { idx };
+    pypi_loader *l = pypi_loader_new(c, &t, indexes, 1);
+    pypi_loader_submit(l, "Alpha", 3);
+    pypi_loader_submit(l, "beta", 0);
+    pypi_loader_submit(l, "gamma", 0);
+    assert_int_equal(cache_run(c, ctx), EL_OK);
+    const pypi_project *p = pypi_loader_get(l, "ALPHA");
+    assert_non_null(p);
+    assert_int_equal(p->code, EL_OK);
+    assert_int_equal(p->ncands, 12);
+    assert_string_equal(p->cands[0].version, "12.0");
+    assert_string_equal(p->cands[0].excluded, "yanked");
+    assert_string_equal(p->cands[0].why, "yanked: bad");
+    size_t loaded = 0;
+    for (size_t i = 0; i < p->ncands; i++)
+        loaded += p->cands[i].meta == PYPI_META_LOADED;
+    assert_int_equal(loaded, 3);
+    assert_int_equal(p->cands[1].meta, PYPI_META_LOADED);
+    assert_int_equal(p->cands[1].ndeps, 1);
+    assert_string_equal(p->cands[1].deps[0].text, "beta>=11");
+    assert_string_equal(p->cands[1].deps[0].req->canonical_name, "beta");
+    assert_int_equal(p->cands[4].meta, PYPI_META_NONE);
+    const pypi_project *b = pypi_loader_get(l, "beta");
+    assert_int_equal(b->ncands, 1);
+    assert_int_equal(b->cands[0].nartifacts, 2);
+    assert_int_equal(b->cands[0].chosen, 0); /* the wheel over the sdist */
+    assert_string_equal(b->cands[0].meta_source, "metadata-file");
+    const pypi_project *g = pypi_loader_get(l, "gamma");
+    assert_int_equal(g->code, EL_PACKAGE_NOT_FOUND);
+    assert_string_equal(g->reason, "not_found");
+    assert_null(pypi_loader_get(l, "delta"));
+    /* Widening fetches only what is missing. */
+    pypi_loader_submit(l, "alpha", 5);
+    assert_int_equal(cache_run(c, ctx), EL_OK);
+    cache_run_stats st;
+    cache_get_stats(c, &st);
+    loaded = 0;
+    for (size_t i = 0; i < p->ncands; i++)
+        loaded += p->cands[i].meta == PYPI_META_LOADED;
+    assert_int_equal(loaded, 5);
+    assert_int_equal(p->cands[5].meta, PYPI_META_LOADED);
+    assert_int_equal(p->cands[6].meta, PYPI_META_NONE);
+    pypi_loader_free(l);
+    pypi_target_clear(&t);
+    cache_close(c);
+    el_ctx_free(ctx);
+    free(idx);
+    free(cdir);
+    char *rm = xasprintf("rm -rf '%s'", dir);
+    assert_int_equal(system(rm), 0);
+    free(rm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -570,6 +690,7 @@ int main(void)
         cmocka_unit_test(test_meta_bad),      cmocka_unit_test(test_wheel_names),
         cmocka_unit_test(test_tags_order),    cmocka_unit_test(test_wheel_rank),
         cmocka_unit_test(test_target),        cmocka_unit_test(test_archives),
+        cmocka_unit_test(test_loader_file_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
