@@ -691,7 +691,8 @@ int npm_packument_parse(const char *body, size_t len, const npm_parse_options *o
     json_tokener_free(tok);
     if (!doc || jerr != json_tokener_success || end != len) {
         json_object_put(doc);
-        const char *what = jerr == json_tokener_continue ? "it ends early (truncated JSON)"
+        const char *what = len == 0 ? "the body is empty"
+                           : jerr == json_tokener_continue ? "it ends early (truncated JSON)"
                            : jerr == json_tokener_success ? "it has data after the JSON value"
                                                           : json_tokener_error_desc(jerr);
         return fail_parse(reason, err, "invalid_packument",
