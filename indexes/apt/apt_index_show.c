@@ -72,15 +72,14 @@ static const char *deps_text(arena *a, Solvable *s, Id key, Id marker, Id skip)
     qsort(items, k, sizeof *items, cmp_str);
     strbuf sb = STRBUF_INIT;
     for (size_t i = 0; i < k; i++) {
-        if (i && strcmp(items[i], items[i - 1]) == 0) {
-            free(items[i]);
+        if (i && strcmp(items[i], items[i - 1]) == 0)
             continue;
-        }
         if (sb.len)
             sb_adds(&sb, ", ");
         sb_adds(&sb, items[i]);
-        free(items[i]);
     }
+    for (size_t i = 0; i < k; i++)
+        free(items[i]);
     free(items);
     const char *r = arena_strndup(a, sb.buf, sb.len);
     sb_release(&sb);
