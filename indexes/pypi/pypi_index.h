@@ -13,7 +13,9 @@
  *
  * Reason ids of excluded candidates (stable; each comes with a sentence):
  *   invalid_version    the files' version is not PEP 440
- *   after_cutoff       every file was uploaded after exclude_newer
+ *   after_cutoff       every file was uploaded after exclude_newer (a file
+ *                      without an upload time, as on PEP 503 HTML pages,
+ *                      is kept: nothing says it is newer)
  *   yanked             every remaining file is yanked (PEP 592; with reason)
  *   requires_python    Requires-Python (page or metadata) excludes the target
  *   no_compatible_wheel  no wheel for the target's tags and no sdist
