@@ -1,0 +1,57 @@
+/* target.h — the approved bases as data, and the target a spec resolves
+ * for. The catalog (corpus/bases/bases.yaml by default, --bases FILE or
+ * ENVLOCK_BASES to override) gives, per base ref and channel: the full Python
+ * version, the platform (arch, libc and its version -> wheel platform tag),
+ * per-variant image digests, apt sources with keyring and snapshot, the
+ * image's dpkg status file, the Python distributions preinstalled, and the
+ * protected pins. Not part of the public API. */
+#ifndef EL_TARGET_H
+#define EL_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+typedef struct target_catalog target_catalog;
+
+typedef struct target_base {
+    const char *ref;            /* "datalayer/python-cpu" */
+    const char *channel;        /* "2026.09" */
+    const char *python_version; /* full: "3.13.7" */
+    const char *arch;           /* Debian arch: "amd64" | "arm64" */
+    const char *platform;       /* most specific wheel platform tag: "manylinux_2_36_x86_64" */
+    bool cuda;
+    const char *const *variants;      /* "datalayer", "e2b", ... NULL-terminated */
+    const char *const *digests;       /* parallel: "sha256:<64 hex>" or NULL (unpublished) */
+    const char *const *apt_sources;   /* one-line canonical sources ("deb [signed-by=...] URI SUITE COMP"), NULL-terminated */
+    const char *apt_keyring;          /* absolute path, or NULL */
+    const char *apt_snapshot;         /* "20260914T150000Z" or NULL */
+    const char *dpkg_status;          /* absolute path of the image's dpkg status file, or NULL */
+    const char *const *preinstalled;  /* Python dists in the image: "name==version", NULL-terminated */
+    const char *const *protected_pins;/* requirement lines: "ipykernel==7.3.0", ... NULL-terminated */
+} target_base;
+
+/* target_catalog_load() :
+ *  Loads the catalog at `path` (NULL: $ENVLOCK_BASES, else the built-in
+ *  default path). Relative file paths inside it are resolved against the
+ *  catalog's directory. DL_ENV_SPEC_INVALID with the position of what is
+ *  malformed. */
+target_catalog *target_catalog_load(el_ctx *ctx, const char *path);
+void target_catalog_free(target_catalog *cat);
+
+/* target_catalog_find() :
+ *  The base for (ref, channel), with the reference's errors: unknown ref ->
+ *  DL_ENV_SPEC_INVALID (detail.field spec.base.ref); unknown channel ->
+ *  DL_ENV_SPEC_INVALID "`R` has no channel `C`; channels: ..." (detail.field
+ *  spec.base.channel). */
+const target_base *target_catalog_find(el_ctx *ctx, const target_catalog *cat, const char *ref,
+                                       const char *channel);
+
+/* target_base_digest() :
+ *  The image digest of `variant`, or NULL after recording
+ *  DL_ENV_ARTIFACT_MISSING (retryable, detail.reason base_channel_unpublished):
+ *  "`R:C` has no published digest for the V variant; ...". */
+const char *target_base_digest(el_ctx *ctx, const target_base *b, const char *variant);
+
+#endif
