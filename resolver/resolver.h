@@ -1,0 +1,70 @@
+/* resolver.h — one libsolv pool for PyPI, npm and apt, one solve, and the
+ * answer as a lock_doc or as explained problems (DESIGN.md §2). libsolv's
+ * Pool and Id never leave resolver/. Not part of the public API.
+ *
+ * The caller (resolve.c, from a validated spec and the bases catalog) builds
+ * a resolve_request: the roots as the user wrote them, with their spec
+ * positions for explanations, protected pins already merged (a conflicting
+ * user pin was refused before this point), and where to read indexes. */
+#ifndef EL_RESOLVER_H
+#define EL_RESOLVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+#include "lock.h"
+#include "target.h"
+
+struct cache;
+
+typedef enum resolve_root_kind {
+    ROOT_REQUIREMENT, /* must be installed (spec dependency, or a protected pin) */
+    ROOT_CONSTRAINT   /* restricts versions if installed (spec constraint, protected pin as constraint) */
+} resolve_root_kind;
+
+typedef struct resolve_root {
+    const char *ecosystem;   /* "pypi" | "npm" | "deb" */
+    const char *text;        /* as written: "numpy==1.21.0", "zod@^3", "gdal-bin", "libpq-dev=15.8-0+deb12u1" */
+    resolve_root_kind kind;
+    bool protected_pin;      /* comes from the base's protected pins */
+    const char *field;       /* "spec.packages.python.dependencies[3]" or "protected" */
+    unsigned line, column;   /* spec position, 0 if none */
+} resolve_root;
+
+typedef struct resolve_request {
+    const target_base *base;
+    const char *spec_digest;
+    const char *const *pypi_indexes;   /* canonical, in order */
+    size_t n_pypi_indexes;
+    const char *npm_registry;          /* canonical */
+    const char *const *apt_sources;    /* canonical one-line sources: the base's, then the spec's */
+    size_t n_apt_sources;
+    const char *apt_keyring;           /* default keyring for sources without signed-by */
+    const char *const *variants;       /* the spec's variants (required + optional), sorted */
+    const resolve_root *roots;
+    size_t n_roots;
+    /* options */
+    const char *exclude_newer;         /* RFC 3339, already normalized, or NULL */
+    const lock_doc *previous;          /* an existing lock: its versions are preferred, or NULL */
+    bool upgrade_all;                  /* ignore `previous` */
+    const char *const *upgrade;        /* names freed from `previous` ("pypi:numpy" or bare "numpy") */
+    size_t n_upgrade;
+    const char *debug_solver_dir;      /* write libsolv's testcase here, or NULL */
+    bool explain_full;                 /* the whole derivation in conflict messages */
+} resolve_request;
+
+/* resolver_resolve() :
+ *  Fetches what the roots need through `c` (demand-driven and parallel),
+ *  builds the pool, solves once (widening PyPI windows and solving again only
+ *  when a failing rule touches a cut window), and on success returns a new
+ *  lock_doc (caller frees) with every package, edge, artifact and input.
+ *  On failure: DL_ENV_RESOLVE_CONFLICT (detail.conflict = the two
+ *  requirements as written, detail.chains = the shortest chain from the spec
+ *  to each, detail.suggestion; message short unless explain_full),
+ *  DL_ENV_PACKAGE_NOT_FOUND (detail.package, detail.index, detail.closest,
+ *  detail.excluded = every existing version with its reason), or the
+ *  fetch's failure. */
+el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq, lock_doc **out);
+
+#endif
