@@ -132,6 +132,23 @@ unsigned char *cache_response_take_body(cache_response *r, size_t *len);
 el_code cache_fetch(cache *c, el_ctx *ctx, const cache_request *rq, unsigned char **body,
                     size_t *len);
 
+/* cache_canonical_url() :
+ *  The canonical URL `served_url` stands for: when it lies under a mirror's
+ *  base (the mirror URL of a --mirror CANONICAL=URL pair, at a path
+ *  boundary, with or without the mirror's user:password@), that base is
+ *  replaced by its canonical prefix (the longest matching base wins);
+ *  otherwise a copy. Readers pass every absolute URL a served document
+ *  names (artifact links in a PyPI page, npm tarball URLs) through this, so
+ *  that records — and so locks — never name a mirror. Credentials are
+ *  removed from the result. malloc'd. */
+char *cache_canonical_url(const cache *c, const char *served_url);
+
+/* cache_served_url() :
+ *  Where a request for canonical `url` really goes (the mirror applied), or
+ *  a copy when no mirror applies. malloc'd; may carry a mirror's
+ *  credentials, so never print it. */
+char *cache_served_url(const cache *c, const char *url);
+
 /* Counters of this run (for progress, benchmarks and tests). */
 typedef struct cache_run_stats {
     uint64_t requests;      /* completed submissions */

@@ -334,6 +334,19 @@ void cache_close(cache *c)
 
 void cache_get_stats(const cache *c, cache_run_stats *st) { *st = c->st; }
 
+char *cache_canonical_url(const cache *c, const char *served_url)
+{
+    char *canon = cache_mirrors_unrewrite(c->mirrors, served_url);
+    char *out = cache_url_redact(canon);
+    free(canon);
+    return out;
+}
+
+char *cache_served_url(const cache *c, const char *url)
+{
+    return cache_mirrors_rewrite(c->mirrors, url);
+}
+
 void cache_submit(cache *c, const cache_request *rq)
 {
     xfer *x = xcalloc(1, sizeof *x);

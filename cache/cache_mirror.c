@@ -188,6 +188,14 @@ static char *map(const cache_mirrors *m, const char *url, bool forward)
     for (size_t i = 0; m && i < m->len; i++) {
         const char *from = forward ? m->items[i].canonical : m->items[i].target;
         size_t n = boundary_prefix(url, from);
+        if (!n && !forward) {
+            /* A document served by a mirror with credentials in its URL
+             * names its own links without them. */
+            char *bare = cache_url_redact(from);
+            if (strcmp(bare, from) != 0)
+                n = boundary_prefix(url, bare);
+            free(bare);
+        }
         if (n > best) {
             best = n;
             hit = &m->items[i];

@@ -200,6 +200,11 @@ typedef struct npm_parse_options {
     const char *registry;      /* canonical registry URL; NULL: the default */
     const char *served_base;   /* the registry URL the document was actually
                                   fetched from, if it was a mirror; NULL: same */
+    /* Maps a URL the document names to the canonical URL it stands for
+     * (malloc'd; a copy when none applies); NULL: no mapping. The loader
+     * passes the cache's mirror table (cache_canonical_url()). */
+    char *(*canonical_url)(void *user, const char *url);
+    void *canonical_user;
     const npm_target *target;  /* NULL: the default target */
     size_t max_bytes;          /* 0: NPM_PACKUMENT_MAX_BYTES */
 } npm_parse_options;
@@ -208,8 +213,11 @@ typedef struct npm_parse_options {
  *  Parses a packument (abbreviated or full; either is accepted whatever was
  *  asked for) and judges every version against the target. Tarball URLs are
  *  kept as the document writes them when they are under the canonical
- *  registry or on another host; a URL under `served_base` (a mirror that
- *  rewrote them) is mapped back to the canonical registry and flagged.
+ *  registry or on another host; a URL that `canonical_url` maps to another
+ *  URL, or that lies under `served_base` (a mirror that rewrote them), is
+ *  recorded canonical and flagged NPM_FLAG_TARBALL_REBASED (see set_tarball
+ *  in npm_packument.c for the one fallback: a tarball on the mirror's own
+ *  origin in the registry's NAME/-/FILE.tgz layout).
  *  A version that cannot be used is excluded with a reason, never fatal;
  *  the whole document fails only when it is not JSON, not an object, has a
  *  `versions` or `dist-tags` of the wrong type, names another package, or is
@@ -286,7 +294,10 @@ typedef struct npm_loader_options {
     bool no_auth;              /* send no Authorization at all */
     uint64_t max_bytes;        /* per packument; 0: NPM_PACKUMENT_MAX_BYTES */
     const char *served_base;   /* where the registry is really served (a mirror),
-                                  to map tarball URLs back; NULL: none */
+                                  to map tarball URLs back; NULL: what the
+                                  cache's mirror table says (cache_served_url());
+                                  tarball URLs also go through
+                                  cache_canonical_url() */
     /* Called once per finished load (success or failure), from cache_run();
      * may call npm_loader_submit() for more names. */
     void (*loaded)(npm_loader *l, const npm_packument *p, void *user);

@@ -129,9 +129,13 @@ static void finish(load_item *it, npm_packument *p)
         it->l->loaded(it->l, p, it->l->user);
 }
 
+static char *canonical_url(void *user, const char *url)
+{
+    return cache_canonical_url(user, url);
+}
+
 static void on_done(cache *c, cache_response *r, void *user)
 {
-    (void)c;
     load_item *it = user;
     npm_loader *l = it->l;
     if (r->code != EL_OK) {
@@ -146,13 +150,23 @@ static void on_done(cache *c, cache_response *r, void *user)
         free(msg);
         return;
     }
+    /* The document came through a mirror when the cache rewrites the
+     * registry's URL: tarball URLs under it are mapped back. */
+    char *served = l->served_base ? NULL : cache_served_url(c, l->registry);
+    if (served && strcmp(served, l->registry) == 0) {
+        free(served);
+        served = NULL;
+    }
     npm_parse_options po = { .name = it->name, .registry = l->registry,
-                             .served_base = l->served_base, .target = &l->target,
-                             .max_bytes = (size_t)l->max_bytes };
+                             .served_base = l->served_base ? l->served_base : served,
+                             .canonical_url = canonical_url, .canonical_user = c,
+                             .target = &l->target, .max_bytes = (size_t)l->max_bytes };
     npm_packument *p = NULL;
     const char *reason = NULL;
     char *err = NULL;
-    if (npm_packument_parse((const char *)r->body, r->len, &po, &p, &reason, &err) != 0) {
+    int prc = npm_packument_parse((const char *)r->body, r->len, &po, &p, &reason, &err);
+    free(served);
+    if (prc != 0) {
         char *msg = xasprintf("%s (%s)", err, r->url);
         finish(it, failed(l, it->name, EL_PACKAGE_NOT_FOUND, reason, msg, r->status, false));
         free(msg);

@@ -447,34 +447,43 @@ static const char *sri_from_shasum(pctx *x, const char *hex)
 }
 
 /* The canonical tarball URL for what the document names (see the contract
- * of npm_packument_parse()). */
+ * of npm_packument_parse()). In order: a URL under the canonical registry is
+ * kept; the caller's canonical_url mapping (the cache's mirror table) maps a
+ * mirror's URL back; a URL under served_base is rebased exactly; and, as a
+ * fallback for a mirror that writes tarball URLs on its own origin but
+ * outside the base it is configured under, a URL on served_base's origin in
+ * the registry layout (.../NAME/-/FILE.tgz) is rebased too. A tarball on any
+ * other host is what the registry really names (a CDN) and is kept. */
 static void set_tarball(pctx *x, npm_version *v, const char *url)
 {
     const char *reg = x->p->registry;
     v->tarball = arena_strdup(x->a, url);
     if (starts_with(url, reg))
         return;
-    if (x->served_base) {
-        if (starts_with(url, x->served_base)) {
-            v->tarball_served = v->tarball;
-            v->tarball = arena_sprintf(x->a, "%s%s", reg, url + strlen(x->served_base));
-            v->flags |= NPM_FLAG_TARBALL_REBASED;
-        }
-        return;
+    const char *canon = NULL;
+    if (x->o->canonical_url) {
+        char *m = x->o->canonical_url(x->o->canonical_user, url);
+        if (m && strcmp(m, url) != 0)
+            canon = arena_strdup(x->a, m);
+        free(m);
     }
-    /* No mirror named: a tarball on another host in the registry's own
-     * layout (NAME/-/FILE.tgz) is a mirror's rewrite of the canonical one. */
-    size_t ol = origin_len(url), rl = origin_len(reg);
-    if (ol == 0 || (ol == rl && strncmp(url, reg, ol) == 0))
-        return;
-    char *needle = xasprintf("/%s/-/", x->p->name);
-    const char *hit = strstr(url + ol, needle);
-    if (hit && ends_with(url, ".tgz") && !strchr(hit + strlen(needle), '/')) {
+    if (!canon && x->served_base && starts_with(url, x->served_base))
+        canon = arena_sprintf(x->a, "%s%s", reg, url + strlen(x->served_base));
+    if (!canon && x->served_base) {
+        size_t ol = origin_len(url), sl = origin_len(x->served_base);
+        if (ol && ol == sl && strncmp(url, x->served_base, ol) == 0) {
+            char *needle = xasprintf("/%s/-/", x->p->name);
+            const char *hit = strstr(url + ol, needle);
+            if (hit && ends_with(url, ".tgz") && !strchr(hit + strlen(needle), '/'))
+                canon = arena_sprintf(x->a, "%s%s", reg, hit + 1);
+            free(needle);
+        }
+    }
+    if (canon) {
         v->tarball_served = v->tarball;
-        v->tarball = arena_sprintf(x->a, "%s%s", reg, hit + 1);
+        v->tarball = canon;
         v->flags |= NPM_FLAG_TARBALL_REBASED;
     }
-    free(needle);
 }
 
 static void join(strbuf *sb, const char *const *list, size_t n)

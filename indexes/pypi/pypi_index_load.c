@@ -551,11 +551,20 @@ static void page_done(cache *c, cache_response *r, void *user)
         return;
     }
     el_ctx_free(ctx);
+    /* Relative links resolved against the (canonical) page URL; absolute
+     * ones written by a mirror name the mirror: map those back, so records
+     * and locks never carry a mirror URL. Fetches go back through the
+     * mirror anyway (cache_submit rewrites). */
+    for (size_t i = 0; i < page.nfiles; i++) {
+        char *canon = cache_canonical_url(c, page.files[i].url);
+        if (strcmp(canon, page.files[i].url) != 0)
+            page.files[i].url = arena_strdup(l->a, canon);
+        free(canon);
+    }
     p->pub.format = page.format;
     build(p, &page);
     p->page_done = true;
     fill_window(p);
-    (void)c;
 }
 
 /* ---- metadata ---- */

@@ -163,8 +163,17 @@ static void render_text(const pypi_project *p, const pypi_target *t, strbuf *out
         sb_adds(out, "  (none)\n");
     for (size_t i = 0; i < p->ncands; i++) {
         const pypi_candidate *c = &p->cands[i];
-        if (c->excluded)
-            sb_addf(out, "  %s  %s: %s\n", c->version, c->excluded, c->why);
+        if (!c->excluded)
+            continue;
+        /* Sentences that already open with their id ("yanked: broken ABI",
+         * "yanked (no reason given)") are printed alone, not "yanked: yanked: ...". */
+        size_t idl = strlen(c->excluded);
+        bool leads = c->why && strncmp(c->why, c->excluded, idl) == 0 &&
+                     (c->why[idl] == ':' || c->why[idl] == ' ');
+        if (leads)
+            sb_addf(out, "  %s  %s\n", c->version, c->why);
+        else
+            sb_addf(out, "  %s  %s: %s\n", c->version, c->excluded, c->why ? c->why : "");
     }
 }
 

@@ -386,6 +386,16 @@ static void test_huge(void **state)
     sb_release(&sb);
 }
 
+/* A mirror table of one pair: http://127.0.0.1:4873/npm -> the registry. */
+static char *fake_canonical(void *user, const char *url)
+{
+    (void)user;
+    const char *m = "http://127.0.0.1:4873/npm/";
+    if (strncmp(url, m, strlen(m)) == 0)
+        return xasprintf("https://registry.npmjs.org/%s", url + strlen(m));
+    return xstrdup(url);
+}
+
 static void test_tarball_rebase(void **state)
 {
     (void)state;
@@ -395,11 +405,12 @@ static void test_tarball_rebase(void **state)
         "\"1.0.1\":{\"dist\":{\"tarball\":\"https://cdn.example/download/@s/n/1.0.1/abc\"}},"
         "\"1.0.2\":{\"dist\":{\"tarball\":\"https://registry.npmjs.org/@s/n/-/n-1.0.2.tgz\"}}"
         "}}";
+    /* no mirror known: every URL is what the registry names (no guessing) */
     npm_packument *p = parse_ok(doc, "@s/n", NULL);
     const npm_version *v = npm_packument_find(p, "1.0.0");
-    assert_string_equal(v->tarball, "https://registry.npmjs.org/@s/n/-/n-1.0.0.tgz");
-    assert_string_equal(v->tarball_served, "http://127.0.0.1:4873/npm/@s/n/-/n-1.0.0.tgz");
-    assert_true(v->flags & NPM_FLAG_TARBALL_REBASED);
+    assert_string_equal(v->tarball, "http://127.0.0.1:4873/npm/@s/n/-/n-1.0.0.tgz");
+    assert_null(v->tarball_served);
+    assert_false(v->flags & NPM_FLAG_TARBALL_REBASED);
     v = npm_packument_find(p, "1.0.1");
     assert_string_equal(v->tarball, "https://cdn.example/download/@s/n/1.0.1/abc");
     assert_null(v->tarball_served);
@@ -417,6 +428,28 @@ static void test_tarball_rebase(void **state)
     assert_string_equal(v->tarball, "https://reg.corp/npm/@s/n/-/n-1.0.0.tgz");
     v = npm_packument_find(p, "1.0.2");
     assert_string_equal(v->tarball, "https://registry.npmjs.org/@s/n/-/n-1.0.2.tgz");
+    npm_packument_free(p);
+
+    /* the mirror table maps back (here: the CDN is mirrored too) */
+    o = (npm_parse_options){ .name = "@s/n", .canonical_url = fake_canonical };
+    assert_int_equal(npm_packument_parse(doc, strlen(doc), &o, &p, &reason, &err), 0);
+    v = npm_packument_find(p, "1.0.1");
+    assert_string_equal(v->tarball, "https://cdn.example/download/@s/n/1.0.1/abc");
+    assert_null(v->tarball_served);
+    v = npm_packument_find(p, "1.0.0");
+    assert_string_equal(v->tarball, "https://registry.npmjs.org/@s/n/-/n-1.0.0.tgz");
+    assert_string_equal(v->tarball_served, "http://127.0.0.1:4873/npm/@s/n/-/n-1.0.0.tgz");
+    assert_true(v->flags & NPM_FLAG_TARBALL_REBASED);
+    npm_packument_free(p);
+
+    /* fallback: a mirror writing tarballs on its own origin outside its base */
+    o = (npm_parse_options){ .name = "@s/n", .served_base = "http://127.0.0.1:4873/registry/" };
+    assert_int_equal(npm_packument_parse(doc, strlen(doc), &o, &p, &reason, &err), 0);
+    v = npm_packument_find(p, "1.0.0");
+    assert_string_equal(v->tarball, "https://registry.npmjs.org/@s/n/-/n-1.0.0.tgz");
+    assert_true(v->flags & NPM_FLAG_TARBALL_REBASED);
+    v = npm_packument_find(p, "1.0.1");
+    assert_null(v->tarball_served);
     npm_packument_free(p);
 }
 
