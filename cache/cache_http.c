@@ -160,6 +160,7 @@ static void succeed(xfer *x, const unsigned char *body, size_t len, const cache_
     r.sha256 = m->sha256;
     r.etag = m->etag;
     r.last_modified = m->last_modified;
+    r.content_type = m->content_type;
     r.from_cache = from_cache;
     r.final_url = final_url;
     deliver(x, &r);
@@ -711,6 +712,11 @@ static void store_and_serve(xfer *x, const char *final_url)
     m.status = is_file_url(x->transport) ? 200 : status;
     m.etag = is_file_url(x->transport) ? NULL : header(e, "ETag");
     m.last_modified = is_file_url(x->transport) ? NULL : header(e, "Last-Modified");
+    if (!is_file_url(x->transport)) {
+        const char *ct = NULL;
+        if (curl_easy_getinfo(e, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct && *ct)
+            m.content_type = xstrdup(ct);
+    }
     m.max_age = is_file_url(x->transport) ? -1 : max_age(e);
     m.fetched_ms = cache_now_ms();
     m.immutable = x->policy == CACHE_IMMUTABLE;
@@ -788,6 +794,12 @@ static void finish(xfer *x, CURLcode rc)
         if (etag) {
             free(x->cached.etag);
             x->cached.etag = etag;
+        }
+        /* A 304 may repeat the Content-Type; else the stored one stands. */
+        char *ct = header(e, "Content-Type");
+        if (ct) {
+            free(x->cached.content_type);
+            x->cached.content_type = ct;
         }
         el_ctx *ctx = el_ctx_new();
         cache_store_put(c->store, ctx, x->key, &x->cached, x->cached_body, x->cached_len);

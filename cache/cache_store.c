@@ -122,6 +122,7 @@ void cache_meta_clear(cache_meta *m)
     free(m->accept);
     free(m->etag);
     free(m->last_modified);
+    free(m->content_type);
     memset(m, 0, sizeof *m);
     m->max_age = -1;
 }
@@ -141,6 +142,7 @@ void cache_entry_encode(cache_meta *m, const void *body, size_t len, strbuf *out
     add_opt_str(o, "accept", m->accept);
     add_opt_str(o, "etag", m->etag);
     add_opt_str(o, "last_modified", m->last_modified);
+    add_opt_str(o, "content_type", m->content_type);
     json_object_object_add(o, "max_age", json_object_new_int64(m->max_age));
     json_object_object_add(o, "fetched_ms", json_object_new_int64(m->fetched_ms));
     json_object_object_add(o, "immutable", json_object_new_boolean(m->immutable));
@@ -186,6 +188,7 @@ static bool parse_meta(const char *line, size_t n, cache_meta *m)
         m->accept = jstr(o, "accept");
         m->etag = jstr(o, "etag");
         m->last_modified = jstr(o, "last_modified");
+        m->content_type = jstr(o, "content_type");
         if (json_object_object_get_ex(o, "max_age", &v))
             m->max_age = json_object_get_int64(v);
         m->status = json_object_object_get_ex(o, "status", &v) ? (long)json_object_get_int64(v) : 200;

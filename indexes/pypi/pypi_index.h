@@ -178,6 +178,20 @@ typedef struct pypi_page {
 el_code pypi_page_parse(el_ctx *ctx, arena *a, const char *body, size_t len,
                         const char *page_url, pypi_page *out);
 
+/* pypi_page_parse_typed() :
+ *  The same, with the response's Content-Type deciding the format (PEP 691:
+ *  clients go by Content-Type): a `+json` type or application/json is
+ *  JSON, a `+html` type or text/html is HTML, whatever the body looks like;
+ *  only when content_type is NULL or names neither (file://,
+ *  application/octet-stream) is the body sniffed as above. */
+el_code pypi_page_parse_typed(el_ctx *ctx, arena *a, const char *body, size_t len,
+                              const char *page_url, const char *content_type, pypi_page *out);
+
+/* pypi_page_format_of() : PYPI_PAGE_JSON or PYPI_PAGE_HTML for a
+ *  Content-Type value (parameters and case ignored), -1 when it names
+ *  neither or is NULL. */
+int pypi_page_format_of(const char *content_type);
+
 /* pypi_time_parse() : RFC 3339 date-time ("2024-01-01T00:00:00Z",
  *  fractions and offsets allowed) to seconds since the epoch. */
 bool pypi_time_parse(const char *s, int64_t *out);

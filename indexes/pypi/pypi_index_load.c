@@ -544,7 +544,8 @@ static void page_done(cache *c, cache_response *r, void *user)
     p->pub.from_cache = r->from_cache;
     pypi_page page;
     el_ctx *ctx = el_ctx_new();
-    if (pypi_page_parse(ctx, l->a, (const char *)r->body, r->len, page_url, &page) != EL_OK) {
+    if (pypi_page_parse_typed(ctx, l->a, (const char *)r->body, r->len, page_url,
+                              r->content_type, &page) != EL_OK) {
         project_fail(p, el_ctx_code(ctx), "invalid_page", el_ctx_message(ctx), r->url, 0, false);
         el_ctx_free(ctx);
         p->page_done = true;

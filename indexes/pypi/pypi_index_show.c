@@ -53,6 +53,7 @@ static void render_json(const pypi_project *p, const pypi_target *t, strbuf *out
     json_object_object_add(root, "page_url", jstr_or_null(p->page_url));
     json_object_object_add(root, "format",
                            json_object_new_string(p->format == PYPI_PAGE_JSON ? "json" : "html"));
+    json_object_object_add(root, "from_cache", json_object_new_boolean(p->from_cache));
     json_object *tg = json_object_new_object();
     json_object_object_add(tg, "python", json_object_new_string(t->owned_[0]));
     json_object_object_add(tg, "platform", json_object_new_string(pypi_tags_platform(t->tags)));

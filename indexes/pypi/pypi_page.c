@@ -8,6 +8,7 @@
  * malformed inside one file entry drops that entry or field (as pip does);
  * only a page that cannot be read at all is an error. */
 #include <ctype.h>
+#include <strings.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -497,8 +498,35 @@ static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len
     return rc;
 }
 
+int pypi_page_format_of(const char *content_type)
+{
+    if (!content_type)
+        return -1;
+    const char *s = content_type;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strcspn(s, ";");
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    /* application/vnd.pypi.simple.v1+json, .latest+json, plain JSON */
+    if ((n > 5 && strncasecmp(s + n - 5, "+json", 5) == 0) ||
+        (n == 16 && strncasecmp(s, "application/json", 16) == 0))
+        return PYPI_PAGE_JSON;
+    if ((n > 5 && strncasecmp(s + n - 5, "+html", 5) == 0) ||
+        (n == 9 && strncasecmp(s, "text/html", 9) == 0) ||
+        (n == 21 && strncasecmp(s, "application/xhtml+xml", 21) == 0))
+        return PYPI_PAGE_HTML;
+    return -1;
+}
+
 el_code pypi_page_parse(el_ctx *ctx, arena *a, const char *body, size_t len,
                         const char *page_url, pypi_page *out)
+{
+    return pypi_page_parse_typed(ctx, a, body, len, page_url, NULL, out);
+}
+
+el_code pypi_page_parse_typed(el_ctx *ctx, arena *a, const char *body, size_t len,
+                              const char *page_url, const char *content_type, pypi_page *out)
 {
     memset(out, 0, sizeof *out);
     size_t i = 0;
@@ -506,7 +534,8 @@ el_code pypi_page_parse(el_ctx *ctx, arena *a, const char *body, size_t len,
         i = 3;
     while (i < len && isspace((unsigned char)body[i]))
         i++;
-    if (i < len && body[i] == '{') {
+    int declared = pypi_page_format_of(content_type);
+    if (declared == PYPI_PAGE_JSON || (declared < 0 && i < len && body[i] == '{')) {
         out->format = PYPI_PAGE_JSON;
         return parse_json(ctx, a, body + i, len - i, page_url, out);
     }

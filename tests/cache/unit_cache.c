@@ -54,6 +54,7 @@ static void put(cache_store *s, const char *url, const char *body, bool immutabl
     m.immutable = immutable;
     m.fetched_ms = fetched;
     m.etag = xstrdup("\"e1\"");
+    m.content_type = xstrdup("text/html; charset=utf-8");
     char key[65];
     cache_key(url, NULL, key);
     assert_int_equal(cache_store_put(s, ctx, key, &m, body, strlen(body)), EL_OK);
@@ -80,6 +81,53 @@ static void test_key(void **state)
     assert_string_equal(e, want);
 }
 
+/* The reverse mirror mapping readers use for links in served documents. */
+static void test_canonical_url(void **state)
+{
+    (void)state;
+    char *dir = mkdir_tmp();
+    const char *mirrors[] = { "https://pypi.org=http://127.0.0.1:8080/pypi/pypi",
+                              "https://pypi.org/files=https://u:pw@files.corp/pf",
+                              "https://registry.npmjs.org/=http://127.0.0.1:8080/npm/" };
+    el_cache_options o = { 0 };
+    o.dir = dir;
+    o.mirrors = mirrors;
+    o.n_mirrors = 3;
+    o.no_mirror_config = true;
+    o.quiet = true;
+    el_ctx *ctx = el_ctx_new();
+    cache *c = cache_open(ctx, &o);
+    assert_non_null(c);
+    static const char *const cases[][2] = {
+        { "http://127.0.0.1:8080/pypi/pypi/files/a-1.whl", "https://pypi.org/files/a-1.whl" },
+        { "http://127.0.0.1:8080/pypi/pypi", "https://pypi.org" },
+        /* not at a path boundary: no mapping */
+        { "http://127.0.0.1:8080/pypi/pypix/a.whl", "http://127.0.0.1:8080/pypi/pypix/a.whl" },
+        /* the longest base wins; the mirror's credentials need not be in the link */
+        { "https://files.corp/pf/b-2.whl", "https://pypi.org/files/b-2.whl" },
+        { "https://u:pw@files.corp/pf/b-2.whl", "https://pypi.org/files/b-2.whl" },
+        { "http://127.0.0.1:8080/npm/zod/-/zod-3.0.0.tgz",
+          "https://registry.npmjs.org/zod/-/zod-3.0.0.tgz" },
+        /* not a mirror: a copy, credentials removed */
+        { "https://cdn.example/x.tgz", "https://cdn.example/x.tgz" },
+        { "https://a:b@cdn.example/x.tgz", "https://cdn.example/x.tgz" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = cache_canonical_url(c, cases[i][0]);
+        assert_string_equal(got, cases[i][1]);
+        free(got);
+    }
+    char *fw = cache_served_url(c, "https://registry.npmjs.org/zod");
+    assert_string_equal(fw, "http://127.0.0.1:8080/npm/zod");
+    free(fw);
+    fw = cache_served_url(c, "https://example.org/x");
+    assert_string_equal(fw, "https://example.org/x");
+    free(fw);
+    cache_close(c);
+    el_ctx_free(ctx);
+    rm_rf(dir);
+}
+
 static void test_roundtrip_atomic(void **state)
 {
     char *dir = mkdir_tmp();
@@ -99,6 +147,7 @@ static void test_roundtrip_atomic(void **state)
     assert_int_equal(body[len], 0);
     assert_string_equal(m.url, "https://h/a");
     assert_string_equal(m.etag, "\"e1\"");
+    assert_string_equal(m.content_type, "text/html; charset=utf-8");
     assert_true(m.immutable);
     assert_int_equal(m.fetched_ms, 1000);
     free(body);
@@ -593,6 +642,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_key),
         cmocka_unit_test(test_roundtrip_atomic),
+        cmocka_unit_test(test_canonical_url),
         cmocka_unit_test(test_corrupt),
         cmocka_unit_test(test_prune),
         cmocka_unit_test(test_export_import),

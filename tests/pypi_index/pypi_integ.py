@@ -149,6 +149,61 @@ def case_html_file(tmp):
         e.close()
 
 
+def case_html_nginx(tmp):
+    """A PEP 503-only index over HTTP: the reader asks for JSON, nginx answers
+    text/html (no index.json), and Content-Type decides the parser."""
+    e = Env(["pypi-basic"], tmp)
+    try:
+        for dirpath, _dirs, files in os.walk(os.path.join(e.m.root, "pypi")):
+            if "index.json" in files:
+                os.unlink(os.path.join(dirpath, "index.json"))
+        doc = e.show("requests")
+        check(doc["format"] == "html", "text/html page parsed as PEP 503: %s" % doc["format"])
+        v = by_version(doc)
+        check(len(v["2.31.0"]["requires_dist"]) == 6, "deps through HTML + .metadata over nginx")
+        check(all(a["url"].startswith("https://pypi.org/files/") for a in v["2.31.0"]["artifacts"]),
+              "canonical URLs from relative links")
+        log = access_log(e.m)
+        check("/simple/requests/ HTTP" in log, "page fetched over HTTP")
+        # a warm run: the Content-Type comes from the cache entry
+        again = e.show("requests")
+        check(again["format"] == "html" and again["from_cache"], "cached page keeps its type: %s"
+              % {k: again.get(k) for k in ("format", "from_cache")})
+    finally:
+        e.close()
+
+
+def case_absolute_links(tmp):
+    """A mirror whose pages link files absolutely, naming itself: the records
+    (and so a lock) carry the canonical URLs, and fetches still go to it."""
+    e = Env(["pypi-basic"], tmp)
+    try:
+        base = e.m.nginx.url.rstrip("/") + "/pypi/pypi/files/"
+        for dirpath, _dirs, files in os.walk(os.path.join(e.m.root, "pypi", "pypi", "simple")):
+            for f in ("index.json", "index.html"):
+                if f in files:
+                    p = os.path.join(dirpath, f)
+                    with open(p) as fh:
+                        text = fh.read()
+                    with open(p, "w") as fh:
+                        fh.write(text.replace("../../files/", base))
+        for fmt in ("json", "html"):
+            if fmt == "html":  # the same mirror without its PEP 691 pages
+                for dirpath, _dirs, files in os.walk(os.path.join(e.m.root, "pypi")):
+                    if "index.json" in files:
+                        os.unlink(os.path.join(dirpath, "index.json"))
+            doc = e.show("requests", cache=os.path.join(tmp, "c-" + fmt))
+            check(doc["format"] == fmt, "format %s" % doc["format"])
+            urls = [a["url"] for c in doc["candidates"] + doc["excluded"] for a in c.get("artifacts", [])]
+            check(urls and all(u.startswith("https://pypi.org/files/") for u in urls),
+                  "absolute mirror links mapped back (%s): %s" % (fmt, urls))
+            check("127.0.0.1" not in json.dumps(doc), "no mirror URL anywhere in the answer (%s)" % fmt)
+            check(len(by_version(doc)["2.31.0"]["requires_dist"]) == 6, "metadata fetched (%s)" % fmt)
+        check(".whl.metadata HTTP" in access_log(e.m), "the .metadata came from the mirror")
+    finally:
+        e.close()
+
+
 def case_multi_index(tmp):
     e = Env(["pypi-multi-index"], tmp)
     try:
@@ -241,6 +296,7 @@ def case_offline(tmp):
     try:
         warm = e.show("requests")
         again = e.show("requests", "--offline")
+        check(not warm.pop("from_cache") and again.pop("from_cache"), "from_cache says where it came from")
         check(warm == again, "offline after a warm run: same answer")
         cold = e.show("requests", "--offline", cache=os.path.join(tmp, "cold"), expect_ok=False)
         check(cold["code"] == "DL_ENV_PACKAGE_NOT_FOUND", "cold offline code")

@@ -28,6 +28,57 @@ static el_code parse(arena *a, el_ctx *ctx, const char *body, pypi_page *pg)
     return pypi_page_parse(ctx, a, body, strlen(body), PAGE, pg);
 }
 
+/* ---- the page format: Content-Type first, sniffing only without one ---- */
+
+static void test_page_content_type(void **state)
+{
+    (void)state;
+    assert_int_equal(pypi_page_format_of("application/vnd.pypi.simple.v1+json"), PYPI_PAGE_JSON);
+    assert_int_equal(pypi_page_format_of(" Application/VND.pypi.simple.latest+JSON ; q=1"),
+                     PYPI_PAGE_JSON);
+    assert_int_equal(pypi_page_format_of("application/json"), PYPI_PAGE_JSON);
+    assert_int_equal(pypi_page_format_of("application/vnd.pypi.simple.v1+html"), PYPI_PAGE_HTML);
+    assert_int_equal(pypi_page_format_of("text/html; charset=utf-8"), PYPI_PAGE_HTML);
+    assert_int_equal(pypi_page_format_of("text/htmlx"), -1);
+    assert_int_equal(pypi_page_format_of("application/octet-stream"), -1);
+    assert_int_equal(pypi_page_format_of(""), -1);
+    assert_int_equal(pypi_page_format_of(NULL), -1);
+
+    arena *a = arena_new();
+    el_ctx *ctx = el_ctx_new();
+    pypi_page pg;
+    /* An HTML page whose text starts with `{`: sniffing would call it JSON. */
+    const char *html = "{ demo }<html><body>"
+                       "<a href=\"../../files/demo-1.0.tar.gz#sha256=" SHA_A "\">demo-1.0.tar.gz</a>"
+                       "</body></html>";
+    assert_int_equal(pypi_page_parse_typed(ctx, a, html, strlen(html), PAGE, "text/html", &pg),
+                     EL_OK);
+    assert_int_equal(pg.format, PYPI_PAGE_HTML);
+    assert_int_equal(pg.nfiles, 1);
+    assert_string_equal(pg.files[0].url, "https://idx.example/files/demo-1.0.tar.gz");
+    /* Without a type (file://) it is sniffed, and is not JSON. */
+    assert_int_equal(pypi_page_parse_typed(ctx, a, html, strlen(html), PAGE, NULL, &pg),
+                     EL_PACKAGE_NOT_FOUND);
+    /* JSON declared: parsed as JSON even after leading junk-free whitespace. */
+    const char *json = "\n {\"meta\":{\"api-version\":\"1.0\"},\"name\":\"demo\",\"files\":["
+                       "{\"filename\":\"demo-1.0.tar.gz\",\"url\":\"../../files/demo-1.0.tar.gz\","
+                       "\"hashes\":{\"sha256\":\"" SHA_B "\"}}]}";
+    assert_int_equal(pypi_page_parse_typed(ctx, a, json, strlen(json), PAGE,
+                                           "application/vnd.pypi.simple.v1+json", &pg), EL_OK);
+    assert_int_equal(pg.format, PYPI_PAGE_JSON);
+    assert_int_equal(pg.nfiles, 1);
+    /* A type the format does not have: sniffed. */
+    assert_int_equal(pypi_page_parse_typed(ctx, a, json, strlen(json), PAGE,
+                                           "application/octet-stream", &pg), EL_OK);
+    assert_int_equal(pg.format, PYPI_PAGE_JSON);
+    /* JSON declared but the body is HTML: the declaration wins, and it fails. */
+    assert_int_equal(pypi_page_parse_typed(ctx, a, "<html></html>", 13, PAGE,
+                                           "application/vnd.pypi.simple.v1+json", &pg),
+                     EL_PACKAGE_NOT_FOUND);
+    el_ctx_free(ctx);
+    arena_free(a);
+}
+
 /* ---- JSON pages ---- */
 
 static void test_json_full(void **state)
@@ -684,6 +735,7 @@ static void test_loader_file_index(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_page_content_type),
         cmocka_unit_test(test_json_full),     cmocka_unit_test(test_json_malformed),
         cmocka_unit_test(test_html_full),     cmocka_unit_test(test_html_base_and_errors),
         cmocka_unit_test(test_time),          cmocka_unit_test(test_meta_basic),
