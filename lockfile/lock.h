@@ -113,8 +113,89 @@ el_code lock_write_file(el_ctx *ctx, lock_doc *d, const char *path, char digest_
 lock_doc *lock_read_text(el_ctx *ctx, const char *text, size_t len);
 lock_doc *lock_read_file(el_ctx *ctx, const char *path);
 
-/* lock_find() : the package (ecosystem, name[, version]) or NULL. */
+/* lock_find() : the package (ecosystem, name[, version]) or NULL. With
+ *  version NULL and several copies of the name (npm), the first in the
+ *  doc's order; the doc need not be sorted (linear scan). */
 const lock_package *lock_find(const lock_doc *d, const char *ecosystem, const char *name,
                               const char *version);
+
+/* ---- additions (lockfile engineer); docs/lock-format.md is the reference ---- */
+
+/* lock_doc_sort() also normalizes: an edge whose ecosystem is NULL takes its
+ * package's; exact duplicates in extras, requested_by, upgrade are dropped.
+ *
+ * lock_write_text() returns NULL (and *len 0) only when a string is not valid
+ * UTF-8 or holds a NUL-free control character libyaml refuses; the resolver
+ * never produces such strings. lock_write_file() reports that as EL_INTERNAL.
+ *
+ * Strings the writer treats as absent when NULL (key omitted): target fields,
+ * excludeNewer, prereleases, package arch/path/source, edge kind/spec, input
+ * modified. Required strings that are NULL are written as "". */
+
+/* lock_doc_add_*() : append one zeroed element to the doc's arrays (arena
+ *  backed, amortized growth) and return it for the caller to fill. Strings
+ *  put into it should come from lock_strdup() so they live in the arena. */
+lock_package *lock_doc_add_package(lock_doc *d);
+lock_input *lock_doc_add_input(lock_doc *d);
+lock_edge *lock_package_add_dep(lock_doc *d, lock_package *p);
+lock_artifact *lock_package_add_artifact(lock_doc *d, lock_package *p);
+/* lock_strv_add() : append `s` (copied into the arena) to a NULL-terminated
+ *  string array held in *v (NULL means empty). */
+void lock_strv_add(lock_doc *d, const char ***v, const char *s);
+const char *lock_strdup(lock_doc *d, const char *s);
+
+/* One root requirement of the spec, as written. */
+typedef struct lock_check_root {
+    const char *ecosystem;  /* "pypi" | "npm" | "deb" */
+    const char *text;       /* pypi: PEP 508 ("numpy>=1.22; python_version<'3.14'");
+                               npm: "name", "name@range", "name@version", "name@tag";
+                               deb: "name", "name=version", or a Depends relation
+                               ("name (>> 1.0) | other") */
+} lock_check_root;
+
+/* What `envlock check` knows now, to compare with the lock. */
+typedef struct lock_check_input {
+    const char *spec_digest;         /* the spec's digest now */
+    const lock_check_root *roots;    /* requirements (not constraints) of the spec now */
+    size_t n_roots;
+    /* the target now; NULL means "none" and differs from a lock value */
+    const char *python_version;
+    const char *platform;
+    const char *arch;
+    const char *base_ref;
+    const char *base_channel;
+    const char *const *variants;     /* NULL-terminated, any order, or NULL */
+    const char *const *base_digests; /* parallel to variants (entries may be NULL) */
+    /* the options now */
+    const char *exclude_newer;       /* normalized RFC 3339 (a span must be
+                                        resolved to the time it meant), or NULL */
+    const char *prereleases;         /* NULL: "if-necessary-or-explicit" */
+    bool compare_upgrade;            /* false: the upgrade options below are
+                                        not compared (check has no --upgrade) */
+    bool upgrade_all;
+    const char *const *upgrade;
+    size_t n_upgrade;
+    /* fresh identities of the inputs (an online check), or NULL/0 offline.
+     * Inputs in the lock that are missing here are not compared. */
+    const lock_input *fresh;
+    size_t n_fresh;
+} lock_check_input;
+
+/* lock_check() :
+ *  Is `lock` still a valid answer for `in`? Compares, in this order, and
+ *  appends one line per difference to `report` ("\n"-terminated, stable
+ *  order): the spec digest; the target; the options; the inputs (when fresh
+ *  identities are given); each root requirement against the locked version
+ *  (in `in->roots` order; PEP 440 / node-semver / dpkg semantics, pre-releases
+ *  as the lock's pre-release mode allows: "disallow" never, "explicit" only
+ *  when the specifier names one, otherwise — "if-necessary-or-explicit",
+ *  "allow" — a pre-release that fits the specifier is accepted); and every
+ *  locked dependency edge (its target is in the lock and its spec still
+ *  holds for the bound version). *stale = true when any line was written.
+ *  A stale lock is an answer, not an error: the return is EL_OK.
+ *  @return EL_OK, or DL_ENV_SPEC_INVALID (detail.field "roots[i]") when a
+ *  root's text cannot be read in its ecosystem's grammar. */
+el_code lock_check(el_ctx *ctx, const lock_doc *lock, const lock_check_input *in, bool *stale,
+                   strbuf *report);
 
 #endif

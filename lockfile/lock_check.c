@@ -1,0 +1,537 @@
+/* lock_check.c — is a lock still a valid answer for its spec?
+ *
+ * Owns the comparison behind `envlock check SPEC LOCK`: spec digest, target,
+ * options and (online) input identities against what the caller knows now,
+ * then every root requirement against the locked version and every locked
+ * dependency edge against the version it binds, each in its ecosystem's own
+ * grammar (PEP 440/508, node-semver, dpkg). It reads the lock only; it never
+ * fetches anything and never decides what a re-resolve would choose — a lock
+ * that is still *a* valid answer passes even if a newer version exists. Every
+ * difference becomes one line of the report, in a fixed order, so the report
+ * itself is stable text that tests compare exactly. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debver.h"
+#include "lock_internal.h"
+#include "npm_spec.h"
+#include "pep440.h"
+#include "pep508.h"
+#include "semver.h"
+
+typedef struct checker {
+    const lock_doc *lock;
+    const lock_check_input *in;
+    strbuf *report;
+    bool stale;
+    pypi_prerelease pre;
+    pypi_env env;
+    char python_xy[32];
+    const char *machine;
+} checker;
+
+static void line(checker *c, const char *fmt, ...) EL_PRINTF(2, 3);
+
+static void line(checker *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vaddf(c->report, fmt, ap);
+    va_end(ap);
+    sb_addc(c->report, '\n');
+    c->stale = true;
+}
+
+static const char *show(const char *s) { return s ? s : "(none)"; }
+
+static void cmp_field(checker *c, const char *what, const char *was, const char *now)
+{
+    if (lock_strcmp(was, now) != 0)
+        line(c, "%s changed: %s -> %s", what, show(was), show(now));
+}
+
+/* ---- target and options ---- */
+
+static const char *digest_of(const char *const *variants, const char *const *digests,
+                             const char *v, bool *found)
+{
+    *found = false;
+    for (size_t i = 0; variants && variants[i]; i++)
+        if (strcmp(variants[i], v) == 0) {
+            *found = true;
+            return digests ? digests[i] : NULL;
+        }
+    return NULL;
+}
+
+static int str_ptr_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void check_target(checker *c)
+{
+    const lock_doc *d = c->lock;
+    const lock_check_input *in = c->in;
+    cmp_field(c, "target python", d->python_version, in->python_version);
+    cmp_field(c, "target platform", d->platform, in->platform);
+    cmp_field(c, "target arch", d->arch, in->arch);
+    cmp_field(c, "base ref", d->base_ref, in->base_ref);
+    cmp_field(c, "base channel", d->base_channel, in->base_channel);
+    /* the union of variant names, in byte order */
+    ptrvec names = PTRVEC_INIT;
+    for (size_t i = 0; d->variants && d->variants[i]; i++)
+        ptrvec_push(&names, (void *)d->variants[i]);
+    for (size_t i = 0; in->variants && in->variants[i]; i++)
+        ptrvec_push(&names, (void *)in->variants[i]);
+    if (names.len)
+        qsort(names.items, names.len, sizeof *names.items, str_ptr_cmp);
+    for (size_t i = 0; i < names.len; i++) {
+        const char *v = names.items[i];
+        if (i && strcmp(names.items[i - 1], v) == 0)
+            continue;
+        bool in_lock, in_now;
+        const char *was = digest_of((const char *const *)d->variants,
+                                    (const char *const *)d->base_digests, v, &in_lock);
+        const char *now = digest_of(in->variants, in->base_digests, v, &in_now);
+        if (!in_lock)
+            line(c, "variant %s added (the lock has no base digest for it)", v);
+        else if (!in_now)
+            line(c, "variant %s removed", v);
+        else if (lock_strcmp(was, now) != 0)
+            line(c, "base digest for the %s variant changed: %s -> %s", v,
+                 was ? was : "(unpublished)", now ? now : "(unpublished)");
+    }
+    ptrvec_release(&names);
+}
+
+static char *strv_show(const char *const *v, size_t n)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_addc(&sb, '[');
+    for (size_t i = 0; i < n; i++)
+        sb_addf(&sb, "%s%s", i ? ", " : "", v[i]);
+    sb_addc(&sb, ']');
+    return sb_detach(&sb, NULL);
+}
+
+static void check_options(checker *c)
+{
+    const lock_doc *d = c->lock;
+    const lock_check_input *in = c->in;
+    cmp_field(c, "option excludeNewer", d->exclude_newer, in->exclude_newer);
+    const char *dflt = "if-necessary-or-explicit";
+    cmp_field(c, "option prereleases", d->prereleases ? d->prereleases : dflt,
+              in->prereleases ? in->prereleases : dflt);
+    if (!in->compare_upgrade)
+        return;
+    if (d->upgrade_all != in->upgrade_all)
+        line(c, "option upgradeAll changed: %s -> %s", d->upgrade_all ? "true" : "false",
+             in->upgrade_all ? "true" : "false");
+    /* compare as sorted sets */
+    size_t nl = 0;
+    while (d->upgrade && d->upgrade[nl])
+        nl++;
+    const char **now = xcalloc(in->n_upgrade + 1, sizeof *now);
+    for (size_t i = 0; i < in->n_upgrade; i++)
+        now[i] = in->upgrade[i];
+    if (in->n_upgrade)
+        qsort(now, in->n_upgrade, sizeof *now, str_ptr_cmp);
+    size_t nn = 0;
+    for (size_t i = 0; i < in->n_upgrade; i++)
+        if (nn == 0 || strcmp(now[nn - 1], now[i]) != 0)
+            now[nn++] = now[i];
+    bool same = nl == nn;
+    for (size_t i = 0; same && i < nl; i++)
+        same = strcmp(d->upgrade[i], now[i]) == 0;
+    if (!same) {
+        char *a = strv_show(d->upgrade, nl), *b = strv_show(now, nn);
+        line(c, "option upgradePackages changed: %s -> %s", a, b);
+        free(a);
+        free(b);
+    }
+    free(now);
+}
+
+/* ---- inputs ---- */
+
+static int input_ptr_cmp(const void *pa, const void *pb)
+{
+    const lock_input *a = *(const lock_input *const *)pa, *b = *(const lock_input *const *)pb;
+    int c = lock_strcmp(a->ecosystem, b->ecosystem);
+    return c ? c : lock_strcmp(a->url, b->url);
+}
+
+static void check_inputs(checker *c)
+{
+    const lock_check_input *in = c->in;
+    if (!in->fresh || !in->n_fresh)
+        return;
+    const lock_input **f = xcalloc(in->n_fresh, sizeof *f);
+    for (size_t i = 0; i < in->n_fresh; i++)
+        f[i] = &in->fresh[i];
+    qsort(f, in->n_fresh, sizeof *f, input_ptr_cmp);
+    for (size_t i = 0; i < in->n_fresh; i++) {
+        const lock_input *now = f[i], *was = NULL;
+        for (size_t j = 0; j < c->lock->n_inputs && !was; j++)
+            if (lock_strcmp(c->lock->inputs[j].ecosystem, now->ecosystem) == 0 &&
+                lock_strcmp(c->lock->inputs[j].url, now->url) == 0)
+                was = &c->lock->inputs[j];
+        if (!was) {
+            line(c, "input added: %s", show(now->url));
+            continue;
+        }
+        const char *label = lock_strcmp(now->ecosystem, "deb") == 0 ? "Release" : "etag";
+        const char *wi = was->identity ? was->identity : "", *ni = now->identity ? now->identity : "";
+        if (strcmp(wi, ni) != 0)
+            line(c, "input changed: %s %s %s -> %s", show(now->url), label, *wi ? wi : "(none)",
+                 *ni ? ni : "(none)");
+        else if (lock_strcmp(was->modified, now->modified) != 0)
+            line(c, "input changed: %s modified %s -> %s", show(now->url), show(was->modified),
+                 show(now->modified));
+    }
+    free(f);
+}
+
+/* ---- pypi ---- */
+
+static pypi_prerelease pre_mode(const char *mode)
+{
+    if (mode && strcmp(mode, "disallow") == 0)
+        return PYPI_PRE_NO;
+    if (mode && strcmp(mode, "explicit") == 0)
+        return PYPI_PRE_DEFAULT;
+    return PYPI_PRE_YES;
+}
+
+/* Whether `version` (PEP 440 text) is in `set` under the lock's pre-release
+ * mode: 1 yes, 0 no, -1 the version does not parse. */
+static int pypi_in(const checker *c, const pypi_specset *set, const char *version)
+{
+    pypi_version *v = pypi_version_parse(version, NULL);
+    if (!v)
+        return -1;
+    bool ok = pypi_specset_contains(set, v, c->pre);
+    pypi_version_free(v);
+    return ok;
+}
+
+static bool strv_has(const char *const *v, const char *s)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        if (strcmp(v[i], s) == 0)
+            return true;
+    return false;
+}
+
+static void root_pypi(checker *c, const char *text, const pypi_requirement *req)
+{
+    if (req->marker) {
+        char *err = NULL;
+        int m = pypi_marker_evaluate(req->marker, &c->env, &err);
+        free(err);
+        if (m == 0)
+            return; /* not for this target */
+    }
+    const lock_package *p = lock_find(c->lock, "pypi", req->canonical_name, NULL);
+    if (!p) {
+        line(c, "%s is not in the lock", text);
+        return;
+    }
+    if (!req->url) {
+        int in = pypi_in(c, req->specset, p->version);
+        if (in < 0) {
+            line(c, "%s cannot be checked: the lock's version %s is not PEP 440", text,
+                 show(p->version));
+            return;
+        }
+        if (!in) {
+            line(c, "%s is no longer satisfied: the lock has %s", text, show(p->version));
+            return;
+        }
+    }
+    for (size_t i = 0; i < req->nextras; i++)
+        if (!strv_has(p->extras, req->extras_canonical[i]))
+            line(c, "%s is no longer satisfied: the lock does not install the extra %s", text,
+                 req->extras_canonical[i]);
+}
+
+/* An edge's spec: a PEP 508 requirement or a bare specifier set. 1 holds, 0
+ * not, -1 unreadable. Markers are not evaluated: the edge exists, so it applied. */
+static int edge_pypi(const checker *c, const lock_edge *e)
+{
+    pypi_requirement *req = pypi_requirement_parse(e->spec, NULL);
+    if (req) {
+        int in = req->url ? 1 : pypi_in(c, req->specset, e->version);
+        pypi_requirement_free(req);
+        return in;
+    }
+    pypi_specset *set = pypi_specset_parse(e->spec, NULL);
+    if (!set)
+        return -1;
+    int in = pypi_in(c, set, e->version);
+    pypi_specset_free(set);
+    return in;
+}
+
+/* ---- npm ---- */
+
+static const lock_package *npm_locked(const checker *c, const char *name)
+{
+    const lock_package *any = NULL;
+    for (size_t i = 0; i < c->lock->n_packages; i++) {
+        const lock_package *p = &c->lock->packages[i];
+        if (lock_strcmp(p->ecosystem, "npm") != 0 || lock_strcmp(p->name, name) != 0)
+            continue;
+        /* the copy a root sees is the top-level one */
+        if (p->path && strncmp(p->path, "node_modules/", 13) == 0 && strcmp(p->path + 13, name) == 0)
+            return p;
+        if (!any)
+            any = p;
+    }
+    return any;
+}
+
+static void root_npm(checker *c, const char *text, const npm_pkgspec *s)
+{
+    const lock_package *p = npm_locked(c, s->name);
+    if (!p) {
+        line(c, "%s is not in the lock", text);
+        return;
+    }
+    if (s->kind == NPM_SPEC_TAG)
+        return; /* a dist-tag's target is the registry's to say (online) */
+    if (!npm_satisfies(p->version ? p->version : "", s->spec, NPM_LOOSE))
+        line(c, "%s is no longer satisfied: the lock has %s", text, show(p->version));
+}
+
+/* 1 holds, 0 not, -1 unreadable, 1 also for what only the registry can
+ * judge (dist-tags, aliases, URLs). */
+static int edge_npm(const lock_edge *e)
+{
+    const char *range = e->spec;
+    npm_range *r = NULL;
+    if (npm_range_parse(range, NPM_LOOSE, &r, NULL) == 0) {
+        npm_range_free(r);
+        return npm_satisfies(e->version, range, NPM_LOOSE);
+    }
+    npm_pkgspec s;
+    if (npm_pkgspec_parse(range, &s, NULL) == 0) {
+        int ok = s.kind == NPM_SPEC_TAG || npm_satisfies(e->version, s.spec, NPM_LOOSE);
+        npm_pkgspec_release(&s);
+        return ok;
+    }
+    return 1;
+}
+
+/* ---- deb ---- */
+
+static bool deb_alt_holds(const deb_rel *alt, const char *version)
+{
+    if (alt->op == DEB_OP_ANY)
+        return true;
+    int cmp = 0;
+    if (deb_version_cmp_str(version, alt->version, &cmp, NULL) != 0)
+        return false;
+    return deb_op_holds(alt->op, cmp);
+}
+
+static void root_deb(checker *c, const char *text, size_t idx, el_code *rc, el_ctx *ctx)
+{
+    const char *eq = strchr(text, '=');
+    if (eq && !strpbrk(text, "(<>")) { /* apt's name=version */
+        char *name = xstrndup(text, (size_t)(eq - text));
+        const lock_package *p = lock_find(c->lock, "deb", name, NULL);
+        int cmp = 1;
+        if (!p)
+            line(c, "%s is not in the lock", text);
+        else if (deb_version_cmp_str(p->version ? p->version : "", eq + 1, &cmp, NULL) != 0 ||
+                 cmp != 0)
+            line(c, "%s is no longer satisfied: the lock has %s", text, show(p->version));
+        free(name);
+        return;
+    }
+    deb_relations *rels = NULL;
+    deb_parse_error perr = { 0, NULL };
+    if (deb_relations_parse(text, DEB_FIELD_DEPENDS, &rels, &perr) != 0) {
+        *rc = el_fail(ctx, EL_SPEC_INVALID, "`%s` is not a Debian package relation: %s", text,
+                      perr.message ? perr.message : "malformed");
+        char *field = xasprintf("roots[%zu]", idx);
+        el_detail_str(ctx, "field", field);
+        free(field);
+        free(perr.message);
+        return;
+    }
+    size_t ng = 0;
+    const deb_rel_group *g = deb_relations_groups(rels, &ng);
+    for (size_t i = 0; i < ng; i++) {
+        const lock_package *seen = NULL;
+        bool ok = false;
+        for (size_t j = 0; j < g[i].n_alts && !ok; j++) {
+            const lock_package *p = lock_find(c->lock, "deb", g[i].alts[j].name, NULL);
+            if (p && !seen)
+                seen = p;
+            ok = p && deb_alt_holds(&g[i].alts[j], p->version ? p->version : "");
+        }
+        if (ok)
+            continue;
+        if (!seen)
+            line(c, "%s is not in the lock", text);
+        else
+            line(c, "%s is no longer satisfied: the lock has %s %s", text, seen->name,
+                 show(seen->version));
+    }
+    deb_relations_free(rels);
+}
+
+static int edge_deb(const lock_edge *e)
+{
+    deb_relations *rels = NULL;
+    deb_field f = lock_strcmp(e->kind, "pre-depends") == 0 ? DEB_FIELD_PRE_DEPENDS
+                                                           : DEB_FIELD_DEPENDS;
+    deb_parse_error perr = { 0, NULL };
+    if (deb_relations_parse(e->spec, f, &rels, &perr) != 0) {
+        free(perr.message);
+        return -1;
+    }
+    size_t ng = 0;
+    const deb_rel_group *g = deb_relations_groups(rels, &ng);
+    int res = 1; /* no alternative names it: a virtual package the edge provides */
+    for (size_t i = 0; i < ng; i++) {
+        bool named = false, ok = false;
+        for (size_t j = 0; j < g[i].n_alts; j++)
+            if (strcmp(g[i].alts[j].name, e->name) == 0) {
+                named = true;
+                ok = ok || deb_alt_holds(&g[i].alts[j], e->version);
+            }
+        if (named && !ok)
+            res = 0;
+    }
+    deb_relations_free(rels);
+    return res;
+}
+
+/* ---- edges ---- */
+
+static void check_edges(checker *c)
+{
+    const lock_doc *d = c->lock;
+    for (size_t i = 0; i < d->n_packages; i++) {
+        const lock_package *p = &d->packages[i];
+        for (size_t j = 0; j < p->n_deps; j++) {
+            const lock_edge *e = &p->deps[j];
+            const char *eco = e->ecosystem ? e->ecosystem : p->ecosystem;
+            if (!lock_find(d, eco, e->name, e->version)) {
+                line(c, "%s:%s@%s depends on %s:%s@%s, which is not in the lock",
+                     show(p->ecosystem), show(p->name), show(p->version), show(eco), show(e->name),
+                     show(e->version));
+                continue;
+            }
+            if (!e->spec || !e->version)
+                continue;
+            int ok = 1;
+            if (strcmp(eco, "pypi") == 0)
+                ok = edge_pypi(c, e);
+            else if (strcmp(eco, "npm") == 0)
+                ok = edge_npm(e);
+            else if (strcmp(eco, "deb") == 0)
+                ok = edge_deb(e);
+            if (ok < 0)
+                line(c, "%s:%s@%s has a dependency envlock cannot read: %s", show(p->ecosystem),
+                     show(p->name), show(p->version), e->spec);
+            else if (!ok)
+                line(c, "%s:%s@%s needs %s, but the lock binds %s to %s", show(p->ecosystem),
+                     show(p->name), show(p->version), e->spec, e->name, e->version);
+        }
+    }
+}
+
+/* ---- the marker environment of the target ---- */
+
+static void init_env(checker *c)
+{
+    const char *full = c->in->python_version ? c->in->python_version : c->lock->python_version;
+    const char *arch = c->in->arch ? c->in->arch : c->lock->arch;
+    if (!full)
+        full = "3.13.0";
+    /* X.Y of X.Y.Z */
+    const char *dot = strchr(full, '.');
+    const char *dot2 = dot ? strchr(dot + 1, '.') : NULL;
+    size_t n = dot2 ? (size_t)(dot2 - full) : strlen(full);
+    if (n >= sizeof c->python_xy)
+        n = sizeof c->python_xy - 1;
+    memcpy(c->python_xy, full, n);
+    c->python_xy[n] = '\0';
+    c->machine = !arch                          ? "x86_64"
+                 : strcmp(arch, "amd64") == 0   ? "x86_64"
+                 : strcmp(arch, "arm64") == 0   ? "aarch64"
+                 : strcmp(arch, "i386") == 0    ? "i686"
+                 : strcmp(arch, "ppc64el") == 0 ? "ppc64le"
+                                                : arch;
+    c->env = (pypi_env){
+        .python_version = c->python_xy,
+        .python_full_version = full,
+        .os_name = "posix",
+        .sys_platform = "linux",
+        .platform_system = "Linux",
+        .platform_machine = c->machine,
+        .platform_python_implementation = "CPython",
+        .implementation_name = "cpython",
+        .implementation_version = full,
+        .extra = "",
+    };
+}
+
+el_code lock_check(el_ctx *ctx, const lock_doc *lock, const lock_check_input *in, bool *stale,
+                   strbuf *report)
+{
+    checker c = { .lock = lock, .in = in, .report = report };
+    c.pre = pre_mode(lock->prereleases);
+    init_env(&c);
+    *stale = false;
+    el_code rc = EL_OK;
+    cmp_field(&c, "spec digest", lock->spec_digest, in->spec_digest);
+    check_target(&c);
+    check_options(&c);
+    check_inputs(&c);
+    for (size_t i = 0; i < in->n_roots && rc == EL_OK; i++) {
+        const lock_check_root *r = &in->roots[i];
+        const char *eco = r->ecosystem ? r->ecosystem : "";
+        char *err = NULL;
+        if (strcmp(eco, "pypi") == 0) {
+            pypi_requirement *req = pypi_requirement_parse(r->text, &err);
+            if (req) {
+                root_pypi(&c, r->text, req);
+                pypi_requirement_free(req);
+            } else {
+                rc = el_fail(ctx, EL_SPEC_INVALID, "`%s` is not a PEP 508 requirement: %s", r->text,
+                             err ? err : "malformed");
+            }
+        } else if (strcmp(eco, "npm") == 0) {
+            npm_pkgspec s;
+            if (npm_pkgspec_parse(r->text, &s, &err) == 0) {
+                root_npm(&c, r->text, &s);
+                npm_pkgspec_release(&s);
+            } else {
+                rc = el_fail(ctx, EL_SPEC_INVALID, "`%s` is not an npm package spec: %s", r->text,
+                             err ? err : "malformed");
+            }
+        } else if (strcmp(eco, "deb") == 0) {
+            root_deb(&c, r->text, i, &rc, ctx);
+        } else {
+            rc = el_fail(ctx, EL_SPEC_INVALID, "unknown ecosystem `%s` for `%s`", eco, r->text);
+        }
+        if (rc != EL_OK && strcmp(eco, "deb") != 0) {
+            char *field = xasprintf("roots[%zu]", i);
+            el_detail_str(ctx, "field", field);
+            free(field);
+        }
+        free(err);
+    }
+    if (rc != EL_OK)
+        return rc;
+    check_edges(&c);
+    *stale = c.stale;
+    return EL_OK;
+}

@@ -1,0 +1,596 @@
+/* lock_read.c — a lock's text back into a lock_doc, strictly.
+ *
+ * Owns the reading side of the format in docs/lock-format.md. libyaml's
+ * document loader builds the node tree; this file walks it against the
+ * format and refuses, with the line and column of the offending node and the
+ * field path, everything a canonical lock never contains: a syntax error,
+ * another lock format version (checked before anything else, so a newer lock
+ * says so instead of listing its unknown keys), unknown or duplicate keys,
+ * missing required keys, wrong types (a plain scalar YAML would read as a
+ * number, boolean or null where a string belongs — `version: 1.10` — is a
+ * wrong type, not a string), anchors and aliases, explicit tags, NUL
+ * characters, and more than one document. Key order is not checked (YAML
+ * mappings are unordered); writing the doc again restores canonical order.
+ * Everything read lives in the new doc's arena. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "lock_internal.h"
+
+/* A lock larger than this is not a lock (Debian main's every package would
+ * be a fraction of it). */
+#define LOCK_MAX_BYTES (256u * 1024u * 1024u)
+
+typedef struct reader {
+    el_ctx *ctx;
+    yaml_document_t *y;
+    lock_doc *d;
+    arena *scratch;        /* field paths */
+    unsigned char *seen;   /* per node index: visited once already */
+    size_t n_nodes;
+    bool failed;
+} reader;
+
+static bool fail_at(reader *r, const yaml_mark_t *m, const char *field, const char *fmt, ...)
+    EL_PRINTF(4, 5);
+
+static bool fail_at(reader *r, const yaml_mark_t *m, const char *field, const char *fmt, ...)
+{
+    if (r->failed)
+        return false;
+    r->failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    char *what = xvasprintf(fmt, ap);
+    va_end(ap);
+    unsigned long line = m ? (unsigned long)m->line + 1 : 1;
+    unsigned long col = m ? (unsigned long)m->column + 1 : 1;
+    if (field)
+        el_fail(r->ctx, EL_SPEC_INVALID, "invalid lock at line %lu, column %lu: %s: %s", line, col,
+                field, what);
+    else
+        el_fail(r->ctx, EL_SPEC_INVALID, "invalid lock at line %lu, column %lu: %s", line, col,
+                what);
+    el_detail_str(r->ctx, "reason", "invalid_lock");
+    el_detail_int(r->ctx, "line", (int64_t)line);
+    el_detail_int(r->ctx, "column", (int64_t)col);
+    el_detail_str(r->ctx, "field", field ? field : "(document)");
+    free(what);
+    return false;
+}
+
+static const char *path2(reader *r, const char *parent, const char *k)
+{
+    return parent && *parent ? arena_sprintf(r->scratch, "%s.%s", parent, k)
+                             : arena_sprintf(r->scratch, "%s", k);
+}
+
+static const char *path_idx(reader *r, const char *parent, size_t i)
+{
+    return arena_sprintf(r->scratch, "%s[%zu]", parent, i);
+}
+
+static const char *type_name(const yaml_node_t *n)
+{
+    switch (n->type) {
+    case YAML_MAPPING_NODE: return "a mapping";
+    case YAML_SEQUENCE_NODE: return "a list";
+    default: break;
+    }
+    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return "a string";
+    switch (lock_plain_classify((const char *)n->data.scalar.value, n->data.scalar.length, NULL)) {
+    case LOCK_PLAIN_NULL: return "null";
+    case LOCK_PLAIN_BOOL: return "a boolean";
+    case LOCK_PLAIN_NUMBER: return "an unquoted number";
+    default: return "a string";
+    }
+}
+
+/* Fetches node `idx`, refusing a node reached twice (an alias) and tags a
+ * lock never uses. */
+static yaml_node_t *node(reader *r, int idx, const char *field)
+{
+    yaml_node_t *n = yaml_document_get_node(r->y, idx);
+    if (!n) {
+        fail_at(r, NULL, field, "missing node");
+        return NULL;
+    }
+    size_t i = (size_t)idx - 1;
+    if (i < r->n_nodes) {
+        if (r->seen[i]) {
+            fail_at(r, &n->start_mark, field, "anchors and aliases are not used in locks");
+            return NULL;
+        }
+        r->seen[i] = 1;
+    }
+    const char *tag = (const char *)n->tag;
+    const char *want = n->type == YAML_SCALAR_NODE     ? YAML_STR_TAG
+                       : n->type == YAML_SEQUENCE_NODE ? YAML_SEQ_TAG
+                                                       : YAML_MAP_TAG;
+    if (tag && strcmp(tag, want) != 0) {
+        fail_at(r, &n->start_mark, field, "the tag `%s` is not used in locks", tag);
+        return NULL;
+    }
+    return n;
+}
+
+static bool want_type(reader *r, yaml_node_t *n, yaml_node_type_t t, const char *field)
+{
+    if (n->type == t)
+        return true;
+    const char *exp = t == YAML_MAPPING_NODE ? "a mapping" : t == YAML_SEQUENCE_NODE ? "a list"
+                                                                                      : "a scalar";
+    return fail_at(r, &n->start_mark, field, "expected %s, found %s", exp, type_name(n));
+}
+
+static const char *get_str(reader *r, yaml_node_t *n, const char *field)
+{
+    if (n->type != YAML_SCALAR_NODE ||
+        (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+         lock_plain_classify((const char *)n->data.scalar.value, n->data.scalar.length, NULL) !=
+             LOCK_PLAIN_STRING)) {
+        fail_at(r, &n->start_mark, field, "expected a string, found %s%s", type_name(n),
+                n->type == YAML_SCALAR_NODE ? " (quote it)" : "");
+        return NULL;
+    }
+    const char *v = (const char *)n->data.scalar.value;
+    size_t len = n->data.scalar.length;
+    if (memchr(v, '\0', len)) {
+        fail_at(r, &n->start_mark, field, "a NUL character is not allowed");
+        return NULL;
+    }
+    return arena_strndup(r->d->mem, v, len);
+}
+
+static bool get_u64(reader *r, yaml_node_t *n, const char *field, uint64_t *out)
+{
+    const char *v = n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+    size_t len = v ? n->data.scalar.length : 0;
+    bool ok = v && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && len > 0 && len <= 20 &&
+              !(len > 1 && v[0] == '0');
+    uint64_t x = 0;
+    for (size_t i = 0; ok && i < len; i++) {
+        unsigned dgt = (unsigned)(v[i] - '0');
+        if (dgt > 9 || x > (UINT64_MAX - dgt) / 10)
+            ok = false;
+        else
+            x = x * 10 + dgt;
+    }
+    if (!ok) {
+        if (n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+            return fail_at(r, &n->start_mark, field, "expected a non-negative integer, found `%.*s`",
+                           (int)(len > 40 ? 40 : len), v);
+        return fail_at(r, &n->start_mark, field, "expected a non-negative integer, found %s",
+                       type_name(n));
+    }
+    *out = x;
+    return true;
+}
+
+static bool get_bool(reader *r, yaml_node_t *n, const char *field, bool *out)
+{
+    if (n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+        const char *v = (const char *)n->data.scalar.value;
+        size_t len = n->data.scalar.length;
+        if (len == 4 && memcmp(v, "true", 4) == 0)
+            return *out = true, true;
+        if (len == 5 && memcmp(v, "false", 5) == 0)
+            return *out = false, true;
+    }
+    return fail_at(r, &n->start_mark, field, "expected true or false, found %s", type_name(n));
+}
+
+/* ---- mappings: a fixed set of keys ---- */
+
+#define MAX_KEYS 16
+
+typedef struct mapwalk {
+    const char *const *keys;   /* allowed keys, NULL-terminated */
+    yaml_node_t *val[MAX_KEYS];
+    yaml_node_t *keynode[MAX_KEYS];
+} mapwalk;
+
+/* Checks that `n` is a mapping whose keys are plain or quoted strings from
+ * `w->keys`, each at most once; fills w->val. */
+static bool walk_map(reader *r, yaml_node_t *n, const char *field, mapwalk *w)
+{
+    memset(w->val, 0, sizeof w->val);
+    if (!want_type(r, n, YAML_MAPPING_NODE, field))
+        return false;
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = node(r, p->key, field);
+        if (!k)
+            return false;
+        if (k->type != YAML_SCALAR_NODE)
+            return fail_at(r, &k->start_mark, field, "a key must be a string, found %s",
+                           type_name(k));
+        const char *ks = (const char *)k->data.scalar.value;
+        size_t klen = k->data.scalar.length;
+        size_t i = 0;
+        for (; w->keys[i]; i++)
+            if (strlen(w->keys[i]) == klen && memcmp(w->keys[i], ks, klen) == 0)
+                break;
+        if (!w->keys[i] || memchr(ks, '\0', klen))
+            return fail_at(r, &k->start_mark, field, "unknown key `%.*s`",
+                           (int)(klen > 200 ? 200 : klen), ks);
+        if (w->val[i])
+            return fail_at(r, &k->start_mark, path2(r, field, w->keys[i]), "duplicate key `%s`",
+                           w->keys[i]);
+        w->keynode[i] = k;
+        w->val[i] = node(r, p->value, path2(r, field, w->keys[i]));
+        if (!w->val[i])
+            return false;
+    }
+    return true;
+}
+
+static size_t key_index(const mapwalk *w, const char *k)
+{
+    for (size_t i = 0;; i++)
+        if (strcmp(w->keys[i], k) == 0)
+            return i;
+}
+
+static yaml_node_t *val(const mapwalk *w, const char *k) { return w->val[key_index(w, k)]; }
+
+/* A required string key. */
+static bool req_str(reader *r, yaml_node_t *map, const mapwalk *w, const char *field,
+                    const char *k, const char **out)
+{
+    yaml_node_t *v = val(w, k);
+    if (!v)
+        return fail_at(r, &map->start_mark, path2(r, field, k), "missing required key `%s`", k);
+    return (*out = get_str(r, v, path2(r, field, k))) != NULL;
+}
+
+/* An optional string key: absent leaves *out NULL. */
+static bool opt_str(reader *r, const mapwalk *w, const char *field, const char *k,
+                    const char **out)
+{
+    yaml_node_t *v = val(w, k);
+    *out = NULL;
+    return !v || (*out = get_str(r, v, path2(r, field, k))) != NULL;
+}
+
+/* A flow list of strings into a NULL-terminated arena array (empty list: NULL). */
+static bool get_strv(reader *r, yaml_node_t *n, const char *field, const char ***out)
+{
+    *out = NULL;
+    if (!want_type(r, n, YAML_SEQUENCE_NODE, field))
+        return false;
+    size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (cnt == 0)
+        return true;
+    const char **v = arena_alloc(r->d->mem, (cnt + 1) * sizeof *v);
+    for (size_t i = 0; i < cnt; i++) {
+        const char *f = path_idx(r, field, i);
+        yaml_node_t *it = node(r, n->data.sequence.items.start[i], f);
+        if (!it || !(v[i] = get_str(r, it, f)))
+            return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* ---- the sections ---- */
+
+static bool read_target(reader *r, yaml_node_t *n)
+{
+    static const char *const keys[] = { "python", "platform", "arch", "base", NULL };
+    static const char *const base_keys[] = { "ref", "channel", "digests", NULL };
+    mapwalk w = { .keys = keys };
+    lock_doc *d = r->d;
+    if (!walk_map(r, n, "target", &w) || !opt_str(r, &w, "target", "python", &d->python_version) ||
+        !opt_str(r, &w, "target", "platform", &d->platform) ||
+        !opt_str(r, &w, "target", "arch", &d->arch))
+        return false;
+    yaml_node_t *b = val(&w, "base");
+    if (!b)
+        return true;
+    mapwalk bw = { .keys = base_keys };
+    if (!walk_map(r, b, "target.base", &bw) ||
+        !opt_str(r, &bw, "target.base", "ref", &d->base_ref) ||
+        !opt_str(r, &bw, "target.base", "channel", &d->base_channel))
+        return false;
+    yaml_node_t *dg = val(&bw, "digests");
+    if (!dg)
+        return true;
+    const char *field = "target.base.digests";
+    if (!want_type(r, dg, YAML_MAPPING_NODE, field))
+        return false;
+    size_t cnt = (size_t)(dg->data.mapping.pairs.top - dg->data.mapping.pairs.start);
+    if (cnt == 0)
+        return true;
+    d->variants = arena_alloc(d->mem, (cnt + 1) * sizeof *d->variants);
+    d->base_digests = arena_alloc(d->mem, (cnt + 1) * sizeof *d->base_digests);
+    for (size_t i = 0; i < cnt; i++) {
+        yaml_node_pair_t *p = &dg->data.mapping.pairs.start[i];
+        yaml_node_t *k = node(r, p->key, field);
+        if (!k || !(d->variants[i] = get_str(r, k, field)))
+            return false;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(d->variants[j], d->variants[i]) == 0)
+                return fail_at(r, &k->start_mark, path2(r, field, d->variants[i]),
+                               "duplicate key `%s`", d->variants[i]);
+        const char *f = path2(r, field, d->variants[i]);
+        yaml_node_t *v = node(r, p->value, f);
+        if (!v)
+            return false;
+        if (v->type == YAML_SCALAR_NODE && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+            v->data.scalar.length == 4 && memcmp(v->data.scalar.value, "null", 4) == 0)
+            d->base_digests[i] = NULL; /* unpublished */
+        else if (!(d->base_digests[i] = get_str(r, v, f)))
+            return false;
+    }
+    return true;
+}
+
+static bool read_options(reader *r, yaml_node_t *n)
+{
+    static const char *const keys[] = { "excludeNewer", "prereleases", "upgradeAll",
+                                        "upgradePackages", NULL };
+    mapwalk w = { .keys = keys };
+    lock_doc *d = r->d;
+    if (!walk_map(r, n, "options", &w) ||
+        !opt_str(r, &w, "options", "excludeNewer", &d->exclude_newer) ||
+        !opt_str(r, &w, "options", "prereleases", &d->prereleases))
+        return false;
+    yaml_node_t *ua = val(&w, "upgradeAll");
+    if (!ua)
+        return fail_at(r, &n->start_mark, "options.upgradeAll", "missing required key `upgradeAll`");
+    if (!get_bool(r, ua, "options.upgradeAll", &d->upgrade_all))
+        return false;
+    yaml_node_t *up = val(&w, "upgradePackages");
+    return !up || get_strv(r, up, "options.upgradePackages", &d->upgrade);
+}
+
+static bool read_inputs(reader *r, yaml_node_t *n)
+{
+    static const char *const keys[] = { "ecosystem", "url", "identity", "modified", NULL };
+    if (!want_type(r, n, YAML_SEQUENCE_NODE, "inputs"))
+        return false;
+    size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    lock_doc *d = r->d;
+    d->inputs = cnt ? arena_alloc(d->mem, cnt * sizeof *d->inputs) : NULL;
+    for (size_t i = 0; i < cnt; i++) {
+        const char *f = path_idx(r, "inputs", i);
+        yaml_node_t *it = node(r, n->data.sequence.items.start[i], f);
+        mapwalk w = { .keys = keys };
+        lock_input *in = &d->inputs[i];
+        if (!it || !walk_map(r, it, f, &w) || !req_str(r, it, &w, f, "ecosystem", &in->ecosystem) ||
+            !req_str(r, it, &w, f, "url", &in->url) ||
+            !req_str(r, it, &w, f, "identity", &in->identity) ||
+            !opt_str(r, &w, f, "modified", &in->modified))
+            return false;
+        d->n_inputs++;
+    }
+    return true;
+}
+
+static bool read_edges(reader *r, yaml_node_t *n, const char *field, lock_package *p)
+{
+    static const char *const keys[] = { "ecosystem", "name", "version", "kind", "spec", NULL };
+    if (!want_type(r, n, YAML_SEQUENCE_NODE, field))
+        return false;
+    size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    p->deps = cnt ? arena_alloc(r->d->mem, cnt * sizeof *p->deps) : NULL;
+    for (size_t i = 0; i < cnt; i++) {
+        const char *f = path_idx(r, field, i);
+        yaml_node_t *it = node(r, n->data.sequence.items.start[i], f);
+        mapwalk w = { .keys = keys };
+        lock_edge *e = &p->deps[i];
+        if (!it || !walk_map(r, it, f, &w) || !opt_str(r, &w, f, "ecosystem", &e->ecosystem) ||
+            !req_str(r, it, &w, f, "name", &e->name) ||
+            !req_str(r, it, &w, f, "version", &e->version) ||
+            !opt_str(r, &w, f, "kind", &e->kind) || !opt_str(r, &w, f, "spec", &e->spec))
+            return false;
+        if (!e->ecosystem)
+            e->ecosystem = p->ecosystem;
+        p->n_deps++;
+    }
+    return true;
+}
+
+static bool read_artifacts(reader *r, yaml_node_t *n, const char *field, lock_package *p)
+{
+    static const char *const keys[] = { "file", "url", "hash", "size", NULL };
+    if (!want_type(r, n, YAML_SEQUENCE_NODE, field))
+        return false;
+    size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    p->artifacts = cnt ? arena_alloc(r->d->mem, cnt * sizeof *p->artifacts) : NULL;
+    for (size_t i = 0; i < cnt; i++) {
+        const char *f = path_idx(r, field, i);
+        yaml_node_t *it = node(r, n->data.sequence.items.start[i], f);
+        mapwalk w = { .keys = keys };
+        lock_artifact *a = &p->artifacts[i];
+        if (!it || !walk_map(r, it, f, &w) || !req_str(r, it, &w, f, "file", &a->file) ||
+            !req_str(r, it, &w, f, "url", &a->url) || !req_str(r, it, &w, f, "hash", &a->hash))
+            return false;
+        yaml_node_t *sz = val(&w, "size");
+        if (sz && !get_u64(r, sz, path2(r, f, "size"), &a->size))
+            return false;
+        p->n_artifacts++;
+    }
+    return true;
+}
+
+static bool read_packages(reader *r, yaml_node_t *n)
+{
+    static const char *const keys[] = { "ecosystem",  "name",        "version",      "arch",
+                                        "path",       "extras",      "source",       "installedInBase",
+                                        "requestedBy", "dependencies", "artifacts",   NULL };
+    if (!want_type(r, n, YAML_SEQUENCE_NODE, "packages"))
+        return false;
+    size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    lock_doc *d = r->d;
+    d->packages = cnt ? arena_alloc(d->mem, cnt * sizeof *d->packages) : NULL;
+    for (size_t i = 0; i < cnt; i++) {
+        const char *f = path_idx(r, "packages", i);
+        yaml_node_t *it = node(r, n->data.sequence.items.start[i], f);
+        mapwalk w = { .keys = keys };
+        lock_package *p = &d->packages[i];
+        if (!it || !walk_map(r, it, f, &w) || !req_str(r, it, &w, f, "ecosystem", &p->ecosystem) ||
+            !req_str(r, it, &w, f, "name", &p->name) ||
+            !req_str(r, it, &w, f, "version", &p->version) ||
+            !opt_str(r, &w, f, "arch", &p->arch) || !opt_str(r, &w, f, "path", &p->path) ||
+            !opt_str(r, &w, f, "source", &p->source))
+            return false;
+        yaml_node_t *v;
+        if ((v = val(&w, "extras")) && !get_strv(r, v, path2(r, f, "extras"), &p->extras))
+            return false;
+        if ((v = val(&w, "installedInBase")) &&
+            !get_bool(r, v, path2(r, f, "installedInBase"), &p->installed_in_base))
+            return false;
+        static const char *const need[] = { "requestedBy", "dependencies", "artifacts", NULL };
+        for (size_t k = 0; need[k]; k++)
+            if (!val(&w, need[k]))
+                return fail_at(r, &it->start_mark, path2(r, f, need[k]),
+                               "missing required key `%s`", need[k]);
+        if (!get_strv(r, val(&w, "requestedBy"), path2(r, f, "requestedBy"), &p->requested_by) ||
+            !read_edges(r, val(&w, "dependencies"), path2(r, f, "dependencies"), p) ||
+            !read_artifacts(r, val(&w, "artifacts"), path2(r, f, "artifacts"), p))
+            return false;
+        d->n_packages++;
+    }
+    return true;
+}
+
+/* The format version first: a lock of another version is reported as that,
+ * whatever else it contains. */
+static bool read_version(reader *r, yaml_node_t *root)
+{
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = yaml_document_get_node(r->y, p->key);
+        yaml_node_t *v = yaml_document_get_node(r->y, p->value);
+        if (!k || !v || k->type != YAML_SCALAR_NODE || k->data.scalar.length != 11 ||
+            memcmp(k->data.scalar.value, "lockVersion", 11) != 0)
+            continue;
+        uint64_t ver = 0;
+        if (!get_u64(r, v, "lockVersion", &ver))
+            return false;
+        if (ver != LOCK_FORMAT_VERSION)
+            return fail_at(r, &v->start_mark, "lockVersion",
+                           "lock format version %llu is not supported; this envlock reads "
+                           "version %d (re-lock with `envlock resolve`)",
+                           (unsigned long long)ver, LOCK_FORMAT_VERSION);
+        r->d->format_version = LOCK_FORMAT_VERSION;
+        return true;
+    }
+    return fail_at(r, &root->start_mark, "lockVersion", "missing required key `lockVersion`");
+}
+
+static bool read_root(reader *r, yaml_node_t *root)
+{
+    static const char *const keys[] = { "lockVersion", "specDigest", "target", "options",
+                                        "inputs", "packages", NULL };
+    if (root->type != YAML_MAPPING_NODE)
+        return fail_at(r, &root->start_mark, NULL, "a lock is a YAML mapping, found %s",
+                       type_name(root));
+    if (!read_version(r, root))
+        return false;
+    mapwalk w = { .keys = keys };
+    if (!walk_map(r, root, "", &w) ||
+        !req_str(r, root, &w, "", "specDigest", &r->d->spec_digest))
+        return false;
+    static const char *const need[] = { "target", "options", "inputs", "packages", NULL };
+    for (size_t k = 0; need[k]; k++)
+        if (!val(&w, need[k]))
+            return fail_at(r, &root->start_mark, need[k], "missing required key `%s`", need[k]);
+    return read_target(r, val(&w, "target")) && read_options(r, val(&w, "options")) &&
+           read_inputs(r, val(&w, "inputs")) && read_packages(r, val(&w, "packages"));
+}
+
+static void syntax_fail(el_ctx *ctx, const yaml_parser_t *p, const char *text, size_t len)
+{
+    reader r = { .ctx = ctx };
+    yaml_mark_t m = p->problem_mark;
+    if (p->error == YAML_READER_ERROR) {
+        /* the reader reports a byte offset only: count lines up to it */
+        m.line = 0;
+        m.column = 0;
+        for (size_t i = 0; i < p->problem_offset && i < len; i++) {
+            if (text[i] == '\n')
+                m.line++, m.column = 0;
+            else if (((unsigned char)text[i] & 0xC0) != 0x80)
+                m.column++;
+        }
+        fail_at(&r, &m, NULL, "not valid UTF-8 YAML text: %s", p->problem ? p->problem : "unreadable");
+    } else if (p->context) {
+        fail_at(&r, &m, NULL, "YAML syntax: %s %s", p->problem ? p->problem : "error", p->context);
+    } else {
+        fail_at(&r, &m, NULL, "YAML syntax: %s", p->problem ? p->problem : "error");
+    }
+}
+
+lock_doc *lock_read_text(el_ctx *ctx, const char *text, size_t len)
+{
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    if (!yaml_parser_initialize(&parser))
+        abort(); /* out of memory */
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+    if (!yaml_parser_load(&parser, &doc)) {
+        syntax_fail(ctx, &parser, text, len);
+        yaml_parser_delete(&parser);
+        return NULL;
+    }
+    lock_doc *d = lock_doc_new();
+    reader r = { .ctx = ctx, .y = &doc, .d = d, .scratch = arena_new() };
+    r.n_nodes = (size_t)(doc.nodes.top - doc.nodes.start);
+    r.seen = xcalloc(r.n_nodes ? r.n_nodes : 1, 1);
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (!root) {
+        yaml_mark_t start = { 0, 0, 0 };
+        fail_at(&r, &start, NULL, "the lock is empty");
+    } else if (node(&r, 1, "(document)")) {
+        read_root(&r, root);
+    }
+    if (!r.failed) { /* a second document is not part of a lock */
+        yaml_document_t next;
+        if (!yaml_parser_load(&parser, &next)) {
+            syntax_fail(ctx, &parser, text, len);
+            r.failed = true;
+        } else {
+            yaml_node_t *nr = yaml_document_get_root_node(&next);
+            if (nr)
+                fail_at(&r, &nr->start_mark, NULL, "a lock is one YAML document; found another");
+            yaml_document_delete(&next);
+        }
+    }
+    free(r.seen);
+    arena_free(r.scratch);
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    if (r.failed) {
+        lock_doc_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+lock_doc *lock_read_file(el_ctx *ctx, const char *path)
+{
+    size_t len = 0;
+    char *text = read_file(path, LOCK_MAX_BYTES, &len);
+    if (!text) {
+        int err = errno;
+        el_fail(ctx, EL_SPEC_INVALID, "cannot read the lock `%s`: %s", path,
+                err == EFBIG ? "larger than 256 MiB" : strerror(err));
+        el_detail_str(ctx, "reason", err == ENOENT ? "lock_not_found" : "invalid_lock");
+        el_detail_str(ctx, "path", path);
+        return NULL;
+    }
+    lock_doc *d = lock_read_text(ctx, text, len);
+    free(text);
+    if (!d)
+        el_detail_str(ctx, "path", path);
+    return d;
+}

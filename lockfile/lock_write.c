@@ -1,0 +1,430 @@
+/* lock_write.c — the canonical text of a lock and its atomic, digested write.
+ *
+ * Owns the lock's byte form: libyaml's emitter produces it from a sorted
+ * lock_doc with fixed key order (docs/lock-format.md), block style for the
+ * structure, flow style for short string lists and for dependency edges (one
+ * edge per line), unlimited line width (nothing is ever folded), LF line
+ * breaks, UTF-8 printed as is. Quoting is decided here, not by libyaml:
+ * only strings lock_plain_safe() accepts are plain, every other string is
+ * double-quoted, so no reader can turn `1.10`, `yes`, `0o7` or `~` into
+ * something other than a string. No timestamps, no paths of this machine,
+ * no envlock version: the same doc gives the same bytes everywhere.
+ * The file write is atomic (unique temp file in the same directory, fsync,
+ * rename, fsync of the directory) and must not touch anything but `path`. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <yaml.h>
+
+#include "lock_internal.h"
+
+/* ---- the scalar rules (shared with the reader) ---- */
+
+static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+static bool word_eq(const char *s, size_t len, const char *w)
+{
+    return strlen(w) == len && memcmp(s, w, len) == 0;
+}
+
+/* YAML 1.1's boolean words (PyYAML's set plus the spec's y/n forms) and
+ * YAML 1.1/1.2's null words. */
+static const char *const bool_true[] = { "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE",
+                                         "on", "On", "ON", NULL };
+static const char *const bool_false[] = { "n", "N", "no", "No", "NO", "false", "False", "FALSE",
+                                          "off", "Off", "OFF", NULL };
+static const char *const null_words[] = { "~", "null", "Null", "NULL", NULL };
+
+static bool in_list(const char *s, size_t len, const char *const *l)
+{
+    for (; *l; l++)
+        if (word_eq(s, len, *l))
+            return true;
+    return false;
+}
+
+bool lock_plain_safe(const char *s, size_t len)
+{
+    if (len == 0 || !is_alpha(s[0]))
+        return false;
+    for (size_t i = 1; i < len; i++) {
+        char c = s[i];
+        if (!(is_alpha(c) || is_digit(c) || strchr("._/+=~^<>!*@-", c)) || c == '\0')
+            return false;
+    }
+    return !in_list(s, len, bool_true) && !in_list(s, len, bool_false) &&
+           !in_list(s, len, null_words);
+}
+
+lock_plain_kind lock_plain_classify(const char *s, size_t len, bool *bool_value)
+{
+    if (len == 0 || in_list(s, len, null_words))
+        return LOCK_PLAIN_NULL;
+    if (in_list(s, len, bool_true) || in_list(s, len, bool_false)) {
+        if (bool_value)
+            *bool_value = in_list(s, len, bool_true);
+        return LOCK_PLAIN_BOOL;
+    }
+    /* Every YAML 1.1/1.2 int and float form (incl. .inf, .nan, 0x, 0o, sexagesimal)
+     * starts with one of these; treating all such plain text as "not a string"
+     * is stricter than YAML but exactly what the writer relies on. */
+    if (is_digit(s[0]) || s[0] == '-' || s[0] == '+' || s[0] == '.')
+        return LOCK_PLAIN_NUMBER;
+    return LOCK_PLAIN_STRING;
+}
+
+/* ---- emitting ---- */
+
+typedef struct emit {
+    yaml_emitter_t em;
+    bool failed;
+} emit;
+
+static int write_handler(void *data, unsigned char *buffer, size_t size)
+{
+    sb_add(data, buffer, size);
+    return 1;
+}
+
+static void put(emit *e, yaml_event_t *ev, int ok)
+{
+    if (!ok) { /* the event could not be built (invalid UTF-8) */
+        e->failed = true;
+        return;
+    }
+    if (e->failed) {
+        yaml_event_delete(ev);
+        return;
+    }
+    if (!yaml_emitter_emit(&e->em, ev)) /* frees the event either way */
+        e->failed = true;
+}
+
+static void scalar_raw(emit *e, const char *s, yaml_scalar_style_t style)
+{
+    yaml_event_t ev;
+    int plain = style == YAML_PLAIN_SCALAR_STYLE;
+    put(e, &ev,
+        yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s), plain,
+                                     !plain, style));
+}
+
+/* A string value: plain when lock_plain_safe(), else double-quoted. NULL
+ * writes "" (callers omit optional keys before getting here). */
+static void str(emit *e, const char *s)
+{
+    if (!s)
+        s = "";
+    scalar_raw(e, s,
+               lock_plain_safe(s, strlen(s)) ? YAML_PLAIN_SCALAR_STYLE
+                                             : YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+}
+
+static void key(emit *e, const char *k) { scalar_raw(e, k, YAML_PLAIN_SCALAR_STYLE); }
+
+static void kv(emit *e, const char *k, const char *v)
+{
+    key(e, k);
+    str(e, v);
+}
+
+static void kv_opt(emit *e, const char *k, const char *v)
+{
+    if (v)
+        kv(e, k, v);
+}
+
+static void kv_u64(emit *e, const char *k, uint64_t v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+    key(e, k);
+    scalar_raw(e, buf, YAML_PLAIN_SCALAR_STYLE);
+}
+
+static void kv_bool(emit *e, const char *k, bool v)
+{
+    key(e, k);
+    scalar_raw(e, v ? "true" : "false", YAML_PLAIN_SCALAR_STYLE);
+}
+
+static void map_start(emit *e, yaml_mapping_style_t style)
+{
+    yaml_event_t ev;
+    put(e, &ev, yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, style));
+}
+
+static void map_end(emit *e)
+{
+    yaml_event_t ev;
+    put(e, &ev, yaml_mapping_end_event_initialize(&ev));
+}
+
+static void seq_start(emit *e, yaml_sequence_style_t style)
+{
+    yaml_event_t ev;
+    put(e, &ev, yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, style));
+}
+
+static void seq_end(emit *e)
+{
+    yaml_event_t ev;
+    put(e, &ev, yaml_sequence_end_event_initialize(&ev));
+}
+
+/* A string list in flow style: `[a, "b:c"]` (`[]` when empty or NULL). */
+static void kv_strv(emit *e, const char *k, const char *const *v)
+{
+    key(e, k);
+    seq_start(e, YAML_FLOW_SEQUENCE_STYLE);
+    for (size_t i = 0; v && v[i]; i++)
+        str(e, v[i]);
+    seq_end(e);
+}
+
+static void write_target(emit *e, const lock_doc *d)
+{
+    key(e, "target");
+    map_start(e, YAML_BLOCK_MAPPING_STYLE);
+    kv_opt(e, "python", d->python_version);
+    kv_opt(e, "platform", d->platform);
+    kv_opt(e, "arch", d->arch);
+    if (d->base_ref || d->base_channel || (d->variants && d->variants[0])) {
+        key(e, "base");
+        map_start(e, YAML_BLOCK_MAPPING_STYLE);
+        kv_opt(e, "ref", d->base_ref);
+        kv_opt(e, "channel", d->base_channel);
+        if (d->variants && d->variants[0]) {
+            key(e, "digests");
+            map_start(e, YAML_BLOCK_MAPPING_STYLE);
+            for (size_t i = 0; d->variants[i]; i++) {
+                str(e, d->variants[i]);
+                const char *dg = d->base_digests ? d->base_digests[i] : NULL;
+                if (dg)
+                    str(e, dg);
+                else
+                    scalar_raw(e, "null", YAML_PLAIN_SCALAR_STYLE);
+            }
+            map_end(e);
+        }
+        map_end(e);
+    }
+    map_end(e);
+}
+
+static void write_options(emit *e, const lock_doc *d)
+{
+    key(e, "options");
+    map_start(e, YAML_BLOCK_MAPPING_STYLE);
+    kv_opt(e, "excludeNewer", d->exclude_newer);
+    kv_opt(e, "prereleases", d->prereleases);
+    kv_bool(e, "upgradeAll", d->upgrade_all);
+    if (d->upgrade && d->upgrade[0])
+        kv_strv(e, "upgradePackages", d->upgrade);
+    map_end(e);
+}
+
+static void write_inputs(emit *e, const lock_doc *d)
+{
+    key(e, "inputs");
+    seq_start(e, YAML_BLOCK_SEQUENCE_STYLE);
+    for (size_t i = 0; i < d->n_inputs; i++) {
+        const lock_input *in = &d->inputs[i];
+        map_start(e, YAML_BLOCK_MAPPING_STYLE);
+        kv(e, "ecosystem", in->ecosystem);
+        kv(e, "url", in->url);
+        kv(e, "identity", in->identity);
+        kv_opt(e, "modified", in->modified);
+        map_end(e);
+    }
+    seq_end(e);
+}
+
+static void write_package(emit *e, const lock_package *p)
+{
+    map_start(e, YAML_BLOCK_MAPPING_STYLE);
+    kv(e, "ecosystem", p->ecosystem);
+    kv(e, "name", p->name);
+    kv(e, "version", p->version);
+    kv_opt(e, "arch", p->arch);
+    kv_opt(e, "path", p->path);
+    if (p->extras && p->extras[0])
+        kv_strv(e, "extras", p->extras);
+    kv_opt(e, "source", p->source);
+    if (p->installed_in_base)
+        kv_bool(e, "installedInBase", true);
+    kv_strv(e, "requestedBy", p->requested_by);
+    key(e, "dependencies");
+    seq_start(e, YAML_BLOCK_SEQUENCE_STYLE);
+    for (size_t i = 0; i < p->n_deps; i++) {
+        const lock_edge *ed = &p->deps[i];
+        map_start(e, YAML_FLOW_MAPPING_STYLE);
+        if (ed->ecosystem && lock_strcmp(ed->ecosystem, p->ecosystem) != 0)
+            kv(e, "ecosystem", ed->ecosystem);
+        kv(e, "name", ed->name);
+        kv(e, "version", ed->version);
+        kv_opt(e, "kind", ed->kind);
+        kv_opt(e, "spec", ed->spec);
+        map_end(e);
+    }
+    seq_end(e);
+    key(e, "artifacts");
+    seq_start(e, YAML_BLOCK_SEQUENCE_STYLE);
+    for (size_t i = 0; i < p->n_artifacts; i++) {
+        const lock_artifact *a = &p->artifacts[i];
+        map_start(e, YAML_BLOCK_MAPPING_STYLE);
+        kv(e, "file", a->file);
+        kv(e, "url", a->url);
+        kv(e, "hash", a->hash);
+        if (a->size)
+            kv_u64(e, "size", a->size);
+        map_end(e);
+    }
+    seq_end(e);
+    map_end(e);
+}
+
+char *lock_write_text(lock_doc *d, size_t *len)
+{
+    lock_doc_sort(d);
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, LOCK_HEADER);
+    emit e = { .failed = false };
+    yaml_emitter_initialize(&e.em);
+    yaml_emitter_set_output(&e.em, write_handler, &sb);
+    yaml_emitter_set_unicode(&e.em, 1);
+    yaml_emitter_set_width(&e.em, -1);
+    yaml_emitter_set_indent(&e.em, 2);
+    yaml_emitter_set_break(&e.em, YAML_LN_BREAK);
+
+    yaml_event_t ev;
+    put(&e, &ev, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING));
+    put(&e, &ev, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1));
+    map_start(&e, YAML_BLOCK_MAPPING_STYLE);
+    kv_u64(&e, "lockVersion", (uint64_t)(d->format_version > 0 ? d->format_version : 0));
+    kv(&e, "specDigest", d->spec_digest);
+    write_target(&e, d);
+    write_options(&e, d);
+    write_inputs(&e, d);
+    key(&e, "packages");
+    seq_start(&e, YAML_BLOCK_SEQUENCE_STYLE);
+    for (size_t i = 0; i < d->n_packages; i++)
+        write_package(&e, &d->packages[i]);
+    seq_end(&e);
+    map_end(&e);
+    put(&e, &ev, yaml_document_end_event_initialize(&ev, 1));
+    put(&e, &ev, yaml_stream_end_event_initialize(&ev));
+    if (!e.failed && !yaml_emitter_flush(&e.em))
+        e.failed = true;
+    yaml_emitter_delete(&e.em);
+    if (e.failed) {
+        sb_release(&sb);
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    return sb_detach(&sb, len);
+}
+
+/* ---- the atomic file write ---- */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The directory part of `path` ("." when it has none). Caller frees. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return xstrdup(".");
+    if (slash == path)
+        return xstrdup("/");
+    return xstrndup(path, (size_t)(slash - path));
+}
+
+static el_code io_fail(el_ctx *ctx, const char *what, const char *path, int err)
+{
+    el_code c = el_fail(ctx, EL_INTERNAL, "cannot write the lock `%s`: %s: %s", path, what,
+                        strerror(err));
+    el_detail_str(ctx, "reason", "lock_write_failed");
+    el_detail_str(ctx, "path", path);
+    return c;
+}
+
+el_code lock_write_file(el_ctx *ctx, lock_doc *d, const char *path, char digest_out[72])
+{
+    size_t len = 0;
+    char *text = lock_write_text(d, &len);
+    if (!text) {
+        el_code c = el_fail(ctx, EL_INTERNAL,
+                            "cannot write the lock `%s`: a string in it is not valid UTF-8", path);
+        el_detail_str(ctx, "reason", "lock_write_failed");
+        return c;
+    }
+    /* A name no other writer uses: several envlock processes may lock into
+     * the same directory at once, and a stale temp from a crash is harmless. */
+    static unsigned counter;
+    char *tmp = NULL;
+    int fd = -1;
+    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        free(tmp);
+        tmp = xasprintf("%s.tmp-%ld-%u", path, (long)getpid(), counter++);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    el_code rc = EL_OK;
+    if (fd < 0) {
+        rc = io_fail(ctx, "creating a temporary file", path, errno);
+        free(tmp);
+        free(text);
+        return rc;
+    }
+    int err = 0;
+    const char *step = NULL;
+    if (write_all(fd, text, len) != 0)
+        err = errno, step = "writing";
+    else if (fsync(fd) != 0)
+        err = errno, step = "syncing";
+    if (close(fd) != 0 && !step)
+        err = errno, step = "closing";
+    if (!step && rename(tmp, path) != 0)
+        err = errno, step = "renaming the temporary file into place";
+    if (step) {
+        unlink(tmp);
+        rc = io_fail(ctx, step, path, err);
+    } else {
+        char *dir = dir_of(path);
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) { /* the rename is durable once its directory is */
+            (void)fsync(dfd);
+            close(dfd);
+        }
+        free(dir);
+        char hex[65];
+        sha256_hex(text, len, hex);
+        if (digest_out)
+            snprintf(digest_out, 72, "sha256:%s", hex);
+    }
+    free(tmp);
+    free(text);
+    return rc;
+}
