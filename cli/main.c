@@ -26,6 +26,13 @@ static const char usage[] =
     "             [--keyring FILE] [--arch A] [--exclude-newer TIME] [--ignore-valid-until]\n"
     "                      what the index says about a package for the target:\n"
     "                      usable candidates newest first, excluded ones with reasons\n"
+    "  resolve SPEC [-o FILE] [--bases FILE] [--exclude-newer TIME] [--upgrade]\n"
+    "               [--upgrade-package NAME]... [--debug-solver DIR] [--explain]\n"
+    "                      solve the spec's PyPI, npm and apt packages together and\n"
+    "                      write the lock (default envlock.lock beside the spec)\n"
+    "  check SPEC LOCK [--bases FILE] [--exclude-newer TIME]\n"
+    "                      is the lock still a valid answer for the spec? exit 1 and\n"
+    "                      what changed when it is not; reads no index\n"
     "  cache info | prune [--days N] [--all] | export FILE | import FILE\n"
     "                      look after the download cache; export/import carry it\n"
     "                      as one tar+zstd archive with a sha256 manifest\n"
@@ -58,6 +65,8 @@ static const struct {
     { "templates", cli_templates },
     { "cache", cli_cache },
     { "index", cli_index },
+    { "resolve", cli_resolve },
+    { "check", cli_check },
 };
 
 int main(int argc, char **argv)

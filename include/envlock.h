@@ -18,5 +18,6 @@
 #include "envlock/lifecycle.h"
 #include "envlock/index.h"
 #include "envlock/cache.h"
+#include "envlock/resolve.h"
 
 #endif

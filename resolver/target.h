@@ -30,6 +30,11 @@ typedef struct target_base {
     const char *dpkg_status;          /* absolute path of the image's dpkg status file, or NULL */
     const char *const *preinstalled;  /* Python dists in the image: "name==version", NULL-terminated */
     const char *const *protected_pins;/* requirement lines: "ipykernel==7.3.0", ... NULL-terminated */
+    /* added with the catalog (resolve-cli) */
+    const char *python_minor;   /* "3.13": what spec.language.version must say */
+    const char *libc;           /* "glibc 2.36" */
+    const char *repository;     /* "environments/base/python-cpu" */
+    size_t n_variants;          /* entries of variants/digests */
 } target_base;
 
 /* target_catalog_load() :
@@ -53,5 +58,24 @@ const target_base *target_catalog_find(el_ctx *ctx, const target_catalog *cat, c
  *  DL_ENV_ARTIFACT_MISSING (retryable, detail.reason base_channel_unpublished):
  *  "`R:C` has no published digest for the V variant; ...". */
 const char *target_base_digest(el_ctx *ctx, const target_base *b, const char *variant);
+
+/* target_catalog_path() : the file the catalog was read from. Borrowed. */
+const char *target_catalog_path(const target_catalog *cat);
+
+/* target_catalog_default_path() : $ENVLOCK_BASES if set and non-empty, else
+ * the catalog shipped with envlock (corpus/bases/bases.yaml). Static or
+ * environment storage. */
+const char *target_catalog_default_path(void);
+
+/* target_time_normalize() :
+ *  Reads an --exclude-newer value: an RFC 3339 date-time ("2026-09-14T15:00:00Z",
+ *  "2026-09-14t17:00:00.25+02:00", "2026-09-14 15:00:00Z"), a date
+ *  ("2026-09-14" = its midnight UTC) or a span back from `now` ("7d", "12h",
+ *  "90m", "1w2d", units s m h d w). Writes the absolute instant as
+ *  "YYYY-MM-DDTHH:MM:SSZ" (UTC, fractions of a second dropped: the index
+ *  readers compare whole seconds). A span makes the answer depend on the
+ *  clock; the absolute cutoff is what a lock records. EL_USAGE (detail
+ *  option "--exclude-newer", value) for anything else. */
+el_code target_time_normalize(el_ctx *ctx, const char *text, int64_t now, char out[32]);
 
 #endif

@@ -91,6 +91,45 @@ EL_API const char *const *el_spec_apt_sources(const el_spec *spec, size_t *n); /
 EL_API const char *el_spec_npm_registry(const el_spec *spec); /* NULL without spec.packages.node */
 EL_API const char *el_spec_python_version(const el_spec *spec); /* spec.language.version */
 
+/* Lists of entries a resolve starts from, with where each was written. */
+typedef enum el_spec_list {
+    EL_SPEC_PYTHON_DEPENDENCIES = 1u << 0, /* spec.packages.python.dependencies */
+    EL_SPEC_PYTHON_CONSTRAINTS = 1u << 1,  /* spec.packages.python.constraints */
+    EL_SPEC_NODE_DEPENDENCIES = 1u << 2,   /* spec.packages.node.dependencies */
+    EL_SPEC_APT = 1u << 3,                 /* spec.packages.system.apt */
+    EL_SPEC_VARIANTS = 1u << 4             /* compatibility.variants.required, then .optional */
+} el_spec_list;
+
+typedef struct el_spec_entry {
+    el_spec_list list;  /* which list it is in */
+    const char *text;   /* the entry as written (normalized document value) */
+    const char *field;  /* "spec.packages.python.dependencies[3]" */
+    unsigned line;      /* 1-based position in the text the spec came from; */
+    unsigned column;    /* 0 until el_spec_entries_locate() found it */
+} el_spec_entry;
+
+/* el_spec_entries() :
+ *  The entries of the lists selected by `lists` (EL_SPEC_* bits), list by
+ *  list in the order of the bits above, each in document order. Returns a
+ *  new array (caller frees with el_free(); its strings are borrowed until
+ *  el_spec_free()) and its length in *n; NULL with *n = 0 for a spec with
+ *  findings or when there is nothing. Positions start at 0: the spec object
+ *  keeps the normalized document, not the text. */
+EL_API el_spec_entry *el_spec_entries(const el_spec *spec, unsigned lists, size_t *n);
+
+/* el_spec_entries_locate() :
+ *  Fills line/column of each entry from `text`, the document the spec was
+ *  loaded from (with the same `opts`), by reading it again. Entries it
+ *  cannot place keep 0. */
+EL_API void el_spec_entries_locate(el_spec_entry *entries, size_t n, const char *text,
+                                   size_t len, const el_spec_options *opts);
+
+/* el_spec_text() :
+ *  The string at a dotted camelCase path of the normalized document
+ *  ("spec.base.ref", "spec.build.source", "spec.packages.python.manager"),
+ *  or NULL. Borrowed until el_spec_free(). */
+EL_API const char *el_spec_text(const el_spec *spec, const char *path);
+
 /* el_spec_template_names() :
  *  The DataGen built-in templates, in the seed's order ("Data Science", ...).
  *  Static storage; *n receives the count. */

@@ -1,0 +1,106 @@
+/* check.c — `envlock check SPEC LOCK`: is the lock still a valid answer for
+ * the spec? Prints what changed when it is not (exit 1), "up to date" when
+ * it is (exit 0); any other failure has its DL_ENV code's status. Reads no
+ * index, so it needs no network (--offline changes nothing yet). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char check_usage[] =
+    "usage: envlock check SPEC LOCK [--bases FILE] [--exclude-newer TIME] [--offline]";
+
+int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+{
+    el_check_options co_check = { 0 };
+    el_spec_options so = { EL_SPEC_FORMAT_AUTO, NULL };
+    char **spec_args = calloc((size_t)argc + 2, sizeof *spec_args);
+    int n_spec_args = 0;
+    const char *spec_path = NULL, *lock_path = NULL;
+    int status = 0;
+    for (int i = 0; i < argc && status == 0; i++) {
+        const char *a = argv[i];
+        int r = cli_spec_option(ctx, o, argc, argv, &i, &so);
+        if (r < 0) {
+            status = 2;
+        } else if (r > 0) {
+            spec_args[n_spec_args++] = argv[i - 1];
+            spec_args[n_spec_args++] = argv[i];
+        } else if (strcmp(a, "--bases") == 0 || strcmp(a, "--exclude-newer") == 0) {
+            if (i + 1 >= argc) {
+                status = cli_usage_error(ctx, o, "%s needs a value", a);
+                break;
+            }
+            if (strcmp(a, "--bases") == 0)
+                co_check.bases_path = argv[++i];
+            else
+                co_check.exclude_newer = argv[++i];
+        } else if (a[0] == '-' && a[1] != '\0') {
+            status = cli_usage_error(ctx, o, "unknown option `%s`\n%s", a, check_usage);
+        } else if (!spec_path) {
+            spec_path = a;
+        } else if (!lock_path) {
+            lock_path = a;
+        } else {
+            status = cli_usage_error(ctx, o, "one spec and one lock (got also `%s`)\n%s", a,
+                                     check_usage);
+        }
+    }
+    if (status == 0 && !lock_path)
+        status = cli_usage_error(ctx, o, "check needs a SPEC and a LOCK\n%s", check_usage);
+    if (status != 0) {
+        free(spec_args);
+        return status;
+    }
+    co_check.spec_path = spec_path;
+    co_check.spec_opts = &so;
+    spec_args[n_spec_args++] = (char *)spec_path;
+    const char *path = NULL;
+    el_spec *spec = cli_load_spec(ctx, o, n_spec_args, spec_args, &path, &status);
+    if (spec && (status = cli_report_findings(ctx, o, spec, path)) == 0) {
+        el_cache_options co;
+        cli_cache_options(o, &co);
+        el_check_result res;
+        if (el_check(ctx, &co, spec, lock_path, &co_check, &res) != EL_OK) {
+            status = cli_report_failure(ctx, o);
+        } else {
+            status = res.stale ? 1 : 0;
+            if (o->json) {
+                printf("{\"lock\":");
+                cli_json_string(stdout, lock_path);
+                printf(",\"valid\":%s,\"lockDigest\":", res.stale ? "false" : "true");
+                cli_json_string(stdout, res.lock_digest);
+                printf(",\"specDigest\":");
+                cli_json_string(stdout, res.spec_digest);
+                printf(",\"changes\":[");
+                const char *p = res.report;
+                for (bool first = true; *p; first = false) {
+                    const char *nl = strchr(p, '\n');
+                    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+                    char *line = strndup(p, n);
+                    if (!first)
+                        putchar(',');
+                    cli_json_string(stdout, line);
+                    free(line);
+                    p += n + (nl ? 1 : 0);
+                }
+                printf("]}\n");
+            } else if (res.stale) {
+                printf("%s is stale for %s:\n", lock_path, spec_path);
+                const char *p = res.report;
+                while (*p) {
+                    const char *nl = strchr(p, '\n');
+                    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+                    printf("  %.*s\n", (int)n, p);
+                    p += n + (nl ? 1 : 0);
+                }
+            } else {
+                printf("%s is up to date for %s\n", lock_path, spec_path);
+            }
+        }
+        el_check_result_clear(&res);
+    }
+    el_spec_free(spec);
+    free(spec_args);
+    return status;
+}

@@ -1,0 +1,146 @@
+/* resolve.c — `envlock resolve SPEC [-o FILE] ...`: spec in, lock out.
+ * Reports where the lock went, its digest, the spec digest and the package
+ * counts (stdout, or one JSON object with --json); notes such as a dropped
+ * agreeing pin go to stderr unless --quiet. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char resolve_usage[] =
+    "usage: envlock resolve SPEC [-o FILE] [--bases FILE] [--exclude-newer TIME] [--upgrade]\n"
+    "                       [--upgrade-package NAME]... [--debug-solver DIR] [--explain]";
+
+static const char *value_of(el_ctx *ctx, const cli_opts *o, int argc, char **argv, int *i,
+                            int *status)
+{
+    const char *a = argv[*i];
+    const char *eq = strchr(a, '=');
+    if (a[0] == '-' && a[1] == '-' && eq)
+        return eq + 1;
+    if (*i + 1 >= argc) {
+        *status = cli_usage_error(ctx, o, "%s needs a value", a);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* "--name" or "--name=value" */
+static bool is_opt(const char *a, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
+}
+
+static void print_json_result(const el_resolve_result *r)
+{
+    printf("{\"lock\":");
+    cli_json_string(stdout, r->lock_path);
+    printf(",\"lockDigest\":");
+    cli_json_string(stdout, r->lock_digest);
+    printf(",\"specDigest\":");
+    cli_json_string(stdout, r->spec_digest);
+    printf(",\"excludeNewer\":");
+    if (r->exclude_newer[0])
+        cli_json_string(stdout, r->exclude_newer);
+    else
+        printf("null");
+    printf(",\"packages\":{\"deb\":%zu,\"npm\":%zu,\"pypi\":%zu,\"installedInBase\":%zu}",
+           r->n_deb, r->n_npm, r->n_pypi, r->n_installed_in_base);
+    printf(",\"keptPrevious\":%s,\"notes\":[", r->kept_previous ? "true" : "false");
+    for (size_t i = 0; i < r->n_notes; i++) {
+        if (i)
+            putchar(',');
+        cli_json_string(stdout, r->notes[i]);
+    }
+    printf("]}\n");
+}
+
+int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+{
+    el_resolve_options ro = { 0 };
+    el_spec_options so = { EL_SPEC_FORMAT_AUTO, NULL };
+    const char **upgrade = calloc((size_t)argc + 1, sizeof *upgrade);
+    char **spec_args = calloc((size_t)argc + 2, sizeof *spec_args);
+    int n_spec_args = 0;
+    const char *spec_path = NULL;
+    int status = 0;
+    for (int i = 0; i < argc && status == 0; i++) {
+        const char *a = argv[i];
+        int r = cli_spec_option(ctx, o, argc, argv, &i, &so);
+        if (r < 0) {
+            status = 2;
+        } else if (r > 0) {
+            spec_args[n_spec_args++] = argv[i - 1];
+            spec_args[n_spec_args++] = argv[i];
+            continue;
+        } else if (strcmp(a, "-o") == 0 || is_opt(a, "--output")) {
+            ro.lock_path = value_of(ctx, o, argc, argv, &i, &status);
+        } else if (is_opt(a, "--bases")) {
+            ro.bases_path = value_of(ctx, o, argc, argv, &i, &status);
+        } else if (is_opt(a, "--exclude-newer")) {
+            ro.exclude_newer = value_of(ctx, o, argc, argv, &i, &status);
+        } else if (is_opt(a, "--upgrade-package")) {
+            const char *v = value_of(ctx, o, argc, argv, &i, &status);
+            if (v)
+                upgrade[ro.n_upgrade++] = v;
+        } else if (strcmp(a, "--upgrade") == 0 || strcmp(a, "-U") == 0) {
+            ro.upgrade_all = true;
+        } else if (is_opt(a, "--debug-solver")) {
+            ro.debug_solver_dir = value_of(ctx, o, argc, argv, &i, &status);
+        } else if (strcmp(a, "--explain") == 0) {
+            ro.explain_full = true;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            status = cli_usage_error(ctx, o, "unknown option `%s`\n%s", a, resolve_usage);
+        } else if (spec_path) {
+            status = cli_usage_error(ctx, o, "one spec at a time (got `%s` and `%s`)", spec_path, a);
+        } else {
+            spec_path = a;
+        }
+    }
+    if (status == 0 && !spec_path)
+        status = cli_usage_error(ctx, o, "which spec? give a FILE\n%s", resolve_usage);
+    if (status == 0 && ro.exclude_newer) {
+        char cutoff[32];
+        if (el_exclude_newer_normalize(ctx, ro.exclude_newer, cutoff) != EL_OK)
+            status = cli_report_failure(ctx, o);
+    }
+    if (status != 0) {
+        free(upgrade);
+        free(spec_args);
+        return status;
+    }
+    ro.upgrade = upgrade;
+    ro.spec_path = spec_path;
+    ro.spec_opts = &so;
+
+    spec_args[n_spec_args++] = (char *)spec_path;
+    const char *path = NULL;
+    el_spec *spec = cli_load_spec(ctx, o, n_spec_args, spec_args, &path, &status);
+    if (spec && (status = cli_report_findings(ctx, o, spec, path)) == 0) {
+        el_cache_options co;
+        cli_cache_options(o, &co);
+        el_resolve_result res;
+        if (el_resolve(ctx, &co, spec, &ro, &res) != EL_OK) {
+            status = cli_report_failure(ctx, o);
+        } else if (o->json) {
+            print_json_result(&res);
+        } else {
+            if (!o->quiet)
+                for (size_t i = 0; i < res.n_notes; i++)
+                    fprintf(stderr, "note: %s\n", res.notes[i]);
+            printf("lock: %s\n", res.lock_path);
+            printf("lock digest: %s\n", res.lock_digest);
+            printf("spec digest: %s\n", res.spec_digest);
+            if (res.exclude_newer[0])
+                printf("exclude newer than: %s\n", res.exclude_newer);
+            printf("packages: %zu pypi, %zu npm, %zu deb (%zu already in the base)\n", res.n_pypi,
+                   res.n_npm, res.n_deb, res.n_installed_in_base);
+        }
+        el_resolve_result_clear(&res);
+    }
+    el_spec_free(spec);
+    free(upgrade);
+    free(spec_args);
+    return status;
+}

@@ -1,0 +1,107 @@
+/* envlock/resolve.h — from a spec to a lock (`envlock resolve`), and
+ * whether a lock still answers a spec (`envlock check`). Part of envlock.h;
+ * include that instead.
+ *
+ * A resolve reads the approved bases catalog (corpus/bases/bases.yaml by
+ * default; $ENVLOCK_BASES or el_resolve_options.bases_path override it),
+ * finds the spec's base, merges the base's protected pins, fetches what the
+ * roots need through the cache (mirrors and --offline apply), solves once
+ * for PyPI, npm and apt together, and writes the lock atomically. */
+#ifndef ENVLOCK_RESOLVE_H
+#define ENVLOCK_RESOLVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "cache.h"
+#include "spec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct el_resolve_options {
+    const char *spec_path;   /* where the spec was read from: its text gives the
+                                roots' positions, and the default lock path is
+                                envlock.lock beside it; NULL: no positions, and
+                                the default lock is ./envlock.lock */
+    const el_spec_options *spec_opts; /* as the spec was loaded (for positions); may be NULL */
+    const char *lock_path;   /* where to write the lock; NULL: the default above */
+    const char *bases_path;  /* the bases catalog; NULL: $ENVLOCK_BASES, else the built-in */
+    const char *exclude_newer; /* RFC 3339 date-time, date, or a span back from
+                                now ("7d", "12h"); NULL: no cutoff. A span is
+                                turned into the absolute instant, which the lock
+                                records, so the answer depends on the clock. */
+    bool upgrade_all;        /* ignore the existing lock's versions */
+    const char *const *upgrade; /* names freed from the existing lock ("numpy",
+                                "pypi:numpy", "npm:zod", "deb:libpq5") */
+    size_t n_upgrade;
+    const char *debug_solver_dir; /* write libsolv's testcase of the solve here */
+    bool explain_full;       /* conflicts: the whole derivation, not a few lines */
+} el_resolve_options;
+
+typedef struct el_resolve_result {
+    char *lock_path;                    /* where the lock was written; el_free() */
+    char lock_digest[EL_DIGEST_SIZE];   /* "sha256:" of the lock file's bytes */
+    char spec_digest[EL_DIGEST_SIZE];
+    char exclude_newer[32];             /* the normalized cutoff, or "" */
+    size_t n_pypi, n_npm, n_deb;        /* locked packages per ecosystem */
+    size_t n_installed_in_base;         /* of which already in the base image */
+    bool kept_previous;                 /* an existing lock was read as the preference */
+    char **notes;                       /* things the user should know (a dropped
+                                           pin that agreed); n_notes of them */
+    size_t n_notes;
+} el_resolve_result;
+
+/* el_resolve() :
+ *  Resolves `spec` (which must have no findings) and writes the lock. An
+ *  existing lock at the lock path is read first and its versions preferred
+ *  (unless upgrade_all); a malformed one is an error (upgrade_all ignores it).
+ *  Fills *res (release it with el_resolve_result_clear(), also after a
+ *  failure). On failure nothing is written and ctx says why: the spec's
+ *  findings, the catalog's problems, DL_ENV_SPEC_INVALID for an unknown base
+ *  or channel, DL_ENV_ARTIFACT_MISSING for an unpublished variant,
+ *  DL_ENV_PROTECTED_PACKAGE for a user pin against a protected one,
+ *  DL_ENV_RESOLVE_CONFLICT / DL_ENV_PACKAGE_NOT_FOUND from the solve, or a
+ *  fetch failure. EL_USAGE for a malformed exclude_newer. */
+EL_API el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
+                          const el_resolve_options *o, el_resolve_result *res);
+EL_API void el_resolve_result_clear(el_resolve_result *res);
+
+typedef struct el_check_options {
+    const char *spec_path;   /* for positions only; may be NULL */
+    const el_spec_options *spec_opts;
+    const char *bases_path;  /* as el_resolve_options.bases_path */
+    const char *exclude_newer; /* the cutoff the lock should have been made
+                                with; NULL: take the lock's own */
+} el_check_options;
+
+typedef struct el_check_result {
+    bool stale;      /* the lock is no longer a valid answer */
+    char *report;    /* one line per difference ("\n"-terminated), "" if none; el_free() */
+    char lock_digest[EL_DIGEST_SIZE];
+    char spec_digest[EL_DIGEST_SIZE];
+} el_check_result;
+
+/* el_check() :
+ *  Is the lock at `lock_path` still a valid answer for `spec`: every
+ *  requirement satisfied by a locked version, the target (base, digests,
+ *  Python, platform) and the options unchanged? Reads no index: it needs
+ *  no network (the cache options are for a later online comparison of
+ *  inputs). A stale lock is an answer (EL_OK with res->stale); errors are a
+ *  spec with findings, an unreadable or malformed lock, and the base
+ *  resolution errors of el_resolve(). Release with el_check_result_clear(). */
+EL_API el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
+                        const char *lock_path, const el_check_options *o, el_check_result *res);
+EL_API void el_check_result_clear(el_check_result *res);
+
+/* el_exclude_newer_normalize() :
+ *  The absolute cutoff an exclude_newer value means now:
+ *  "YYYY-MM-DDTHH:MM:SSZ" in out. EL_USAGE with a message for anything else. */
+EL_API el_code el_exclude_newer_normalize(el_ctx *ctx, const char *value, char out[32]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

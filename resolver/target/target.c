@@ -1,0 +1,572 @@
+/* target.c — the approved bases catalog: reads corpus/bases/bases.yaml (or
+ * --bases FILE / $ENVLOCK_BASES) with the spec module's positioned YAML
+ * reader, checks every field, and answers "which base is R:C, and what is
+ * its digest for variant V" with the reference's codes and messages. It owns
+ * nothing about solving: the resolver gets a finished target_base.
+ *
+ * Catalog format (documented in corpus/bases/README.md):
+ *   format: envlock-bases/1
+ *   variants: [datalayer, e2b, daytona, modal]
+ *   bases:
+ *     <ref>:
+ *       cuda: false
+ *       python: "3.13"               (what specs must name as language.version)
+ *       repository: environments/base/<name>   (optional; that is the default)
+ *       channels:
+ *         "<channel>":
+ *           python: 3.13.7  arch: amd64  libc: glibc 2.36
+ *           platform: manylinux_2_36_x86_64
+ *           digests: { <variant>: sha256:<64 hex>, ... }   (absent = unpublished)
+ *           apt: { snapshot, keyring, sources: [one-line sources] }
+ *           dpkgStatus: <file>  preinstalled: [name==version]  protected: [requirement]
+ * Relative file names are relative to the catalog's directory. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spec_internal.h"
+#include "pep508.h"
+#include "target.h"
+
+#ifndef ENVLOCK_BASES_DEFAULT
+#define ENVLOCK_BASES_DEFAULT "corpus/bases/bases.yaml"
+#endif
+
+#define CATALOG_FORMAT "envlock-bases/1"
+#define CATALOG_MAX_BYTES (1024 * 1024)
+
+struct target_catalog {
+    arena *mem;
+    const char *path;
+    const char *dir;          /* directory of path, for relative names */
+    target_base *bases;       /* one per (ref, channel), in catalog order */
+    size_t n_bases;
+    const char **refs;        /* distinct refs, catalog order */
+    size_t n_refs;
+    const char **variants;    /* the catalog's variant names */
+    size_t n_variants;
+};
+
+/* ---- reporting ---- */
+
+typedef struct loader {
+    el_ctx *ctx;
+    target_catalog *cat;
+    bool failed;
+} loader;
+
+/* Records the first problem only: one bad field is enough to refuse the
+ * catalog, and the first is the one to fix. */
+static void bad(loader *L, const spec_node *at, const char *field, const char *fmt, ...)
+    EL_PRINTF(4, 5);
+static void bad(loader *L, const spec_node *at, const char *field, const char *fmt, ...)
+{
+    if (L->failed)
+        return;
+    L->failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = xvasprintf(fmt, ap);
+    va_end(ap);
+    unsigned line = at ? at->line : 0, col = at ? at->column : 0;
+    el_fail(L->ctx, EL_SPEC_INVALID, "bases catalog %s:%u:%u: %s: %s", L->cat->path, line, col,
+            field, msg);
+    el_detail_str(L->ctx, "reason", "invalid_catalog");
+    el_detail_str(L->ctx, "path", L->cat->path);
+    el_detail_str(L->ctx, "field", field);
+    el_detail_int(L->ctx, "line", line);
+    el_detail_int(L->ctx, "column", col);
+    free(msg);
+}
+
+static const char *field_of(loader *L, const char *parent, const char *key)
+{
+    return arena_sprintf(L->cat->mem, "%s.%s", parent, key);
+}
+
+/* ---- typed reads ---- */
+
+static const char *str_of(loader *L, const spec_node *n, const char *field)
+{
+    if (!n || n->kind == SN_SEQ || n->kind == SN_MAP || n->kind == SN_NULL) {
+        bad(L, n, field, "should be a string");
+        return NULL;
+    }
+    if (strlen(n->text) != n->text_len || n->text_len == 0) {
+        bad(L, n, field, "should be a non-empty string without NUL characters");
+        return NULL;
+    }
+    return arena_strdup(L->cat->mem, n->text);
+}
+
+/* A NULL-terminated array of the strings of a sequence (an empty sequence
+ * gives an array holding only NULL). */
+static const char **strs_of(loader *L, const spec_node *n, const char *field, size_t *count)
+{
+    if (count)
+        *count = 0;
+    if (!n || n->kind != SN_SEQ) {
+        bad(L, n, field, "should be a list of strings");
+        return NULL;
+    }
+    const char **out = arena_alloc(L->cat->mem, (n->n + 1) * sizeof *out);
+    for (size_t i = 0; i < n->n; i++) {
+        char *f = arena_sprintf(L->cat->mem, "%s[%zu]", field, i);
+        if (!(out[i] = str_of(L, n->items[i], f)))
+            return NULL;
+    }
+    if (count)
+        *count = n->n;
+    return out;
+}
+
+/* Every key of `map` must be one of `allowed` (NULL-terminated). */
+static bool keys_known(loader *L, const spec_node *map, const char *field,
+                       const char *const *allowed)
+{
+    for (size_t k = 0; k < map->n; k++) {
+        bool ok = false;
+        for (const char *const *a = allowed; *a && !ok; a++)
+            ok = strcmp(map->keys[k]->text, *a) == 0;
+        if (!ok) {
+            strbuf sb = STRBUF_INIT;
+            for (const char *const *a = allowed; *a; a++)
+                sb_addf(&sb, "%s%s", a == allowed ? "" : ", ", *a);
+            bad(L, map->keys[k], field_of(L, field, map->keys[k]->text),
+                "is not a catalog key here; known: %s", sb.buf);
+            sb_release(&sb);
+            return false;
+        }
+    }
+    return true;
+}
+
+static const spec_node *need(loader *L, const spec_node *map, const char *key, const char *field)
+{
+    const spec_node *n = spec_node_get(map, key);
+    if (!n)
+        bad(L, map, field_of(L, field, key), "is required");
+    return n;
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isdigit((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
+/* "X.Y.Z" with decimal numbers and nothing else. */
+static bool full_python(const char *s)
+{
+    int dots = 0;
+    size_t run = 0;
+    for (const char *p = s;; p++) {
+        if (isdigit((unsigned char)*p)) {
+            run++;
+        } else if (*p == '.' || *p == '\0') {
+            if (run == 0)
+                return false;
+            run = 0;
+            if (*p == '\0')
+                break;
+            dots++;
+        } else {
+            return false;
+        }
+    }
+    return dots == 2;
+}
+
+static bool is_digest(const char *s)
+{
+    if (strncmp(s, "sha256:", 7) != 0 || strlen(s) != 71)
+        return false;
+    for (const char *p = s + 7; *p; p++)
+        if (!(isdigit((unsigned char)*p) || (*p >= 'a' && *p <= 'f')))
+            return false;
+    return true;
+}
+
+static bool is_snapshot(const char *s)
+{
+    return strlen(s) == 16 && all_digits(s, 8) && s[8] == 'T' && all_digits(s + 9, 6) &&
+           s[15] == 'Z';
+}
+
+static const char *path_in(loader *L, const char *name)
+{
+    if (name[0] == '/')
+        return name;
+    return arena_sprintf(L->cat->mem, "%s/%s", L->cat->dir, name);
+}
+
+static const char *readable_file(loader *L, const spec_node *n, const char *field)
+{
+    const char *s = str_of(L, n, field);
+    if (!s)
+        return NULL;
+    const char *p = path_in(L, s);
+    if (access(p, R_OK) != 0) {
+        bad(L, n, field, "`%s` cannot be read: %s", p, strerror(errno));
+        return NULL;
+    }
+    return p;
+}
+
+/* ---- one channel ---- */
+
+static void read_apt(loader *L, const spec_node *apt, const char *field, target_base *b)
+{
+    static const char *const keys[] = { "snapshot", "keyring", "sources", NULL };
+    if (apt->kind != SN_MAP) {
+        bad(L, apt, field, "should be a mapping");
+        return;
+    }
+    if (!keys_known(L, apt, field, keys))
+        return;
+    const spec_node *n;
+    if ((n = spec_node_get(apt, "snapshot"))) {
+        const char *f = field_of(L, field, "snapshot");
+        if ((b->apt_snapshot = str_of(L, n, f)) && !is_snapshot(b->apt_snapshot))
+            bad(L, n, f, "`%s` is not a snapshot id (YYYYMMDDTHHMMSSZ)", b->apt_snapshot);
+    }
+    if ((n = spec_node_get(apt, "keyring")))
+        b->apt_keyring = readable_file(L, n, field_of(L, field, "keyring"));
+    if ((n = need(L, apt, "sources", field))) {
+        const char *f = field_of(L, field, "sources");
+        size_t count = 0;
+        b->apt_sources = strs_of(L, n, f, &count);
+        for (size_t i = 0; b->apt_sources && i < count; i++)
+            if (strncmp(b->apt_sources[i], "deb ", 4) != 0)
+                bad(L, n->items[i], arena_sprintf(L->cat->mem, "%s[%zu]", f, i),
+                    "`%s` is not a one-line `deb URI SUITE COMPONENT...` source",
+                    b->apt_sources[i]);
+    }
+}
+
+/* A list of requirement lines; with `exact`, each must be `name==version`. */
+static const char *const *read_requirements(loader *L, const spec_node *n, const char *field,
+                                            bool exact)
+{
+    size_t count = 0;
+    const char **lines = strs_of(L, n, field, &count);
+    for (size_t i = 0; lines && i < count && !L->failed; i++) {
+        const char *f = arena_sprintf(L->cat->mem, "%s[%zu]", field, i);
+        char *err = NULL;
+        pypi_requirement *r = pypi_requirement_parse(lines[i], &err);
+        if (!r) {
+            bad(L, n->items[i], f, "`%s` is not a requirement: %s", lines[i], err ? err : "");
+        } else if (exact && (pypi_specset_len(r->specset) != 1 ||
+                             strcmp(pypi_specset_op(r->specset, 0), "==") != 0 || r->url ||
+                             r->marker || r->nextras)) {
+            bad(L, n->items[i], f, "`%s` should be `name==version`", lines[i]);
+        }
+        free(err);
+        pypi_requirement_free(r);
+    }
+    return L->failed ? NULL : lines;
+}
+
+static void read_channel(loader *L, const char *ref, const spec_node *key, const spec_node *ch,
+                         const char *field, target_base *b)
+{
+    static const char *const keys[] = { "python", "arch", "libc", "platform", "digests", "apt",
+                                         "dpkgStatus", "preinstalled", "protected", NULL };
+    b->ref = ref;
+    b->channel = arena_strdup(L->cat->mem, key->text);
+    if (ch->kind != SN_MAP) {
+        bad(L, ch, field, "should be a mapping");
+        return;
+    }
+    if (!keys_known(L, ch, field, keys))
+        return;
+    const spec_node *n;
+    if ((n = need(L, ch, "python", field))) {
+        const char *f = field_of(L, field, "python");
+        if ((b->python_version = str_of(L, n, f)) && !full_python(b->python_version))
+            bad(L, n, f, "`%s` is not a full Python version (X.Y.Z)", b->python_version);
+        else if (b->python_version &&
+                 (strncmp(b->python_version, b->python_minor, strlen(b->python_minor)) != 0 ||
+                  b->python_version[strlen(b->python_minor)] != '.'))
+            bad(L, n, f, "`%s` is not a %s release, which the base provides", b->python_version,
+                b->python_minor);
+    }
+    if ((n = need(L, ch, "arch", field))) {
+        const char *f = field_of(L, field, "arch");
+        if ((b->arch = str_of(L, n, f)) && strcmp(b->arch, "amd64") != 0 &&
+            strcmp(b->arch, "arm64") != 0)
+            bad(L, n, f, "`%s` is not a Debian architecture envlock targets (amd64, arm64)",
+                b->arch);
+    }
+    if ((n = need(L, ch, "libc", field)))
+        b->libc = str_of(L, n, field_of(L, field, "libc"));
+    if ((n = need(L, ch, "platform", field))) {
+        const char *f = field_of(L, field, "platform");
+        if ((b->platform = str_of(L, n, f)) && strncmp(b->platform, "manylinux_", 10) != 0 &&
+            strncmp(b->platform, "musllinux_", 10) != 0)
+            bad(L, n, f, "`%s` is not a manylinux_X_Y_ARCH or musllinux_X_Y_ARCH tag",
+                b->platform);
+    }
+    /* Every catalog variant gets a slot; a missing digest is an unpublished one. */
+    const char **digests = arena_alloc(L->cat->mem, (L->cat->n_variants + 1) * sizeof *digests);
+    b->variants = L->cat->variants;
+    b->n_variants = L->cat->n_variants;
+    b->digests = digests;
+    if ((n = spec_node_get(ch, "digests"))) {
+        const char *f = field_of(L, field, "digests");
+        if (n->kind != SN_MAP) {
+            bad(L, n, f, "should be a mapping from variant to digest");
+            return;
+        }
+        for (size_t k = 0; k < n->n && !L->failed; k++) {
+            const char *v = n->keys[k]->text, *fv = field_of(L, f, v);
+            size_t i = 0;
+            while (i < L->cat->n_variants && strcmp(L->cat->variants[i], v) != 0)
+                i++;
+            if (i == L->cat->n_variants) {
+                bad(L, n->keys[k], fv, "`%s` is not one of the catalog's variants", v);
+                return;
+            }
+            if ((digests[i] = str_of(L, n->items[k], fv)) && !is_digest(digests[i]))
+                bad(L, n->items[k], fv, "`%s` is not a digest (sha256:<64 lowercase hex>)",
+                    digests[i]);
+        }
+    }
+    if ((n = spec_node_get(ch, "apt")))
+        read_apt(L, n, field_of(L, field, "apt"), b);
+    if ((n = spec_node_get(ch, "dpkgStatus")))
+        b->dpkg_status = readable_file(L, n, field_of(L, field, "dpkgStatus"));
+    static const char *const none[] = { NULL };
+    b->preinstalled = none;
+    b->protected_pins = none;
+    if ((n = spec_node_get(ch, "preinstalled")))
+        b->preinstalled = read_requirements(L, n, field_of(L, field, "preinstalled"), true);
+    if ((n = spec_node_get(ch, "protected")))
+        b->protected_pins = read_requirements(L, n, field_of(L, field, "protected"), false);
+}
+
+static void read_base(loader *L, const spec_node *key, const spec_node *base, ptrvec *out)
+{
+    static const char *const keys[] = { "cuda", "python", "repository", "channels", NULL };
+    target_catalog *cat = L->cat;
+    const char *ref = arena_strdup(cat->mem, key->text);
+    const char *field = arena_sprintf(cat->mem, "bases.%s", ref);
+    if (base->kind != SN_MAP) {
+        bad(L, base, field, "should be a mapping");
+        return;
+    }
+    if (!keys_known(L, base, field, keys))
+        return;
+    const char *slash = strrchr(ref, '/');
+    if (!slash || slash == ref || !slash[1]) {
+        bad(L, key, field, "`%s` is not a base reference (owner/name)", ref);
+        return;
+    }
+    bool cuda = false;
+    const spec_node *n;
+    if ((n = spec_node_get(base, "cuda"))) {
+        if (n->kind != SN_BOOL) {
+            bad(L, n, field_of(L, field, "cuda"), "should be true or false");
+            return;
+        }
+        cuda = n->b;
+    }
+    const char *minor = NULL, *repository;
+    if ((n = need(L, base, "python", field))) {
+        const char *f = field_of(L, field, "python");
+        if ((minor = str_of(L, n, f))) {
+            const char *dot = strchr(minor, '.');
+            if (!dot || dot == minor || !dot[1] || !all_digits(minor, (size_t)(dot - minor)) ||
+                !all_digits(dot + 1, strlen(dot + 1)))
+                bad(L, n, f, "`%s` is not a Python minor version (X.Y)", minor);
+        }
+    }
+    if ((n = spec_node_get(base, "repository")))
+        repository = str_of(L, n, field_of(L, field, "repository"));
+    else
+        repository = arena_sprintf(cat->mem, "environments/base/%s", slash + 1);
+    const spec_node *chs = need(L, base, "channels", field);
+    if (L->failed)
+        return;
+    const char *fch = field_of(L, field, "channels");
+    if (chs->kind != SN_MAP) {
+        bad(L, chs, fch, "should be a mapping from channel to its images");
+        return;
+    }
+    for (size_t k = 0; k < chs->n && !L->failed; k++) {
+        target_base *b = arena_alloc(cat->mem, sizeof *b);
+        b->cuda = cuda;
+        b->python_minor = minor;
+        b->repository = repository;
+        read_channel(L, ref, chs->keys[k], chs->items[k], field_of(L, fch, chs->keys[k]->text), b);
+        ptrvec_push(out, b);
+    }
+    cat->refs[cat->n_refs++] = ref;
+}
+
+static void read_catalog(loader *L, const spec_node *root)
+{
+    static const char *const keys[] = { "format", "variants", "bases", NULL };
+    target_catalog *cat = L->cat;
+    if (root->kind != SN_MAP) {
+        bad(L, root, "(document)", "should be a mapping with format, variants and bases");
+        return;
+    }
+    if (!keys_known(L, root, "(document)", keys))
+        return;
+    const spec_node *n = need(L, root, "format", "(document)");
+    const char *fmt = n ? str_of(L, n, "format") : NULL;
+    if (fmt && strcmp(fmt, CATALOG_FORMAT) != 0)
+        bad(L, n, "format", "`%s` is not a catalog format this envlock reads (%s)", fmt,
+            CATALOG_FORMAT);
+    if ((n = need(L, root, "variants", "(document)")))
+        cat->variants = strs_of(L, n, "variants", &cat->n_variants);
+    if (!L->failed && cat->n_variants == 0)
+        bad(L, n, "variants", "should name at least one variant");
+    for (size_t i = 0; !L->failed && i < cat->n_variants; i++)
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(cat->variants[i], cat->variants[j]) == 0)
+                bad(L, n->items[i], arena_sprintf(cat->mem, "variants[%zu]", i),
+                    "`%s` is listed twice", cat->variants[i]);
+    const spec_node *bases = need(L, root, "bases", "(document)");
+    if (L->failed)
+        return;
+    if (bases->kind != SN_MAP) {
+        bad(L, bases, "bases", "should be a mapping from base reference to its channels");
+        return;
+    }
+    cat->refs = arena_alloc(cat->mem, (bases->n + 1) * sizeof *cat->refs);
+    ptrvec all = PTRVEC_INIT;
+    for (size_t k = 0; k < bases->n && !L->failed; k++)
+        read_base(L, bases->keys[k], bases->items[k], &all);
+    cat->bases = arena_alloc(cat->mem, (all.len + 1) * sizeof *cat->bases);
+    for (size_t i = 0; i < all.len; i++)
+        cat->bases[i] = *(target_base *)all.items[i];
+    cat->n_bases = all.len;
+    ptrvec_release(&all);
+}
+
+/* ---- API ---- */
+
+const char *target_catalog_default_path(void)
+{
+    const char *env = getenv("ENVLOCK_BASES");
+    return env && *env ? env : ENVLOCK_BASES_DEFAULT;
+}
+
+target_catalog *target_catalog_load(el_ctx *ctx, const char *path)
+{
+    if (!path)
+        path = target_catalog_default_path();
+    target_catalog *cat = xcalloc(1, sizeof *cat);
+    cat->mem = arena_new();
+    cat->path = arena_strdup(cat->mem, path);
+    const char *slash = strrchr(path, '/');
+    cat->dir = slash ? arena_strndup(cat->mem, path, slash == path ? 1 : (size_t)(slash - path))
+                     : ".";
+    loader L = { ctx, cat, false };
+
+    size_t len = 0;
+    char *text = read_file(path, CATALOG_MAX_BYTES, &len);
+    if (!text) {
+        el_fail(ctx, EL_SPEC_INVALID, "bases catalog %s cannot be read: %s", path,
+                strerror(errno));
+        el_detail_str(ctx, "reason", "unreadable");
+        el_detail_str(ctx, "path", path);
+        target_catalog_free(cat);
+        return NULL;
+    }
+    spec_findings fs;
+    spec_findings_init(&fs, cat->mem);
+    spec_node *root = spec_yaml_parse(cat->mem, text, len, &fs);
+    free(text);
+    if (fs.len) {
+        const el_finding *f = &fs.items[0];
+        spec_node at = { .line = f->line, .column = f->column };
+        bad(&L, &at, f->field, "%s", f->message);
+    } else if (root) {
+        read_catalog(&L, root);
+    } else {
+        bad(&L, NULL, "(document)", "holds no catalog");
+    }
+    spec_findings_release(&fs);
+    if (L.failed) {
+        target_catalog_free(cat);
+        return NULL;
+    }
+    return cat;
+}
+
+void target_catalog_free(target_catalog *cat)
+{
+    if (!cat)
+        return;
+    arena_free(cat->mem);
+    free(cat);
+}
+
+const char *target_catalog_path(const target_catalog *cat)
+{
+    return cat->path;
+}
+
+static char *joined(const char *const *items, size_t n)
+{
+    strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < n; i++)
+        sb_addf(&sb, "%s%s", i ? ", " : "", items[i]);
+    return sb_detach(&sb, NULL);
+}
+
+const target_base *target_catalog_find(el_ctx *ctx, const target_catalog *cat, const char *ref,
+                                       const char *channel)
+{
+    bool ref_known = false;
+    const char **channels = xcalloc(cat->n_bases + 1, sizeof *channels);
+    size_t nch = 0;
+    for (size_t i = 0; i < cat->n_bases; i++) {
+        if (strcmp(cat->bases[i].ref, ref) != 0)
+            continue;
+        ref_known = true;
+        if (strcmp(cat->bases[i].channel, channel) == 0) {
+            free(channels);
+            return &cat->bases[i];
+        }
+        channels[nch++] = cat->bases[i].channel;
+    }
+    if (!ref_known) {
+        char *list = joined(cat->refs, cat->n_refs);
+        el_fail(ctx, EL_SPEC_INVALID, "`%s` is not an approved base; approved: %s", ref, list);
+        el_detail_str(ctx, "field", "spec.base.ref");
+        free(list);
+    } else {
+        char *list = joined(channels, nch);
+        el_fail(ctx, EL_SPEC_INVALID, "`%s` has no channel `%s`; channels: %s", ref, channel,
+                list);
+        el_detail_str(ctx, "field", "spec.base.channel");
+        free(list);
+    }
+    free(channels);
+    return NULL;
+}
+
+const char *target_base_digest(el_ctx *ctx, const target_base *b, const char *variant)
+{
+    for (size_t i = 0; i < b->n_variants; i++)
+        if (strcmp(b->variants[i], variant) == 0 && b->digests[i])
+            return b->digests[i];
+    el_fail(ctx, EL_ARTIFACT_MISSING,
+            "`%s:%s` has no published digest for the %s variant; it resolves once the channel "
+            "is pushed to `%s`",
+            b->ref, b->channel, variant, b->repository);
+    el_detail_str(ctx, "reason", "base_channel_unpublished");
+    el_detail_str(ctx, "field", "spec.base.channel");
+    el_detail_str(ctx, "variant", variant);
+    el_set_retryable(ctx, true);
+    return NULL;
+}

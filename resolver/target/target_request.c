@@ -1,0 +1,358 @@
+/* target_request.c — builds the resolve_request for a valid spec: the base
+ * from the catalog with the reference's errors, digests per variant, the
+ * protected-pin merge (REFERENCE §3 merge_requirements, exact messages), the
+ * npm and apt roots, sources and options. It decides nothing about versions:
+ * everything here happens before the solve, and a refusal here means the
+ * resolver never runs. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pep508.h"
+#include "target_request.h"
+
+#define DEFAULT_NPM_REGISTRY "https://registry.npmjs.org"
+
+/* ---- the protected-pin merge ---- */
+
+typedef struct pin {
+    const char *text;      /* the requirement line of the pin */
+    char *canonical;
+    const char *supported; /* its specifier: "==7.3.0" */
+    pypi_version *version; /* the single ==/=== version, or NULL */
+} pin;
+
+static char *stripped(arena *mem, const char *s)
+{
+    while (*s && isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
+    return arena_strndup(mem, s, n);
+}
+
+static void pins_free(pin *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(p[i].canonical);
+        pypi_version_free(p[i].version);
+    }
+    free(p);
+}
+
+/* The catalog checked every pin when it was loaded; one that still fails to
+ * parse here is skipped as a pin but kept as a requirement line. */
+static pin *pins_read(arena *mem, const char *const *lines, size_t *n)
+{
+    size_t count = 0;
+    while (lines && lines[count])
+        count++;
+    pin *p = xcalloc(count + 1, sizeof *p);
+    for (size_t i = 0; i < count; i++) {
+        p[i].text = lines[i];
+        pypi_requirement *r = pypi_requirement_parse(lines[i], NULL);
+        if (!r)
+            continue;
+        p[i].canonical = xstrdup(r->canonical_name);
+        p[i].supported = arena_strdup(mem, pypi_specset_str(r->specset));
+        if (pypi_specset_len(r->specset) == 1) {
+            const char *op = pypi_specset_op(r->specset, 0);
+            if (strcmp(op, "==") == 0 || strcmp(op, "===") == 0)
+                p[i].version = pypi_version_parse(pypi_specset_version(r->specset, 0), NULL);
+        }
+        pypi_requirement_free(r);
+    }
+    *n = count;
+    return p;
+}
+
+/* The reference's "permits": the pin names no single version, or the user
+ * gave no specifier, or the user's specifier set contains the pin's version
+ * with pre-releases allowed. */
+static bool permits(const pin *p, const pypi_requirement *r)
+{
+    if (!p->version)
+        return true;
+    if (pypi_specset_len(r->specset) == 0)
+        return true;
+    return pypi_specset_contains(r->specset, p->version, PYPI_PRE_YES);
+}
+
+static void add_root(arena *mem, ptrvec *roots, const char *eco, const char *text,
+                     resolve_root_kind kind, bool protected_pin, const char *field, unsigned line,
+                     unsigned column)
+{
+    resolve_root *r = arena_alloc(mem, sizeof *r);
+    r->ecosystem = eco;
+    r->text = arena_strdup(mem, text);
+    r->kind = kind;
+    r->protected_pin = protected_pin;
+    r->field = arena_strdup(mem, field);
+    r->line = line;
+    r->column = column;
+    ptrvec_push(roots, r);
+}
+
+el_code target_merge(el_ctx *ctx, arena *mem, const char *const *pin_lines,
+                     const el_spec_entry *deps, size_t n_deps, const el_spec_entry *cons,
+                     size_t n_cons, target_merged *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t n_pins = 0;
+    pin *pins = pins_read(mem, pin_lines, &n_pins);
+    ptrvec reqs = PTRVEC_INIT, constraints = PTRVEC_INIT, notes = PTRVEC_INIT;
+    el_code rc = EL_OK;
+    for (size_t pass = 0; pass < 2 && rc == EL_OK; pass++) {
+        const el_spec_entry *list = pass ? cons : deps;
+        size_t n = pass ? n_cons : n_deps;
+        for (size_t i = 0; i < n && rc == EL_OK; i++) {
+            const el_spec_entry *e = &list[i];
+            char *line = stripped(mem, e->text);
+            if (!*line || *line == '#')
+                continue;
+            pypi_requirement *r = pypi_requirement_parse(line, NULL);
+            if (!r) {
+                rc = el_fail(ctx, EL_SPEC_INVALID, "`%s` is not a requirement", line);
+                el_detail_str(ctx, "field", e->field);
+                el_detail_str(ctx, "requirement", line);
+                break;
+            }
+            const pin *p = NULL;
+            for (size_t k = 0; k < n_pins && !p; k++)
+                if (pins[k].canonical && strcmp(pins[k].canonical, r->canonical_name) == 0)
+                    p = &pins[k];
+            if (!p) {
+                add_root(mem, pass ? &constraints : &reqs, "pypi", line,
+                         pass ? ROOT_CONSTRAINT : ROOT_REQUIREMENT, false, e->field, e->line,
+                         e->column);
+            } else if (permits(p, r)) {
+                ptrvec_push(&notes, arena_sprintf(mem, "%s is Datalayer's to pin; `%s` agrees and "
+                                                       "is dropped", p->canonical, line));
+            } else {
+                rc = el_fail(ctx, EL_PROTECTED_PACKAGE,
+                             "`%s` is pinned by Datalayer to `%s`, which `%s` excludes: remove "
+                             "it, or ask for a version inside that range",
+                             r->name, p->supported, line);
+                el_detail_str(ctx, "field", e->field);
+                el_detail_str(ctx, "package", r->canonical_name);
+                el_detail_str(ctx, "requested", pypi_specset_len(r->specset)
+                                                    ? pypi_specset_str(r->specset)
+                                                    : "any");
+                el_detail_str(ctx, "supported", p->supported);
+                if (e->line) {
+                    el_detail_int(ctx, "line", e->line);
+                    el_detail_int(ctx, "column", e->column);
+                }
+            }
+            pypi_requirement_free(r);
+        }
+    }
+    if (rc == EL_OK) {
+        ptrvec roots = PTRVEC_INIT;
+        for (size_t i = 0; i < reqs.len; i++)
+            ptrvec_push(&roots, reqs.items[i]);
+        for (size_t k = 0; k < n_pins; k++)
+            add_root(mem, &roots, "pypi", pins[k].text, ROOT_REQUIREMENT, true, "protected", 0, 0);
+        for (size_t i = 0; i < constraints.len; i++)
+            ptrvec_push(&roots, constraints.items[i]);
+        for (size_t k = 0; k < n_pins; k++)
+            add_root(mem, &roots, "pypi", pins[k].text, ROOT_CONSTRAINT, true, "protected", 0, 0);
+        out->roots = arena_alloc(mem, (roots.len + 1) * sizeof *out->roots);
+        for (size_t i = 0; i < roots.len; i++)
+            out->roots[i] = *(resolve_root *)roots.items[i];
+        out->n_roots = roots.len;
+        out->notes = arena_alloc(mem, (notes.len + 1) * sizeof *out->notes);
+        for (size_t i = 0; i < notes.len; i++)
+            out->notes[i] = notes.items[i];
+        out->n_notes = notes.len;
+        ptrvec_release(&roots);
+    }
+    ptrvec_release(&reqs);
+    ptrvec_release(&constraints);
+    ptrvec_release(&notes);
+    pins_free(pins, n_pins);
+    return rc;
+}
+
+/* ---- the whole request ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static el_code check_source(el_ctx *ctx, const el_spec *spec)
+{
+    const char *source = el_spec_text(spec, "spec.build.source");
+    if (source && strcmp(source, "packages") != 0) {
+        el_fail(ctx, EL_CAPABILITY_UNSUPPORTED,
+                "`%s` is not resolved by envlock yet: only `packages` is", source);
+        el_detail_str(ctx, "field", "spec.build.source");
+        return EL_CAPABILITY_UNSUPPORTED;
+    }
+    const char *manager = el_spec_text(spec, "spec.packages.python.manager");
+    if (manager && strcmp(manager, "conda") == 0) {
+        el_fail(ctx, EL_CAPABILITY_UNSUPPORTED,
+                "Conda environments resolve through their own solver, which is not built yet: "
+                "use `uv` or `pip` syntax");
+        el_detail_str(ctx, "field", "spec.packages.python.manager");
+        return EL_CAPABILITY_UNSUPPORTED;
+    }
+    return EL_OK;
+}
+
+/* Splits the entries of one list out of the whole array (a view, no copy). */
+static size_t take(const el_spec_entry *all, size_t n, el_spec_list list, size_t *from)
+{
+    *from = 0;
+    while (*from < n && all[*from].list != list)
+        (*from)++;
+    size_t k = *from;
+    while (k < n && all[k].list == list)
+        k++;
+    return k - *from;
+}
+
+el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_spec *spec,
+                             const target_request_options *o, target_request **out)
+{
+    *out = NULL;
+    el_code rc = el_spec_validate(ctx, spec);
+    if (rc != EL_OK || (rc = check_source(ctx, spec)) != EL_OK)
+        return rc;
+    const char *ref = el_spec_text(spec, "spec.base.ref");
+    const char *channel = el_spec_text(spec, "spec.base.channel");
+    const target_base *base = target_catalog_find(ctx, cat, ref ? ref : "", channel ? channel : "");
+    if (!base)
+        return el_ctx_code(ctx);
+    const char *python = el_spec_python_version(spec);
+    if (!python || strcmp(python, base->python_minor) != 0) {
+        el_fail(ctx, EL_SPEC_INVALID,
+                "Python %s is not what `%s` provides (%s); it is validated against the base, "
+                "not replaced",
+                python ? python : "(none)", base->ref, base->python_minor);
+        el_detail_str(ctx, "field", "spec.language.version");
+        return EL_SPEC_INVALID;
+    }
+
+    target_request *r = xcalloc(1, sizeof *r);
+    r->mem = arena_new();
+    resolve_request *rq = &r->rq;
+    rq->base = base;
+    if ((rc = el_spec_digest(ctx, spec, r->spec_digest)) != EL_OK)
+        goto fail;
+    rq->spec_digest = r->spec_digest;
+
+    size_t n_all = 0;
+    el_spec_entry *all = el_spec_entries(spec,
+                                         EL_SPEC_PYTHON_DEPENDENCIES | EL_SPEC_PYTHON_CONSTRAINTS |
+                                             EL_SPEC_NODE_DEPENDENCIES | EL_SPEC_APT |
+                                             EL_SPEC_VARIANTS,
+                                         &n_all);
+    if (o && o->spec_text)
+        el_spec_entries_locate(all, n_all, o->spec_text, o->spec_len, o->spec_opts);
+
+    /* Variants: the sorted set of required + optional, or {datalayer}. */
+    size_t from, nv = take(all, n_all, EL_SPEC_VARIANTS, &from);
+    const char **variants = arena_alloc(r->mem, (nv + 2) * sizeof *variants);
+    size_t n_variants = 0;
+    for (size_t i = 0; i < nv; i++)
+        variants[n_variants++] = all[from + i].text;
+    if (!n_variants)
+        variants[n_variants++] = "datalayer";
+    qsort(variants, n_variants, sizeof *variants, cmp_str);
+    size_t u = 0;
+    for (size_t i = 0; i < n_variants; i++)
+        if (u == 0 || strcmp(variants[u - 1], variants[i]) != 0)
+            variants[u++] = variants[i];
+    n_variants = u;
+    variants[n_variants] = NULL;
+    rq->variants = variants;
+    r->resolved_bases = arena_alloc(r->mem, (n_variants + 1) * sizeof *r->resolved_bases);
+    for (size_t i = 0; i < n_variants; i++) {
+        const char *d = target_base_digest(ctx, base, variants[i]);
+        if (!d) {
+            rc = el_ctx_code(ctx);
+            free(all);
+            goto fail;
+        }
+        r->resolved_bases[i] = arena_sprintf(r->mem, "%s@%s", base->repository, d);
+    }
+
+    /* Python: the merge decides the pypi roots. */
+    size_t fd, nd = take(all, n_all, EL_SPEC_PYTHON_DEPENDENCIES, &fd);
+    size_t fc, nc = take(all, n_all, EL_SPEC_PYTHON_CONSTRAINTS, &fc);
+    target_merged m;
+    rc = target_merge(ctx, r->mem, base->protected_pins, all + fd, nd, all + fc, nc, &m);
+    if (rc != EL_OK) {
+        free(all);
+        goto fail;
+    }
+    r->notes = m.notes;
+    r->n_notes = m.n_notes;
+
+    size_t fn, nn = take(all, n_all, EL_SPEC_NODE_DEPENDENCIES, &fn);
+    size_t fa, na = take(all, n_all, EL_SPEC_APT, &fa);
+    resolve_root *roots = arena_alloc(r->mem, (m.n_roots + nn + na + 1) * sizeof *roots);
+    size_t n_roots = 0;
+    for (size_t i = 0; i < m.n_roots; i++)
+        roots[n_roots++] = m.roots[i];
+    for (size_t pass = 0; pass < 2; pass++) {
+        size_t f = pass ? fa : fn, n = pass ? na : nn;
+        for (size_t i = 0; i < n; i++) {
+            const el_spec_entry *e = &all[f + i];
+            char *text = stripped(r->mem, e->text);
+            if (!*text)
+                continue;
+            roots[n_roots++] = (resolve_root){ pass ? "deb" : "npm", text, ROOT_REQUIREMENT,
+                                               false, arena_strdup(r->mem, e->field), e->line,
+                                               e->column };
+        }
+    }
+    rq->roots = roots;
+    rq->n_roots = n_roots;
+    free(all);
+
+    /* Where to read: the spec's indexes, the registry, the base's apt
+     * sources and then the spec's. */
+    rq->pypi_indexes = el_spec_python_indexes(spec, &rq->n_pypi_indexes);
+    rq->npm_registry = el_spec_npm_registry(spec);
+    if (!rq->npm_registry)
+        rq->npm_registry = DEFAULT_NPM_REGISTRY;
+    size_t n_spec_src = 0, n_base_src = 0;
+    const char *const *spec_src = el_spec_apt_sources(spec, &n_spec_src);
+    while (base->apt_sources && base->apt_sources[n_base_src])
+        n_base_src++;
+    const char **sources = arena_alloc(r->mem, (n_base_src + n_spec_src + 1) * sizeof *sources);
+    for (size_t i = 0; i < n_base_src; i++)
+        sources[rq->n_apt_sources++] = base->apt_sources[i];
+    for (size_t i = 0; i < n_spec_src; i++)
+        sources[rq->n_apt_sources++] = spec_src[i];
+    rq->apt_sources = sources;
+    rq->apt_keyring = base->apt_keyring;
+
+    if (o) {
+        rq->exclude_newer = o->exclude_newer ? arena_strdup(r->mem, o->exclude_newer) : NULL;
+        rq->previous = o->upgrade_all ? NULL : o->previous;
+        rq->upgrade_all = o->upgrade_all;
+        rq->upgrade = o->upgrade;
+        rq->n_upgrade = o->n_upgrade;
+        rq->debug_solver_dir = o->debug_solver_dir;
+        rq->explain_full = o->explain_full;
+    }
+    *out = r;
+    return EL_OK;
+
+fail:
+    target_request_free(r);
+    return rc;
+}
+
+void target_request_free(target_request *r)
+{
+    if (!r)
+        return;
+    arena_free(r->mem);
+    free(r);
+}

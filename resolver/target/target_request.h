@@ -1,0 +1,73 @@
+/* target_request.h — from a valid spec and the bases catalog to a
+ * resolve_request (resolver.h): the base and its digests per variant, the
+ * roots of every ecosystem with their spec positions, the protected pins
+ * merged by the reference's rules (REFERENCE §3 merge_requirements), the
+ * sources, and the options. Not part of the public API. */
+#ifndef EL_TARGET_REQUEST_H
+#define EL_TARGET_REQUEST_H
+
+#include "resolver.h"
+
+/* target_merge() :
+ *  The reference's merge_requirements over the user's Python dependencies
+ *  and constraints (each an el_spec_entry with field and position) and the
+ *  base's protected pins, before any solve. Every string the roots use is
+ *  copied into `mem`. On success fills:
+ *    roots   — kept dependencies (ROOT_REQUIREMENT, in order), then every pin
+ *              (ROOT_REQUIREMENT, protected_pin), then kept constraints
+ *              (ROOT_CONSTRAINT, in order), then every pin again
+ *              (ROOT_CONSTRAINT, protected_pin: last, "so they win");
+ *    notes   — "NAME is Datalayer's to pin; `LINE` agrees and is dropped" for
+ *              each user line naming a protected package that the pin satisfies.
+ *  Blank lines and `#` comments are skipped. Fails with DL_ENV_SPEC_INVALID
+ *  "`text` is not a requirement" (detail field, requirement) or
+ *  DL_ENV_PROTECTED_PACKAGE "`NAME` is pinned by Datalayer to `==V`, which
+ *  `LINE` excludes: remove it, or ask for a version inside that range"
+ *  (detail field, package, requested, supported). */
+typedef struct target_merged {
+    resolve_root *roots;
+    size_t n_roots;
+    const char **notes;
+    size_t n_notes;
+} target_merged;
+
+el_code target_merge(el_ctx *ctx, arena *mem, const char *const *pins,
+                     const el_spec_entry *deps, size_t n_deps, const el_spec_entry *cons,
+                     size_t n_cons, target_merged *out);
+
+typedef struct target_request_options {
+    const char *spec_text;        /* the text the spec was loaded from (positions), or NULL */
+    size_t spec_len;
+    const el_spec_options *spec_opts;
+    const char *exclude_newer;    /* already normalized, or NULL */
+    const lock_doc *previous;
+    bool upgrade_all;
+    const char *const *upgrade;
+    size_t n_upgrade;
+    const char *debug_solver_dir;
+    bool explain_full;
+} target_request_options;
+
+typedef struct target_request {
+    arena *mem;
+    resolve_request rq;
+    const char **notes;            /* merge notes, for the user */
+    size_t n_notes;
+    const char **resolved_bases;   /* parallel to rq.variants: "<repository>@<digest>" */
+    char spec_digest[EL_DIGEST_SIZE];
+} target_request;
+
+/* target_request_build() :
+ *  The whole request for `spec` (which must have no findings) against the
+ *  catalog: refuses what cannot be resolved (build sources other than
+ *  `packages`, the conda manager) with CAPABILITY_UNSUPPORTED; finds the base
+ *  (unknown ref or channel: SPEC_INVALID), checks the spec's Python against
+ *  it, resolves the digest of every wanted variant (ARTIFACT_MISSING for an
+ *  unpublished one), merges the protected pins, and adds npm and apt roots.
+ *  Caller frees with target_request_free(); the request borrows `cat` and
+ *  `spec`, which must outlive it. */
+el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_spec *spec,
+                             const target_request_options *o, target_request **out);
+void target_request_free(target_request *r);
+
+#endif
