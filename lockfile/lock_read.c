@@ -44,6 +44,8 @@ static bool fail_at(reader *r, const yaml_mark_t *m, const char *field, const ch
     if (r->failed)
         return false;
     r->failed = true;
+    if (field && !*field) /* the root mapping itself */
+        field = NULL;
     va_list ap;
     va_start(ap, fmt);
     char *what = xvasprintf(fmt, ap);
@@ -216,9 +218,12 @@ static bool walk_map(reader *r, yaml_node_t *n, const char *field, mapwalk *w)
         for (; w->keys[i]; i++)
             if (strlen(w->keys[i]) == klen && memcmp(w->keys[i], ks, klen) == 0)
                 break;
-        if (!w->keys[i] || memchr(ks, '\0', klen))
-            return fail_at(r, &k->start_mark, field, "unknown key `%.*s`",
-                           (int)(klen > 200 ? 200 : klen), ks);
+        if (!w->keys[i] || memchr(ks, '\0', klen)) {
+            int shown = (int)(klen > 200 ? 200 : klen);
+            const char *f = arena_sprintf(r->scratch, "%s%s%.*s", field, *field ? "." : "",
+                                          shown, ks);
+            return fail_at(r, &k->start_mark, f, "unknown key `%.*s`", shown, ks);
+        }
         if (w->val[i])
             return fail_at(r, &k->start_mark, path2(r, field, w->keys[i]), "duplicate key `%s`",
                            w->keys[i]);
@@ -447,15 +452,16 @@ static bool read_packages(reader *r, yaml_node_t *n)
         if ((v = val(&w, "installedInBase")) &&
             !get_bool(r, v, path2(r, f, "installedInBase"), &p->installed_in_base))
             return false;
+        if (((v = val(&w, "requestedBy")) &&
+             !get_strv(r, v, path2(r, f, "requestedBy"), &p->requested_by)) ||
+            ((v = val(&w, "dependencies")) && !read_edges(r, v, path2(r, f, "dependencies"), p)) ||
+            ((v = val(&w, "artifacts")) && !read_artifacts(r, v, path2(r, f, "artifacts"), p)))
+            return false;
         static const char *const need[] = { "requestedBy", "dependencies", "artifacts", NULL };
         for (size_t k = 0; need[k]; k++)
             if (!val(&w, need[k]))
                 return fail_at(r, &it->start_mark, path2(r, f, need[k]),
                                "missing required key `%s`", need[k]);
-        if (!get_strv(r, val(&w, "requestedBy"), path2(r, f, "requestedBy"), &p->requested_by) ||
-            !read_edges(r, val(&w, "dependencies"), path2(r, f, "dependencies"), p) ||
-            !read_artifacts(r, val(&w, "artifacts"), path2(r, f, "artifacts"), p))
-            return false;
         d->n_packages++;
     }
     return true;
@@ -499,12 +505,18 @@ static bool read_root(reader *r, yaml_node_t *root)
     if (!walk_map(r, root, "", &w) ||
         !req_str(r, root, &w, "", "specDigest", &r->d->spec_digest))
         return false;
+    /* what is there first (problems in document order), then what is missing */
+    yaml_node_t *v;
+    if (((v = val(&w, "target")) && !read_target(r, v)) ||
+        ((v = val(&w, "options")) && !read_options(r, v)) ||
+        ((v = val(&w, "inputs")) && !read_inputs(r, v)) ||
+        ((v = val(&w, "packages")) && !read_packages(r, v)))
+        return false;
     static const char *const need[] = { "target", "options", "inputs", "packages", NULL };
     for (size_t k = 0; need[k]; k++)
         if (!val(&w, need[k]))
             return fail_at(r, &root->start_mark, need[k], "missing required key `%s`", need[k]);
-    return read_target(r, val(&w, "target")) && read_options(r, val(&w, "options")) &&
-           read_inputs(r, val(&w, "inputs")) && read_packages(r, val(&w, "packages"));
+    return true;
 }
 
 static void syntax_fail(el_ctx *ctx, const yaml_parser_t *p, const char *text, size_t len)

@@ -1,0 +1,846 @@
+/* unit_lockfile.c — cmocka tests of lockfile/: canonical order under
+ * shuffling, quoting of every scalar YAML could misread, the exact text of a
+ * known lock, write -> read -> write byte identity over generated docs,
+ * malformed locks with their exact line/column/field, the atomic write and
+ * its digest, and lock_check() over each ecosystem's grammar edge cases.
+ * Run as `unit_lockfile GROUP` (one ctest per group). */
+#include <dirent.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "lock.h"
+#include "lock_gen.h"
+#include "lock_sample.h"
+
+static char *text_of(lock_doc *d, size_t *len)
+{
+    char *t = lock_write_text(d, len);
+    assert_non_null(t);
+    return t;
+}
+
+/* ---- sort ---- */
+
+static void test_shuffle_1000(void **state)
+{
+    (void)state;
+    lock_doc *d = gen_doc(42, 40);
+    size_t ref_len;
+    char *ref = text_of(d, &ref_len);
+    gen g = { 7 };
+    for (int i = 0; i < 1000; i++) {
+        gen_shuffle(&g, d);
+        size_t len;
+        char *t = text_of(d, &len);
+        assert_int_equal(len, ref_len);
+        assert_memory_equal(t, ref, len);
+        free(t);
+    }
+    free(ref);
+    lock_doc_free(d);
+}
+
+static void test_shuffle_many_docs(void **state)
+{
+    (void)state;
+    gen g = { 99 };
+    for (uint64_t seed = 1; seed <= 100; seed++) {
+        lock_doc *d = gen_doc(seed, 12);
+        size_t ref_len;
+        char *ref = text_of(d, &ref_len);
+        for (int i = 0; i < 10; i++) {
+            gen_shuffle(&g, d);
+            size_t len;
+            char *t = text_of(d, &len);
+            assert_int_equal(len, ref_len);
+            assert_memory_equal(t, ref, len);
+            free(t);
+        }
+        free(ref);
+        lock_doc_free(d);
+    }
+}
+
+static void test_sort_idempotent_and_order(void **state)
+{
+    (void)state;
+    lock_doc *d = lock_doc_new();
+    const char *names[] = { "b", "a", "B", "a-b", "a_b", "A", "é", "z" };
+    for (size_t i = 0; i < 8; i++) {
+        lock_package *p = lock_doc_add_package(d);
+        p->ecosystem = "pypi";
+        p->name = names[i];
+        p->version = "1";
+    }
+    lock_package *p = lock_doc_add_package(d);
+    p->ecosystem = "deb";
+    p->name = "zz";
+    p->version = "1";
+    lock_doc_sort(d);
+    lock_doc_sort(d);
+    /* byte order: deb before pypi; "A" < "B" < "a" < "a-b" < "a_b" < "b" < "z" < "é" */
+    const char *want[] = { "zz", "A", "B", "a", "a-b", "a_b", "b", "z", "é" };
+    for (size_t i = 0; i < 9; i++)
+        assert_string_equal(d->packages[i].name, want[i]);
+    assert_ptr_equal(lock_find(d, "pypi", "a-b", NULL), &d->packages[4]);
+    assert_null(lock_find(d, "npm", "a", NULL));
+    assert_null(lock_find(d, "pypi", "a", "2"));
+    lock_doc_free(d);
+}
+
+/* ---- quoting ---- */
+
+static void test_quoting_roundtrip(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    for (size_t i = 0; gen_tricky[i]; i++) {
+        const char *s = gen_tricky[i];
+        lock_doc *d = lock_doc_new();
+        d->spec_digest = s;
+        d->python_version = s;
+        d->exclude_newer = s;
+        lock_strv_add(d, &d->upgrade, s);
+        lock_strv_add(d, &d->variants, s);
+        lock_package *p = lock_doc_add_package(d);
+        p->ecosystem = "pypi";
+        p->name = s;
+        p->version = s;
+        lock_strv_add(d, &p->requested_by, s);
+        lock_edge *e = lock_package_add_dep(d, p);
+        e->name = s;
+        e->version = s;
+        e->spec = s;
+        lock_artifact *a = lock_package_add_artifact(d, p);
+        a->file = s;
+        a->url = s;
+        a->hash = s;
+        size_t len;
+        char *t = text_of(d, &len);
+        lock_doc *r = lock_read_text(ctx, t, len);
+        if (!r)
+            fail_msg("`%s` did not read back: %s\n%s", s, el_ctx_message(ctx), t);
+        assert_string_equal(r->spec_digest, s);
+        assert_string_equal(r->python_version, s);
+        assert_string_equal(r->exclude_newer, s);
+        assert_string_equal(r->upgrade[0], s);
+        assert_string_equal(r->variants[0], s);
+        assert_null(r->base_digests[0]);
+        assert_string_equal(r->packages[0].name, s);
+        assert_string_equal(r->packages[0].version, s);
+        assert_string_equal(r->packages[0].requested_by[0], s);
+        assert_string_equal(r->packages[0].deps[0].spec, s);
+        assert_string_equal(r->packages[0].deps[0].ecosystem, "pypi");
+        assert_string_equal(r->packages[0].artifacts[0].hash, s);
+        free(t);
+        lock_doc_free(r);
+        lock_doc_free(d);
+    }
+    el_ctx_free(ctx);
+}
+
+static void test_quoting_choices(void **state)
+{
+    (void)state;
+    struct { const char *in, *line; } cases[] = {
+        { "1.10", "  version: \"1.10\"\n" },
+        { "yes", "  version: \"yes\"\n" },
+        { "Off", "  version: \"Off\"\n" },
+        { "null", "  version: \"null\"\n" },
+        { "~", "  version: \"~\"\n" },
+        { "0o7", "  version: \"0o7\"\n" },
+        { "", "  version: \"\"\n" },
+        { "a: b", "  version: \"a: b\"\n" },
+        { "a#b", "  version: \"a#b\"\n" },
+        { "tab\there", "  version: \"tab\\there\"\n" },
+        { "\x01", "  version: \"\\x01\"\n" },
+        { "ü", "  version: \"ü\"\n" },
+        { "v1.0", "  version: v1.0\n" },
+        { "a1!b", "  version: a1!b\n" },
+        { "sha512-a+b/c==", "  version: sha512-a+b/c==\n" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        lock_doc *d = lock_doc_new();
+        d->spec_digest = "x";
+        lock_package *p = lock_doc_add_package(d);
+        p->ecosystem = "pypi";
+        p->name = "n";
+        p->version = cases[i].in;
+        size_t len;
+        char *t = text_of(d, &len);
+        if (!strstr(t, cases[i].line))
+            fail_msg("`%s`: expected line %s in\n%s", cases[i].in, cases[i].line, t);
+        free(t);
+        lock_doc_free(d);
+    }
+}
+
+static void test_invalid_utf8_refused(void **state)
+{
+    (void)state;
+    lock_doc *d = lock_doc_new();
+    d->spec_digest = "bad \xff byte";
+    size_t len = 7;
+    assert_null(lock_write_text(d, &len));
+    assert_int_equal(len, 0);
+    el_ctx *ctx = el_ctx_new();
+    char dir[] = "/tmp/el_lock_utf8_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *path = xasprintf("%s/envlock.lock", dir);
+    char digest[72];
+    assert_int_equal(lock_write_file(ctx, d, path, digest), EL_INTERNAL);
+    assert_int_equal(access(path, F_OK), -1);
+    rmdir(dir);
+    free(path);
+    el_ctx_free(ctx);
+    lock_doc_free(d);
+}
+
+/* ---- golden ---- */
+
+static void test_golden_sample(void **state)
+{
+    (void)state;
+    char *path = xasprintf("%s/sample.lock", getenv("LOCK_TEST_DIR") ? getenv("LOCK_TEST_DIR")
+                                                                      : LOCK_TEST_DIR);
+    size_t want_len;
+    char *want = read_file(path, 1 << 20, &want_len);
+    assert_non_null(want);
+    lock_doc *d = sample_doc();
+    size_t len;
+    char *t = text_of(d, &len);
+    if (len != want_len || memcmp(t, want, len) != 0)
+        fail_msg("the sample lock differs from %s:\n%s", path, t);
+    /* reading the golden file and writing it again gives the same bytes */
+    el_ctx *ctx = el_ctx_new();
+    lock_doc *r = lock_read_text(ctx, want, want_len);
+    assert_non_null(r);
+    char *t2 = text_of(r, &len);
+    assert_int_equal(len, want_len);
+    assert_memory_equal(t2, want, len);
+    el_ctx_free(ctx);
+    free(t2);
+    lock_doc_free(r);
+    free(t);
+    lock_doc_free(d);
+    free(want);
+    free(path);
+}
+
+/* ---- round trip ---- */
+
+static void test_roundtrip_generated(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    for (uint64_t seed = 1; seed <= 2000; seed++) {
+        lock_doc *d = gen_doc(seed, 10);
+        size_t len1, len2;
+        char *t1 = text_of(d, &len1);
+        lock_doc *r = lock_read_text(ctx, t1, len1);
+        if (!r)
+            fail_msg("seed %llu: %s\n%s", (unsigned long long)seed, el_ctx_message(ctx), t1);
+        char *t2 = text_of(r, &len2);
+        if (len1 != len2 || memcmp(t1, t2, len1) != 0)
+            fail_msg("seed %llu: bytes differ after reading back\n%s\n----\n%s",
+                     (unsigned long long)seed, t1, t2);
+        assert_int_equal(r->n_packages, d->n_packages);
+        assert_int_equal(r->n_inputs, d->n_inputs);
+        assert_int_equal(r->upgrade_all, d->upgrade_all);
+        free(t1);
+        free(t2);
+        lock_doc_free(r);
+        lock_doc_free(d);
+    }
+    el_ctx_free(ctx);
+}
+
+/* ---- malformed ---- */
+
+#define HEAD "lockVersion: 1\nspecDigest: \"sha256:x\"\ntarget: {}\noptions:\n  upgradeAll: false\ninputs: []\n"
+#define PKG  "packages:\n- ecosystem: pypi\n  name: numpy\n"
+
+typedef struct bad_case {
+    const char *name;
+    const char *text;
+    size_t len; /* 0: strlen */
+    int line, column;
+    const char *field;
+    const char *message_part;
+} bad_case;
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    static const bad_case cases[] = {
+        { "valid control", HEAD PKG "  version: \"1\"\n  requestedBy: []\n  dependencies: []\n  artifacts: []\n",
+          0, 0, 0, NULL, NULL },
+        { "syntax: unterminated quote", "lockVersion: 1\nspecDigest: \"abc\n", 0, 3, 1, "(document)",
+          "YAML syntax" },
+        { "syntax: bad indentation", HEAD PKG "  version: \"1\"\n   requestedBy: []\n", 0, 11, 4,
+          "(document)", "YAML syntax" },
+        { "syntax: tab indentation", "lockVersion: 1\n\tspecDigest: x\n", 0, 2, 1, "(document)",
+          "YAML syntax" },
+        { "not UTF-8", "lockVersion: 1\nspecDigest: \"\xff\"\n", 0, 2, 14, "(document)", "UTF-8" },
+        { "empty", "", 0, 1, 1, "(document)", "empty" },
+        { "root is a list", "- a\n", 0, 1, 1, "(document)", "a lock is a YAML mapping" },
+        { "format version 2", "lockVersion: 2\nfuture: {}\n", 0, 1, 14, "lockVersion",
+          "lock format version 2 is not supported" },
+        { "format version quoted", "lockVersion: \"1\"\n", 0, 1, 14, "lockVersion",
+          "expected a non-negative integer" },
+        { "format version leading zero", "lockVersion: 01\n", 0, 1, 14, "lockVersion",
+          "expected a non-negative integer, found `01`" },
+        { "format version missing", "specDigest: x\n", 0, 1, 1, "lockVersion", "missing required key" },
+        { "unknown top-level key", HEAD "bogus: 1\n" PKG, 0, 7, 1, "bogus", "unknown key `bogus`" },
+        { "unknown package key", HEAD PKG "  version: \"1\"\n  color: red\n", 0, 11, 3,
+          "packages[0].color", "unknown key `color`" },
+        { "wrong type: unquoted version", HEAD PKG "  version: 1.10\n", 0, 10, 12,
+          "packages[0].version", "expected a string, found an unquoted number (quote it)" },
+        { "wrong type: boolean name", HEAD "packages:\n- ecosystem: pypi\n  name: yes\n", 0, 9, 9,
+          "packages[0].name", "found a boolean" },
+        { "wrong type: null digest", "lockVersion: 1\nspecDigest: ~\n", 0, 2, 13, "specDigest",
+          "found null" },
+        { "wrong type: list for a mapping", "lockVersion: 1\nspecDigest: x\ntarget: []\n", 0, 3, 9,
+          "target", "expected a mapping, found a list" },
+        { "wrong type: inputs mapping", "lockVersion: 1\nspecDigest: x\ntarget: {}\noptions: {upgradeAll: true}\ninputs: {}\n",
+          0, 5, 9, "inputs", "expected a list, found a mapping" },
+        { "wrong type: upgradeAll yes", "lockVersion: 1\nspecDigest: x\ntarget: {}\noptions: {upgradeAll: yes}\n",
+          0, 4, 23, "options.upgradeAll", "expected true or false" },
+        { "wrong type: size quoted", HEAD PKG "  version: \"1\"\n  requestedBy: []\n  dependencies: []\n  artifacts:\n  - {file: f, url: u, hash: h, size: \"12\"}\n",
+          0, 14, 38, "packages[0].artifacts[0].size", "expected a non-negative integer" },
+        { "wrong type: size negative", HEAD PKG "  version: \"1\"\n  requestedBy: []\n  dependencies: []\n  artifacts:\n  - {file: f, url: u, hash: h, size: -1}\n",
+          0, 14, 38, "packages[0].artifacts[0].size", "found `-1`" },
+        { "wrong type: edge is a string", HEAD PKG "  version: \"1\"\n  requestedBy: []\n  dependencies: [x]\n",
+          0, 12, 18, "packages[0].dependencies[0]", "expected a mapping" },
+        { "missing package version", HEAD PKG "  requestedBy: []\n  dependencies: []\n  artifacts: []\n",
+          0, 8, 3, "packages[0].version", "missing required key `version`" },
+        { "missing artifacts", HEAD PKG "  version: \"1\"\n  requestedBy: []\n  dependencies: []\n",
+          0, 8, 3, "packages[0].artifacts", "missing required key `artifacts`" },
+        { "missing edge version", HEAD PKG "  version: \"1\"\n  requestedBy: []\n  dependencies:\n  - {name: a}\n  artifacts: []\n",
+          0, 13, 5, "packages[0].dependencies[0].version", "missing required key" },
+        { "missing packages", "lockVersion: 1\nspecDigest: x\ntarget: {}\noptions: {upgradeAll: true}\ninputs: []\n",
+          0, 1, 1, "packages", "missing required key `packages`" },
+        { "missing upgradeAll", "lockVersion: 1\nspecDigest: x\ntarget: {}\noptions: {}\ninputs: []\npackages: []\n",
+          0, 4, 10, "options.upgradeAll", "missing required key" },
+        { "duplicate key", HEAD PKG "  name: pandas\n", 0, 10, 3, "packages[0].name",
+          "duplicate key `name`" },
+        { "duplicate top-level key", "lockVersion: 1\nlockVersion: 1\n", 0, 2, 1, "lockVersion",
+          "duplicate key" },
+        { "duplicate variant", "lockVersion: 1\nspecDigest: x\ntarget:\n  base:\n    digests:\n      a: null\n      a: \"sha256:1\"\n",
+          0, 7, 7, "target.base.digests.a", "duplicate key" },
+        { "anchor and alias", HEAD PKG "  version: &v \"1\"\n  requestedBy: [*v]\n", 0, 10, 12,
+          "packages[0].requestedBy[0]", "anchors and aliases" },
+        { "explicit tag", HEAD PKG "  version: !!int \"1\"\n", 0, 10, 12, "packages[0].version",
+          "tag" },
+        { "NUL in a string", HEAD PKG "  version: \"a\\0b\"\n", 0, 10, 12, "packages[0].version",
+          "NUL" },
+        { "second document", HEAD "packages: []\n---\nx: 1\n", 0, 9, 1, "(document)",
+          "one YAML document" },
+        { "non-string key", "lockVersion: 1\n[a]: 1\n", 0, 2, 1, "(document)", "a key must be a string" },
+    };
+    el_ctx *ctx = el_ctx_new();
+    int mismatches = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const bad_case *c = &cases[i];
+        size_t len = c->len ? c->len : strlen(c->text);
+        lock_doc *d = lock_read_text(ctx, c->text, len);
+        if (!c->field) {
+            if (!d)
+                fail_msg("%s: %s", c->name, el_ctx_message(ctx));
+            lock_doc_free(d);
+            continue;
+        }
+        if (d)
+            fail_msg("%s: accepted", c->name);
+        assert_int_equal(el_ctx_code(ctx), EL_SPEC_INVALID);
+        struct json_object *det = el_ctx_detail(ctx), *v;
+        assert_true(json_object_object_get_ex(det, "reason", &v));
+        assert_string_equal(json_object_get_string(v), "invalid_lock");
+        assert_true(json_object_object_get_ex(det, "line", &v));
+        int line = json_object_get_int(v);
+        assert_true(json_object_object_get_ex(det, "column", &v));
+        int col = json_object_get_int(v);
+        assert_true(json_object_object_get_ex(det, "field", &v));
+        const char *field = json_object_get_string(v);
+        const char *msg = el_ctx_message(ctx);
+        if (line != c->line || col != c->column || strcmp(field, c->field) != 0 ||
+            !strstr(msg, c->message_part)) {
+            print_error("%s: got %d:%d field %s: %s; want %d:%d field %s, message with `%s`\n",
+                        c->name, line, col, field, msg, c->line, c->column, c->field,
+                        c->message_part);
+            mismatches++;
+        }
+    }
+    el_ctx_free(ctx);
+    assert_int_equal(mismatches, 0);
+}
+
+/* ---- atomic write and digest ---- */
+
+static size_t dir_entries(const char *dir)
+{
+    DIR *dh = opendir(dir);
+    assert_non_null(dh);
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(dh)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(dh);
+    return n;
+}
+
+static void test_atomic_write(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    char dir[] = "/tmp/el_lock_atomic_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *path = xasprintf("%s/envlock.lock", dir);
+    char digest[72];
+
+    /* a first lock, then overwrite it: one file, no temp left */
+    lock_doc *small = gen_doc(3, 2);
+    assert_int_equal(lock_write_file(ctx, small, path, digest), EL_OK);
+    lock_doc *big = gen_doc(5, 200);
+    assert_int_equal(lock_write_file(ctx, big, path, digest), EL_OK);
+    assert_int_equal(dir_entries(dir), 1);
+    assert_int_equal(lock_write_file(ctx, small, path, digest), EL_OK);
+    size_t old_len;
+    char *old = read_file(path, 1 << 24, &old_len);
+    assert_non_null(old);
+
+    /* a write that fails half-way (file size limit): the old lock stays */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = { 512, 512 };
+        setrlimit(RLIMIT_FSIZE, &rl);
+        el_ctx *c2 = el_ctx_new();
+        char dg[72];
+        el_code rc = lock_write_file(c2, big, path, dg);
+        _exit(rc == EL_INTERNAL && strstr(el_ctx_message(c2), "writing") ? 0 : 1);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    size_t now_len;
+    char *now = read_file(path, 1 << 24, &now_len);
+    assert_int_equal(now_len, old_len);
+    assert_memory_equal(now, old, old_len);
+    assert_int_equal(dir_entries(dir), 1);
+    free(now);
+
+    /* the rename fails (the target is a non-empty directory): nothing changes */
+    char *sub = xasprintf("%s/lockdir", dir);
+    char *inner = xasprintf("%s/keep", sub);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    FILE *f = fopen(inner, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(lock_write_file(ctx, small, sub, digest), EL_INTERNAL);
+    assert_int_equal(el_ctx_code(ctx), EL_INTERNAL);
+    assert_non_null(strstr(el_ctx_message(ctx), "renaming"));
+    assert_int_equal(dir_entries(dir), 2);
+    assert_int_equal(dir_entries(sub), 1);
+
+    /* a directory that does not exist */
+    char *missing = xasprintf("%s/no/such/dir/envlock.lock", dir);
+    assert_int_equal(lock_write_file(ctx, small, missing, digest), EL_INTERNAL);
+
+    unlink(inner);
+    rmdir(sub);
+    unlink(path);
+    rmdir(dir);
+    free(missing);
+    free(inner);
+    free(sub);
+    free(old);
+    free(path);
+    lock_doc_free(small);
+    lock_doc_free(big);
+    el_ctx_free(ctx);
+}
+
+static void test_digest(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    char dir[] = "/tmp/el_lock_digest_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *path = xasprintf("%s/x.lock", dir);
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        lock_doc *d = gen_doc(seed, 20);
+        char digest[72];
+        assert_int_equal(lock_write_file(ctx, d, path, digest), EL_OK);
+        size_t len;
+        char *bytes = read_file(path, 1 << 24, &len);
+        char hex[65], want[72];
+        sha256_hex(bytes, len, hex);
+        snprintf(want, sizeof want, "sha256:%s", hex);
+        assert_string_equal(digest, want);
+        size_t tlen;
+        char *t = text_of(d, &tlen);
+        assert_int_equal(tlen, len);
+        assert_memory_equal(t, bytes, len);
+        free(t);
+        free(bytes);
+        lock_doc_free(d);
+    }
+    unlink(path);
+    rmdir(dir);
+    free(path);
+    el_ctx_free(ctx);
+}
+
+/* ---- check ---- */
+
+static const char *sample_variants[] = { "datalayer", "e2b", NULL };
+static const char *sample_digests[] = { "sha256:" SAMPLE_HEX_B, NULL, NULL };
+
+static lock_check_input sample_input(void)
+{
+    return (lock_check_input){
+        .spec_digest = "sha256:" SAMPLE_HEX_A,
+        .python_version = "3.13.7",
+        .platform = "manylinux_2_36_x86_64",
+        .arch = "amd64",
+        .base_ref = "datalayer/python-cpu",
+        .base_channel = "2026.09",
+        .variants = sample_variants,
+        .base_digests = sample_digests,
+        .exclude_newer = "2026-09-01T00:00:00Z",
+        .prereleases = "if-necessary-or-explicit",
+    };
+}
+
+/* Runs lock_check and compares the report with `want` ("" = valid). */
+static void expect_report(lock_doc *d, const lock_check_input *in, const char *want)
+{
+    el_ctx *ctx = el_ctx_new();
+    strbuf rep = STRBUF_INIT;
+    bool stale = true;
+    el_code rc = lock_check(ctx, d, in, &stale, &rep);
+    if (rc != EL_OK)
+        fail_msg("lock_check failed: %s", el_ctx_message(ctx));
+    if (strcmp(rep.buf, want) != 0)
+        fail_msg("report:\n%s\nwanted:\n%s", rep.buf, want);
+    assert_int_equal(stale, *want != '\0');
+    sb_release(&rep);
+    el_ctx_free(ctx);
+}
+
+static void expect_root(lock_doc *d, const char *eco, const char *text, const char *want)
+{
+    lock_check_input in = sample_input();
+    lock_check_root r = { eco, text };
+    in.roots = &r;
+    in.n_roots = 1;
+    expect_report(d, &in, want);
+}
+
+static void test_check_unchanged(void **state)
+{
+    (void)state;
+    lock_doc *d = sample_doc();
+    lock_doc_sort(d);
+    lock_check_input in = sample_input();
+    lock_check_root roots[] = {
+        { "pypi", "pandas>=2" }, { "pypi", "requests[socks]" }, { "npm", "zod@^3" },
+        { "npm", "wrap-ansi" },  { "deb", "gdal-bin" },          { "deb", "tzdata" },
+    };
+    in.roots = roots;
+    in.n_roots = 6;
+    expect_report(d, &in, "");
+    lock_doc_free(d);
+}
+
+static void test_check_spec_target_options(void **state)
+{
+    (void)state;
+    lock_doc *d = sample_doc();
+    lock_check_input in = sample_input();
+    in.spec_digest = "sha256:00";
+    in.python_version = "3.13.8";
+    in.base_channel = "2026.10";
+    static const char *vars[] = { "datalayer", "daytona", NULL };
+    static const char *digs[] = { "sha256:ff", "sha256:ee", NULL };
+    in.variants = vars;
+    in.base_digests = digs;
+    in.exclude_newer = NULL;
+    in.prereleases = "disallow";
+    expect_report(d, &in,
+                  "spec digest changed: sha256:" SAMPLE_HEX_A " -> sha256:00\n"
+                  "target python changed: 3.13.7 -> 3.13.8\n"
+                  "base channel changed: 2026.09 -> 2026.10\n"
+                  "base digest for the datalayer variant changed: sha256:" SAMPLE_HEX_B " -> sha256:ff\n"
+                  "variant daytona added (the lock has no base digest for it)\n"
+                  "variant e2b removed\n"
+                  "option excludeNewer changed: 2026-09-01T00:00:00Z -> (none)\n"
+                  "option prereleases changed: if-necessary-or-explicit -> disallow\n");
+    /* upgrade options are compared only when asked */
+    in = sample_input();
+    in.upgrade_all = true;
+    expect_report(d, &in, "");
+    in.compare_upgrade = true;
+    static const char *up[] = { "numpy", "pandas", "numpy" };
+    in.upgrade = up;
+    in.n_upgrade = 3;
+    expect_report(d, &in,
+                  "option upgradeAll changed: false -> true\n"
+                  "option upgradePackages changed: [] -> [numpy, pandas]\n");
+    lock_doc_free(d);
+}
+
+static void test_check_inputs(void **state)
+{
+    (void)state;
+    lock_doc *d = sample_doc();
+    lock_check_input in = sample_input();
+    lock_input fresh[] = {
+        { "pypi", "https://pypi.org/simple/numpy/", "W/\"5e1f-numpy\"", NULL },
+        { "pypi", "https://pypi.org/simple/pandas/", "\"p1\"", NULL },
+        { "npm", "https://registry.npmjs.org/zod", "\"a7c3\"", "2026-09-02T00:00:00.000Z" },
+        { "deb", "https://snapshot.debian.org/archive/debian/20260914T150000Z/dists/bookworm/Release",
+          "sha256:" SAMPLE_HEX_A, "Sat, 13 Sep 2026 09:12:44 UTC" },
+    };
+    in.fresh = fresh;
+    in.n_fresh = 1;
+    expect_report(d, &in, "");
+    in.n_fresh = 4;
+    expect_report(d, &in,
+                  "input changed: https://snapshot.debian.org/archive/debian/20260914T150000Z/dists/bookworm/Release Release sha256:" SAMPLE_HEX_B " -> sha256:" SAMPLE_HEX_A "\n"
+                  "input changed: https://registry.npmjs.org/zod modified 2026-08-30T11:02:13.512Z -> 2026-09-02T00:00:00.000Z\n"
+                  "input added: https://pypi.org/simple/pandas/\n");
+    fresh[0].identity = "W/\"5e20-numpy\"";
+    in.n_fresh = 1;
+    expect_report(d, &in,
+                  "input changed: https://pypi.org/simple/numpy/ etag W/\"5e1f-numpy\" -> W/\"5e20-numpy\"\n");
+    lock_doc_free(d);
+}
+
+static void test_check_pypi(void **state)
+{
+    (void)state;
+    lock_doc *d = sample_doc();
+    lock_package *t = sample_pkg(d, "pypi", "torch", "2.4.0+cpu", "https://download.pytorch.org/whl/cpu");
+    (void)t;
+    sample_pkg(d, "pypi", "numpy-post", "1.26.4.post1", "x");
+    lock_doc_sort(d);
+    expect_root(d, "pypi", "numpy==1.26.4", "");
+    expect_root(d, "pypi", "NumPy==1.26.4", "");
+    expect_root(d, "pypi", "numpy==1.21.0",
+                "numpy==1.21.0 is no longer satisfied: the lock has 1.26.4\n");
+    expect_root(d, "pypi", "numpy~=1.26", "");
+    expect_root(d, "pypi", "numpy~=1.25.0",
+                "numpy~=1.25.0 is no longer satisfied: the lock has 1.26.4\n");
+    expect_root(d, "pypi", "numpy!=1.26.*", "numpy!=1.26.* is no longer satisfied: the lock has 1.26.4\n");
+    /* pre-releases: accepted when they fit, never below `<V` of their own release */
+    expect_root(d, "pypi", "ipykernel>=6", "");
+    expect_root(d, "pypi", "ipykernel<7", "ipykernel<7 is no longer satisfied: the lock has 7.0.0a1\n");
+    expect_root(d, "pypi", "ipykernel==7.0.0a1", "");
+    /* local versions */
+    expect_root(d, "pypi", "torch==2.4.0", "");
+    expect_root(d, "pypi", "torch<=2.4.0", "");
+    expect_root(d, "pypi", "torch==2.4.0+cpu", "");
+    expect_root(d, "pypi", "torch==2.4.0+cu121",
+                "torch==2.4.0+cu121 is no longer satisfied: the lock has 2.4.0+cpu\n");
+    expect_root(d, "pypi", "torch>2.4.0", "torch>2.4.0 is no longer satisfied: the lock has 2.4.0+cpu\n");
+    /* post releases */
+    expect_root(d, "pypi", "numpy-post>1.26", "");
+    expect_root(d, "pypi", "numpy_post>1.26.4",
+                "numpy_post>1.26.4 is no longer satisfied: the lock has 1.26.4.post1\n");
+    /* extras, markers, missing names */
+    expect_root(d, "pypi", "requests[SOCKS]>=2.31", "");
+    expect_root(d, "pypi", "requests[security,socks]",
+                "requests[security,socks] is no longer satisfied: the lock does not install the extra security\n");
+    expect_root(d, "pypi", "tomli>=2; python_version < \"3.11\"", "");
+    expect_root(d, "pypi", "scipy; platform_machine == \"x86_64\"",
+                "scipy; platform_machine == \"x86_64\" is not in the lock\n");
+    expect_root(d, "pypi", "pandas @ https://example.org/pandas-2.2.3.tar.gz", "");
+
+    /* pre-release modes of the lock */
+    d->prereleases = "explicit";
+    lock_check_input in = sample_input();
+    in.prereleases = "explicit";
+    lock_check_root r1 = { "pypi", "ipykernel>=6" };
+    in.roots = &r1;
+    in.n_roots = 1;
+    expect_report(d, &in, "ipykernel>=6 is no longer satisfied: the lock has 7.0.0a1\n");
+    r1.text = "ipykernel>=7.0.0a0";
+    expect_report(d, &in, "");
+    d->prereleases = "disallow";
+    in.prereleases = "disallow";
+    expect_report(d, &in, "ipykernel>=7.0.0a0 is no longer satisfied: the lock has 7.0.0a1\n");
+    lock_doc_free(d);
+}
+
+static void test_check_npm(void **state)
+{
+    (void)state;
+    lock_doc *d = sample_doc();
+    sample_pkg(d, "npm", "tiny", "0.2.5", "x")->path = "node_modules/tiny";
+    sample_pkg(d, "npm", "beta", "1.0.0-beta.3", "x")->path = "node_modules/beta";
+    sample_pkg(d, "npm", "@types/node", "20.11.5", "x")->path = "node_modules/@types/node";
+    lock_doc_sort(d);
+    expect_root(d, "npm", "zod@^3", "");
+    expect_root(d, "npm", "zod@3.23.8", "");
+    expect_root(d, "npm", "zod", "");
+    expect_root(d, "npm", "zod@latest", "");
+    expect_root(d, "npm", "zod@^4", "zod@^4 is no longer satisfied: the lock has 3.23.8\n");
+    expect_root(d, "npm", "zod@~3.22.0", "zod@~3.22.0 is no longer satisfied: the lock has 3.23.8\n");
+    /* the root sees the top-level copy, not the nested one */
+    expect_root(d, "npm", "ansi-styles@^6", "");
+    expect_root(d, "npm", "ansi-styles@^4",
+                "ansi-styles@^4 is no longer satisfied: the lock has 6.2.1\n");
+    /* ^0.x pins the minor */
+    expect_root(d, "npm", "tiny@^0.2.0", "");
+    expect_root(d, "npm", "tiny@^0.1.0", "tiny@^0.1.0 is no longer satisfied: the lock has 0.2.5\n");
+    /* prerelease gating: only a range naming a prerelease of 1.0.0 admits it */
+    expect_root(d, "npm", "beta@^1.0.0-beta.1", "");
+    expect_root(d, "npm", "beta@>=0.9.0", "beta@>=0.9.0 is no longer satisfied: the lock has 1.0.0-beta.3\n");
+    expect_root(d, "npm", "@types/node@^20", "");
+    expect_root(d, "npm", "@types/node@>=21 <22",
+                "@types/node@>=21 <22 is no longer satisfied: the lock has 20.11.5\n");
+    expect_root(d, "npm", "left-pad@^1", "left-pad@^1 is not in the lock\n");
+    lock_doc_free(d);
+}
+
+static void test_check_deb(void **state)
+{
+    (void)state;
+    lock_doc *d = sample_doc();
+    lock_doc_sort(d);
+    expect_root(d, "deb", "gdal-bin", "");
+    expect_root(d, "deb", "gdal-bin=3.6.2+dfsg-1+b2", "");
+    expect_root(d, "deb", "gdal-bin=3.6.2+dfsg-1",
+                "gdal-bin=3.6.2+dfsg-1 is no longer satisfied: the lock has 3.6.2+dfsg-1+b2\n");
+    expect_root(d, "deb", "gdal-bin (>> 3.6.2+dfsg-1)", "");
+    expect_root(d, "deb", "gdal-bin (>> 3.6.2+dfsg-1+b2)",
+                "gdal-bin (>> 3.6.2+dfsg-1+b2) is no longer satisfied: the lock has gdal-bin 3.6.2+dfsg-1+b2\n");
+    expect_root(d, "deb", "gdal-bin (<< 3.6.2+dfsg-1+b2~)",
+                "gdal-bin (<< 3.6.2+dfsg-1+b2~) is no longer satisfied: the lock has gdal-bin 3.6.2+dfsg-1+b2\n");
+    /* epochs outrank everything after them */
+    expect_root(d, "deb", "tzdata (>> 2099a)", "");
+    expect_root(d, "deb", "tzdata (<< 2099a)",
+                "tzdata (<< 2099a) is no longer satisfied: the lock has tzdata 1:2026a-0+deb12u1\n");
+    expect_root(d, "deb", "tzdata=1:2026a-0+deb12u1", "");
+    expect_root(d, "deb", "tzdata=2026a-0+deb12u1",
+                "tzdata=2026a-0+deb12u1 is no longer satisfied: the lock has 1:2026a-0+deb12u1\n");
+    expect_root(d, "deb", "no-such-mta | gdal-bin", "");
+    expect_root(d, "deb", "no-such-pkg", "no-such-pkg is not in the lock\n");
+    lock_doc_free(d);
+}
+
+static void test_check_edges(void **state)
+{
+    (void)state;
+    lock_doc *d = sample_doc();
+    lock_doc_sort(d);
+    lock_check_input in = sample_input();
+    expect_report(d, &in, "");
+    /* numpy downgraded in the lock: every pandas edge now fails */
+    for (size_t i = 0; i < d->n_packages; i++) {
+        lock_package *p = &d->packages[i];
+        if (strcmp(p->name, "numpy") == 0)
+            p->version = "1.21.0";
+        for (size_t j = 0; j < p->n_deps; j++)
+            if (strcmp(p->deps[j].name, "numpy") == 0)
+                p->deps[j].version = "1.21.0";
+        if (strcmp(p->name, "libc6") == 0)
+            p->version = "2.34-1";
+        if (strcmp(p->name, "libgdal32") == 0)
+            for (size_t j = 0; j < p->n_deps; j++)
+                p->deps[j].version = "2.34-1";
+        if (strcmp(p->name, "gdal-bin") == 0)
+            for (size_t j = 0; j < p->n_deps; j++)
+                if (strcmp(p->deps[j].name, "libc6") == 0)
+                    p->deps[j].version = "2.34-1";
+        if (strcmp(p->name, "wrap-ansi") == 0)
+            p->deps[0].version = "4.2.9"; /* not in the lock */
+    }
+    expect_report(d, &in,
+                  "deb:libgdal32@3.6.2+dfsg-1+b2 needs libc6 (>= 2.35), but the lock binds libc6 to 2.34-1\n"
+                  "npm:wrap-ansi@7.0.0 depends on npm:ansi-styles@4.2.9, which is not in the lock\n"
+                  "pypi:pandas@2.2.3 needs numpy>=1.22.4; python_version < \"3.11\", but the lock binds numpy to 1.21.0\n"
+                  "pypi:pandas@2.2.3 needs numpy>=1.23.2; python_version == \"3.11\", but the lock binds numpy to 1.21.0\n"
+                  "pypi:pandas@2.2.3 needs numpy>=1.26.0; python_version >= \"3.12\", but the lock binds numpy to 1.21.0\n");
+    lock_doc_free(d);
+}
+
+static void test_check_bad_root(void **state)
+{
+    (void)state;
+    lock_doc *d = sample_doc();
+    lock_check_input in = sample_input();
+    const char *bad[][2] = { { "pypi", "numpy>=>1" }, { "npm", "git+https://x/y.git" },
+                             { "deb", "gdal-bin (>>)" }, { "cargo", "serde" } };
+    for (size_t i = 0; i < 4; i++) {
+        lock_check_root r[2] = { { "pypi", "numpy" }, { bad[i][0], bad[i][1] } };
+        in.roots = r;
+        in.n_roots = 2;
+        el_ctx *ctx = el_ctx_new();
+        strbuf rep = STRBUF_INIT;
+        bool stale = false;
+        assert_int_equal(lock_check(ctx, d, &in, &stale, &rep), EL_SPEC_INVALID);
+        struct json_object *v;
+        assert_true(json_object_object_get_ex(el_ctx_detail(ctx), "field", &v));
+        assert_string_equal(json_object_get_string(v), "roots[1]");
+        sb_release(&rep);
+        el_ctx_free(ctx);
+    }
+    lock_doc_free(d);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest sort[] = {
+        cmocka_unit_test(test_shuffle_1000),
+        cmocka_unit_test(test_shuffle_many_docs),
+        cmocka_unit_test(test_sort_idempotent_and_order),
+    };
+    const struct CMUnitTest quoting[] = {
+        cmocka_unit_test(test_quoting_roundtrip),
+        cmocka_unit_test(test_quoting_choices),
+        cmocka_unit_test(test_invalid_utf8_refused),
+    };
+    const struct CMUnitTest golden[] = { cmocka_unit_test(test_golden_sample) };
+    const struct CMUnitTest roundtrip[] = { cmocka_unit_test(test_roundtrip_generated) };
+    const struct CMUnitTest malformed[] = { cmocka_unit_test(test_malformed) };
+    const struct CMUnitTest atomic[] = { cmocka_unit_test(test_atomic_write) };
+    const struct CMUnitTest digest[] = { cmocka_unit_test(test_digest) };
+    const struct CMUnitTest check[] = {
+        cmocka_unit_test(test_check_unchanged), cmocka_unit_test(test_check_spec_target_options),
+        cmocka_unit_test(test_check_inputs),    cmocka_unit_test(test_check_pypi),
+        cmocka_unit_test(test_check_npm),       cmocka_unit_test(test_check_deb),
+        cmocka_unit_test(test_check_edges),     cmocka_unit_test(test_check_bad_root),
+    };
+    const char *g = argc > 1 ? argv[1] : "all";
+    int fails = 0;
+    bool all = strcmp(g, "all") == 0;
+#define GROUP(n)                                                                                   \
+    if (all || strcmp(g, #n) == 0)                                                                 \
+        fails += cmocka_run_group_tests_name(#n, n, NULL, NULL);
+    GROUP(sort)
+    GROUP(quoting)
+    GROUP(golden)
+    GROUP(roundtrip)
+    GROUP(malformed)
+    GROUP(atomic)
+    GROUP(digest)
+    GROUP(check)
+    return fails ? 1 : 0;
+}
