@@ -1,0 +1,576 @@
+/* resolver_explain.c — a failed solve as findings people can act on.
+ * libsolv's problem rules are mapped through our side table (dependency Id
+ * -> text as written and origin) to the two requirements that cannot both
+ * hold, the shortest chain from the spec to each (breadth first over the
+ * requirement graph the solver considered), and a suggestion. A requirement
+ * that nothing the indexes serve can satisfy becomes PACKAGE_NOT_FOUND with
+ * every excluded version's reason, unless another requirement on the same
+ * name excludes it anyway, in which case the conflict is the better story.
+ * Real versions everywhere: ranks never reach a message. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <solv/bitmap.h>
+#include <solv/pool.h>
+#include <solv/problems.h>
+#include <solv/rules.h>
+#include <solv/solver.h>
+
+#include "resolver_internal.h"
+
+/* One requirement involved in a problem. */
+typedef struct req {
+    Id from;          /* requiring solvable, 0 for a root */
+    int root;         /* root index or -1 */
+    Id dep;
+    const rsv_dep *rd; /* side-table record, or NULL (deb) */
+    char *text;       /* short text */
+    char *full;       /* as written */
+    char *target;     /* the name it is about */
+} req;
+
+typedef struct bfs {
+    Id *pred;         /* predecessor solvable (0: a root) */
+    Id *pdep;         /* the dependency that led here */
+    int *proot;       /* the root, for nodes at distance 1 */
+    int *dist;        /* -1 unreached */
+} bfs;
+
+static const char *sname(rsv *r, Id p, char **own)
+{
+    Pool *pool = r->pool;
+    if ((size_t)p < r->nsolv && r->solv[p].ours) {
+        const rsv_solv *s = &r->solv[p];
+        *own = s->extra ? xasprintf("%s[%s] %s", s->name, s->extra, s->version)
+                        : xasprintf("%s %s", s->name, s->version);
+    } else {
+        Solvable *s = pool->solvables + p;
+        *own = xasprintf("%s %s", pool_id2str(pool, s->name), pool_id2str(pool, s->evr));
+    }
+    return *own;
+}
+
+/* The text of dependency `dep` required by `from`. */
+static void dep_texts(rsv *r, Id from, Id dep, char **shorttext, char **full, char **target,
+                      const rsv_dep **rdo)
+{
+    const rsv_dep *rd = resolver_find_dep(r, from, dep);
+    *rdo = rd;
+    if (rd) {
+        *shorttext = xstrdup(rd->short_text);
+        *full = xstrdup(rd->text);
+        *target = xstrdup(rd->name);
+        return;
+    }
+    Pool *pool = r->pool;
+    *shorttext = xstrdup(pool_dep2str(pool, dep));
+    *full = xstrdup(*shorttext);
+    Id n = dep;
+    while (ISRELDEP(n))
+        n = GETRELDEP(pool, n)->name;
+    *target = xstrdup(pool_id2str(pool, n));
+}
+
+static void run_bfs(rsv *r, bfs *b)
+{
+    Pool *pool = r->pool;
+    size_t n = (size_t)pool->nsolvables;
+    b->pred = xcalloc(n, sizeof *b->pred);
+    b->pdep = xcalloc(n, sizeof *b->pdep);
+    b->proot = xcalloc(n, sizeof *b->proot);
+    b->dist = xmalloc(n * sizeof *b->dist);
+    for (size_t i = 0; i < n; i++)
+        b->dist[i] = -1;
+    Queue q;
+    queue_init(&q);
+    for (size_t i = 0; i < r->nroots; i++) {
+        const rsv_root *rt = &r->roots[i];
+        if (rt->skipped || !rt->dep || rt->r->kind == ROOT_CONSTRAINT)
+            continue;
+        /* every dependency of this root (a pypi root with extras has several) */
+        for (size_t k = 0; k < r->ndeps; k++) {
+            const rsv_dep *d = &r->deps[k];
+            if (d->from != 0 || d->root != (int)i)
+                continue;
+            Id p, pp;
+            FOR_PROVIDES(p, pp, d->dep) {
+                if (b->dist[p] >= 0)
+                    continue;
+                b->dist[p] = 1;
+                b->pred[p] = 0;
+                b->pdep[p] = d->dep;
+                b->proot[p] = (int)i;
+                queue_push(&q, p);
+            }
+        }
+    }
+    for (int qi = 0; qi < q.count; qi++) {
+        Id p = q.elements[qi];
+        Solvable *s = pool->solvables + p;
+        if (!s->repo || !s->requires)
+            continue;
+        for (Id *dp = s->repo->idarraydata + s->requires; *dp; dp++) {
+            if (*dp == SOLVABLE_PREREQMARKER)
+                continue;
+            Id t, tt;
+            FOR_PROVIDES(t, tt, *dp) {
+                if (b->dist[t] >= 0)
+                    continue;
+                b->dist[t] = b->dist[p] + 1;
+                b->pred[t] = p;
+                b->pdep[t] = *dp;
+                queue_push(&q, t);
+            }
+        }
+    }
+    queue_free(&q);
+}
+
+static void bfs_free(bfs *b)
+{
+    free(b->pred);
+    free(b->pdep);
+    free(b->proot);
+    free(b->dist);
+}
+
+/* The chain from the spec to requirement q as a JSON array of steps and as
+ * one line ("a (spec line 1) → b>=2 → c>=3"); with `full`, each step names
+ * the version that made it. Returns the chain length (steps). */
+static int chain(rsv *r, const bfs *b, const req *q, bool full, strbuf *line, json_object *arr)
+{
+    if (q->from == 0) {
+        char *l = resolver_root_label(r, q->root);
+        sb_adds(line, l);
+        json_object_array_add(arr, json_object_new_string(l));
+        free(l);
+        return 1;
+    }
+    if (b->dist[q->from] < 0)
+        return 0;
+    /* collect the path backwards */
+    Queue path;
+    queue_init(&path);
+    for (Id p = q->from; p; p = b->pred[p])
+        queue_unshift(&path, p);
+    Id first = path.elements[0];
+    char *l = resolver_root_label(r, b->proot[first]);
+    sb_adds(line, l);
+    json_object_array_add(arr, json_object_new_string(l));
+    free(l);
+    for (int i = 1; i < path.count; i++) {
+        Id p = path.elements[i];
+        char *st, *fu, *tg, *own = NULL;
+        const rsv_dep *rd;
+        dep_texts(r, b->pred[p], b->pdep[p], &st, &fu, &tg, &rd);
+        char *step = full ? xasprintf("%s requires %s", sname(r, b->pred[p], &own), fu) : xstrdup(st);
+        sb_addf(line, " → %s", step);
+        json_object_array_add(arr, json_object_new_string(step));
+        free(step);
+        free(own);
+        free(st);
+        free(fu);
+        free(tg);
+    }
+    {
+        char *own = NULL;
+        char *step = full ? xasprintf("%s requires %s", sname(r, q->from, &own), q->full) : xstrdup(q->text);
+        sb_addf(line, " → %s", step);
+        json_object_array_add(arr, json_object_new_string(step));
+        free(step);
+        free(own);
+    }
+    int n = path.count + 1;
+    queue_free(&path);
+    return n;
+}
+
+/* Whether two requirements can never hold together: no solvable provides
+ * both (for a name with version semantics of our own, over every version
+ * known, excluded ones included, so an excluded pin still conflicts). */
+static bool disjoint(rsv *r, const req *a, const req *b)
+{
+    if (strcmp(a->target, b->target) != 0)
+        return false;
+    const rsv_pypi_name *n = NULL;
+    for (size_t i = 0; i < r->pypi_names.len && a->rd && a->rd->eco == RSV_PYPI; i++)
+        if (strcmp(((rsv_pypi_name *)r->pypi_names.items[i])->name, a->target) == 0)
+            n = r->pypi_names.items[i];
+    if (n && n->nent) {
+        pypi_requirement *qa = pypi_requirement_parse(a->full, NULL);
+        pypi_requirement *qb = pypi_requirement_parse(b->full, NULL);
+        bool res = false;
+        if (qa && qb) {
+            bool *ka = xcalloc(n->nent, 1), *kb = xcalloc(n->nent, 1);
+            resolver_pypi_match(qa->specset, n->allv, n->nent, ka);
+            resolver_pypi_match(qb->specset, n->allv, n->nent, kb);
+            res = true;
+            for (size_t i = 0; i < n->nent; i++)
+                if (ka[i] && kb[i])
+                    res = false;
+            free(ka);
+            free(kb);
+        }
+        pypi_requirement_free(qa);
+        pypi_requirement_free(qb);
+        return res;
+    }
+    Pool *pool = r->pool;
+    Id p, pp, q, qq;
+    FOR_PROVIDES(p, pp, a->dep)
+        FOR_PROVIDES(q, qq, b->dep)
+            if (p == q)
+                return false;
+    /* npm names hold several versions at once: never a same-name conflict */
+    if (a->rd && a->rd->eco == RSV_NPM)
+        return false;
+    return true;
+}
+
+static void req_free(req *q)
+{
+    free(q->text);
+    free(q->full);
+    free(q->target);
+}
+
+/* What libsolv's rule says, in our words (no ranks). */
+static char *rule_words(rsv *r, Id rid)
+{
+    Id source, target, dep;
+    SolverRuleinfo t = solver_ruleinfo(r->solver, rid, &source, &target, &dep);
+    char *a = NULL, *b = NULL, *st = NULL, *fu = NULL, *tg = NULL, *out;
+    const rsv_dep *rd;
+    switch (t) {
+    case SOLVER_RULE_JOB:
+    case SOLVER_RULE_JOB_NOTHING_PROVIDES_DEP:
+    case SOLVER_RULE_JOB_UNKNOWN_PACKAGE:
+    case SOLVER_RULE_JOB_PROVIDED_BY_SYSTEM: {
+        rd = resolver_find_dep(r, 0, dep);
+        if (rd && rd->root >= 0) {
+            char *l = resolver_root_label(r, rd->root);
+            out = t == SOLVER_RULE_JOB ? xasprintf("the spec asks for %s", l)
+                                       : xasprintf("nothing the indexes serve satisfies %s", l);
+            free(l);
+            return out;
+        }
+        return xstrdup("a job of the request");
+    }
+    case SOLVER_RULE_PKG_REQUIRES:
+        dep_texts(r, source, dep, &st, &fu, &tg, &rd);
+        out = xasprintf("%s requires %s", sname(r, source, &a), fu);
+        break;
+    case SOLVER_RULE_PKG_NOTHING_PROVIDES_DEP:
+        dep_texts(r, source, dep, &st, &fu, &tg, &rd);
+        out = xasprintf("%s requires %s, which nothing the indexes serve satisfies", sname(r, source, &a), fu);
+        break;
+    case SOLVER_RULE_PKG_SAME_NAME:
+        out = xasprintf("%s and %s cannot both be installed", sname(r, source, &a), sname(r, target, &b));
+        break;
+    case SOLVER_RULE_PKG_CONFLICTS:
+        out = xasprintf("%s conflicts with %s (%s)", sname(r, source, &a), sname(r, target, &b),
+                        pool_dep2str(r->pool, dep));
+        break;
+    case SOLVER_RULE_PKG_NOT_INSTALLABLE:
+        out = xasprintf("%s is not installable", sname(r, source, &a));
+        break;
+    default:
+        out = xstrdup("a rule of the installed base");
+        break;
+    }
+    free(a);
+    free(b);
+    free(st);
+    free(fu);
+    free(tg);
+    return out;
+}
+
+static void closest(rsv *r, const char *name, json_object *arr, strbuf *txt)
+{
+    /* What is knowable without listing an index: the names this resolve loaded. */
+    const char *best[3] = { NULL, NULL, NULL };
+    size_t bd[3] = { 0, 0, 0 };
+    for (size_t i = 0; i < r->pypi_names.len; i++) {
+        const rsv_pypi_name *n = r->pypi_names.items[i];
+        if (!n->p || n->p->code != EL_OK || strcmp(n->name, name) == 0)
+            continue;
+        size_t dd = edit_distance(n->name, name);
+        if (dd > 3)
+            continue;
+        for (int k = 0; k < 3; k++)
+            if (!best[k] || dd < bd[k] || (dd == bd[k] && strcmp(n->name, best[k]) < 0)) {
+                for (int j = 2; j > k; j--) {
+                    best[j] = best[j - 1];
+                    bd[j] = bd[j - 1];
+                }
+                best[k] = n->name;
+                bd[k] = dd;
+                break;
+            }
+    }
+    for (int k = 0; k < 3 && best[k]; k++) {
+        json_object_array_add(arr, json_object_new_string(best[k]));
+        sb_addf(txt, "%s%s", k ? ", " : "", best[k]);
+    }
+}
+
+/* PACKAGE_NOT_FOUND for requirement q (nothing served satisfies it). */
+static el_code not_found(rsv *r, const req *q, const bfs *b)
+{
+    json_object *excluded = json_object_new_array();
+    json_object *close = json_object_new_array();
+    strbuf why = STRBUF_INIT, near = STRBUF_INIT, line = STRBUF_INIT;
+    json_object *ch = json_object_new_array();
+    chain(r, b, q, false, &line, ch);
+    const char *index = NULL;
+    const pypi_project *p = NULL;
+    int eco = q->rd ? q->rd->eco : RSV_DEB;
+    if (eco == RSV_PYPI) {
+        for (size_t i = 0; i < r->pypi_names.len; i++)
+            if (strcmp(((rsv_pypi_name *)r->pypi_names.items[i])->name, q->target) == 0)
+                p = ((rsv_pypi_name *)r->pypi_names.items[i])->p;
+        index = p && p->index ? p->index
+                : r->rq->n_pypi_indexes ? r->rq->pypi_indexes[0] : "https://pypi.org/simple";
+    } else if (eco == RSV_NPM) {
+        index = r->rq->npm_registry ? r->rq->npm_registry : NPM_DEFAULT_REGISTRY;
+    } else {
+        index = "the apt sources";
+    }
+    bool exists = eco == RSV_PYPI ? p && p->code == EL_OK : eco == RSV_NPM
+                  ? npm_loader_get(r->nl, q->target) && npm_loader_get(r->nl, q->target)->code == EL_OK
+                  : false;
+    if (eco == RSV_PYPI && exists) {
+        for (size_t i = 0; i < p->ncands; i++) {
+            const pypi_candidate *c = &p->cands[i];
+            if (!c->excluded)
+                continue;
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "version", json_object_new_string(c->version));
+            json_object_object_add(o, "reason", json_object_new_string(c->excluded));
+            json_object_object_add(o, "why", json_object_new_string(c->why ? c->why : c->excluded));
+            json_object_array_add(excluded, o);
+            sb_addf(&why, "%s%s %s: %s", why.len ? "; " : "", q->target, c->version,
+                    c->why ? c->why : c->excluded);
+        }
+    } else if (eco == RSV_NPM && exists) {
+        const npm_packument *np = npm_loader_get(r->nl, q->target);
+        for (size_t i = np->ncandidates; i < np->nversions; i++) {
+            const npm_version *v = &np->versions[i];
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "version", json_object_new_string(v->version));
+            json_object_object_add(o, "reason", json_object_new_string(npm_exclusion_id(v->excluded)));
+            json_object_object_add(o, "why", json_object_new_string(v->why ? v->why : ""));
+            json_object_array_add(excluded, o);
+            sb_addf(&why, "%s%s %s: %s", why.len ? "; " : "", q->target, v->version,
+                    v->why ? v->why : npm_exclusion_id(v->excluded));
+        }
+    }
+    if (!exists && eco == RSV_PYPI)
+        closest(r, q->target, close, &near);
+    if (exists)
+        el_fail(r->ctx, EL_PACKAGE_NOT_FOUND, "No version of `%s` that %s serves satisfies `%s` (%s)%s%s",
+                q->target, index, q->text, line.buf, why.len ? ": " : "", why.buf);
+    else
+        el_fail(r->ctx, EL_PACKAGE_NOT_FOUND, "`%s` is not in %s (%s)%s%s%s", q->target,
+                eco == RSV_DEB ? "the apt sources" : index, line.buf,
+                near.len ? "; closest names: " : "", near.buf, near.len ? "" : "");
+    el_detail_str(r->ctx, "package", q->target);
+    el_detail_str(r->ctx, "index", index);
+    el_detail_str(r->ctx, "requested", q->full);
+    el_detail_take(r->ctx, "closest", close);
+    el_detail_take(r->ctx, "excluded", excluded);
+    el_detail_take(r->ctx, "chain", ch);
+    el_set_retryable(r->ctx, false);
+    sb_release(&why);
+    sb_release(&near);
+    sb_release(&line);
+    return EL_PACKAGE_NOT_FOUND;
+}
+
+el_code resolver_explain(rsv *r, int nproblems)
+{
+    Solver *solv = r->solver;
+    Queue rules;
+    queue_init(&rules);
+    solver_findallproblemrules(solv, 1, &rules);
+    req *reqs = xcalloc((size_t)rules.count + 1, sizeof *reqs);
+    size_t nreq = 0;
+    for (int i = 0; i < rules.count; i++) {
+        Id source, target, dep;
+        SolverRuleinfo t = solver_ruleinfo(solv, rules.elements[i], &source, &target, &dep);
+        req q = { 0 };
+        q.root = -1;
+        if (t == SOLVER_RULE_JOB || t == SOLVER_RULE_JOB_NOTHING_PROVIDES_DEP ||
+            t == SOLVER_RULE_JOB_UNKNOWN_PACKAGE) {
+            const rsv_dep *rd = resolver_find_dep(r, 0, dep);
+            if (!rd || rd->root < 0)
+                continue;
+            q.from = 0;
+            q.root = rd->root;
+            dep_texts(r, 0, dep, &q.text, &q.full, &q.target, &q.rd);
+        } else if (t == SOLVER_RULE_PKG_REQUIRES || t == SOLVER_RULE_PKG_NOTHING_PROVIDES_DEP) {
+            q.from = source;
+            dep_texts(r, source, dep, &q.text, &q.full, &q.target, &q.rd);
+        } else {
+            continue;
+        }
+        q.dep = dep;
+        bool dup = false;
+        for (size_t k = 0; k < nreq && !dup; k++)
+            dup = reqs[k].from == q.from && reqs[k].dep == q.dep;
+        if (dup) {
+            req_free(&q);
+            continue;
+        }
+        reqs[nreq++] = q;
+    }
+    bfs b;
+    run_bfs(r, &b);
+    /* the pair that cannot both hold */
+    int ia = -1, ib = -1;
+    for (size_t i = 0; i < nreq && ia < 0; i++)
+        for (size_t k = i + 1; k < nreq && ia < 0; k++)
+            if (disjoint(r, &reqs[i], &reqs[k]))
+                ia = (int)i, ib = (int)k;
+    /* a requirement nothing satisfies: partner it with a reachable
+     * requirement on the same name that excludes it anyway */
+    req partner = { 0 };
+    int nf = -1;
+    if (ia < 0) {
+        for (size_t i = 0; i < nreq && nf < 0; i++)
+            if (reqs[i].rd && reqs[i].rd->nomatch)
+                nf = (int)i;
+        if (nf < 0)
+            for (size_t i = 0; i < nreq && nf < 0; i++) {
+                Pool *pool = r->pool;
+                if (!pool_whatprovides(pool, reqs[i].dep) ||
+                    !pool->whatprovidesdata[pool_whatprovides(pool, reqs[i].dep)])
+                    nf = (int)i;
+            }
+        if (nf >= 0) {
+            int bestd = -1;
+            for (size_t k = 0; k < r->ndeps; k++) {
+                const rsv_dep *d = &r->deps[k];
+                if (d->eco != RSV_PYPI || strcmp(d->name, reqs[nf].target) != 0 ||
+                    (d->from == reqs[nf].from && d->dep == reqs[nf].dep) || d->from == 0)
+                    continue;
+                if (b.dist[d->from] < 0)
+                    continue;
+                req c = { 0 };
+                c.from = d->from;
+                c.root = -1;
+                c.dep = d->dep;
+                dep_texts(r, d->from, d->dep, &c.text, &c.full, &c.target, &c.rd);
+                if (disjoint(r, &reqs[nf], &c) && (bestd < 0 || b.dist[d->from] < bestd)) {
+                    req_free(&partner);
+                    partner = c;
+                    bestd = b.dist[d->from];
+                } else {
+                    req_free(&c);
+                }
+            }
+            if (bestd < 0) {
+                el_code rc = not_found(r, &reqs[nf], &b);
+                for (size_t i = 0; i < nreq; i++)
+                    req_free(&reqs[i]);
+                free(reqs);
+                bfs_free(&b);
+                queue_free(&rules);
+                return rc;
+            }
+        }
+    }
+    const req *A = NULL, *B = NULL;
+    if (ia >= 0) {
+        A = &reqs[ia];
+        B = &reqs[ib];
+    } else if (nf >= 0) {
+        A = &partner;
+        B = &reqs[nf];
+    }
+    strbuf msg = STRBUF_INIT;
+    json_object *detail_conflict = json_object_new_array();
+    json_object *chains = json_object_new_array();
+    json_object *derivation = json_object_new_array();
+    for (int i = 0; i < rules.count; i++) {
+        char *w = rule_words(r, rules.elements[i]);
+        json_object_array_add(derivation, json_object_new_string(w));
+        free(w);
+    }
+    char *suggestion = NULL;
+    if (A && B) {
+        strbuf la = STRBUF_INIT, lb = STRBUF_INIT;
+        json_object *ca = json_object_new_array(), *cb = json_object_new_array();
+        int na = chain(r, &b, A, r->rq->explain_full, &la, ca);
+        int nb = chain(r, &b, B, r->rq->explain_full, &lb, cb);
+        /* the longer story first, "against" the shorter one */
+        if (nb > na || (nb == na && strcmp(lb.buf, la.buf) < 0)) {
+            const req *t = A;
+            A = B;
+            B = t;
+            strbuf ts = la;
+            la = lb;
+            lb = ts;
+            json_object *tj = ca;
+            ca = cb;
+            cb = tj;
+        }
+        json_object_array_add(detail_conflict, json_object_new_string(A->text));
+        json_object_array_add(detail_conflict, json_object_new_string(B->text));
+        json_object_array_add(chains, ca);
+        json_object_array_add(chains, cb);
+        const req *root = B->from == 0 ? B : A->from == 0 ? A : NULL;
+        const req *other = root == B ? A : B;
+        if (root && other->from != 0 && !r->rq->roots[root->root].protected_pin)
+            suggestion = xasprintf("relax %s to %s", root->text, other->text);
+        else if (root && other->from == 0)
+            suggestion = xasprintf("remove %s or %s from the spec", A->text, B->text);
+        else
+            suggestion = xasprintf("pin other versions of the packages that ask for %s and %s", A->text,
+                                   B->text);
+        sb_addf(&msg, "`%s` and `%s` cannot both be satisfied: %s against %s", A->text, B->text, la.buf,
+                lb.buf);
+        if (nf >= 0 && reqs[nf].rd && reqs[nf].rd->nomatch)
+            sb_addf(&msg, " (and no version of %s that the index serves for this target matches %s)",
+                    reqs[nf].target, reqs[nf].text);
+        sb_addf(&msg, ". Suggestion: %s.", suggestion);
+        sb_release(&la);
+        sb_release(&lb);
+    } else {
+        sb_adds(&msg, "The requirements cannot be satisfied together");
+        for (int i = 0; i < rules.count && i < 3; i++) {
+            char *w = rule_words(r, rules.elements[i]);
+            sb_addf(&msg, "%s%s", i ? "; " : ": ", w);
+            free(w);
+        }
+        sb_addc(&msg, '.');
+        for (size_t i = 0; i < nreq && i < 2; i++)
+            json_object_array_add(detail_conflict, json_object_new_string(reqs[i].text));
+    }
+    if (r->rq->explain_full) {
+        sb_adds(&msg, "\nDerivation:");
+        for (size_t i = 0; i < json_object_array_length(derivation); i++)
+            sb_addf(&msg, "\n  - %s", json_object_get_string(json_object_array_get_idx(derivation, i)));
+    }
+    if (nproblems > 1)
+        sb_addf(&msg, "%s(%d more problem%s not shown)", r->rq->explain_full ? "\n" : " ", nproblems - 1,
+                nproblems > 2 ? "s" : "");
+    el_fail(r->ctx, EL_RESOLVE_CONFLICT, "%s", msg.buf);
+    el_detail_take(r->ctx, "conflict", detail_conflict);
+    el_detail_take(r->ctx, "chains", chains);
+    if (suggestion)
+        el_detail_str(r->ctx, "suggestion", suggestion);
+    el_detail_take(r->ctx, "derivation", derivation);
+    el_detail_int(r->ctx, "problems", nproblems);
+    free(suggestion);
+    sb_release(&msg);
+    req_free(&partner);
+    for (size_t i = 0; i < nreq; i++)
+        req_free(&reqs[i]);
+    free(reqs);
+    bfs_free(&b);
+    queue_free(&rules);
+    return EL_RESOLVE_CONFLICT;
+}

@@ -1,0 +1,225 @@
+/* resolver_internal.h — what the resolver_*.c files share: the state of one
+ * resolve (the pool, the loaders, the side tables that map solvables to real
+ * versions and dependency Ids to the text and origin they came from), and
+ * the rank/interval helpers. libsolv types appear only here and in
+ * resolver_*.c; nothing outside resolver/ includes this header. */
+#ifndef EL_RESOLVER_INTERNAL_H
+#define EL_RESOLVER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <solv/pool.h>
+#include <solv/queue.h>
+#include <solv/repo.h>
+#include <solv/solver.h>
+
+#include "resolver.h"
+#include "pypi_index.h"
+#include "npm_index.h"
+#include "apt_index.h"
+
+/* ---- ranks and intervals (resolver_rank.c; no pool needed) ---- */
+
+/* One interval [lo, hi] of indices into an ascending array of entries. */
+typedef struct rsv_interval {
+    size_t lo, hi;
+} rsv_interval;
+
+/* resolver_intervals() :
+ *  The maximal runs of matching entries among n entries in ascending
+ *  version order: keep[i] says entry i matches, present[i] (NULL: all) says
+ *  it exists as a solvable. Entries that are not present are "don't care":
+ *  a run continues across them, so fewer intervals describe the same set of
+ *  solvables. Runs start and end on present matching entries. Writes at
+ *  most n intervals into out; returns how many. */
+size_t resolver_intervals(const bool *keep, const bool *present, size_t n, rsv_interval *out);
+
+/* resolver_rank_evr() : the EVR text of rank r ("00000042"), into buf[16]. */
+void resolver_rank_evr(size_t rank, char buf[16]);
+
+/* resolver_pypi_match() :
+ *  keep[i] for each of n versions (any order; NULL entries never match) that
+ *  `s` admits under PEP 440's pre-release rule: pre-releases only when the
+ *  specifier names one or when no final release matches at all
+ *  (SpecifierSet.filter with prereleases=None). */
+void resolver_pypi_match(const pypi_specset *s, const pypi_version *const *v, size_t n, bool *keep);
+
+/* resolver_npm_match() :
+ *  keep[i] for each version that node-semver's Range.test admits (loose, the
+ *  pre-release gate applied, as npm does for registry ranges). */
+void resolver_npm_match(const npm_range *r, const npm_semver *const *v, size_t n, bool *keep);
+
+/* ---- the state of one resolve ---- */
+
+enum { RSV_DEB = 0, RSV_NPM = 1, RSV_PYPI = 2 };
+
+/* Our own solvables (pypi:, npm:): the real version and where it came from. */
+typedef struct rsv_solv {
+    int eco;                    /* RSV_PYPI or RSV_NPM; RSV_DEB unused here */
+    const char *name;           /* pypi: canonical; npm: as published */
+    const char *extra;          /* pypi extra solvable: the extra, else NULL */
+    const char *version;        /* real version */
+    const pypi_project *pp;
+    const pypi_candidate *pc;   /* NULL for a preinstalled dist the index lacks */
+    const npm_packument *np;
+    const npm_version *nv;
+    bool ours;                  /* set for every solvable described here */
+} rsv_solv;
+
+/* Where one dependency came from: for explanations and lock edges. */
+typedef struct rsv_dep {
+    Id from;                    /* the solvable that requires it; 0 for a root */
+    int root;                   /* index into rq->roots, or -1 */
+    Id dep;                     /* the dependency Id in the pool */
+    int eco;
+    const char *name;           /* target name (native spelling) */
+    const char *text;           /* as written (marker included) */
+    const char *short_text;     /* name[extras]specifier, no marker */
+    const char *kind;           /* lock_edge kind */
+    bool truncated;             /* pypi: matching candidates outside the window */
+    bool nomatch;               /* nothing the index serves matches it */
+} rsv_dep;
+
+typedef struct rsv_pypi_name {
+    char *name;                 /* canonical */
+    size_t window;              /* metadata window asked for (0: all) */
+    bool all;                   /* window 0 asked for */
+    ptrvec extras;              /* char *, canonical, sorted as added */
+    ptrvec specs;               /* const pypi_specset * (borrowed) */
+    const pypi_project *p;      /* after the crawl (NULL: never loaded) */
+    /* after resolver_pypi_add(): every known version, ascending */
+    size_t nent;
+    const pypi_version **vers;  /* NULL where not usable (never matches) */
+    const pypi_version **allv;  /* every parsed version (for "exists but") */
+    size_t *ranks;
+    bool *present;              /* a solvable exists at this rank */
+    bool *cut;                  /* usable, but its metadata was not fetched */
+    int *ci;                    /* candidate index, or -1 (preinstalled only) */
+    Id inst;                    /* the preinstalled solvable, or 0 */
+    const char *inst_version;
+} rsv_pypi_name;
+
+typedef struct rsv_npm_name {
+    char *name;
+    ptrvec ranges;              /* const npm_range * (borrowed) */
+    bool any;                   /* some requirement takes any version */
+    ptrvec tags;                /* const char * dist-tags asked for */
+} rsv_npm_name;
+
+typedef struct rsv_root {
+    const resolve_root *r;
+    int eco;
+    char *name;                 /* pypi canonical, npm name, deb name */
+    pypi_requirement *preq;     /* pypi */
+    npm_range *nrange;          /* npm range (owned), or NULL for a tag */
+    char *ntag;                 /* npm tag */
+    char *dversion;             /* deb =version */
+    bool skipped;               /* marker false for the target */
+    Id dep;                     /* the dependency Id of its job */
+} rsv_root;
+
+typedef struct rsv {
+    el_ctx *ctx;
+    struct cache *c;
+    const resolve_request *rq;
+    arena *mem;
+    Pool *pool;
+    Repo *repo_pypi, *repo_npm;
+    /* roots */
+    rsv_root *roots;
+    size_t nroots;
+    bool has_pypi, has_npm, has_deb;
+    /* pypi */
+    pypi_target pt;
+    bool pt_ok;
+    pypi_loader *pl;
+    ptrvec pypi_names;          /* rsv_pypi_name * */
+    ptrvec preinst;             /* pypi_requirement * of the base's preinstalled dists */
+    ptrvec owned_versions;      /* pypi_version * parsed here */
+    /* npm */
+    npm_loader *nl;
+    npm_target ntarget;
+    ptrvec npm_names;           /* rsv_npm_name * */
+    /* apt */
+    apt_loader *al;
+    /* side tables */
+    rsv_solv *solv;             /* indexed by Id, nsolv entries */
+    size_t nsolv;
+    rsv_dep *deps;
+    size_t ndeps, adeps;
+    /* the job and the solver */
+    Queue job;
+    Solver *solver;
+} rsv;
+
+/* resolver_solv() : the side-table entry of p (grown on demand). */
+rsv_solv *resolver_solv(rsv *r, Id p);
+/* resolver_add_dep() : records where a dependency came from. */
+rsv_dep *resolver_add_dep(rsv *r, Id from, int root, Id dep, int eco, const char *name,
+                          const char *text, const char *short_text, const char *kind);
+/* resolver_find_dep() : the record of (from, dep), or NULL. */
+const rsv_dep *resolver_find_dep(const rsv *r, Id from, Id dep);
+
+/* resolver_interval_dep() :
+ *  The dependency on `name` (pool name, e.g. "pypi:numpy") admitting the
+ *  solvables whose ranks are given by intervals over `ranks` (ascending):
+ *  `name >= lo` REL_WITH `name <= hi`, several joined with REL_OR; the bare
+ *  name when one interval covers every rank; `name = nomatch` when there is
+ *  no interval (nobody provides that). */
+Id resolver_interval_dep(Pool *pool, const char *name, const size_t *ranks, size_t nranks,
+                         const rsv_interval *iv, size_t niv);
+
+/* resolver_pypi.c */
+void resolver_pypi_seed(rsv *r);
+bool resolver_pypi_round(rsv *r);     /* true: something new was submitted */
+el_code resolver_pypi_finish(rsv *r);
+void resolver_pypi_widen(rsv *r, const char *name);
+el_code resolver_pypi_add(rsv *r);
+void resolver_pypi_jobs(rsv *r);
+/* resolver_npm.c */
+void resolver_npm_seed(rsv *r);
+bool resolver_npm_round(rsv *r);
+el_code resolver_npm_finish(rsv *r);
+void resolver_npm_add(rsv *r);
+void resolver_npm_jobs(rsv *r);
+/* node_modules placement of the installed npm solvables */
+typedef struct rsv_npm_node rsv_npm_node;
+typedef struct rsv_npm_edge {
+    const rsv_dep *dep;
+    rsv_npm_node *to;
+} rsv_npm_edge;
+typedef struct rsv_npm_edges {
+    rsv_npm_edge *items;
+    size_t len, alloc;
+} rsv_npm_edges;
+struct rsv_npm_node {
+    Id p;                       /* 0 for the project itself */
+    const char *name;
+    char *path;                 /* "" for the project; "node_modules/a/node_modules/b" */
+    rsv_npm_node *parent;       /* the node whose node_modules holds it */
+    ptrvec children;            /* rsv_npm_node * placed in its node_modules */
+    rsv_npm_edges edges;        /* its dependencies, bound */
+    ptrvec dependents;          /* rsv_npm_node * whose edges bind here */
+    bool from_spec;             /* a root binds here */
+};
+void rsv_npm_edges_push(rsv_npm_edges *v, rsv_npm_edge e);
+Id resolver_npm_bind(rsv *r, Id dep);
+/* resolver_npm_layout() : the project node; every node (project first) is
+ *  pushed on `all`, freed with resolver_npm_layout_free(). */
+rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all);
+void resolver_npm_layout_free(ptrvec *all);
+/* resolver_apt.c */
+el_code resolver_apt_prepare(rsv *r);
+el_code resolver_apt_load(rsv *r);
+void resolver_apt_jobs(rsv *r);
+/* resolver_explain.c */
+el_code resolver_explain(rsv *r, int nproblems);
+el_code resolver_not_found(rsv *r);
+/* resolver_lock.c */
+lock_doc *resolver_make_lock(rsv *r);
+
+/* Text of a root for messages: "numpy==1.21.0 (spec line 15)". */
+char *resolver_root_label(const rsv *r, int root);
+
+#endif

@@ -1,0 +1,432 @@
+/* resolver_npm.c — npm in the pool: the crawl through packuments (only the
+ * versions some requirement admits are followed), `npm:NAME` solvables with
+ * rank EVRs under SOLVER_MULTIVERSION, dependencies as rank intervals of
+ * node-semver ranges, favor jobs so libsolv picks what `npm install` picks
+ * (the `latest` dist-tag when it satisfies, non-deprecated versions), and
+ * after the solve the node_modules layout: every edge bound to the highest
+ * installed version satisfying it, each copy hoisted to the shallowest
+ * place where no other version of its name is visible. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <solv/pool.h>
+#include <solv/poolarch.h>
+#include <solv/repo.h>
+
+#include "npm_spec.h"
+#include "resolver_internal.h"
+
+static rsv_npm_name *nname_find(const rsv *r, const char *name)
+{
+    for (size_t i = 0; i < r->npm_names.len; i++) {
+        rsv_npm_name *n = r->npm_names.items[i];
+        if (strcmp(n->name, name) == 0)
+            return n;
+    }
+    return NULL;
+}
+
+static rsv_npm_name *nname_get(rsv *r, const char *name, bool *changed)
+{
+    rsv_npm_name *n = nname_find(r, name);
+    if (n)
+        return n;
+    n = xcalloc(1, sizeof *n);
+    n->name = xstrdup(name);
+    ptrvec_push(&r->npm_names, n);
+    npm_loader_submit(r->nl, name);
+    *changed = true;
+    return n;
+}
+
+static void note(rsv *r, const char *name, const npm_range *range, const char *tag, bool *changed)
+{
+    rsv_npm_name *n = nname_get(r, name, changed);
+    if (range) {
+        for (size_t i = 0; i < n->ranges.len; i++)
+            if (n->ranges.items[i] == range)
+                return;
+        ptrvec_push(&n->ranges, (void *)range);
+        *changed = true;
+    } else if (tag) {
+        for (size_t i = 0; i < n->tags.len; i++)
+            if (strcmp(n->tags.items[i], tag) == 0)
+                return;
+        ptrvec_push(&n->tags, (void *)tag);
+        *changed = true;
+    }
+}
+
+/* Whether version v of packument p is admitted by some requirement seen. */
+static bool relevant(const rsv_npm_name *n, const npm_packument *p, const npm_version *v)
+{
+    for (size_t i = 0; i < n->ranges.len; i++)
+        if (npm_range_test(n->ranges.items[i], &v->semver))
+            return true;
+    for (size_t i = 0; i < n->tags.len; i++) {
+        const char *tv = npm_packument_find_tag(p, n->tags.items[i]);
+        if (tv && strcmp(tv, v->version) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool bundled(const npm_version *v, const char *name)
+{
+    if (v->bundle_all)
+        return true;
+    for (size_t i = 0; i < v->nbundled; i++)
+        if (strcmp(v->bundled[i], name) == 0)
+            return true;
+    return false;
+}
+
+void resolver_npm_seed(rsv *r)
+{
+    bool changed = false;
+    for (size_t i = 0; i < r->nroots; i++) {
+        rsv_root *rt = &r->roots[i];
+        if (rt->eco == RSV_NPM)
+            note(r, rt->name, rt->nrange, rt->ntag, &changed);
+    }
+}
+
+bool resolver_npm_round(rsv *r)
+{
+    bool changed = false;
+    for (size_t i = 0; i < r->npm_names.len; i++) {
+        rsv_npm_name *n = r->npm_names.items[i];
+        const npm_packument *p = npm_loader_get(r->nl, n->name);
+        if (!p || p->code != EL_OK)
+            continue;
+        for (size_t k = 0; k < p->ncandidates; k++) {
+            const npm_version *v = &p->versions[k];
+            if (!relevant(n, p, v))
+                continue;
+            for (size_t d = 0; d < v->ndeps; d++) {
+                const npm_dep *dp = &v->deps[d];
+                if (dp->kind == NPM_DEP_PEER_OPTIONAL || bundled(v, dp->name))
+                    continue;
+                if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range)
+                    note(r, dp->name, dp->range, NULL, &changed);
+                else if (dp->spec_kind == NPM_SPEC_IS_TAG)
+                    note(r, dp->name, NULL, dp->spec, &changed);
+            }
+        }
+    }
+    return changed;
+}
+
+el_code resolver_npm_finish(rsv *r)
+{
+    for (size_t i = 0; i < r->npm_names.len; i++) {
+        rsv_npm_name *n = r->npm_names.items[i];
+        const npm_packument *p = npm_loader_get(r->nl, n->name);
+        if (p && p->code != EL_OK && !(p->reason && strcmp(p->reason, "not_found") == 0))
+            return npm_load_fail(r->ctx, p);
+    }
+    return EL_OK;
+}
+
+/* ---- the pool ---- */
+
+static int nname_cmp(const void *a, const void *b)
+{
+    const rsv_npm_name *const *x = a, *const *y = b;
+    return strcmp((*x)->name, (*y)->name);
+}
+
+/* The dependency on `name` admitting what `range` (or `tag`) admits among
+ * the relevant candidates; *any says whether some candidate matched. */
+static Id npm_dep_id(rsv *r, const char *name, const npm_range *range, const char *tag, bool *any)
+{
+    rsv_npm_name *n = nname_find(r, name);
+    const npm_packument *p = n ? npm_loader_get(r->nl, name) : NULL;
+    char *pname = xasprintf("npm:%s", name);
+    *any = false;
+    if (!p || p->code != EL_OK || p->ncandidates == 0) {
+        Id d = pool_str2id(r->pool, pname, 1);
+        free(pname);
+        return d;
+    }
+    size_t nc = p->ncandidates;
+    bool *keep = xcalloc(nc, sizeof *keep), *present = xcalloc(nc, sizeof *present);
+    size_t *ranks = xcalloc(nc, sizeof *ranks);
+    const char *tv = tag ? npm_packument_find_tag(p, tag) : NULL;
+    /* ascending order: index j is candidate nc-1-j */
+    for (size_t j = 0; j < nc; j++) {
+        const npm_version *v = &p->versions[nc - 1 - j];
+        ranks[j] = j + 1;
+        present[j] = relevant(n, p, v);
+        keep[j] = range ? npm_range_test(range, &v->semver) : (tv && strcmp(tv, v->version) == 0);
+        if (keep[j] && present[j])
+            *any = true;
+    }
+    rsv_interval *iv = xcalloc(nc, sizeof *iv);
+    size_t niv = resolver_intervals(keep, present, nc, iv);
+    Id d = resolver_interval_dep(r->pool, pname, ranks, nc, iv, niv);
+    free(keep);
+    free(present);
+    free(ranks);
+    free(iv);
+    free(pname);
+    return d;
+}
+
+static const char *kind_name(npm_dep_kind k)
+{
+    switch (k) {
+    case NPM_DEP_OPTIONAL: return "optional";
+    case NPM_DEP_PEER:
+    case NPM_DEP_PEER_OPTIONAL: return "peer";
+    default: return "dependency";
+    }
+}
+
+void resolver_npm_add(rsv *r)
+{
+    Pool *pool = r->pool;
+    qsort(r->npm_names.items, r->npm_names.len, sizeof(void *), nname_cmp);
+    if (!r->repo_npm)
+        r->repo_npm = repo_create(pool, "npm");
+    for (size_t i = 0; i < r->npm_names.len; i++) {
+        rsv_npm_name *n = r->npm_names.items[i];
+        const npm_packument *p = npm_loader_get(r->nl, n->name);
+        if (!p || p->code != EL_OK)
+            continue;
+        char *pname = xasprintf("npm:%s", n->name);
+        size_t nc = p->ncandidates;
+        for (size_t k = nc; k-- > 0;) {
+            const npm_version *v = &p->versions[k];
+            if (!relevant(n, p, v))
+                continue;
+            Id sp = repo_add_solvable(r->repo_npm);
+            Solvable *s = pool->solvables + sp;
+            char evr[16];
+            resolver_rank_evr(nc - k, evr);
+            s->name = pool_str2id(pool, pname, 1);
+            s->evr = pool_str2id(pool, evr, 1);
+            s->arch = ARCH_ALL;
+            s->provides = repo_addid_dep(r->repo_npm, s->provides,
+                                         pool_rel2id(pool, s->name, s->evr, REL_EQ, 1), 0);
+            rsv_solv *rs = resolver_solv(r, sp);
+            rs->ours = true;
+            rs->eco = RSV_NPM;
+            rs->name = p->name;
+            rs->version = v->version;
+            rs->np = p;
+            rs->nv = v;
+            for (size_t d = 0; d < v->ndeps; d++) {
+                const npm_dep *dp = &v->deps[d];
+                if (dp->kind == NPM_DEP_PEER_OPTIONAL || bundled(v, dp->name))
+                    continue;
+                bool any = false;
+                Id did;
+                if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range)
+                    did = npm_dep_id(r, dp->name, dp->range, NULL, &any);
+                else if (dp->spec_kind == NPM_SPEC_IS_TAG)
+                    did = npm_dep_id(r, dp->name, NULL, dp->spec, &any);
+                else {
+                    char *u = xasprintf("npm:%s", dp->name);
+                    did = pool_rel2id(pool, pool_str2id(pool, u, 1),
+                                      pool_str2id(pool, "unsupported-spec", 1), REL_EQ, 1);
+                    free(u);
+                }
+                /* an optional dependency nothing here can satisfy (os, cpu,
+                 * no version) is skipped, as npm skips a failed optional one */
+                if (dp->kind == NPM_DEP_OPTIONAL && !any)
+                    continue;
+                s = pool->solvables + sp;
+                s->requires = repo_addid_dep(r->repo_npm, s->requires, did, 0);
+                char *text = xasprintf("%s@%s", dp->name, dp->spec);
+                rsv_dep *rd = resolver_add_dep(r, sp, -1, did, RSV_NPM, dp->name,
+                                               arena_strdup(r->mem, text), NULL, kind_name(dp->kind));
+                rd->nomatch = !any;
+                free(text);
+            }
+        }
+        free(pname);
+    }
+}
+
+void resolver_npm_jobs(rsv *r)
+{
+    Pool *pool = r->pool;
+    for (size_t i = 0; i < r->npm_names.len; i++) {
+        rsv_npm_name *n = r->npm_names.items[i];
+        char *pname = xasprintf("npm:%s", n->name);
+        queue_push2(&r->job, SOLVER_MULTIVERSION | SOLVER_SOLVABLE_NAME, pool_str2id(pool, pname, 1));
+        free(pname);
+    }
+    for (size_t i = 0; i < r->nroots; i++) {
+        rsv_root *rt = &r->roots[i];
+        if (rt->eco != RSV_NPM)
+            continue;
+        bool any = false;
+        Id d = npm_dep_id(r, rt->name, rt->nrange, rt->ntag, &any);
+        rt->dep = d;
+        rsv_dep *rd = resolver_add_dep(r, 0, (int)i, d, RSV_NPM, rt->name, rt->r->text, NULL,
+                                       "dependency");
+        rd->nomatch = !any;
+        queue_push2(&r->job, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, d);
+    }
+    /* npm's preferences: non-deprecated versions, then (stronger, as a later
+     * favor job) the version the `latest` tag names */
+    Id p;
+    Solvable *s;
+    FOR_REPO_SOLVABLES(r->repo_npm, p, s) {
+        const rsv_solv *rs = resolver_solv(r, p);
+        if (!rs->nv->deprecated)
+            queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE, p);
+    }
+    FOR_REPO_SOLVABLES(r->repo_npm, p, s) {
+        const rsv_solv *rs = resolver_solv(r, p);
+        const char *lt = npm_packument_find_tag(rs->np, "latest");
+        if (lt && strcmp(lt, rs->version) == 0)
+            queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE, p);
+    }
+}
+
+/* ---- node_modules ---- */
+
+/* resolver_npm_bind() : the installed solvable that edge `dep` binds to:
+ *  the highest installed version providing it, or 0. */
+Id resolver_npm_bind(rsv *r, Id dep)
+{
+    Pool *pool = r->pool;
+    Id p, pp, best = 0;
+    FOR_PROVIDES(p, pp, dep) {
+        if (solver_get_decisionlevel(r->solver, p) <= 0)
+            continue;
+        if (!best || strcmp(pool_id2str(pool, pool->solvables[p].evr),
+                            pool_id2str(pool, pool->solvables[best].evr)) > 0)
+            best = p;
+    }
+    return best;
+}
+
+static rsv_npm_node *node_new(rsv_npm_node *parent, Id p, const char *name, ptrvec *all)
+{
+    rsv_npm_node *n = xcalloc(1, sizeof *n);
+    n->p = p;
+    n->parent = parent;
+    n->name = name;
+    if (parent) {
+        n->path = parent->path[0] ? xasprintf("%s/node_modules/%s", parent->path, name)
+                                  : xasprintf("node_modules/%s", name);
+        ptrvec_push(&parent->children, n);
+    } else {
+        n->path = xstrdup("");
+    }
+    ptrvec_push(all, n);
+    return n;
+}
+
+static rsv_npm_node *child_named(const rsv_npm_node *loc, const char *name)
+{
+    for (size_t i = 0; i < loc->children.len; i++) {
+        rsv_npm_node *c = loc->children.items[i];
+        if (strcmp(c->name, name) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+/* Places solvable b (name) for a dependent at `from`: reuses the copy
+ * visible from there when it is b, else hoists to the shallowest ancestor
+ * from which no other version of the name would be seen. */
+static rsv_npm_node *place(rsv *r, rsv_npm_node *from, Id b, const char *name, ptrvec *all,
+                           ptrvec *queue)
+{
+    rsv_npm_node *cand = NULL;
+    for (rsv_npm_node *loc = from; loc; loc = loc->parent) {
+        rsv_npm_node *ex = child_named(loc, name);
+        if (ex) {
+            if (ex->p == b)
+                return ex;
+            break;
+        }
+        cand = loc;
+    }
+    if (!cand)
+        cand = from; /* shadowed right there: nest below the dependent */
+    rsv_npm_node *n = node_new(cand, b, name, all);
+    ptrvec_push(queue, n);
+    (void)r;
+    return n;
+}
+
+static int dep_name_cmp(const void *a, const void *b)
+{
+    const rsv_dep *const *x = a, *const *y = b;
+    int c = strcmp((*x)->name, (*y)->name);
+    return c ? c : strcmp((*x)->kind, (*y)->kind);
+}
+
+rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
+{
+    rsv_npm_node *top = node_new(NULL, 0, "", all);
+    ptrvec queue = PTRVEC_INIT;
+    /* the roots, by name */
+    ptrvec rootdeps = PTRVEC_INIT;
+    for (size_t i = 0; i < r->ndeps; i++)
+        if (r->deps[i].from == 0 && r->deps[i].eco == RSV_NPM && r->deps[i].root >= 0)
+            ptrvec_push(&rootdeps, &r->deps[i]);
+    qsort(rootdeps.items, rootdeps.len, sizeof(void *), dep_name_cmp);
+    for (size_t i = 0; i < rootdeps.len; i++) {
+        rsv_dep *d = rootdeps.items[i];
+        Id b = resolver_npm_bind(r, d->dep);
+        if (!b)
+            continue;
+        rsv_npm_node *n = place(r, top, b, resolver_solv(r, b)->name, all, &queue);
+        rsv_npm_edge e = { d, n };
+        rsv_npm_edges_push(&top->edges, e);
+        n->from_spec = true;
+    }
+    ptrvec_release(&rootdeps);
+    for (size_t qi = 0; qi < queue.len; qi++) {
+        rsv_npm_node *node = queue.items[qi];
+        ptrvec mine = PTRVEC_INIT;
+        for (size_t i = 0; i < r->ndeps; i++)
+            if (r->deps[i].from == node->p)
+                ptrvec_push(&mine, &r->deps[i]);
+        qsort(mine.items, mine.len, sizeof(void *), dep_name_cmp);
+        for (size_t i = 0; i < mine.len; i++) {
+            rsv_dep *d = mine.items[i];
+            Id b = resolver_npm_bind(r, d->dep);
+            if (!b)
+                continue;
+            bool peer = strcmp(d->kind, "peer") == 0;
+            rsv_npm_node *from = peer && node->parent ? node->parent : node;
+            rsv_npm_node *n = place(r, from, b, resolver_solv(r, b)->name, all, &queue);
+            rsv_npm_edge e = { d, n };
+            rsv_npm_edges_push(&node->edges, e);
+            ptrvec_push(&n->dependents, node);
+        }
+        ptrvec_release(&mine);
+    }
+    ptrvec_release(&queue);
+    return top;
+}
+
+void resolver_npm_layout_free(ptrvec *all)
+{
+    for (size_t i = 0; i < all->len; i++) {
+        rsv_npm_node *n = all->items[i];
+        free(n->path);
+        ptrvec_release(&n->children);
+        ptrvec_release(&n->dependents);
+        free(n->edges.items);
+        free(n);
+    }
+    ptrvec_release(all);
+}
+
+void rsv_npm_edges_push(rsv_npm_edges *v, rsv_npm_edge e)
+{
+    if (v->len == v->alloc) {
+        v->alloc = v->alloc ? 2 * v->alloc : 8;
+        v->items = xrealloc(v->items, v->alloc * sizeof *v->items);
+    }
+    v->items[v->len++] = e;
+}

@@ -1,0 +1,487 @@
+/* resolver_pypi.c — PyPI in the pool: the demand-driven crawl (breadth
+ * first from the roots through pypi_loader, a metadata window per name that
+ * grows to cover the newest few versions each requirement admits), then
+ * `pypi:NAME` solvables with rank EVRs, extras as `pypi:NAME[EXTRA]`
+ * solvables, the base's preinstalled dists in the installed repo, and every
+ * Requires-Dist as a rank-interval dependency. Markers and Requires-Python
+ * are decided here, against the target, before the pool sees anything. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <solv/pool.h>
+#include <solv/poolarch.h>
+#include <solv/repo.h>
+
+#include "resolver_internal.h"
+
+/* The metadata window a name starts with, and how many admissible versions
+ * each requirement should see before the first solve. */
+#define RSV_PYPI_WINDOW 6
+#define RSV_PYPI_MATCHES 4
+
+static rsv_pypi_name *pname_find(rsv *r, const char *canon)
+{
+    for (size_t i = 0; i < r->pypi_names.len; i++) {
+        rsv_pypi_name *n = r->pypi_names.items[i];
+        if (strcmp(n->name, canon) == 0)
+            return n;
+    }
+    return NULL;
+}
+
+static rsv_pypi_name *pname_get(rsv *r, const char *canon, bool *changed)
+{
+    rsv_pypi_name *n = pname_find(r, canon);
+    if (n)
+        return n;
+    n = xcalloc(1, sizeof *n);
+    n->name = xstrdup(canon);
+    n->window = RSV_PYPI_WINDOW;
+    ptrvec_push(&r->pypi_names, n);
+    pypi_loader_submit(r->pl, canon, n->window);
+    *changed = true;
+    return n;
+}
+
+static bool has_str(const ptrvec *v, const char *s)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (strcmp(v->items[i], s) == 0)
+            return true;
+    return false;
+}
+
+/* Registers one requirement: its name (submitted if new), its specifier
+ * (for the window) and its extras (crawled next round). */
+static void note_req(rsv *r, const pypi_requirement *q, bool *changed)
+{
+    rsv_pypi_name *n = pname_get(r, q->canonical_name, changed);
+    const char *ss = pypi_specset_str(q->specset);
+    bool seen = false;
+    for (size_t i = 0; i < n->specs.len && !seen; i++)
+        seen = strcmp(pypi_specset_str(n->specs.items[i]), ss) == 0;
+    if (!seen) {
+        ptrvec_push(&n->specs, q->specset);
+        *changed = true;
+    }
+    for (size_t i = 0; i < q->nextras; i++)
+        if (!has_str(&n->extras, q->extras_canonical[i])) {
+            ptrvec_push(&n->extras, xstrdup(q->extras_canonical[i]));
+            *changed = true;
+        }
+}
+
+/* marker_true() : whether a requirement applies on the target with `extra`
+ * ("" for the base). A marker packaging would raise on applies nowhere. */
+static bool marker_true(const rsv *r, const pypi_requirement *q, const char *extra)
+{
+    if (!q->marker)
+        return true;
+    pypi_env env = r->pt.env;
+    env.extra = extra;
+    char *err = NULL;
+    int v = pypi_marker_evaluate(q->marker, &env, &err);
+    free(err);
+    return v == 1;
+}
+
+/* The window that shows RSV_PYPI_MATCHES admissible versions of `s`. */
+static size_t window_for(const pypi_project *p, const pypi_specset *s)
+{
+    const pypi_version **v = xcalloc(p->ncands + 1, sizeof *v);
+    bool *keep = xcalloc(p->ncands + 1, sizeof *keep);
+    for (size_t i = 0; i < p->ncands; i++)
+        v[i] = p->cands[i].excluded ? NULL : p->cands[i].parsed;
+    resolver_pypi_match(s, v, p->ncands, keep);
+    size_t usable = 0, found = 0, need = 0;
+    for (size_t i = 0; i < p->ncands; i++) {
+        if (!v[i])
+            continue;
+        usable++;
+        if (keep[i]) {
+            need = usable;
+            if (++found == RSV_PYPI_MATCHES)
+                break;
+        }
+    }
+    free(v);
+    free(keep);
+    return need;
+}
+
+void resolver_pypi_seed(rsv *r)
+{
+    bool changed = false;
+    for (size_t i = 0; i < r->nroots; i++) {
+        rsv_root *rt = &r->roots[i];
+        if (rt->eco == RSV_PYPI && !rt->skipped)
+            note_req(r, rt->preq, &changed);
+    }
+}
+
+bool resolver_pypi_round(rsv *r)
+{
+    bool changed = false;
+    for (size_t i = 0; i < r->pypi_names.len; i++) {
+        rsv_pypi_name *n = r->pypi_names.items[i];
+        const pypi_project *p = pypi_loader_get(r->pl, n->name);
+        if (!p || p->code != EL_OK)
+            continue;
+        if (!n->all) {
+            size_t need = n->window;
+            for (size_t k = 0; k < n->specs.len; k++) {
+                size_t w = window_for(p, n->specs.items[k]);
+                if (w > need)
+                    need = w;
+            }
+            if (need > n->window) {
+                n->window = need;
+                pypi_loader_submit(r->pl, n->name, need);
+                changed = true;
+            }
+        }
+        for (size_t c = 0; c < p->ncands; c++) {
+            const pypi_candidate *pc = &p->cands[c];
+            if (pc->excluded || pc->meta != PYPI_META_LOADED)
+                continue;
+            for (size_t d = 0; d < pc->ndeps; d++) {
+                const pypi_requirement *q = pc->deps[d].req;
+                if (!q)
+                    continue;
+                bool use = marker_true(r, q, "");
+                for (size_t e = 0; e < n->extras.len && !use; e++)
+                    use = marker_true(r, q, n->extras.items[e]);
+                if (use)
+                    note_req(r, q, &changed);
+            }
+        }
+    }
+    return changed;
+}
+
+el_code resolver_pypi_finish(rsv *r)
+{
+    for (size_t i = 0; i < r->pypi_names.len; i++) {
+        rsv_pypi_name *n = r->pypi_names.items[i];
+        n->p = pypi_loader_get(r->pl, n->name);
+        if (n->p && n->p->code != EL_OK && !(n->p->reason && strcmp(n->p->reason, "not_found") == 0))
+            return pypi_project_fail(r->ctx, n->p);
+    }
+    return EL_OK;
+}
+
+void resolver_pypi_widen(rsv *r, const char *name)
+{
+    rsv_pypi_name *n = pname_find(r, name);
+    if (!n || n->all)
+        return;
+    n->all = true;
+    n->window = 0;
+    pypi_loader_submit(r->pl, name, 0);
+}
+
+/* ---- the pool ---- */
+
+typedef struct ent {
+    const pypi_version *v;
+    int ci;
+    bool inst;
+} ent;
+
+static int ent_cmp(const void *a, const void *b)
+{
+    const ent *x = a, *y = b;
+    int c = pypi_version_cmp(x->v, y->v);
+    if (c)
+        return c;
+    if (x->inst != y->inst)
+        return x->inst ? 1 : -1;
+    return y->ci - x->ci; /* newer index first in the page means lower ci */
+}
+
+static int pname_cmp(const void *a, const void *b)
+{
+    const rsv_pypi_name *const *x = a, *const *y = b;
+    return strcmp((*x)->name, (*y)->name);
+}
+
+/* The preinstalled dist named `canon`, or NULL. */
+static const pypi_requirement *preinstalled(const rsv *r, const char *canon)
+{
+    for (size_t i = 0; i < r->preinst.len; i++) {
+        const pypi_requirement *q = r->preinst.items[i];
+        if (strcmp(q->canonical_name, canon) == 0)
+            return q;
+    }
+    return NULL;
+}
+
+static const char *pinned_version(const pypi_requirement *q)
+{
+    if (pypi_specset_len(q->specset) != 1)
+        return NULL;
+    const char *op = pypi_specset_op(q->specset, 0);
+    if (strcmp(op, "==") != 0 && strcmp(op, "===") != 0)
+        return NULL;
+    return pypi_specset_version(q->specset, 0);
+}
+
+/* Lays out a name's versions in ascending order with shared ranks. */
+static void layout(rsv *r, rsv_pypi_name *n, ptrvec *owned)
+{
+    const pypi_project *p = n->p && n->p->code == EL_OK ? n->p : NULL;
+    size_t max = (p ? p->ncands : 0) + 1;
+    ent *e = xcalloc(max, sizeof *e);
+    size_t ne = 0;
+    for (size_t i = 0; p && i < p->ncands; i++)
+        if (p->cands[i].parsed) {
+            e[ne].v = p->cands[i].parsed;
+            e[ne].ci = (int)i;
+            ne++;
+        }
+    const pypi_requirement *pq = preinstalled(r, n->name);
+    const char *pv = pq ? pinned_version(pq) : NULL;
+    pypi_version *ipv = pv ? pypi_version_parse(pv, NULL) : NULL;
+    if (ipv) {
+        ptrvec_push(owned, ipv);
+        e[ne].v = ipv;
+        e[ne].ci = -1;
+        e[ne].inst = true;
+        ne++;
+        n->inst_version = arena_strdup(r->mem, pypi_version_str(ipv));
+    }
+    qsort(e, ne, sizeof *e, ent_cmp);
+    n->nent = ne;
+    n->vers = arena_alloc(r->mem, (ne + 1) * sizeof *n->vers);
+    n->allv = arena_alloc(r->mem, (ne + 1) * sizeof *n->allv);
+    n->ranks = arena_alloc(r->mem, (ne + 1) * sizeof *n->ranks);
+    n->present = arena_alloc(r->mem, (ne + 1) * sizeof *n->present);
+    n->cut = arena_alloc(r->mem, (ne + 1) * sizeof *n->cut);
+    n->ci = arena_alloc(r->mem, (ne + 1) * sizeof *n->ci);
+    size_t rank = 0;
+    for (size_t i = 0; i < ne; i++) {
+        if (i == 0 || pypi_version_cmp(e[i - 1].v, e[i].v) != 0)
+            rank++;
+        n->ranks[i] = rank;
+        n->ci[i] = e[i].ci;
+        n->allv[i] = e[i].v;
+        if (e[i].inst) {
+            n->vers[i] = e[i].v;
+            n->present[i] = true;
+            continue;
+        }
+        const pypi_candidate *c = &p->cands[e[i].ci];
+        if (c->excluded)
+            continue;
+        n->vers[i] = e[i].v;
+        if (c->meta == PYPI_META_LOADED)
+            n->present[i] = true;
+        else
+            n->cut[i] = true;
+    }
+    free(e);
+}
+
+/* The dependency Ids for requirement q on the pool: the base name's
+ * intervals, then one per extra. Records each in the side table. */
+static void req_deps(rsv *r, Id from, int root, const pypi_requirement *q, const char *text,
+                     const char *kind, bool complement, Queue *out)
+{
+    rsv_pypi_name *n = pname_find(r, q->canonical_name);
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, q->name);
+    if (q->nextras) {
+        sb_addc(&sb, '[');
+        for (size_t i = 0; i < q->nextras; i++)
+            sb_addf(&sb, "%s%s", i ? "," : "", q->extras[i]);
+        sb_addc(&sb, ']');
+    }
+    sb_adds(&sb, q->specifier ? q->specifier : "");
+    const char *short_text = arena_strdup(r->mem, sb.buf);
+    sb_release(&sb);
+    size_t ne = n ? n->nent : 0;
+    bool *keep = xcalloc(ne + 1, sizeof *keep);
+    bool truncated = false, any = false;
+    if (ne) {
+        resolver_pypi_match(q->specset, n->vers, ne, keep);
+        for (size_t i = 0; i < ne; i++) {
+            if (complement)
+                keep[i] = n->vers[i] && !keep[i];
+            if (keep[i] && n->cut[i])
+                truncated = true;
+            if (keep[i] && n->present[i])
+                any = true;
+        }
+    }
+    rsv_interval *iv = xcalloc(ne + 1, sizeof *iv);
+    size_t niv = ne ? resolver_intervals(keep, n->present, ne, iv) : 0;
+    char *pname = xasprintf("pypi:%s", q->canonical_name);
+    if (complement && niv == 0) {
+        free(pname);
+        free(keep);
+        free(iv);
+        return;
+    }
+    Id d = ne ? resolver_interval_dep(r->pool, pname, n->ranks, ne, iv, niv)
+              : pool_str2id(r->pool, pname, 1);
+    rsv_dep *rd = resolver_add_dep(r, from, root, d, RSV_PYPI, n ? n->name : q->canonical_name,
+                                   text, short_text, kind);
+    rd->truncated = truncated;
+    rd->nomatch = !any;
+    queue_push(out, d);
+    for (size_t x = 0; x < q->nextras && !complement; x++) {
+        char *xname = xasprintf("pypi:%s[%s]", q->canonical_name, q->extras_canonical[x]);
+        Id xd = ne ? resolver_interval_dep(r->pool, xname, n->ranks, ne, iv, niv)
+                   : pool_str2id(r->pool, xname, 1);
+        rsv_dep *xr = resolver_add_dep(r, from, root, xd, RSV_PYPI, n ? n->name : q->canonical_name,
+                                       text, short_text, kind);
+        xr->truncated = truncated;
+        xr->nomatch = !any;
+        queue_push(out, xd);
+        free(xname);
+    }
+    free(pname);
+    free(keep);
+    free(iv);
+}
+
+static Id add_solvable(rsv *r, Repo *repo, const char *name, size_t rank)
+{
+    Pool *pool = r->pool;
+    Id p = repo_add_solvable(repo);
+    Solvable *s = pool->solvables + p;
+    char evr[16];
+    resolver_rank_evr(rank, evr);
+    s->name = pool_str2id(pool, name, 1);
+    s->evr = pool_str2id(pool, evr, 1);
+    s->arch = ARCH_ALL;
+    s->provides = repo_addid_dep(repo, s->provides, pool_rel2id(pool, s->name, s->evr, REL_EQ, 1), 0);
+    return p;
+}
+
+el_code resolver_pypi_add(rsv *r)
+{
+    Pool *pool = r->pool;
+    ptrvec owned = PTRVEC_INIT;
+    qsort(r->pypi_names.items, r->pypi_names.len, sizeof(void *), pname_cmp);
+    for (size_t i = 0; i < r->pypi_names.len; i++)
+        layout(r, r->pypi_names.items[i], &owned);
+    if (!r->repo_pypi)
+        r->repo_pypi = repo_create(pool, "pypi");
+    Queue deps;
+    queue_init(&deps);
+    for (size_t i = 0; i < r->pypi_names.len; i++) {
+        rsv_pypi_name *n = r->pypi_names.items[i];
+        char *pname = xasprintf("pypi:%s", n->name);
+        for (size_t k = 0; k < n->nent; k++) {
+            if (!n->present[k])
+                continue;
+            if (n->ci[k] < 0) {
+                Id p = add_solvable(r, pool->installed, pname, n->ranks[k]);
+                rsv_solv *rs = resolver_solv(r, p);
+                rs->ours = true;
+                rs->eco = RSV_PYPI;
+                rs->name = n->name;
+                rs->version = n->inst_version;
+                rs->pp = n->p;
+                n->inst = p;
+                continue;
+            }
+            const pypi_candidate *c = &n->p->cands[n->ci[k]];
+            Id p = add_solvable(r, r->repo_pypi, pname, n->ranks[k]);
+            rsv_solv *rs = resolver_solv(r, p);
+            rs->ours = true;
+            rs->eco = RSV_PYPI;
+            rs->name = n->name;
+            rs->version = c->version;
+            rs->pp = n->p;
+            rs->pc = c;
+            for (size_t d = 0; d < c->ndeps; d++) {
+                const pypi_requirement *q = c->deps[d].req;
+                if (!q || !marker_true(r, q, ""))
+                    continue;
+                queue_empty(&deps);
+                req_deps(r, p, -1, q, c->deps[d].text, "requires", false, &deps);
+                for (int j = 0; j < deps.count; j++)
+                    pool->solvables[p].requires =
+                        repo_addid_dep(r->repo_pypi, pool->solvables[p].requires, deps.elements[j], 0);
+            }
+            /* the installed copy of the same version, if the base has it */
+            if (n->inst_version && strcmp(n->inst_version, c->version) == 0) {
+                Id ip = add_solvable(r, pool->installed, pname, n->ranks[k]);
+                rsv_solv *is = resolver_solv(r, ip);
+                *is = *resolver_solv(r, p);
+                n->inst = ip;
+            }
+            for (size_t x = 0; x < n->extras.len; x++) {
+                const char *ex = n->extras.items[x];
+                char *xname = xasprintf("pypi:%s[%s]", n->name, ex);
+                Id xp = add_solvable(r, r->repo_pypi, xname, n->ranks[k]);
+                free(xname);
+                rsv_solv *xs = resolver_solv(r, xp);
+                *xs = *resolver_solv(r, p);
+                xs->extra = ex;
+                Solvable *s = pool->solvables + xp;
+                Id base = pool_rel2id(pool, pool->solvables[p].name, pool->solvables[p].evr, REL_EQ, 1);
+                s->requires = repo_addid_dep(r->repo_pypi, s->requires, base, 0);
+                char *btext = xasprintf("%s==%s", n->name, c->version);
+                resolver_add_dep(r, xp, -1, base, RSV_PYPI, n->name, arena_strdup(r->mem, btext),
+                                 NULL, "requires");
+                free(btext);
+                for (size_t d = 0; d < c->ndeps; d++) {
+                    const pypi_requirement *q = c->deps[d].req;
+                    if (!q || marker_true(r, q, "") || !marker_true(r, q, ex))
+                        continue;
+                    queue_empty(&deps);
+                    req_deps(r, xp, -1, q, c->deps[d].text, "requires", false, &deps);
+                    for (int j = 0; j < deps.count; j++)
+                        pool->solvables[xp].requires =
+                            repo_addid_dep(r->repo_pypi, pool->solvables[xp].requires, deps.elements[j], 0);
+                }
+            }
+        }
+        free(pname);
+    }
+    /* preinstalled dists nobody asked about: in the base all the same */
+    for (size_t i = 0; i < r->preinst.len; i++) {
+        const pypi_requirement *q = r->preinst.items[i];
+        if (pname_find(r, q->canonical_name))
+            continue;
+        const char *pv = pinned_version(q);
+        char *pname = xasprintf("pypi:%s", q->canonical_name);
+        Id p = add_solvable(r, pool->installed, pname, 1);
+        free(pname);
+        rsv_solv *rs = resolver_solv(r, p);
+        rs->ours = true;
+        rs->eco = RSV_PYPI;
+        rs->name = arena_strdup(r->mem, q->canonical_name);
+        rs->version = arena_strdup(r->mem, pv ? pv : "");
+    }
+    queue_free(&deps);
+    /* the parsed preinstalled versions live as long as the resolve */
+    for (size_t i = 0; i < owned.len; i++)
+        ptrvec_push(&r->owned_versions, owned.items[i]);
+    ptrvec_release(&owned);
+    return EL_OK;
+}
+
+void resolver_pypi_jobs(rsv *r)
+{
+    Queue deps;
+    queue_init(&deps);
+    for (size_t i = 0; i < r->nroots; i++) {
+        rsv_root *rt = &r->roots[i];
+        if (rt->eco != RSV_PYPI || rt->skipped)
+            continue;
+        bool constraint = rt->r->kind == ROOT_CONSTRAINT;
+        queue_empty(&deps);
+        req_deps(r, 0, (int)i, rt->preq, rt->r->text, "requires", constraint, &deps);
+        for (int j = 0; j < deps.count; j++) {
+            queue_push2(&r->job, (constraint ? SOLVER_ERASE : SOLVER_INSTALL) | SOLVER_SOLVABLE_PROVIDES,
+                        deps.elements[j]);
+            if (j == 0)
+                rt->dep = deps.elements[j];
+        }
+    }
+    queue_free(&deps);
+}

@@ -1,0 +1,343 @@
+/* resolver_solve.c — resolver_resolve(): the roots parsed, the three
+ * readers fed through one cache run per crawl round, one pool built for all
+ * ecosystems, the jobs, and ONE solver_solve(). When a problem involves a
+ * PyPI requirement whose matching versions were cut from the metadata
+ * window, those names are widened and the pool is built and solved again;
+ * a lock only ever comes from a solve that needed no widening. Owns the
+ * lifetime of everything in `rsv`. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <solv/pool.h>
+#include <solv/poolarch.h>
+#include <solv/problems.h>
+#include <solv/repo.h>
+#include <solv/solver.h>
+#include <solv/testcase.h>
+
+#include "debver.h"
+#include "npm_spec.h"
+#include "resolver_internal.h"
+
+/* How many times a failed solve may widen windows and try again. */
+#define RSV_MAX_WIDENINGS 6
+
+static const char *eco_word(int eco)
+{
+    return eco == RSV_PYPI ? "pypi" : eco == RSV_NPM ? "npm" : "deb";
+}
+
+char *resolver_root_label(const rsv *r, int root)
+{
+    const resolve_root *rr = r->rq->roots + root;
+    if (rr->protected_pin)
+        return xasprintf("%s (the base's protected pin)", rr->text);
+    if (rr->line)
+        return xasprintf("%s (spec line %u)", rr->text, rr->line);
+    if (rr->field)
+        return xasprintf("%s (%s)", rr->text, rr->field);
+    return xstrdup(rr->text);
+}
+
+static el_code root_invalid(rsv *r, size_t i, const char *why)
+{
+    const resolve_root *rr = &r->rq->roots[i];
+    el_fail(r->ctx, EL_SPEC_INVALID, "%s: `%s`: %s", rr->field ? rr->field : "spec", rr->text, why);
+    if (rr->field)
+        el_detail_str(r->ctx, "field", rr->field);
+    return EL_SPEC_INVALID;
+}
+
+static bool marker_applies(rsv *r, const pypi_requirement *q)
+{
+    if (!q->marker)
+        return true;
+    pypi_env env = r->pt.env;
+    env.extra = "";
+    char *err = NULL;
+    int v = pypi_marker_evaluate(q->marker, &env, &err);
+    free(err);
+    return v == 1;
+}
+
+static el_code parse_roots(rsv *r)
+{
+    const resolve_request *rq = r->rq;
+    r->roots = xcalloc(rq->n_roots + 1, sizeof *r->roots);
+    r->nroots = rq->n_roots;
+    for (size_t i = 0; i < rq->n_roots; i++) {
+        const resolve_root *rr = &rq->roots[i];
+        rsv_root *rt = &r->roots[i];
+        rt->r = rr;
+        char *err = NULL;
+        if (strcmp(rr->ecosystem, "pypi") == 0) {
+            rt->eco = RSV_PYPI;
+            rt->preq = pypi_requirement_parse(rr->text, &err);
+            if (!rt->preq) {
+                el_code rc = root_invalid(r, i, err ? err : "not a PEP 508 requirement");
+                free(err);
+                return rc;
+            }
+            if (rt->preq->url)
+                return root_invalid(r, i, "a direct URL reference cannot be locked from an index");
+            rt->name = xstrdup(rt->preq->canonical_name);
+            rt->skipped = !marker_applies(r, rt->preq);
+            r->has_pypi = true;
+        } else if (strcmp(rr->ecosystem, "npm") == 0) {
+            rt->eco = RSV_NPM;
+            npm_pkgspec ps;
+            if (npm_pkgspec_parse(rr->text, &ps, &err) != 0) {
+                el_code rc = root_invalid(r, i, err ? err : "not an npm package spec");
+                free(err);
+                return rc;
+            }
+            rt->name = xstrdup(ps.name);
+            if (ps.kind == NPM_SPEC_TAG) {
+                rt->ntag = xstrdup(ps.spec);
+            } else if (npm_range_parse(ps.spec, NPM_LOOSE, &rt->nrange, &err) != 0) {
+                npm_pkgspec_release(&ps);
+                el_code rc = root_invalid(r, i, err ? err : "not a semver range");
+                free(err);
+                return rc;
+            }
+            npm_pkgspec_release(&ps);
+            r->has_npm = true;
+        } else if (strcmp(rr->ecosystem, "deb") == 0) {
+            rt->eco = RSV_DEB;
+            const char *eq = strchr(rr->text, '=');
+            rt->name = eq ? xstrndup(rr->text, (size_t)(eq - rr->text)) : xstrdup(rr->text);
+            if (eq)
+                rt->dversion = xstrdup(eq + 1);
+            if (!deb_name_valid(rt->name, strlen(rt->name)) ||
+                (rt->dversion && !deb_version_valid(rt->dversion)))
+                return root_invalid(r, i, "not an apt package name, optionally `=version`");
+            r->has_deb = true;
+        } else {
+            return root_invalid(r, i, "unknown ecosystem");
+        }
+    }
+    return EL_OK;
+}
+
+/* Runs the cache and the crawl rounds of PyPI and npm until nothing new is
+ * asked for. */
+static el_code crawl(rsv *r)
+{
+    bool more = true;
+    while (more) {
+        el_code rc = cache_run(r->c, r->ctx);
+        if (rc != EL_OK)
+            return rc;
+        more = false;
+        if (r->pl && resolver_pypi_round(r))
+            more = true;
+        if (r->nl && resolver_npm_round(r))
+            more = true;
+    }
+    el_code rc = r->pl ? resolver_pypi_finish(r) : EL_OK;
+    if (rc == EL_OK && r->nl)
+        rc = resolver_npm_finish(r);
+    return rc;
+}
+
+static void drop_pool(rsv *r)
+{
+    if (r->solver)
+        solver_free(r->solver);
+    r->solver = NULL;
+    if (r->pool)
+        pool_free(r->pool);
+    r->pool = NULL;
+    r->repo_pypi = r->repo_npm = NULL;
+    free(r->solv);
+    r->solv = NULL;
+    r->nsolv = 0;
+    r->ndeps = 0;
+    queue_empty(&r->job);
+}
+
+static el_code build_and_solve(rsv *r, int *nproblems)
+{
+    Pool *pool = r->pool = pool_create();
+    pool_setdisttype(pool, DISTTYPE_DEB);
+    pool_setarch(pool, r->rq->base && r->rq->base->arch ? r->rq->base->arch : "amd64");
+    el_code rc = resolver_apt_load(r);
+    if (rc != EL_OK)
+        return rc;
+    if (!pool->installed)
+        pool_set_installed(pool, repo_create(pool, "installed"));
+    if (r->pl || r->preinst.len)
+        resolver_pypi_add(r);
+    if (r->nl)
+        resolver_npm_add(r);
+    pool_addfileprovides(pool);
+    pool_createwhatprovides(pool);
+    resolver_pypi_jobs(r);
+    if (r->nl)
+        resolver_npm_jobs(r);
+    resolver_apt_jobs(r);
+    Solver *solv = r->solver = solver_create(pool);
+    solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, 1);
+    *nproblems = solver_solve(solv, &r->job);
+    if (r->rq->debug_solver_dir)
+        testcase_write(solv, r->rq->debug_solver_dir,
+                       TESTCASE_RESULT_TRANSACTION | TESTCASE_RESULT_PROBLEMS, NULL, NULL);
+    return EL_OK;
+}
+
+/* After a failed solve: widens every PyPI name a problem rule's dependency
+ * was cut on. Returns whether anything was widened. */
+static bool widen_for_problems(rsv *r, int nproblems)
+{
+    Solver *solv = r->solver;
+    Pool *pool = r->pool;
+    bool widened = false;
+    Queue rules;
+    queue_init(&rules);
+    for (Id pr = 1; pr <= (Id)nproblems; pr++) {
+        queue_empty(&rules);
+        solver_findallproblemrules(solv, pr, &rules);
+        for (int i = 0; i < rules.count; i++) {
+            Id source, target, dep;
+            solver_ruleinfo(solv, rules.elements[i], &source, &target, &dep);
+            if (!dep)
+                continue;
+            for (size_t k = 0; k < r->ndeps; k++) {
+                const rsv_dep *d = &r->deps[k];
+                if (d->dep == dep && d->truncated && d->eco == RSV_PYPI) {
+                    rsv_pypi_name *n = NULL;
+                    for (size_t j = 0; j < r->pypi_names.len && !n; j++)
+                        if (strcmp(((rsv_pypi_name *)r->pypi_names.items[j])->name, d->name) == 0)
+                            n = r->pypi_names.items[j];
+                    if (n && !n->all) {
+                        resolver_pypi_widen(r, d->name);
+                        widened = true;
+                    }
+                }
+            }
+        }
+    }
+    queue_free(&rules);
+    (void)pool;
+    return widened;
+}
+
+static void rsv_free(rsv *r)
+{
+    drop_pool(r);
+    queue_free(&r->job);
+    for (size_t i = 0; i < r->nroots; i++) {
+        pypi_requirement_free(r->roots[i].preq);
+        npm_range_free(r->roots[i].nrange);
+        free(r->roots[i].name);
+        free(r->roots[i].ntag);
+        free(r->roots[i].dversion);
+    }
+    free(r->roots);
+    for (size_t i = 0; i < r->pypi_names.len; i++) {
+        rsv_pypi_name *n = r->pypi_names.items[i];
+        for (size_t k = 0; k < n->extras.len; k++)
+            free(n->extras.items[k]);
+        ptrvec_release(&n->extras);
+        ptrvec_release(&n->specs);
+        free(n->name);
+        free(n);
+    }
+    ptrvec_release(&r->pypi_names);
+    for (size_t i = 0; i < r->npm_names.len; i++) {
+        rsv_npm_name *n = r->npm_names.items[i];
+        ptrvec_release(&n->ranges);
+        ptrvec_release(&n->tags);
+        free(n->name);
+        free(n);
+    }
+    ptrvec_release(&r->npm_names);
+    for (size_t i = 0; i < r->preinst.len; i++)
+        pypi_requirement_free(r->preinst.items[i]);
+    ptrvec_release(&r->preinst);
+    for (size_t i = 0; i < r->owned_versions.len; i++)
+        pypi_version_free(r->owned_versions.items[i]);
+    ptrvec_release(&r->owned_versions);
+    free(r->deps);
+    if (r->pl)
+        pypi_loader_free(r->pl);
+    if (r->nl)
+        npm_loader_free(r->nl);
+    if (r->al)
+        apt_loader_free(r->al);
+    if (r->pt_ok)
+        pypi_target_clear(&r->pt);
+    arena_free(r->mem);
+}
+
+el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq, lock_doc **out)
+{
+    *out = NULL;
+    rsv r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ctx;
+    r.c = c;
+    r.rq = rq;
+    r.mem = arena_new();
+    queue_init(&r.job);
+    const target_base *b = rq->base;
+    el_code rc = pypi_target_init(ctx, &r.pt, b && b->python_version ? b->python_version : NULL,
+                                  b ? b->platform : NULL, rq->exclude_newer);
+    if (rc != EL_OK)
+        goto done;
+    r.pt_ok = true;
+    rc = parse_roots(&r);
+    if (rc != EL_OK)
+        goto done;
+    for (const char *const *pi = b ? b->preinstalled : NULL; pi && *pi; pi++) {
+        pypi_requirement *q = pypi_requirement_parse(*pi, NULL);
+        if (q)
+            ptrvec_push(&r.preinst, q);
+    }
+    if (r.has_pypi)
+        r.pl = pypi_loader_new(c, &r.pt, rq->pypi_indexes, rq->n_pypi_indexes);
+    if (r.has_npm) {
+        r.ntarget.os = "linux";
+        r.ntarget.cpu = b && b->arch && strcmp(b->arch, "arm64") == 0 ? "arm64" : "x64";
+        r.ntarget.libc = b && b->platform && strncmp(b->platform, "musllinux", 9) == 0 ? "musl" : "glibc";
+        r.ntarget.cutoff = rq->exclude_newer;
+        npm_loader_options no = { 0 };
+        no.registry = rq->npm_registry;
+        no.target = &r.ntarget;
+        r.nl = npm_loader_new(c, &no);
+    }
+    rc = resolver_apt_prepare(&r);
+    if (rc != EL_OK)
+        goto done;
+    if (r.pl)
+        resolver_pypi_seed(&r);
+    if (r.nl)
+        resolver_npm_seed(&r);
+    rc = crawl(&r);
+    if (rc != EL_OK)
+        goto done;
+    for (int attempt = 0;; attempt++) {
+        int np = 0;
+        rc = build_and_solve(&r, &np);
+        if (rc != EL_OK)
+            goto done;
+        if (np == 0) {
+            *out = resolver_make_lock(&r);
+            rc = EL_OK;
+            goto done;
+        }
+        if (attempt < RSV_MAX_WIDENINGS && widen_for_problems(&r, np)) {
+            drop_pool(&r);
+            rc = crawl(&r);
+            if (rc != EL_OK)
+                goto done;
+            continue;
+        }
+        rc = resolver_explain(&r, np);
+        goto done;
+    }
+done:
+    rsv_free(&r);
+    (void)eco_word;
+    return rc;
+}

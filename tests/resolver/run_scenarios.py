@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""run_scenarios.py DRIVER CASE — resolve one corpus scenario twice and
+compare with tests/resolver/cases/CASE.out.
+
+CASE.req is the request (see resolver_driver.c) plus a `scenario NAME` line
+naming corpus/scenarios/NAME.scn. The scenario's mirror is built twice with
+tests/fixtures/build_mirror.py, the second time with --shuffle (every
+index's entries in another order); both are read through file:// mirrors of
+the canonical URLs (npm packuments copied to flat files, since a registry
+URL names no file). Both outputs must be byte-identical and equal to the
+expected text. RESOLVER_UPDATE=1 rewrites CASE.out from the first run (then
+read the diff: the expected text is worked out by hand, not blessed).
+Standard library only."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+BUILD = os.path.join(REPO, "tests", "fixtures", "build_mirror.py")
+
+
+def flatten_npm(mdir):
+    src = os.path.join(mdir, "npm")
+    dst = os.path.join(mdir, "npmflat")
+    if not os.path.isdir(src):
+        return
+    for root, _dirs, files in os.walk(src):
+        if "packument.json" not in files:
+            continue
+        name = os.path.relpath(root, src)
+        for target in {name, name.replace("/", "%2f")}:
+            path = os.path.join(dst, target)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            shutil.copyfile(os.path.join(root, "packument.json"), path)
+
+
+def run(driver, req, mdir, cache):
+    with open(os.path.join(mdir, "manifest.json")) as f:
+        man = json.load(f)
+    mirrors = []
+    for name, url in sorted(man.get("pypi-indexes", {}).items()):
+        prefix = url.rsplit("/simple", 1)[0]
+        mirrors += ["--mirror", "%s=file://%s/pypi/%s" % (prefix, mdir, name)]
+    mirrors += ["--mirror", "https://registry.npmjs.org=file://%s/npmflat" % mdir]
+    for url in sorted(set(man.get("apt-suites", {}).values())):
+        mirrors += ["--mirror", "%s=file://%s/apt" % (url.rstrip("/"), mdir)]
+    cmd = [driver, "--request", req, "--cache", cache,
+           "--keyring", os.path.join(mdir, "apt-keyring.gpg")] + mirrors
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode not in (0, 1):
+        sys.stderr.write(p.stderr.decode())
+        raise SystemExit("driver failed with status %d" % p.returncode)
+    return p.stdout
+
+
+def main():
+    driver, case = sys.argv[1], sys.argv[2]
+    req = os.path.join(HERE, "cases", case + ".req")
+    exp = os.path.join(HERE, "cases", case + ".out")
+    scenario = None
+    with open(req) as f:
+        for line in f:
+            if line.startswith("scenario "):
+                scenario = line.split()[1]
+    if not scenario:
+        raise SystemExit("%s names no scenario" % req)
+    if not shutil.which("dpkg-deb") or not shutil.which("gpg"):
+        return 77
+    tmp = tempfile.mkdtemp(prefix="resolver-%s-" % case)
+    try:
+        outs = []
+        for variant, extra in (("plain", []), ("shuffled", ["--shuffle", "7"])):
+            mdir = os.path.join(tmp, variant)
+            subprocess.run([sys.executable, BUILD, os.path.join(REPO, "corpus", "scenarios", scenario + ".scn"),
+                            "--out", mdir] + extra, check=True, stdout=subprocess.DEVNULL)
+            flatten_npm(mdir)
+            outs.append(run(driver, req, mdir, os.path.join(tmp, "cache-" + variant)))
+        if os.environ.get("RESOLVER_UPDATE") == "1":
+            with open(exp, "wb") as f:
+                f.write(outs[0])
+        with open(exp, "rb") as f:
+            want = f.read()
+        ok = True
+        if outs[0] != outs[1]:
+            print("FAIL: the shuffled mirror gives other bytes")
+            sys.stdout.write(outs[1].decode())
+            ok = False
+        if outs[0] != want:
+            print("FAIL: output differs from %s; got:" % exp)
+            sys.stdout.write(outs[0].decode())
+            ok = False
+        return 0 if ok else 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
