@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "envlock/cache.h"
 #include "util.h"
@@ -174,14 +175,32 @@ void cache_get_stats(const cache *c, cache_run_stats *st);
 bool cache_blob_get(cache *c, const char *name, unsigned char **data, size_t *len);
 bool cache_blob_put(cache *c, const char *name, const void *data, size_t len);
 
+/* cache_blob_open() :
+ *  Blob `name` for reading in place, the fast way for big derived data (a
+ *  Debian main .solv is ~18 MB): a FILE positioned at the blob's first byte
+ *  of its entry file, *len its size. Blobs are stored uncompressed (see
+ *  cache_blob_put), so nothing is decompressed or copied into memory; the
+ *  entry is checked before it is returned — metadata, key, exact size and
+ *  the CRC-32 of the bytes. (The sha256 that every entry also carries is
+ *  checked by cache_blob_get, prune and import; CRC-32 detects the damage a
+ *  cache suffers — torn, truncated or flipped bytes — at a fraction of the
+ *  cost. It is no defence against someone who can write the cache dir, but
+ *  neither is the sha256 stored beside the body.)
+ *  NULL on a miss, on a corrupt entry (removed), and on a blob stored
+ *  compressed by an older envlock (left alone: cache_blob_get reads it).
+ *  Close with fclose(). */
+FILE *cache_blob_open(cache *c, const char *name, size_t *len);
+
 /* ---- the store (cache_store.c) ----
  * Layout: <dir>/v1/<k0k1>/<key> where key is the 64-hex cache key; beside it
  * <key>.lock (flock for fetch deduplication across processes) and
  * .tmp-<key>-<pid>-<n> while a write is in flight. An entry file is
  *   "envlock-cache 1\n" <one-line JSON metadata> "\n" <one zstd frame>
- * and is valid only if the metadata parses, its key re-derives the file name,
- * the frame decompresses to exactly `size` bytes with no trailing data, and
- * those bytes hash to `sha256`. */
+ * or, when the metadata says "encoding":"raw" (blobs), the body itself
+ * instead of the frame, with its "crc32" in the metadata. It is valid only
+ * if the metadata parses, its key re-derives the file name, the frame
+ * decompresses to (or the raw body is) exactly `size` bytes with no
+ * trailing data, and those bytes hash to `sha256` (and, raw, to `crc32`). */
 
 /* cache_key() : sha256 hex of "GET <url>\n<accept>" (accept "" if NULL);
  * `accept` is cache_meta.accept's "what the key covers" string. */
@@ -205,6 +224,8 @@ typedef struct cache_meta {
     int64_t max_age;      /* seconds from Cache-Control; -1 if none */
     int64_t fetched_ms;   /* wall clock of the fetch or last revalidation */
     bool immutable;
+    bool raw;             /* body stored uncompressed (blobs), with crc32 */
+    uint32_t crc32;       /* CRC-32 of the body (raw entries only) */
     long status;          /* 200, or 206 for a Range request */
     uint64_t size;        /* body length */
     char sha256[65];      /* of the body */
@@ -227,6 +248,15 @@ typedef enum cache_entry_state {
  *  never returned. */
 cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m,
                                   unsigned char **body, size_t *len, const char **why);
+
+/* cache_store_open_raw() :
+ *  The fast read of a raw entry (cache_blob_open()): checks metadata, key,
+ *  size and crc32 (not sha256) and returns the entry file as a FILE
+ *  positioned at the body, *len its size, *state CACHE_ENTRY_OK. NULL with
+ *  *state MISSING, CORRUPT (the entry is removed; *why says why) or OK for
+ *  a valid-looking entry that is not raw (stored compressed). */
+FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
+                           cache_entry_state *state, const char **why);
 
 /* cache_store_put() :
  *  Writes the entry atomically (temp file in the same directory, fsync,

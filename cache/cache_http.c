@@ -957,11 +957,25 @@ bool cache_blob_get(cache *c, const char *name, unsigned char **data, size_t *le
     return ok;
 }
 
+FILE *cache_blob_open(cache *c, const char *name, size_t *len)
+{
+    char *url = xasprintf("blob:%s", name);
+    char key[65];
+    cache_key(url, NULL, key);
+    free(url);
+    cache_entry_state st;
+    return cache_store_open_raw(c->store, key, len, &st, NULL);
+}
+
+/* Blobs are stored raw (uncompressed, with a CRC-32) so that
+ * cache_blob_open() can hand out the entry file itself: a warm load of a
+ * big index is then one read by its consumer, not decompress + copy. */
 bool cache_blob_put(cache *c, const char *name, const void *data, size_t len)
 {
     cache_meta m;
     cache_meta_init(&m);
     m.url = xasprintf("blob:%s", name);
+    m.raw = true;
     m.immutable = true;
     m.fetched_ms = cache_now_ms();
     char key[65];

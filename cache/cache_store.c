@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include "cache.h"
@@ -150,12 +152,21 @@ void cache_entry_encode(cache_meta *m, const void *body, size_t len, strbuf *out
         json_object_object_add(o, "status", json_object_new_int64(m->status));
     json_object_object_add(o, "size", json_object_new_int64((int64_t)len));
     json_object_object_add(o, "sha256", json_object_new_string(m->sha256));
+    if (m->raw) {
+        m->crc32 = (uint32_t)crc32_z(0, body, len);
+        json_object_object_add(o, "encoding", json_object_new_string("raw"));
+        json_object_object_add(o, "crc32", json_object_new_int64(m->crc32));
+    }
     sb_adds(out, MAGIC);
     /* Plain output escapes newlines, so the header stays one line. */
     sb_adds(out, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
                                                        JSON_C_TO_STRING_NOSLASHESCAPE));
     sb_addc(out, '\n');
     json_object_put(o);
+    if (m->raw) {
+        sb_add(out, body, len);
+        return;
+    }
     /* Already-compressed artifacts gain nothing from effort: level 1 for big ones. */
     int level = len > (4u << 20) ? 1 : 3;
     size_t bound = ZSTD_compressBound(len);
@@ -206,6 +217,16 @@ static bool parse_meta(const char *line, size_t n, cache_meta *m)
         if (ok)
             memcpy(m->sha256, sha, 65);
         free(sha);
+        char *enc = ok ? jstr(o, "encoding") : NULL;
+        if (enc) {
+            /* The only other encoding is raw, which must carry its CRC. */
+            m->raw = strcmp(enc, "raw") == 0;
+            ok = m->raw && json_object_object_get_ex(o, "crc32", &v) &&
+                 json_object_get_int64(v) >= 0 && json_object_get_int64(v) <= 0xffffffffLL;
+            if (ok)
+                m->crc32 = (uint32_t)json_object_get_int64(v);
+            free(enc);
+        }
     }
     json_object_put(o);
     if (!ok)
@@ -236,6 +257,35 @@ const char *cache_entry_check(const unsigned char *data, size_t n, const char *k
     }
     const unsigned char *z = nl + 1;
     size_t zn = n - (size_t)(z - data);
+    if (!why && m.raw) {
+        unsigned char *out = NULL;
+        if (zn != m.size)
+            why = zn < m.size ? "truncated raw body" : "trailing data after the raw body";
+        else if ((uint32_t)crc32_z(0, z, zn) != m.crc32)
+            why = "body crc32 mismatch";
+        if (!why) {
+            char sha[65];
+            sha256_hex(z, zn, sha);
+            if (strcmp(sha, m.sha256) != 0)
+                why = "body sha256 mismatch";
+        }
+        if (why) {
+            cache_meta_clear(&m);
+            return why;
+        }
+        if (body) {
+            out = xmalloc(zn + 1);
+            memcpy(out, z, zn);
+            out[zn] = '\0';
+            *body = out;
+            *len = zn;
+        }
+        if (mout)
+            *mout = m;
+        else
+            cache_meta_clear(&m);
+        return NULL;
+    }
     unsigned long long csize = why ? 0 : ZSTD_getFrameContentSize(z, zn);
     if (!why && (csize == ZSTD_CONTENTSIZE_ERROR || csize == ZSTD_CONTENTSIZE_UNKNOWN))
         why = "bad zstd frame";
@@ -330,6 +380,86 @@ cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m
     }
     free(path);
     return CACHE_ENTRY_OK;
+}
+
+FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
+                           cache_entry_state *state, const char **why)
+{
+    *state = CACHE_ENTRY_MISSING;
+    char *path = cache_entry_path(s->dir, key, NULL);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        free(path);
+        return NULL;
+    }
+    struct stat st;
+    memset(&st, 0, sizeof st);
+    const char *bad = NULL;
+    cache_meta m;
+    cache_meta_init(&m);
+    size_t off = 0;
+    unsigned char *map = NULL;
+    if (fstat(fd, &st) != 0 || st.st_size < (off_t)MAGIC_LEN || (uint64_t)st.st_size > ENTRY_MAX) {
+        bad = "unreadable entry";
+    } else {
+        /* One mapping serves the header and the CRC pass; libsolv (or any
+         * caller) then reads the same open file through stdio. */
+        map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            map = NULL;
+            bad = "unreadable entry";
+        }
+    }
+    if (!bad) {
+        size_t n = (size_t)st.st_size;
+        const unsigned char *nl = memchr(map + MAGIC_LEN, '\n', n - MAGIC_LEN);
+        if (memcmp(map, MAGIC, MAGIC_LEN) != 0)
+            bad = "bad magic";
+        else if (!nl || (size_t)(nl - map) > META_MAX)
+            bad = "truncated metadata";
+        else if (!parse_meta((const char *)map + MAGIC_LEN, (size_t)(nl - map) - MAGIC_LEN, &m))
+            bad = "unreadable metadata";
+        if (!bad) {
+            char k[65];
+            cache_key(m.url, m.accept, k);
+            if (strcmp(k, key) != 0)
+                bad = "metadata does not match the entry name";
+            off = (size_t)(nl + 1 - map);
+        }
+        if (!bad && m.raw) {
+            if (n - off != m.size)
+                bad = n - off < m.size ? "truncated raw body" : "trailing data after the raw body";
+            else if ((uint32_t)crc32_z(0, map + off, n - off) != m.crc32)
+                bad = "body crc32 mismatch";
+        }
+    }
+    if (map)
+        munmap(map, (size_t)st.st_size);
+    if (bad) {
+        close(fd);
+        cache_meta_clear(&m);
+        unlink_if_same(path, &st);
+        free(path);
+        *state = CACHE_ENTRY_CORRUPT;
+        if (why)
+            *why = bad;
+        return NULL;
+    }
+    free(path);
+    *state = CACHE_ENTRY_OK;
+    bool raw = m.raw;
+    *len = (size_t)m.size;
+    cache_meta_clear(&m);
+    FILE *f = raw ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        close(fd);
+        return NULL;
+    }
+    if (fseeko(f, (off_t)off, SEEK_SET) != 0) {
+        fclose(f);
+        return NULL;
+    }
+    return f;
 }
 
 static int fsync_dir(const char *dir)

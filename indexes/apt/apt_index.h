@@ -231,6 +231,8 @@ typedef struct apt_load_stats {
     unsigned solv_rebuilt;       /* blobs libsolv refused, rebuilt */
     unsigned verified_inrelease; /* InRelease verified with gpgv */
     unsigned verified_detached;  /* Release.gpg verified */
+    double solv_ms;              /* wall time opening, checking (size, CRC-32)
+                                    and loading .solv blobs: the warm load */
 } apt_load_stats;
 void apt_loader_stats(const apt_loader *l, apt_load_stats *st);
 

@@ -193,6 +193,7 @@ int main(int argc, char **argv)
         json_object *t = json_object_new_object();
         json_object_object_add(t, "fetch_ms", json_object_new_double(t1 - t0));
         json_object_object_add(t, "load_ms", json_object_new_double(t2 - t1));
+        json_object_object_add(t, "solv_ms", json_object_new_double(st.solv_ms));
         json_object_object_add(root, "timing", t);
         if (write_solv) {
             for (int i = 0; i < pool->nrepos; i++) {
