@@ -89,9 +89,10 @@ static json_object *version_json(const npm_packument *p, const npm_version *v)
     json_object_object_add(o, "engines", eng);
     json_object_object_add(o, "integrity", jstr_or_null(v->integrity));
     json_object_object_add(o, "shasum", jstr_or_null(v->shasum));
+    /* Only the canonical URL: the JSON is what tools (and locks) read, and
+     * must not depend on which mirror served it. The served URL is in the
+     * text listing, for people. */
     json_object_object_add(o, "tarball", jstr_or_null(v->tarball));
-    if (v->tarball_served)
-        json_object_object_add(o, "tarballServed", json_object_new_string(v->tarball_served));
     json_object_object_add(o, "hasInstallScript",
                            json_object_new_boolean(!!(v->flags & NPM_FLAG_INSTALL_SCRIPT)));
     json_object *flags = json_object_new_array();
