@@ -64,10 +64,17 @@ void resolver_apt_jobs(rsv *r)
                             : name;
         rt->dep = d;
         resolver_add_dep(r, 0, (int)i, d, RSV_DEB, rt->name, rt->r->text, NULL, "depends");
-        queue_push2(&r->job, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, d);
+        /* apt installs the real package of that name when there is one and
+         * considers providers only for a purely virtual name */
+        bool real = false;
         Id p, pp;
         FOR_PROVIDES(p, pp, d)
-            queue_push(&todo, p);
+            if (pool->solvables[p].name == name)
+                real = true;
+        queue_push2(&r->job, SOLVER_INSTALL | (real ? SOLVER_SOLVABLE_NAME : SOLVER_SOLVABLE_PROVIDES), d);
+        FOR_PROVIDES(p, pp, d)
+            if (!real || pool->solvables[p].name == name)
+                queue_push(&todo, p);
     }
     /* favor first alternatives reachable from the roots */
     Map seen;

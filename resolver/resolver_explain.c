@@ -64,7 +64,7 @@ static void dep_texts(rsv *r, Id from, Id dep, char **shorttext, char **full, ch
         return;
     }
     Pool *pool = r->pool;
-    *shorttext = xstrdup(pool_dep2str(pool, dep));
+    *shorttext = resolver_deb_dep_text(pool, dep);
     *full = xstrdup(*shorttext);
     Id n = dep;
     while (ISRELDEP(n))
@@ -269,8 +269,8 @@ static char *rule_words(rsv *r, Id rid)
         out = xasprintf("%s and %s cannot both be installed", sname(r, source, &a), sname(r, target, &b));
         break;
     case SOLVER_RULE_PKG_CONFLICTS:
-        out = xasprintf("%s conflicts with %s (%s)", sname(r, source, &a), sname(r, target, &b),
-                        pool_dep2str(r->pool, dep));
+        st = resolver_deb_dep_text(r->pool, dep);
+        out = xasprintf("%s conflicts with %s (%s)", sname(r, source, &a), sname(r, target, &b), st);
         break;
     case SOLVER_RULE_PKG_NOT_INSTALLABLE:
         out = xasprintf("%s is not installable", sname(r, source, &a));
@@ -387,6 +387,70 @@ static el_code not_found(rsv *r, const req *q, const bfs *b)
     sb_release(&near);
     sb_release(&line);
     return EL_PACKAGE_NOT_FOUND;
+}
+
+/* The requirement edge that brought solvable p in (for chains), or false
+ * when the search never reached it. */
+static bool edge_to(rsv *r, const bfs *b, Id p, req *q)
+{
+    if (b->dist[p] < 0)
+        return false;
+    memset(q, 0, sizeof *q);
+    q->from = b->pred[p];
+    q->root = q->from ? -1 : b->proot[p];
+    q->dep = b->pdep[p];
+    dep_texts(r, q->from, q->dep, &q->text, &q->full, &q->target, &q->rd);
+    return true;
+}
+
+/* A Conflicts/Breaks rule among the problem rules: "S conflicts with T" with
+ * the chain that brought in each. */
+static bool conflict_rule(rsv *r, const Queue *rules, const bfs *b, strbuf *msg, json_object *pair,
+                          json_object *chains, char **suggestion)
+{
+    for (int i = 0; i < rules->count; i++) {
+        Id source, target, dep;
+        if (solver_ruleinfo(r->solver, rules->elements[i], &source, &target, &dep) != SOLVER_RULE_PKG_CONFLICTS)
+            continue;
+        req qs, qt;
+        if (!edge_to(r, b, source, &qs))
+            continue;
+        if (!edge_to(r, b, target, &qt)) {
+            req_free(&qs);
+            continue;
+        }
+        strbuf ls = STRBUF_INIT, lt = STRBUF_INIT;
+        json_object *cs = json_object_new_array(), *ct = json_object_new_array();
+        chain(r, b, &qs, r->rq->explain_full, &ls, cs);
+        chain(r, b, &qt, r->rq->explain_full, &lt, ct);
+        char *a = NULL, *bb = NULL;
+        char *dt = resolver_deb_dep_text(r->pool, dep);
+        char *what = xasprintf("%s conflicts with %s", sname(r, source, &a), dt);
+        json_object_array_add(pair, json_object_new_string(what));
+        json_object_array_add(pair, json_object_new_string(qt.text));
+        json_object_array_add(chains, cs);
+        json_object_array_add(chains, ct);
+        sb_addf(msg, "`%s` and `%s` cannot both be satisfied (Conflicts/Breaks): %s against %s", what,
+                qt.text, ls.buf, lt.buf);
+        Id ps = source, pt = target;
+        while (b->pred[ps])
+            ps = b->pred[ps];
+        while (b->pred[pt])
+            pt = b->pred[pt];
+        *suggestion = xasprintf("drop %s or %s from the spec", r->rq->roots[b->proot[ps]].text,
+                                r->rq->roots[b->proot[pt]].text);
+        sb_addf(msg, ". Suggestion: %s.", *suggestion);
+        free(a);
+        free(bb);
+        free(dt);
+        free(what);
+        sb_release(&ls);
+        sb_release(&lt);
+        req_free(&qs);
+        req_free(&qt);
+        return true;
+    }
+    return false;
 }
 
 el_code resolver_explain(rsv *r, int nproblems)
@@ -538,6 +602,8 @@ el_code resolver_explain(rsv *r, int nproblems)
         sb_addf(&msg, ". Suggestion: %s.", suggestion);
         sb_release(&la);
         sb_release(&lb);
+    } else if (conflict_rule(r, &rules, &b, &msg, detail_conflict, chains, &suggestion)) {
+        /* the message is written */
     } else {
         sb_adds(&msg, "The requirements cannot be satisfied together");
         for (int i = 0; i < rules.count && i < 3; i++) {

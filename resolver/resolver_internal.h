@@ -79,6 +79,8 @@ typedef struct rsv_dep {
     const char *kind;           /* lock_edge kind */
     bool truncated;             /* pypi: matching candidates outside the window */
     bool nomatch;               /* nothing the index serves matches it */
+    const npm_range *nrange;    /* npm: the range (or NULL with ntag) */
+    const char *ntag;           /* npm: a dist-tag spec */
 } rsv_dep;
 
 typedef struct rsv_pypi_name {
@@ -169,6 +171,10 @@ const rsv_dep *resolver_find_dep(const rsv *r, Id from, Id dep);
  *  no interval (nobody provides that). */
 Id resolver_interval_dep(Pool *pool, const char *name, const size_t *ranks, size_t nranks,
                          const rsv_interval *iv, size_t niv);
+
+/* resolver_deb_dep_text() : a native dependency in Debian's notation
+ *  ("libc6 (>= 2.34)", "a | b"), malloc'd. */
+char *resolver_deb_dep_text(const Pool *pool, Id dep);
 
 /* resolver_pypi.c */
 void resolver_pypi_seed(rsv *r);

@@ -278,8 +278,10 @@ static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
                 const rsv_dep *rd = resolver_find_dep(r, p, *dp);
                 add_edge(k, "pypi", t->lp.name, t->lp.version, "requires", rd ? rd->text : NULL, a);
             } else {
+                char *dt = resolver_deb_dep_text(pool, *dp);
                 add_edge(k, t->lp.ecosystem, t->lp.name, t->lp.version, pre ? "pre-depends" : "depends",
-                         pool_dep2str(pool, *dp), a);
+                         dt, a);
+                free(dt);
             }
             queue_push(&todo, b);
         }

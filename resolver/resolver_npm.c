@@ -242,6 +242,8 @@ void resolver_npm_add(rsv *r)
                 rsv_dep *rd = resolver_add_dep(r, sp, -1, did, RSV_NPM, dp->name,
                                                arena_strdup(r->mem, text), NULL, kind_name(dp->kind));
                 rd->nomatch = !any;
+                rd->nrange = dp->spec_kind == NPM_SPEC_IS_RANGE ? dp->range : NULL;
+                rd->ntag = dp->spec_kind == NPM_SPEC_IS_TAG ? dp->spec : NULL;
                 free(text);
             }
         }
@@ -268,6 +270,8 @@ void resolver_npm_jobs(rsv *r)
         rsv_dep *rd = resolver_add_dep(r, 0, (int)i, d, RSV_NPM, rt->name, rt->r->text, NULL,
                                        "dependency");
         rd->nomatch = !any;
+        rd->nrange = rt->nrange;
+        rd->ntag = rt->ntag;
         queue_push2(&r->job, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, d);
     }
     /* npm's preferences: non-deprecated versions, then (stronger, as a later
@@ -332,15 +336,71 @@ static rsv_npm_node *child_named(const rsv_npm_node *loc, const char *name)
     return NULL;
 }
 
-/* Places solvable b (name) for a dependent at `from`: reuses the copy
- * visible from there when it is b, else hoists to the shallowest ancestor
- * from which no other version of the name would be seen. */
-static rsv_npm_node *place(rsv *r, rsv_npm_node *from, Id b, const char *name, ptrvec *all,
-                           ptrvec *queue)
+static bool admits(const rsv_dep *d, const npm_packument *p, const npm_version *v)
 {
+    if (d->nrange)
+        return npm_range_test(d->nrange, &v->semver);
+    const char *tv = d->ntag ? npm_packument_find_tag(p, d->ntag) : NULL;
+    return tv && strcmp(tv, v->version) == 0;
+}
+
+/* The solvable of the version npm picks for `d` on its own: the `latest`
+ * tag when it satisfies, else the highest non-deprecated version that
+ * does, else the highest that does. 0 when none is in the pool. */
+static Id npm_pick(rsv *r, const rsv_dep *d)
+{
+    const npm_packument *p = npm_loader_get(r->nl, d->name);
+    if (!p || p->code != EL_OK)
+        return 0;
+    const npm_version *best = NULL;
+    const char *lt = npm_packument_find_tag(p, "latest");
+    const npm_version *lv = lt ? npm_packument_find(p, lt) : NULL;
+    if (lv && lv->excluded == NPM_EX_NONE && admits(d, p, lv))
+        best = lv;
+    for (int pass = 0; pass < 2 && !best; pass++)
+        for (size_t i = 0; i < p->ncandidates && !best; i++)
+            if (admits(d, p, &p->versions[i]) && (pass == 1 || !p->versions[i].deprecated))
+                best = &p->versions[i];
+    if (!best)
+        return 0;
+    Id sp;
+    Solvable *s;
+    FOR_REPO_SOLVABLES(r->repo_npm, sp, s)
+        if (resolver_solv(r, sp)->nv == best)
+            return sp;
+    return 0;
+}
+
+static int depth_of(const rsv_npm_node *n)
+{
+    int d = 0;
+    for (const rsv_npm_node *x = n; x->parent; x = x->parent)
+        d++;
+    return d;
+}
+
+/* Binds edge d of a dependent at `from` the way npm's tree builder does: the
+ * copy visible from there if it satisfies the edge, else npm's pick for the
+ * edge alone, placed at the shallowest ancestor from which no other version
+ * of the name is visible (nested below the dependent when it is shadowed). */
+static rsv_npm_node *bind_edge(rsv *r, rsv_npm_node *from, const rsv_dep *d, ptrvec *all,
+                               ptrvec *pending)
+{
+    const npm_packument *p = npm_loader_get(r->nl, d->name);
+    for (rsv_npm_node *loc = from; loc; loc = loc->parent) {
+        rsv_npm_node *ex = child_named(loc, d->name);
+        if (ex) {
+            if (p && admits(d, p, resolver_solv(r, ex->p)->nv))
+                return ex;
+            break;
+        }
+    }
+    Id b = npm_pick(r, d);
+    if (!b)
+        return NULL;
     rsv_npm_node *cand = NULL;
     for (rsv_npm_node *loc = from; loc; loc = loc->parent) {
-        rsv_npm_node *ex = child_named(loc, name);
+        rsv_npm_node *ex = child_named(loc, d->name);
         if (ex) {
             if (ex->p == b)
                 return ex;
@@ -349,10 +409,9 @@ static rsv_npm_node *place(rsv *r, rsv_npm_node *from, Id b, const char *name, p
         cand = loc;
     }
     if (!cand)
-        cand = from; /* shadowed right there: nest below the dependent */
-    rsv_npm_node *n = node_new(cand, b, name, all);
-    ptrvec_push(queue, n);
-    (void)r;
+        cand = from;
+    rsv_npm_node *n = node_new(cand, b, resolver_solv(r, b)->name, all);
+    ptrvec_push(pending, n);
     return n;
 }
 
@@ -366,8 +425,7 @@ static int dep_name_cmp(const void *a, const void *b)
 rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
 {
     rsv_npm_node *top = node_new(NULL, 0, "", all);
-    ptrvec queue = PTRVEC_INIT;
-    /* the roots, by name */
+    ptrvec pending = PTRVEC_INIT;
     ptrvec rootdeps = PTRVEC_INIT;
     for (size_t i = 0; i < r->ndeps; i++)
         if (r->deps[i].from == 0 && r->deps[i].eco == RSV_NPM && r->deps[i].root >= 0)
@@ -375,17 +433,25 @@ rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
     qsort(rootdeps.items, rootdeps.len, sizeof(void *), dep_name_cmp);
     for (size_t i = 0; i < rootdeps.len; i++) {
         rsv_dep *d = rootdeps.items[i];
-        Id b = resolver_npm_bind(r, d->dep);
-        if (!b)
+        rsv_npm_node *n = bind_edge(r, top, d, all, &pending);
+        if (!n)
             continue;
-        rsv_npm_node *n = place(r, top, b, resolver_solv(r, b)->name, all, &queue);
         rsv_npm_edge e = { d, n };
         rsv_npm_edges_push(&top->edges, e);
         n->from_spec = true;
     }
     ptrvec_release(&rootdeps);
-    for (size_t qi = 0; qi < queue.len; qi++) {
-        rsv_npm_node *node = queue.items[qi];
+    /* npm's order: the shallowest placed node first, ties by path */
+    while (pending.len) {
+        size_t bi = 0;
+        for (size_t i = 1; i < pending.len; i++) {
+            rsv_npm_node *a = pending.items[i], *bb = pending.items[bi];
+            int da = depth_of(a), db = depth_of(bb);
+            if (da < db || (da == db && strcmp(a->path, bb->path) < 0))
+                bi = i;
+        }
+        rsv_npm_node *node = pending.items[bi];
+        pending.items[bi] = pending.items[--pending.len];
         ptrvec mine = PTRVEC_INIT;
         for (size_t i = 0; i < r->ndeps; i++)
             if (r->deps[i].from == node->p)
@@ -393,19 +459,18 @@ rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
         qsort(mine.items, mine.len, sizeof(void *), dep_name_cmp);
         for (size_t i = 0; i < mine.len; i++) {
             rsv_dep *d = mine.items[i];
-            Id b = resolver_npm_bind(r, d->dep);
-            if (!b)
-                continue;
             bool peer = strcmp(d->kind, "peer") == 0;
             rsv_npm_node *from = peer && node->parent ? node->parent : node;
-            rsv_npm_node *n = place(r, from, b, resolver_solv(r, b)->name, all, &queue);
+            rsv_npm_node *n = bind_edge(r, from, d, all, &pending);
+            if (!n)
+                continue;
             rsv_npm_edge e = { d, n };
             rsv_npm_edges_push(&node->edges, e);
             ptrvec_push(&n->dependents, node);
         }
         ptrvec_release(&mine);
     }
-    ptrvec_release(&queue);
+    ptrvec_release(&pending);
     return top;
 }
 

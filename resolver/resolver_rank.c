@@ -132,3 +132,41 @@ const rsv_dep *resolver_find_dep(const rsv *r, Id from, Id dep)
             return &r->deps[i];
     return NULL;
 }
+
+/* Appends dep in Debian's notation. */
+static void deb_dep(const Pool *pool, Id dep, strbuf *sb)
+{
+    if (!ISRELDEP(dep)) {
+        sb_adds(sb, pool_id2str(pool, dep));
+        return;
+    }
+    Reldep *rd = GETRELDEP(pool, dep);
+    if (rd->flags == REL_OR) {
+        deb_dep(pool, rd->name, sb);
+        sb_adds(sb, " | ");
+        deb_dep(pool, rd->evr, sb);
+        return;
+    }
+    const char *op = NULL;
+    switch (rd->flags) {
+    case REL_EQ: op = "="; break;
+    case REL_GT | REL_EQ: op = ">="; break;
+    case REL_LT | REL_EQ: op = "<="; break;
+    case REL_GT: op = ">>"; break;
+    case REL_LT: op = "<<"; break;
+    default: break;
+    }
+    if (!op) {
+        sb_adds(sb, pool_dep2str((Pool *)pool, dep));
+        return;
+    }
+    deb_dep(pool, rd->name, sb);
+    sb_addf(sb, " (%s %s)", op, pool_id2str(pool, rd->evr));
+}
+
+char *resolver_deb_dep_text(const Pool *pool, Id dep)
+{
+    strbuf sb = STRBUF_INIT;
+    deb_dep(pool, dep, &sb);
+    return sb_detach(&sb, NULL);
+}

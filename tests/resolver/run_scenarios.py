@@ -7,13 +7,15 @@ naming corpus/scenarios/NAME.scn. The scenario's mirror is built twice with
 tests/fixtures/build_mirror.py, the second time with --shuffle (every
 index's entries in another order); both are read through file:// mirrors of
 the canonical URLs (npm packuments copied to flat files, since a registry
-URL names no file). Both outputs must be byte-identical and equal to the
+URL names no file). Both outputs must be byte-identical (but for the apt
+Release identities, which the shuffled Packages change) and equal to the
 expected text. RESOLVER_UPDATE=1 rewrites CASE.out from the first run (then
 read the diff: the expected text is worked out by hand, not blessed).
 Standard library only."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -58,6 +60,13 @@ def run(driver, req, mdir, cache):
     return p.stdout
 
 
+def mask_release(text):
+    """A shuffled Packages file is another file, so the Release that lists
+    its sha256 is another Release: the one input identity that must differ."""
+    return re.sub(rb'(url: "[^"]*/(?:In)?Release"\n  identity: )"sha256:[0-9a-f]{64}"',
+                  rb'\1"sha256:(shuffled)"', text)
+
+
 def main():
     driver, case = sys.argv[1], sys.argv[2]
     req = os.path.join(HERE, "cases", case + ".req")
@@ -86,7 +95,7 @@ def main():
         with open(exp, "rb") as f:
             want = f.read()
         ok = True
-        if outs[0] != outs[1]:
+        if mask_release(outs[0]) != mask_release(outs[1]):
             print("FAIL: the shuffled mirror gives other bytes")
             sys.stdout.write(outs[1].decode())
             ok = False
