@@ -75,7 +75,8 @@ static void push_unique(ptrvec *v, const char *s)
 
 static const char **str_array(arena *a, ptrvec *v, bool free_items)
 {
-    qsort(v->items, v->len, sizeof(void *), str_cmp);
+    if (v->len)
+        qsort(v->items, v->len, sizeof(void *), str_cmp);
     const char **out = arena_alloc(a, (v->len + 1) * sizeof *out);
     size_t n = 0;
     for (size_t i = 0; i < v->len; i++) {
@@ -395,15 +396,17 @@ lock_doc *resolver_make_lock(rsv *r)
     free(map);
     if (r->nl)
         walk_npm(r, &pkgs, a);
-    qsort(pkgs.items, pkgs.len, sizeof(void *), pkg_cmp);
+    if (pkgs.len)
+        qsort(pkgs.items, pkgs.len, sizeof(void *), pkg_cmp);
     d->packages = arena_alloc(a, (pkgs.len + 1) * sizeof *d->packages);
     d->n_packages = pkgs.len;
     for (size_t i = 0; i < pkgs.len; i++) {
         pkg *k = pkgs.items[i];
         k->lp.requested_by = str_array(a, &k->reqby, true);
         if (k->extras.len)
-            k->lp.extras = str_array(a, &k->extras, false);
-        qsort(k->edges.items, k->edges.len, sizeof(void *), edge_cmp);
+            k->lp.extras = str_array(a, &k->extras, true);
+        if (k->edges.len)
+            qsort(k->edges.items, k->edges.len, sizeof(void *), edge_cmp);
         k->lp.deps = arena_alloc(a, (k->edges.len + 1) * sizeof *k->lp.deps);
         k->lp.n_deps = k->edges.len;
         for (size_t j = 0; j < k->edges.len; j++) {
@@ -441,7 +444,8 @@ lock_doc *resolver_make_lock(rsv *r)
     d->n_inputs = ins.len;
     for (size_t i = 0; i < ins.len; i++)
         d->inputs[i] = *(lock_input *)ins.items[i];
-    qsort(d->inputs, d->n_inputs, sizeof *d->inputs, input_cmp);
+    if (d->n_inputs)
+        qsort(d->inputs, d->n_inputs, sizeof *d->inputs, input_cmp);
     ptrvec_release(&ins);
     return d;
 }

@@ -186,7 +186,8 @@ static const char *kind_name(npm_dep_kind k)
 void resolver_npm_add(rsv *r)
 {
     Pool *pool = r->pool;
-    qsort(r->npm_names.items, r->npm_names.len, sizeof(void *), nname_cmp);
+    if (r->npm_names.len)
+        qsort(r->npm_names.items, r->npm_names.len, sizeof(void *), nname_cmp);
     if (!r->repo_npm)
         r->repo_npm = repo_create(pool, "npm");
     for (size_t i = 0; i < r->npm_names.len; i++) {
@@ -430,7 +431,8 @@ rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
     for (size_t i = 0; i < r->ndeps; i++)
         if (r->deps[i].from == 0 && r->deps[i].eco == RSV_NPM && r->deps[i].root >= 0)
             ptrvec_push(&rootdeps, &r->deps[i]);
-    qsort(rootdeps.items, rootdeps.len, sizeof(void *), dep_name_cmp);
+    if (rootdeps.len)
+        qsort(rootdeps.items, rootdeps.len, sizeof(void *), dep_name_cmp);
     for (size_t i = 0; i < rootdeps.len; i++) {
         rsv_dep *d = rootdeps.items[i];
         rsv_npm_node *n = bind_edge(r, top, d, all, &pending);
@@ -456,7 +458,8 @@ rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
         for (size_t i = 0; i < r->ndeps; i++)
             if (r->deps[i].from == node->p)
                 ptrvec_push(&mine, &r->deps[i]);
-        qsort(mine.items, mine.len, sizeof(void *), dep_name_cmp);
+        if (mine.len)
+            qsort(mine.items, mine.len, sizeof(void *), dep_name_cmp);
         for (size_t i = 0; i < mine.len; i++) {
             rsv_dep *d = mine.items[i];
             bool peer = strcmp(d->kind, "peer") == 0;

@@ -363,7 +363,8 @@ el_code resolver_pypi_add(rsv *r)
 {
     Pool *pool = r->pool;
     ptrvec owned = PTRVEC_INIT;
-    qsort(r->pypi_names.items, r->pypi_names.len, sizeof(void *), pname_cmp);
+    if (r->pypi_names.len)
+        qsort(r->pypi_names.items, r->pypi_names.len, sizeof(void *), pname_cmp);
     for (size_t i = 0; i < r->pypi_names.len; i++)
         layout(r, r->pypi_names.items[i], &owned);
     if (!r->repo_pypi)
