@@ -101,8 +101,10 @@ void lock_doc_sort(lock_doc *d);
 char *lock_write_text(lock_doc *d, size_t *len);
 
 /* lock_write_file() :
- *  Writes the canonical text to `path` atomically (path.tmp, fsync, rename,
- *  fsync dir); on failure the old file is untouched. Fills digest_out with
+ *  Writes the canonical text to `path` atomically (a unique temp file
+ *  `path.tmp-<pid>-<n>` in the same directory, fsync, rename, fsync dir); on
+ *  failure the old file is untouched and the temp file removed (EL_INTERNAL,
+ *  detail.reason lock_write_failed, detail.path). Fills digest_out with
  *  "sha256:" + hex of the bytes written. */
 el_code lock_write_file(el_ctx *ctx, lock_doc *d, const char *path, char digest_out[72]);
 

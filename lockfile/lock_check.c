@@ -341,7 +341,8 @@ static void root_deb(checker *c, const char *text, size_t idx, el_code *rc, el_c
 {
     const char *eq = strchr(text, '=');
     if (eq && !strpbrk(text, "(<>")) { /* apt's name=version */
-        char *name = xstrndup(text, (size_t)(eq - text));
+        const char *colon = memchr(text, ':', (size_t)(eq - text)); /* name:arch=version */
+        char *name = xstrndup(text, (size_t)((colon ? colon : eq) - text));
         const lock_package *p = lock_find(c->lock, "deb", name, NULL);
         int cmp = 1;
         if (!p)

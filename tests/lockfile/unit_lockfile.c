@@ -726,6 +726,8 @@ static void test_check_deb(void **state)
     lock_doc_sort(d);
     expect_root(d, "deb", "gdal-bin", "");
     expect_root(d, "deb", "gdal-bin=3.6.2+dfsg-1+b2", "");
+    expect_root(d, "deb", "gdal-bin:amd64=3.6.2+dfsg-1+b2", "");
+    expect_root(d, "deb", "gdal-bin:amd64", "");
     expect_root(d, "deb", "gdal-bin=3.6.2+dfsg-1",
                 "gdal-bin=3.6.2+dfsg-1 is no longer satisfied: the lock has 3.6.2+dfsg-1+b2\n");
     expect_root(d, "deb", "gdal-bin (>> 3.6.2+dfsg-1)", "");
