@@ -126,6 +126,7 @@ static void test_canonical_url(void **state)
     cache_close(c);
     el_ctx_free(ctx);
     rm_rf(dir);
+    free(dir);
 }
 
 /* The path of blob `name`'s entry file. */
@@ -227,6 +228,7 @@ static void test_blob_raw(void **state)
     cache_close(c);
     el_ctx_free(ctx);
     rm_rf(dir);
+    free(dir);
 }
 
 static void test_roundtrip_atomic(void **state)
