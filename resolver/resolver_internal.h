@@ -219,6 +219,22 @@ void resolver_npm_layout_free(ptrvec *all);
 el_code resolver_apt_prepare(rsv *r);
 el_code resolver_apt_load(rsv *r);
 void resolver_apt_jobs(rsv *r);
+/* resolver_prefer.c: the previous lock as a preference */
+/* resolver_freed() : whether --upgrade-package frees (eco, name). */
+bool resolver_freed(const rsv *r, const char *eco, const char *name);
+/* resolver_locked() : the previous lock's package (eco, name[, version]) if
+ *  it still counts (a lock is given, not --upgrade, the name not freed), or
+ *  NULL. */
+const lock_package *resolver_locked(const rsv *r, const char *eco, const char *name,
+                                    const char *version);
+/* resolver_pypi_locked_window() : the metadata window of p that reaches its
+ *  locked version (its place among the usable versions, newest first), or 0
+ *  when nothing of p is locked or the locked version is not usable now. */
+size_t resolver_pypi_locked_window(const rsv *r, const pypi_project *p);
+/* resolver_prefer_jobs() : SOLVER_FAVOR for every solvable whose version is
+ *  locked; pushed after every other job so they outrank the ecosystems' own
+ *  preferences. */
+void resolver_prefer_jobs(rsv *r);
 /* resolver_explain.c */
 el_code resolver_explain(rsv *r, int nproblems);
 el_code resolver_not_found(rsv *r);

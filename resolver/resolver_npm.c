@@ -345,8 +345,9 @@ static bool admits(const rsv_dep *d, const npm_packument *p, const npm_version *
     return tv && strcmp(tv, v->version) == 0;
 }
 
-/* The solvable of the version npm picks for `d` on its own: the `latest`
- * tag when it satisfies, else the highest non-deprecated version that
+/* The solvable of the version npm picks for `d` on its own: a version the
+ * previous lock has that satisfies it (npm keeps what its package-lock says
+ * while it fits), else the `latest` tag when it satisfies, else the highest non-deprecated version that
  * does, else the highest that does. 0 when none is in the pool. */
 static Id npm_pick(rsv *r, const rsv_dep *d)
 {
@@ -354,9 +355,14 @@ static Id npm_pick(rsv *r, const rsv_dep *d)
     if (!p || p->code != EL_OK)
         return 0;
     const npm_version *best = NULL;
+    /* a locked version that still satisfies the edge comes first (the
+     * highest, when the lock has several copies of the name) */
+    for (size_t i = 0; i < p->ncandidates && !best; i++)
+        if (admits(d, p, &p->versions[i]) && resolver_locked(r, "npm", p->name, p->versions[i].version))
+            best = &p->versions[i];
     const char *lt = npm_packument_find_tag(p, "latest");
     const npm_version *lv = lt ? npm_packument_find(p, lt) : NULL;
-    if (lv && lv->excluded == NPM_EX_NONE && admits(d, p, lv))
+    if (!best && lv && lv->excluded == NPM_EX_NONE && admits(d, p, lv))
         best = lv;
     for (int pass = 0; pass < 2 && !best; pass++)
         for (size_t i = 0; i < p->ncandidates && !best; i++)

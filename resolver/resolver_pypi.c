@@ -134,6 +134,10 @@ bool resolver_pypi_round(rsv *r)
                 if (w > need)
                     need = w;
             }
+            /* a locked version older than the window needs its metadata */
+            size_t lw = resolver_pypi_locked_window(r, p);
+            if (lw > need)
+                need = lw;
             if (need > n->window) {
                 n->window = need;
                 pypi_loader_submit(r->pl, n->name, need);

@@ -176,6 +176,7 @@ static el_code build_and_solve(rsv *r, int *nproblems)
     if (r->nl)
         resolver_npm_jobs(r);
     resolver_apt_jobs(r);
+    resolver_prefer_jobs(r);
     Solver *solv = r->solver = solver_create(pool);
     solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, 1);
     *nproblems = solver_solve(solv, &r->job);

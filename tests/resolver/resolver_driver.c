@@ -12,6 +12,15 @@
  *   root ECO LINE TEXT        (a requirement; LINE 0: no position)
  *   constraint ECO LINE TEXT
  *   protected ECO TEXT        (a protected pin, as a requirement)
+ *   locked ECO NAME VERSION   (a previous lock holding these packages)
+ *   previous FILE             (a previous lock file, relative to the request)
+ *   upgrade NAME              (--upgrade-package, repeatable)
+ *   upgrade-all               (--upgrade)
+ *   dpkg-status FILE          (the base's dpkg status, relative to the request)
+ *   summary                   (print one line per package instead of the lock:
+ *                              ECO NAME VERSION [path=P] [extras=a,b] [base])
+ *   relock                    (then resolve again with the lock just made as the
+ *                              previous one, and say whether the bytes match)
  *
  * Options: --request FILE --cache DIR [--mirror CANON=URL]... [--keyring P]
  * [--debug-solver DIR]. The target is fixed: CPython 3.13.0 on
@@ -26,6 +35,27 @@
 #include "util.h"
 
 #define MAXN 64
+
+/* One line per package, the scenario suite's expect-lock form. */
+static void print_summary(const lock_doc *d)
+{
+    for (size_t i = 0; i < d->n_packages; i++) {
+        const lock_package *p = &d->packages[i];
+        printf("%s %s %s", p->ecosystem, p->name, p->version);
+        if (p->path)
+            printf(" path=%s", p->path);
+        for (size_t k = 0; p->extras && p->extras[k]; k++)
+            printf("%s%s", k ? "," : " extras=", p->extras[k]);
+        printf("%s\n", p->installed_in_base ? " base" : "");
+    }
+}
+
+/* The directory part of path ("" for none), malloc'd with a trailing '/'. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? xstrndup(path, (size_t)(slash - path) + 1) : xstrdup("");
+}
 
 int main(int argc, char **argv)
 {
@@ -58,8 +88,12 @@ int main(int argc, char **argv)
         perror(reqfile);
         return 2;
     }
-    const char *pypi[MAXN], *apt[MAXN], *pre[MAXN + 1];
-    size_t npypi = 0, napt = 0, npre = 0;
+    const char *pypi[MAXN], *apt[MAXN], *pre[MAXN + 1], *up[MAXN];
+    size_t npypi = 0, napt = 0, npre = 0, nup = 0;
+    lock_doc *locked = NULL;
+    const char *status_file = NULL;
+    bool summary = false, relock = false;
+    char *reqdir = dir_of(reqfile);
     resolve_root roots[MAXN];
     size_t nroots = 0;
     resolve_request rq;
@@ -89,6 +123,42 @@ int main(int argc, char **argv)
             rq.exclude_newer = arg;
         else if (strcmp(line, "explain-full") == 0)
             rq.explain_full = true;
+        else if (strcmp(line, "locked") == 0) {
+            char *name = strchr(arg, ' ');
+            char *ver = name ? strchr(name + 1, ' ') : NULL;
+            if (!ver)
+                return 2;
+            *name++ = 0;
+            *ver++ = 0;
+            if (!locked)
+                locked = lock_doc_new();
+            lock_package *lp = lock_doc_add_package(locked);
+            lp->ecosystem = lock_strdup(locked, arg);
+            lp->name = lock_strdup(locked, name);
+            lp->version = lock_strdup(locked, ver);
+        } else if (strcmp(line, "previous") == 0) {
+            char *path = xasprintf("%s%s", reqdir, arg);
+            el_ctx *lctx = el_ctx_new();
+            lock_doc_free(locked);
+            locked = lock_read_file(lctx, path);
+            if (!locked)
+                fprintf(stderr, "%s: %s\n", path, el_ctx_message(lctx));
+            el_ctx_free(lctx);
+            free(path);
+            if (!locked)
+                return 2;
+        } else if (strcmp(line, "upgrade") == 0 && nup < MAXN)
+            up[nup++] = arg;
+        else if (strcmp(line, "upgrade-all") == 0)
+            rq.upgrade_all = true;
+        else if (strcmp(line, "dpkg-status") == 0) {
+            char *path = xasprintf("%s%s", reqdir, arg);
+            ptrvec_push(&owned, path);
+            status_file = path;
+        } else if (strcmp(line, "summary") == 0)
+            summary = true;
+        else if (strcmp(line, "relock") == 0)
+            relock = true;
         else if (strcmp(line, "preinstalled") == 0 && npre < MAXN)
             pre[npre++] = arg;
         else if ((strcmp(line, "root") == 0 || strcmp(line, "constraint") == 0 ||
@@ -144,6 +214,10 @@ int main(int argc, char **argv)
     rq.roots = roots;
     rq.n_roots = nroots;
     rq.debug_solver_dir = debug;
+    base.dpkg_status = status_file;
+    rq.previous = rq.upgrade_all ? NULL : locked;
+    rq.upgrade = up;
+    rq.n_upgrade = nup;
 
     el_ctx *ctx = el_ctx_new();
     el_cache_options co;
@@ -164,7 +238,30 @@ int main(int argc, char **argv)
         if (rc == EL_OK) {
             size_t n = 0;
             char *y = lock_write_text(d, &n);
-            fwrite(y, 1, n, stdout);
+            if (summary)
+                print_summary(d);
+            else
+                fwrite(y, 1, n, stdout);
+            if (relock) {
+                /* the lock just made, read back as a file would be */
+                lock_doc *again = lock_read_text(ctx, y, n);
+                lock_doc *d2 = NULL;
+                rq.previous = again;
+                el_code rc2 = again ? resolver_resolve(ctx, c, &rq, &d2) : el_ctx_code(ctx);
+                size_t n2 = 0;
+                char *y2 = rc2 == EL_OK ? lock_write_text(d2, &n2) : NULL;
+                if (y2 && n2 == n && memcmp(y, y2, n) == 0) {
+                    printf("relock: identical\n");
+                } else {
+                    printf("relock: DIFFERENT (%s)\n", el_code_name(rc2));
+                    if (y2)
+                        fwrite(y2, 1, n2, stdout);
+                    status = 1;
+                }
+                free(y2);
+                lock_doc_free(d2);
+                lock_doc_free(again);
+            }
             free(y);
             lock_doc_free(d);
         } else {
@@ -176,6 +273,8 @@ int main(int argc, char **argv)
         cache_close(c);
     }
     el_ctx_free(ctx);
+    lock_doc_free(locked);
+    free(reqdir);
     for (size_t i = 0; i < owned.len; i++)
         free(owned.items[i]);
     ptrvec_release(&owned);

@@ -67,6 +67,15 @@ def mask_release(text):
                   rb'\1"sha256:(shuffled)"', text)
 
 
+def scn_path(scenario):
+    """The resolver's own scenarios (tests/resolver/scenarios) first, then
+    the corpus."""
+    own = os.path.join(HERE, "scenarios", scenario + ".scn")
+    if os.path.exists(own):
+        return own
+    return os.path.join(REPO, "corpus", "scenarios", scenario + ".scn")
+
+
 def main():
     driver, case = sys.argv[1], sys.argv[2]
     req = os.path.join(HERE, "cases", case + ".req")
@@ -85,7 +94,7 @@ def main():
         outs = []
         for variant, extra in (("plain", []), ("shuffled", ["--shuffle", "7"])):
             mdir = os.path.join(tmp, variant)
-            subprocess.run([sys.executable, BUILD, os.path.join(REPO, "corpus", "scenarios", scenario + ".scn"),
+            subprocess.run([sys.executable, BUILD, scn_path(scenario),
                             "--out", mdir] + extra, check=True, stdout=subprocess.DEVNULL)
             flatten_npm(mdir)
             outs.append(run(driver, req, mdir, os.path.join(tmp, "cache-" + variant)))

@@ -1,0 +1,130 @@
+/* resolver_prefer.c — an existing lock as a preference (issue 4: "re-resolving
+ * keeps every locked version that still fits"). Owns three things: which
+ * locked packages still count (everything but the names --upgrade-package
+ * frees; with --upgrade the request carries no previous lock at all), the
+ * PyPI metadata window that must reach back to a locked version so that its
+ * solvable exists, and the SOLVER_FAVOR jobs for the locked versions of all
+ * three ecosystems. Favor jobs only steer choices: a locked version that no
+ * longer fits the spec (or the index no longer serves) is simply not chosen,
+ * and the rest of the lock is kept. The npm tree builder asks
+ * resolver_npm_locked() for its own preference (resolver_npm.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <solv/pool.h>
+#include <solv/repo.h>
+
+#include "resolver_internal.h"
+
+/* An --upgrade-package value frees (eco, name): "pypi:numpy", "npm:zod",
+ * "deb:libc6", or a bare name for every ecosystem. PyPI names compare in
+ * PEP 503 form on both sides. */
+static bool freed_by(const char *arg, const char *eco, const char *name)
+{
+    const char *colon = strchr(arg, ':');
+    const char *want = arg;
+    if (colon && ((colon - arg == 4 && strncmp(arg, "pypi", 4) == 0) ||
+                  (colon - arg == 3 && strncmp(arg, "npm", 3) == 0) ||
+                  (colon - arg == 3 && strncmp(arg, "deb", 3) == 0))) {
+        if (strncmp(arg, eco, (size_t)(colon - arg)) != 0 || eco[colon - arg] != '\0')
+            return false;
+        want = colon + 1;
+    }
+    if (strcmp(eco, "pypi") != 0)
+        return strcmp(want, name) == 0;
+    char *a = pypi_name_canonical(want), *b = pypi_name_canonical(name);
+    bool same = a && b && strcmp(a, b) == 0;
+    free(a);
+    free(b);
+    return same;
+}
+
+bool resolver_freed(const rsv *r, const char *eco, const char *name)
+{
+    for (size_t i = 0; i < r->rq->n_upgrade; i++)
+        if (r->rq->upgrade[i] && freed_by(r->rq->upgrade[i], eco, name))
+            return true;
+    return false;
+}
+
+const lock_package *resolver_locked(const rsv *r, const char *eco, const char *name,
+                                    const char *version)
+{
+    const lock_doc *d = r->rq->previous;
+    if (!d || r->rq->upgrade_all)
+        return NULL;
+    for (size_t i = 0; i < d->n_packages; i++) {
+        const lock_package *p = &d->packages[i];
+        if (strcmp(p->ecosystem, eco) != 0 || strcmp(p->name, name) != 0)
+            continue;
+        if (version && strcmp(p->version, version) != 0)
+            continue;
+        return resolver_freed(r, eco, name) ? NULL : p;
+    }
+    return NULL;
+}
+
+size_t resolver_pypi_locked_window(const rsv *r, const pypi_project *p)
+{
+    const lock_package *lp = resolver_locked(r, "pypi", p->name, NULL);
+    if (!lp)
+        return 0;
+    size_t usable = 0;
+    for (size_t i = 0; i < p->ncands; i++) {
+        const pypi_candidate *c = &p->cands[i];
+        if (c->excluded)
+            continue;
+        usable++;
+        if (strcmp(c->version, lp->version) == 0)
+            return usable;
+    }
+    return 0; /* gone from the index or excluded now: nothing to keep */
+}
+
+/* Favors p when its (name, version) is locked. */
+static void favor_ours(rsv *r, Id p, Queue *favs)
+{
+    const rsv_solv *rs = &r->solv[p];
+    const char *eco = rs->eco == RSV_PYPI ? "pypi" : "npm";
+    if (rs->version && resolver_locked(r, eco, rs->name, rs->version))
+        queue_push(favs, p);
+}
+
+void resolver_prefer_jobs(rsv *r)
+{
+    const lock_doc *d = r->rq->previous;
+    if (!d || r->rq->upgrade_all)
+        return;
+    Pool *pool = r->pool;
+    Queue favs;
+    queue_init(&favs);
+    /* pypi (base, extra and installed copies) and npm: our side table */
+    for (Id p = 2; p < pool->nsolvables; p++)
+        if ((size_t)p < r->nsolv && r->solv[p].ours)
+            favor_ours(r, p, &favs);
+    /* deb: the locked name, version and architecture */
+    for (size_t i = 0; i < d->n_packages; i++) {
+        const lock_package *lp = &d->packages[i];
+        if (strcmp(lp->ecosystem, "deb") != 0 || resolver_freed(r, "deb", lp->name))
+            continue;
+        Id name = pool_str2id(pool, lp->name, 0);
+        Id evr = pool_str2id(pool, lp->version, 0);
+        if (!name || !evr)
+            continue;
+        Id p, pp;
+        FOR_PROVIDES(p, pp, name) {
+            Solvable *s = pool->solvables + p;
+            if (s->name != name || s->evr != evr)
+                continue;
+            if ((size_t)p < r->nsolv && r->solv[p].ours)
+                continue;
+            if (lp->arch && strcmp(pool_id2str(pool, s->arch), lp->arch) != 0)
+                continue;
+            queue_pushunique(&favs, p);
+        }
+    }
+    /* last, so these favors outrank the ecosystems' own preferences */
+    for (int i = 0; i < favs.count; i++)
+        queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE, favs.elements[i]);
+    queue_free(&favs);
+}
