@@ -5,8 +5,10 @@
  * window, those names are widened and the pool is built and solved again;
  * a lock only ever comes from a solve that needed no widening. Owns the
  * lifetime of everything in `rsv`. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <solv/pool.h>
 #include <solv/poolarch.h>
@@ -156,6 +158,46 @@ static void drop_pool(rsv *r)
     queue_empty(&r->job);
 }
 
+/* mkdir -p: libsolv's testcase_write() creates only the last component. */
+static bool make_dirs(const char *path)
+{
+    char *p = xstrdup(path);
+    bool ok = true;
+    for (char *s = p + 1; ok && *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        ok = mkdir(p, 0777) == 0 || errno == EEXIST;
+        *s = '/';
+    }
+    if (ok)
+        ok = mkdir(p, 0777) == 0 || errno == EEXIST;
+    struct stat st;
+    ok = ok && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+    free(p);
+    return ok;
+}
+
+/* --debug-solver DIR: libsolv's testcase of this solve (testcase.t, the
+ * repos, solver.result) inside DIR, created with its parents; a later solve
+ * (after widening) overwrites it, so DIR holds the solve the answer came
+ * from. A DIR that cannot be made or written is the user's to fix. */
+static el_code write_testcase(rsv *r)
+{
+    const char *dir = r->rq->debug_solver_dir;
+    errno = 0;
+    if (!make_dirs(dir) ||
+        !testcase_write(r->solver, dir, TESTCASE_RESULT_TRANSACTION | TESTCASE_RESULT_PROBLEMS,
+                        NULL, NULL)) {
+        el_fail(r->ctx, EL_USAGE, "--debug-solver: cannot write the solver testcase into %s: %s",
+                dir, errno ? strerror(errno) : "libsolv refused it");
+        el_detail_str(r->ctx, "option", "--debug-solver");
+        el_detail_str(r->ctx, "path", dir);
+        return EL_USAGE;
+    }
+    return EL_OK;
+}
+
 static el_code build_and_solve(rsv *r, int *nproblems)
 {
     Pool *pool = r->pool = pool_create();
@@ -181,8 +223,7 @@ static el_code build_and_solve(rsv *r, int *nproblems)
     solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, 1);
     *nproblems = solver_solve(solv, &r->job);
     if (r->rq->debug_solver_dir)
-        testcase_write(solv, r->rq->debug_solver_dir,
-                       TESTCASE_RESULT_TRANSACTION | TESTCASE_RESULT_PROBLEMS, NULL, NULL);
+        return write_testcase(r);
     return EL_OK;
 }
 

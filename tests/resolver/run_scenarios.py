@@ -9,7 +9,8 @@ index's entries in another order); both are read through file:// mirrors of
 the canonical URLs (npm packuments copied to flat files, since a registry
 URL names no file). Both outputs must be byte-identical (but for the apt
 Release identities, which the shuffled Packages change) and equal to the
-expected text. RESOLVER_UPDATE=1 rewrites CASE.out from the first run (then
+expected text. A `debug-solver` line in CASE.req also passes --debug-solver
+DIR and replays DIR/testcase.t with libsolv's `testsolv`. RESOLVER_UPDATE=1 rewrites CASE.out from the first run (then
 read the diff: the expected text is worked out by hand, not blessed).
 Standard library only."""
 
@@ -41,7 +42,27 @@ def flatten_npm(mdir):
             shutil.copyfile(os.path.join(root, "packument.json"), path)
 
 
-def run(driver, req, mdir, cache):
+def replay(dbg):
+    """`testsolv` (libsolv-tools) replays the testcase --debug-solver wrote:
+    it must exit 0 (its result equals the recorded solver.result) and print
+    that same result with -r. Returns a list of failure lines."""
+    case = os.path.join(dbg, "testcase.t")
+    if not os.path.isfile(case):
+        return ["--debug-solver wrote no %s (contents: %s)" %
+                (case, sorted(os.listdir(dbg)) if os.path.isdir(dbg) else "not a directory")]
+    fails = []
+    p = subprocess.run(["testsolv", case], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if p.returncode != 0:
+        fails.append("testsolv %s exited %d:\n%s" % (case, p.returncode, p.stdout.decode()))
+    p = subprocess.run(["testsolv", "-r", case], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    with open(os.path.join(dbg, "solver.result"), "rb") as f:
+        recorded = f.read()
+    if p.returncode != 0 or p.stdout != recorded or not recorded:
+        fails.append("testsolv -r gives another result than solver.result:\n%s" % p.stdout.decode())
+    return fails
+
+
+def run(driver, req, mdir, cache, extra=()):
     with open(os.path.join(mdir, "manifest.json")) as f:
         man = json.load(f)
     mirrors = []
@@ -52,7 +73,7 @@ def run(driver, req, mdir, cache):
     for url in sorted(set(man.get("apt-suites", {}).values())):
         mirrors += ["--mirror", "%s=file://%s/apt" % (url.rstrip("/"), mdir)]
     cmd = [driver, "--request", req, "--cache", cache,
-           "--keyring", os.path.join(mdir, "apt-keyring.gpg")] + mirrors
+           "--keyring", os.path.join(mdir, "apt-keyring.gpg")] + mirrors + list(extra)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if p.returncode not in (0, 1):
         sys.stderr.write(p.stderr.decode())
@@ -81,13 +102,18 @@ def main():
     req = os.path.join(HERE, "cases", case + ".req")
     exp = os.path.join(HERE, "cases", case + ".out")
     scenario = None
+    debug_solver = False
     with open(req) as f:
         for line in f:
             if line.startswith("scenario "):
                 scenario = line.split()[1]
+            elif line.strip() == "debug-solver":
+                debug_solver = True
     if not scenario:
         raise SystemExit("%s names no scenario" % req)
     if not shutil.which("dpkg-deb") or not shutil.which("gpg"):
+        return 77
+    if debug_solver and not shutil.which("testsolv"):
         return 77
     tmp = tempfile.mkdtemp(prefix="resolver-%s-" % case)
     try:
@@ -97,13 +123,21 @@ def main():
             subprocess.run([sys.executable, BUILD, scn_path(scenario),
                             "--out", mdir] + extra, check=True, stdout=subprocess.DEVNULL)
             flatten_npm(mdir)
-            outs.append(run(driver, req, mdir, os.path.join(tmp, "cache-" + variant)))
+            extra = []
+            if debug_solver:
+                # a directory that does not exist yet, below one that does
+                extra = ["--debug-solver", os.path.join(tmp, "solver-" + variant, "dump")]
+            outs.append(run(driver, req, mdir, os.path.join(tmp, "cache-" + variant), extra))
         if os.environ.get("RESOLVER_UPDATE") == "1":
             with open(exp, "wb") as f:
                 f.write(outs[0])
         with open(exp, "rb") as f:
             want = f.read()
         ok = True
+        for variant in ("plain", "shuffled") if debug_solver else ():
+            for line in replay(os.path.join(tmp, "solver-" + variant, "dump")):
+                print("FAIL (%s): %s" % (variant, line))
+                ok = False
         if mask_release(outs[0]) != mask_release(outs[1]):
             print("FAIL: the shuffled mirror gives other bytes")
             sys.stdout.write(outs[1].decode())
