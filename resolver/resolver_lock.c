@@ -426,7 +426,7 @@ lock_doc *resolver_make_lock(rsv *r)
     for (size_t i = 0; i < r->pypi_names.len; i++) {
         const rsv_pypi_name *n = r->pypi_names.items[i];
         if (n->p && n->p->code == EL_OK && n->p->page_url)
-            add_input(&ins, a, "pypi", n->p->page_url, NULL, NULL);
+            add_input(&ins, a, "pypi", n->p->page_url, n->p->etag, n->p->last_modified);
     }
     for (size_t i = 0; r->nl && i < r->npm_names.len; i++) {
         const npm_packument *p = npm_loader_get(r->nl, ((rsv_npm_name *)r->npm_names.items[i])->name);

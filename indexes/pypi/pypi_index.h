@@ -275,6 +275,9 @@ typedef struct pypi_project {
     const char *page_url;         /* canonical project page URL */
     pypi_page_format format;
     bool from_cache;              /* the page came from the cache */
+    const char *etag;             /* the page response's ETag (its snapshot
+                                     identity for a lock), or NULL */
+    const char *last_modified;    /* its Last-Modified, or NULL */
     pypi_candidate *cands;        /* every version, newest first; invalid
                                      versions last */
     size_t ncands;

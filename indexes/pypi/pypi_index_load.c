@@ -542,6 +542,8 @@ static void page_done(cache *c, cache_response *r, void *user)
     }
     const char *page_url = r->final_url ? r->final_url : r->url;
     p->pub.from_cache = r->from_cache;
+    p->pub.etag = r->etag ? arena_strdup(l->a, r->etag) : NULL;
+    p->pub.last_modified = r->last_modified ? arena_strdup(l->a, r->last_modified) : NULL;
     pypi_page page;
     el_ctx *ctx = el_ctx_new();
     if (pypi_page_parse_typed(ctx, l->a, (const char *)r->body, r->len, page_url,
