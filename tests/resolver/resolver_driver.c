@@ -19,6 +19,8 @@
  *   dpkg-status FILE          (the base's dpkg status, relative to the request)
  *   summary                   (print one line per package instead of the lock:
  *                              ECO NAME VERSION [path=P] [extras=a,b] [base])
+ *   inputs                    (after the packages, one line per input:
+ *                              input ECO URL IDENTITY [MODIFIED])
  *   relock                    (then resolve again with the lock just made as the
  *                              previous one, and say whether the bytes match)
  *
@@ -92,7 +94,7 @@ int main(int argc, char **argv)
     size_t npypi = 0, napt = 0, npre = 0, nup = 0;
     lock_doc *locked = NULL;
     const char *status_file = NULL;
-    bool summary = false, relock = false;
+    bool summary = false, relock = false, inputs = false;
     char *reqdir = dir_of(reqfile);
     resolve_root roots[MAXN];
     size_t nroots = 0;
@@ -159,6 +161,8 @@ int main(int argc, char **argv)
             summary = true;
         else if (strcmp(line, "relock") == 0)
             relock = true;
+        else if (strcmp(line, "inputs") == 0)
+            inputs = true;
         else if (strcmp(line, "preinstalled") == 0 && npre < MAXN)
             pre[npre++] = arg;
         else if ((strcmp(line, "root") == 0 || strcmp(line, "constraint") == 0 ||
@@ -242,6 +246,11 @@ int main(int argc, char **argv)
                 print_summary(d);
             else
                 fwrite(y, 1, n, stdout);
+            for (size_t i = 0; summary && inputs && i < d->n_inputs; i++)
+                printf("input %s %s %s%s%s\n", d->inputs[i].ecosystem, d->inputs[i].url,
+                       d->inputs[i].identity[0] ? d->inputs[i].identity : "\"\"",
+                       d->inputs[i].modified ? " " : "",
+                       d->inputs[i].modified ? d->inputs[i].modified : "");
             if (relock) {
                 /* the lock just made, read back as a file would be */
                 lock_doc *again = lock_read_text(ctx, y, n);

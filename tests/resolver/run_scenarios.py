@@ -10,10 +10,13 @@ the canonical URLs (npm packuments copied to flat files, since a registry
 URL names no file). Both outputs must be byte-identical (but for the apt
 Release identities, which the shuffled Packages change) and equal to the
 expected text. A `debug-solver` line in CASE.req also passes --debug-solver
-DIR and replays DIR/testcase.t with libsolv's `testsolv`. RESOLVER_UPDATE=1 rewrites CASE.out from the first run (then
+DIR and replays DIR/testcase.t with libsolv's `testsolv`; a `pypi-over-http`
+line serves the PyPI mirror over HTTP (PageHandler: PEP 691 JSON pages with
+upload times, ETags) instead of file://. RESOLVER_UPDATE=1 rewrites CASE.out from the first run (then
 read the diff: the expected text is worked out by hand, not blessed).
 Standard library only."""
 
+import http.server
 import json
 import os
 import re
@@ -21,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -62,13 +66,67 @@ def replay(dbg):
     return fails
 
 
-def run(driver, req, mdir, cache, extra=()):
+PEP691_JSON = "application/vnd.pypi.simple.v1+json"
+
+
+class PageHandler(http.server.BaseHTTPRequestHandler):
+    """Serves a mirror directory as an index server would: a directory URL
+    gives index.json (PEP 691, its Content-Type) when Accept names PEP 691's
+    JSON type and the file exists, else index.html. Every response carries
+    ETag "e:<path>" and a fixed Last-Modified, so a test can tell what a lock
+    records as a page's identity without copying envlock's output."""
+
+    root = None
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        path = self.path.split("?", 1)[0]
+        local = os.path.join(self.root, path.lstrip("/"))
+        ctype = "application/octet-stream"
+        if path.endswith("/"):
+            want_json = PEP691_JSON in self.headers.get("Accept", "")
+            if want_json and os.path.isfile(os.path.join(local, "index.json")):
+                local, ctype = os.path.join(local, "index.json"), PEP691_JSON
+            else:
+                local, ctype = os.path.join(local, "index.html"), "text/html"
+        if not os.path.isfile(local):
+            self.send_error(404)
+            return
+        etag = '"e:%s"' % path
+        if self.headers.get("If-None-Match") == etag:
+            self.send_response(304)
+            self.send_header("ETag", etag)
+            self.end_headers()
+            return
+        with open(local, "rb") as f:
+            body = f.read()
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("ETag", etag)
+        self.send_header("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT")
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def serve(mdir):
+    """An HTTP server on 127.0.0.1 for mdir; returns (server, base URL)."""
+    handler = type("Handler", (PageHandler,), {"root": mdir})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, "http://127.0.0.1:%d" % server.server_address[1]
+
+
+def run(driver, req, mdir, cache, extra=(), pypi_http=None):
     with open(os.path.join(mdir, "manifest.json")) as f:
         man = json.load(f)
     mirrors = []
     for name, url in sorted(man.get("pypi-indexes", {}).items()):
         prefix = url.rsplit("/simple", 1)[0]
-        mirrors += ["--mirror", "%s=file://%s/pypi/%s" % (prefix, mdir, name)]
+        where = "%s/pypi/%s" % (pypi_http, name) if pypi_http else "file://%s/pypi/%s" % (mdir, name)
+        mirrors += ["--mirror", "%s=%s" % (prefix, where)]
     mirrors += ["--mirror", "https://registry.npmjs.org=file://%s/npmflat" % mdir]
     for url in sorted(set(man.get("apt-suites", {}).values())):
         mirrors += ["--mirror", "%s=file://%s/apt" % (url.rstrip("/"), mdir)]
@@ -103,12 +161,15 @@ def main():
     exp = os.path.join(HERE, "cases", case + ".out")
     scenario = None
     debug_solver = False
+    pypi_over_http = False
     with open(req) as f:
         for line in f:
             if line.startswith("scenario "):
                 scenario = line.split()[1]
             elif line.strip() == "debug-solver":
                 debug_solver = True
+            elif line.strip() == "pypi-over-http":
+                pypi_over_http = True
     if not scenario:
         raise SystemExit("%s names no scenario" % req)
     if not shutil.which("dpkg-deb") or not shutil.which("gpg"):
@@ -127,7 +188,14 @@ def main():
             if debug_solver:
                 # a directory that does not exist yet, below one that does
                 extra = ["--debug-solver", os.path.join(tmp, "solver-" + variant, "dump")]
-            outs.append(run(driver, req, mdir, os.path.join(tmp, "cache-" + variant), extra))
+            server, base = serve(mdir) if pypi_over_http else (None, None)
+            try:
+                outs.append(run(driver, req, mdir, os.path.join(tmp, "cache-" + variant), extra,
+                                base))
+            finally:
+                if server:
+                    server.shutdown()
+                    server.server_close()
         if os.environ.get("RESOLVER_UPDATE") == "1":
             with open(exp, "wb") as f:
                 f.write(outs[0])
