@@ -1,9 +1,12 @@
-/* resolver_apt.c — apt in the pool: the verified repositories and the
- * base's dpkg status that apt_loader_load_into() puts into our pool (native
- * Debian names, relations, Provides, Breaks/Conflicts, Pre-Depends), the
- * root jobs (`name`, `name=version`), and favor jobs for the first
+/* resolver_apt.c — apt in the pool: the cutoff applied to the sources
+ * (snapshot timestamps moved back to it, other sources checked), the
+ * verified repositories and the base's dpkg status that
+ * apt_loader_load_into() puts into our pool (native Debian names,
+ * relations, Provides, Breaks/Conflicts, Pre-Depends), the root jobs
+ * (`name`, `name=version`), and favor jobs for the first
  * alternative of every `a | b` reachable from the roots, so libsolv's choice
  * is apt's. Never parses a Packages file itself. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,12 +16,111 @@
 
 #include "resolver_internal.h"
 
+/* The URI of a one-line source ("deb [opts] URI SUITE COMP..."): its
+ * offset and length in `line`, or false. */
+static bool source_uri(const char *line, size_t *off, size_t *len)
+{
+    const char *s = line;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (strncmp(s, "deb", 3) != 0 || (s[3] != ' ' && s[3] != '\t'))
+        return false;
+    s += 3;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (*s == '[') {
+        const char *close = strchr(s, ']');
+        if (!close)
+            return false;
+        s = close + 1;
+        while (*s == ' ' || *s == '\t')
+            s++;
+    }
+    size_t n = strcspn(s, " \t");
+    if (!n)
+        return false;
+    *off = (size_t)(s - line);
+    *len = n;
+    return true;
+}
+
+/* Where the timestamp of a snapshot.debian.org URI starts
+ * ("http[s]://snapshot.debian.org/archive/ARCHIVE/YYYYMMDDTHHMMSSZ[/...]"),
+ * or -1 when the URI is not one. */
+static long snapshot_stamp_at(const char *uri, size_t len)
+{
+    const char *p = NULL;
+    if (len > 8 && strncmp(uri, "https://", 8) == 0)
+        p = uri + 8;
+    else if (len > 7 && strncmp(uri, "http://", 7) == 0)
+        p = uri + 7;
+    const char *end = uri + len;
+    static const char host[] = "snapshot.debian.org/archive/";
+    if (!p || (size_t)(end - p) < sizeof host - 1 || strncmp(p, host, sizeof host - 1) != 0)
+        return -1;
+    p += sizeof host - 1;
+    while (p < end && *p != '/')
+        p++; /* the archive name */
+    if (p == end || p + 17 > end)
+        return -1;
+    p++;
+    for (int i = 0; i < 16; i++) {
+        bool want_digit = i != 8 && i != 15;
+        char c = p[i];
+        if (want_digit ? !(c >= '0' && c <= '9') : c != (i == 8 ? 'T' : 'Z'))
+            return -1;
+    }
+    if (p + 16 < end && p[16] != '/')
+        return -1;
+    return (long)(p - uri);
+}
+
+/* --exclude-newer for apt (issue 4: "the snapshot whose date is at or
+ * before it"). A snapshot.debian.org source whose timestamp is after the
+ * cutoff is rewritten to the cutoff's own timestamp: snapshot.debian.org
+ * serves, for any instant, the last snapshot taken at or before it. The
+ * rewritten URI is the canonical one from then on (fetches, mirror mapping,
+ * the lock's sources and inputs). Snapshots at or before the cutoff and
+ * other sources are kept as written; other sources are checked after the
+ * load (resolver_apt_load). Lines come from r->mem. */
+static const char *const *cutoff_sources(rsv *r)
+{
+    const char *cut = r->rq->exclude_newer;
+    const char *const *in = r->rq->apt_sources;
+    size_t n = r->rq->n_apt_sources;
+    if (!cut || !n)
+        return in;
+    /* "2024-03-15T00:00:00Z" -> "20240315T000000Z" */
+    char stamp[32];
+    size_t k = 0;
+    for (const char *c = cut; *c && k + 1 < sizeof stamp; c++)
+        if (*c != '-' && *c != ':')
+            stamp[k++] = *c;
+    stamp[k] = '\0';
+    if (k != 16)
+        return in;
+    const char **out = arena_alloc(r->mem, (n + 1) * sizeof *out);
+    for (size_t i = 0; i < n; i++) {
+        out[i] = in[i];
+        size_t off, len;
+        if (!source_uri(in[i], &off, &len))
+            continue;
+        long at = snapshot_stamp_at(in[i] + off, len);
+        if (at < 0 || memcmp(in[i] + off + at, stamp, 16) <= 0)
+            continue; /* not a snapshot, or already at or before the cutoff */
+        char *line = arena_strdup(r->mem, in[i]);
+        memcpy(line + off + at, stamp, 16);
+        out[i] = line;
+    }
+    return out;
+}
+
 el_code resolver_apt_prepare(rsv *r)
 {
     if (!r->has_deb)
         return EL_OK;
     apt_load_options o = { 0 };
-    o.sources = r->rq->apt_sources;
+    o.sources = cutoff_sources(r);
     o.n_sources = r->rq->n_apt_sources;
     o.keyring = r->rq->apt_keyring;
     o.arch = r->rq->base && r->rq->base->arch ? r->rq->base->arch : "amd64";
@@ -35,7 +137,30 @@ el_code resolver_apt_load(rsv *r)
 {
     if (!r->al)
         return EL_OK;
-    return apt_loader_load_into(r->al, r->pool);
+    el_code rc = apt_loader_load_into(r->al, r->pool);
+    if (rc != EL_OK || !r->rq->exclude_newer || r->pt.cutoff_s == INT64_MAX)
+        return rc;
+    /* A source that is not a dated snapshot cannot be seen as it was at the
+     * cutoff: one whose Release is newer than the cutoff is refused rather
+     * than silently resolved from today's archive. */
+    size_t n = 0;
+    const apt_repo_info *ri = apt_loader_repos(r->al, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (snapshot_stamp_at(ri[i].uri, strlen(ri[i].uri)) >= 0 || ri[i].release_epoch <= r->pt.cutoff_s)
+            continue;
+        el_fail(r->ctx, EL_CAPABILITY_UNSUPPORTED,
+                "--exclude-newer %s cannot apply to the apt source %s %s: it is not a dated "
+                "snapshot and its Release (Date: %s) is newer than the cutoff; use a "
+                "snapshot.debian.org source, or resolve without the cutoff",
+                r->rq->exclude_newer, ri[i].uri, ri[i].suite,
+                ri[i].release_date ? ri[i].release_date : "unknown");
+        el_detail_str(r->ctx, "reason", "apt_source_not_snapshot");
+        el_detail_str(r->ctx, "source", ri[i].uri);
+        el_detail_str(r->ctx, "releaseDate", ri[i].release_date ? ri[i].release_date : "");
+        el_detail_str(r->ctx, "excludeNewer", r->rq->exclude_newer);
+        return EL_CAPABILITY_UNSUPPORTED;
+    }
+    return EL_OK;
 }
 
 /* The left-most alternative of an OR dependency. */

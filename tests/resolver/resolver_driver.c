@@ -248,7 +248,10 @@ int main(int argc, char **argv)
                 fwrite(y, 1, n, stdout);
             for (size_t i = 0; summary && inputs && i < d->n_inputs; i++)
                 printf("input %s %s %s%s%s\n", d->inputs[i].ecosystem, d->inputs[i].url,
-                       d->inputs[i].identity[0] ? d->inputs[i].identity : "\"\"",
+                       /* a Release's hash changes with a shuffled Packages */
+                       strcmp(d->inputs[i].ecosystem, "deb") == 0 ? "(Release sha256)"
+                       : d->inputs[i].identity[0]                ? d->inputs[i].identity
+                                                                 : "\"\"",
                        d->inputs[i].modified ? " " : "",
                        d->inputs[i].modified ? d->inputs[i].modified : "");
             if (relock) {
