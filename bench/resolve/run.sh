@@ -1,0 +1,271 @@
+#!/bin/sh
+# bench/resolve/run.sh [BUILD_DIR] — speed and memory of `envlock resolve`
+# (issue 4, "Speed and memory"), side by side with the ecosystems' tools on
+# the same inputs, interleaved (every tool once per round, best of
+# $BENCH_RUNS rounds, default 5), wall time and peak RSS (GNU time).
+#
+# The combined workload (specs/combined.yaml, a DataGen recipe): the "Data
+# Science" template's ten Python packages from a fixture PyPI mirror
+# (corpus/scenarios/bench-data-science.scn + protected.scn, the base's pinned
+# stack), six npm packages from a fixture registry (gen_npm.py: express 5's
+# real graph, ~1000 versions), eight apt packages from live Debian bookworm
+# main (deb.debian.org, bases.yaml). Fixtures are served by nginx on
+# 127.0.0.1 (tests/fixtures/servers.py). Every tool runs warm: one untimed
+# run first fills its cache.
+#   envlock   `envlock resolve` of the combined spec and of each part alone
+#             (specs/{pypi,npm,apt}.yaml); `-offline` runs read only the
+#             cache, the others revalidate index pages (conditional GETs,
+#             deb.debian.org's InRelease included);
+#   testsolv  libsolv's own load+solve of the same pool: the testcase
+#             `envlock resolve --debug-solver DIR` wrote, replayed;
+#   pip       `pip install --dry-run --ignore-installed --report` (CPython
+#             3.13 manylinux_2_36 target, isolated: no PIP_*, no config);
+#   npm       `npm install --package-lock-only` (private HOME, npmrc, cache);
+#   pnpm      `pnpm install --lockfile-only` (pnpm 12's native binary,
+#             installed with npm into BUILD_DIR/tools if not on PATH);
+#   apt-get   `apt-get -s install` from a private apt root (apt-get update
+#             once, the image's dpkg status, no recommends).
+# Then a synthetic PyPI universe (gen_synthetic.py: deep backtracking, 5
+# chained groups where the newest versions conflict, plus fillers) at the
+# sizes of $BENCH_SIZES ("VERSIONS:FILLERS ...", each project having VERSIONS
+# versions), envlock warm, and pip once on the smallest (cut at
+# $BENCH_PIP_TIMEOUT seconds, default 300).
+#
+# Needs nginx, testsolv (libsolv-tools), pip, npm, apt-get, and the network
+# for deb.debian.org (and the npm registry to install pnpm). Not part of ctest.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${1:-$root/build}
+runs=${BENCH_RUNS:-5}
+sizes=${BENCH_SIZES:-"40:20 100:100 150:200"}
+pip_timeout=${BENCH_PIP_TIMEOUT:-300}
+apt_pkgs="curl git build-essential libpq-dev gdal-bin graphviz ffmpeg fonts-liberation"
+npm_pkgs="react lodash zod express typescript @types/node"
+py_pkgs="pandas numpy scipy scikit-learn matplotlib seaborn polars pyarrow openpyxl statsmodels"
+servers="$root/tests/fixtures/servers.py"
+work=$(mktemp -d "${TMPDIR:-/tmp}/envlock-bench-resolve-XXXXXX")
+cleanup() {
+    for s in "$work"/state*; do
+        if [ -f "$s" ]; then
+            /usr/bin/python3 "$servers" stop --state "$s" >/dev/null 2>&1 || true
+        fi
+    done
+    if [ -n "${BENCH_KEEP:-}" ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+
+cmake --build "$build" --target envlock >/dev/null
+el=$build/cli/envlock
+pip_py=$(command -v python3)
+
+# pnpm: $PNPM, else the native binary of pnpm 12 under BUILD_DIR/tools.
+pnpm=${PNPM:-}
+if [ -z "$pnpm" ]; then
+    tools=$build/tools
+    pnpm=$tools/node_modules/@pnpm/exe.linux-x64/pnpm
+    if [ ! -x "$pnpm" ]; then
+        mkdir -p "$tools"
+        (cd "$tools" && npm install --no-audit --no-fund --loglevel error --prefix . pnpm@12 >/dev/null)
+    fi
+    [ -x "$pnpm" ] || pnpm=$tools/node_modules/.bin/pnpm
+fi
+
+# ---- fixtures: the mirror (PyPI + npm) behind nginx ----
+/usr/bin/python3 "$here/gen_npm.py" "$work/bench-npm-six.scn" 2>/dev/null
+/usr/bin/python3 "$root/tests/fixtures/build_mirror.py" --no-apt --out "$work/mirror" \
+    "$root/corpus/scenarios/bench-data-science.scn" "$work/bench-npm-six.scn" \
+    "$here/protected.scn" >/dev/null
+/usr/bin/python3 "$servers" start --root "$work/mirror" --state "$work/state" >/dev/null
+url=$(sed -n 's/^ENVLOCK_FIXTURE_URL=//p' "$work/state")
+
+# ---- the timed runner ----
+res=$work/results
+: > "$res"
+timed() { # LABEL CMD... : appends "LABEL wall_ms rss_kib" (or FAIL) to $res
+    label=$1
+    shift
+    t0=$(date +%s%N)
+    if /usr/bin/time -f "%M" -o "$work/rss" "$@" > "$work/out" 2> "$work/err"; then
+        t1=$(date +%s%N)
+        echo "$label $(( (t1 - t0) / 1000 )) $(tail -1 "$work/rss")" |
+            awk '{ printf "%s %.1f %s\n", $1, $2 / 1000, $3 }' >> "$res"
+    else
+        st=$?
+        t1=$(date +%s%N)
+        what=FAIL
+        [ $st = 124 ] && what=TIMEOUT
+        echo "$label $what $(( (t1 - t0) / 1000000000 ))" >> "$res"
+        echo "== $label failed:" >&2
+        tail -5 "$work/out" "$work/err" >&2
+    fi
+}
+
+# envlock: one cache for every spec; the mirrors map the canonical indexes.
+mirrors="--mirror https://pypi.org=${url}pypi/pypi --mirror https://registry.npmjs.org=${url}npm"
+envlock_resolve() { # SPEC [--offline] [extra args]
+    spec=$1
+    shift
+    # shellcheck disable=SC2086
+    "$el" --quiet --cache-dir "$work/envlock-cache" $mirrors "$@" resolve "$here/specs/$spec.yaml" \
+        --bases "$here/bases.yaml" -o "$work/$spec.lock"
+}
+
+# pip: the Python part, isolated (as bench/pypi_fetch does).
+platforms=$(n=36; while [ $n -ge 5 ]; do printf ' --platform manylinux_2_%d_x86_64' $n; n=$((n - 1)); done)
+platforms="$platforms --platform manylinux2014_x86_64 --platform manylinux2010_x86_64 --platform manylinux1_x86_64"
+pip_resolve() { # INDEX_URL CACHE PACKAGES...
+    index=$1 cache=$2
+    shift 2
+    rm -rf "$work/pip-target"
+    # shellcheck disable=SC2046,SC2086
+    ${pip_wrap:-} env $(env | sed -n 's/^\(PIP_[A-Za-z0-9_]*\)=.*/-u \1/p') \
+        PIP_CONFIG_FILE=/dev/null PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 HOME="$work" \
+        "$pip_py" -m pip install --dry-run --ignore-installed --quiet --report "$work/pip-report.json" \
+        --index-url "$index" --cache-dir "$cache" \
+        --python-version 3.13 --implementation cp --abi cp313 --abi abi3 --abi none \
+        $platforms --only-binary=:all: --target "$work/pip-target" "$@"
+}
+
+# npm and pnpm: one project each, private HOME, config and caches.
+mkdir -p "$work/home" "$work/npm-proj" "$work/pnpm-proj"
+: > "$work/home/.npmrc"
+for d in npm-proj pnpm-proj; do
+    # shellcheck disable=SC2086
+    /usr/bin/python3 - "$work/$d/package.json" $npm_pkgs <<'PY'
+import json, sys
+json.dump({"name": "bench", "version": "1.0.0", "private": True,
+           "dependencies": {n: "*" for n in sys.argv[2:]}}, open(sys.argv[1], "w"))
+PY
+done
+npm_resolve() {
+    rm -f "$work/npm-proj/package-lock.json"
+    (cd "$work/npm-proj" && HOME=$work/home npm_config_userconfig=$work/home/.npmrc \
+        npm_config_globalconfig=$work/home/.npmrc npm_config_cache=$work/npm-cache \
+        npm_config_update_notifier=false npm install --package-lock-only --ignore-scripts \
+        --no-audit --no-fund --registry "${url}npm/")
+}
+pnpm_resolve() {
+    rm -f "$work/pnpm-proj/pnpm-lock.yaml"
+    (cd "$work/pnpm-proj" && HOME=$work/home XDG_CONFIG_HOME=$work/home/.config \
+        XDG_CACHE_HOME=$work/home/.cache XDG_DATA_HOME=$work/home/.local \
+        npm_config_update_notifier=false "$pnpm" install --lockfile-only --reporter silent \
+        --registry "${url}npm/" --store-dir "$work/pnpm-store" --cache-dir "$work/pnpm-cache")
+}
+
+# apt-get: a private root on live Debian bookworm main, the image's status.
+a=$work/apt
+mkdir -p "$a/state/lists/partial" "$a/cache/archives/partial" "$a/etc/sources.list.d" \
+    "$a/etc/preferences.d"
+cp "$root/corpus/bases/python-cpu-2026.09.status" "$a/status"
+echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" \
+    > "$a/etc/sources.list"
+# Dir::Cache::pkgcache: Docker images' apt.conf.d/docker-clean turns the
+# binary cache off; a warm apt keeps it.
+aptopts="-o Dir::State=$a/state -o Dir::Cache=$a/cache -o Dir::Cache::pkgcache=pkgcache.bin
+ -o Dir::Cache::srcpkgcache=srcpkgcache.bin -o Dir::Etc::sourcelist=$a/etc/sources.list
+ -o Dir::Etc::sourceparts=$a/etc/sources.list.d -o Dir::Etc::preferences=$a/etc/preferences
+ -o Dir::Etc::preferencesparts=$a/etc/preferences.d -o Dir::State::status=$a/status
+ -o APT::Architecture=amd64 -o APT::Architectures::=amd64 -o Acquire::Languages=none
+ -o Debug::NoLocking=1 -o APT::Sandbox::User=root -o APT::Install-Recommends=false"
+apt_resolve() {
+    # shellcheck disable=SC2086
+    apt-get -s $aptopts install $apt_pkgs
+}
+
+# ---- cold runs: fill every cache (untimed), check the answers ----
+echo "filling caches (cold runs) ..." >&2
+for s in combined pypi npm apt; do
+    envlock_resolve "$s" >/dev/null
+done
+envlock_resolve combined --offline --debug-solver "$work/dbg" >/dev/null
+# shellcheck disable=SC2086
+pip_resolve "${url}pypi/pypi/simple/" "$work/pip-cache" $py_pkgs >/dev/null
+npm_resolve >/dev/null 2>&1
+pnpm_resolve >/dev/null 2>&1
+# shellcheck disable=SC2086
+apt-get -q $aptopts update >/dev/null
+# shellcheck disable=SC2086
+apt-cache $aptopts gencaches >/dev/null
+apt_resolve > "$work/apt-get.out"
+testsolv "$work/dbg/testcase.t" > "$work/testsolv.out" || true
+
+count() { /usr/bin/python3 -c "$1" "$2"; }
+echo "answers:"
+echo "  envlock combined: $(grep -c '^- ecosystem: pypi' "$work/combined.lock") pypi," \
+    "$(grep -c '^- ecosystem: npm' "$work/combined.lock") npm, $(grep -c '^- ecosystem: deb' "$work/combined.lock") deb" \
+    "(lock entries; deb includes the base's)"
+echo "  pip: $(count 'import json,sys; print(len(json.load(open(sys.argv[1]))["install"]))' "$work/pip-report.json") to install;" \
+    "npm: $(count 'import json,sys; print(len(json.load(open(sys.argv[1]))["packages"]) - 1)' "$work/npm-proj/package-lock.json") packages;" \
+    "pnpm: $(grep -c '^  [^ ].*:$' "$work/pnpm-proj/pnpm-lock.yaml") lockfile entries (packages+snapshots);" \
+    "apt-get: $(grep -c '^Inst ' "$work/apt-get.out") to install;" \
+    "testsolv: $(grep -c '^install' "$work/testsolv.out") installs"
+echo "  npm $(npm --version), pnpm $("$pnpm" --version 2>/dev/null), $("$pip_py" -m pip --version | cut -d' ' -f1-2)," \
+    "$(apt-get --version | head -1), testsolv of libsolv $(pkg-config --modversion libsolv 2>/dev/null || echo '?')"
+
+# ---- warm rounds, interleaved ----
+echo "warm rounds: $runs (load average before: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+i=0
+while [ $i -lt "$runs" ]; do
+    timed combined:envlock-offline envlock_resolve combined --offline
+    timed combined:testsolv testsolv "$work/dbg/testcase.t"
+    timed combined:envlock envlock_resolve combined
+    timed pypi:envlock envlock_resolve pypi
+    timed pypi:envlock-offline envlock_resolve pypi --offline
+    # shellcheck disable=SC2086
+    timed pypi:pip pip_resolve "${url}pypi/pypi/simple/" "$work/pip-cache" $py_pkgs
+    timed npm:envlock envlock_resolve npm
+    timed npm:envlock-offline envlock_resolve npm --offline
+    timed npm:npm npm_resolve
+    timed npm:pnpm pnpm_resolve
+    timed apt:envlock-offline envlock_resolve apt --offline
+    timed apt:apt-get apt_resolve
+    i=$((i + 1))
+done
+load_mid=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---- the synthetic PyPI universe ----
+first=1
+for sz in $sizes; do
+    v=${sz%%:*} f=${sz##*:}
+    d=$work/syn-$v-$f
+    mkdir -p "$d"
+    desc=$(/usr/bin/python3 "$here/gen_synthetic.py" --groups 5 --versions "$v" --fillers "$f" \
+        "$d/syn.scn" "$d/syn.yaml")
+    n=$(echo "$desc" | sed -n 's/.* \([0-9]*\) versions;.*/\1/p')
+    /usr/bin/python3 "$root/tests/fixtures/build_mirror.py" --no-apt --out "$d/mirror" \
+        "$d/syn.scn" "$here/protected.scn" >/dev/null
+    /usr/bin/python3 "$servers" start --root "$d/mirror" --state "$work/state-syn-$v" >/dev/null
+    surl=$(sed -n 's/^ENVLOCK_FIXTURE_URL=//p' "$work/state-syn-$v")
+    syn() { "$el" --quiet --cache-dir "$d/cache" --mirror "https://pypi.org=${surl}pypi/pypi" "$@" \
+        resolve "$d/syn.yaml" --bases "$here/bases.yaml" -o "$d/syn.lock"; }
+    timed "syn-$n:envlock-cold" syn
+    i=0
+    while [ $i -lt "$runs" ]; do
+        timed "syn-$n:envlock" syn
+        timed "syn-$n:envlock-offline" syn --offline
+        i=$((i + 1))
+    done
+    if [ "$first" = 1 ]; then
+        # pip once cold (cut at the timeout), then once warm if it finished.
+        for run in cold warm; do
+            # shellcheck disable=SC2086
+            pip_wrap="timeout $pip_timeout"
+            timed "syn-$n:pip-$run" pip_resolve "${surl}pypi/pypi/simple/" "$d/pip-cache" \
+                tA-0 tB-0 tF-0
+            pip_wrap=
+            tail -1 "$res" | grep -q ' FAIL \| TIMEOUT ' && break
+        done
+        first=0
+    fi
+    /usr/bin/python3 "$servers" stop --state "$work/state-syn-$v" >/dev/null
+    rm -f "$work/state-syn-$v"
+    echo "  syn-$n: $desc" >> "$work/syn-desc"
+done
+
+echo
+echo "== results (best of $runs, interleaved; wall via date +%s%N, RSS via GNU time)"
+/usr/bin/python3 "$here/report.py" "$res"
+echo
+cat "$work/syn-desc" 2>/dev/null || true
+echo "(load average: before the synthetic runs $load_mid; at the end $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs)"
