@@ -48,6 +48,7 @@ Standard library only.
 """
 
 import fcntl
+import http.server
 import json
 import os
 import re
@@ -55,6 +56,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -101,6 +103,51 @@ def parse_options(sc):
 
 # ---- mirror, catalog, mirrors ----
 
+PEP691 = "application/vnd.pypi.simple.v1+json"
+
+
+class PypiHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the work directory's PyPI trees as an index does: a project
+    directory answers with index.json (PEP 691) when the Accept header names
+    it, else index.html. No ETag or Last-Modified, like the file:// mirror, so
+    the plain and shuffled runs record the same (empty) page identities."""
+
+    def log_message(self, *args):
+        pass
+
+    def send_head(self):
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            js = os.path.join(path, "index.json")
+            if PEP691 in self.headers.get("Accept", "") and os.path.exists(js):
+                return self._file(js, PEP691)
+            return self._file(os.path.join(path, "index.html"), "text/html")
+        if os.path.isfile(path):
+            return self._file(path, "application/octet-stream")
+        self.send_error(404)
+        return None
+
+    def _file(self, path, ctype):
+        try:
+            f = open(path, "rb")
+        except OSError:
+            self.send_error(404)
+            return None
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(os.fstat(f.fileno()).st_size))
+        self.end_headers()
+        return f
+
+
+def serve(root):
+    """An HTTP server on 127.0.0.1 for `root`; returns (server, base URL)."""
+    handler = lambda *a, **k: PypiHandler(*a, directory=root, **k)  # noqa: E731
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, "http://127.0.0.1:%d" % srv.server_address[1]
+
+
 def build_mirror(sc, out, gnupg, shuffle, has_deb):
     cmd = [sys.executable, BUILD, sc.path, "--out", out]
     if shuffle:
@@ -135,13 +182,17 @@ def flatten_npm(mdir):
             shutil.copyfile(os.path.join(root, "packument.json"), path)
 
 
-def mirror_flags(man, mdir):
+def mirror_flags(man, mdir, http_base=None):
     out = []
     for name, url in sorted(man.get("pypi-indexes", {}).items()):
         prefix = url.rstrip("/")
         if prefix.endswith("/simple"):
             prefix = prefix[: -len("/simple")]
-        out += ["--mirror", "%s=file://%s/pypi/%s" % (prefix, mdir, name)]
+        if http_base:
+            target = "%s/%s/pypi/%s" % (http_base, os.path.basename(mdir), name)
+        else:
+            target = "file://%s/pypi/%s" % (mdir, name)
+        out += ["--mirror", "%s=%s" % (prefix, target)]
     registries = {NPM_DEFAULT}
     if man.get("npm-registry"):
         registries.add(man["npm-registry"].rstrip("/"))
@@ -288,7 +339,7 @@ def mask_release(text):
 
 # ---- one resolve ----
 
-def resolve(envlock, work, tag, man, mdir, flags, prev_text, keep_lock=False):
+def resolve(envlock, work, tag, man, mdir, flags, prev_text, keep_lock=False, http_base=None):
     d = os.path.join(work, tag)
     os.makedirs(d, exist_ok=True)
     lock = os.path.join(d, "envlock.lock")
@@ -298,7 +349,8 @@ def resolve(envlock, work, tag, man, mdir, flags, prev_text, keep_lock=False):
                 f.write(prev_text)
         elif os.path.exists(lock):
             os.unlink(lock)
-    cmd = [envlock, "--json", "--cache-dir", os.path.join(d, "cache")] + mirror_flags(man, mdir) + \
+    cmd = [envlock, "--json", "--cache-dir", os.path.join(d, "cache")] + \
+        mirror_flags(man, mdir, http_base) + \
         ["resolve", os.path.join(work, "spec.yaml"), "-o", lock,
          "--bases", os.path.join(mdir + ".catalog", "bases.yaml")] + flags
     env = dict(os.environ)
@@ -337,6 +389,21 @@ def check(sc, envlock, work, gnupg):
     prev_text = previous_lock(sc.blocks["previous-lock"]) if "previous-lock" in sc.blocks else None
     with open(os.path.join(work, "spec.yaml"), "w") as f:
         f.write(sc.spec_text or "")
+    # PEP 700 upload times are only in the JSON pages, which a file:// mirror
+    # cannot negotiate: a scenario with a cutoff reads its PyPI indexes over
+    # HTTP from 127.0.0.1 instead.
+    srv, http_base = (None, None)
+    if any(o.split()[0] == "exclude-newer" for o in sc.options):
+        srv, http_base = serve(work)
+    try:
+        return check_runs(sc, envlock, work, gnupg, has_deb, flags, cat, prev_text, http_base)
+    finally:
+        if srv:
+            srv.shutdown()
+            srv.server_close()
+
+
+def check_runs(sc, envlock, work, gnupg, has_deb, flags, cat, prev_text, http_base):
     results = {}
     for variant in ("plain", "shuffled"):
         mdir = os.path.join(work, "mirror-" + variant)
@@ -350,7 +417,8 @@ def check(sc, envlock, work, gnupg):
             man = build_mirror(sc, mdir, gnupg, variant == "shuffled", False)
         os.makedirs(mdir + ".catalog", exist_ok=True)
         write_catalog(os.path.join(mdir + ".catalog", "bases.yaml"), sc, man, mdir, cat, has_deb)
-        results[variant] = resolve(envlock, work, variant, man, mdir, flags, prev_text)
+        results[variant] = resolve(envlock, work, variant, man, mdir, flags, prev_text,
+                                   http_base=http_base)
         results[variant]["man"] = man
         results[variant]["mdir"] = mdir
     plain, shuf = results["plain"], results["shuffled"]
@@ -398,7 +466,7 @@ def check(sc, envlock, work, gnupg):
     # idempotence: re-resolving with its own lock in place gives the same bytes
     if plain["status"] == 0:
         again = resolve(envlock, work, "plain", plain["man"], plain["mdir"], flags, None,
-                        keep_lock=True)
+                        keep_lock=True, http_base=http_base)
         if again["status"] != 0:
             problems.append("re-resolving with the lock in place fails: " + describe(again))
         elif again["lock"] != plain["lock"]:
