@@ -40,7 +40,7 @@ build=${1:-$root/build}
 runs=${BENCH_RUNS:-5}
 sizes=${BENCH_SIZES:-"40:20 100:100 150:200"}
 pip_timeout=${BENCH_PIP_TIMEOUT:-300}
-apt_pkgs="curl git build-essential libpq-dev gdal-bin graphviz ffmpeg fonts-liberation"
+export apt_pkgs="curl git build-essential libpq-dev gdal-bin graphviz ffmpeg fonts-liberation"
 npm_pkgs="react lodash zod express typescript @types/node"
 py_pkgs="pandas numpy scipy scikit-learn matplotlib seaborn polars pyarrow openpyxl statsmodels"
 servers="$root/tests/fixtures/servers.py"
@@ -86,7 +86,9 @@ timed() { # LABEL CMD... : appends "LABEL wall_ms rss_kib" (or FAIL) to $res
     label=$1
     shift
     t0=$(date +%s%N)
-    if /usr/bin/time -f "%M" -o "$work/rss" "$@" > "$work/out" 2> "$work/err"; then
+    # shellcheck disable=SC2016
+    if /usr/bin/time -f "%M" -o "$work/rss" sh -c '. "$here/tools.sh"; "$@"' sh "$@" \
+        > "$work/out" 2> "$work/err"; then
         t1=$(date +%s%N)
         echo "$label $(( (t1 - t0) / 1000 )) $(tail -1 "$work/rss")" |
             awk '{ printf "%s %.1f %s\n", $1, $2 / 1000, $3 }' >> "$res"
@@ -97,39 +99,24 @@ timed() { # LABEL CMD... : appends "LABEL wall_ms rss_kib" (or FAIL) to $res
         [ $st = 124 ] && what=TIMEOUT
         echo "$label $what $(( (t1 - t0) / 1000000000 ))" >> "$res"
         echo "== $label failed:" >&2
-        tail -5 "$work/out" "$work/err" >&2
+        tail -n 5 "$work/out" "$work/err" >&2
     fi
 }
 
+# The tools' functions (tools.sh) and what they read.
+. "$here/tools.sh"
+export work url el here pip_py pnpm
 # envlock: one cache for every spec; the mirrors map the canonical indexes.
-mirrors="--mirror https://pypi.org=${url}pypi/pypi --mirror https://registry.npmjs.org=${url}npm"
-envlock_resolve() { # SPEC [--offline] [extra args]
-    spec=$1
-    shift
-    # shellcheck disable=SC2086
-    "$el" --quiet --cache-dir "$work/envlock-cache" $mirrors "$@" resolve "$here/specs/$spec.yaml" \
-        --bases "$here/bases.yaml" -o "$work/$spec.lock"
-}
+export mirrors="--mirror https://pypi.org=${url}pypi/pypi --mirror https://registry.npmjs.org=${url}npm"
 
 # pip: the Python part, isolated (as bench/pypi_fetch does).
 platforms=$(n=36; while [ $n -ge 5 ]; do printf ' --platform manylinux_2_%d_x86_64' $n; n=$((n - 1)); done)
-platforms="$platforms --platform manylinux2014_x86_64 --platform manylinux2010_x86_64 --platform manylinux1_x86_64"
-pip_resolve() { # INDEX_URL CACHE PACKAGES...
-    index=$1 cache=$2
-    shift 2
-    rm -rf "$work/pip-target"
-    # shellcheck disable=SC2046,SC2086
-    ${pip_wrap:-} env $(env | sed -n 's/^\(PIP_[A-Za-z0-9_]*\)=.*/-u \1/p') \
-        PIP_CONFIG_FILE=/dev/null PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 HOME="$work" \
-        "$pip_py" -m pip install --dry-run --ignore-installed --quiet --report "$work/pip-report.json" \
-        --index-url "$index" --cache-dir "$cache" \
-        --python-version 3.13 --implementation cp --abi cp313 --abi abi3 --abi none \
-        $platforms --only-binary=:all: --target "$work/pip-target" "$@"
-}
+export platforms="$platforms --platform manylinux2014_x86_64 --platform manylinux2010_x86_64 --platform manylinux1_x86_64"
 
 # npm and pnpm: one project each, private HOME, config and caches.
 mkdir -p "$work/home" "$work/npm-proj" "$work/pnpm-proj"
 : > "$work/home/.npmrc"
+: > "$work/home/.npmrc-global"
 for d in npm-proj pnpm-proj; do
     # shellcheck disable=SC2086
     /usr/bin/python3 - "$work/$d/package.json" $npm_pkgs <<'PY'
@@ -138,20 +125,6 @@ json.dump({"name": "bench", "version": "1.0.0", "private": True,
            "dependencies": {n: "*" for n in sys.argv[2:]}}, open(sys.argv[1], "w"))
 PY
 done
-npm_resolve() {
-    rm -f "$work/npm-proj/package-lock.json"
-    (cd "$work/npm-proj" && HOME=$work/home npm_config_userconfig=$work/home/.npmrc \
-        npm_config_globalconfig=$work/home/.npmrc npm_config_cache=$work/npm-cache \
-        npm_config_update_notifier=false npm install --package-lock-only --ignore-scripts \
-        --no-audit --no-fund --registry "${url}npm/")
-}
-pnpm_resolve() {
-    rm -f "$work/pnpm-proj/pnpm-lock.yaml"
-    (cd "$work/pnpm-proj" && HOME=$work/home XDG_CONFIG_HOME=$work/home/.config \
-        XDG_CACHE_HOME=$work/home/.cache XDG_DATA_HOME=$work/home/.local \
-        npm_config_update_notifier=false "$pnpm" install --lockfile-only --reporter silent \
-        --registry "${url}npm/" --store-dir "$work/pnpm-store" --cache-dir "$work/pnpm-cache")
-}
 
 # apt-get: a private root on live Debian bookworm main, the image's status.
 a=$work/apt
@@ -162,21 +135,17 @@ echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.
     > "$a/etc/sources.list"
 # Dir::Cache::pkgcache: Docker images' apt.conf.d/docker-clean turns the
 # binary cache off; a warm apt keeps it.
-aptopts="-o Dir::State=$a/state -o Dir::Cache=$a/cache -o Dir::Cache::pkgcache=pkgcache.bin
+export aptopts="-o Dir::State=$a/state -o Dir::Cache=$a/cache -o Dir::Cache::pkgcache=pkgcache.bin
  -o Dir::Cache::srcpkgcache=srcpkgcache.bin -o Dir::Etc::sourcelist=$a/etc/sources.list
  -o Dir::Etc::sourceparts=$a/etc/sources.list.d -o Dir::Etc::preferences=$a/etc/preferences
  -o Dir::Etc::preferencesparts=$a/etc/preferences.d -o Dir::State::status=$a/status
  -o APT::Architecture=amd64 -o APT::Architectures::=amd64 -o Acquire::Languages=none
  -o Debug::NoLocking=1 -o APT::Sandbox::User=root -o APT::Install-Recommends=false"
-apt_resolve() {
-    # shellcheck disable=SC2086
-    apt-get -s $aptopts install $apt_pkgs
-}
 
 # ---- cold runs: fill every cache (untimed), check the answers ----
 echo "filling caches (cold runs) ..." >&2
 for s in combined pypi npm apt; do
-    envlock_resolve "$s" >/dev/null
+    envlock_resolve "$s" > "$work/$s.out"
 done
 envlock_resolve combined --offline --debug-solver "$work/dbg" >/dev/null
 # shellcheck disable=SC2086
@@ -188,18 +157,19 @@ apt-get -q $aptopts update >/dev/null
 # shellcheck disable=SC2086
 apt-cache $aptopts gencaches >/dev/null
 apt_resolve > "$work/apt-get.out"
+# The testcase carries envlock's result; testsolv prints only differences.
 testsolv "$work/dbg/testcase.t" > "$work/testsolv.out" || true
 
 count() { /usr/bin/python3 -c "$1" "$2"; }
 echo "answers:"
-echo "  envlock combined: $(grep -c '^- ecosystem: pypi' "$work/combined.lock") pypi," \
-    "$(grep -c '^- ecosystem: npm' "$work/combined.lock") npm, $(grep -c '^- ecosystem: deb' "$work/combined.lock") deb" \
-    "(lock entries; deb includes the base's)"
+for s in combined pypi npm apt; do
+    echo "  envlock $s: $(sed -n 's/^packages: //p' "$work/$s.out")"
+done
 echo "  pip: $(count 'import json,sys; print(len(json.load(open(sys.argv[1]))["install"]))' "$work/pip-report.json") to install;" \
     "npm: $(count 'import json,sys; print(len(json.load(open(sys.argv[1]))["packages"]) - 1)' "$work/npm-proj/package-lock.json") packages;" \
-    "pnpm: $(grep -c '^  [^ ].*:$' "$work/pnpm-proj/pnpm-lock.yaml") lockfile entries (packages+snapshots);" \
+    "pnpm: $(sed -n '/^packages:/,/^snapshots:/p' "$work/pnpm-proj/pnpm-lock.yaml" | grep -c '^  [^ ]') packages;" \
     "apt-get: $(grep -c '^Inst ' "$work/apt-get.out") to install;" \
-    "testsolv: $(grep -c '^install' "$work/testsolv.out") installs"
+    "testsolv: $(grep -c '^install' "$work/dbg/solver.result") installs, $(wc -l < "$work/testsolv.out") lines differ from envlock's"
 echo "  npm $(npm --version), pnpm $("$pnpm" --version 2>/dev/null), $("$pip_py" -m pip --version | cut -d' ' -f1-2)," \
     "$(apt-get --version | head -1), testsolv of libsolv $(pkg-config --modversion libsolv 2>/dev/null || echo '?')"
 
@@ -208,7 +178,7 @@ echo "warm rounds: $runs (load average before: $(cut -d' ' -f1-3 /proc/loadavg))
 i=0
 while [ $i -lt "$runs" ]; do
     timed combined:envlock-offline envlock_resolve combined --offline
-    timed combined:testsolv testsolv "$work/dbg/testcase.t"
+    timed combined:testsolv testsolv_replay "$work/dbg"
     timed combined:envlock envlock_resolve combined
     timed pypi:envlock envlock_resolve pypi
     timed pypi:envlock-offline envlock_resolve pypi --offline
@@ -225,7 +195,7 @@ done
 load_mid=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---- the synthetic PyPI universe ----
-first=1
+first=1 first_n=
 for sz in $sizes; do
     v=${sz%%:*} f=${sz##*:}
     d=$work/syn-$v-$f
@@ -237,30 +207,45 @@ for sz in $sizes; do
         "$d/syn.scn" "$here/protected.scn" >/dev/null
     /usr/bin/python3 "$servers" start --root "$d/mirror" --state "$work/state-syn-$v" >/dev/null
     surl=$(sed -n 's/^ENVLOCK_FIXTURE_URL=//p' "$work/state-syn-$v")
-    syn() { "$el" --quiet --cache-dir "$d/cache" --mirror "https://pypi.org=${surl}pypi/pypi" "$@" \
-        resolve "$d/syn.yaml" --bases "$here/bases.yaml" -o "$d/syn.lock"; }
-    timed "syn-$n:envlock-cold" syn
+    timed "syn-$n:envlock-cold" syn_resolve "$d" "$surl"
     i=0
     while [ $i -lt "$runs" ]; do
-        timed "syn-$n:envlock" syn
-        timed "syn-$n:envlock-offline" syn --offline
+        timed "syn-$n:envlock" syn_resolve "$d" "$surl"
+        timed "syn-$n:envlock-offline" syn_resolve "$d" "$surl" --offline
         i=$((i + 1))
     done
     if [ "$first" = 1 ]; then
+        first_n=$n
+        rm -f "$work/pip-report.json"
         # pip once cold (cut at the timeout), then once warm if it finished.
         for run in cold warm; do
             # shellcheck disable=SC2086
-            pip_wrap="timeout $pip_timeout"
+            export BENCH_WRAP="timeout $pip_timeout"
             timed "syn-$n:pip-$run" pip_resolve "${surl}pypi/pypi/simple/" "$d/pip-cache" \
                 tA-0 tB-0 tF-0
-            pip_wrap=
+            unset BENCH_WRAP
             tail -1 "$res" | grep -q ' FAIL \| TIMEOUT ' && break
         done
         first=0
     fi
     /usr/bin/python3 "$servers" stop --state "$work/state-syn-$v" >/dev/null
     rm -f "$work/state-syn-$v"
-    echo "  syn-$n: $desc" >> "$work/syn-desc"
+    got=$(/usr/bin/python3 - "$d/syn.lock" "$work/pip-report.json" "$first_n" "$n" <<'PY'
+import json, re, sys
+lock = open(sys.argv[1]).read() if __import__("os").path.exists(sys.argv[1]) else ""
+pick = dict(re.findall(r'name: (t[abc]-0)\n\s+version: "?([^"\n]+)', lock))
+out = "envlock tA-0 %s tB-0 %s tC-0 %s" % (pick.get("ta-0"), pick.get("tb-0"), pick.get("tc-0"))
+if sys.argv[3] == sys.argv[4]:
+    try:
+        rep = {i["metadata"]["name"].lower(): i["metadata"]["version"]
+               for i in json.load(open(sys.argv[2]))["install"]}
+        out += "; pip tA-0 %s tB-0 %s tC-0 %s" % (rep.get("ta-0"), rep.get("tb-0"), rep.get("tc-0"))
+    except (OSError, ValueError, KeyError):
+        pass
+print(out)
+PY
+)
+    echo "  syn-$n: $desc; $got" >> "$work/syn-desc"
 done
 
 echo

@@ -1,0 +1,58 @@
+# bench/resolve/tools.sh — how run.sh runs each tool, one function each,
+# sourced by run.sh and by the `sh -c` that GNU time measures (so the
+# variables they read are exported by run.sh: work url el mirrors here
+# pip_py platforms pnpm aptopts apt_pkgs).
+# shellcheck shell=sh disable=SC2154
+
+envlock_resolve() { # SPEC [--offline] [--debug-solver DIR]
+    spec=$1
+    shift
+    # shellcheck disable=SC2086
+    "$el" --quiet --cache-dir "$work/envlock-cache" $mirrors resolve "$here/specs/$spec.yaml" \
+        --bases "$here/bases.yaml" -o "$work/$spec.lock" "$@"
+}
+
+pip_resolve() { # INDEX_URL CACHE PACKAGES...
+    index=$1 cache=$2
+    shift 2
+    rm -rf "$work/pip-target"
+    # shellcheck disable=SC2046,SC2086
+    ${BENCH_WRAP:-} env $(env | sed -n 's/^\(PIP_[A-Za-z0-9_]*\)=.*/-u \1/p') \
+        PIP_CONFIG_FILE=/dev/null PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 HOME="$work" \
+        "$pip_py" -m pip install --dry-run --ignore-installed --quiet --report "$work/pip-report.json" \
+        --index-url "$index" --cache-dir "$cache" \
+        --python-version 3.13 --implementation cp --abi cp313 --abi abi3 --abi none \
+        $platforms --only-binary=:all: --target "$work/pip-target" "$@"
+}
+
+npm_resolve() {
+    rm -f "$work/npm-proj/package-lock.json"
+    (cd "$work/npm-proj" && HOME=$work/home npm_config_userconfig=$work/home/.npmrc \
+        npm_config_globalconfig=$work/home/.npmrc-global npm_config_cache=$work/npm-cache \
+        npm_config_update_notifier=false npm install --package-lock-only --ignore-scripts \
+        --no-audit --no-fund --registry "${url}npm/")
+}
+
+pnpm_resolve() {
+    rm -f "$work/pnpm-proj/pnpm-lock.yaml"
+    (cd "$work/pnpm-proj" && HOME=$work/home XDG_CONFIG_HOME=$work/home/.config \
+        XDG_CACHE_HOME=$work/home/.cache XDG_DATA_HOME=$work/home/.local \
+        npm_config_update_notifier=false "$pnpm" install --lockfile-only --reporter silent \
+        --registry "${url}npm/" --store-dir "$work/pnpm-store" --cache-dir "$work/pnpm-cache")
+}
+
+apt_resolve() {
+    # shellcheck disable=SC2086
+    apt-get -s $aptopts install $apt_pkgs
+}
+
+syn_resolve() { # DIR URL [--offline]: the synthetic universe's spec in DIR, served at URL
+    d=$1 u=$2
+    shift 2
+    "$el" --quiet --cache-dir "$d/cache" --mirror "https://pypi.org=${u}pypi/pypi" \
+        resolve "$d/syn.yaml" --bases "$here/bases.yaml" -o "$d/syn.lock" "$@"
+}
+
+testsolv_replay() { # DIR: libsolv's load+solve of envlock's testcase
+    testsolv "$1/testcase.t"
+}
