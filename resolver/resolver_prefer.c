@@ -90,6 +90,16 @@ static void favor_ours(rsv *r, Id p, Queue *favs)
         queue_push(favs, p);
 }
 
+/* Whether libsolv repo `repo` ("URI SUITE/COMP/binary-ARCH", as the apt
+ * loader names them) is the lock's `source` ("URI SUITE/COMP"). */
+static bool repo_is_source(const Repo *repo, const char *source)
+{
+    if (!repo || !repo->name || !source)
+        return false;
+    size_t n = strlen(source);
+    return strncmp(repo->name, source, n) == 0 && strncmp(repo->name + n, "/binary-", 8) == 0;
+}
+
 void resolver_prefer_jobs(rsv *r)
 {
     const lock_doc *d = r->rq->previous;
@@ -111,6 +121,12 @@ void resolver_prefer_jobs(rsv *r)
         Id evr = pool_str2id(pool, lp->version, 0);
         if (!name || !evr)
             continue;
+        /* the same name and version can be in several suites (identical
+         * stanzas): favor the copy of the locked source, so a re-resolve
+         * keeps the source too; any copy when none is from that source */
+        Queue same;
+        queue_init(&same);
+        bool from_source = false;
         Id p, pp;
         FOR_PROVIDES(p, pp, name) {
             Solvable *s = pool->solvables + p;
@@ -120,8 +136,17 @@ void resolver_prefer_jobs(rsv *r)
                 continue;
             if (lp->arch && strcmp(pool_id2str(pool, s->arch), lp->arch) != 0)
                 continue;
-            queue_pushunique(&favs, p);
+            bool src = repo_is_source(s->repo, lp->source);
+            if (src && !from_source) {
+                queue_empty(&same);
+                from_source = true;
+            }
+            if (src || !from_source)
+                queue_pushunique(&same, p);
         }
+        for (int k = 0; k < same.count; k++)
+            queue_pushunique(&favs, same.elements[k]);
+        queue_free(&same);
     }
     /* last, so these favors outrank the ecosystems' own preferences */
     for (int i = 0; i < favs.count; i++)
