@@ -214,7 +214,7 @@ def stop_nginx(state):
     if not pid:
         return
     try:
-        os.kill(pid, signal.SIGQUIT)
+        os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
         return
     for _ in range(100):
@@ -600,6 +600,7 @@ def compare(state, tool, name, info, rec, ctx, result):
         diffs = []
     elif mine is None:
         diffs = [("*", "ERROR", "ok")]
+        print("%s chose: %s" % (tool, " ".join("%s=%s" % kv for kv in sorted(theirs.items()))))
     elif theirs is None:
         diffs = [("*", "ok", "ERROR")]
     else:
