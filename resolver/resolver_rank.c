@@ -51,6 +51,14 @@ void resolver_rank_evr(size_t rank, char buf[16])
 void resolver_pypi_match(const pypi_specset *s, const pypi_version *const *v, size_t n, bool *keep)
 {
     pypi_specset_filter(s, v, n, PYPI_PRE_DEFAULT, keep);
+    for (size_t i = 0; i < n; i++)
+        if (keep[i])
+            return;
+    /* PEP 440: when no final release satisfies the specifier, the
+     * pre-releases that do are acceptable (packaging 23's filter drops them
+     * for a non-empty set that names no pre-release; pip follows it, the
+     * standard does not). */
+    pypi_specset_filter(s, v, n, PYPI_PRE_YES, keep);
 }
 
 void resolver_npm_match(const npm_range *r, const npm_semver *const *v, size_t n, bool *keep)
