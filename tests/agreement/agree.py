@@ -28,6 +28,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -125,7 +126,13 @@ def cmd_setup(state, envlock):
     import servers
     p = state_paths(state)
     stop_nginx(state)
-    shutil.rmtree(state, ignore_errors=True)
+    remove_state(state)
+    # ~10k small files: on a tmpfs when there is one (a busy disk takes
+    # seconds to create and delete them); STATE is then a symlink to it
+    shm = os.environ.get("ENVLOCK_AGREE_TMP", "/dev/shm")
+    if os.path.isdir(shm) and os.access(shm, os.W_OK):
+        os.makedirs(os.path.dirname(state), exist_ok=True)
+        os.symlink(tempfile.mkdtemp(prefix="envlock-agree-", dir=shm), state)
     os.makedirs(p["results"])
     info = {"skip": None}
     if env.yaml is None:
@@ -205,6 +212,14 @@ def tool_versions():
             "apt": first_line(["apt-get", "--version"])}
 
 
+def remove_state(state):
+    if os.path.islink(state):
+        shutil.rmtree(os.path.realpath(state), ignore_errors=True)
+        os.unlink(state)
+    else:
+        shutil.rmtree(state, ignore_errors=True)
+
+
 def stop_nginx(state):
     try:
         with open(state_paths(state)["info"]) as f:
@@ -247,7 +262,7 @@ def cmd_cleanup(state):
         for row in rows:
             print("  " + row)
     if os.environ.get("ENVLOCK_AGREE_KEEP") != "1":
-        shutil.rmtree(state, ignore_errors=True)
+        remove_state(state)
     return 0
 
 
