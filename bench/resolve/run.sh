@@ -25,10 +25,11 @@
 #             installed with npm into BUILD_DIR/tools if not on PATH);
 #   apt-get   `apt-get -s install` from a private apt root (apt-get update
 #             once, the image's dpkg status, no recommends).
-# Then a synthetic PyPI universe (gen_synthetic.py: deep backtracking, 5
+# Then a synthetic PyPI universe (gen_synthetic.py: deep backtracking,
 # chained groups where the newest versions conflict, plus fillers) at the
-# sizes of $BENCH_SIZES ("VERSIONS:FILLERS ...", each project having VERSIONS
-# versions), envlock warm, and pip once on the smallest (cut at
+# sizes of $BENCH_SIZES ("VERSIONS:FILLERS[:GROUPS] ...", each project having
+# VERSIONS versions, 5 groups unless given; the default's last size is 10
+# groups deep), envlock warm, and pip once on the first size (cut at
 # $BENCH_PIP_TIMEOUT seconds, default 300).
 #
 # Needs nginx, testsolv (libsolv-tools), pip, npm, apt-get, and the network
@@ -38,7 +39,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
 runs=${BENCH_RUNS:-5}
-sizes=${BENCH_SIZES:-"40:20 100:100 150:200"}
+sizes=${BENCH_SIZES:-"40:20 100:100 150:200 40:20:10"}
 pip_timeout=${BENCH_PIP_TIMEOUT:-300}
 export apt_pkgs="curl git build-essential libpq-dev gdal-bin graphviz ffmpeg fonts-liberation"
 npm_pkgs="react lodash zod express typescript @types/node"
@@ -197,21 +198,24 @@ load_mid=$(cut -d' ' -f1-3 /proc/loadavg)
 # ---- the synthetic PyPI universe ----
 first=1 first_n=
 for sz in $sizes; do
-    v=${sz%%:*} f=${sz##*:}
-    d=$work/syn-$v-$f
+    # VERSIONS:FILLERS[:GROUPS]
+    v=${sz%%:*} rest=${sz#*:}
+    f=${rest%%:*} g=5
+    [ "$rest" != "$f" ] && g=${rest#*:}
+    d=$work/syn-$v-$f-$g
     mkdir -p "$d"
-    desc=$(/usr/bin/python3 "$here/gen_synthetic.py" --groups 5 --versions "$v" --fillers "$f" \
+    desc=$(/usr/bin/python3 "$here/gen_synthetic.py" --groups "$g" --versions "$v" --fillers "$f" \
         "$d/syn.scn" "$d/syn.yaml")
     n=$(echo "$desc" | sed -n 's/.* \([0-9]*\) versions;.*/\1/p')
     /usr/bin/python3 "$root/tests/fixtures/build_mirror.py" --no-apt --out "$d/mirror" \
         "$d/syn.scn" "$here/protected.scn" >/dev/null
-    /usr/bin/python3 "$servers" start --root "$d/mirror" --state "$work/state-syn-$v" >/dev/null
-    surl=$(sed -n 's/^ENVLOCK_FIXTURE_URL=//p' "$work/state-syn-$v")
-    timed "syn-$n:envlock-cold" syn_resolve "$d" "$surl"
+    /usr/bin/python3 "$servers" start --root "$d/mirror" --state "$work/state-syn-$v-$g" >/dev/null
+    surl=$(sed -n 's/^ENVLOCK_FIXTURE_URL=//p' "$work/state-syn-$v-$g")
+    timed "syn-g$g-$n:envlock-cold" syn_resolve "$d" "$surl"
     i=0
     while [ $i -lt "$runs" ]; do
-        timed "syn-$n:envlock" syn_resolve "$d" "$surl"
-        timed "syn-$n:envlock-offline" syn_resolve "$d" "$surl" --offline
+        timed "syn-g$g-$n:envlock" syn_resolve "$d" "$surl"
+        timed "syn-g$g-$n:envlock-offline" syn_resolve "$d" "$surl" --offline
         i=$((i + 1))
     done
     if [ "$first" = 1 ]; then
@@ -221,15 +225,15 @@ for sz in $sizes; do
         for run in cold warm; do
             # shellcheck disable=SC2086
             export BENCH_WRAP="timeout $pip_timeout"
-            timed "syn-$n:pip-$run" pip_resolve "${surl}pypi/pypi/simple/" "$d/pip-cache" \
+            timed "syn-g$g-$n:pip-$run" pip_resolve "${surl}pypi/pypi/simple/" "$d/pip-cache" \
                 tA-0 tB-0 tF-0
             unset BENCH_WRAP
             tail -1 "$res" | grep -q ' FAIL \| TIMEOUT ' && break
         done
         first=0
     fi
-    /usr/bin/python3 "$servers" stop --state "$work/state-syn-$v" >/dev/null
-    rm -f "$work/state-syn-$v"
+    /usr/bin/python3 "$servers" stop --state "$work/state-syn-$v-$g" >/dev/null
+    rm -f "$work/state-syn-$v-$g"
     got=$(/usr/bin/python3 - "$d/syn.lock" "$work/pip-report.json" "$first_n" "$n" <<'PY'
 import json, re, sys
 lock = open(sys.argv[1]).read() if __import__("os").path.exists(sys.argv[1]) else ""
@@ -245,7 +249,7 @@ if sys.argv[3] == sys.argv[4]:
 print(out)
 PY
 )
-    echo "  syn-$n: $desc; $got" >> "$work/syn-desc"
+    echo "  syn-g$g-$n: $desc; $got" >> "$work/syn-desc"
 done
 
 echo
