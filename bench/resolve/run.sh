@@ -105,6 +105,7 @@ timed() { # LABEL CMD... : appends "LABEL wall_ms rss_kib" (or FAIL) to $res
 }
 
 # The tools' functions (tools.sh) and what they read.
+# shellcheck source=bench/resolve/tools.sh
 . "$here/tools.sh"
 export work url el here pip_py pnpm
 # envlock: one cache for every spec; the mirrors map the canonical indexes.
