@@ -344,15 +344,23 @@ static el_code not_found(rsv *r, const req *q, const bfs *b)
     if (eco == RSV_PYPI && exists) {
         for (size_t i = 0; i < p->ncands; i++) {
             const pypi_candidate *c = &p->cands[i];
-            if (!c->excluded)
+            /* a yanked version is usable only for an exact pin, which this
+             * requirement is not (or it would have matched): excluded too */
+            const char *reason = c->excluded ? c->excluded : c->yanked ? "yanked" : NULL;
+            if (!reason)
                 continue;
+            char *ywhy = NULL;
+            if (!c->excluded)
+                ywhy = c->yanked_reason ? xasprintf("yanked: %s", c->yanked_reason)
+                                        : xstrdup("yanked (no reason given)");
+            const char *cwhy = ywhy ? ywhy : c->why ? c->why : reason;
             json_object *o = json_object_new_object();
             json_object_object_add(o, "version", json_object_new_string(c->version));
-            json_object_object_add(o, "reason", json_object_new_string(c->excluded));
-            json_object_object_add(o, "why", json_object_new_string(c->why ? c->why : c->excluded));
+            json_object_object_add(o, "reason", json_object_new_string(reason));
+            json_object_object_add(o, "why", json_object_new_string(cwhy));
             json_object_array_add(excluded, o);
-            sb_addf(&why, "%s%s %s: %s", why.len ? "; " : "", q->target, c->version,
-                    c->why ? c->why : c->excluded);
+            sb_addf(&why, "%s%s %s: %s", why.len ? "; " : "", q->target, c->version, cwhy);
+            free(ywhy);
         }
     } else if (eco == RSV_NPM && exists) {
         const npm_packument *np = npm_loader_get(r->nl, q->target);

@@ -97,6 +97,7 @@ typedef struct rsv_pypi_name {
     size_t *ranks;
     bool *present;              /* a solvable exists at this rank */
     bool *cut;                  /* usable, but its metadata was not fetched */
+    bool *yanked;               /* usable only for an exact pin (PEP 592) */
     int *ci;                    /* candidate index, or -1 (preinstalled only) */
     Id inst;                    /* the preinstalled solvable, or 0 */
     const char *inst_version;

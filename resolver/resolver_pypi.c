@@ -261,6 +261,7 @@ static void layout(rsv *r, rsv_pypi_name *n, ptrvec *owned)
     n->ranks = arena_alloc(r->mem, (ne + 1) * sizeof *n->ranks);
     n->present = arena_alloc(r->mem, (ne + 1) * sizeof *n->present);
     n->cut = arena_alloc(r->mem, (ne + 1) * sizeof *n->cut);
+    n->yanked = arena_alloc(r->mem, (ne + 1) * sizeof *n->yanked);
     n->ci = arena_alloc(r->mem, (ne + 1) * sizeof *n->ci);
     size_t rank = 0;
     for (size_t i = 0; i < ne; i++) {
@@ -278,12 +279,51 @@ static void layout(rsv *r, rsv_pypi_name *n, ptrvec *owned)
         if (c->excluded)
             continue;
         n->vers[i] = e[i].v;
+        n->yanked[i] = c->yanked;
         if (c->meta == PYPI_META_LOADED)
             n->present[i] = true;
         else
             n->cut[i] = true;
     }
     free(e);
+}
+
+/* Whether `s` pins one version exactly as PEP 592 means it: an `===`, or
+ * an `==` without a wildcard (pip's rule; other clauses may accompany it). */
+static bool exact_pin(const pypi_specset *s)
+{
+    for (size_t i = 0; i < pypi_specset_len(s); i++) {
+        const char *op = pypi_specset_op(s, i);
+        if (strcmp(op, "===") == 0)
+            return true;
+        const char *v = pypi_specset_version(s, i);
+        size_t vl = strlen(v);
+        if (strcmp(op, "==") == 0 && !(vl >= 2 && strcmp(v + vl - 2, ".*") == 0))
+            return true;
+    }
+    return false;
+}
+
+/* keep[i] for the entries of n that requirement specifier `s` admits. A
+ * yanked release is admitted only when `s` pins exactly and no release
+ * that is not yanked matches (PEP 592); a constraint (`complement`) is
+ * matched against every release, yanked or not, since it only narrows. */
+static void match_entries(const rsv_pypi_name *n, const pypi_specset *s, bool complement, bool *keep)
+{
+    if (complement) {
+        resolver_pypi_match(s, n->vers, n->nent, keep);
+        return;
+    }
+    const pypi_version **v = xcalloc(n->nent + 1, sizeof *v);
+    for (size_t i = 0; i < n->nent; i++)
+        v[i] = n->yanked[i] ? NULL : n->vers[i];
+    resolver_pypi_match(s, v, n->nent, keep);
+    free(v);
+    bool any = false;
+    for (size_t i = 0; i < n->nent && !any; i++)
+        any = keep[i];
+    if (!any && exact_pin(s))
+        resolver_pypi_match(s, n->vers, n->nent, keep);
 }
 
 /* The dependency Ids for requirement q on the pool: the base name's
@@ -307,7 +347,7 @@ static void req_deps(rsv *r, Id from, int root, const pypi_requirement *q, const
     bool *keep = xcalloc(ne + 1, sizeof *keep);
     bool truncated = false, any = false;
     if (ne) {
-        resolver_pypi_match(q->specset, n->vers, ne, keep);
+        match_entries(n, q->specset, complement, keep);
         for (size_t i = 0; i < ne; i++) {
             if (complement)
                 keep[i] = n->vers[i] && !keep[i];

@@ -327,6 +327,7 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
                                   b ? b->platform : NULL, rq->exclude_newer);
     if (rc != EL_OK)
         goto done;
+    r.pt.keep_yanked = true; /* admitted for exact pins only (resolver_pypi.c) */
     r.pt_ok = true;
     rc = parse_roots(&r);
     if (rc != EL_OK)

@@ -204,6 +204,11 @@ typedef struct pypi_target {
     pypi_env env;             /* marker environment (strings owned here) */
     const char *exclude_newer;
     int64_t cutoff_s;         /* INT64_MAX when no cutoff */
+    bool keep_yanked;         /* false (pypi_target_init): a version whose
+                                 remaining files are all yanked is excluded
+                                 ("yanked"); true: it stays usable with
+                                 `yanked` set, for a resolver that admits it
+                                 only for an exact pin (PEP 592) */
     char *owned_[4];
 } pypi_target;
 
@@ -256,7 +261,8 @@ typedef struct pypi_candidate {
     const char *requires_python;  /* from the page, else the metadata */
     const char *upload_time;      /* earliest usable file's, or NULL */
     int64_t upload_s;
-    bool yanked;                  /* every file yanked */
+    bool yanked;                  /* every file yanked; with keep_yanked
+                                     also: every file left after the cutoff */
     const char *yanked_reason;
     pypi_meta_state meta;
     const char *meta_source;      /* "metadata-file", "wheel", "pkg-info" */

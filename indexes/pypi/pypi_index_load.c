@@ -362,7 +362,18 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
                                c->upload_time ? c->upload_time : "?", t->exclude_newer);
         return;
     }
+    size_t left_yanked = 0;
     for (size_t i = 0; i < c->nartifacts; i++) {
+        pypi_artifact *ar = &c->artifacts[i];
+        if (!ar->dropped && ar->file->yanked)
+            left_yanked++;
+    }
+    if (t->keep_yanked && left_yanked == left) {
+        /* Only yanked files remain: usable, flagged, for an exact pin. */
+        c->yanked = true;
+        left_yanked = 0;
+    }
+    for (size_t i = 0; i < c->nartifacts && left_yanked; i++) {
         pypi_artifact *ar = &c->artifacts[i];
         if (!ar->dropped && ar->file->yanked) {
             ar->dropped = "yanked";
