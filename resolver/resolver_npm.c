@@ -58,10 +58,25 @@ static void note(rsv *r, const char *name, const npm_range *range, const char *t
 }
 
 /* Whether version v of packument p is admitted by some requirement seen. */
+/* npm_range_admits() : whether `range` admits v of p as npm does: the
+ *  node-semver test, and for the any-range (`*`, empty; node-semver formats
+ *  `x` the same, so it is treated alike) also the version `latest` names,
+ *  pre-release or not (npm-pick-manifest's `range === '*'` shortcut;
+ *  arborist holds any version valid for `*`). */
+static bool npm_range_admits(const npm_range *range, const npm_packument *p, const npm_version *v)
+{
+    if (npm_range_test(range, &v->semver))
+        return true;
+    if (npm_range_format(range)[0] != '\0')
+        return false;
+    const char *lt = npm_packument_find_tag(p, "latest");
+    return lt && strcmp(lt, v->version) == 0;
+}
+
 static bool relevant(const rsv_npm_name *n, const npm_packument *p, const npm_version *v)
 {
     for (size_t i = 0; i < n->ranges.len; i++)
-        if (npm_range_test(n->ranges.items[i], &v->semver))
+        if (npm_range_admits(n->ranges.items[i], p, v))
             return true;
     for (size_t i = 0; i < n->tags.len; i++) {
         const char *tv = npm_packument_find_tag(p, n->tags.items[i]);
@@ -158,7 +173,7 @@ static Id npm_dep_id(rsv *r, const char *name, const npm_range *range, const cha
         const npm_version *v = &p->versions[nc - 1 - j];
         ranks[j] = j + 1;
         present[j] = relevant(n, p, v);
-        keep[j] = range ? npm_range_test(range, &v->semver) : (tv && strcmp(tv, v->version) == 0);
+        keep[j] = range ? npm_range_admits(range, p, v) : (tv && strcmp(tv, v->version) == 0);
         if (keep[j] && present[j])
             *any = true;
     }
@@ -276,7 +291,8 @@ void resolver_npm_jobs(rsv *r)
         queue_push2(&r->job, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, d);
     }
     /* npm's preferences: non-deprecated versions, then (stronger, as a later
-     * favor job) the version the `latest` tag names */
+     * favor job) the version the `latest` tag names unless it is deprecated
+     * (npm-pick-manifest's latest shortcut requires `!mani.deprecated`) */
     Id p;
     Solvable *s;
     FOR_REPO_SOLVABLES(r->repo_npm, p, s) {
@@ -287,7 +303,7 @@ void resolver_npm_jobs(rsv *r)
     FOR_REPO_SOLVABLES(r->repo_npm, p, s) {
         const rsv_solv *rs = resolver_solv(r, p);
         const char *lt = npm_packument_find_tag(rs->np, "latest");
-        if (lt && strcmp(lt, rs->version) == 0)
+        if (lt && strcmp(lt, rs->version) == 0 && !rs->nv->deprecated)
             queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE, p);
     }
 }
@@ -340,14 +356,15 @@ static rsv_npm_node *child_named(const rsv_npm_node *loc, const char *name)
 static bool admits(const rsv_dep *d, const npm_packument *p, const npm_version *v)
 {
     if (d->nrange)
-        return npm_range_test(d->nrange, &v->semver);
+        return npm_range_admits(d->nrange, p, v);
     const char *tv = d->ntag ? npm_packument_find_tag(p, d->ntag) : NULL;
     return tv && strcmp(tv, v->version) == 0;
 }
 
 /* The solvable of the version npm picks for `d` on its own: a version the
  * previous lock has that satisfies it (npm keeps what its package-lock says
- * while it fits), else the `latest` tag when it satisfies, else the highest non-deprecated version that
+ * while it fits), else the `latest` tag when it satisfies and is not
+ * deprecated, else the highest non-deprecated version that
  * does, else the highest that does. 0 when none is in the pool. */
 static Id npm_pick(rsv *r, const rsv_dep *d)
 {
@@ -362,7 +379,7 @@ static Id npm_pick(rsv *r, const rsv_dep *d)
             best = &p->versions[i];
     const char *lt = npm_packument_find_tag(p, "latest");
     const npm_version *lv = lt ? npm_packument_find(p, lt) : NULL;
-    if (!best && lv && lv->excluded == NPM_EX_NONE && admits(d, p, lv))
+    if (!best && lv && lv->excluded == NPM_EX_NONE && !lv->deprecated && admits(d, p, lv))
         best = lv;
     for (int pass = 0; pass < 2 && !best; pass++)
         for (size_t i = 0; i < p->ncandidates && !best; i++)
