@@ -124,7 +124,6 @@ def resolve_one(envlock, state, info, sc, spec_text=None, tag="full"):
 
 def cmd_setup(state, envlock):
     import servers
-    p = state_paths(state)
     stop_nginx(state)
     remove_state(state)
     # ~10k small files: on a tmpfs when there is one (a busy disk takes
@@ -133,6 +132,10 @@ def cmd_setup(state, envlock):
     if os.path.isdir(shm) and os.access(shm, os.W_OK):
         os.makedirs(os.path.dirname(state), exist_ok=True)
         os.symlink(tempfile.mkdtemp(prefix="envlock-agree-", dir=shm), state)
+    # every path below is the real one: npm 11 silently leaves bundled
+    # dependencies out of its lock when its cache path goes through a symlink
+    state = os.path.realpath(state)
+    p = state_paths(state)
     os.makedirs(p["results"])
     info = {"skip": None}
     if env.yaml is None:
@@ -676,7 +679,7 @@ def main(argv):
         envlock = argv[argv.index("--envlock") + 1] if "--envlock" in argv else "envlock"
         return cmd_setup(os.path.abspath(argv[2]), envlock)
     if len(argv) == 5 and argv[1] == "run" and argv[3] in TOOLS:
-        return cmd_run(os.path.abspath(argv[2]), argv[3], argv[4])
+        return cmd_run(os.path.realpath(argv[2]), argv[3], argv[4])
     if len(argv) == 3 and argv[1] == "cleanup":
         return cmd_cleanup(os.path.abspath(argv[2]))
     print(__doc__.split("\n\n")[1], file=sys.stderr)
