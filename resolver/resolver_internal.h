@@ -216,6 +216,11 @@ Id resolver_npm_bind(rsv *r, Id dep);
  *  pushed on `all`, freed with resolver_npm_layout_free(). */
 rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all);
 void resolver_npm_layout_free(ptrvec *all);
+/* resolver_npm_check() : after a solve, whether every peer dependency can be
+ *  the one copy beside its dependent; EL_RESOLVE_CONFLICT (the pair in
+ *  detail.conflict) when a copy that does not satisfy it is already there,
+ *  as npm's ERESOLVE — never two versions at one node_modules path. */
+el_code resolver_npm_check(rsv *r);
 /* resolver_apt.c */
 el_code resolver_apt_prepare(rsv *r);
 el_code resolver_apt_load(rsv *r);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
 #include <solv/pool.h>
 #include <solv/poolarch.h>
 #include <solv/repo.h>
@@ -407,8 +408,18 @@ static int depth_of(const rsv_npm_node *n)
  * copy visible from there if it satisfies the edge, else npm's pick for the
  * edge alone, placed at the shallowest ancestor from which no other version
  * of the name is visible (nested below the dependent when it is shadowed). */
+/* A peer edge is bound from its dependent's parent (the peer must be the
+ * copy visible beside the dependent): when a version that does not satisfy
+ * it already sits there, no copy can be placed; the first such edge is
+ * noted in *bad (with its dependent and the copy in the way) and NULL is
+ * returned. */
+typedef struct npm_peer_bad {
+    const rsv_dep *d;
+    rsv_npm_node *dependent, *in_way;
+} npm_peer_bad;
+
 static rsv_npm_node *bind_edge(rsv *r, rsv_npm_node *from, const rsv_dep *d, ptrvec *all,
-                               ptrvec *pending)
+                               ptrvec *pending, rsv_npm_node *peer_of, npm_peer_bad *bad)
 {
     const npm_packument *p = npm_loader_get(r->nl, d->name);
     for (rsv_npm_node *loc = from; loc; loc = loc->parent) {
@@ -428,6 +439,14 @@ static rsv_npm_node *bind_edge(rsv *r, rsv_npm_node *from, const rsv_dep *d, ptr
         if (ex) {
             if (ex->p == b)
                 return ex;
+            if (!cand && peer_of) {
+                if (bad && !bad->d) {
+                    bad->d = d;
+                    bad->dependent = peer_of;
+                    bad->in_way = ex;
+                }
+                return NULL;
+            }
             break;
         }
         cand = loc;
@@ -446,7 +465,7 @@ static int dep_name_cmp(const void *a, const void *b)
     return c ? c : strcmp((*x)->kind, (*y)->kind);
 }
 
-rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
+static rsv_npm_node *layout(rsv *r, ptrvec *all, npm_peer_bad *bad)
 {
     rsv_npm_node *top = node_new(NULL, 0, "", all);
     ptrvec pending = PTRVEC_INIT;
@@ -458,7 +477,7 @@ rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
         qsort(rootdeps.items, rootdeps.len, sizeof(void *), dep_name_cmp);
     for (size_t i = 0; i < rootdeps.len; i++) {
         rsv_dep *d = rootdeps.items[i];
-        rsv_npm_node *n = bind_edge(r, top, d, all, &pending);
+        rsv_npm_node *n = bind_edge(r, top, d, all, &pending, NULL, bad);
         if (!n)
             continue;
         rsv_npm_edge e = { d, n };
@@ -487,7 +506,7 @@ rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
             rsv_dep *d = mine.items[i];
             bool peer = strcmp(d->kind, "peer") == 0;
             rsv_npm_node *from = peer && node->parent ? node->parent : node;
-            rsv_npm_node *n = bind_edge(r, from, d, all, &pending);
+            rsv_npm_node *n = bind_edge(r, from, d, all, &pending, peer && node->parent ? node : NULL, bad);
             if (!n)
                 continue;
             rsv_npm_edge e = { d, n };
@@ -498,6 +517,75 @@ rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
     }
     ptrvec_release(&pending);
     return top;
+}
+
+rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
+{
+    return layout(r, all, NULL);
+}
+
+/* The edge that placed `n` and the story of how the spec reaches it, into
+ * *line ("app@^1 (spec line 3) → b@^2"); returns the edge (NULL if none). */
+static const rsv_dep *node_story(rsv *r, const rsv_npm_node *top, const rsv_npm_node *n, strbuf *line,
+                                 int depth)
+{
+    if (n->from_spec || depth > 64) {
+        for (size_t i = 0; i < top->edges.len; i++)
+            if (top->edges.items[i].to == n) {
+                const rsv_dep *d = top->edges.items[i].dep;
+                char *l = resolver_root_label(r, d->root);
+                sb_adds(line, l);
+                free(l);
+                return d;
+            }
+        return NULL;
+    }
+    if (!n->dependents.len)
+        return NULL;
+    const rsv_npm_node *up = n->dependents.items[0];
+    const rsv_dep *d = NULL;
+    for (size_t i = 0; i < up->edges.len && !d; i++)
+        if (up->edges.items[i].to == n)
+            d = up->edges.items[i].dep;
+    node_story(r, top, up, line, depth + 1);
+    if (d)
+        sb_addf(line, " → %s", d->text);
+    return d;
+}
+
+el_code resolver_npm_check(rsv *r)
+{
+    ptrvec all = PTRVEC_INIT;
+    npm_peer_bad bad = { 0 };
+    rsv_npm_node *top = layout(r, &all, &bad);
+    if (!bad.d) {
+        resolver_npm_layout_free(&all);
+        return EL_OK;
+    }
+    strbuf la = STRBUF_INIT, lb = STRBUF_INIT, msg = STRBUF_INIT;
+    const rsv_dep *a = node_story(r, top, bad.in_way, &la, 0);
+    node_story(r, top, bad.dependent, &lb, 0);
+    const rsv_solv *ds = resolver_solv(r, bad.dependent->p);
+    sb_addf(&lb, "%s%s (peer of %s %s)", lb.len ? " → " : "", bad.d->text, ds->name, ds->version);
+    const char *at = a ? a->text : bad.in_way->name;
+    char *suggestion = a && a->from == 0 && a->root >= 0 && !r->rq->roots[a->root].protected_pin
+                           ? xasprintf("relax %s in the spec", at)
+                           : xasprintf("pin other versions of the packages that ask for %s and %s", at,
+                                       bad.d->text);
+    sb_addf(&msg, "`%s` and `%s` cannot both be satisfied: %s against %s. Suggestion: %s.", at, bad.d->text,
+            la.buf, lb.buf, suggestion);
+    el_fail(r->ctx, EL_RESOLVE_CONFLICT, "%s", msg.buf);
+    json_object *pair = json_object_new_array();
+    json_object_array_add(pair, json_object_new_string(at));
+    json_object_array_add(pair, json_object_new_string(bad.d->text));
+    el_detail_take(r->ctx, "conflict", pair);
+    el_detail_str(r->ctx, "suggestion", suggestion);
+    free(suggestion);
+    sb_release(&la);
+    sb_release(&lb);
+    sb_release(&msg);
+    resolver_npm_layout_free(&all);
+    return EL_RESOLVE_CONFLICT;
 }
 
 void resolver_npm_layout_free(ptrvec *all)

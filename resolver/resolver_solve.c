@@ -365,6 +365,8 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
         if (rc != EL_OK)
             goto done;
         if (np == 0) {
+            if (r.nl && (rc = resolver_npm_check(&r)) != EL_OK)
+                goto done;
             *out = resolver_make_lock(&r);
             rc = EL_OK;
             goto done;
