@@ -442,11 +442,21 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
         c->requires_python = c->artifacts[c->chosen].file->requires_python;
         return;
     }
-    /* No usable file: say which wheels there are. */
+    /* No usable file: say which wheels there are, in file-name order (the
+     * message must not depend on the order the page lists files in). */
+    size_t *order = xcalloc(c->nartifacts + 1, sizeof *order);
+    for (size_t i = 0; i < c->nartifacts; i++) {
+        size_t k = i;
+        while (k > 0 && strcmp(c->artifacts[order[k - 1]].file->filename, c->artifacts[i].file->filename) > 0) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = i;
+    }
     strbuf sb = STRBUF_INIT;
     size_t listed = 0, more = 0;
-    for (size_t i = 0; i < c->nartifacts; i++) {
-        fileinfo *fi = g->infos.items[i];
+    for (size_t oi = 0; oi < c->nartifacts; oi++) {
+        fileinfo *fi = g->infos.items[order[oi]];
         if (fi->kind != PYPI_WHEEL)
             continue;
         for (size_t k = 0; k < fi->wheel.ntags; k++) {
@@ -465,6 +475,7 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
             listed++;
         }
     }
+    free(order);
     if (more)
         sb_addf(&sb, " and %zu more", more);
     c->excluded = "no_compatible_wheel";
