@@ -59,6 +59,8 @@ typedef struct rsv_solv {
     int eco;                    /* RSV_PYPI or RSV_NPM; RSV_DEB unused here */
     const char *name;           /* pypi: canonical; npm: as published */
     const char *extra;          /* pypi extra solvable: the extra, else NULL */
+    bool extra_missing;         /* that version does not provide the extra
+                                   (pip warns and ignores it): not locked */
     const char *version;        /* real version */
     const pypi_project *pp;
     const pypi_candidate *pc;   /* NULL for a preinstalled dist the index lacks */

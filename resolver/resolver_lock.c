@@ -240,7 +240,7 @@ static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
             continue;
         pkg *k = pkg_for(r, pkgs, map, b, a);
         push_unique(&k->reqby, r->rq->roots[d->root].protected_pin ? "protected" : "spec");
-        if (r->solv && (size_t)b < r->nsolv && r->solv[b].extra)
+        if (r->solv && (size_t)b < r->nsolv && r->solv[b].extra && !r->solv[b].extra_missing)
             push_unique(&k->extras, r->solv[b].extra);
         queue_push(&todo, b);
     }
@@ -273,7 +273,7 @@ static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
                 continue; /* an extra's own base */
             pkg *t = pkg_for(r, pkgs, map, b, a);
             push_unique(&t->reqby, me);
-            if (bs && bs->extra)
+            if (bs && bs->extra && !bs->extra_missing)
                 push_unique(&t->extras, bs->extra);
             if (ours) {
                 const rsv_dep *rd = resolver_find_dep(r, p, *dp);

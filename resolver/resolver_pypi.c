@@ -473,16 +473,21 @@ el_code resolver_pypi_add(rsv *r)
                 resolver_add_dep(r, xp, -1, base, RSV_PYPI, n->name, arena_strdup(r->mem, btext),
                                  NULL, "requires");
                 free(btext);
+                bool provided = false;
+                for (size_t e = 0; e < c->nextras && !provided; e++)
+                    provided = strcmp(c->extras[e], ex) == 0;
                 for (size_t d = 0; d < c->ndeps; d++) {
                     const pypi_requirement *q = c->deps[d].req;
                     if (!q || marker_true(r, q, "") || !marker_true(r, q, ex))
                         continue;
+                    provided = true; /* metadata without Provides-Extra */
                     queue_empty(&deps);
                     req_deps(r, xp, -1, q, c->deps[d].text, "requires", false, &deps);
                     for (int j = 0; j < deps.count; j++)
                         pool->solvables[xp].requires =
                             repo_addid_dep(r->repo_pypi, pool->solvables[xp].requires, deps.elements[j], 0);
                 }
+                resolver_solv(r, xp)->extra_missing = !provided;
             }
         }
         free(pname);
