@@ -175,6 +175,66 @@ static Id first_alt(Pool *pool, Id dep)
     return dep;
 }
 
+/* apt's Priority order (higher first); 0 for none or unknown. The apt
+ * reader keeps the field as an extra attribute under this key. */
+#define RSV_APT_KEY_PRIORITY "envlock:deb:priority"
+
+static int deb_priority_rank(Pool *pool, Id p)
+{
+    Id key = pool_str2id(pool, RSV_APT_KEY_PRIORITY, 0);
+    const char *v = key ? solvable_lookup_str(pool->solvables + p, key) : NULL;
+    static const char *const order[] = { "extra", "optional", "standard", "important", "required" };
+    for (int i = 0; v && i < 5; i++)
+        if (strcmp(v, order[i]) == 0)
+            return i + 1;
+    return 0;
+}
+
+/* The name a dependency is on (the left-most name of a relation). */
+static Id dep_name(Pool *pool, Id dep)
+{
+    while (ISRELDEP(dep))
+        dep = GETRELDEP(pool, dep)->name;
+    return dep;
+}
+
+/* Whether no solvable of dep's own name provides it (a purely virtual
+ * dependency), with at least two providers (*n says how many). */
+static bool purely_virtual(Pool *pool, Id dep, int *n)
+{
+    Id name = dep_name(pool, dep), p, pp;
+    *n = 0;
+    FOR_PROVIDES(p, pp, dep) {
+        if (pool->solvables[p].name == name)
+            return false;
+        (*n)++;
+    }
+    return *n >= 2;
+}
+
+/* apt's choice among the providers of a purely virtual dependency: the
+ * higher Priority (pkgDepCache's provider ordering); favor jobs for the
+ * providers of the highest Priority there when it is not shared by all. */
+static void favor_priority(rsv *r, Id dep, Queue *favs)
+{
+    Pool *pool = r->pool;
+    int n = 0;
+    if (!purely_virtual(pool, dep, &n))
+        return;
+    int best = -1, worst = 100;
+    Id p, pp;
+    FOR_PROVIDES(p, pp, dep) {
+        int k = deb_priority_rank(pool, p);
+        best = k > best ? k : best;
+        worst = k < worst ? k : worst;
+    }
+    if (best == worst)
+        return;
+    FOR_PROVIDES(p, pp, dep)
+        if (deb_priority_rank(pool, p) == best)
+            queue_pushunique(favs, p);
+}
+
 void resolver_apt_jobs(rsv *r)
 {
     Pool *pool = r->pool;
@@ -204,8 +264,9 @@ void resolver_apt_jobs(rsv *r)
     /* favor first alternatives reachable from the roots */
     Map seen;
     map_init(&seen, pool->nsolvables);
-    Queue favs;
+    Queue favs, pfavs;
     queue_init(&favs);
+    queue_init(&pfavs);
     for (int qi = 0; qi < todo.count; qi++) {
         Id p = todo.elements[qi];
         if (MAPTST(&seen, p))
@@ -222,6 +283,8 @@ void resolver_apt_jobs(rsv *r)
                 continue;
             if (ISRELDEP(*dp) && GETRELDEP(pool, *dp)->flags == REL_OR)
                 queue_pushunique(&favs, first_alt(pool, *dp));
+            else
+                favor_priority(r, *dp, &pfavs);
             Id q, qq;
             FOR_PROVIDES(q, qq, *dp)
                 if (!MAPTST(&seen, q))
@@ -230,7 +293,10 @@ void resolver_apt_jobs(rsv *r)
     }
     for (int i = 0; i < favs.count; i++)
         queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE_PROVIDES, favs.elements[i]);
+    for (int i = 0; i < pfavs.count; i++)
+        queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE, pfavs.elements[i]);
     queue_free(&favs);
+    queue_free(&pfavs);
     map_free(&seen);
     queue_free(&todo);
 }
