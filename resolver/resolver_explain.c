@@ -316,6 +316,26 @@ static void closest(rsv *r, const char *name, json_object *arr, strbuf *txt)
     }
 }
 
+/* Whether the apt sources have a real package (any version) called name:
+ * then only the version asked for is missing. */
+static bool deb_name_exists(rsv *r, const char *name)
+{
+    Pool *pool = r->pool;
+    Id nid = pool_str2id(pool, name, 0);
+    if (!nid)
+        return false;
+    Id p;
+    Solvable *s;
+    FOR_POOL_SOLVABLES(p)
+    {
+        s = pool->solvables + p;
+        if (s->name == nid && s->repo && s->repo != pool->installed &&
+            !((size_t)p < r->nsolv && r->solv[p].ours))
+            return true;
+    }
+    return false;
+}
+
 /* PACKAGE_NOT_FOUND for requirement q (nothing served satisfies it). */
 static el_code not_found(rsv *r, const req *q, const bfs *b)
 {
@@ -340,7 +360,7 @@ static el_code not_found(rsv *r, const req *q, const bfs *b)
     }
     bool exists = eco == RSV_PYPI ? p && p->code == EL_OK : eco == RSV_NPM
                   ? npm_loader_get(r->nl, q->target) && npm_loader_get(r->nl, q->target)->code == EL_OK
-                  : false;
+                  : deb_name_exists(r, q->target);
     if (eco == RSV_PYPI && exists) {
         for (size_t i = 0; i < p->ncands; i++) {
             const pypi_candidate *c = &p->cands[i];
@@ -378,8 +398,9 @@ static el_code not_found(rsv *r, const req *q, const bfs *b)
     if (!exists && eco == RSV_PYPI)
         closest(r, q->target, close, &near);
     if (exists)
-        el_fail(r->ctx, EL_PACKAGE_NOT_FOUND, "No version of `%s` that %s serves satisfies `%s` (%s)%s%s",
-                q->target, index, q->text, line.buf, why.len ? ": " : "", why.buf);
+        el_fail(r->ctx, EL_PACKAGE_NOT_FOUND, "No version of `%s` that %s %s satisfies `%s` (%s)%s%s",
+                q->target, index, eco == RSV_DEB ? "serve" : "serves", q->text, line.buf,
+                why.len ? ": " : "", why.buf);
     else
         el_fail(r->ctx, EL_PACKAGE_NOT_FOUND, "`%s` is not in %s (%s)%s%s%s", q->target,
                 eco == RSV_DEB ? "the apt sources" : index, line.buf,
