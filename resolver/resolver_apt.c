@@ -235,6 +235,60 @@ static void favor_priority(rsv *r, Id dep, Queue *favs)
             queue_pushunique(favs, p);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+el_code resolver_apt_check_roots(rsv *r)
+{
+    Pool *pool = r->pool;
+    for (size_t i = 0; i < r->nroots; i++) {
+        rsv_root *rt = &r->roots[i];
+        if (rt->eco != RSV_DEB || rt->dversion)
+            continue;
+        Id name = pool_str2id(pool, rt->name, 1);
+        int n = 0;
+        if (!purely_virtual(pool, name, &n))
+            continue;
+        /* the distinct provider names, sorted */
+        const char **names = xcalloc((size_t)n + 1, sizeof *names);
+        size_t nn = 0;
+        Id p, pp;
+        bool have = false; /* a provider in the base already does (apt keeps it) */
+        FOR_PROVIDES(p, pp, name) {
+            if (pool->installed && pool->solvables[p].repo == pool->installed)
+                have = true;
+            const char *pn = pool_id2str(pool, pool->solvables[p].name);
+            bool dup = false;
+            for (size_t k = 0; k < nn && !dup; k++)
+                dup = strcmp(names[k], pn) == 0;
+            if (!dup)
+                names[nn++] = pn;
+        }
+        if (nn < 2 || have) {
+            free(names);
+            continue;
+        }
+        qsort(names, nn, sizeof *names, cmp_str);
+        strbuf sb = STRBUF_INIT;
+        for (size_t k = 0; k < nn; k++)
+            sb_addf(&sb, "%s%s", k == 0 ? "" : k + 1 == nn ? " and " : ", ", names[k]);
+        char *label = resolver_root_label(r, (int)i);
+        el_fail(r->ctx, EL_PACKAGE_NOT_FOUND,
+                "`%s` is a virtual package provided by %s: name one of them in the spec (%s)", rt->name,
+                sb.buf, label);
+        el_detail_str(r->ctx, "package", rt->name);
+        el_detail_str(r->ctx, "reason", "virtual_several_providers");
+        el_set_retryable(r->ctx, false);
+        free(label);
+        sb_release(&sb);
+        free(names);
+        return EL_PACKAGE_NOT_FOUND;
+    }
+    return EL_OK;
+}
+
 void resolver_apt_jobs(rsv *r)
 {
     Pool *pool = r->pool;

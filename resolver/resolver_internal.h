@@ -227,6 +227,10 @@ el_code resolver_npm_check(rsv *r);
 el_code resolver_apt_prepare(rsv *r);
 el_code resolver_apt_load(rsv *r);
 void resolver_apt_jobs(rsv *r);
+/* resolver_apt_check_roots() : refuses a root that names a purely virtual
+ *  package with several providers (apt: "a virtual package provided by
+ *  ...; you should explicitly select one"), EL_PACKAGE_NOT_FOUND. */
+el_code resolver_apt_check_roots(rsv *r);
 /* resolver_prefer.c: the previous lock as a preference */
 /* resolver_freed() : whether --upgrade-package frees (eco, name). */
 bool resolver_freed(const rsv *r, const char *eco, const char *name);

@@ -217,6 +217,9 @@ static el_code build_and_solve(rsv *r, int *nproblems)
     resolver_pypi_jobs(r);
     if (r->nl)
         resolver_npm_jobs(r);
+    rc = resolver_apt_check_roots(r);
+    if (rc != EL_OK)
+        return rc;
     resolver_apt_jobs(r);
     resolver_prefer_jobs(r);
     Solver *solv = r->solver = solver_create(pool);
