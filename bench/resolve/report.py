@@ -2,7 +2,7 @@
 """report.py RESULTS — bench/resolve's tables from run.sh's result lines.
 
 Each line of RESULTS is `LABEL WALL_MS RSS_KIB` (one timed run) or
-`LABEL FAIL|TIMEOUT SECONDS`. Prints, per label: runs, best and median wall
+`LABEL FAIL|TIMEOUT SECONDS [EXIT_STATUS]`. Prints, per label: runs, best and median wall
 time, peak RSS (the largest of the runs); then the targets of issue 4 as
 ratios of best times measured in the same interleaved rounds. Standard
 library only."""
@@ -20,7 +20,7 @@ for line in open(sys.argv[1]):
     if f[0] not in order:
         order.append(f[0])
     if f[1] in ("FAIL", "TIMEOUT"):
-        fails[f[0]] = "%s after %ss" % (f[1].lower(), f[2])
+        fails[f[0]] = "%s%s after %ss" % (f[1].lower(), " (exit %s)" % f[3] if len(f) > 3 else "", f[2])
         continue
     runs.setdefault(f[0], []).append((float(f[1]), int(f[2])))
 
@@ -44,12 +44,17 @@ for label in order:
 
 # (what, envlock label, peer label, kind, target): kind "slower" is
 # envlock/peer (target: at most), "faster" is peer/envlock (target: at least).
+# "combined" rows time envlock's whole three-ecosystem resolve against a peer
+# doing only its own part; "part" rows compare like with like; "(cache)"
+# rows take envlock --offline (pip and npm still revalidate every page).
 TARGETS = [
     ("combined vs libsolv testsolv", "combined:envlock-offline", "combined:testsolv", "slower", 1.5),
     ("combined vs pip", "combined:envlock", "pypi:pip", "faster", 50),
     ("python part vs pip", "pypi:envlock", "pypi:pip", "faster", 50),
+    ("python part (cache) vs pip", "pypi:envlock-offline", "pypi:pip", "faster", 50),
     ("combined vs npm", "combined:envlock", "npm:npm", "faster", 20),
     ("npm part vs npm", "npm:envlock", "npm:npm", "faster", 20),
+    ("npm part (cache) vs npm", "npm:envlock-offline", "npm:npm", "faster", 20),
     ("combined vs pnpm", "combined:envlock-offline", "npm:pnpm", "faster", 1),
     ("npm part vs pnpm", "npm:envlock-offline", "npm:pnpm", "faster", 1),
     ("combined vs apt-get -s", "combined:envlock-offline", "apt:apt-get", "faster", 20),

@@ -98,7 +98,7 @@ timed() { # LABEL CMD... : appends "LABEL wall_ms rss_kib" (or FAIL) to $res
         t1=$(date +%s%N)
         what=FAIL
         [ $st = 124 ] && what=TIMEOUT
-        echo "$label $what $(( (t1 - t0) / 1000000000 ))" >> "$res"
+        echo "$label $what $(( (t1 - t0) / 1000000000 )) $st" >> "$res"
         echo "== $label failed:" >&2
         tail -n 5 "$work/out" "$work/err" >&2
     fi
