@@ -265,9 +265,18 @@ static char *rule_words(rsv *r, Id rid)
         dep_texts(r, source, dep, &st, &fu, &tg, &rd);
         out = xasprintf("%s requires %s, which nothing the indexes serve satisfies", sname(r, source, &a), fu);
         break;
-    case SOLVER_RULE_PKG_SAME_NAME:
-        out = xasprintf("%s and %s cannot both be installed", sname(r, source, &a), sname(r, target, &b));
+    case SOLVER_RULE_PKG_SAME_NAME: {
+        /* the pair in a stable order: the solvables' order follows the
+         * order the index lists them in */
+        const char *x = sname(r, source, &a), *y = sname(r, target, &b);
+        if (strcmp(x, y) > 0) {
+            const char *sw = x;
+            x = y;
+            y = sw;
+        }
+        out = xasprintf("%s and %s cannot both be installed", x, y);
         break;
+    }
     case SOLVER_RULE_PKG_CONFLICTS:
         st = resolver_deb_dep_text(r->pool, dep);
         out = xasprintf("%s conflicts with %s (%s)", sname(r, source, &a), sname(r, target, &b), st);
