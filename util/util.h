@@ -89,6 +89,19 @@ bool utf8_valid(const char *s, size_t n);
 /* edit_distance() : Damerau-Levenshtein (optimal string alignment) distance. */
 size_t edit_distance(const char *a, const char *b);
 
+/* ---- time ---- */
+#define RFC3339_DATE_OK 1u        /* a bare full-date means its midnight UTC */
+#define RFC3339_NO_SECONDS_OK 2u  /* HH:MM without :SS (npm's registry writes some) */
+#define RFC3339_LEAP_SECOND_OK 4u /* :60 accepted (and counted as the next second) */
+/* rfc3339_parse() : an RFC 3339 date-time (`T`, `t` or space; optional
+ * fraction, kept to milliseconds; `Z` or a numeric offset — a local time names
+ * no instant) as milliseconds since 1970-01-01T00:00:00Z. Days are checked
+ * against the month (leap years included). */
+bool rfc3339_parse(const char *s, unsigned flags, int64_t *ms);
+int days_in_month(int y, int m); /* 0 for a month outside 1..12 */
+int64_t days_from_civil(int64_t y, int m, int d);
+void civil_from_days(int64_t days, int *y, int *m, int *d);
+
 /* ---- recording failures on a context ----
  * el_fail() stores code + message on ctx (replacing any previous failure,
  * with a fresh empty detail object) and returns the code, so call sites read

@@ -28,17 +28,6 @@ static int failf(char **err, const char *fmt, ...)
 
 /* ---- dates ---- */
 
-/* days_from_civil() : days since 1970-01-01 of a proleptic Gregorian date. */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
 static int digits(const char **p, int min, int max, int *out)
 {
     int v = 0, n = 0;
@@ -114,7 +103,7 @@ int apt_date_parse(const char *s, int64_t *out)
     }
     if (*p)
         return -1;
-    *out = days_from_civil(year, (unsigned)mon, (unsigned)day) * 86400 + hh * 3600 + mm * 60 +
+    *out = days_from_civil(year, mon, day) * 86400 + hh * 3600 + mm * 60 +
            (ss > 59 ? 59 : ss) - offset;
     return 0;
 }

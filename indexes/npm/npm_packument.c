@@ -54,83 +54,10 @@ const char *npm_dep_kind_name(npm_dep_kind k)
 
 /* ---- time ---- */
 
-static bool digits(const char *s, int n, int *out)
-{
-    int v = 0;
-    for (int i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (s[i] - '0');
-    }
-    *out = v;
-    return true;
-}
-
 /* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar. */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
 bool npm_time_parse(const char *s, int64_t *ms)
 {
-    int y, mo, d, h = 0, mi = 0, se = 0;
-    if (!s || strlen(s) < 10 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
-        s[7] != '-' || !digits(s + 8, 2, &d))
-        return false;
-    static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1])
-        return false;
-    const char *p = s + 10;
-    int64_t frac_ms = 0, offset_s = 0;
-    if (*p == 'T' || *p == 't' || *p == ' ') {
-        if (!digits(p + 1, 2, &h) || p[3] != ':' || !digits(p + 4, 2, &mi))
-            return false;
-        p += 6;
-        if (*p == ':') {
-            if (!digits(p + 1, 2, &se))
-                return false;
-            p += 3;
-        }
-        if (h > 23 || mi > 59 || se > 60)
-            return false;
-        if (*p == '.') {
-            p++;
-            int n = 0;
-            while (*p >= '0' && *p <= '9') {
-                if (n < 3)
-                    frac_ms = frac_ms * 10 + (*p - '0');
-                n++;
-                p++;
-            }
-            if (n == 0)
-                return false;
-            for (; n < 3; n++)
-                frac_ms *= 10;
-        }
-        if (*p == 'Z' || *p == 'z') {
-            p++;
-        } else if (*p == '+' || *p == '-') {
-            int oh, om;
-            if (!digits(p + 1, 2, &oh) || p[3] != ':' || !digits(p + 4, 2, &om) || oh > 23 ||
-                om > 59)
-                return false;
-            offset_s = (int64_t)(oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
-            p += 6;
-        } else {
-            return false; /* a local time names no instant */
-        }
-    }
-    if (*p != '\0')
-        return false;
-    int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - offset_s;
-    *ms = secs * 1000 + frac_ms;
-    return true;
+    return rfc3339_parse(s, RFC3339_DATE_OK | RFC3339_NO_SECONDS_OK | RFC3339_LEAP_SECOND_OK, ms);
 }
 
 /* ---- the target ---- */

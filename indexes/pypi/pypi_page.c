@@ -35,61 +35,13 @@ static const char *hex_or_null(arena *a, const char *s, size_t n)
     return arena_strdup(a, buf);
 }
 
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
-static bool digits(const char *s, size_t n, unsigned *out)
-{
-    unsigned v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!isdigit((unsigned char)s[i]))
-            return false;
-        v = v * 10 + (unsigned)(s[i] - '0');
-    }
-    *out = v;
-    return true;
-}
-
 bool pypi_time_parse(const char *s, int64_t *out)
 {
-    unsigned y, mo, d, h, mi, se;
-    if (!s || strlen(s) < 19 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
-        s[7] != '-' || !digits(s + 8, 2, &d) || !(s[10] == 'T' || s[10] == 't' || s[10] == ' ') ||
-        !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' ||
-        !digits(s + 17, 2, &se))
+    int64_t ms;
+    if (!rfc3339_parse(s, RFC3339_LEAP_SECOND_OK, &ms))
         return false;
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
-        return false;
-    const char *p = s + 19;
-    if (*p == '.') {
-        p++;
-        if (!isdigit((unsigned char)*p))
-            return false;
-        while (isdigit((unsigned char)*p))
-            p++;
-    }
-    int64_t off = 0;
-    if (*p == 'Z' || *p == 'z') {
-        p++;
-    } else if (*p == '+' || *p == '-') {
-        unsigned oh, om;
-        if (!digits(p + 1, 2, &oh) || p[3] != ':' || !digits(p + 4, 2, &om) || oh > 23 || om > 59)
-            return false;
-        off = (int64_t)(oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
-        p += 6;
-    } else {
-        return false;
-    }
-    if (*p)
-        return false;
-    *out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
+    /* floor, not truncation: an instant before the epoch stays before it */
+    *out = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
     return true;
 }
 
