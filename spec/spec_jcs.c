@@ -159,43 +159,6 @@ bool spec_jcs_number(double d, char out[32])
 
 /* ---- strings ---- */
 
-/* Decodes one strict UTF-8 sequence at s[*i] (n bytes total) into *cp,
- * advancing *i. False on any malformation: overlongs, surrogates, past
- * U+10FFFF, truncation, stray continuation bytes. */
-static bool utf8_next(const unsigned char *s, size_t n, size_t *i, unsigned *cp)
-{
-    unsigned c = s[*i];
-    if (c < 0x80) {
-        *cp = c;
-        (*i)++;
-        return true;
-    }
-    size_t need;
-    unsigned min, v;
-    if ((c & 0xE0) == 0xC0) {
-        need = 1; min = 0x80; v = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-        need = 2; min = 0x800; v = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-        need = 3; min = 0x10000; v = c & 0x07;
-    } else {
-        return false;
-    }
-    if (n - *i <= need)
-        return false;
-    for (size_t j = 1; j <= need; j++) {
-        unsigned b = s[*i + j];
-        if ((b & 0xC0) != 0x80)
-            return false;
-        v = (v << 6) | (b & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        return false;
-    *cp = v;
-    *i += need + 1;
-    return true;
-}
-
 /* Appends s as a JCS string literal; false if s is not valid UTF-8. */
 static bool put_string(strbuf *sb, const char *s, size_t n)
 {

@@ -80,38 +80,47 @@ void sha256_end(sha256_stream *s, char out[65])
     out[64] = '\0';
 }
 
-/* Strict UTF-8 (RFC 3629): no overlongs, no surrogates, nothing past U+10FFFF. */
+bool utf8_next(const unsigned char *s, size_t n, size_t *i, unsigned *cp)
+{
+    unsigned c = s[*i];
+    if (c < 0x80) {
+        *cp = c;
+        (*i)++;
+        return true;
+    }
+    size_t need;
+    unsigned min, v;
+    if ((c & 0xE0) == 0xC0) {
+        need = 1; min = 0x80; v = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+        need = 2; min = 0x800; v = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+        need = 3; min = 0x10000; v = c & 0x07;
+    } else {
+        return false;
+    }
+    if (n - *i <= need)
+        return false;
+    for (size_t j = 1; j <= need; j++) {
+        unsigned b = s[*i + j];
+        if ((b & 0xC0) != 0x80)
+            return false;
+        v = (v << 6) | (b & 0x3F);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+        return false;
+    *cp = v;
+    *i += need + 1;
+    return true;
+}
+
 bool utf8_valid(const char *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)s, *end = p + n;
-    while (p < end) {
-        unsigned c = *p;
-        if (c < 0x80) {
-            p++;
-            continue;
-        }
-        size_t need;
-        unsigned min, cp;
-        if ((c & 0xE0) == 0xC0) {
-            need = 1; min = 0x80; cp = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            need = 2; min = 0x800; cp = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            need = 3; min = 0x10000; cp = c & 0x07;
-        } else {
+    size_t i = 0;
+    unsigned cp;
+    while (i < n)
+        if (!utf8_next((const unsigned char *)s, n, &i, &cp))
             return false;
-        }
-        if ((size_t)(end - p) <= need)
-            return false;
-        for (size_t i = 1; i <= need; i++) {
-            if ((p[i] & 0xC0) != 0x80)
-                return false;
-            cp = (cp << 6) | (p[i] & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        p += need + 1;
-    }
     return true;
 }
 

@@ -86,6 +86,10 @@ void sha256_end(sha256_stream *s, char out[65]);
 
 /* ---- text ---- */
 bool utf8_valid(const char *s, size_t n);
+/* utf8_next() : decodes the strict UTF-8 sequence at s[*i] (s holds n bytes)
+ * into *cp and advances *i; false on overlongs, surrogates, values past
+ * U+10FFFF, truncation and stray continuation bytes. */
+bool utf8_next(const unsigned char *s, size_t n, size_t *i, unsigned *cp);
 /* edit_distance() : Damerau-Levenshtein (optimal string alignment) distance. */
 size_t edit_distance(const char *a, const char *b);
 
