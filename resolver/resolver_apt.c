@@ -11,8 +11,11 @@
 #include <string.h>
 
 #include <solv/bitmap.h>
+#include <solv/knownid.h>
 #include <solv/pool.h>
+#include <solv/poolarch.h>
 #include <solv/repo.h>
+#include <solv/solvable.h>
 
 #include "resolver_internal.h"
 
@@ -287,6 +290,28 @@ el_code resolver_apt_check_roots(rsv *r)
         return EL_PACKAGE_NOT_FOUND;
     }
     return EL_OK;
+}
+
+void resolver_apt_multiarch_any(rsv *r)
+{
+    Pool *pool = r->pool;
+    Id allowed = pool_str2id(pool, "allowed", 0);
+    Queue q;
+    queue_init(&q);
+    for (Id i = 1; i < pool->nrels; i++) {
+        Reldep *rd = pool->rels + i;
+        if (rd->flags != REL_MULTIARCH || rd->evr != ARCH_ANY)
+            continue;
+        queue_empty(&q);
+        Id p, pp;
+        FOR_PROVIDES(p, pp, MAKERELDEP(i)) {
+            const char *ma = solvable_lookup_str(pool->solvables + p, SOLVABLE_MULTIARCH);
+            if (allowed && ma && strcmp(ma, "allowed") == 0)
+                queue_push(&q, p);
+        }
+        pool->whatprovides_rel[i] = pool_queuetowhatprovides(pool, &q);
+    }
+    queue_free(&q);
 }
 
 void resolver_apt_jobs(rsv *r)

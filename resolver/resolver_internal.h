@@ -227,6 +227,10 @@ el_code resolver_npm_check(rsv *r);
 el_code resolver_apt_prepare(rsv *r);
 el_code resolver_apt_load(rsv *r);
 void resolver_apt_jobs(rsv *r);
+/* resolver_apt_multiarch_any() : after pool_createwhatprovides(), narrows
+ *  every `name:any` to the providers marked Multi-Arch: allowed (the
+ *  MultiArch spec; libsolv accepts any provider). */
+void resolver_apt_multiarch_any(rsv *r);
 /* resolver_apt_check_roots() : refuses a root that names a purely virtual
  *  package with several providers (apt: "a virtual package provided by
  *  ...; you should explicitly select one"), EL_PACKAGE_NOT_FOUND. */

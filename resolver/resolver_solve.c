@@ -214,6 +214,7 @@ static el_code build_and_solve(rsv *r, int *nproblems)
         resolver_npm_add(r);
     pool_addfileprovides(pool);
     pool_createwhatprovides(pool);
+    resolver_apt_multiarch_any(r);
     resolver_pypi_jobs(r);
     if (r->nl)
         resolver_npm_jobs(r);
