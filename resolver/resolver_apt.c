@@ -136,11 +136,70 @@ el_code resolver_apt_prepare(rsv *r)
     return EL_OK;
 }
 
+static Id dep_name_of(Pool *pool, Id dep)
+{
+    while (ISRELDEP(dep))
+        dep = GETRELDEP(pool, dep)->name;
+    return dep;
+}
+
+/* Whether the raw Conflicts text names package `name` (any relation). */
+static bool conflicts_text_names(const char *text, const char *name)
+{
+    size_t nl = strlen(name);
+    const char *s = text;
+    while (s && *s) {
+        while (*s == ' ' || *s == ',' || *s == '|' || *s == '\n' || *s == '\t')
+            s++;
+        size_t n = strcspn(s, " ,|(:\n\t");
+        if (n == nl && strncmp(s, name, n) == 0)
+            return true;
+        s += strcspn(s, ",|");
+    }
+    return false;
+}
+
+/* libsolv turns Replaces together with Conflicts or Breaks into Obsoletes;
+ * for apt only Replaces with Conflicts replaces a package (Debian policy
+ * 7.6.2). Replaces with Breaks is the file-move transition: the broken
+ * package is upgraded, not removed, so those obsoletes are dropped. */
+static void deb_breaks_not_obsoletes(rsv *r)
+{
+    Pool *pool = r->pool;
+    Id ck = pool_str2id(pool, "envlock:deb:conflicts", 0);
+    Id p;
+    Solvable *s;
+    FOR_POOL_SOLVABLES(p) {
+        s = pool->solvables + p;
+        if (!s->repo || !s->obsoletes)
+            continue;
+        const char *conf = ck ? solvable_lookup_str(s, ck) : NULL;
+        Offset keep = 0;
+        bool dropped = false;
+        Queue q;
+        queue_init(&q);
+        for (Id *dp = s->repo->idarraydata + s->obsoletes; *dp; dp++)
+            queue_push(&q, *dp);
+        for (int i = 0; i < q.count; i++) {
+            const char *nm = pool_id2str(pool, dep_name_of(pool, q.elements[i]));
+            if (conf && conflicts_text_names(conf, nm))
+                keep = repo_addid_dep(s->repo, keep, q.elements[i], 0);
+            else
+                dropped = true;
+        }
+        queue_free(&q);
+        if (dropped)
+            pool->solvables[p].obsoletes = keep;
+    }
+}
+
 el_code resolver_apt_load(rsv *r)
 {
     if (!r->al)
         return EL_OK;
     el_code rc = apt_loader_load_into(r->al, r->pool);
+    if (rc == EL_OK)
+        deb_breaks_not_obsoletes(r);
     if (rc != EL_OK || !r->rq->exclude_newer || r->pt.cutoff_s == INT64_MAX)
         return rc;
     /* A source that is not a dated snapshot cannot be seen as it was at the

@@ -223,6 +223,58 @@ static void add_edge(pkg *k, const char *eco, const char *name, const char *vers
     ptrvec_push(&k->edges, e);
 }
 
+/* Whether a conflict (Conflicts/Breaks) of solvable q matches ip. */
+static bool conflicts_with(Pool *pool, Id q, Id ip)
+{
+    Solvable *s = pool->solvables + q;
+    if (!s->repo || !s->conflicts)
+        return false;
+    for (Id *dp = s->repo->idarraydata + s->conflicts; *dp; dp++) {
+        Id x, xx;
+        FOR_PROVIDES(x, xx, *dp)
+            if (x == ip)
+                return true;
+    }
+    return false;
+}
+
+/* deb packages of the base the solve had to upgrade (apt upgrades an
+ * installed package that a new one Breaks rather than remove it): the new
+ * version is locked, requested by the packages that break the old one,
+ * and pushed on todo so its own dependencies are locked too. */
+static void upgraded_base_debs(rsv *r, ptrvec *pkgs, Id *map, arena *a, Queue *todo)
+{
+    Pool *pool = r->pool;
+    if (!pool->installed)
+        return;
+    Id ip;
+    Solvable *is;
+    FOR_REPO_SOLVABLES(pool->installed, ip, is) {
+        if (((size_t)ip < r->nsolv && r->solv[ip].ours) || installed(r, ip))
+            continue;
+        Id np = 0, p;
+        FOR_POOL_SOLVABLES(p) {
+            Solvable *s = pool->solvables + p;
+            if (s->name == is->name && s->repo != pool->installed && installed(r, p) &&
+                !((size_t)p < r->nsolv && r->solv[p].ours)) {
+                np = p;
+                break;
+            }
+        }
+        if (!np)
+            continue;
+        pkg *k = pkg_for(r, pkgs, map, np, a);
+        FOR_POOL_SOLVABLES(p) {
+            if (p == np || !installed(r, p) || !conflicts_with(pool, p, ip))
+                continue;
+            char *l = label_of(r, p);
+            push_unique(&k->reqby, l);
+            free(l);
+        }
+        queue_push(todo, np);
+    }
+}
+
 /* PyPI and deb: breadth first over installed providers from the roots. */
 static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
 {
@@ -244,6 +296,7 @@ static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
             push_unique(&k->extras, r->solv[b].extra);
         queue_push(&todo, b);
     }
+    upgraded_base_debs(r, pkgs, map, a, &todo);
     for (int qi = 0; qi < todo.count; qi++) {
         Id p = todo.elements[qi];
         if (MAPTST(&seen, p))
