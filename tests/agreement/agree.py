@@ -348,8 +348,12 @@ def run_pip(ctx):
     for item in rep["install"]:
         name = canon(item["metadata"]["name"])
         got[name] = item["metadata"]["version"]
+        # requested_extras echoes what was asked for; an extra the package
+        # does not provide (pip warns and ignores it) installs nothing.
+        provided = {canon(x) for x in item["metadata"].get("provides_extra") or []}
         for x in item.get("requested_extras") or []:
-            got[name + "[" + canon(x) + "]"] = item["metadata"]["version"]
+            if canon(x) in provided:
+                got[name + "[" + canon(x) + "]"] = item["metadata"]["version"]
     return got, None
 
 
