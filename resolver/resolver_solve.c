@@ -21,8 +21,12 @@
 #include "npm_spec.h"
 #include "resolver_internal.h"
 
-/* How many times a failed solve may widen windows and try again. */
-#define RSV_MAX_WIDENINGS 6
+/* A failed solve widens every cut window a problem touches and tries again.
+ * Windows only grow and the universe is finite, so this ends on its own; a
+ * deep chain of conflicts needs a round per level (a fixed cap of 6 rounds
+ * once reported a false conflict ten levels deep). The bound is a guard
+ * against a bug, not a tuning knob. */
+#define RSV_MAX_WIDENINGS 100000
 
 static const char *eco_word(int eco)
 {
