@@ -682,6 +682,16 @@ static char *header(CURL *e, const char *name)
     return xstrdup(h->value);
 }
 
+/* RFC 9110 8.8.3.2 weak comparison: the opaque tags match, W/ ignored. */
+static bool etag_weak_equal(const char *a, const char *b)
+{
+    if (strncmp(a, "W/", 2) == 0)
+        a += 2;
+    if (strncmp(b, "W/", 2) == 0)
+        b += 2;
+    return strcmp(a, b) == 0;
+}
+
 static int64_t max_age(CURL *e)
 {
     char *cc = header(e, "Cache-Control");
@@ -790,10 +800,16 @@ static void finish(xfer *x, CURLcode rc)
         int64_t age = max_age(e);
         if (age >= 0)
             x->cached.max_age = age;
+        /* A 304 names the validator of the representation we hold; one that
+         * differs only by weakness (W/"x" after "x", as servers that filter
+         * or compress bodies answer) is the same validator, so the stored one
+         * stands and what a lock records of this page does not flip. */
         char *etag = header(e, "ETag");
-        if (etag) {
+        if (etag && !(x->cached.etag && etag_weak_equal(etag, x->cached.etag))) {
             free(x->cached.etag);
             x->cached.etag = etag;
+        } else {
+            free(etag);
         }
         /* A 304 may repeat the Content-Type; else the stored one stands. */
         char *ct = header(e, "Content-Type");
