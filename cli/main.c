@@ -69,6 +69,44 @@ static const struct {
     { "check", cli_check },
 };
 
+/* `envlock COMMAND --help` / `envlock help COMMAND`: the command's own lines
+ * of the usage text (a first line "  COMMAND ..." and its indented
+ * continuation lines; `version` has two). False if the usage names no such
+ * command. */
+static bool command_help(const char *name)
+{
+    size_t n = strlen(name);
+    bool found = false, in = false;
+    for (const char *l = strstr(usage, "commands:\n"); l && *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) + 1 : strlen(l);
+        if (len > 2 && l[0] == ' ' && l[1] == ' ' && l[2] != ' ')
+            in = strncmp(l + 2, name, n) == 0 && (l[2 + n] == ' ' || l[2 + n] == '\n');
+        else if (len < 3 || l[0] != ' ')
+            in = false;
+        if (in) {
+            if (!found)
+                fputs("usage: envlock [--json] [--quiet] [--cache-dir DIR] [--offline] "
+                      "[--mirror CANONICAL=URL]...\n", stdout);
+            found = true;
+            fwrite(l, 1, len, stdout);
+        }
+        l += len;
+    }
+    if (found)
+        fputs("run `envlock --help` for every command and the global options\n", stdout);
+    return found;
+}
+
+/* Whether the command's arguments ask for help (before any `--`). */
+static bool wants_help(int n, char **args)
+{
+    for (int i = 0; i < n && strcmp(args[i], "--") != 0; i++)
+        if (strcmp(args[i], "-h") == 0 || strcmp(args[i], "--help") == 0)
+            return true;
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     cli_opts o = { 0 };
@@ -112,9 +150,13 @@ int main(int argc, char **argv)
         /* a usage error in the global options, already reported */
     } else if (nrest == 0) {
         status = cli_usage_error(ctx, &o, "no command given");
+    } else if (strcmp(rest[0], "help") == 0 && nrest > 1) {
+        status = command_help(rest[1]) ? 0 : cli_usage_error(ctx, &o, "unknown command `%s`", rest[1]);
     } else if (strcmp(rest[0], "-h") == 0 || strcmp(rest[0], "--help") == 0 ||
                strcmp(rest[0], "help") == 0) {
         fputs(usage, stdout);
+        status = 0;
+    } else if (wants_help(nrest - 1, rest + 1) && command_help(rest[0])) {
         status = 0;
     } else if (strcmp(rest[0], "--version") == 0) {
         printf("envlock %s\n", el_version_string());

@@ -77,8 +77,14 @@ fi
 /usr/bin/python3 "$root/tests/fixtures/build_mirror.py" --no-apt --out "$work/mirror" \
     "$root/corpus/scenarios/bench-data-science.scn" "$work/bench-npm-six.scn" \
     "$here/protected.scn" >/dev/null
-/usr/bin/python3 "$servers" start --root "$work/mirror" --state "$work/state" >/dev/null
+# Two servers of the same tree: one sends the registries' Cache-Control
+# (pypi.org's simple pages max-age=600, npmjs.org's packuments max-age=300),
+# as the public indexes do; the other validators only, so every client
+# revalidates every page on every run ("-revalidate" rows).
+/usr/bin/python3 "$servers" start --root "$work/mirror" --state "$work/state" --registry-cache >/dev/null
 url=$(sed -n 's/^ENVLOCK_FIXTURE_URL=//p' "$work/state")
+/usr/bin/python3 "$servers" start --root "$work/mirror" --state "$work/state-rv" >/dev/null
+rv_url=$(sed -n 's/^ENVLOCK_FIXTURE_URL=//p' "$work/state-rv")
 
 # ---- the timed runner ----
 res=$work/results
@@ -107,9 +113,11 @@ timed() { # LABEL CMD... : appends "LABEL wall_ms rss_kib" (or FAIL) to $res
 # The tools' functions (tools.sh) and what they read.
 # shellcheck source=bench/resolve/tools.sh
 . "$here/tools.sh"
-export work url el here pip_py pnpm
-# envlock: one cache for every spec; the mirrors map the canonical indexes.
+export work url rv_url el here pip_py pnpm
+# envlock: one cache for every spec (one per server); the mirrors map the
+# canonical indexes.
 export mirrors="--mirror https://pypi.org=${url}pypi/pypi --mirror https://registry.npmjs.org=${url}npm"
+export rv_mirrors="--mirror https://pypi.org=${rv_url}pypi/pypi --mirror https://registry.npmjs.org=${rv_url}npm"
 
 # pip: the Python part, isolated (as bench/pypi_fetch does).
 platforms=$(n=36; while [ $n -ge 5 ]; do printf ' --platform manylinux_2_%d_x86_64' $n; n=$((n - 1)); done)
@@ -148,11 +156,16 @@ export aptopts="-o Dir::State=$a/state -o Dir::Cache=$a/cache -o Dir::Cache::pkg
 echo "filling caches (cold runs) ..." >&2
 for s in combined pypi npm apt; do
     envlock_resolve "$s" > "$work/$s.out"
+    envlock_revalidate "$s" >/dev/null
+    cmp -s "$work/$s.lock" "$work/$s-rv.lock" || echo "!! $s: the two servers gave different locks" >&2
 done
 envlock_resolve combined --offline --debug-solver "$work/dbg" >/dev/null
 # shellcheck disable=SC2086
 pip_resolve "${url}pypi/pypi/simple/" "$work/pip-cache" $py_pkgs >/dev/null
+# shellcheck disable=SC2086
+pip_resolve "${rv_url}pypi/pypi/simple/" "$work/pip-cache-rv" $py_pkgs >/dev/null
 npm_resolve >/dev/null 2>&1
+npm_revalidate >/dev/null 2>&1
 pnpm_resolve >/dev/null 2>&1
 # shellcheck disable=SC2086
 apt-get -q $aptopts update >/dev/null
@@ -182,14 +195,21 @@ while [ $i -lt "$runs" ]; do
     timed combined:envlock-offline envlock_resolve combined --offline
     timed combined:testsolv testsolv_replay "$work/dbg"
     timed combined:envlock envlock_resolve combined
+    timed combined:envlock-revalidate envlock_revalidate combined
     timed pypi:envlock envlock_resolve pypi
+    timed pypi:envlock-revalidate envlock_revalidate pypi
     timed pypi:envlock-offline envlock_resolve pypi --offline
     # shellcheck disable=SC2086
     timed pypi:pip pip_resolve "${url}pypi/pypi/simple/" "$work/pip-cache" $py_pkgs
+    # shellcheck disable=SC2086
+    timed pypi:pip-revalidate pip_resolve "${rv_url}pypi/pypi/simple/" "$work/pip-cache-rv" $py_pkgs
     timed npm:envlock envlock_resolve npm
+    timed npm:envlock-revalidate envlock_revalidate npm
     timed npm:envlock-offline envlock_resolve npm --offline
     timed npm:npm npm_resolve
+    timed npm:npm-revalidate npm_revalidate
     timed npm:pnpm pnpm_resolve
+    timed apt:envlock envlock_resolve apt
     timed apt:envlock-offline envlock_resolve apt --offline
     timed apt:apt-get apt_resolve
     i=$((i + 1))

@@ -1,15 +1,26 @@
 # bench/resolve/tools.sh — how run.sh runs each tool, one function each,
 # sourced by run.sh and by the `sh -c` that GNU time measures (so the
-# variables they read are exported by run.sh: work url el mirrors here
-# pip_py platforms pnpm aptopts apt_pkgs).
+# variables they read are exported by run.sh: work url rv_url el mirrors
+# rv_mirrors here pip_py platforms pnpm aptopts apt_pkgs).
 # shellcheck shell=sh disable=SC2154
 
 envlock_resolve() { # SPEC [--offline] [--debug-solver DIR]
+    # Against the server that sends the registries' Cache-Control (max-age):
+    # a warm run reuses pages still fresh, as against pypi.org and npmjs.org.
     spec=$1
     shift
     # shellcheck disable=SC2086
     "$el" --quiet --cache-dir "$work/envlock-cache" $mirrors resolve "$here/specs/$spec.yaml" \
         --bases "$here/bases.yaml" -o "$work/$spec.lock" "$@"
+}
+
+envlock_revalidate() { # SPEC: against the server that sends validators only,
+    # so every index page is revalidated (a conditional GET) on every run.
+    spec=$1
+    shift
+    # shellcheck disable=SC2086
+    "$el" --quiet --cache-dir "$work/envlock-cache-rv" $rv_mirrors resolve "$here/specs/$spec.yaml" \
+        --bases "$here/bases.yaml" -o "$work/$spec-rv.lock" "$@"
 }
 
 pip_resolve() { # INDEX_URL CACHE PACKAGES...
@@ -25,12 +36,17 @@ pip_resolve() { # INDEX_URL CACHE PACKAGES...
         $platforms --only-binary=:all: --target "$work/pip-target" "$@"
 }
 
-npm_resolve() {
+npm_resolve() { # [SERVER_URL CACHE]: default the max-age server
+    u=${1:-$url} cache=${2:-$work/npm-cache}
     rm -f "$work/npm-proj/package-lock.json"
     (cd "$work/npm-proj" && HOME=$work/home npm_config_userconfig=$work/home/.npmrc \
-        npm_config_globalconfig=$work/home/.npmrc-global npm_config_cache=$work/npm-cache \
+        npm_config_globalconfig=$work/home/.npmrc-global npm_config_cache=$cache \
         npm_config_update_notifier=false npm install --package-lock-only --ignore-scripts \
-        --no-audit --no-fund --registry "${url}npm/")
+        --no-audit --no-fund --registry "${u}npm/")
+}
+
+npm_revalidate() {
+    npm_resolve "$rv_url" "$work/npm-cache-rv"
 }
 
 pnpm_resolve() {
