@@ -156,6 +156,9 @@ typedef struct rsv {
     /* the job and the solver */
     Queue job;
     Solver *solver;
+    /* the crawl's cache runs, for ENVLOCK_DEBUG_STATS (resolver_crawl_note()) */
+    unsigned crawl_runs;
+    cache_run_stats crawl_seen;   /* the cache's counters at the last note */
 } rsv;
 
 /* resolver_solv() : the side-table entry of p (grown on demand). */
@@ -247,6 +250,22 @@ const lock_package *resolver_locked(const rsv *r, const char *eco, const char *n
  *  locked version (its place among the usable versions, newest first), or 0
  *  when nothing of p is locked or the locked version is not usable now. */
 size_t resolver_pypi_locked_window(const rsv *r, const pypi_project *p);
+/* resolver_prefetch_locked() :
+ *  Calls submit(r, name) for every name the previous lock lists in `eco`
+ *  ("pypi" or "npm"), the names --upgrade-package frees included: a
+ *  re-resolve revalidates the whole last closure in the crawl's first cache
+ *  run instead of one run per dependency level. Only the loaders see these
+ *  names; the crawl adds a name to r->pypi_names / r->npm_names (and so to
+ *  the lock's inputs) only when it reaches it, and reads a failed prefetch
+ *  (404, offline miss, network) only then. */
+void resolver_prefetch_locked(rsv *r, const char *eco, void (*submit)(rsv *r, const char *name));
+/* resolver_crawl_note() :
+ *  Called once after every cache run of the crawl (by the first round
+ *  function that runs). With ENVLOCK_DEBUG_STATS set in the environment,
+ *  prints one line per run to stderr: "envlock-stats: crawl run N:
+ *  R requests, K network, V revalidated, H hits" (what the cache did since
+ *  the previous note), so tests can count the runs that went to the network. */
+void resolver_crawl_note(rsv *r);
 /* resolver_prefer_jobs() : SOLVER_FAVOR for every solvable whose version is
  *  locked; pushed after every other job so they outrank the ecosystems' own
  *  preferences. */

@@ -97,18 +97,35 @@ static bool bundled(const npm_version *v, const char *name)
     return false;
 }
 
+/* A name of the previous lock, asked of the loader only (not noted). */
+static void prefetch(rsv *r, const char *name)
+{
+    npm_loader_submit(r->nl, name);
+}
+
 void resolver_npm_seed(rsv *r)
 {
+    if (!r->pl)
+        cache_get_stats(r->c, &r->crawl_seen);
     bool changed = false;
     for (size_t i = 0; i < r->nroots; i++) {
         rsv_root *rt = &r->roots[i];
         if (rt->eco == RSV_NPM)
             note(r, rt->name, rt->nrange, rt->ntag, &changed);
     }
+    resolver_prefetch_locked(r, "npm", prefetch);
 }
 
+/* One pass, names noted during it included: a name whose packument is
+ * there already (prefetched from the previous lock) is followed at once, so
+ * a re-resolve walks the whole closure in the pass after the first cache
+ * run. The order does not matter: what a name admits only grows with the
+ * ranges noted on it, so the crawl ends on the same names and ranges
+ * whichever pass sees them first (npm_names is sorted before the pool). */
 bool resolver_npm_round(rsv *r)
 {
+    if (!r->pl)
+        resolver_crawl_note(r);
     bool changed = false;
     for (size_t i = 0; i < r->npm_names.len; i++) {
         rsv_npm_name *n = r->npm_names.items[i];

@@ -7,7 +7,13 @@
  * three ecosystems. Favor jobs only steer choices: a locked version that no
  * longer fits the spec (or the index no longer serves) is simply not chosen,
  * and the rest of the lock is kept. The npm tree builder asks
- * resolver_npm_locked() for its own preference (resolver_npm.c). */
+ * resolver_npm_locked() for its own preference (resolver_npm.c).
+ * Also here: the lock as a prefetch list (every PyPI and npm name it holds,
+ * submitted before the crawl's first cache run, so a re-resolve revalidates
+ * its index pages in one parallel batch), and the crawl's per-run counters
+ * printed under ENVLOCK_DEBUG_STATS that make the batching visible. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +68,33 @@ const lock_package *resolver_locked(const rsv *r, const char *eco, const char *n
         return resolver_freed(r, eco, name) ? NULL : p;
     }
     return NULL;
+}
+
+void resolver_prefetch_locked(rsv *r, const char *eco, void (*submit)(rsv *r, const char *name))
+{
+    /* deliberately not resolver_locked(): a freed name is still likely to be
+     * reached, and a prefetch changes nothing the crawl decides */
+    const lock_doc *d = r->rq->previous;
+    for (size_t i = 0; d && i < d->n_packages; i++) {
+        const lock_package *p = &d->packages[i];
+        if (strcmp(p->ecosystem, eco) == 0 && p->name && p->name[0])
+            submit(r, p->name);
+    }
+}
+
+void resolver_crawl_note(rsv *r)
+{
+    cache_run_stats st;
+    cache_get_stats(r->c, &st);
+    r->crawl_runs++;
+    const char *env = getenv("ENVLOCK_DEBUG_STATS");
+    if (env && env[0] && strcmp(env, "0") != 0)
+        fprintf(stderr,
+                "envlock-stats: crawl run %u: %" PRIu64 " requests, %" PRIu64 " network, %" PRIu64
+                " revalidated, %" PRIu64 " hits\n",
+                r->crawl_runs, st.requests - r->crawl_seen.requests, st.network - r->crawl_seen.network,
+                st.revalidated - r->crawl_seen.revalidated, st.hits - r->crawl_seen.hits);
+    r->crawl_seen = st;
 }
 
 size_t resolver_pypi_locked_window(const rsv *r, const pypi_project *p)

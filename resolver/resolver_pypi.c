@@ -109,20 +109,40 @@ static size_t window_for(const pypi_project *p, const pypi_specset *s)
     return need;
 }
 
+/* A name of the previous lock, asked of the loader only: its page and the
+ * metadata of the window every reached name starts with (RSV_PYPI_WINDOW;
+ * never more, or a name reached later would find versions loaded that its
+ * own crawl would not have, and the pool would differ). */
+static void prefetch(rsv *r, const char *name)
+{
+    pypi_loader_submit(r->pl, name, RSV_PYPI_WINDOW);
+}
+
 void resolver_pypi_seed(rsv *r)
 {
+    cache_get_stats(r->c, &r->crawl_seen);
     bool changed = false;
     for (size_t i = 0; i < r->nroots; i++) {
         rsv_root *rt = &r->roots[i];
         if (rt->eco == RSV_PYPI && !rt->skipped)
             note_req(r, rt->preq, &changed);
     }
+    resolver_prefetch_locked(r, "pypi", prefetch);
 }
 
+/* One pass over the names known when it starts. A name first noted during
+ * the pass waits for the next one even when a prefetch has loaded it
+ * already: the pass after a cache run is when the crawl has always first
+ * looked at a name (its page and newest window loaded), so windows and
+ * extras grow exactly as they would without the prefetch and the pool is
+ * the same. The later runs find every page fetched already; only metadata
+ * the prefetch's window did not cover is read, from the cache. */
 bool resolver_pypi_round(rsv *r)
 {
+    resolver_crawl_note(r);
     bool changed = false;
-    for (size_t i = 0; i < r->pypi_names.len; i++) {
+    size_t known = r->pypi_names.len;
+    for (size_t i = 0; i < known; i++) {
         rsv_pypi_name *n = r->pypi_names.items[i];
         const pypi_project *p = pypi_loader_get(r->pl, n->name);
         if (!p || p->code != EL_OK)
