@@ -181,7 +181,9 @@ bool cache_blob_put(cache *c, const char *name, const void *data, size_t len);
  *  of its entry file, *len its size. Blobs are stored uncompressed (see
  *  cache_blob_put), so nothing is decompressed or copied into memory; the
  *  entry is checked before it is returned — metadata, key, exact size and
- *  the CRC-32 of the bytes. (The sha256 that every entry also carries is
+ *  the CRC-32 of the bytes, or, when the entry is unchanged since it was
+ *  written or last fully checked, its seal instead of the CRC (see "seals"
+ *  in cache_store.c). (The sha256 that every entry also carries is
  *  checked by cache_blob_get, prune and import; CRC-32 detects the damage a
  *  cache suffers — torn, truncated or flipped bytes — at a fraction of the
  *  cost. It is no defence against someone who can write the cache dir, but
@@ -193,8 +195,9 @@ FILE *cache_blob_open(cache *c, const char *name, size_t *len);
 
 /* ---- the store (cache_store.c) ----
  * Layout: <dir>/v1/<k0k1>/<key> where key is the 64-hex cache key; beside it
- * <key>.lock (flock for fetch deduplication across processes) and
- * .tmp-<key>-<pid>-<n> while a write is in flight. An entry file is
+ * <key>.lock (flock for fetch deduplication across processes), for a raw
+ * entry <key>.seal (what its file looked like when last known good), and
+ * .tmp-<key>-<pid>-<n>[.seal] while a write is in flight. An entry file is
  *   "envlock-cache 1\n" <one-line JSON metadata> "\n" <one zstd frame>
  * or, when the metadata says "encoding":"raw" (blobs), the body itself
  * instead of the frame, with its "crc32" in the metadata. It is valid only
@@ -251,7 +254,9 @@ cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m
 
 /* cache_store_open_raw() :
  *  The fast read of a raw entry (cache_blob_open()): checks metadata, key,
- *  size and crc32 (not sha256) and returns the entry file as a FILE
+ *  size and crc32 (not sha256; the crc32 only when the entry's seal, the
+ *  <key>.seal file beside it, does not vouch for the file as it is now;
+ *  a full check that passes writes the seal) and returns the entry file as a FILE
  *  positioned at the body, *len its size, *state CACHE_ENTRY_OK. NULL with
  *  *state MISSING, CORRUPT (the entry is removed; *why says why) or OK for
  *  a valid-looking entry that is not raw (stored compressed). */
@@ -261,7 +266,7 @@ FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
 /* cache_store_put() :
  *  Writes the entry atomically (temp file in the same directory, fsync,
  *  rename, fsync of the directory). m->size and m->sha256 are set from the
- *  body. EL_INTERNAL (with detail.path) on an I/O failure; the old entry, if
+ *  body. A raw entry is sealed after the rename (best effort). EL_INTERNAL (with detail.path) on an I/O failure; the old entry, if
  *  any, is then untouched. */
 el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
                         const void *body, size_t len);

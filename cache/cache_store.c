@@ -3,7 +3,9 @@
  * every read, atomic writes and per-entry locks. It knows nothing about HTTP;
  * cache_http.c decides what to store and when an entry is fresh. Several
  * envlock processes may share one directory: readers only ever see whole
- * files (rename is atomic), and a corrupt file is removed, never served. */
+ * files (rename is atomic), and a corrupt file is removed, never served.
+ * Raw entries (big blobs read in place) carry a seal beside them so that a
+ * warm open need not CRC the whole body again (see "seals" below). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +41,8 @@ struct cache_writer {
     char *final;
     char *subdir;
     int fd;
+    struct stat st;  /* of the committed file, after the rename */
+    bool have_st;
 };
 
 /* Counts `n` bytes written directly past sb->len (within sb_grow's room);
@@ -382,6 +386,135 @@ cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m
     return CACHE_ENTRY_OK;
 }
 
+/* ---- seals of raw entries ----
+ *
+ * A raw entry is read in place on every warm run (a Debian main .solv is
+ * ~18 MB), and a CRC-32 of all of it was ~9% of a warm apt resolve. So
+ * beside <key> sits <key>.seal, one line describing the file as it was when
+ * its bytes were known good:
+ *   "envlock-seal 1 SIZE MTIME_S MTIME_NS CTIME_S CTIME_NS DEV INO HEAD TAIL\n"
+ * where HEAD and TAIL are the CRC-32 of the file's first and last SEAL_EDGE
+ * bytes. The writer seals an entry right after renaming it into place (it
+ * wrote those bytes); a reader seals one after a full check passed. An open
+ * whose fstat() and edge CRCs agree with the seal skips the full CRC;
+ * anything else (no seal, an unreadable one, any field different) takes the
+ * full check, which re-seals the entry when it passes.
+ *
+ * Why skipping is safe: an entry is never written in place, only whole into
+ * a temp file renamed over the name, so a rewritten entry is another inode
+ * with another ctime and matches no earlier seal. Changing a file in place
+ * (write, truncate, chmod, or `touch -d` putting its mtime back) sets its
+ * ctime to the present, which no unprivileged call can undo, so that takes
+ * the full check too (the edge CRCs also catch what a coarse clock tick
+ * could hide at the two ends). What a seal cannot see is damage below the
+ * kernel, bits rotting in the middle of the body on the medium: apt trusts
+ * its own binary cache (pkgcache.bin) on size and mtime alone for the same
+ * reason, and the one consumer of big blobs, the apt loader, drops and
+ * refetches a blob libsolv refuses. The sha256 in the metadata is still
+ * checked by cache_blob_get(), prune and import. A seal is an optimisation
+ * only: a lost or stale one costs one full CRC. `cache prune` leaves seals
+ * alone (they are not entries); one whose entry is gone describes nothing. */
+#define SEAL_MAGIC "envlock-seal 1"
+#define SEAL_EDGE ((size_t)64 << 10)
+#define SEAL_MAX 256
+
+typedef struct seal {
+    unsigned long long size, mtime_s, mtime_ns, ctime_s, ctime_ns, dev, ino, head, tail;
+} seal;
+
+/* The seal of entry file bytes data[0..n) whose fstat() is `st`. */
+static void seal_of(const struct stat *st, const unsigned char *data, size_t n, seal *out)
+{
+    size_t e = n < SEAL_EDGE ? n : SEAL_EDGE;
+    out->size = (unsigned long long)st->st_size;
+    out->mtime_s = (unsigned long long)st->st_mtim.tv_sec;
+    out->mtime_ns = (unsigned long long)st->st_mtim.tv_nsec;
+    out->ctime_s = (unsigned long long)st->st_ctim.tv_sec;
+    out->ctime_ns = (unsigned long long)st->st_ctim.tv_nsec;
+    out->dev = (unsigned long long)st->st_dev;
+    out->ino = (unsigned long long)st->st_ino;
+    out->head = (unsigned long long)crc32_z(0, data, e);
+    out->tail = (unsigned long long)crc32_z(0, data + n - e, e);
+}
+
+static bool seal_equal(const seal *a, const seal *b)
+{
+    return a->size == b->size && a->mtime_s == b->mtime_s && a->mtime_ns == b->mtime_ns &&
+           a->ctime_s == b->ctime_s && a->ctime_ns == b->ctime_ns && a->dev == b->dev &&
+           a->ino == b->ino && a->head == b->head && a->tail == b->tail;
+}
+
+/* Reads the seal at `path`; false if there is none or it does not parse. */
+static bool seal_read(const char *path, seal *out)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    char buf[SEAL_MAX];
+    ssize_t n;
+    do
+        n = read(fd, buf, sizeof buf - 1);
+    while (n < 0 && errno == EINTR);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    size_t ml = sizeof SEAL_MAGIC - 1;
+    if (strncmp(buf, SEAL_MAGIC " ", ml + 1) != 0 || buf[n - 1] != '\n')
+        return false;
+    unsigned long long *f[] = { &out->size, &out->mtime_s, &out->mtime_ns, &out->ctime_s,
+                                &out->ctime_ns, &out->dev, &out->ino, &out->head, &out->tail };
+    const char *p = buf + ml;
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
+        if (*p != ' ' || p[1] < '0' || p[1] > '9')
+            return false;
+        char *end;
+        errno = 0;
+        *f[i] = strtoull(p + 1, &end, 10);
+        if (errno)
+            return false;
+        p = end;
+    }
+    return *p == '\n' && p[1] == '\0';
+}
+
+/* Writes the seal of entry `key` (best effort: temp file and rename, no
+ * fsync; a seal lost in a crash only costs a full check). */
+static void seal_write(const char *dir, const char *key, const seal *sl)
+{
+    static unsigned counter;
+    char *path = cache_entry_path(dir, key, ".seal");
+    char *tmp = xasprintf("%s/v1/%.2s/.tmp-%s-%ld-%u.seal", dir, key, key, (long)getpid(),
+                          counter++);
+    char line[SEAL_MAX];
+    int n = snprintf(line, sizeof line, SEAL_MAGIC " %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
+                     sl->size, sl->mtime_s, sl->mtime_ns, sl->ctime_s, sl->ctime_ns, sl->dev,
+                     sl->ino, sl->head, sl->tail);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    bool ok = fd >= 0 && n > 0 && (size_t)n < sizeof line && write(fd, line, (size_t)n) == n;
+    if (fd >= 0 && close(fd) != 0)
+        ok = false;
+    if (fd >= 0 && (!ok || rename(tmp, path) != 0))
+        unlink(tmp);
+    free(tmp);
+    free(path);
+}
+
+/* Whether the sealed state of the open entry file (fstat `st`, bytes
+ * map[0..n)) is the one its seal records. */
+static bool seal_matches(const char *dir, const char *key, const struct stat *st,
+                         const unsigned char *map, size_t n)
+{
+    seal want, got;
+    char *path = cache_entry_path(dir, key, ".seal");
+    bool ok = seal_read(path, &want);
+    free(path);
+    if (!ok)
+        return false;
+    seal_of(st, map, n, &got);
+    return seal_equal(&want, &got);
+}
+
 FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
                            cache_entry_state *state, const char **why)
 {
@@ -427,10 +560,23 @@ FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
             off = (size_t)(nl + 1 - map);
         }
         if (!bad && m.raw) {
-            if (n - off != m.size)
+            if (n - off != m.size) {
                 bad = n - off < m.size ? "truncated raw body" : "trailing data after the raw body";
-            else if ((uint32_t)crc32_z(0, map + off, n - off) != m.crc32)
-                bad = "body crc32 mismatch";
+            } else if (!seal_matches(s->dir, key, &st, map, n)) {
+                if ((uint32_t)crc32_z(0, map + off, n - off) != m.crc32) {
+                    bad = "body crc32 mismatch";
+                } else {
+                    /* Seal what was checked, unless the file changed under
+                     * the check (then the next open checks again). */
+                    struct stat now;
+                    seal sl;
+                    if (fstat(fd, &now) == 0 && now.st_ctim.tv_sec == st.st_ctim.tv_sec &&
+                        now.st_ctim.tv_nsec == st.st_ctim.tv_nsec && now.st_size == st.st_size) {
+                        seal_of(&now, map, n, &sl);
+                        seal_write(s->dir, key, &sl);
+                    }
+                }
+            }
         }
     }
     if (map)
@@ -527,27 +673,35 @@ void cache_writer_abort(cache_writer *w)
     free(w);
 }
 
-el_code cache_writer_commit(cache_writer *w, el_ctx *ctx)
+/* The file stays open across the rename so that its fstat() afterwards
+ * (rename may touch the ctime) describes the very inode that was written,
+ * whatever another writer renames over the name meanwhile. */
+static el_code writer_commit(cache_writer *w, el_ctx *ctx)
 {
-    if (fsync(w->fd) != 0 || close(w->fd) != 0) {
-        w->fd = -1;
+    if (fsync(w->fd) != 0) {
         el_fail(ctx, EL_INTERNAL, "cannot write %s: %s", w->tmp, strerror(errno));
         el_detail_str(ctx, "path", w->tmp);
-        cache_writer_abort(w);
         return EL_INTERNAL;
     }
-    w->fd = -1;
     if (rename(w->tmp, w->final) != 0) {
         el_fail(ctx, EL_INTERNAL, "cannot rename %s into place: %s", w->tmp, strerror(errno));
         el_detail_str(ctx, "path", w->final);
-        cache_writer_abort(w);
         return EL_INTERNAL;
     }
     free(w->tmp);
     w->tmp = NULL;
+    w->have_st = fstat(w->fd, &w->st) == 0;
+    close(w->fd); /* after fsync, a close error loses nothing */
+    w->fd = -1;
     fsync_dir(w->subdir); /* durability only; the rename already happened */
-    cache_writer_abort(w);
     return EL_OK;
+}
+
+el_code cache_writer_commit(cache_writer *w, el_ctx *ctx)
+{
+    el_code rc = writer_commit(w, ctx);
+    cache_writer_abort(w);
+    return rc;
 }
 
 el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
@@ -567,8 +721,15 @@ el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta
         sb_release(&sb);
         return EL_INTERNAL;
     }
+    el_code rc = writer_commit(w, ctx);
+    if (rc == EL_OK && m->raw && w->have_st) {
+        seal sl;
+        seal_of(&w->st, (const unsigned char *)sb.buf, sb.len, &sl);
+        seal_write(s->dir, key, &sl);
+    }
     sb_release(&sb);
-    return cache_writer_commit(w, ctx);
+    cache_writer_abort(w);
+    return rc;
 }
 
 int cache_store_lock(cache_store *s, const char *key, bool *busy)

@@ -369,6 +369,47 @@ with servers.Nginx(mir, work=os.path.join(tmp, "nginx")) as ng:
             rc, j3, out = load(src(basic))
             check(rc == 0 and j3["stats"]["solv_hits"] == 1 and j3["stats"]["parsed"] == 0,
                   "the rebuilt blob loads (%s)" % damage, out)
+    elif CASE == "corrupt_solv_mtime":
+        # a warm open trusts the blob's seal (size, times, inode, edge CRCs)
+        # instead of a CRC of every byte; a byte changed in place with the
+        # mtime put back (touch -d) moves the ctime, so the full check runs,
+        # catches it, and the index is rebuilt with the same answer
+        rc, j1, out = load("--candidates", "gdal-bin", src(basic))
+        check(rc == 0 and j1["stats"]["parsed"] == 1, "cold load", out)
+        want = j1["candidates"][0]["url"]
+        rc, j2, out = load("--candidates", "gdal-bin", src(basic))
+        check(rc == 0 and j2["stats"]["solv_hits"] == 1 and j2["candidates"][0]["url"] == want,
+              "warm load from the sealed blob", out)
+        blobs = []
+        for d, _dirs, files in os.walk(os.path.join(CACHE, "v1")):
+            for name in files:
+                p = os.path.join(d, name)
+                with open(p, "rb") as f:
+                    head = f.read(4096)
+                if head.startswith(b"envlock-cache 1\n") and b'"url":"blob:apt-solv/' in head:
+                    blobs.append(p)
+        check(len(blobs) == 1 and os.path.exists(blobs[0] + ".seal"),
+              "one raw .solv blob with its seal: %s" % blobs, out)
+        for where in ("middle", "end"):
+            st = os.stat(blobs[0])
+            at = st.st_size // 2 if where == "middle" else st.st_size - 3
+            with open(blobs[0], "r+b") as f:
+                f.seek(at)
+                b = f.read(1)
+                f.seek(at)
+                f.write(bytes([b[0] ^ 0x04]))
+            subprocess.run(["touch", "-d", "@%d.%09d" % (st.st_mtime_ns // 10**9, st.st_mtime_ns % 10**9),
+                            blobs[0]], check=True)
+            st2 = os.stat(blobs[0])
+            check(st2.st_mtime_ns == st.st_mtime_ns and st2.st_size == st.st_size,
+                  "the %s byte changed, size and mtime as before" % where, "")
+            rc, j3, out = load("--candidates", "gdal-bin", src(basic))
+            check(rc == 0 and j3["stats"]["solv_hits"] == 0 and j3["stats"]["parsed"] == 1
+                  and j3["repos"][0]["packages"] == 9 and j3["candidates"][0]["url"] == want,
+                  "a blob changed in place (%s) with its mtime put back is caught and rebuilt" % where, out)
+            rc, j4, out = load("--candidates", "gdal-bin", src(basic))
+            check(rc == 0 and j4["stats"]["solv_hits"] == 1 and j4["stats"]["parsed"] == 0
+                  and j4["candidates"][0]["url"] == want, "the rebuilt blob loads (%s)" % where, out)
     elif CASE == "offline":
         rc, j, out = load("--offline", src(basic))
         check(rc == 1 and err_reason(j) == "offline_cache_miss", "offline cold: offline_cache_miss", out)
