@@ -3,19 +3,23 @@
  * verified repositories and the base's dpkg status that
  * apt_loader_load_into() puts into our pool (native Debian names,
  * relations, Provides, Breaks/Conflicts, Pre-Depends), the root jobs
- * (`name`, `name=version`), and favor jobs for the first
- * alternative of every `a | b` reachable from the roots, so libsolv's choice
- * is apt's. Never parses a Packages file itself. */
+ * (`name`, `name=version`), and apt's choice for every dependency reachable
+ * from the roots (the first alternative of `a | b`, the package of the
+ * dependency's own name before its providers, then Essential and Priority
+ * among providers) given to libsolv as favor jobs and Recommends, so
+ * libsolv's choice is apt's. Never parses a Packages file itself. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <solv/bitmap.h>
+#include <solv/evr.h>
 #include <solv/knownid.h>
 #include <solv/pool.h>
 #include <solv/poolarch.h>
 #include <solv/repo.h>
 #include <solv/solvable.h>
+#include <solv/util.h>
 
 #include "resolver_internal.h"
 
@@ -136,6 +140,7 @@ el_code resolver_apt_prepare(rsv *r)
     return EL_OK;
 }
 
+/* The name a dependency is on (the left-most name of a relation). */
 static Id dep_name_of(Pool *pool, Id dep)
 {
     while (ISRELDEP(dep))
@@ -159,38 +164,60 @@ static bool conflicts_text_names(const char *text, const char *name)
     return false;
 }
 
-/* libsolv turns Replaces together with Conflicts or Breaks into Obsoletes;
- * for apt only Replaces with Conflicts replaces a package (Debian policy
- * 7.6.2). Replaces with Breaks is the file-move transition: the broken
- * package is upgraded, not removed, so those obsoletes are dropped. */
+/* libsolv turns Replaces together with Conflicts or Breaks into Obsoletes
+ * carrying the Replaces relation; for apt only Replaces with Conflicts
+ * replaces a package (Debian policy 7.6.2), and only the versions the
+ * Conflicts covers. Replaces with Breaks is the file-move transition: the
+ * broken package is upgraded, not removed, so those obsoletes are dropped.
+ * A kept obsolete is narrowed to the package's conflict relations on that
+ * name: sysvinit-utils (Replaces: lsb-base, Conflicts: lsb-base (<< 11.3~))
+ * replaces the old lsb-base only, and lsb-base 11.6, the transitional
+ * package that depends on it, may be installed beside it. (The conflict
+ * relations include Breaks, which forbid the same pairs anyway.) */
 static void deb_breaks_not_obsoletes(rsv *r)
 {
     Pool *pool = r->pool;
     Id ck = pool_str2id(pool, "envlock:deb:conflicts", 0);
     Id p;
     Solvable *s;
+    Queue q, cq; /* copies: repo_addid_dep() may move idarraydata */
+    queue_init(&q);
+    queue_init(&cq);
     FOR_POOL_SOLVABLES(p) {
         s = pool->solvables + p;
         if (!s->repo || !s->obsoletes)
             continue;
         const char *conf = ck ? solvable_lookup_str(s, ck) : NULL;
         Offset keep = 0;
-        bool dropped = false;
-        Queue q;
-        queue_init(&q);
+        bool changed = false;
+        queue_empty(&q);
+        queue_empty(&cq);
         for (Id *dp = s->repo->idarraydata + s->obsoletes; *dp; dp++)
             queue_push(&q, *dp);
+        for (Id *dp = s->conflicts ? s->repo->idarraydata + s->conflicts : NULL; dp && *dp; dp++)
+            queue_push(&cq, *dp);
         for (int i = 0; i < q.count; i++) {
-            const char *nm = pool_id2str(pool, dep_name_of(pool, q.elements[i]));
-            if (conf && conflicts_text_names(conf, nm))
+            Id name = dep_name_of(pool, q.elements[i]);
+            if (!conf || !conflicts_text_names(conf, pool_id2str(pool, name))) {
+                changed = true;
+                continue;
+            }
+            bool narrowed = false;
+            for (int k = 0; k < cq.count; k++) {
+                if (dep_name_of(pool, cq.elements[k]) != name)
+                    continue;
+                keep = repo_addid_dep(s->repo, keep, cq.elements[k], 0);
+                narrowed = true;
+            }
+            if (!narrowed)
                 keep = repo_addid_dep(s->repo, keep, q.elements[i], 0);
-            else
-                dropped = true;
+            changed = changed || narrowed;
         }
-        queue_free(&q);
-        if (dropped)
+        if (changed)
             pool->solvables[p].obsoletes = keep;
     }
+    queue_free(&q);
+    queue_free(&cq);
 }
 
 el_code resolver_apt_load(rsv *r)
@@ -225,21 +252,10 @@ el_code resolver_apt_load(rsv *r)
     return EL_OK;
 }
 
-/* The left-most alternative of an OR dependency. */
-static Id first_alt(Pool *pool, Id dep)
-{
-    while (ISRELDEP(dep)) {
-        Reldep *rd = GETRELDEP(pool, dep);
-        if (rd->flags != REL_OR)
-            break;
-        dep = rd->name;
-    }
-    return dep;
-}
-
 /* apt's Priority order (higher first); 0 for none or unknown. The apt
  * reader keeps the field as an extra attribute under this key. */
 #define RSV_APT_KEY_PRIORITY "envlock:deb:priority"
+#define RSV_APT_KEY_ESSENTIAL "envlock:deb:essential"
 
 static int deb_priority_rank(Pool *pool, Id p)
 {
@@ -252,19 +268,20 @@ static int deb_priority_rank(Pool *pool, Id p)
     return 0;
 }
 
-/* The name a dependency is on (the left-most name of a relation). */
-static Id dep_name(Pool *pool, Id dep)
+/* How apt ranks a provider that is not the dependency's own package:
+ * Essential first, then the higher Priority. */
+static int deb_provider_rank(Pool *pool, Id p)
 {
-    while (ISRELDEP(dep))
-        dep = GETRELDEP(pool, dep)->name;
-    return dep;
+    Id ek = pool_str2id(pool, RSV_APT_KEY_ESSENTIAL, 0);
+    bool essential = ek && solvable_lookup_void(pool->solvables + p, ek);
+    return (essential ? 16 : 0) + deb_priority_rank(pool, p);
 }
 
 /* Whether no solvable of dep's own name provides it (a purely virtual
  * dependency), with at least two providers (*n says how many). */
 static bool purely_virtual(Pool *pool, Id dep, int *n)
 {
-    Id name = dep_name(pool, dep), p, pp;
+    Id name = dep_name_of(pool, dep), p, pp;
     *n = 0;
     FOR_PROVIDES(p, pp, dep) {
         if (pool->solvables[p].name == name)
@@ -274,27 +291,116 @@ static bool purely_virtual(Pool *pool, Id dep, int *n)
     return *n >= 2;
 }
 
-/* apt's choice among the providers of a purely virtual dependency: the
- * higher Priority (pkgDepCache's provider ordering); favor jobs for the
- * providers of the highest Priority there when it is not shared by all. */
-static void favor_priority(rsv *r, Id dep, Queue *favs)
+/* What apt_choice() found: no choice to steer, the first alternative of an
+ * OR group (all of its providers), a provider's rank, the dependency's own
+ * package; in this order of strength. */
+enum { PICK_NONE, PICK_ALT, PICK_RANKED, PICK_REAL, PICK_KINDS };
+
+/* apt's first choice for one (non-OR) dependency, as pkgDepCache orders the
+ * candidates that satisfy it (apt 2.6, CompareProviders): a package of the
+ * base first (libsolv keeps those on its own), then the package of the
+ * dependency's own name when a version of it satisfies the dependency (so
+ * `libavcodec59 (>= 7:5.0)` is libavcodec59, not libavcodec-extra59 which
+ * Provides it), then Essential, then the higher Priority. apt's last
+ * tie-break, the package's position in its binary cache, has no meaning
+ * outside one machine's cache and is left to libsolv (name order).
+ * Appends the chosen solvables (every satisfying version of the chosen
+ * package) to `pick` and says which rule chose them; PICK_NONE (nothing
+ * appended) when nothing separates the candidates. */
+static int apt_choice(Pool *pool, Id dep, Queue *pick)
 {
-    Pool *pool = r->pool;
-    int n = 0;
-    if (!purely_virtual(pool, dep, &n))
-        return;
-    int best = -1, worst = 100;
-    Id p, pp;
+    Id name = dep_name_of(pool, dep), p, pp;
+    bool have_real = false, have_other = false;
+    int best = -1, worst = 1000;
     FOR_PROVIDES(p, pp, dep) {
-        int k = deb_priority_rank(pool, p);
+        if (pool->solvables[p].name == name) {
+            have_real = true;
+            continue;
+        }
+        have_other = true;
+        int k = deb_provider_rank(pool, p);
         best = k > best ? k : best;
         worst = k < worst ? k : worst;
     }
+    if (have_real) {
+        if (!have_other)
+            return PICK_NONE;
+        FOR_PROVIDES(p, pp, dep)
+            if (pool->solvables[p].name == name)
+                queue_push(pick, p);
+        return PICK_REAL;
+    }
     if (best == worst)
-        return;
+        return PICK_NONE;
     FOR_PROVIDES(p, pp, dep)
-        if (deb_priority_rank(pool, p) == best)
-            queue_pushunique(favs, p);
+        if (deb_provider_rank(pool, p) == best)
+            queue_push(pick, p);
+    return PICK_RANKED;
+}
+
+/* The alternatives of an OR group in the order written, whichever way
+ * the relation nests. */
+static void or_alternatives(Pool *pool, Id dep, Queue *out)
+{
+    if (ISRELDEP(dep) && GETRELDEP(pool, dep)->flags == REL_OR) {
+        Reldep *rd = GETRELDEP(pool, dep);
+        or_alternatives(pool, rd->name, out);
+        or_alternatives(pool, rd->evr, out);
+        return;
+    }
+    queue_push(out, dep);
+}
+
+/* apt's choice for an OR group `a | b | ...`: the first alternative that
+ * anything satisfies, and within it what apt_choice() picks (all of its
+ * providers when nothing separates them: PICK_ALT). */
+static int apt_or_choice(Pool *pool, Id dep, Queue *pick)
+{
+    Queue q;
+    queue_init(&q);
+    or_alternatives(pool, dep, &q);
+    int kind = PICK_NONE;
+    for (int i = 0; i < q.count && kind == PICK_NONE; i++) {
+        Id alt = q.elements[i], p, pp;
+        bool any = false;
+        FOR_PROVIDES(p, pp, alt)
+            any = true;
+        if (!any)
+            continue;
+        kind = apt_choice(pool, alt, pick);
+        if (kind == PICK_NONE) {
+            FOR_PROVIDES(p, pp, alt)
+                queue_push(pick, p);
+            kind = PICK_ALT;
+        }
+    }
+    queue_free(&q);
+    return kind;
+}
+
+static int cmp_id(const void *a, const void *b, void *data)
+{
+    Id x = *(const Id *)a, y = *(const Id *)b;
+    (void)data;
+    return x < y ? -1 : x > y;
+}
+
+/* One favor job for all of `q`'s solvables: libsolv ranks favored
+ * candidates by their job (the later wins) and lets its own policy
+ * (the Recommends of set_recommends() among it) choose within one job's
+ * set; one job per kind of pick leaves no order between two picks of the
+ * same kind, and none that depends on the order of index entries. */
+static void push_favors(rsv *r, Queue *q)
+{
+    if (!q->count)
+        return;
+    solv_sort(q->elements, (size_t)q->count, sizeof(Id), cmp_id, NULL);
+    int n = 0;
+    for (int i = 0; i < q->count; i++)
+        if (i == 0 || q->elements[i] != q->elements[n - 1])
+            q->elements[n++] = q->elements[i];
+    queue_truncate(q, n);
+    queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE_ONE_OF, pool_queuetowhatprovides(r->pool, q));
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -373,6 +479,36 @@ void resolver_apt_multiarch_any(rsv *r)
     queue_free(&q);
 }
 
+static int cmp_pair(const void *a, const void *b, void *data)
+{
+    const Id *x = a, *y = b;
+    (void)data;
+    return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] != y[1] ? (x[1] < y[1] ? -1 : 1) : 0;
+}
+
+/* The Recommends of every Debian solvable replaced for this solve: apt-get
+ * --no-install-recommends never lets a Recommends steer a choice, but
+ * libsolv narrows choices to recommended candidates even when it installs
+ * none, so the packages' own Recommends go and `pairs` (owner, chosen
+ * solvable) become `name = version` recommends of their owners. */
+static void set_recommends(rsv *r, Queue *pairs)
+{
+    Pool *pool = r->pool;
+    Id p;
+    FOR_POOL_SOLVABLES(p)
+        if (!((size_t)p < r->nsolv && r->solv[p].ours))
+            pool->solvables[p].recommends = 0;
+    solv_sort(pairs->elements, (size_t)pairs->count / 2, 2 * sizeof(Id), cmp_pair, NULL);
+    for (int i = 0; i < pairs->count; i += 2) {
+        if (i && pairs->elements[i] == pairs->elements[i - 2] && pairs->elements[i + 1] == pairs->elements[i - 1])
+            continue;
+        Solvable *owner = pool->solvables + pairs->elements[i];
+        const Solvable *c = pool->solvables + pairs->elements[i + 1];
+        Id dep = pool_rel2id(pool, c->name, c->evr, REL_EQ, 1);
+        owner->recommends = repo_addid_dep(owner->repo, owner->recommends, dep, 0);
+    }
+}
+
 void resolver_apt_jobs(rsv *r)
 {
     Pool *pool = r->pool;
@@ -399,12 +535,24 @@ void resolver_apt_jobs(rsv *r)
             if (!real || pool->solvables[p].name == name)
                 queue_push(&todo, p);
     }
-    /* favor first alternatives reachable from the roots */
+    /* apt's choice for every dependency reachable from the roots. libsolv,
+     * left alone, takes the name first in byte order (libavcodec-extra59
+     * before libavcodec59, libelogind0 before libsystemd0) and, once the
+     * solve is complete, trades a chosen package for another candidate
+     * that got installed anyway (lsb-base for sysvinit-utils, which Provides
+     * it and which lsb-base itself pulls in), which apt never does. So the
+     * choice is given to libsolv twice: as favor jobs (the order of the
+     * candidates) and as Recommends of the depending package on the chosen
+     * version (`name = version`): libsolv, with recommended packages not
+     * installed, still narrows a choice to the recommended candidates, so
+     * the others never enter a branch it could revisit. */
     Map seen;
     map_init(&seen, pool->nsolvables);
-    Queue favs, pfavs;
-    queue_init(&favs);
-    queue_init(&pfavs);
+    Queue picks[PICK_KINDS], pick, recs;
+    for (int k = 0; k < PICK_KINDS; k++)
+        queue_init(&picks[k]);
+    queue_init(&pick);
+    queue_init(&recs);
     for (int qi = 0; qi < todo.count; qi++) {
         Id p = todo.elements[qi];
         if (MAPTST(&seen, p))
@@ -415,26 +563,30 @@ void resolver_apt_jobs(rsv *r)
             continue;
         if ((size_t)p < r->nsolv && r->solv[p].ours)
             continue;
-        Id *dp = s->repo->idarraydata + s->requires;
-        for (; *dp; dp++) {
+        for (Id *dp = s->repo->idarraydata + s->requires; *dp; dp++) {
             if (*dp == SOLVABLE_PREREQMARKER)
                 continue;
-            if (ISRELDEP(*dp) && GETRELDEP(pool, *dp)->flags == REL_OR)
-                queue_pushunique(&favs, first_alt(pool, *dp));
-            else
-                favor_priority(r, *dp, &pfavs);
+            queue_empty(&pick);
+            int kind = ISRELDEP(*dp) && GETRELDEP(pool, *dp)->flags == REL_OR
+                           ? apt_or_choice(pool, *dp, &pick)
+                           : apt_choice(pool, *dp, &pick);
+            for (int i = 0; i < pick.count; i++) {
+                queue_push(&picks[kind], pick.elements[i]);
+                queue_push2(&recs, p, pick.elements[i]);
+            }
             Id q, qq;
             FOR_PROVIDES(q, qq, *dp)
                 if (!MAPTST(&seen, q))
                     queue_push(&todo, q);
         }
     }
-    for (int i = 0; i < favs.count; i++)
-        queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE_PROVIDES, favs.elements[i]);
-    for (int i = 0; i < pfavs.count; i++)
-        queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE, pfavs.elements[i]);
-    queue_free(&favs);
-    queue_free(&pfavs);
+    set_recommends(r, &recs);
+    for (int k = PICK_ALT; k < PICK_KINDS; k++)
+        push_favors(r, &picks[k]);
+    for (int k = 0; k < PICK_KINDS; k++)
+        queue_free(&picks[k]);
+    queue_free(&pick);
+    queue_free(&recs);
     map_free(&seen);
     queue_free(&todo);
 }
