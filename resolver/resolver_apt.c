@@ -164,60 +164,38 @@ static bool conflicts_text_names(const char *text, const char *name)
     return false;
 }
 
-/* libsolv turns Replaces together with Conflicts or Breaks into Obsoletes
- * carrying the Replaces relation; for apt only Replaces with Conflicts
- * replaces a package (Debian policy 7.6.2), and only the versions the
- * Conflicts covers. Replaces with Breaks is the file-move transition: the
- * broken package is upgraded, not removed, so those obsoletes are dropped.
- * A kept obsolete is narrowed to the package's conflict relations on that
- * name: sysvinit-utils (Replaces: lsb-base, Conflicts: lsb-base (<< 11.3~))
- * replaces the old lsb-base only, and lsb-base 11.6, the transitional
- * package that depends on it, may be installed beside it. (The conflict
- * relations include Breaks, which forbid the same pairs anyway.) */
+/* libsolv turns Replaces together with Conflicts or Breaks into Obsoletes;
+ * for apt only Replaces with Conflicts replaces a package (Debian policy
+ * 7.6.2). Replaces with Breaks is the file-move transition: the broken
+ * package is upgraded, not removed, so those obsoletes are dropped. */
 static void deb_breaks_not_obsoletes(rsv *r)
 {
     Pool *pool = r->pool;
     Id ck = pool_str2id(pool, "envlock:deb:conflicts", 0);
     Id p;
     Solvable *s;
-    Queue q, cq; /* copies: repo_addid_dep() may move idarraydata */
-    queue_init(&q);
-    queue_init(&cq);
     FOR_POOL_SOLVABLES(p) {
         s = pool->solvables + p;
         if (!s->repo || !s->obsoletes)
             continue;
         const char *conf = ck ? solvable_lookup_str(s, ck) : NULL;
         Offset keep = 0;
-        bool changed = false;
-        queue_empty(&q);
-        queue_empty(&cq);
+        bool dropped = false;
+        Queue q;
+        queue_init(&q);
         for (Id *dp = s->repo->idarraydata + s->obsoletes; *dp; dp++)
             queue_push(&q, *dp);
-        for (Id *dp = s->conflicts ? s->repo->idarraydata + s->conflicts : NULL; dp && *dp; dp++)
-            queue_push(&cq, *dp);
         for (int i = 0; i < q.count; i++) {
-            Id name = dep_name_of(pool, q.elements[i]);
-            if (!conf || !conflicts_text_names(conf, pool_id2str(pool, name))) {
-                changed = true;
-                continue;
-            }
-            bool narrowed = false;
-            for (int k = 0; k < cq.count; k++) {
-                if (dep_name_of(pool, cq.elements[k]) != name)
-                    continue;
-                keep = repo_addid_dep(s->repo, keep, cq.elements[k], 0);
-                narrowed = true;
-            }
-            if (!narrowed)
+            const char *nm = pool_id2str(pool, dep_name_of(pool, q.elements[i]));
+            if (conf && conflicts_text_names(conf, nm))
                 keep = repo_addid_dep(s->repo, keep, q.elements[i], 0);
-            changed = changed || narrowed;
+            else
+                dropped = true;
         }
-        if (changed)
+        queue_free(&q);
+        if (dropped)
             pool->solvables[p].obsoletes = keep;
     }
-    queue_free(&q);
-    queue_free(&cq);
 }
 
 el_code resolver_apt_load(rsv *r)
