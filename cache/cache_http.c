@@ -3,7 +3,10 @@
  * HTTP/2 multiplexing, bounded parallelism, retries with backoff, revalidation
  * of index pages, size caps, expected-hash checks, offline mode and the
  * progress line. Requests are queued by cache_submit() and driven by
- * cache_run(); each ends in exactly one callback. Storage itself is
+ * cache_run(); each ends in exactly one callback. A file:// URL ending in
+ * '/' reads the directory's index page: index.json (Content-Type PEP 691
+ * JSON) when the Accept asks for that type and the file exists, else
+ * index.html (text/html); other file:// reads carry no Content-Type. Storage itself is
  * cache_store.c's; mirror rewriting is cache_mirror.c's. Nothing here prints
  * request headers: they may carry credentials. */
 #include <errno.h>
@@ -12,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -59,6 +63,8 @@ typedef struct xfer {
     CURL *easy;
     struct curl_slist *hdrs;
     strbuf body;
+    const char *file_type; /* file:// directory: the Content-Type of the page
+                              chosen (static string), else NULL */
     bool too_large;
     bool stalled;          /* aborted by the no-progress rule */
     int64_t progress_ms;   /* when bytes last moved */
@@ -425,6 +431,71 @@ static int on_progress(void *u, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
 
 static bool is_file_url(const char *u) { return strncmp(u, "file://", 7) == 0; }
 
+/* A file:// directory stands for an index page. Its PEP 691 JSON form
+ * (index.json) is the one that carries upload times (PEP 700), which a
+ * cutoff needs; its HTML form (index.html) is what a PEP 503-only mirror
+ * has. Which one is read follows the request's Accept, as a server
+ * negotiating the page would. */
+#define PEP691_JSON "application/vnd.pypi.simple.v1+json"
+
+/* Whether the Accept header `accept` names media type `type` (exactly,
+ * ignoring case) with a q-value above zero. Wildcards do not count: a
+ * client that merely tolerates anything has not asked for this form. */
+static bool accepts_type(const char *accept, const char *type)
+{
+    size_t tn = strlen(type);
+    for (const char *p = accept; p && *p;) {
+        size_t n = strcspn(p, ",");
+        const char *end = p + n;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        size_t mn = strcspn(p, ";, \t");
+        if (p + mn > end)
+            mn = (size_t)(end - p);
+        if (mn == tn && strncasecmp(p, type, tn) == 0) {
+            bool zero = false;
+            for (const char *q = p + mn; q < end; q++) {
+                if (*q != ';')
+                    continue;
+                q++;
+                while (q < end && (*q == ' ' || *q == '\t'))
+                    q++;
+                if (end - q >= 2 && (q[0] == 'q' || q[0] == 'Q') && q[1] == '=') {
+                    /* q=0, q=0.0, q=0.000 refuse the type (RFC 9110 12.4.2) */
+                    const char *v = q + 2;
+                    zero = v < end && *v == '0';
+                    for (v++; zero && v < end && *v != ';' && *v != ' ' && *v != '\t'; v++)
+                        zero = *v == '.' || *v == '0';
+                }
+            }
+            if (!zero)
+                return true;
+        }
+        p = *end ? end + 1 : end;
+    }
+    return false;
+}
+
+/* Whether the file:// directory URL `dir_url` (ending in '/') holds a
+ * regular file `name`. The URL's path is percent-decoded as libcurl's
+ * file:// reader decodes it. */
+static bool file_dir_has(const char *dir_url, const char *name)
+{
+    CURLU *u = curl_url();
+    char *path = NULL;
+    bool ok = false;
+    if (u && curl_url_set(u, CURLUPART_URL, dir_url, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_PATH, &path, CURLU_URLDECODE) == CURLUE_OK && path) {
+        char *full = xasprintf("%s%s", path, name);
+        struct stat st;
+        ok = stat(full, &st) == 0 && S_ISREG(st.st_mode);
+        free(full);
+    }
+    curl_free(path);
+    curl_url_cleanup(u);
+    return ok;
+}
+
 /* Same scheme://authority part (what credentials are bound to). */
 static bool same_origin(const char *a, const char *b)
 {
@@ -456,8 +527,12 @@ static void start(xfer *x)
         curl_easy_reset(x->easy);
     CURL *e = x->easy;
     char *url = NULL;
-    if (is_file_url(x->transport) && x->transport[strlen(x->transport) - 1] == '/')
-        url = xasprintf("%sindex.html", x->transport);
+    x->file_type = NULL;
+    if (is_file_url(x->transport) && x->transport[strlen(x->transport) - 1] == '/') {
+        bool json = accepts_type(x->accept, PEP691_JSON) && file_dir_has(x->transport, "index.json");
+        url = xasprintf("%s%s", x->transport, json ? "index.json" : "index.html");
+        x->file_type = json ? PEP691_JSON : "text/html";
+    }
     curl_easy_setopt(e, CURLOPT_URL, url ? url : x->transport);
     free(url); /* libcurl copies strings */
     curl_easy_setopt(e, CURLOPT_PRIVATE, x);
@@ -726,6 +801,8 @@ static void store_and_serve(xfer *x, const char *final_url)
         const char *ct = NULL;
         if (curl_easy_getinfo(e, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct && *ct)
             m.content_type = xstrdup(ct);
+    } else if (x->file_type) {
+        m.content_type = xstrdup(x->file_type); /* a directory's page, as chosen */
     }
     m.max_age = is_file_url(x->transport) ? -1 : max_age(e);
     m.fetched_ms = cache_now_ms();

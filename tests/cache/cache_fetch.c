@@ -34,6 +34,8 @@ static void done(cache *c, cache_response *r, void *user)
     json_object_object_add(o, "len", json_object_new_int64((int64_t)r->len));
     if (r->sha256)
         json_object_object_add(o, "sha256", json_object_new_string(r->sha256));
+    if (r->content_type)
+        json_object_object_add(o, "content_type", json_object_new_string(r->content_type));
     if (r->etag)
         json_object_object_add(o, "etag", json_object_new_string(r->etag));
     if (r->code == EL_OK && r->len < 256 && utf8_valid((const char *)r->body, r->len))

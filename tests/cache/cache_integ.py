@@ -433,6 +433,32 @@ def sc_file_url(base, d):
         check(by["file://%s/dir/" % tmp]["body"] == "<html>index</html>", "dir/ -> index.html")
         m = by["file://%s/missing" % tmp]
         check(m["reason"] == "not_found" and m["status"] == 404, "missing file: %s" % m)
+        check("content_type" not in by["file://%s/doc.txt" % tmp], "a file has no type")
+        check(by["file://%s/dir/" % tmp].get("content_type") == "text/html", "dir/ page is HTML")
+        # A directory with a PEP 691 page too: a request asking for that type
+        # reads index.json (the form with upload times), typed as such; one
+        # that does not ask, or refuses it with q=0, still reads index.html;
+        # without index.json the JSON-first Accept falls back to the HTML.
+        with open(os.path.join(tmp, "dir", "index.json"), "wb") as f:
+            f.write(b'{"meta": {"api-version": "1.1"}}')
+        os.mkdir(os.path.join(tmp, "html only"))
+        with open(os.path.join(tmp, "html only", "index.html"), "wb") as f:
+            f.write(b"<html>503</html>")
+        pep691 = "application/vnd.pypi.simple.v1+json"
+        for accept, dir_, body, ctype in (
+                (pep691 + ", text/html;q=0.01", "dir/", '{"meta": {"api-version": "1.1"}}', pep691),
+                ("text/html, " + pep691 + " ; q=0.5", "dir/", '{"meta": {"api-version": "1.1"}}', pep691),
+                ("text/html", "dir/", "<html>index</html>", "text/html"),
+                (pep691 + ";q=0, text/html", "dir/", "<html>index</html>", "text/html"),
+                ("*/*", "dir/", "<html>index</html>", "text/html"),
+                (pep691, "html%20only/", "<html>503</html>", "text/html")):
+            url = "file://%s/%s" % (tmp, dir_)
+            r, _, rc, _ = fetch(d, "--accept", accept, url)
+            check(rc == 0 and r[0]["body"] == body and r[0].get("content_type") == ctype,
+                  "Accept %r on %s: %s" % (accept, dir_, r))
+            r, _, rc, _ = fetch(d, "--offline", "--accept", accept, url)
+            check(rc == 0 and r[0]["from_cache"] and r[0].get("content_type") == ctype,
+                  "the type is kept in the cache: %s" % r)
     finally:
         shutil.rmtree(tmp)
 

@@ -134,17 +134,28 @@ def case_json_basic(tmp):
 
 
 def case_html_file(tmp):
+    """A file:// mirror reads a project directory as an index answers: the
+    PEP 691 index.json when it exists (the reader asks for JSON first; it
+    carries upload times, so a cutoff works), else the PEP 503 index.html."""
     e = Env(["pypi-basic"], tmp)
     try:
+        js = e.show("requests", mirrors=e.file_mirrors(), cache=os.path.join(tmp, "c-json"))
+        check(js["format"] == "json", "PEP 691 JSON through file:// when index.json exists")
+        check(by_version(js)["2.31.0"]["upload_time"] == "2023-05-22T15:12:42Z",
+              "upload time through file://")
+        for dirpath, _dirs, files in os.walk(os.path.join(e.m.root, "pypi")):
+            if "index.json" in files:
+                os.unlink(os.path.join(dirpath, "index.json"))
         doc = e.show("requests", mirrors=e.file_mirrors())
-        check(doc["format"] == "html", "PEP 503 HTML through file://")
+        check(doc["format"] == "html", "PEP 503 HTML through file:// without index.json")
         v = by_version(doc)
         check(len(v["2.31.0"]["requires_dist"]) == 6, "deps through HTML + .metadata")
         check(v["2.31.0"]["artifacts"][0]["url"].startswith("https://pypi.org/files/"),
               "canonical URLs from relative links")
         online = e.show("requests", cache=os.path.join(tmp, "c2"))
         check([c["requires_dist"] for c in online["candidates"]] ==
-              [c["requires_dist"] for c in doc["candidates"]], "HTML and JSON agree")
+              [c["requires_dist"] for c in doc["candidates"]] ==
+              [c["requires_dist"] for c in js["candidates"]], "HTML and JSON agree")
     finally:
         e.close()
 
@@ -348,7 +359,10 @@ def case_fault_html_garbage(tmp):
             f.write(b"\x00\xff<html><<<>><a href=>x</a><table><a\n" + anchor.encode() +
                     b"<a href='../../files/idna-0.0-py3-none-any.whl'>" + b"\xfe" * 40 +
                     b"<!-- unterminated")
+        # the garbage is the page a file:// mirror reads only without index.json
+        os.unlink(os.path.join(os.path.dirname(page), "index.json"))
         doc = e.show("idna", mirrors=e.file_mirrors())
+        check(doc["format"] == "html", "the HTML page was read: %s" % doc["format"])
         check([c["version"] for c in doc["candidates"]] == ["3.6"], "the good link survives: %s" % doc)
         check(doc["candidates"][0]["requires_dist"] == [], "and its metadata is read")
         dead = by_version(doc)["0.0"]
