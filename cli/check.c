@@ -1,7 +1,9 @@
 /* check.c — `envlock check SPEC LOCK`: is the lock still a valid answer for
  * the spec? Prints what changed when it is not (exit 1), "up to date" when
- * it is (exit 0); any other failure has its DL_ENV code's status. Reads no
- * index, so it needs no network (--offline changes nothing yet). */
+ * it is (exit 0); any other failure has its DL_ENV code's status. The
+ * lock's inputs (index pages, packuments, Releases) are re-read through the
+ * cache and mirrors; with the global --offline only the cache answers, and
+ * an input it lacks is a note on stderr ("not compared"), not a change. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +86,12 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
                     free(line);
                     p += n + (nl ? 1 : 0);
                 }
+                printf("],\"notes\":[");
+                for (size_t i = 0; i < res.n_notes; i++) {
+                    if (i)
+                        putchar(',');
+                    cli_json_string(stdout, res.notes[i]);
+                }
                 printf("]}\n");
             } else if (res.stale) {
                 printf("%s is stale for %s:\n", lock_path, spec_path);
@@ -97,6 +105,9 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
             } else {
                 printf("%s is up to date for %s\n", lock_path, spec_path);
             }
+            if (!o->json && !o->quiet)
+                for (size_t i = 0; i < res.n_notes; i++)
+                    fprintf(stderr, "note: %s\n", res.notes[i]);
         }
         el_check_result_clear(&res);
     }

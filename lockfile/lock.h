@@ -181,13 +181,21 @@ typedef struct lock_check_input {
      * Inputs in the lock that are missing here are not compared. */
     const lock_input *fresh;
     size_t n_fresh;
+    /* inputs of the lock that their index no longer serves (an online
+     * check found them "not found"): ecosystem, url, and in `identity` a
+     * short reason ("not found"); NULL/0 if none. */
+    const lock_input *gone;
+    size_t n_gone;
 } lock_check_input;
 
 /* lock_check() :
  *  Is `lock` still a valid answer for `in`? Compares, in this order, and
  *  appends one line per difference to `report` ("\n"-terminated, stable
  *  order): the spec digest; the target; the options; the inputs (when fresh
- *  identities are given); each root requirement against the locked version
+ *  identities or gone inputs are given: "input changed: ECOSYSTEM URL etag
+ *  A -> B" (deb: "Release"; "modified" when only that differs), "input
+ *  gone: ECOSYSTEM URL (why)", "input added: ECOSYSTEM URL", in
+ *  (ecosystem, url) order); each root requirement against the locked version
  *  (in `in->roots` order; PEP 440 / node-semver / dpkg semantics, pre-releases
  *  as the lock's pre-release mode allows: "disallow" never, "explicit" only
  *  when the specifier names one, otherwise — "if-necessary-or-explicit",

@@ -156,9 +156,14 @@ static void check_options(checker *c)
 
 /* ---- inputs ---- */
 
-static int input_ptr_cmp(const void *pa, const void *pb)
+typedef struct input_ref {
+    const lock_input *in;
+    bool gone;
+} input_ref;
+
+static int input_ref_cmp(const void *pa, const void *pb)
 {
-    const lock_input *a = *(const lock_input *const *)pa, *b = *(const lock_input *const *)pb;
+    const lock_input *a = ((const input_ref *)pa)->in, *b = ((const input_ref *)pb)->in;
     int c = lock_strcmp(a->ecosystem, b->ecosystem);
     return c ? c : lock_strcmp(a->url, b->url);
 }
@@ -166,30 +171,41 @@ static int input_ptr_cmp(const void *pa, const void *pb)
 static void check_inputs(checker *c)
 {
     const lock_check_input *in = c->in;
-    if (!in->fresh || !in->n_fresh)
+    size_t n = (in->fresh ? in->n_fresh : 0) + (in->gone ? in->n_gone : 0);
+    if (!n)
         return;
-    const lock_input **f = xcalloc(in->n_fresh, sizeof *f);
-    for (size_t i = 0; i < in->n_fresh; i++)
-        f[i] = &in->fresh[i];
-    qsort(f, in->n_fresh, sizeof *f, input_ptr_cmp);
-    for (size_t i = 0; i < in->n_fresh; i++) {
-        const lock_input *now = f[i], *was = NULL;
+    /* fresh and gone together, in (ecosystem, url) order */
+    input_ref *f = xcalloc(n, sizeof *f);
+    size_t k = 0;
+    for (size_t i = 0; in->fresh && i < in->n_fresh; i++)
+        f[k++] = (input_ref){ &in->fresh[i], false };
+    for (size_t i = 0; in->gone && i < in->n_gone; i++)
+        f[k++] = (input_ref){ &in->gone[i], true };
+    qsort(f, n, sizeof *f, input_ref_cmp);
+    for (size_t i = 0; i < n; i++) {
+        const lock_input *now = f[i].in, *was = NULL;
+        const char *eco = show(now->ecosystem);
+        if (f[i].gone) {
+            line(c, "input gone: %s %s (%s)", eco, show(now->url),
+                 now->identity && *now->identity ? now->identity : "not found");
+            continue;
+        }
         for (size_t j = 0; j < c->lock->n_inputs && !was; j++)
             if (lock_strcmp(c->lock->inputs[j].ecosystem, now->ecosystem) == 0 &&
                 lock_strcmp(c->lock->inputs[j].url, now->url) == 0)
                 was = &c->lock->inputs[j];
         if (!was) {
-            line(c, "input added: %s", show(now->url));
+            line(c, "input added: %s %s", eco, show(now->url));
             continue;
         }
         const char *label = lock_strcmp(now->ecosystem, "deb") == 0 ? "Release" : "etag";
         const char *wi = was->identity ? was->identity : "", *ni = now->identity ? now->identity : "";
         if (strcmp(wi, ni) != 0)
-            line(c, "input changed: %s %s %s -> %s", show(now->url), label, *wi ? wi : "(none)",
-                 *ni ? ni : "(none)");
+            line(c, "input changed: %s %s %s %s -> %s", eco, show(now->url), label,
+                 *wi ? wi : "(none)", *ni ? ni : "(none)");
         else if (lock_strcmp(was->modified, now->modified) != 0)
-            line(c, "input changed: %s modified %s -> %s", show(now->url), show(was->modified),
-                 show(now->modified));
+            line(c, "input changed: %s %s modified %s -> %s", eco, show(now->url),
+                 show(was->modified), show(now->modified));
     }
     free(f);
 }

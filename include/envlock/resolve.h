@@ -82,16 +82,27 @@ typedef struct el_check_result {
     char *report;    /* one line per difference ("\n"-terminated), "" if none; el_free() */
     char lock_digest[EL_DIGEST_SIZE];
     char spec_digest[EL_DIGEST_SIZE];
+    char **notes;    /* what was not compared and why (an input offline and not
+                        in the cache); n_notes of them; they do not make the
+                        lock stale */
+    size_t n_notes;
 } el_check_result;
 
 /* el_check() :
  *  Is the lock at `lock_path` still a valid answer for `spec`: every
  *  requirement satisfied by a locked version, the target (base, digests,
- *  Python, platform) and the options unchanged? Reads no index: it needs
- *  no network (the cache options are for a later online comparison of
- *  inputs). A stale lock is an answer (EL_OK with res->stale); errors are a
- *  spec with findings, an unreadable or malformed lock, and the base
- *  resolution errors of el_resolve(). Release with el_check_result_clear(). */
+ *  Python, platform), the options and the inputs unchanged? The inputs
+ *  (every index page, packument and Release the lock records) are read
+ *  through the cache `co` opens, mirrors applied, in one parallel run: a
+ *  changed ETag, modified time or Release hash, or an input its index no
+ *  longer serves, makes the lock stale. With co->offline nothing goes to
+ *  the network: inputs are compared with what the cache holds, and one it
+ *  does not hold is a note, not a difference. A stale lock is an answer
+ *  (EL_OK with res->stale); errors are a spec with findings, an unreadable
+ *  or malformed lock, the base resolution errors of el_resolve(), and an
+ *  input that could not be read online (unreachable, timeout, an HTTP
+ *  error: the fetch's DL_ENV code and detail). Release with
+ *  el_check_result_clear(). */
 EL_API el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
                         const char *lock_path, const el_check_options *o, el_check_result *res);
 EL_API void el_check_result_clear(el_check_result *res);

@@ -1,7 +1,8 @@
 /* resolve_api.c — the public el_resolve() and el_check(): catalog, request
- * (target_request.c), the solve (resolver_resolve) and the lock (lockfile/).
- * This file only sequences those steps and owns the lock path rules; it
- * solves nothing and writes no format itself.
+ * (target_request.c), the solve (resolver_resolve), the lock (lockfile/) and,
+ * for a check, the inputs as they are now (target_inputs.c). This file only
+ * sequences those steps and owns the lock path rules; it solves nothing,
+ * fetches nothing and writes no format itself.
  *
  * The resolver and lockfile modules are built by other hands; until both
  * are part of the build (EL_HAVE_RESOLVER, EL_HAVE_LOCKFILE, set by
@@ -16,6 +17,7 @@
 
 #include "envlock/resolve.h"
 #include "cache.h"
+#include "target_inputs.h"
 #include "target_request.h"
 
 #define SPEC_TEXT_MAX (1024 * 1024)
@@ -67,6 +69,9 @@ void el_check_result_clear(el_check_result *res)
     if (!res)
         return;
     free(res->report);
+    for (size_t i = 0; i < res->n_notes; i++)
+        free(res->notes[i]);
+    free(res->notes);
     memset(res, 0, sizeof *res);
 }
 
@@ -188,7 +193,6 @@ el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
                  const char *lock_path, const el_check_options *o, el_check_result *res)
 {
     static const el_check_options none = { 0 };
-    (void)co;
     if (!o)
         o = &none;
     memset(res, 0, sizeof *res);
@@ -255,15 +259,35 @@ el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
                 .prereleases = NULL,
                 .compare_upgrade = false,
             };
+            target_inputs *now = NULL;
+#ifdef EL_HAVE_RESOLVER
+            rc = target_inputs_fetch(ctx, co, lock, &now);
+#else
+            (void)co;
+#endif
+            if (now) {
+                in.fresh = now->fresh;
+                in.n_fresh = now->n_fresh;
+                in.gone = now->gone;
+                in.n_gone = now->n_gone;
+                res->notes = now->notes; /* taken */
+                res->n_notes = now->n_notes;
+                now->notes = NULL;
+                now->n_notes = 0;
+            }
             strbuf report = STRBUF_INIT;
             bool stale = false;
-            rc = lock_check(ctx, lock, &in, &stale, &report);
+            if (rc == EL_OK)
+                rc = lock_check(ctx, lock, &in, &stale, &report);
             if (rc == EL_OK) {
                 res->stale = stale;
                 free(res->report);
                 res->report = sb_detach(&report, NULL);
             }
             sb_release(&report);
+#ifdef EL_HAVE_RESOLVER
+            target_inputs_free(now);
+#endif
             free(digests);
             free(roots);
         }

@@ -622,13 +622,23 @@ static void test_check_inputs(void **state)
     expect_report(d, &in, "");
     in.n_fresh = 4;
     expect_report(d, &in,
-                  "input changed: https://snapshot.debian.org/archive/debian/20260914T150000Z/dists/bookworm/Release Release sha256:" SAMPLE_HEX_B " -> sha256:" SAMPLE_HEX_A "\n"
-                  "input changed: https://registry.npmjs.org/zod modified 2026-08-30T11:02:13.512Z -> 2026-09-02T00:00:00.000Z\n"
-                  "input added: https://pypi.org/simple/pandas/\n");
+                  "input changed: deb https://snapshot.debian.org/archive/debian/20260914T150000Z/dists/bookworm/Release Release sha256:" SAMPLE_HEX_B " -> sha256:" SAMPLE_HEX_A "\n"
+                  "input changed: npm https://registry.npmjs.org/zod modified 2026-08-30T11:02:13.512Z -> 2026-09-02T00:00:00.000Z\n"
+                  "input added: pypi https://pypi.org/simple/pandas/\n");
     fresh[0].identity = "W/\"5e20-numpy\"";
     in.n_fresh = 1;
     expect_report(d, &in,
-                  "input changed: https://pypi.org/simple/numpy/ etag W/\"5e1f-numpy\" -> W/\"5e20-numpy\"\n");
+                  "input changed: pypi https://pypi.org/simple/numpy/ etag W/\"5e1f-numpy\" -> W/\"5e20-numpy\"\n");
+    /* an input its index no longer serves, in (ecosystem, url) order among the others */
+    lock_input gone[] = { { "npm", "https://registry.npmjs.org/zod", "not found", NULL } };
+    in.gone = gone;
+    in.n_gone = 1;
+    expect_report(d, &in,
+                  "input gone: npm https://registry.npmjs.org/zod (not found)\n"
+                  "input changed: pypi https://pypi.org/simple/numpy/ etag W/\"5e1f-numpy\" -> W/\"5e20-numpy\"\n");
+    in.fresh = NULL;
+    in.n_fresh = 0;
+    expect_report(d, &in, "input gone: npm https://registry.npmjs.org/zod (not found)\n");
     lock_doc_free(d);
 }
 

@@ -1,0 +1,43 @@
+/* target_inputs.h — the inputs a lock records, as their indexes serve them
+ * now: what `envlock check` compares with the lock's `inputs:` (see
+ * target_inputs.c). Internal to el_target. */
+#ifndef EL_TARGET_INPUTS_H
+#define EL_TARGET_INPUTS_H
+
+#include <stddef.h>
+
+#include "envlock/cache.h"
+#include "lock.h"
+#include "util.h"
+
+typedef struct target_inputs {
+    arena *mem;          /* every string below */
+    lock_input *fresh;   /* identities now, one per input that was read */
+    size_t n_fresh;
+    lock_input *gone;    /* inputs the index no longer serves: url, and in
+                            `identity` why ("not found") */
+    size_t n_gone;
+    char **notes;        /* inputs that were not compared, and why (offline
+                            and not in the cache); malloc'd, in lock order */
+    size_t n_notes;
+} target_inputs;
+
+/* target_inputs_fetch() :
+ *  Reads the identity of every input of `lock` now — each PyPI project page
+ *  (its ETag and Last-Modified), each npm packument (ETag, and its
+ *  `modified` time or Last-Modified), each apt Release or InRelease (sha256
+ *  of the signed Release text, and its Date) — with the requests the index
+ *  readers make (same Accept, so the same cache entries and the same
+ *  negotiated document), all through one cache run: conditional GETs,
+ *  mirrors applied to the canonical URLs the lock holds. Offline, the cache
+ *  answers; an input it does not hold is a note, not a failure. An index
+ *  that answers "not found" makes the input gone. Any other failure (the
+ *  index unreachable, a 5xx after retries) is the error: a check that
+ *  could not look cannot say the lock is current.
+ *  @return EL_OK with *out filled (free with target_inputs_free()), or the
+ *  failure recorded on ctx (the first one, in the lock's input order). */
+el_code target_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_doc *lock,
+                            target_inputs **out);
+void target_inputs_free(target_inputs *t);
+
+#endif
