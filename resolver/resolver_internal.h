@@ -151,6 +151,8 @@ typedef struct rsv {
     /* side tables */
     rsv_solv *solv;             /* indexed by Id, nsolv entries */
     size_t nsolv;
+    size_t solv_lo;             /* lowest index resolver_solv() handed out;
+                                   entries below it are zero (never written) */
     rsv_dep *deps;
     size_t ndeps, adeps;
     /* the job and the solver */
@@ -161,7 +163,8 @@ typedef struct rsv {
     cache_run_stats crawl_seen;   /* the cache's counters at the last note */
 } rsv;
 
-/* resolver_solv() : the side-table entry of p (grown on demand). */
+/* resolver_solv() : the side-table entry of p (grown on demand; zero until
+ *  written). Readers may index r->solv[p] directly for any p < r->nsolv. */
 rsv_solv *resolver_solv(rsv *r, Id p);
 /* resolver_add_dep() : records where a dependency came from. */
 rsv_dep *resolver_add_dep(rsv *r, Id from, int root, Id dep, int eco, const char *name,

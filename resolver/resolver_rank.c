@@ -102,15 +102,33 @@ Id resolver_interval_dep(Pool *pool, const char *name, const size_t *ranks, size
     return all;
 }
 
+/* The table is indexed by solvable Id, but only PyPI and npm solvables use
+ * it, and they come after every apt one (~64k of them for Debian main): the
+ * first entry alone would make a table of ~4.6 MB, all of it written by the
+ * memset of a realloc'd block. So the table grows by calloc (large blocks are
+ * fresh zero pages the kernel maps only when written; reading an untouched
+ * one maps the shared zero page) and copies only the entries from the lowest
+ * one ever handed out: the apt part below it is never written and costs
+ * address space, not memory. Geometric growth keeps the copies linear. */
 rsv_solv *resolver_solv(rsv *r, Id p)
 {
-    if ((size_t)p >= r->nsolv) {
-        size_t n = (size_t)p + 64;
-        r->solv = xrealloc(r->solv, n * sizeof *r->solv);
-        memset(r->solv + r->nsolv, 0, (n - r->nsolv) * sizeof *r->solv);
+    size_t i = (size_t)p;
+    if (i >= r->nsolv) {
+        size_t n = r->nsolv + r->nsolv / 2;
+        if (n < i + 64)
+            n = i + 64;
+        rsv_solv *t = xcalloc(n, sizeof *t);
+        if (r->solv && r->solv_lo < r->nsolv)
+            memcpy(t + r->solv_lo, r->solv + r->solv_lo, (r->nsolv - r->solv_lo) * sizeof *t);
+        if (!r->solv)
+            r->solv_lo = i;
+        free(r->solv);
+        r->solv = t;
         r->nsolv = n;
     }
-    return &r->solv[p];
+    if (i < r->solv_lo)
+        r->solv_lo = i;
+    return &r->solv[i];
 }
 
 rsv_dep *resolver_add_dep(rsv *r, Id from, int root, Id dep, int eco, const char *name,
