@@ -104,7 +104,10 @@ char *lock_write_text(lock_doc *d, size_t *len);
  *  Writes the canonical text to `path` atomically (a unique temp file
  *  `path.tmp-<pid>-<n>` in the same directory, fsync, rename, fsync dir); on
  *  failure the old file is untouched and the temp file removed (EL_INTERNAL,
- *  detail.reason lock_write_failed, detail.path). Fills digest_out with
+ *  detail.reason lock_write_failed, detail.path). When `path` is a regular
+ *  file that already holds exactly these bytes (a re-resolve that changed
+ *  nothing), it is left in place and only its mtime is set to now, as a
+ *  rewrite would (no temp file, no fsync). Fills digest_out with
  *  "sha256:" + hex of the bytes written. */
 el_code lock_write_file(el_ctx *ctx, lock_doc *d, const char *path, char digest_out[72]);
 

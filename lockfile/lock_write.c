@@ -10,7 +10,8 @@
  * something other than a string. No timestamps, no paths of this machine,
  * no envlock version: the same doc gives the same bytes everywhere.
  * The file write is atomic (unique temp file in the same directory, fsync,
- * rename, fsync of the directory) and must not touch anything but `path`. */
+ * rename, fsync of the directory) and must not touch anything but `path`;
+ * a file that already holds the same bytes is only touched (mtime). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -49,17 +50,24 @@ static bool in_list(const char *s, size_t len, const char *const *l)
     return false;
 }
 
+/* The punctuation a plain scalar may carry after its first letter. */
+static const bool plain_punct[128] = { ['.'] = true, ['_'] = true, ['/'] = true, ['+'] = true,
+                                       ['='] = true, ['~'] = true, ['^'] = true, ['<'] = true,
+                                       ['>'] = true, ['!'] = true, ['*'] = true, ['@'] = true,
+                                       ['-'] = true };
+
 bool lock_plain_safe(const char *s, size_t len)
 {
     if (len == 0 || !is_alpha(s[0]))
         return false;
     for (size_t i = 1; i < len; i++) {
-        char c = s[i];
-        if (!(is_alpha(c) || is_digit(c) || strchr("._/+=~^<>!*@-", c)) || c == '\0')
+        unsigned char c = (unsigned char)s[i];
+        if (!(is_alpha((char)c) || is_digit((char)c) || (c < 128 && plain_punct[c])))
             return false;
     }
-    return !in_list(s, len, bool_true) && !in_list(s, len, bool_false) &&
-           !in_list(s, len, null_words);
+    /* the boolean and null words are all five letters or fewer */
+    return len > 5 || (!in_list(s, len, bool_true) && !in_list(s, len, bool_false) &&
+                       !in_list(s, len, null_words));
 }
 
 lock_plain_kind lock_plain_classify(const char *s, size_t len, bool *bool_value)
@@ -369,6 +377,35 @@ static el_code io_fail(el_ctx *ctx, const char *what, const char *path, int err)
     return c;
 }
 
+/* Whether `path` is a regular file holding exactly text[0..len). */
+static bool holds(const char *path, const char *text, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    bool same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == len;
+    char buf[16384];
+    for (size_t off = 0; same && off < len;) {
+        size_t want = len - off < sizeof buf ? len - off : sizeof buf;
+        ssize_t n = read(fd, buf, want);
+        if (n < 0 && errno == EINTR)
+            continue;
+        same = n > 0 && memcmp(buf, text + off, (size_t)n) == 0;
+        off += n > 0 ? (size_t)n : 0;
+    }
+    close(fd);
+    return same;
+}
+
+static void digest_of(const char *text, size_t len, char digest_out[72])
+{
+    char hex[65];
+    sha256_hex(text, len, hex);
+    if (digest_out)
+        snprintf(digest_out, 72, "sha256:%s", hex);
+}
+
 el_code lock_write_file(el_ctx *ctx, lock_doc *d, const char *path, char digest_out[72])
 {
     size_t len = 0;
@@ -378,6 +415,14 @@ el_code lock_write_file(el_ctx *ctx, lock_doc *d, const char *path, char digest_
                             "cannot write the lock `%s`: a string in it is not valid UTF-8", path);
         el_detail_str(ctx, "reason", "lock_write_failed");
         return c;
+    }
+    /* A warm re-resolve mostly writes the lock it read: comparing costs a
+     * read; rewriting costs a temp file, two fsyncs and a rename. The mtime
+     * still moves, so `make`-style rules see the lock as rebuilt. */
+    if (holds(path, text, len) && utimensat(AT_FDCWD, path, NULL, 0) == 0) {
+        digest_of(text, len, digest_out);
+        free(text);
+        return EL_OK;
     }
     /* A name no other writer uses: several envlock processes may lock into
      * the same directory at once, and a stale temp from a crash is harmless. */
@@ -419,10 +464,7 @@ el_code lock_write_file(el_ctx *ctx, lock_doc *d, const char *path, char digest_
             close(dfd);
         }
         free(dir);
-        char hex[65];
-        sha256_hex(text, len, hex);
-        if (digest_out)
-            snprintf(digest_out, 72, "sha256:%s", hex);
+        digest_of(text, len, digest_out);
     }
     free(tmp);
     free(text);

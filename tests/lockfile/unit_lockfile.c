@@ -5,6 +5,7 @@
  * its digest, and lock_check() over each ecosystem's grammar edge cases.
  * Run as `unit_lockfile GROUP` (one ctest per group). */
 #include <dirent.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -475,6 +476,49 @@ static void test_atomic_write(void **state)
     el_ctx_free(ctx);
 }
 
+/* Writing the bytes the file already holds leaves the file (same inode, no
+ * temp file) but moves its mtime; different bytes replace it. */
+static void test_rewrite_same(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    char dir[] = "/tmp/el_lock_same_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *path = xasprintf("%s/envlock.lock", dir);
+    char d1[72], d2[72], d3[72];
+    lock_doc *a = gen_doc(7, 30);
+    lock_doc *b = gen_doc(8, 30);
+    assert_int_equal(lock_write_file(ctx, a, path, d1), EL_OK);
+    struct stat st1, st2, st3;
+    assert_int_equal(stat(path, &st1), 0);
+    struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+    assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
+    assert_int_equal(lock_write_file(ctx, a, path, d2), EL_OK);
+    assert_int_equal(stat(path, &st2), 0);
+    assert_string_equal(d1, d2);
+    assert_true(st2.st_ino == st1.st_ino && st2.st_dev == st1.st_dev); /* left in place */
+    assert_true(st2.st_mtim.tv_sec > 1000000000);                      /* but touched */
+    assert_int_equal(dir_entries(dir), 1);
+    assert_int_equal(lock_write_file(ctx, b, path, d3), EL_OK);
+    assert_int_equal(stat(path, &st3), 0);
+    assert_string_not_equal(d1, d3);
+    assert_true(st3.st_ino != st1.st_ino); /* replaced by the rename */
+    size_t len;
+    char *bytes = read_file(path, 1 << 24, &len);
+    size_t tlen;
+    char *t = text_of(b, &tlen);
+    assert_int_equal(tlen, len);
+    assert_memory_equal(t, bytes, len);
+    free(t);
+    free(bytes);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+    lock_doc_free(a);
+    lock_doc_free(b);
+    el_ctx_free(ctx);
+}
+
 static void test_digest(void **state)
 {
     (void)state;
@@ -832,7 +876,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest golden[] = { cmocka_unit_test(test_golden_sample) };
     const struct CMUnitTest roundtrip[] = { cmocka_unit_test(test_roundtrip_generated) };
     const struct CMUnitTest malformed[] = { cmocka_unit_test(test_malformed) };
-    const struct CMUnitTest atomic[] = { cmocka_unit_test(test_atomic_write) };
+    const struct CMUnitTest atomic[] = { cmocka_unit_test(test_atomic_write),
+                                         cmocka_unit_test(test_rewrite_same) };
     const struct CMUnitTest digest[] = { cmocka_unit_test(test_digest) };
     const struct CMUnitTest check[] = {
         cmocka_unit_test(test_check_unchanged), cmocka_unit_test(test_check_spec_target_options),
