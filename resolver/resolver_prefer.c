@@ -139,8 +139,9 @@ void resolver_prefer_jobs(rsv *r)
     if (!d || r->rq->upgrade_all)
         return;
     Pool *pool = r->pool;
-    Queue favs;
+    Queue favs, debs;
     queue_init(&favs);
+    queue_init(&debs);
     /* pypi (base, extra and installed copies) and npm: our side table */
     for (Id p = 2; p < pool->nsolvables; p++)
         if ((size_t)p < r->nsolv && r->solv[p].ours)
@@ -178,11 +179,18 @@ void resolver_prefer_jobs(rsv *r)
                 queue_pushunique(&same, p);
         }
         for (int k = 0; k < same.count; k++)
-            queue_pushunique(&favs, same.elements[k]);
+            queue_pushunique(&debs, same.elements[k]);
         queue_free(&same);
     }
-    /* last, so these favors outrank the ecosystems' own preferences */
+    /* last, so these favors outrank the ecosystems' own preferences; the
+     * locked Debian packages as ONE job: libsolv orders favored candidates
+     * by their job, so one job per package would let the lock's name order
+     * decide between two locked providers (sysvinit-utils over lsb-base);
+     * within one job apt's own choice (resolver_apt.c) still decides */
     for (int i = 0; i < favs.count; i++)
         queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE, favs.elements[i]);
+    if (debs.count)
+        queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE_ONE_OF, pool_queuetowhatprovides(pool, &debs));
     queue_free(&favs);
+    queue_free(&debs);
 }
