@@ -78,7 +78,8 @@ typedef struct cache_response {
     const char *content_type;  /* the response's Content-Type as sent
                                   ("text/html; charset=utf-8"), also on a
                                   cache hit (stored with the entry); NULL for
-                                  file:// and for entries older than it */
+                                  file:// (except a directory's index page)
+                                  and for entries older than it */
     bool from_cache;           /* no body came over the network this run */
     unsigned attempts;         /* network attempts made (0 for a cache hit) */
     el_code code;              /* EL_OK, or the failure (see the reasons above) */
@@ -223,7 +224,8 @@ typedef struct cache_meta {
                              was sent; or NULL */
     char *etag;           /* or NULL */
     char *last_modified;  /* or NULL */
-    char *content_type;   /* Content-Type of the response, or NULL */
+    char *content_type;   /* Content-Type of the response, or NULL (file://
+                           * has none, except a directory's index page) */
     int64_t max_age;      /* seconds from Cache-Control; -1 if none */
     int64_t fetched_ms;   /* wall clock of the fetch or last revalidation */
     bool immutable;
