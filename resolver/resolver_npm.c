@@ -5,7 +5,9 @@
  * (the `latest` dist-tag when it satisfies, non-deprecated versions), and
  * after the solve the node_modules layout: every edge bound to the highest
  * installed version satisfying it, each copy hoisted to the shallowest
- * place where no other version of its name is visible. */
+ * place where no other version of its name is visible. The previous lock's
+ * names are submitted to the loader before the first cache run as a
+ * prefetch; only names the crawl reaches count. */
 #include <stdlib.h>
 #include <string.h>
 

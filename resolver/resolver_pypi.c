@@ -4,7 +4,10 @@
  * `pypi:NAME` solvables with rank EVRs, extras as `pypi:NAME[EXTRA]`
  * solvables, the base's preinstalled dists in the installed repo, and every
  * Requires-Dist as a rank-interval dependency. Markers and Requires-Python
- * are decided here, against the target, before the pool sees anything. */
+ * are decided here, against the target, before the pool sees anything.
+ * The previous lock's names are handed to the loader before the first
+ * cache run as a prefetch (resolver_prefetch_locked()); only names the
+ * crawl reaches count. */
 #include <stdlib.h>
 #include <string.h>
 
