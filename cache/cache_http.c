@@ -22,7 +22,11 @@
 
 #include "cache.h"
 
-#define DEFAULT_PARALLEL 16
+/* Transfers in flight at once (and connections: over HTTP/2 they are
+ * streams of a few). A re-resolve revalidates a whole lock's pages in one
+ * batch (~80 for a mid-size npm tree), so the batch is latency-bound by
+ * N / this; uv allows 50, npm 15 sockets. */
+#define DEFAULT_PARALLEL 32
 #define DEFAULT_MAX_BYTES ((uint64_t)512 << 20)
 /* How long to wait for another process (or request) fetching the same URL
  * before fetching it ourselves; rename keeps the cache consistent either way. */

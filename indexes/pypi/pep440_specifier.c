@@ -251,8 +251,8 @@ static void spec_release(pypi_spec *sp)
 static bool spec_parse(const char *s, size_t len, pypi_spec *out, char **err)
 {
     char *item = xstrndup(s, len);
-    enum spec_op op;
-    const char *vs;
+    enum spec_op op = OP_EQ; /* set by match_spec() whenever it is read */
+    const char *vs = NULL;
     const char *e = match_spec(item, &op, &vs);
     if (!e || *e) {
         if (err) {
