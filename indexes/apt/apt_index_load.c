@@ -1,6 +1,7 @@
 /* apt_index_load.c — the apt loader: from sources to verified libsolv repos.
  * Fetches InRelease (or Release + Release.gpg) through the cache, verifies
- * the signature and the Release's promises (suite, Valid-Until, components,
+ * the signature (once per exact bytes and keyring: a good verdict is
+ * recorded in the cache, see apt_verify.c) and the Release's promises (suite, Valid-Until, components,
  * architectures), fetches each Packages index by-hash when offered and checks
  * its sha256 and size, parses it with repo_add_debpackages and caches the
  * parsed repo as a .solv blob keyed by the index's sha256, so a warm run
@@ -456,9 +457,12 @@ static void verify_pair(apt_suite_job *sj)
         return;
     }
     char *why = NULL;
+    /* the cached check: a Release + Release.gpg verified before (same
+     * bytes, same keyring) is not verified again (apt_verify.c) */
     apt_sig_result res = sj->src->trusted
                              ? APT_SIG_GOOD
-                             : apt_verify_detached(sj->keyring, sj->rel, sj->rel_n, sj->gpg, sj->gpg_n, &why);
+                             : apt_verify_detached_cached(l->c, sj->keyring, sj->rel, sj->rel_n,
+                                                          sj->gpg, sj->gpg_n, &why);
     if (res == APT_SIG_GOOD) {
         if (!sj->src->trusted)
             l->st.verified_detached++;
@@ -521,7 +525,10 @@ static void on_inrelease(cache *c, cache_response *r, void *user)
         accept_release(sj, text, len, false);
         return;
     }
-    apt_sig_result res = apt_verify_clearsigned(sj->keyring, r->body, r->len, &text, &len, &why);
+    /* gpgv runs only for bytes (or a keyring, or a gpgv) not verified
+     * before; Valid-Until is checked by accept_release() every time */
+    apt_sig_result res =
+        apt_verify_clearsigned_cached(l->c, sj->keyring, r->body, r->len, &text, &len, &why);
     if (res == APT_SIG_GOOD) {
         l->st.verified_inrelease++;
         accept_release(sj, text, len, true);

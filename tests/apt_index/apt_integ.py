@@ -446,6 +446,118 @@ with servers.Nginx(mir, work=os.path.join(tmp, "nginx")) as ng:
             check(rc == 1 and e.get("code") == "DL_ENV_SPEC_INVALID" and frag in e.get("message", "")
                   and e["detail"].get("field") == "packages.system.sources[1]",
                   "bad source %r -> SPEC_INVALID naming entry 2" % line, out)
+    elif CASE == "verdict_cache":
+        # a good signature verdict is recorded in the cache: a warm run
+        # starts no gpgv; other InRelease bytes, another keyring or another
+        # gpgv are verified again, and a failure is never recorded. gpgv is
+        # found on PATH, so a logging wrapper first on PATH counts the runs.
+        real = shutil.which("gpgv")
+        wrap = os.path.join(tmp, "wrap")
+        os.makedirs(wrap)
+        glog = os.path.join(tmp, "gpgv.log")
+        gw = os.path.join(wrap, "gpgv")
+        with open(gw, "w") as f:
+            f.write('#!/bin/sh\necho run >> "%s"\nexec "%s" "$@"\n' % (glog, real))
+        os.chmod(gw, 0o755)
+        env = dict(os.environ, PATH=wrap + os.pathsep + os.environ.get("PATH", ""))
+        vc = os.path.join(tmp, "vc")
+
+        def runs():
+            return len(open(glog).read().splitlines()) if os.path.exists(glog) else 0
+
+        def vload(*extra, cache=vc):
+            before = runs()
+            rc, j, out = run(["--cache-dir", cache] + list(extra), env=env)
+            return rc, j, out, runs() - before
+
+        rc, j1, out, n = vload(src(basic))
+        check(rc == 0 and n == 1 and j1["stats"]["verified_inrelease"] == 1, "cold: gpgv runs once", out)
+        rc, j2, out, n = vload(src(basic))
+        check(rc == 0 and n == 0 and j2["repos"][0]["signature_checked"]
+              and j2["repos"][0]["release_sha256"] == j1["repos"][0]["release_sha256"]
+              and j2["repos"][0]["packages"] == 9,
+              "warm: the recorded verdict is used, no gpgv (same Release identity)", out)
+        # a keyring with other bytes (the fixture key plus Debian's) that
+        # still holds the signer: verified again, then recorded for it too
+        deb = "/usr/share/keyrings/debian-archive-keyring.gpg"
+        kr2 = os.path.join(tmp, "kr2.gpg")
+        with open(kr2, "wb") as f:
+            f.write(open(KR, "rb").read() + (open(deb, "rb").read() if os.path.exists(deb) else open(KR, "rb").read()))
+        line2 = "deb [signed-by=%s] %s bookworm main" % (kr2, basic)
+        rc, j, out, n = vload(line2)
+        check(rc == 0 and n == 1, "another keyring content: gpgv runs again", out)
+        rc, j, out, n = vload(line2)
+        check(rc == 0 and n == 0, "... and its verdict is recorded too", out)
+        # a keyring without the signer, same InRelease bytes: refused, every time
+        other = os.path.join(tmp, "other.gpg")
+        if os.path.exists(deb):
+            shutil.copy(deb, other)
+        else:
+            open(other, "wb").close()
+        for i in (1, 2):
+            rc, j, out, n = vload("deb [signed-by=%s] %s bookworm main" % (other, basic))
+            check(rc == 1 and err_reason(j) == "bad_signature" and n == 1,
+                  "a keyring without the signer: gpgv runs and refuses (run %d)" % i, out)
+        # a tampered InRelease (same Release text under the fixture key's
+        # name, altered bytes): gpgv runs and refuses, every time
+        for i in (1, 2):
+            rc, j, out, n = vload(src(base + "deb-basic/apt-faults/badsig/"))
+            check(rc == 1 and err_reason(j) == "bad_signature" and n == 1,
+                  "tampered InRelease: gpgv runs and refuses (run %d)" % i, out)
+        d = copy_tree("verdict-tamper")
+        ir = os.path.join(d, "dists/bookworm/InRelease")
+        data = open(ir, "rb").read()
+        with open(ir, "wb") as f:
+            f.write(data.replace(b"Suite: bookworm", b"Suite: bookwerm", 1))
+        for i in (1, 2):
+            rc, j, out, n = vload(src(base + "verdict-tamper/"))
+            check(rc == 1 and err_reason(j) == "bad_signature" and n == 1,
+                  "a byte changed in a verified InRelease: gpgv runs and refuses (run %d)" % i, out)
+        # another gpgv (the wrapper rewritten): verified again
+        with open(gw, "a") as f:
+            f.write("# changed\n")
+        rc, j, out, n = vload(src(basic))
+        check(rc == 0 and n == 1, "another gpgv: verified again", out)
+        # Valid-Until is checked on every run, recorded verdict or not
+        e = base + "deb-basic/apt-faults/expired/"
+        ec = os.path.join(tmp, "vc-exp")
+        rc, j, out, n = vload("--now", "1704067300", src(e), cache=ec)
+        check(rc == 0 and n == 1, "not yet expired: verified and recorded", out)
+        rc, j, out, n = vload(src(e), cache=ec)
+        check(rc == 1 and err_reason(j) == "expired_release" and n == 0,
+              "warm, recorded verdict: still refused as expired", out)
+        # a damaged record is not trusted: gpgv runs (and records again)
+        recs = []
+        for dd, _dirs, files in os.walk(os.path.join(vc, "v1")):
+            for name in files:
+                p = os.path.join(dd, name)
+                with open(p, "rb") as f:
+                    if b'"url":"blob:apt-verdict/' in f.read(4096):
+                        recs.append(p)
+        check(len(recs) >= 2, "verdict records in the cache: %d" % len(recs), "")
+        for p in recs:
+            raw = open(p, "rb").read()
+            with open(p, "wb") as f:
+                f.write(raw.replace(b"verdict good", b"verdict gooe"))
+        rc, j, out, n = vload(src(basic))
+        check(rc == 0 and n == 1, "damaged records: gpgv runs again", out)
+        rc, j, out, n = vload(src(basic))
+        check(rc == 0 and n == 0, "... and the verdict is recorded again", out)
+        # Release + Release.gpg: a bad detached signature is refused on a
+        # warm cache too (the good one is recorded, the bad never)
+        dd = copy_tree("verdict-detached")
+        os.unlink(os.path.join(dd, "dists/bookworm/InRelease"))
+        rc, j, out, n = vload(src(base + "verdict-detached/"))
+        check(rc == 0 and j["stats"]["verified_detached"] == 1, "detached: verified", out)
+        rc, j, out, n = vload(src(base + "verdict-detached/"))
+        check(rc == 0 and j["repos"][0]["signature_checked"], "detached: warm", out)
+        rel = os.path.join(dd, "dists/bookworm/Release")
+        with open(rel, "a") as f:
+            f.write("X-Extra: 1\n")
+        for i in (1, 2):
+            rc, j, out, n = vload(src(base + "verdict-detached/"))
+            check(rc == 1 and err_reason(j) == "bad_signature",
+                  "detached: Release changed after signing refused (run %d)" % i, out)
     else:
         print("unknown case %s" % CASE)
         sys.exit(2)
