@@ -2,7 +2,11 @@
  * info, prune, and export/import as one tar+zstd archive (libarchive) with a
  * sha256 manifest. Import is all or nothing: members land in a temporary
  * directory inside the cache, are verified against the manifest and as
- * entries, and only then renamed into place. Never touches the network. */
+ * entries, and only then renamed into place. Never touches the network.
+ * Seals (<key>.seal beside a raw entry, see cache_store.c) are not entries:
+ * info does not count them, prune removes one together with its entry (and
+ * any whose entry is gone), and export/import skip them (an imported raw
+ * entry is sealed by its first full check). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +60,19 @@ static void count_entry(el_cache_stats *st, const cache_meta *m, const struct st
     st->body_bytes += m->size;
 }
 
+/* unlink_entry() : removes the entry file at `path` and its seal, if any
+ *  (a seal describes one inode; without its entry it is only litter). True
+ *  when the entry itself was removed. */
+static bool unlink_entry(const char *path)
+{
+    if (unlink(path) != 0)
+        return false;
+    char *seal = xasprintf("%s.seal", path);
+    unlink(seal);
+    free(seal);
+    return true;
+}
+
 static void visit(const char *path, const char *name, void *u)
 {
     walk_state *w = u;
@@ -85,13 +102,26 @@ static void visit(const char *path, const char *name, void *u)
         }
         return;
     }
+    if (n == 64 + 5 && strcmp(name + 64, ".seal") == 0) {
+        /* Not an entry. Prune removes a seal whose entry is gone (removed
+         * by a reader that found it corrupt, or by an older envlock). A
+         * seal written after its entry vanished is removed next time. */
+        if (w->prune) {
+            char *entry = xasprintf("%.*s", (int)(strlen(path) - 5), path);
+            struct stat es;
+            if (lstat(entry, &es) != 0 && errno == ENOENT)
+                unlink(path);
+            free(entry);
+        }
+        return;
+    }
     if (!is_key(name))
         return;
     cache_meta m;
     cache_meta_init(&m);
     if (!cache_entry_read_meta(path, &m)) {
         if (w->prune) {
-            if (unlink(path) == 0)
+            if (unlink_entry(path))
                 w->st->corrupt++;
         } else {
             w->st->corrupt++;
@@ -101,7 +131,7 @@ static void visit(const char *path, const char *name, void *u)
     if (!w->prune) {
         count_entry(w->st, &m, &sb);
     } else if (w->all || (!m.immutable && m.fetched_ms < w->cutoff_ms)) {
-        if (unlink(path) == 0)
+        if (unlink_entry(path))
             count_entry(w->st, &m, &sb);
     }
     cache_meta_clear(&m);
@@ -162,6 +192,8 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Entries only: locks, temp files and seals stay behind (a seal describes
+ * the inode of this cache's file, meaningless in another cache). */
 static void collect(const char *path, const char *name, void *u)
 {
     if (is_key(name))
@@ -508,6 +540,10 @@ el_code el_cache_import(el_ctx *ctx, const el_cache_options *o, const char *file
         mkdir(sub, 0777);
         char *from = xasprintf("%s/%s", tmpdir, ms[j].key);
         char *to = cache_entry_path(dir, ms[j].key, NULL);
+        /* the seal of an entry being replaced describes the old inode */
+        char *seal = cache_entry_path(dir, ms[j].key, ".seal");
+        unlink(seal);
+        free(seal);
         if (rename(from, to) != 0) {
             rc = el_fail(ctx, EL_INTERNAL, "cannot move %s into the cache: %s", to, strerror(errno));
             el_detail_str(ctx, "path", to);

@@ -530,6 +530,114 @@ static void test_prune(void **state)
     free(dir);
 }
 
+/* Seals are not entries: info does not count them, prune removes a blob's
+ * seal with the blob (and a seal whose entry is gone), export carries none
+ * and import leaves none stale; an imported blob is sealed again by its
+ * first full check. */
+static void test_prune_seals(void **state)
+{
+    (void)state;
+    char *dir = mkdir_tmp();
+    el_cache_options o = { 0 };
+    o.dir = dir;
+    o.no_mirror_config = true;
+    o.quiet = true;
+    el_ctx *ctx = el_ctx_new();
+    cache *c = cache_open(ctx, &o);
+    assert_non_null(c);
+    assert_true(cache_blob_put(c, "t/a", "blob a", 6));
+    assert_true(cache_blob_put(c, "t/b", "blob b", 6));
+    cache_store *s = cache_store_open(ctx, dir);
+    put(s, "https://h/page", "page", false, cache_now_ms());
+    cache_store_close(s);
+    char *pa = blob_path(dir, "t/a"), *pb = blob_path(dir, "t/b");
+    char *sa = xasprintf("%s.seal", pa), *sb = xasprintf("%s.seal", pb);
+    assert_int_equal(access(sa, F_OK), 0);
+    assert_int_equal(access(sb, F_OK), 0);
+    el_cache_stats st;
+    assert_int_equal(el_cache_info(ctx, &o, &st), EL_OK);
+    assert_int_equal(st.entries, 3); /* two blobs and a page; seals are not counted */
+    assert_int_equal(st.corrupt, 0);
+    assert_int_equal(st.temp_files, 0);
+
+    /* export skips seals; import into a cache whose copy of blob a is
+     * sealed replaces the entry and drops the old seal */
+    char *arc = xasprintf("%s/x.tar.zst", dir);
+    assert_int_equal(el_cache_export(ctx, &o, arc, &st), EL_OK);
+    assert_int_equal(st.entries, 3);
+    char *cmd = xasprintf("zstd -dcq '%s' | tar -t | grep -c seal", arc);
+    FILE *p = popen(cmd, "r");
+    int nseal = -1;
+    assert_int_equal(fscanf(p, "%d", &nseal), 1);
+    pclose(p);
+    free(cmd);
+    assert_int_equal(nseal, 0);
+    char *dst = mkdir_tmp();
+    el_cache_options od = o;
+    od.dir = dst;
+    cache *cd = cache_open(ctx, &od);
+    assert_non_null(cd);
+    assert_true(cache_blob_put(cd, "t/a", "blob a", 6));
+    char *dpa = blob_path(dst, "t/a");
+    char *dsa = xasprintf("%s.seal", dpa);
+    free(dpa);
+    assert_int_equal(access(dsa, F_OK), 0);
+    assert_int_equal(el_cache_import(ctx, &od, arc, &st), EL_OK);
+    assert_int_equal(st.entries, 3);
+    assert_int_not_equal(access(dsa, F_OK), 0); /* the replaced entry's seal is gone */
+    assert_int_equal(count_files(dst, "*.seal"), 0);
+    size_t len = 0;
+    FILE *f = cache_blob_open(cd, "t/a", &len); /* full check, sealed again */
+    assert_non_null(f);
+    assert_int_equal(len, 6);
+    fclose(f);
+    assert_int_equal(access(dsa, F_OK), 0);
+    assert_int_equal(el_cache_info(ctx, &od, &st), EL_OK);
+    assert_int_equal(st.entries, 3);
+    cache_close(cd);
+
+    /* a seal whose entry is gone: not counted, removed by prune */
+    assert_int_equal(unlink(pb), 0);
+    assert_int_equal(el_cache_info(ctx, &o, &st), EL_OK);
+    assert_int_equal(st.entries, 2);
+    assert_int_equal(el_cache_prune(ctx, &o, 30, false, &st), EL_OK);
+    assert_int_equal(st.entries, 0);
+    assert_int_not_equal(access(sb, F_OK), 0);
+    assert_int_equal(access(sa, F_OK), 0); /* blob a is kept, and its seal */
+    /* prune --all removes the blob and its seal */
+    assert_int_equal(el_cache_prune(ctx, &o, 30, true, &st), EL_OK);
+    assert_int_equal(st.entries, 2);
+    assert_int_not_equal(access(pa, F_OK), 0);
+    assert_int_not_equal(access(sa, F_OK), 0);
+    assert_int_equal(count_files(dir, "*.seal"), 0);
+    assert_int_equal(el_cache_info(ctx, &o, &st), EL_OK);
+    assert_int_equal(st.entries, 0);
+    /* a corrupt blob removed by prune takes its seal along */
+    assert_true(cache_blob_put(c, "t/a", "blob a", 6));
+    assert_int_equal(access(sa, F_OK), 0);
+    FILE *w = fopen(pa, "wb");
+    assert_non_null(w);
+    fputs("not an entry", w);
+    fclose(w);
+    assert_int_equal(el_cache_prune(ctx, &o, 30, false, &st), EL_OK);
+    assert_int_equal(st.corrupt, 1);
+    assert_int_not_equal(access(pa, F_OK), 0);
+    assert_int_not_equal(access(sa, F_OK), 0);
+
+    cache_close(c);
+    el_ctx_free(ctx);
+    rm_rf(dir);
+    rm_rf(dst);
+    free(dsa);
+    free(dst);
+    free(arc);
+    free(pa);
+    free(pb);
+    free(sa);
+    free(sb);
+    free(dir);
+}
+
 static char *make_cache_with_entries(void)
 {
     char *dir = mkdir_tmp();
@@ -885,6 +993,7 @@ int main(void)
         cmocka_unit_test(test_blob_seal),
         cmocka_unit_test(test_corrupt),
         cmocka_unit_test(test_prune),
+        cmocka_unit_test(test_prune_seals),
         cmocka_unit_test(test_export_import),
         cmocka_unit_test(test_import_tampered),
         cmocka_unit_test(test_mirrors),
