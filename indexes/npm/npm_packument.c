@@ -537,11 +537,16 @@ static void read_version(pctx *x, npm_version *v, json_object *man)
         if (!npm_time_parse(v->time, &v->time_ms))
             v->time_ms = INT64_MIN;
     }
-    if (x->have_cutoff) {
+    /* npm's rule for --before (npm-pick-manifest): a version is kept unless
+     * its `time` entry shows it was published after the cutoff. A version
+     * with no entry, or a document with no `time` object at all, is kept:
+     * nothing says it is newer. An entry that is not a date compares false
+     * there and so drops the version; here that is "no_publish_time".
+     * (PyPI differs on purpose: an undated file is out, as uv has it.) */
+    if (x->have_cutoff && v->time) {
         if (v->time_ms == INT64_MIN)
             exclude(x, v, NPM_EX_NO_PUBLISH_TIME,
-                    "the packument gives no publish time for it, so it cannot be shown to "
-                    "predate the cutoff %s",
+                    "its publish time `%s` is not a date to compare with the cutoff %s", v->time,
                     x->t->cutoff);
         else if (v->time_ms > x->cutoff_ms)
             exclude(x, v, NPM_EX_AFTER_CUTOFF, "published %s, after the cutoff %s", v->time,

@@ -13,9 +13,12 @@
  *
  * Reason ids of excluded candidates (stable; each comes with a sentence):
  *   invalid_version    the files' version is not PEP 440
- *   after_cutoff       every file was uploaded after exclude_newer (a file
- *                      without an upload time, as on PEP 503 HTML pages,
- *                      is kept: nothing says it is newer)
+ *   no_upload_time     a cutoff is set and no file gives an upload time to
+ *                      compare with it (every PEP 503 HTML page; PEP 691 JSON
+ *                      without PEP 700 upload-time): out, as uv has it, since
+ *                      nothing shows the file predates the cutoff
+ *   after_cutoff       every dated file was uploaded after exclude_newer
+ *                      (the undated ones were dropped just before)
  *   yanked             every remaining file is yanked (PEP 592; with reason)
  *   requires_python    Requires-Python (page or metadata) excludes the target
  *   no_compatible_wheel  no wheel for the target's tags and no sdist

@@ -346,12 +346,39 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
         c->why = arena_sprintf(a, "`%s` is not a valid PEP 440 version", c->version);
         return;
     }
-    /* Per file, in order: cutoff, yanked, requires-python, tags. A version
-     * is excluded for the step that removed its last file. */
+    /* Per file, in order: no upload time (under a cutoff), cutoff, yanked,
+     * requires-python, tags. A version is excluded for the step that removed
+     * its last file, so one with an undated file and a file after the cutoff
+     * reads "after_cutoff" whatever order the page lists them in. */
     size_t left = c->nartifacts;
+    if (t->cutoff_s != INT64_MAX) {
+        /* uv's rule: with a cutoff, a file the page gives no upload time
+         * for (every PEP 503 HTML page; JSON without PEP 700 upload-time, or
+         * with one that is not RFC 3339) cannot be shown to predate it, so it
+         * is out; admitting it would let anything published since in. */
+        const char *bad_time = NULL;
+        for (size_t i = 0; i < c->nartifacts; i++) {
+            pypi_artifact *ar = &c->artifacts[i];
+            if (ar->file->upload_s == INT64_MIN) {
+                ar->dropped = "no_upload_time";
+                if (ar->file->upload_time && (!bad_time || strcmp(ar->file->upload_time, bad_time) < 0))
+                    bad_time = ar->file->upload_time;
+                left--;
+            }
+        }
+        if (!left) {
+            c->excluded = "no_upload_time";
+            c->why = bad_time ? arena_sprintf(a, "upload time `%s` is not an RFC 3339 time to "
+                                                 "compare with the cutoff %s",
+                                              bad_time, t->exclude_newer)
+                              : arena_sprintf(a, "no upload time to compare with the cutoff %s",
+                                              t->exclude_newer);
+            return;
+        }
+    }
     for (size_t i = 0; i < c->nartifacts; i++) {
         pypi_artifact *ar = &c->artifacts[i];
-        if (ar->file->upload_s != INT64_MIN && ar->file->upload_s > t->cutoff_s) {
+        if (!ar->dropped && ar->file->upload_s > t->cutoff_s) {
             ar->dropped = "after_cutoff";
             left--;
         }

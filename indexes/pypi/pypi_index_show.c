@@ -107,7 +107,8 @@ static void render_text(const pypi_project *p, const pypi_target *t, strbuf *out
             p->format == PYPI_PAGE_JSON ? "PEP 691 JSON" : "PEP 503 HTML");
     sb_addf(out, "target: CPython %s on %s", t->owned_[0], pypi_tags_platform(t->tags));
     if (t->exclude_newer)
-        sb_addf(out, ", files uploaded after %s excluded", t->exclude_newer);
+        sb_addf(out, ", files uploaded after %s or without an upload time excluded",
+                t->exclude_newer);
     sb_adds(out, "\n");
     size_t nusable = 0, nexcl = 0;
     for (size_t i = 0; i < p->ncands; i++)

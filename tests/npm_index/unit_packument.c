@@ -112,11 +112,13 @@ static void test_full_cutoff(void **state)
     npm_packument *p = parse_ok(FULL, "zod", &t);
     assert_true(p->full);
     assert_string_equal(p->modified, "2024-06-10T00:00:00.000Z");
-    assert_int_equal(p->ncandidates, 2);
-    assert_string_equal(p->versions[0].version, "3.23.8");
-    assert_string_equal(p->versions[0].time, "2024-05-02T12:00:00.000Z");
-    assert_string_equal(p->versions[2].version, "3.25.0");
-    assert_int_equal(p->versions[2].excluded, NPM_EX_NO_PUBLISH_TIME);
+    /* 3.25.0 has no `time` entry: kept, as npm's --before keeps it */
+    assert_int_equal(p->ncandidates, 3);
+    assert_string_equal(p->versions[0].version, "3.25.0");
+    assert_null(p->versions[0].time);
+    assert_int_equal(p->versions[0].excluded, NPM_EX_NONE);
+    assert_string_equal(p->versions[1].version, "3.23.8");
+    assert_string_equal(p->versions[1].time, "2024-05-02T12:00:00.000Z");
     assert_string_equal(p->versions[3].version, "3.24.0");
     assert_int_equal(p->versions[3].excluded, NPM_EX_AFTER_CUTOFF);
     assert_string_equal(npm_exclusion_id(p->versions[3].excluded), "after_cutoff");
@@ -128,10 +130,19 @@ static void test_full_cutoff(void **state)
     assert_int_equal(p->ncandidates, 4);
     npm_packument_free(p);
 
-    /* an abbreviated document cannot satisfy a cutoff */
+    /* a document without `time` (abbreviated) filters nothing, as in npm */
     p = parse_ok(ABBREV, "zod", &t);
+    assert_int_equal(p->ncandidates, p->nversions);
+    npm_packument_free(p);
+
+    /* a `time` entry that is not a date drops its version */
+    p = parse_ok("{\"name\":\"zod\",\"time\":{\"3.22.4\":\"last tuesday\"},"
+                 "\"versions\":{\"3.22.4\":{\"version\":\"3.22.4\"," DIST("zod", "3.22.4") "}}}",
+                 "zod", &t);
     assert_int_equal(p->ncandidates, 0);
     assert_int_equal(p->versions[0].excluded, NPM_EX_NO_PUBLISH_TIME);
+    assert_string_equal(npm_exclusion_id(p->versions[0].excluded), "no_publish_time");
+    assert_non_null(strstr(p->versions[0].why, "`last tuesday`"));
     npm_packument_free(p);
 
     /* a bad cutoff is refused */
