@@ -1,7 +1,8 @@
 /* resolver_prefer.c — an existing lock as a preference (issue 4: "re-resolving
  * keeps every locked version that still fits"). Owns three things: which
  * locked packages still count (everything but the names --upgrade-package
- * frees; with --upgrade the request carries no previous lock at all), the
+ * frees; with --upgrade none: rq->previous is then the old lock read as a
+ * prefetch list only, see resolver_locked() and resolver_prefer_jobs()), the
  * PyPI metadata window that must reach back to a locked version so that its
  * solvable exists, and the SOLVER_FAVOR jobs for the locked versions of all
  * three ecosystems. Favor jobs only steer choices: a locked version that no
@@ -73,7 +74,9 @@ const lock_package *resolver_locked(const rsv *r, const char *eco, const char *n
 void resolver_prefetch_locked(rsv *r, const char *eco, void (*submit)(rsv *r, const char *name))
 {
     /* deliberately not resolver_locked(): a freed name is still likely to be
-     * reached, and a prefetch changes nothing the crawl decides */
+     * reached, and a prefetch changes nothing the crawl decides; for the same
+     * reason this holds under --upgrade too (upgrade_all set, previous the
+     * old lock carried for this alone) */
     const lock_doc *d = r->rq->previous;
     for (size_t i = 0; d && i < d->n_packages; i++) {
         const lock_package *p = &d->packages[i];

@@ -117,6 +117,12 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
             goto out_text;
         }
         res->kept_previous = true;
+    } else if (o->upgrade_all && file_exists(res->lock_path)) {
+        /* --upgrade: the lock is no preference, only a list of names to
+         * prefetch; one that cannot be read means no prefetch, not an error */
+        previous = lock_read_file(ctx, res->lock_path);
+        if (!previous)
+            el_ctx_clear(ctx);
     }
 #else
     void *previous = NULL;
@@ -128,7 +134,8 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
         .spec_len = text_len,
         .spec_opts = o->spec_opts,
         .exclude_newer = res->exclude_newer[0] ? res->exclude_newer : NULL,
-        .previous = previous,
+        .previous = o->upgrade_all ? NULL : previous,
+        .prefetch = o->upgrade_all ? previous : NULL,
         .upgrade_all = o->upgrade_all,
         .upgrade = o->upgrade,
         .n_upgrade = o->n_upgrade,

@@ -334,7 +334,13 @@ el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_sp
 
     if (o) {
         rq->exclude_newer = o->exclude_newer ? arena_strdup(r->mem, o->exclude_newer) : NULL;
-        rq->previous = o->upgrade_all ? NULL : o->previous;
+        /* With --upgrade the request still carries the old lock, but only
+         * as a prefetch list: resolver.h's contract is that upgrade_all
+         * ignores `previous` as a preference, and resolver_prefer.c reads it
+         * then only in resolver_prefetch_locked() (the names the crawl's
+         * first cache run revalidates together). The lock and the answer
+         * are the same as with no lock at all. */
+        rq->previous = o->upgrade_all ? o->prefetch : o->previous;
         rq->upgrade_all = o->upgrade_all;
         rq->upgrade = o->upgrade;
         rq->n_upgrade = o->n_upgrade;

@@ -40,7 +40,10 @@ typedef struct target_request_options {
     size_t spec_len;
     const el_spec_options *spec_opts;
     const char *exclude_newer;    /* already normalized, or NULL */
-    const lock_doc *previous;
+    const lock_doc *previous;     /* the existing lock as a preference, or NULL */
+    const lock_doc *prefetch;     /* with upgrade_all: the existing lock, for
+                                     prefetching its names only (never a
+                                     preference), or NULL */
     bool upgrade_all;
     const char *const *upgrade;
     size_t n_upgrade;

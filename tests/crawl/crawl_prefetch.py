@@ -16,7 +16,14 @@ prefetch.scn: three PyPI levels and four npm levels below the roots.
    level per cache run needs four here;
 5. spec B with L in place, --offline, on the cache of 3 (which never saw
    the bystanders or the ghosts): those prefetches miss, silently; F's bytes;
-6. spec B with its own lock in place: the same bytes, one network run.
+6. spec B with its own lock in place: the same bytes, one network run;
+7. --upgrade: lock C (spec A with pf-app==1.0, resolved in 1) in place,
+   spec B with --upgrade on the warm cache: the lock is still read, but only
+   to prefetch its names, never as a preference: the bytes of spec B
+   --upgrade with no lock at all (pf-app 1.1, not C's 1.0), every page C
+   names asked for once, one network run; --upgrade-package pf-app the same
+   way (one network run, pf-app 1.1); and with --upgrade a lock that cannot
+   be read is no prefetch, not an error.
 
 Exit 0 pass, 1 fail, 77 skip (no nginx). Standard library only."""
 
@@ -185,6 +192,13 @@ def scenario(envlock, work, m):
     if st != 0:
         fail("resolving spec A exited %d:\n%s" % (st, err))
         return 1
+    spec_c = r.spec("c", ["pf-app==1.0", "pf-bystander", "pf-ghost"],
+                    ["pf-web", "pf-bystander", "pf-ghost"])
+    lock_c = os.path.join(work, "c.lock")
+    st, err, _ = r.resolve(spec_c, lock_c, "cache-warm")
+    if st != 0:
+        fail("resolving spec C exited %d:\n%s" % (st, err))
+        return 1
     prev = read(lock_a)
     prev_pages = lock_pages(prev.decode())
     want_names = ["pf-app", "pf-lib-a", "pf-lib-b", "pf-lib-c", "pf-bystander", "pf-ghost",
@@ -260,8 +274,72 @@ def scenario(envlock, work, m):
                 fail("re-resolving spec B with its own lock changed the bytes")
             check_one_network_run("re-resolve with its own lock", runs)
 
+    upgrade_cases(r, work, log, lock_c)
     print("%d failure(s)" % len(FAILS) if FAILS else "ok")
     return 1 if FAILS else 0
+
+
+def upgrade_cases(r, work, log, lock_c):
+    """Step 7: the old lock as a prefetch list only, under --upgrade and
+    --upgrade-package."""
+    spec_b = os.path.join(work, "b.yaml")
+    old_app = b"pf_app-1.0-py3-none-any.whl"
+    c_text = read(lock_c)
+    if old_app not in c_text:
+        fail("lock C should lock pf-app 1.0")
+    c_pages = lock_pages(c_text.decode())
+    lock_u0 = os.path.join(work, "upgrade-fresh.lock")
+    st, err, _ = r.resolve(spec_b, lock_u0, "cache-fresh", "--upgrade")
+    if st != 0:
+        fail("spec B --upgrade without a lock exited %d:\n%s" % (st, err))
+        return
+    want = read(lock_u0)
+    if old_app in want:
+        fail("spec B --upgrade without a lock locked pf-app 1.0")
+
+    lock_u = os.path.join(work, "upgrade.lock")
+    shutil.copyfile(lock_c, lock_u)
+    open(log, "w").close()
+    st, err, runs = r.resolve(spec_b, lock_u, "cache-warm", "--upgrade")
+    if st != 0:
+        fail("spec B --upgrade with lock C in place exited %d:\n%s" % (st, err))
+    else:
+        if read(lock_u) != want:
+            fail("--upgrade with lock C in place gives other bytes than --upgrade without a "
+                 "lock (the prefetch list acted as a preference?)")
+        check_one_network_run("--upgrade with lock C", runs)
+        paths = [p for p, _ in requests(log)]
+        missing = sorted(p for p in c_pages if p not in paths)
+        if missing:
+            fail("--upgrade never asked for pages lock C names (no prefetch?): %s" % missing)
+        dup = sorted({p for p in paths if paths.count(p) > 1})
+        if dup:
+            fail("--upgrade: pages asked for more than once: %s" % dup)
+
+    lock_p = os.path.join(work, "upgrade-package.lock")
+    shutil.copyfile(lock_c, lock_p)
+    open(log, "w").close()
+    st, err, runs = r.resolve(spec_b, lock_p, "cache-warm", "--upgrade-package", "pf-app")
+    if st != 0:
+        fail("spec B --upgrade-package pf-app with lock C in place exited %d:\n%s" % (st, err))
+    else:
+        if old_app in read(lock_p):
+            fail("--upgrade-package pf-app kept pf-app 1.0")
+        check_one_network_run("--upgrade-package with lock C", runs)
+        paths = [p for p, _ in requests(log)]
+        missing = sorted(p for p in c_pages if p not in paths)
+        if missing:
+            fail("--upgrade-package never asked for pages lock C names: %s" % missing)
+
+    lock_bad = os.path.join(work, "unreadable.lock")
+    with open(lock_bad, "w") as f:
+        f.write("this: [is not a lock\n")
+    st, err, runs = r.resolve(spec_b, lock_bad, "cache-warm", "--upgrade")
+    if st != 0:
+        fail("--upgrade over an unreadable lock exited %d (it is no prefetch, not an "
+             "error):\n%s" % (st, err))
+    elif read(lock_bad) != want:
+        fail("--upgrade over an unreadable lock gives other bytes than without a lock")
 
 
 if __name__ == "__main__":
