@@ -180,6 +180,14 @@ def case_html_nginx(tmp):
         again = e.show("requests")
         check(again["format"] == "html" and again["from_cache"], "cached page keeps its type: %s"
               % {k: again.get(k) for k in ("format", "from_cache")})
+        # a cutoff: an HTML page has no upload times, so no file can be shown
+        # to predate it and every version is out (uv's rule)
+        cut = e.show("requests", "--exclude-newer", "2026-01-01T00:00:00Z")
+        check(not cut["candidates"] and cut["excluded"], "HTML + cutoff: nothing usable")
+        check(all(c["reason"] == "no_upload_time" and
+                  c["message"] == "no upload time to compare with the cutoff 2026-01-01T00:00:00Z"
+                  for c in cut["excluded"]),
+              "HTML + cutoff: no_upload_time: %s" % [(c["version"], c["reason"]) for c in cut["excluded"]])
     finally:
         e.close()
 
