@@ -273,6 +273,14 @@ FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
 el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
                         const void *body, size_t len);
 
+/* cache_store_refresh() :
+ *  As cache_store_put() for an entry whose body is unchanged (metadata
+ *  refreshed by a 304), without the fsyncs: a crash may leave the old entry
+ *  or a torn one (which reads as corrupt and is refetched), never wrong
+ *  bytes under a valid entry. */
+el_code cache_store_refresh(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
+                            const void *body, size_t len);
+
 /* The write path in steps, for put() and for tests that kill a writer half
  * way: begin creates the temp file, write appends raw bytes of the entry
  * file, commit makes it visible, abort removes the temp file. */

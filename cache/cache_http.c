@@ -899,7 +899,7 @@ static void finish(xfer *x, CURLcode rc)
             x->cached.content_type = ct;
         }
         el_ctx *ctx = el_ctx_new();
-        cache_store_put(c->store, ctx, x->key, &x->cached, x->cached_body, x->cached_len);
+        cache_store_refresh(c->store, ctx, x->key, &x->cached, x->cached_body, x->cached_len);
         el_ctx_free(ctx);
         succeed(x, x->cached_body, x->cached_len, &x->cached, true, final_url);
         free(final_url);

@@ -43,6 +43,7 @@ struct cache_writer {
     int fd;
     struct stat st;  /* of the committed file, after the rename */
     bool have_st;
+    bool lazy;       /* no fsyncs: see cache_store_refresh() */
 };
 
 /* Counts `n` bytes written directly past sb->len (within sb_grow's room);
@@ -412,8 +413,8 @@ cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m
  * reason, and the one consumer of big blobs, the apt loader, drops and
  * refetches a blob libsolv refuses. The sha256 in the metadata is still
  * checked by cache_blob_get(), prune and import. A seal is an optimisation
- * only: a lost or stale one costs one full CRC. `cache prune` leaves seals
- * alone (they are not entries); one whose entry is gone describes nothing. */
+ * only: a lost or stale one costs one full CRC. `cache prune` removes a
+ * seal with its entry (and one whose entry is gone). */
 #define SEAL_MAGIC "envlock-seal 1"
 #define SEAL_EDGE ((size_t)64 << 10)
 #define SEAL_MAX 256
@@ -678,7 +679,7 @@ void cache_writer_abort(cache_writer *w)
  * whatever another writer renames over the name meanwhile. */
 static el_code writer_commit(cache_writer *w, el_ctx *ctx)
 {
-    if (fsync(w->fd) != 0) {
+    if (!w->lazy && fsync(w->fd) != 0) {
         el_fail(ctx, EL_INTERNAL, "cannot write %s: %s", w->tmp, strerror(errno));
         el_detail_str(ctx, "path", w->tmp);
         return EL_INTERNAL;
@@ -693,7 +694,8 @@ static el_code writer_commit(cache_writer *w, el_ctx *ctx)
     w->have_st = fstat(w->fd, &w->st) == 0;
     close(w->fd); /* after fsync, a close error loses nothing */
     w->fd = -1;
-    fsync_dir(w->subdir); /* durability only; the rename already happened */
+    if (!w->lazy)
+        fsync_dir(w->subdir); /* durability only; the rename already happened */
     return EL_OK;
 }
 
@@ -704,8 +706,8 @@ el_code cache_writer_commit(cache_writer *w, el_ctx *ctx)
     return rc;
 }
 
-el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
-                        const void *body, size_t len)
+static el_code store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
+                         const void *body, size_t len, bool lazy)
 {
     strbuf sb = STRBUF_INIT;
     cache_entry_encode(m, body, len, &sb);
@@ -714,6 +716,7 @@ el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta
         sb_release(&sb);
         return EL_INTERNAL;
     }
+    w->lazy = lazy;
     if (!cache_writer_write(w, sb.buf, sb.len)) {
         el_fail(ctx, EL_INTERNAL, "cannot write %s: %s", w->tmp, strerror(errno));
         el_detail_str(ctx, "path", w->tmp);
@@ -730,6 +733,24 @@ el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta
     sb_release(&sb);
     cache_writer_abort(w);
     return rc;
+}
+
+el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
+                        const void *body, size_t len)
+{
+    return store_put(s, ctx, key, m, body, len, false);
+}
+
+/* A refresh rewrites an entry whose body is the one already stored (a 304:
+ * new fetch time, maybe new freshness headers) without fsyncs: the rename
+ * is still atomic for readers, and if a crash loses the new bytes the old
+ * entry or a torn one is what remains — the old one is merely stale, a
+ * torn one fails its checks and is refetched. A revalidating run does one
+ * refresh per page, so two fsyncs each were most of its time. */
+el_code cache_store_refresh(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
+                            const void *body, size_t len)
+{
+    return store_put(s, ctx, key, m, body, len, true);
 }
 
 int cache_store_lock(cache_store *s, const char *key, bool *busy)

@@ -37,7 +37,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=${1:-$root/build}
+build=$(cd "${1:-$root/build}" && pwd)
 runs=${BENCH_RUNS:-5}
 sizes=${BENCH_SIZES:-"40:20 100:100 150:200 40:20:10"}
 pip_timeout=${BENCH_PIP_TIMEOUT:-300}
