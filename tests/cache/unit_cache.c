@@ -140,6 +140,18 @@ static char *blob_path(const char *dir, const char *name)
     return cache_entry_path(dir, key, NULL);
 }
 
+/* A cache on `dir` with no mirrors, no config file and no progress line. */
+static cache *open_plain(el_ctx *ctx, const char *dir)
+{
+    el_cache_options o = { 0 };
+    o.dir = dir;
+    o.no_mirror_config = true;
+    o.quiet = true;
+    cache *c = cache_open(ctx, &o);
+    assert_non_null(c);
+    return c;
+}
+
 /* Raw blobs: read in place through cache_blob_open(), still readable by
  * cache_blob_get(), and any damage (a flipped byte, a torn tail, extra bytes)
  * is caught by the CRC/size check and the entry removed. */
@@ -147,13 +159,8 @@ static void test_blob_raw(void **state)
 {
     (void)state;
     char *dir = mkdir_tmp();
-    el_cache_options o = { 0 };
-    o.dir = dir;
-    o.no_mirror_config = true;
-    o.quiet = true;
     el_ctx *ctx = el_ctx_new();
-    cache *c = cache_open(ctx, &o);
-    assert_non_null(c);
+    cache *c = open_plain(ctx, dir);
     size_t n = 300000;
     unsigned char *data = xmalloc(n);
     for (size_t i = 0; i < n; i++)
@@ -254,13 +261,8 @@ static void test_blob_seal(void **state)
 {
     (void)state;
     char *dir = mkdir_tmp();
-    el_cache_options o = { 0 };
-    o.dir = dir;
-    o.no_mirror_config = true;
-    o.quiet = true;
     el_ctx *ctx = el_ctx_new();
-    cache *c = cache_open(ctx, &o);
-    assert_non_null(c);
+    cache *c = open_plain(ctx, dir);
     size_t n = 400000; /* well past the two 64 KiB edges the seal CRCs */
     unsigned char *data = xmalloc(n);
     for (size_t i = 0; i < n; i++)
@@ -538,13 +540,10 @@ static void test_prune_seals(void **state)
 {
     (void)state;
     char *dir = mkdir_tmp();
+    el_ctx *ctx = el_ctx_new();
+    cache *c = open_plain(ctx, dir);
     el_cache_options o = { 0 };
     o.dir = dir;
-    o.no_mirror_config = true;
-    o.quiet = true;
-    el_ctx *ctx = el_ctx_new();
-    cache *c = cache_open(ctx, &o);
-    assert_non_null(c);
     assert_true(cache_blob_put(c, "t/a", "blob a", 6));
     assert_true(cache_blob_put(c, "t/b", "blob b", 6));
     cache_store *s = cache_store_open(ctx, dir);
