@@ -102,7 +102,8 @@ typedef enum npm_exclusion {
     NPM_EX_INVALID_MANIFEST,   /* "invalid_manifest": a field has the wrong type */
     NPM_EX_MISSING_DIST,       /* "missing_dist": no dist.tarball */
     NPM_EX_AFTER_CUTOFF,       /* "after_cutoff" */
-    NPM_EX_NO_PUBLISH_TIME,    /* "no_publish_time": a cutoff, but no time for it */
+    NPM_EX_NO_PUBLISH_TIME,    /* "no_publish_time": a cutoff, and its time entry is
+                                  not a date (a missing entry is kept, as npm does) */
     NPM_EX_OS_MISMATCH,        /* "os_mismatch" */
     NPM_EX_CPU_MISMATCH,       /* "cpu_mismatch" */
     NPM_EX_LIBC_MISMATCH       /* "libc_mismatch" */
