@@ -45,9 +45,12 @@ typedef struct cache cache;
 /* ---- the engine ---- */
 
 /* cache_open() :
- *  Opens (creating if needed) the cache directory `o` selects and prepares
- *  the HTTP engine (one libcurl multi handle and one share handle for DNS,
- *  connections and TLS sessions). Borrows nothing from `o` after returning.
+ *  Opens (creating if needed) the cache directory `o` selects. The HTTP
+ *  engine (libcurl, loaded with dlopen, one multi handle and one share
+ *  handle for DNS, connections and TLS sessions) is set up only when a
+ *  request first needs a transfer; if libcurl.so.4 cannot be loaded then,
+ *  that cache_run() returns EL_INTERNAL. Borrows nothing from `o` after
+ *  returning.
  *  NULL after recording a failure (unusable directory: EL_INTERNAL with
  *  detail.path; malformed mirror: EL_USAGE with detail.mirror). */
 cache *cache_open(el_ctx *ctx, const el_cache_options *o);
@@ -336,9 +339,13 @@ char *cache_mirrors_rewrite(const cache_mirrors *m, const char *url);
  *  the canonical prefix it stands for (malloc'd; a copy when none applies). */
 char *cache_mirrors_unrewrite(const cache_mirrors *m, const char *url);
 
-/* cache_url_join() : `ref` (absolute, or relative per RFC 3986) resolved
- *  against the absolute URL `base` with libcurl's URL API, malloc'd; NULL if
- *  either is not a URL libcurl accepts. Fragments are kept. */
+/* cache_url_join() : `ref` (absolute, or relative) resolved against the
+ *  absolute URL `base` per RFC 3986 5.2, on the bytes as written (no
+ *  percent-decoding; the scheme lowercased, an empty path under an
+ *  authority made "/"; spaces in a relative ref written "%20"), malloc'd;
+ *  NULL if `base` has no scheme, or either has a control character or is
+ *  absolute with a space, or an http/https/file result has no authority.
+ *  Fragments are kept. Needs no libcurl. */
 char *cache_url_join(const char *base, const char *ref);
 
 /* cache_url_redact() : the URL without any userinfo ("user:pw@"), malloc'd. */

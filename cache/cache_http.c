@@ -7,8 +7,10 @@
  * '/' reads the directory's index page: index.json (Content-Type PEP 691
  * JSON) when the Accept asks for that type and the file exists, else
  * index.html (text/html); other file:// reads carry no Content-Type. Storage itself is
- * cache_store.c's; mirror rewriting is cache_mirror.c's. Nothing here prints
- * request headers: they may carry credentials. */
+ * cache_store.c's; mirror rewriting is cache_mirror.c's. libcurl is loaded
+ * (cache_curl.c) only when a request needs a transfer: cache hits, fresh
+ * entries and offline answers never map it. Nothing here prints request
+ * headers: they may carry credentials. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
+#include <libxml/uri.h>
+#include <libxml/xmlmemory.h>
 
 #include "cache.h"
+#include "cache_curl.h"
 
 /* Transfers in flight at once (and connections: over HTTP/2 they are
  * streams of a few). A re-resolve revalidates a whole lock's pages in one
@@ -81,8 +85,13 @@ struct cache {
     char *dir;
     cache_store *store;
     cache_mirrors *mirrors;
+    /* The HTTP engine, set up by engine_ready() at the first transfer:
+     * libcurl is loaded only by a run that fetches something. */
+    cache_curl *cu;
     CURLM *multi;
     CURLSH *share;
+    bool load_failed; /* this cache_run() could not load libcurl */
+    el_ctx *run_ctx;  /* the ctx of the cache_run() in progress */
     ptrvec queue; /* X_NEW, FIFO from qhead */
     size_t qhead;
     ptrvec waiting; /* X_LOCKWAIT and X_DELAY */
@@ -113,8 +122,9 @@ static void xfer_free(xfer *x)
     cache_meta_clear(&x->cached);
     free(x->cached_body);
     if (x->easy)
-        curl_easy_cleanup(x->easy);
-    curl_slist_free_all(x->hdrs);
+        x->c->cu->easy_cleanup(x->easy);
+    if (x->hdrs)
+        x->c->cu->slist_free_all(x->hdrs);
     sb_release(&x->body);
     cache_store_unlock(x->lock_fd);
     free(x);
@@ -267,13 +277,6 @@ cache *cache_open(el_ctx *ctx, const el_cache_options *o)
         free(dir);
         return NULL;
     }
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-        cache_store_close(store);
-        cache_mirrors_free(mir);
-        free(dir);
-        el_fail(ctx, EL_INTERNAL, "libcurl failed to initialize");
-        return NULL;
-    }
     cache *c = xcalloc(1, sizeof *c);
     c->o = *o;
     c->o.dir = NULL;
@@ -302,17 +305,41 @@ cache *cache_open(el_ctx *ctx, const el_cache_options *o)
     c->dir = dir;
     c->store = store;
     c->mirrors = mir;
-    c->multi = curl_multi_init();
-    c->share = curl_share_init();
-    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
-    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-    curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-    curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)c->o.max_parallel);
     c->progress = !o->quiet && isatty(2);
     c->opened_ms = cache_now_ms();
     srand((unsigned)(cache_now_ms() ^ getpid()));
     return c;
+}
+
+/* engine_ready() :
+ *  Loads libcurl and makes the multi handle and the share handle (DNS,
+ *  connections, TLS sessions) the first time a transfer starts. false when
+ *  libcurl cannot be loaded: the failure is recorded on the ctx of the
+ *  cache_run() in progress, which then returns EL_INTERNAL. */
+static bool engine_ready(cache *c)
+{
+    if (c->cu)
+        return true;
+    if (c->load_failed)
+        return false;
+    el_ctx *tmp = c->run_ctx ? NULL : el_ctx_new();
+    c->cu = cache_curl_load(c->run_ctx ? c->run_ctx : tmp);
+    el_ctx_free(tmp);
+    if (!c->cu) {
+        c->load_failed = true;
+        return false;
+    }
+    const cache_curl *cu = c->cu;
+    c->multi = cu->multi_init();
+    c->share = cu->share_init();
+    if (!c->multi || !c->share)
+        abort(); /* only out of memory fails these */
+    cu->share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    cu->share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    cu->share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    cu->multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+    cu->multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)c->o.max_parallel);
+    return true;
 }
 
 static void free_list(ptrvec *v, size_t from)
@@ -320,7 +347,7 @@ static void free_list(ptrvec *v, size_t from)
     for (size_t i = from; i < v->len; i++) {
         xfer *x = v->items[i];
         if (x->easy)
-            curl_multi_remove_handle(x->c->multi, x->easy);
+            x->c->cu->multi_remove_handle(x->c->multi, x->easy);
         xfer_free(x);
     }
     ptrvec_release(v);
@@ -333,8 +360,11 @@ void cache_close(cache *c)
     free_list(&c->queue, c->qhead);
     free_list(&c->waiting, 0);
     free_list(&c->active, 0);
-    curl_multi_cleanup(c->multi);
-    curl_share_cleanup(c->share);
+    if (c->cu) {
+        c->cu->multi_cleanup(c->multi);
+        c->cu->share_cleanup(c->share);
+        cache_curl_unload(c->cu);
+    }
     cache_store_close(c->store);
     cache_mirrors_free(c->mirrors);
     free((char *)c->o.ca_bundle);
@@ -481,22 +511,25 @@ static bool accepts_type(const char *accept, const char *type)
 }
 
 /* Whether the file:// directory URL `dir_url` (ending in '/') holds a
- * regular file `name`. The URL's path is percent-decoded as libcurl's
- * file:// reader decodes it. */
+ * regular file `name`. The URL's path (after the authority, before any
+ * query or fragment) is percent-decoded as libcurl's file:// reader
+ * decodes it; one with an encoded NUL (%00) names no file. */
 static bool file_dir_has(const char *dir_url, const char *name)
 {
-    CURLU *u = curl_url();
-    char *path = NULL;
-    bool ok = false;
-    if (u && curl_url_set(u, CURLUPART_URL, dir_url, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_PATH, &path, CURLU_URLDECODE) == CURLUE_OK && path) {
-        char *full = xasprintf("%s%s", path, name);
-        struct stat st;
-        ok = stat(full, &st) == 0 && S_ISREG(st.st_mode);
-        free(full);
-    }
-    curl_free(path);
-    curl_url_cleanup(u);
+    const char *p = dir_url + 7; /* after "file://" */
+    p += strcspn(p, "/?#");
+    size_t n = strcspn(p, "?#");
+    for (size_t i = 0; i + 2 < n; i++)
+        if (p[i] == '%' && p[i + 1] == '0' && p[i + 2] == '0')
+            return false;
+    char *path = xmlURIUnescapeString(p, (int)n, NULL);
+    if (!path)
+        abort(); /* out of memory */
+    char *full = xasprintf("%s%s", path, name);
+    xmlFree(path);
+    struct stat st;
+    bool ok = stat(full, &st) == 0 && S_ISREG(st.st_mode);
+    free(full);
     return ok;
 }
 
@@ -514,6 +547,14 @@ static bool same_origin(const char *a, const char *b)
 static void start(xfer *x)
 {
     cache *c = x->c;
+    if (!engine_ready(c)) {
+        /* Parked until a later cache_run() (this one returns EL_INTERNAL). */
+        x->state = X_DELAY;
+        x->due_ms = 0;
+        ptrvec_push(&c->waiting, x);
+        return;
+    }
+    const cache_curl *cu = c->cu;
     x->attempts++;
     c->st.network++;
     if (x->attempts > 1)
@@ -526,9 +567,9 @@ static void start(xfer *x)
     x->progress_ms = x->started_ms;
     x->progress_at = 0;
     if (!x->easy)
-        x->easy = curl_easy_init();
+        x->easy = cu->easy_init();
     else
-        curl_easy_reset(x->easy);
+        cu->easy_reset(x->easy);
     CURL *e = x->easy;
     char *url = NULL;
     x->file_type = NULL;
@@ -537,60 +578,60 @@ static void start(xfer *x)
         url = xasprintf("%s%s", x->transport, json ? "index.json" : "index.html");
         x->file_type = json ? PEP691_JSON : "text/html";
     }
-    curl_easy_setopt(e, CURLOPT_URL, url ? url : x->transport);
+    cu->easy_setopt(e, CURLOPT_URL, url ? url : x->transport);
     free(url); /* libcurl copies strings */
-    curl_easy_setopt(e, CURLOPT_PRIVATE, x);
-    curl_easy_setopt(e, CURLOPT_SHARE, c->share);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https,file");
-    curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(e, CURLOPT_MAXREDIRS, 10L);
+    cu->easy_setopt(e, CURLOPT_PRIVATE, x);
+    cu->easy_setopt(e, CURLOPT_SHARE, c->share);
+    cu->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    cu->easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https,file");
+    cu->easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    cu->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+    cu->easy_setopt(e, CURLOPT_MAXREDIRS, 10L);
     /* Custom Authorization headers and netrc credentials go to the first
      * host only (libcurl's default without CURLOPT_UNRESTRICTED_AUTH). */
-    curl_easy_setopt(e, CURLOPT_UNRESTRICTED_AUTH, 0L);
-    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    cu->easy_setopt(e, CURLOPT_UNRESTRICTED_AUTH, 0L);
+    cu->easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
     /* Wait for a connection to say whether it multiplexes only over TLS,
      * where ALPN answers at the handshake; plain http is HTTP/1.1 here
      * (CURL_HTTP_VERSION_2TLS), and waiting would serialize requests behind
      * the first response. */
     if (strncmp(x->transport, "https://", 8) == 0)
-        curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->o.connect_timeout_ms);
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, c->o.stall_bytes_per_s);
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, c->o.stall_seconds);
+        cu->easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    cu->easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+    cu->easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->o.connect_timeout_ms);
+    cu->easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, c->o.stall_bytes_per_s);
+    cu->easy_setopt(e, CURLOPT_LOW_SPEED_TIME, c->o.stall_seconds);
     if (c->o.attempt_timeout_ms > 0)
-        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->o.attempt_timeout_ms);
-    curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
-    curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(e, CURLOPT_XFERINFODATA, x);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
-    curl_easy_setopt(e, CURLOPT_USERAGENT, "envlock/" ENVLOCK_VERSION_STR);
+        cu->easy_setopt(e, CURLOPT_TIMEOUT_MS, c->o.attempt_timeout_ms);
+    cu->easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
+    cu->easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+    cu->easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+    cu->easy_setopt(e, CURLOPT_XFERINFODATA, x);
+    cu->easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+    cu->easy_setopt(e, CURLOPT_WRITEDATA, x);
+    cu->easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
+    cu->easy_setopt(e, CURLOPT_USERAGENT, "envlock/" ENVLOCK_VERSION_STR);
     if (c->o.ca_bundle)
-        curl_easy_setopt(e, CURLOPT_CAINFO, c->o.ca_bundle);
+        cu->easy_setopt(e, CURLOPT_CAINFO, c->o.ca_bundle);
     if (c->o.netrc || c->o.netrc_file)
-        curl_easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+        cu->easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
     if (c->o.netrc_file)
-        curl_easy_setopt(e, CURLOPT_NETRC_FILE, c->o.netrc_file);
-    curl_slist_free_all(x->hdrs);
+        cu->easy_setopt(e, CURLOPT_NETRC_FILE, c->o.netrc_file);
+    cu->slist_free_all(x->hdrs);
     x->hdrs = NULL;
     if (x->accept) {
         char *h = xasprintf("Accept: %s", x->accept);
-        x->hdrs = curl_slist_append(x->hdrs, h);
+        x->hdrs = cu->slist_append(x->hdrs, h);
         free(h);
     }
     if (x->have_cached && x->cached.etag) {
         char *h = xasprintf("If-None-Match: %s", x->cached.etag);
-        x->hdrs = curl_slist_append(x->hdrs, h);
+        x->hdrs = cu->slist_append(x->hdrs, h);
         free(h);
     }
     if (x->have_cached && x->cached.last_modified) {
         char *h = xasprintf("If-Modified-Since: %s", x->cached.last_modified);
-        x->hdrs = curl_slist_append(x->hdrs, h);
+        x->hdrs = cu->slist_append(x->hdrs, h);
         free(h);
     }
     bool same_host = same_origin(x->url, x->transport);
@@ -599,12 +640,12 @@ static void start(xfer *x)
          * another host; a mirror's own come from netrc. */
         if (!same_host && strncasecmp(x->headers[i], "authorization:", 14) == 0)
             continue;
-        x->hdrs = curl_slist_append(x->hdrs, x->headers[i]);
+        x->hdrs = cu->slist_append(x->hdrs, x->headers[i]);
     }
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
+    cu->easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
     x->state = X_ACTIVE;
     ptrvec_push(&c->active, x);
-    curl_multi_add_handle(c->multi, e);
+    cu->multi_add_handle(c->multi, e);
 }
 
 static bool fresh(const xfer *x, const cache_meta *m)
@@ -753,10 +794,12 @@ static bool schedule_retry(xfer *x, long retry_after_s)
     return true;
 }
 
-static char *header(CURL *e, const char *name)
+static char *header(const xfer *x, const char *name)
 {
+    CURL *e = x->easy;
+    const cache_curl *cu = x->c->cu;
     struct curl_header *h = NULL;
-    if (curl_easy_header(e, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK || !h || !h->value)
+    if (cu->easy_header(e, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK || !h || !h->value)
         return NULL;
     return xstrdup(h->value);
 }
@@ -771,9 +814,9 @@ static bool etag_weak_equal(const char *a, const char *b)
     return strcmp(a, b) == 0;
 }
 
-static int64_t max_age(CURL *e)
+static int64_t max_age(const xfer *x)
 {
-    char *cc = header(e, "Cache-Control");
+    char *cc = header(x, "Cache-Control");
     int64_t age = -1;
     if (cc) {
         if (strstr(cc, "no-cache") || strstr(cc, "no-store"))
@@ -792,23 +835,24 @@ static void store_and_serve(xfer *x, const char *final_url)
 {
     cache *c = x->c;
     CURL *e = x->easy;
+    const cache_curl *cu = c->cu;
     cache_meta m;
     cache_meta_init(&m);
     m.url = xstrdup(x->url);
     m.accept = x->vary ? xstrdup(x->vary) : NULL;
     long status = 200;
-    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    cu->easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
     m.status = is_file_url(x->transport) ? 200 : status;
-    m.etag = is_file_url(x->transport) ? NULL : header(e, "ETag");
-    m.last_modified = is_file_url(x->transport) ? NULL : header(e, "Last-Modified");
+    m.etag = is_file_url(x->transport) ? NULL : header(x, "ETag");
+    m.last_modified = is_file_url(x->transport) ? NULL : header(x, "Last-Modified");
     if (!is_file_url(x->transport)) {
         const char *ct = NULL;
-        if (curl_easy_getinfo(e, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct && *ct)
+        if (cu->easy_getinfo(e, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct && *ct)
             m.content_type = xstrdup(ct);
     } else if (x->file_type) {
         m.content_type = xstrdup(x->file_type); /* a directory's page, as chosen */
     }
-    m.max_age = is_file_url(x->transport) ? -1 : max_age(e);
+    m.max_age = is_file_url(x->transport) ? -1 : max_age(x);
     m.fetched_ms = cache_now_ms();
     m.immutable = x->policy == CACHE_IMMUTABLE;
     el_ctx *ctx = el_ctx_new();
@@ -824,15 +868,16 @@ static void finish(xfer *x, CURLcode rc)
 {
     cache *c = x->c;
     CURL *e = x->easy;
+    const cache_curl *cu = c->cu;
     for (size_t i = 0; i < c->active.len; i++) {
         if (c->active.items[i] == x) {
             c->active.items[i] = c->active.items[--c->active.len];
             break;
         }
     }
-    curl_multi_remove_handle(c->multi, e);
+    cu->multi_remove_handle(c->multi, e);
     long status = 0;
-    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    cu->easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
     c->st.bytes += x->body.len;
     bool file = is_file_url(x->transport);
     if (x->too_large || rc == CURLE_FILESIZE_EXCEEDED) {
@@ -842,7 +887,7 @@ static void finish(xfer *x, CURLcode rc)
     }
     if (rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT) {
         fail(x, "bad_url", 0, false, "cannot fetch %s: %s", x->redacted,
-             x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
+             x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc));
         return;
     }
     if (file && rc == CURLE_FILE_COULDNT_READ_FILE) {
@@ -861,14 +906,14 @@ static void finish(xfer *x, CURLcode rc)
                                                            : "unreachable";
         fail(x, reason, status, retryable_curl(rc), "cannot fetch %s after %u attempt%s: %s",
              x->redacted, x->attempts, x->attempts == 1 ? "" : "s",
-             x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
+             x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc));
         return;
     }
     if (file)
         status = 200;
     char *eff = NULL;
     char *final_url = NULL;
-    curl_easy_getinfo(e, CURLINFO_EFFECTIVE_URL, &eff);
+    cu->easy_getinfo(e, CURLINFO_EFFECTIVE_URL, &eff);
     if (eff && strcmp(eff, x->transport) != 0 && !file) {
         char *canon = cache_mirrors_unrewrite(c->mirrors, eff);
         final_url = cache_url_redact(canon);
@@ -878,14 +923,14 @@ static void finish(xfer *x, CURLcode rc)
         /* Still valid: refresh the metadata, keep the body. */
         c->st.revalidated++;
         x->cached.fetched_ms = cache_now_ms();
-        int64_t age = max_age(e);
+        int64_t age = max_age(x);
         if (age >= 0)
             x->cached.max_age = age;
         /* A 304 names the validator of the representation we hold; one that
          * differs only by weakness (W/"x" after "x", as servers that filter
          * or compress bodies answer) is the same validator, so the stored one
          * stands and what a lock records of this page does not flip. */
-        char *etag = header(e, "ETag");
+        char *etag = header(x, "ETag");
         if (etag && !(x->cached.etag && etag_weak_equal(etag, x->cached.etag))) {
             free(x->cached.etag);
             x->cached.etag = etag;
@@ -893,7 +938,7 @@ static void finish(xfer *x, CURLcode rc)
             free(etag);
         }
         /* A 304 may repeat the Content-Type; else the stored one stands. */
-        char *ct = header(e, "Content-Type");
+        char *ct = header(x, "Content-Type");
         if (ct) {
             free(x->cached.content_type);
             x->cached.content_type = ct;
@@ -909,7 +954,7 @@ static void finish(xfer *x, CURLcode rc)
         free(final_url);
         if (retryable_status(status)) {
             curl_off_t ra = 0;
-            curl_easy_getinfo(e, CURLINFO_RETRY_AFTER, &ra);
+            cu->easy_getinfo(e, CURLINFO_RETRY_AFTER, &ra);
             if (schedule_retry(x, (long)ra))
                 return;
         }
@@ -940,6 +985,8 @@ static void finish(xfer *x, CURLcode rc)
 
 el_code cache_run(cache *c, el_ctx *ctx)
 {
+    c->run_ctx = ctx;
+    c->load_failed = false;
     for (;;) {
         int64_t now = cache_now_ms();
         /* Waiting requests whose time has come (retry delays, lock polls). */
@@ -966,20 +1013,33 @@ el_code cache_run(cache *c, el_ctx *ctx)
             c->queue.len = 0;
             c->qhead = 0;
         }
+        if (c->load_failed) {
+            /* A transfer was due and libcurl could not be loaded (recorded). */
+            progress(c, true);
+            c->run_ctx = NULL;
+            return EL_INTERNAL;
+        }
         if (!c->active.len && !c->waiting.len && c->qhead == c->queue.len)
             break;
+        if (!c->cu) {
+            /* Nothing transferred yet: only lock waits are pending. */
+            usleep(LOCK_POLL_MS * 1000);
+            continue;
+        }
+        const cache_curl *cu = c->cu;
         int running = 0;
-        if (curl_multi_perform(c->multi, &running) != CURLM_OK) {
+        if (cu->multi_perform(c->multi, &running) != CURLM_OK) {
             progress(c, true);
+            c->run_ctx = NULL;
             return el_fail(ctx, EL_INTERNAL, "libcurl's multi interface failed");
         }
         CURLMsg *msg;
         int left;
-        while ((msg = curl_multi_info_read(c->multi, &left))) {
+        while ((msg = cu->multi_info_read(c->multi, &left))) {
             if (msg->msg != CURLMSG_DONE)
                 continue;
             xfer *x = NULL;
-            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+            cu->easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
             finish(x, msg->data.result);
         }
         progress(c, false);
@@ -994,11 +1054,12 @@ el_code cache_run(cache *c, el_ctx *ctx)
                 wait = d < 0 ? 0 : d;
         }
         if (c->active.len)
-            curl_multi_poll(c->multi, NULL, 0, (int)wait, NULL);
+            cu->multi_poll(c->multi, NULL, 0, (int)wait, NULL);
         else if (c->waiting.len && wait > 0)
             usleep((useconds_t)wait * 1000);
     }
     progress(c, true);
+    c->run_ctx = NULL;
     return EL_OK;
 }
 

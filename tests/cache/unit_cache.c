@@ -1,7 +1,9 @@
 /* unit_cache.c — cmocka tests of cache/'s store (key derivation, atomic
  * writes, corrupt-entry detection, prune), export/import (roundtrip and
- * refusal of tampered archives), mirror rewriting and URL redaction. No
+ * refusal of tampered archives), mirror rewriting, URL redaction and
+ * joining, and that a run answered from the cache never loads libcurl. No
  * network: everything works on temporary directories. */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +21,7 @@
 #include <archive_entry.h>
 
 #include "cache.h"
+#include "cache_curl.h"
 
 static char *mkdir_tmp(void)
 {
@@ -982,6 +985,236 @@ static void test_blob(void **state)
     free(dir);
 }
 
+/* cache_url_join() against the strings libcurl's URL API gave for the same
+ * pairs (checked once with a differential program over these pairs, from
+ * the fixture mirrors' pages and RFC 3986 5.4's examples), except where
+ * the join follows RFC 3986 5.2 and libcurl did not: "" and "#s" resolve to
+ * the base document (libcurl: its directory), "x?" and "x#" keep their
+ * empty query/fragment (libcurl dropped them), and a space in a relative
+ * reference's query or fragment is "%20" (libcurl: "+"). */
+static void test_url_join(void **state)
+{
+    static const struct {
+        const char *base, *ref, *want;
+    } cases[] = {
+        { "https://pypi.org/simple/numpy/", "../../files/numpy-1.26.4-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl#sha256=9c25b374b7c8600b3b60607288d02c8bf536dbf358dcba880cb43bca914bb577",
+          "https://pypi.org/files/numpy-1.26.4-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl#sha256=9c25b374b7c8600b3b60607288d02c8bf536dbf358dcba880cb43bca914bb577" },
+        { "https://pypi.org/simple/numpy", "../../files/numpy-1.26.4.tar.gz#sha256=abc",
+          "https://pypi.org/files/numpy-1.26.4.tar.gz#sha256=abc" },
+        { "https://pypi.org/simple/", "numpy/",
+          "https://pypi.org/simple/numpy/" },
+        { "https://pypi.org/simple", "numpy/",
+          "https://pypi.org/numpy/" },
+        { "https://pypi.org/simple/numpy/", "https://files.pythonhosted.org/packages/ab/cd/numpy-2.0.0.tar.gz#sha256=0123",
+          "https://files.pythonhosted.org/packages/ab/cd/numpy-2.0.0.tar.gz#sha256=0123" },
+        { "https://pypi.org/simple/numpy/", "/packages/ab/cd/numpy-2.0.0.tar.gz",
+          "https://pypi.org/packages/ab/cd/numpy-2.0.0.tar.gz" },
+        { "https://pypi.org/simple/numpy/", "//files.example.org/a/b.whl",
+          "https://files.example.org/a/b.whl" },
+        { "https://download.pytorch.org/whl/cpu/torch/", "/whl/cpu/torch-2.0.0%2Bcpu-cp310-cp310-linux_x86_64.whl#sha256=deadbeef",
+          "https://download.pytorch.org/whl/cpu/torch-2.0.0%2Bcpu-cp310-cp310-linux_x86_64.whl#sha256=deadbeef" },
+        { "https://download.pytorch.org/whl/cpu/torch/", "torch-2.0.0%2Bcpu-cp310-cp310-linux_x86_64.whl",
+          "https://download.pytorch.org/whl/cpu/torch/torch-2.0.0%2Bcpu-cp310-cp310-linux_x86_64.whl" },
+        { "https://pypi.org/simple/numpy/", "../../files/pkg%20name-1.0.tar.gz",
+          "https://pypi.org/files/pkg%20name-1.0.tar.gz" },
+        { "https://pypi.org/simple/numpy/", "../../files/pkg-1.0.tar.gz?x=1&y=2#sha256=aa",
+          "https://pypi.org/files/pkg-1.0.tar.gz?x=1&y=2#sha256=aa" },
+        { "https://pypi.org/simple/numpy/", "?page=2",
+          "https://pypi.org/simple/numpy/?page=2" },
+        { "https://pypi.org/simple/numpy/", "#frag",
+          "https://pypi.org/simple/numpy/#frag" },
+        { "https://pypi.org/simple/numpy/", ".",
+          "https://pypi.org/simple/numpy/" },
+        { "https://pypi.org/simple/numpy/", "..",
+          "https://pypi.org/simple/" },
+        { "https://pypi.org/simple/numpy/", "./x.whl",
+          "https://pypi.org/simple/numpy/x.whl" },
+        { "https://pypi.org/simple/numpy/", "../../../../../x.whl",
+          "https://pypi.org/x.whl" },
+        { "https://pypi.org/simple/numpy/", "a/./b/../c.whl",
+          "https://pypi.org/simple/numpy/a/c.whl" },
+        { "https://pypi.org/simple/numpy/?q=1", "x.whl",
+          "https://pypi.org/simple/numpy/x.whl" },
+        { "https://pypi.org/simple/numpy/#f", "x.whl",
+          "https://pypi.org/simple/numpy/x.whl" },
+        { "http://127.0.0.1:54731/pypi/pypi/simple/numpy/", "../../files/numpy-2.2.6-cp313-cp313-manylinux_2_17_x86_64.manylinux2014_x86_64.whl#sha256=c5ef",
+          "http://127.0.0.1:54731/pypi/pypi/files/numpy-2.2.6-cp313-cp313-manylinux_2_17_x86_64.manylinux2014_x86_64.whl#sha256=c5ef" },
+        { "http://127.0.0.1:54731/pypi/pypi/simple/", "certifi/",
+          "http://127.0.0.1:54731/pypi/pypi/simple/certifi/" },
+        { "http://user:pw@127.0.0.1:54731/pypi/simple/numpy/", "../../files/x.whl",
+          "http://user:pw@127.0.0.1:54731/pypi/files/x.whl" },
+        { "http://127.0.0.1:80/simple/numpy/", "x.whl",
+          "http://127.0.0.1:80/simple/numpy/x.whl" },
+        { "https://pypi.org:443/simple/numpy/", "x.whl",
+          "https://pypi.org:443/simple/numpy/x.whl" },
+        { "file:///tmp/mirror/pypi/simple/numpy/", "../../files/numpy-1.0.tar.gz#sha256=ab",
+          "file:///tmp/mirror/pypi/files/numpy-1.0.tar.gz#sha256=ab" },
+        { "file:///tmp/mirror/pypi/simple/", "numpy/",
+          "file:///tmp/mirror/pypi/simple/numpy/" },
+        { "file:///tmp/mirror/pypi/simple/numpy/index.html", "../../files/a.whl",
+          "file:///tmp/mirror/pypi/files/a.whl" },
+        { "file:///tmp/mirror%20dir/simple/numpy/", "../../files/a%2Bb.whl",
+          "file:///tmp/mirror%20dir/files/a%2Bb.whl" },
+        { "file:///tmp/mirror/simple/numpy/", "file:///elsewhere/a.whl",
+          "file:///elsewhere/a.whl" },
+        { "https://pypi.org/simple/numpy/", "HTTPS://Files.Example.ORG/A/B.whl",
+          "https://Files.Example.ORG/A/B.whl" },
+        { "https://Pypi.ORG/simple/numpy/", "x.whl",
+          "https://Pypi.ORG/simple/numpy/x.whl" },
+        { "https://pypi.org/simple/numpy/", "https://files.example.org",
+          "https://files.example.org/" },
+        { "https://pypi.org/simple/numpy/", "https://files.example.org/a/../b/./c.whl",
+          "https://files.example.org/b/c.whl" },
+        { "https://pypi.org/simple/numpy/", "../../files/a~b.whl",
+          "https://pypi.org/files/a~b.whl" },
+        { "https://pypi.org/simple/numpy/", "../../files/a%7Eb.whl",
+          "https://pypi.org/files/a%7Eb.whl" },
+        { "https://pypi.org/simple/numpy/", "../../files/a%2fb.whl",
+          "https://pypi.org/files/a%2fb.whl" },
+        { "https://pypi.org/simple/numpy/", "../../files/caf%C3%A9-1.0.tar.gz",
+          "https://pypi.org/files/caf%C3%A9-1.0.tar.gz" },
+        { "https://pypi.org/simple/numpy/", "../../files/a=b;c,d@e.whl",
+          "https://pypi.org/files/a=b;c,d@e.whl" },
+        { "https://pypi.org/simple/numpy/", "../../files/a.whl#sha256=ab&md5=cd",
+          "https://pypi.org/files/a.whl#sha256=ab&md5=cd" },
+        { "https://pypi.org/simple/numpy/", "../../files/a.whl#egg=a%20b",
+          "https://pypi.org/files/a.whl#egg=a%20b" },
+        { "https://pypi.org/simple/numpy/", "x.whl?a=%2F&b=c+d",
+          "https://pypi.org/simple/numpy/x.whl?a=%2F&b=c+d" },
+        { "https://pypi.org/simple/numpy/", "//host",
+          "https://host/" },
+        { "https://pypi.org/a/b/c/d;p?q", "g",
+          "https://pypi.org/a/b/c/g" },
+        { "https://pypi.org/a/b/c/d;p?q", "./g",
+          "https://pypi.org/a/b/c/g" },
+        { "https://pypi.org/a/b/c/d;p?q", "g/",
+          "https://pypi.org/a/b/c/g/" },
+        { "https://pypi.org/a/b/c/d;p?q", "/g",
+          "https://pypi.org/g" },
+        { "https://pypi.org/a/b/c/d;p?q", "?y",
+          "https://pypi.org/a/b/c/d;p?y" },
+        { "https://pypi.org/a/b/c/d;p?q", "g?y",
+          "https://pypi.org/a/b/c/g?y" },
+        { "https://pypi.org/a/b/c/d;p?q", "#s",
+          "https://pypi.org/a/b/c/d;p?q#s" },
+        { "https://pypi.org/a/b/c/d;p?q", "g#s",
+          "https://pypi.org/a/b/c/g#s" },
+        { "https://pypi.org/a/b/c/d;p?q", "g?y#s",
+          "https://pypi.org/a/b/c/g?y#s" },
+        { "https://pypi.org/a/b/c/d;p?q", ";x",
+          "https://pypi.org/a/b/c/;x" },
+        { "https://pypi.org/a/b/c/d;p?q", "g;x",
+          "https://pypi.org/a/b/c/g;x" },
+        { "https://pypi.org/a/b/c/d;p?q", "",
+          "https://pypi.org/a/b/c/d;p?q" },
+        { "https://pypi.org/a/b/c/d;p?q", "../..",
+          "https://pypi.org/a/" },
+        { "https://pypi.org/a/b/c/d;p?q", "../../g",
+          "https://pypi.org/a/g" },
+        { "https://pypi.org/a/b/c/d;p?q", "../../../g",
+          "https://pypi.org/g" },
+        { "https://pypi.org/a/b/c/d;p?q", "/./g",
+          "https://pypi.org/g" },
+        { "https://pypi.org/a/b/c/d;p?q", "g.",
+          "https://pypi.org/a/b/c/g." },
+        { "https://pypi.org/a/b/c/d;p?q", "..g",
+          "https://pypi.org/a/b/c/..g" },
+        { "https://pypi.org/a/b/c/d;p?q", "./../g",
+          "https://pypi.org/a/b/g" },
+        { "https://pypi.org/a/b/c/d;p?q", "g/./h",
+          "https://pypi.org/a/b/c/g/h" },
+        { "https://pypi.org/a/b/c/d;p?q", "g;x=1/../y",
+          "https://pypi.org/a/b/c/y" },
+        { "https://registry.npmjs.org/express", "https://registry.npmjs.org/express/-/express-5.0.0.tgz",
+          "https://registry.npmjs.org/express/-/express-5.0.0.tgz" },
+        { "https://pypi.org/simple/numpy/", "../../files/a b.whl",
+          "https://pypi.org/files/a%20b.whl" },
+        { "https://pypi.org/simple/numpy/", "x.whl#",
+          "https://pypi.org/simple/numpy/x.whl#" },
+        { "https://pypi.org/simple/numpy/", "x.whl?",
+          "https://pypi.org/simple/numpy/x.whl?" },
+        { "https://pypi.org/simple/numpy/", "http:x.whl",
+          NULL },
+        { "https://pypi.org", "x.whl",
+          "https://pypi.org/x.whl" },
+        { "https://pypi.org", "/x/../y",
+          "https://pypi.org/y" },
+        { "file:///tmp/m/simple/numpy/", "/abs/file.whl",
+          "file:///abs/file.whl" },
+        { "file:///tmp/m/simple/numpy/", "../../files/numpy-1.0-py3-none-any.whl#sha256=0011",
+          "file:///tmp/m/files/numpy-1.0-py3-none-any.whl#sha256=0011" },
+        { "https://pypi.org/simple/numpy/", "../../files/a.whl#sha256=ab#cd",
+          "https://pypi.org/files/a.whl#sha256=ab#cd" },
+        { "https://pypi.org/simple/numpy/", "https://user:p%40ss@files.example.org/a.whl",
+          "https://user:p%40ss@files.example.org/a.whl" },
+        { "http://[::1]:8080/simple/numpy/", "../x.whl",
+          "http://[::1]:8080/simple/x.whl" },
+        { "https://pypi.org/simple/numpy/", "https://files.example.org/a b.whl",
+          NULL },
+        { "https://pypi.org/simple/numpy/", "../a\tb.whl",
+          NULL },
+        { "https://pypi.org/sim ple/numpy/", "x.whl",
+          NULL },
+        { "https://pypi.org/simple/numpy/", "x y.whl?a b#c d",
+          "https://pypi.org/simple/numpy/x%20y.whl?a%20b#c%20d" },
+
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *got = cache_url_join(cases[i].base, cases[i].ref);
+        if (!cases[i].want) {
+            if (got)
+                fail_msg("join(%s, %s) = %s, want NULL", cases[i].base, cases[i].ref, got);
+        } else if (!got || strcmp(got, cases[i].want) != 0) {
+            fail_msg("join(%s, %s) = %s, want %s", cases[i].base, cases[i].ref,
+                     got ? got : "NULL", cases[i].want);
+        }
+        free(got);
+    }
+    assert_null(cache_url_join("not a url", "x"));
+    assert_null(cache_url_join("relative/base/", "x"));
+}
+
+/* A cache hit and an offline miss are answered without loading libcurl
+ * (checked only when nothing else in this process has it loaded). */
+static void test_hit_no_curl(void **state)
+{
+    void *pre = dlopen(CACHE_CURL_SONAME, RTLD_NOW | RTLD_NOLOAD);
+    if (pre) {
+        dlclose(pre);
+        skip();
+    }
+    char *dir = mkdir_tmp();
+    el_ctx *ctx = el_ctx_new();
+    cache_store *s = cache_store_open(ctx, dir);
+    assert_non_null(s);
+    put(s, "https://idx.example/simple/a/", "<html>a</html>", true, cache_now_ms());
+    cache_store_close(s);
+    el_cache_options o = { 0 };
+    o.dir = dir;
+    o.no_mirror_config = true;
+    o.offline = true;
+    cache *c = cache_open(ctx, &o);
+    assert_non_null(c);
+    cache_request rq = { 0 };
+    rq.url = "https://idx.example/simple/a/";
+    rq.policy = CACHE_REVALIDATE;
+    unsigned char *body = NULL;
+    size_t len = 0;
+    assert_int_equal(cache_fetch(c, ctx, &rq, &body, &len), EL_OK);
+    assert_string_equal((char *)body, "<html>a</html>");
+    free(body);
+    rq.url = "https://idx.example/simple/missing/";
+    assert_int_equal(cache_fetch(c, ctx, &rq, &body, &len), EL_PACKAGE_NOT_FOUND);
+    void *h = dlopen(CACHE_CURL_SONAME, RTLD_NOW | RTLD_NOLOAD);
+    if (h)
+        dlclose(h);
+    assert_null(h);
+    cache_close(c);
+    el_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -999,6 +1232,8 @@ int main(void)
         cmocka_unit_test(test_redact),
         cmocka_unit_test(test_default_dir),
         cmocka_unit_test(test_blob),
+        cmocka_unit_test(test_url_join),
+        cmocka_unit_test(test_hit_no_curl),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
