@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <uriparser/Uri.h>
+
 #include "cache.h"
 
 typedef struct mirror {
@@ -240,93 +242,8 @@ char *cache_default_dir(const el_cache_options *o)
     return NULL;
 }
 
-/* A URI reference split as RFC 3986 appendix B splits it; each part is a
- * (pointer, length) into the string, NULL when the part is absent (which
- * differs from present and empty for the authority, query and fragment). */
-typedef struct url_parts {
-    const char *scheme, *auth, *path, *query, *frag;
-    size_t scheme_n, auth_n, path_n, query_n, frag_n;
-} url_parts;
-
-static void url_split(const char *s, url_parts *u)
-{
-    memset(u, 0, sizeof *u);
-    /* scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then ':' */
-    if (isalpha((unsigned char)*s)) {
-        size_t n = 1;
-        while (isalnum((unsigned char)s[n]) || s[n] == '+' || s[n] == '-' || s[n] == '.')
-            n++;
-        if (s[n] == ':') {
-            u->scheme = s;
-            u->scheme_n = n;
-            s += n + 1;
-        }
-    }
-    if (s[0] == '/' && s[1] == '/') {
-        s += 2;
-        u->auth = s;
-        u->auth_n = strcspn(s, "/?#");
-        s += u->auth_n;
-    }
-    u->path = s;
-    u->path_n = strcspn(s, "?#");
-    s += u->path_n;
-    if (*s == '?') {
-        u->query = ++s;
-        u->query_n = strcspn(s, "#");
-        s += u->query_n;
-    }
-    if (*s == '#') {
-        u->frag = ++s;
-        u->frag_n = strlen(s);
-    }
-}
-
-/* RFC 3986 5.2.4 remove_dot_segments, of `in` (n bytes), appended to out. */
-static void remove_dots(const char *in, size_t n, strbuf *out)
-{
-    size_t start = out->len;
-    const char *p = in, *end = in + n;
-    while (p < end) {
-        size_t left = (size_t)(end - p);
-        if (left >= 3 && memcmp(p, "../", 3) == 0) {
-            p += 3; /* A */
-        } else if (left >= 2 && memcmp(p, "./", 2) == 0) {
-            p += 2; /* A */
-        } else if (left >= 3 && memcmp(p, "/./", 3) == 0) {
-            p += 2; /* B: "/./" -> "/" */
-        } else if (left == 2 && memcmp(p, "/.", 2) == 0) {
-            p += 1; /* B: a final "/." -> "/" */
-            sb_add(out, "/", 1);
-            p++;
-        } else if ((left >= 4 && memcmp(p, "/../", 4) == 0) || (left == 3 && memcmp(p, "/..", 3) == 0)) {
-            /* C: drop the last segment written (and its '/') */
-            while (out->len > start && out->buf[out->len - 1] != '/')
-                out->len--;
-            if (out->len > start)
-                out->len--;
-            out->buf[out->len] = '\0';
-            if (left == 3) {
-                sb_add(out, "/", 1);
-                p += 3;
-            } else {
-                p += 3; /* leaves the "/" of "/../" as the next input */
-            }
-        } else if ((left == 1 && *p == '.') || (left == 2 && memcmp(p, "..", 2) == 0)) {
-            p = end; /* D */
-        } else {
-            /* E: the first segment, with its leading '/' if any */
-            const char *q = p + (*p == '/');
-            while (q < end && *q != '/')
-                q++;
-            sb_add(out, p, (size_t)(q - p));
-            p = q;
-        }
-    }
-}
-
-/* Whether every byte may appear in a URL as libcurl accepts one: no
- * control characters, and no spaces unless `spaces`. */
+/* Whether every byte may appear in a URL: no control characters, and no
+ * spaces unless `spaces`. */
 static bool url_chars_ok(const char *s, bool spaces)
 {
     for (; *s; s++)
@@ -349,104 +266,77 @@ static char *encode_spaces(const char *s)
     return sb_detach(&b, NULL);
 }
 
-/* RFC 3986 section 5.2 (strict: a reference with a scheme is absolute), on
- * the bytes as written: nothing is percent-decoded or re-encoded, so
- * "%2B" stays "%2B". Two normalizations make the result the one libcurl's
- * URL API gave for the same input (this replaced it): the scheme is
- * lowercased, and an empty path under an authority becomes "/" (RFC 3986
- * 6.2.3 for http and https). Where libcurl departs from 5.2 — it resolved
- * "" and "#f" against the base's directory instead of the base document
- * (5.4.1: "" is the base itself, "#s" the base with that fragment) — this
- * follows the RFC, as it does for an empty query or fragment ("x?" and "x#"
- * keep theirs; libcurl dropped them). A relative reference may contain
- * spaces (HTML pages have them): each is written "%20" (libcurl wrote "+" in
- * the query and fragment); an absolute one, or a base, with a space or any
- * control character is no URL: NULL, as it was. So is an http, https or
- * file URL without an authority ("http:x"). */
-static char *url_resolve(const char *base, const char *ref);
+static bool scheme_is(const UriUriA *u, const char *name)
+{
+    size_t n = (size_t)(u->scheme.afterLast - u->scheme.first);
+    return u->scheme.first && n == strlen(name) && strncasecmp(u->scheme.first, name, n) == 0;
+}
 
+/* RFC 3986 section 5.2 reference resolution by uriparser (strict: a
+ * reference with a scheme is absolute), on the bytes as written: nothing
+ * is percent-decoded or re-encoded, so "%2B" stays "%2B" (libxml2's
+ * xmlBuildURI rewrites such escapes, which would change artifact URLs).
+ * Two normalizations keep the URLs libcurl's URL API gave before (locks
+ * record them): the scheme is lowercased, and an empty path under an
+ * authority becomes "/" (RFC 3986 6.2.3 for http and https); an IPv6
+ * literal stays as written. A relative
+ * reference may contain spaces (HTML pages have them): each is written
+ * "%20" first; an absolute one, or a base, with a space or any control
+ * character is no URL: NULL. So is an http, https or file URL without an
+ * authority ("http:x"), and anything RFC 3986 does not admit (a second '#'). */
 char *cache_url_join(const char *base, const char *ref)
 {
     if (!base || !ref || !url_chars_ok(base, false) || !url_chars_ok(ref, true))
         return NULL;
-    if (!strchr(ref, ' '))
-        return url_resolve(base, ref);
-    url_parts r;
-    url_split(ref, &r);
-    if (r.scheme)
-        return NULL; /* an absolute URL with a space is malformed */
-    char *enc = encode_spaces(ref);
-    char *out = url_resolve(base, enc);
+    char *enc = strchr(ref, ' ') ? encode_spaces(ref) : NULL;
+    UriUriA b, r, t;
+    memset(&t, 0, sizeof t);
+    const char *err = NULL;
+    char *out = NULL;
+    bool ok_b = uriParseSingleUriA(&b, base, &err) == URI_SUCCESS;
+    bool ok_r = uriParseSingleUriA(&r, enc ? enc : ref, &err) == URI_SUCCESS;
+    if (ok_b && ok_r && b.scheme.first && !(enc && r.scheme.first) &&
+        uriAddBaseUriExA(&t, &r, &b, URI_RESOLVE_STRICTLY) == URI_SUCCESS) {
+        bool hier = scheme_is(&t, "http") || scheme_is(&t, "https") || scheme_is(&t, "file");
+        int len = 0;
+        if (!(hier && !t.hostText.first && !t.hostData.ip4 && !t.hostData.ip6 &&
+              !t.hostData.ipFuture.first) &&
+            uriNormalizeSyntaxExA(&t, URI_NORMALIZE_SCHEME) == URI_SUCCESS &&
+            uriToStringCharsRequiredA(&t, &len) == URI_SUCCESS) {
+            out = xmalloc((size_t)len + 2);
+            if (uriToStringA(out, &t, len + 1, NULL) != URI_SUCCESS) {
+                free(out);
+                out = NULL;
+            }
+        }
+    }
+    if (out && t.hostData.ip6 && t.hostText.first) {
+        /* uriparser writes an IPv6 literal in full ([0000:...:0001]); keep it
+         * as written ([::1]), or a mirror's prefix would no longer match. */
+        char *lb = strchr(out, '['), *rb = lb ? strchr(lb, ']') : NULL;
+        if (rb) {
+            char *fixed = xasprintf("%.*s%.*s%s", (int)(lb + 1 - out), out,
+                                    (int)(t.hostText.afterLast - t.hostText.first), t.hostText.first, rb);
+            free(out);
+            out = xrealloc(fixed, strlen(fixed) + 2);
+        }
+    }
+    if (out) {
+        /* "scheme://authority" with nothing after it, or only ?/#: add "/". */
+        char *a = strstr(out, "//");
+        if (a && t.hostText.first) {
+            char *q = a + 2 + strcspn(a + 2, "/?#");
+            if (*q != '/') {
+                memmove(q + 1, q, strlen(q) + 1);
+                *q = '/';
+            }
+        }
+    }
+    uriFreeUriMembersA(&t);
+    if (ok_b)
+        uriFreeUriMembersA(&b);
+    if (ok_r)
+        uriFreeUriMembersA(&r);
     free(enc);
     return out;
-}
-
-static char *url_resolve(const char *base, const char *ref)
-{
-    url_parts b, r;
-    url_split(base, &b);
-    url_split(ref, &r);
-    if (!b.scheme)
-        return NULL;
-    const url_parts *sch = r.scheme ? &r : &b;
-    /* http(s) and file URLs are hierarchical: "http:x" names nothing. */
-    if (r.scheme && !r.auth &&
-        ((sch->scheme_n == 4 && strncasecmp(sch->scheme, "http", 4) == 0) ||
-         (sch->scheme_n == 5 && strncasecmp(sch->scheme, "https", 5) == 0) ||
-         (sch->scheme_n == 4 && strncasecmp(sch->scheme, "file", 4) == 0)))
-        return NULL;
-    strbuf out;
-    sb_init(&out);
-    for (size_t i = 0; i < sch->scheme_n; i++)
-        sb_addc(&out, (char)tolower((unsigned char)sch->scheme[i]));
-    sb_add(&out, ":", 1);
-    const char *auth;
-    size_t auth_n;
-    const char *query;
-    size_t query_n;
-    if (r.scheme || r.auth) {
-        auth = r.auth, auth_n = r.auth_n;
-        query = r.query, query_n = r.query_n;
-    } else {
-        auth = b.auth, auth_n = b.auth_n;
-        query = r.query || r.path_n ? r.query : b.query;
-        query_n = r.query || r.path_n ? r.query_n : b.query_n;
-    }
-    if (auth) {
-        sb_add(&out, "//", 2);
-        sb_add(&out, auth, auth_n);
-    }
-    size_t path_at = out.len;
-    if (r.scheme || r.auth || (r.path_n && r.path[0] == '/')) {
-        remove_dots(r.path, r.path_n, &out);
-    } else if (!r.path_n) {
-        sb_add(&out, b.path, b.path_n);
-    } else {
-        /* 5.2.3 merge: the base path up to its last '/', then the reference
-         * ("/" first when the base has an authority and an empty path). */
-        strbuf merged;
-        sb_init(&merged);
-        const char *slash = NULL;
-        for (size_t i = 0; i < b.path_n; i++)
-            if (b.path[i] == '/')
-                slash = b.path + i;
-        if (b.auth && !b.path_n)
-            sb_add(&merged, "/", 1);
-        else if (slash)
-            sb_add(&merged, b.path, (size_t)(slash - b.path) + 1);
-        sb_add(&merged, r.path, r.path_n);
-        remove_dots(merged.buf, merged.len, &out);
-        sb_release(&merged);
-    }
-    if (auth && out.len == path_at)
-        sb_add(&out, "/", 1);
-    if (query) {
-        sb_add(&out, "?", 1);
-        sb_add(&out, query, query_n);
-    }
-    if (r.frag) {
-        sb_add(&out, "#", 1);
-        sb_add(&out, r.frag, r.frag_n);
-    }
-    return sb_detach(&out, NULL);
 }

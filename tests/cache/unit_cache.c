@@ -1143,8 +1143,9 @@ static void test_url_join(void **state)
           "file:///abs/file.whl" },
         { "file:///tmp/m/simple/numpy/", "../../files/numpy-1.0-py3-none-any.whl#sha256=0011",
           "file:///tmp/m/files/numpy-1.0-py3-none-any.whl#sha256=0011" },
+        /* a fragment may not contain '#' (RFC 3986 3.5): no URL */
         { "https://pypi.org/simple/numpy/", "../../files/a.whl#sha256=ab#cd",
-          "https://pypi.org/files/a.whl#sha256=ab#cd" },
+          NULL },
         { "https://pypi.org/simple/numpy/", "https://user:p%40ss@files.example.org/a.whl",
           "https://user:p%40ss@files.example.org/a.whl" },
         { "http://[::1]:8080/simple/numpy/", "../x.whl",
@@ -1159,17 +1160,18 @@ static void test_url_join(void **state)
           "https://pypi.org/simple/numpy/x%20y.whl?a%20b#c%20d" },
 
     };
+    int bad = 0;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *got = cache_url_join(cases[i].base, cases[i].ref);
-        if (!cases[i].want) {
-            if (got)
-                fail_msg("join(%s, %s) = %s, want NULL", cases[i].base, cases[i].ref, got);
-        } else if (!got || strcmp(got, cases[i].want) != 0) {
-            fail_msg("join(%s, %s) = %s, want %s", cases[i].base, cases[i].ref,
-                     got ? got : "NULL", cases[i].want);
+        bool ok = cases[i].want ? got && strcmp(got, cases[i].want) == 0 : !got;
+        if (!ok) {
+            print_message("join(%s, %s) = %s, want %s\n", cases[i].base, cases[i].ref,
+                          got ? got : "NULL", cases[i].want ? cases[i].want : "NULL");
+            bad++;
         }
         free(got);
     }
+    assert_int_equal(bad, 0);
     assert_null(cache_url_join("not a url", "x"));
     assert_null(cache_url_join("relative/base/", "x"));
 }
