@@ -54,7 +54,11 @@ static const struct {
 
 cache_curl *cache_curl_load(el_ctx *ctx)
 {
-    void *dl = dlopen(CACHE_CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+    /* RTLD_NODELETE: libcurl, and the TLS and resolver libraries it brings,
+     * stay mapped after dlclose(). They register thread-local destructors
+     * and exit handlers (OpenSSL does); unmapping their code before exit
+     * left those pointing nowhere (LeakSanitizer's exit scan crashed). */
+    void *dl = dlopen(CACHE_CURL_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!dl) {
         const char *why = dlerror();
         el_fail(ctx, EL_INTERNAL, "cannot load %s (libcurl, needed to fetch): %s",
