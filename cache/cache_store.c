@@ -140,10 +140,11 @@ static void add_opt_str(json_object *o, const char *k, const char *v)
         json_object_object_add(o, k, json_object_new_string(v));
 }
 
-void cache_entry_encode(cache_meta *m, const void *body, size_t len, strbuf *out)
+/* The magic line and the one-line JSON header of an entry whose body m
+ * describes (m->size, m->sha256 and, for raw entries, m->crc32 already set). */
+static void encode_header(const cache_meta *m, strbuf *out)
 {
-    sha256_hex(body, len, m->sha256);
-    m->size = len;
+    size_t len = (size_t)m->size;
     json_object *o = json_object_new_object();
     json_object_object_add(o, "url", json_object_new_string(m->url ? m->url : ""));
     add_opt_str(o, "accept", m->accept);
@@ -158,7 +159,6 @@ void cache_entry_encode(cache_meta *m, const void *body, size_t len, strbuf *out
     json_object_object_add(o, "size", json_object_new_int64((int64_t)len));
     json_object_object_add(o, "sha256", json_object_new_string(m->sha256));
     if (m->raw) {
-        m->crc32 = (uint32_t)crc32_z(0, body, len);
         json_object_object_add(o, "encoding", json_object_new_string("raw"));
         json_object_object_add(o, "crc32", json_object_new_int64(m->crc32));
     }
@@ -168,6 +168,15 @@ void cache_entry_encode(cache_meta *m, const void *body, size_t len, strbuf *out
                                                        JSON_C_TO_STRING_NOSLASHESCAPE));
     sb_addc(out, '\n');
     json_object_put(o);
+}
+
+void cache_entry_encode(cache_meta *m, const void *body, size_t len, strbuf *out)
+{
+    sha256_hex(body, len, m->sha256);
+    m->size = len;
+    if (m->raw)
+        m->crc32 = (uint32_t)crc32_z(0, body, len);
+    encode_header(m, out);
     if (m->raw) {
         sb_add(out, body, len);
         return;
@@ -750,6 +759,40 @@ el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta
 el_code cache_store_refresh(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
                             const void *body, size_t len)
 {
+    /* The file on disk still holding this very body (same size and sha256
+     * in its header: no other writer replaced it) keeps its encoded body;
+     * only the header line is new. Saves compressing and hashing the body
+     * again, most of a refresh for a big packument. */
+    char *path = cache_entry_path(s->dir, key, NULL);
+    size_t n = 0;
+    char *old = m->raw ? NULL : read_file(path, (size_t)1 << 30, &n);
+    free(path);
+    size_t ml = strlen(MAGIC);
+    const char *nl = old && n > ml && memcmp(old, MAGIC, ml) == 0 ? memchr(old + ml, '\n', n - ml) : NULL;
+    if (nl) {
+        cache_meta om;
+        cache_meta_init(&om);
+        bool same = parse_meta(old + ml, (size_t)(nl - old - ml), &om) && !om.raw &&
+                    om.size == (uint64_t)len && strcmp(om.sha256, m->sha256) == 0 &&
+                    m->size == (uint64_t)len;
+        cache_meta_clear(&om);
+        if (same) {
+            strbuf sb = STRBUF_INIT;
+            encode_header(m, &sb);
+            sb_add(&sb, nl + 1, (size_t)(old + n - (nl + 1)));
+            free(old);
+            el_code rc = EL_INTERNAL;
+            cache_writer *w = cache_writer_begin(s, ctx, key);
+            if (w) {
+                w->lazy = true;
+                rc = cache_writer_write(w, sb.buf, sb.len) ? writer_commit(w, ctx) : EL_INTERNAL;
+                cache_writer_abort(w);
+            }
+            sb_release(&sb);
+            return rc;
+        }
+    }
+    free(old);
     return store_put(s, ctx, key, m, body, len, true);
 }
 

@@ -143,6 +143,50 @@ static char *blob_path(const char *dir, const char *name)
     return cache_entry_path(dir, key, NULL);
 }
 
+/* A 304 refresh: new header (fetch time, validator), the same body; the
+ * header-only rewrite keeps the stored encoded body, and a refresh whose
+ * body no longer matches the file (another writer replaced it) writes the
+ * whole entry. Either way the entry reads back whole and verified. */
+static void test_refresh(void **state)
+{
+    (void)state;
+    char *dir = mkdir_tmp();
+    el_ctx *ctx = el_ctx_new();
+    cache_store *s = cache_store_open(ctx, dir);
+    assert_non_null(s);
+    const char *text = "a packument body that is compressed in the store";
+    put(s, "https://h/r", text, false, 1000);
+    char key[65];
+    cache_key("https://h/r", NULL, key);
+    for (int round = 0; round < 2; round++) {
+        cache_meta m;
+        cache_meta_init(&m);
+        unsigned char *body;
+        size_t len;
+        assert_int_equal(cache_store_get(s, key, &m, &body, &len, NULL), CACHE_ENTRY_OK);
+        if (round == 1)
+            put(s, "https://h/r", "another writer's body", false, 1500); /* file changed */
+        m.fetched_ms = 2000 + round;
+        free(m.etag);
+        m.etag = xstrdup(round ? "\"e3\"" : "\"e2\"");
+        assert_int_equal(cache_store_refresh(s, ctx, key, &m, body, len), EL_OK);
+        cache_meta_clear(&m);
+        free(body);
+        cache_meta_init(&m);
+        assert_int_equal(cache_store_get(s, key, &m, &body, &len, NULL), CACHE_ENTRY_OK);
+        assert_int_equal(len, strlen(text));
+        assert_memory_equal(body, text, len);
+        assert_int_equal(m.fetched_ms, 2000 + round);
+        assert_string_equal(m.etag, round ? "\"e3\"" : "\"e2\"");
+        cache_meta_clear(&m);
+        free(body);
+    }
+    cache_store_close(s);
+    el_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
 /* A cache on `dir` with no mirrors, no config file and no progress line. */
 static cache *open_plain(el_ctx *ctx, const char *dir)
 {
@@ -1235,6 +1279,7 @@ int main(void)
         cmocka_unit_test(test_default_dir),
         cmocka_unit_test(test_blob),
         cmocka_unit_test(test_url_join),
+        cmocka_unit_test(test_refresh),
         cmocka_unit_test(test_hit_no_curl),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
