@@ -715,32 +715,38 @@ el_code cache_writer_commit(cache_writer *w, el_ctx *ctx)
     return rc;
 }
 
+/* Writes the encoded entry `bytes` under `key` (temp file, rename; fsyncs
+ * unless `lazy`) and seals it when it is raw. */
+static el_code write_entry(cache_store *s, el_ctx *ctx, const char *key, const strbuf *bytes,
+                           bool raw, bool lazy)
+{
+    cache_writer *w = cache_writer_begin(s, ctx, key);
+    if (!w)
+        return EL_INTERNAL;
+    w->lazy = lazy;
+    if (!cache_writer_write(w, bytes->buf, bytes->len)) {
+        el_fail(ctx, EL_INTERNAL, "cannot write %s: %s", w->tmp, strerror(errno));
+        el_detail_str(ctx, "path", w->tmp);
+        cache_writer_abort(w);
+        return EL_INTERNAL;
+    }
+    el_code rc = writer_commit(w, ctx);
+    if (rc == EL_OK && raw && w->have_st) {
+        seal sl;
+        seal_of(&w->st, (const unsigned char *)bytes->buf, bytes->len, &sl);
+        seal_write(s->dir, key, &sl);
+    }
+    cache_writer_abort(w);
+    return rc;
+}
+
 static el_code store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
                          const void *body, size_t len, bool lazy)
 {
     strbuf sb = STRBUF_INIT;
     cache_entry_encode(m, body, len, &sb);
-    cache_writer *w = cache_writer_begin(s, ctx, key);
-    if (!w) {
-        sb_release(&sb);
-        return EL_INTERNAL;
-    }
-    w->lazy = lazy;
-    if (!cache_writer_write(w, sb.buf, sb.len)) {
-        el_fail(ctx, EL_INTERNAL, "cannot write %s: %s", w->tmp, strerror(errno));
-        el_detail_str(ctx, "path", w->tmp);
-        cache_writer_abort(w);
-        sb_release(&sb);
-        return EL_INTERNAL;
-    }
-    el_code rc = writer_commit(w, ctx);
-    if (rc == EL_OK && m->raw && w->have_st) {
-        seal sl;
-        seal_of(&w->st, (const unsigned char *)sb.buf, sb.len, &sl);
-        seal_write(s->dir, key, &sl);
-    }
+    el_code rc = write_entry(s, ctx, key, &sb, m->raw, lazy);
     sb_release(&sb);
-    cache_writer_abort(w);
     return rc;
 }
 
@@ -767,12 +773,13 @@ el_code cache_store_refresh(cache_store *s, el_ctx *ctx, const char *key, cache_
     size_t n = 0;
     char *old = m->raw ? NULL : read_file(path, (size_t)1 << 30, &n);
     free(path);
-    size_t ml = strlen(MAGIC);
-    const char *nl = old && n > ml && memcmp(old, MAGIC, ml) == 0 ? memchr(old + ml, '\n', n - ml) : NULL;
+    const char *nl = old && n > MAGIC_LEN && memcmp(old, MAGIC, MAGIC_LEN) == 0
+                         ? memchr(old + MAGIC_LEN, '\n', n - MAGIC_LEN)
+                         : NULL;
     if (nl) {
         cache_meta om;
         cache_meta_init(&om);
-        bool same = parse_meta(old + ml, (size_t)(nl - old - ml), &om) && !om.raw &&
+        bool same = parse_meta(old + MAGIC_LEN, (size_t)(nl - old - MAGIC_LEN), &om) && !om.raw &&
                     om.size == (uint64_t)len && strcmp(om.sha256, m->sha256) == 0 &&
                     m->size == (uint64_t)len;
         cache_meta_clear(&om);
@@ -781,13 +788,7 @@ el_code cache_store_refresh(cache_store *s, el_ctx *ctx, const char *key, cache_
             encode_header(m, &sb);
             sb_add(&sb, nl + 1, (size_t)(old + n - (nl + 1)));
             free(old);
-            el_code rc = EL_INTERNAL;
-            cache_writer *w = cache_writer_begin(s, ctx, key);
-            if (w) {
-                w->lazy = true;
-                rc = cache_writer_write(w, sb.buf, sb.len) ? writer_commit(w, ctx) : EL_INTERNAL;
-                cache_writer_abort(w);
-            }
+            el_code rc = write_entry(s, ctx, key, &sb, false, true);
             sb_release(&sb);
             return rc;
         }
