@@ -299,6 +299,15 @@ typedef struct pypi_project {
     bool retryable;
 } pypi_project;
 
+/* The request for a project page: its Accept (PEP 691 JSON first, PEP 503
+ * HTML as a fallback) is part of the cache key and picks the document whose
+ * validators a lock records, so every reader of a page (the loader, `envlock
+ * check`) must ask the same way; and its size cap (numpy's page is a few MB). */
+#define PYPI_PAGE_ACCEPT                                                                     \
+    "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "       \
+    "text/html;q=0.01"
+#define PYPI_PAGE_MAX ((uint64_t)64 << 20)
+
 typedef struct pypi_loader pypi_loader;
 
 /* pypi_loader_new() :

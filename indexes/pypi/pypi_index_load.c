@@ -17,11 +17,7 @@
 
 #include "pypi_index.h"
 
-#define PAGE_ACCEPT                                                                          \
-    "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "       \
-    "text/html;q=0.01"
 #define META_MAX ((uint64_t)16 << 20)   /* a METADATA/PKG-INFO bigger than this is refused */
-#define PAGE_MAX ((uint64_t)64 << 20)   /* numpy's page is a few MB */
 
 /* ---- the target ---- */
 
@@ -224,9 +220,9 @@ static void submit_page(proj *p)
     p->pub.page_url = arena_strdup(l->a, url);
     cache_request rq = { 0 };
     rq.url = url;
-    rq.accept = PAGE_ACCEPT;
+    rq.accept = PYPI_PAGE_ACCEPT;
     rq.policy = CACHE_REVALIDATE;
-    rq.max_bytes = PAGE_MAX;
+    rq.max_bytes = PYPI_PAGE_MAX;
     rq.done = page_done;
     rq.user = p;
     cache_submit(l->c, &rq);

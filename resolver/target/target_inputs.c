@@ -17,15 +17,9 @@
 #include "apt_index.h"
 #include "cache.h"
 #include "npm_index.h"
+#include "pypi_index.h"
 #include "target_inputs.h"
 
-/* Must stay the Accept of the PyPI reader's page request
- * (indexes/pypi/pypi_index_load.c PAGE_ACCEPT): it is part of the cache key
- * and it picks the document (JSON or HTML) whose ETag the lock recorded. */
-#define TI_PYPI_PAGE_ACCEPT                                                                  \
-    "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "       \
-    "text/html;q=0.01"
-#define TI_PYPI_PAGE_MAX ((uint64_t)64 << 20)
 #define TI_APT_RELEASE_MAX ((uint64_t)64 << 20)
 
 typedef enum ti_state {
@@ -252,9 +246,9 @@ el_code target_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_
             bool py = eco[0] == 'p';
             cache_request rq = { 0 };
             rq.url = in->url;
-            rq.accept = py ? TI_PYPI_PAGE_ACCEPT : NULL;
+            rq.accept = py ? PYPI_PAGE_ACCEPT : NULL;
             rq.policy = CACHE_REVALIDATE;
-            rq.max_bytes = py ? TI_PYPI_PAGE_MAX : TI_APT_RELEASE_MAX;
+            rq.max_bytes = py ? PYPI_PAGE_MAX : TI_APT_RELEASE_MAX;
             rq.done = py ? pypi_done : apt_done;
             rq.user = s;
             cache_submit(c, &rq);
