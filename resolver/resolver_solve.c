@@ -372,10 +372,7 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
     if (r.has_pypi)
         r.pl = pypi_loader_new(c, &r.pt, rq->pypi_indexes, rq->n_pypi_indexes);
     if (r.has_npm) {
-        r.ntarget.os = "linux";
-        r.ntarget.cpu = b && b->arch && strcmp(b->arch, "arm64") == 0 ? "arm64" : "x64";
-        r.ntarget.libc = b && b->platform && strncmp(b->platform, "musllinux", 9) == 0 ? "musl" : "glibc";
-        r.ntarget.cutoff = rq->exclude_newer;
+        npm_target_for(&r.ntarget, b ? b->arch : NULL, b ? b->platform : NULL, rq->exclude_newer);
         npm_loader_options no = { 0 };
         no.registry = rq->npm_registry;
         no.target = &r.ntarget;

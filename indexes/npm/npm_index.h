@@ -50,6 +50,13 @@ typedef struct npm_target {
     const char *cutoff;       /* RFC 3339; versions published after it are excluded */
 } npm_target;
 
+/* npm_target_for() :
+ *  The Linux target of a base or a lock: cpu arm64 when `arch` is arm64 or
+ *  `platform` (a wheel platform tag) ends in aarch64, else x64; libc musl
+ *  for a musllinux platform, else glibc; `cutoff` as given. Any may be NULL.
+ *  Borrows the strings. */
+void npm_target_for(npm_target *t, const char *arch, const char *platform, const char *cutoff);
+
 /* npm_target_from_query() :
  *  The target an el_index_query describes: cpu arm64 when q->platform ends
  *  in aarch64 or q->apt_arch is arm64 (else x64), libc musl for a musllinux

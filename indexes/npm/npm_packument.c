@@ -68,18 +68,22 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-void npm_target_from_query(const el_index_query *q, npm_target *t)
+void npm_target_for(npm_target *t, const char *arch, const char *platform, const char *cutoff)
 {
     memset(t, 0, sizeof *t);
     t->os = "linux";
     t->cpu = "x64";
     t->libc = "glibc";
-    if ((q->platform && ends_with(q->platform, "aarch64")) ||
-        (q->apt_arch && strcmp(q->apt_arch, "arm64") == 0))
+    if ((platform && ends_with(platform, "aarch64")) || (arch && strcmp(arch, "arm64") == 0))
         t->cpu = "arm64";
-    if (q->platform && strncmp(q->platform, "musllinux", 9) == 0)
+    if (platform && strncmp(platform, "musllinux", 9) == 0)
         t->libc = "musl";
-    t->cutoff = q->exclude_newer;
+    t->cutoff = cutoff;
+}
+
+void npm_target_from_query(const el_index_query *q, npm_target *t)
+{
+    npm_target_for(t, q->apt_arch, q->platform, q->exclude_newer);
 }
 
 /* npm-install-checks' list rule: a single "any" allows everything; a

@@ -61,21 +61,28 @@ static void slot_fail(ti_slot *s, el_code code, const char *reason, const char *
     s->retryable = retryable;
 }
 
+/* A failed fetch: gone (404), missing from the cache offline, or an error. */
+static void slot_failed(ti_slot *s, el_code code, const char *reason, const char *message,
+                        const char *url, long status, bool retryable)
+{
+    if (reason && strcmp(reason, "not_found") == 0) {
+        s->state = TI_GONE;
+        s->why = xstrdup("not found");
+    } else if (reason && strcmp(reason, "offline_cache_miss") == 0) {
+        s->state = TI_MISS;
+        s->why = xstrdup("offline and not in the cache");
+    } else {
+        slot_fail(s, code, reason, message, url, status, retryable);
+    }
+}
+
 /* The common outcomes of a cache response; false when the caller should
  * read the body. */
 static bool response_settled(ti_slot *s, const cache_response *r)
 {
     if (r->code == EL_OK)
         return false;
-    if (r->reason && strcmp(r->reason, "not_found") == 0) {
-        s->state = TI_GONE;
-        s->why = xstrdup("not found");
-    } else if (r->reason && strcmp(r->reason, "offline_cache_miss") == 0) {
-        s->state = TI_MISS;
-        s->why = xstrdup("offline and not in the cache");
-    } else {
-        slot_fail(s, r->code, r->reason, r->message, r->url, r->status, r->retryable);
-    }
+    slot_failed(s, r->code, r->reason, r->message, r->url, r->status, r->retryable);
     return true;
 }
 
@@ -170,15 +177,7 @@ static void npm_settle(ti_slot *s)
         return;
     }
     if (p->code != EL_OK) {
-        if (p->reason && strcmp(p->reason, "not_found") == 0) {
-            s->state = TI_GONE;
-            s->why = xstrdup("not found");
-        } else if (p->reason && strcmp(p->reason, "offline_cache_miss") == 0) {
-            s->state = TI_MISS;
-            s->why = xstrdup("offline and not in the cache");
-        } else {
-            slot_fail(s, p->code, p->reason, p->message, p->url, p->status, p->retryable);
-        }
+        slot_failed(s, p->code, p->reason, p->message, p->url, p->status, p->retryable);
         return;
     }
     s->state = TI_OK;
@@ -228,11 +227,8 @@ el_code target_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_
     ti_slot *slots = xcalloc(n, sizeof *slots);
     /* One npm loader per registry; the lock's own cutoff chose the full or
      * the abbreviated packument, so it chooses again. */
-    npm_target nt = { 0 };
-    nt.os = "linux";
-    nt.cpu = lock->arch && strcmp(lock->arch, "arm64") == 0 ? "arm64" : "x64";
-    nt.libc = lock->platform && strncmp(lock->platform, "musllinux", 9) == 0 ? "musl" : "glibc";
-    nt.cutoff = lock->exclude_newer;
+    npm_target nt;
+    npm_target_for(&nt, lock->arch, lock->platform, lock->exclude_newer);
     ptrvec loaders = PTRVEC_INIT, registries = PTRVEC_INIT;
     for (size_t i = 0; i < n; i++) {
         ti_slot *s = &slots[i];
