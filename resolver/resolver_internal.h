@@ -263,8 +263,7 @@ size_t resolver_pypi_locked_window(const rsv *r, const pypi_project *p);
  *  (404, offline miss, network) only then. */
 void resolver_prefetch_locked(rsv *r, const char *eco, void (*submit)(rsv *r, const char *name));
 /* resolver_crawl_note() :
- *  Called once after every cache run of the crawl (by the first round
- *  function that runs). With ENVLOCK_DEBUG_STATS set in the environment,
+ *  Called once after every cache run of the crawl (by crawl()). With ENVLOCK_DEBUG_STATS set in the environment,
  *  prints one line per run to stderr: "envlock-stats: crawl run N:
  *  R requests, K network, V revalidated, H hits" (what the cache did since
  *  the previous note), so tests can count the runs that went to the network. */

@@ -107,8 +107,6 @@ static void prefetch(rsv *r, const char *name)
 
 void resolver_npm_seed(rsv *r)
 {
-    if (!r->pl)
-        cache_get_stats(r->c, &r->crawl_seen);
     bool changed = false;
     for (size_t i = 0; i < r->nroots; i++) {
         rsv_root *rt = &r->roots[i];
@@ -126,8 +124,6 @@ void resolver_npm_seed(rsv *r)
  * whichever pass sees them first (npm_names is sorted before the pool). */
 bool resolver_npm_round(rsv *r)
 {
-    if (!r->pl)
-        resolver_crawl_note(r);
     bool changed = false;
     for (size_t i = 0; i < r->npm_names.len; i++) {
         rsv_npm_name *n = r->npm_names.items[i];

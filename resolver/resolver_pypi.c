@@ -123,7 +123,6 @@ static void prefetch(rsv *r, const char *name)
 
 void resolver_pypi_seed(rsv *r)
 {
-    cache_get_stats(r->c, &r->crawl_seen);
     bool changed = false;
     for (size_t i = 0; i < r->nroots; i++) {
         rsv_root *rt = &r->roots[i];
@@ -142,7 +141,6 @@ void resolver_pypi_seed(rsv *r)
  * the prefetch's window did not cover is read, from the cache. */
 bool resolver_pypi_round(rsv *r)
 {
-    resolver_crawl_note(r);
     bool changed = false;
     size_t known = r->pypi_names.len;
     for (size_t i = 0; i < known; i++) {

@@ -134,6 +134,8 @@ static el_code crawl(rsv *r)
         el_code rc = cache_run(r->c, r->ctx);
         if (rc != EL_OK)
             return rc;
+        if (r->pl || r->nl)
+            resolver_crawl_note(r);
         more = false;
         if (r->pl && resolver_pypi_round(r))
             more = true;
@@ -381,6 +383,7 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
     rc = resolver_apt_prepare(&r);
     if (rc != EL_OK)
         goto done;
+    cache_get_stats(c, &r.crawl_seen);
     if (r.pl)
         resolver_pypi_seed(&r);
     if (r.nl)
