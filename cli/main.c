@@ -34,6 +34,14 @@ static const char usage[] =
     "                      is the lock still a valid answer for the spec (requirements,\n"
     "                      target, options, inputs re-read through the cache)? exit 1\n"
     "                      and what changed when not; --offline: the cache only\n"
+    "  plan SPEC LOCK [--variant V]... [-o DIR] [--bases FILE] [--base-registry HOST]\n"
+    "                      write what each variant's builder consumes (V: datalayer,\n"
+    "                      e2b, daytona, modal or all; default the spec's required and\n"
+    "                      optional variants) into DIR/<variant>/ (default plan/\n"
+    "                      beside the lock)\n"
+    "  export LOCK --format F [-o FILE] [--bases FILE] [--resolved-at TIME]\n"
+    "                      the lock as F: uv-pip-compile, requirements, pylock,\n"
+    "                      package-lock or apt\n"
     "  cache info | prune [--days N] [--all] | export FILE | import FILE\n"
     "                      look after the download cache; export/import carry it\n"
     "                      as one tar+zstd archive with a sha256 manifest\n"
@@ -68,6 +76,8 @@ static const struct {
     { "index", cli_index },
     { "resolve", cli_resolve },
     { "check", cli_check },
+    { "plan", cli_plan },
+    { "export", cli_export },
 };
 
 /* `envlock COMMAND --help` / `envlock help COMMAND`: the command's own lines

@@ -19,5 +19,6 @@
 #include "envlock/index.h"
 #include "envlock/cache.h"
 #include "envlock/resolve.h"
+#include "envlock/plan.h"
 
 #endif

@@ -340,33 +340,7 @@ char *lock_write_text(lock_doc *d, size_t *len)
     return sb_detach(&sb, len);
 }
 
-/* ---- the atomic file write ---- */
-
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* The directory part of `path` ("." when it has none). Caller frees. */
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return xstrdup(".");
-    if (slash == path)
-        return xstrdup("/");
-    return xstrndup(path, (size_t)(slash - path));
-}
+/* ---- the file ---- */
 
 static el_code io_fail(el_ctx *ctx, const char *what, const char *path, int err)
 {
@@ -375,27 +349,6 @@ static el_code io_fail(el_ctx *ctx, const char *what, const char *path, int err)
     el_detail_str(ctx, "reason", "lock_write_failed");
     el_detail_str(ctx, "path", path);
     return c;
-}
-
-/* Whether `path` is a regular file holding exactly text[0..len). */
-static bool holds(const char *path, const char *text, size_t len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return false;
-    struct stat st;
-    bool same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == len;
-    char buf[16384];
-    for (size_t off = 0; same && off < len;) {
-        size_t want = len - off < sizeof buf ? len - off : sizeof buf;
-        ssize_t n = read(fd, buf, want);
-        if (n < 0 && errno == EINTR)
-            continue;
-        same = n > 0 && memcmp(buf, text + off, (size_t)n) == 0;
-        off += n > 0 ? (size_t)n : 0;
-    }
-    close(fd);
-    return same;
 }
 
 static void digest_of(const char *text, size_t len, char digest_out[72])
@@ -419,54 +372,16 @@ el_code lock_write_file(el_ctx *ctx, lock_doc *d, const char *path, char digest_
     /* A warm re-resolve mostly writes the lock it read: comparing costs a
      * read; rewriting costs a temp file, two fsyncs and a rename. The mtime
      * still moves, so `make`-style rules see the lock as rebuilt. */
-    if (holds(path, text, len) && utimensat(AT_FDCWD, path, NULL, 0) == 0) {
+    if (file_holds(path, text, len) && utimensat(AT_FDCWD, path, NULL, 0) == 0) {
         digest_of(text, len, digest_out);
         free(text);
         return EL_OK;
     }
-    /* A name no other writer uses: several envlock processes may lock into
-     * the same directory at once, and a stale temp from a crash is harmless. */
-    static unsigned counter;
-    char *tmp = NULL;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-        free(tmp);
-        tmp = xasprintf("%s.tmp-%ld-%u", path, (long)getpid(), counter++);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    el_code rc = EL_OK;
-    if (fd < 0) {
-        rc = io_fail(ctx, "creating a temporary file", path, errno);
-        free(tmp);
-        free(text);
-        return rc;
-    }
-    int err = 0;
     const char *step = NULL;
-    if (write_all(fd, text, len) != 0)
-        err = errno, step = "writing";
-    else if (fsync(fd) != 0)
-        err = errno, step = "syncing";
-    if (close(fd) != 0 && !step)
-        err = errno, step = "closing";
-    if (!step && rename(tmp, path) != 0)
-        err = errno, step = "renaming the temporary file into place";
-    if (step) {
-        unlink(tmp);
-        rc = io_fail(ctx, step, path, err);
-    } else {
-        char *dir = dir_of(path);
-        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) { /* the rename is durable once its directory is */
-            (void)fsync(dfd);
-            close(dfd);
-        }
-        free(dir);
+    int err = file_write_atomic(path, text, len, &step);
+    el_code rc = err ? io_fail(ctx, step, path, err) : EL_OK;
+    if (!err)
         digest_of(text, len, digest_out);
-    }
-    free(tmp);
     free(text);
     return rc;
 }

@@ -262,3 +262,11 @@ arena *spec_arena(const el_spec *s)
 {
     return s->mem;
 }
+
+bool el_spec_locate(const el_spec *spec, const char *field, unsigned *line, unsigned *column)
+{
+    const spec_node *n = spec && field ? spec_node_at_path(spec->root, field) : NULL;
+    *line = n ? n->line : 0;
+    *column = n ? n->column : 0;
+    return n && n->line;
+}

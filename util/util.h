@@ -74,6 +74,18 @@ void ptrvec_release(ptrvec *v);
  * `max` bytes (more is an error: errno EFBIG). NULL with errno on failure. */
 char *read_file(const char *path, size_t max, size_t *len);
 
+/* file_write_atomic() : makes `path` hold exactly data[0..len): a unique
+ * temp file in the same directory (O_EXCL), fsync, rename over path, fsync
+ * of the directory. On failure the old file is untouched and the temp file
+ * removed. Returns 0, or the errno with *step naming what failed
+ * ("creating a temporary file", "writing", "syncing", "closing",
+ * "renaming the temporary file into place"). */
+int file_write_atomic(const char *path, const void *data, size_t len, const char **step);
+
+/* file_holds() : whether `path` is a regular file (not followed if a
+ * symlink, never blocking on a FIFO) holding exactly data[0..len). */
+bool file_holds(const char *path, const void *data, size_t len);
+
 /* ---- hashing (OpenSSL lives behind these two) ---- */
 /* sha256_hex() : writes 64 lowercase hex digits + NUL into out[65]. */
 void sha256_hex(const void *data, size_t n, char out[65]);

@@ -4,6 +4,9 @@
 #ifndef ENVLOCK_SPEC_H
 #define ENVLOCK_SPEC_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "error.h"
 
 #ifdef __cplusplus
@@ -129,6 +132,15 @@ EL_API void el_spec_entries_locate(el_spec_entry *entries, size_t n, const char 
  *  ("spec.base.ref", "spec.build.source", "spec.packages.python.manager"),
  *  or NULL. Borrowed until el_spec_free(). */
 EL_API const char *el_spec_text(const el_spec *spec, const char *path);
+
+/* el_spec_locate() :
+ *  The 1-based line and column, in the text the spec was loaded from, of
+ *  the node at a dotted camelCase field path ("spec.env.HOME",
+ *  "spec.commands.postInstall[2]"), or of its deepest ancestor the text
+ *  wrote (a defaulted field points at its parent). false and 0, 0 when the
+ *  text gave no position (a template alone, or no such ancestor). */
+EL_API bool el_spec_locate(const el_spec *spec, const char *field, unsigned *line,
+                           unsigned *column);
 
 /* el_spec_template_names() :
  *  The DataGen built-in templates, in the seed's order ("Data Science", ...).

@@ -1,8 +1,8 @@
-/* target_inputs.h — the inputs a lock records, as their indexes serve them
+/* verb_check_inputs.h — the inputs a lock records, as their indexes serve them
  * now: what `envlock check` compares with the lock's `inputs:` (see
- * target_inputs.c). Internal to el_target. */
-#ifndef EL_TARGET_INPUTS_H
-#define EL_TARGET_INPUTS_H
+ * verb_check_inputs.c). Internal to el_verbs. */
+#ifndef EL_VERB_CHECK_INPUTS_H
+#define EL_VERB_CHECK_INPUTS_H
 
 #include <stddef.h>
 
@@ -10,7 +10,7 @@
 #include "lock.h"
 #include "util.h"
 
-typedef struct target_inputs {
+typedef struct verb_inputs {
     arena *mem;          /* every string below */
     lock_input *fresh;   /* identities now, one per input that was read */
     size_t n_fresh;
@@ -20,9 +20,9 @@ typedef struct target_inputs {
     char **notes;        /* inputs that were not compared, and why (offline
                             and not in the cache); malloc'd, in lock order */
     size_t n_notes;
-} target_inputs;
+} verb_inputs;
 
-/* target_inputs_fetch() :
+/* verb_inputs_fetch() :
  *  Reads the identity of every input of `lock` now — each PyPI project page
  *  (its ETag and Last-Modified), each npm packument (ETag, and its
  *  `modified` time or Last-Modified), each apt Release or InRelease (sha256
@@ -34,10 +34,10 @@ typedef struct target_inputs {
  *  that answers "not found" makes the input gone. Any other failure (the
  *  index unreachable, a 5xx after retries) is the error: a check that
  *  could not look cannot say the lock is current.
- *  @return EL_OK with *out filled (free with target_inputs_free()), or the
+ *  @return EL_OK with *out filled (free with verb_inputs_free()), or the
  *  failure recorded on ctx (the first one, in the lock's input order). */
-el_code target_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_doc *lock,
-                            target_inputs **out);
-void target_inputs_free(target_inputs *t);
+el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_doc *lock,
+                            verb_inputs **out);
+void verb_inputs_free(verb_inputs *t);
 
 #endif

@@ -1,4 +1,4 @@
-/* target_inputs.c — what the inputs a lock records look like now, for the
+/* verb_check_inputs.c — what the inputs a lock records look like now, for the
  * online (and --offline) part of `envlock check`.
  *
  * Owns one cache run over every `inputs:` entry of a lock: PyPI project
@@ -12,13 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(EL_HAVE_RESOLVER) && defined(EL_HAVE_LOCKFILE) /* the index readers and lock.h */
-
 #include "apt_index.h"
 #include "cache.h"
 #include "npm_index.h"
 #include "pypi_index.h"
-#include "target_inputs.h"
+#include "verb_check_inputs.h"
 
 #define TI_APT_RELEASE_MAX ((uint64_t)64 << 20)
 
@@ -197,7 +195,7 @@ static void slot_clear(ti_slot *s)
     free(s->npm_name);
 }
 
-void target_inputs_free(target_inputs *t)
+void verb_inputs_free(verb_inputs *t)
 {
     if (!t)
         return;
@@ -208,11 +206,11 @@ void target_inputs_free(target_inputs *t)
     free(t);
 }
 
-el_code target_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_doc *lock,
-                            target_inputs **out)
+el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_doc *lock,
+                            verb_inputs **out)
 {
     *out = NULL;
-    target_inputs *t = xcalloc(1, sizeof *t);
+    verb_inputs *t = xcalloc(1, sizeof *t);
     t->mem = arena_new();
     size_t n = lock->n_inputs;
     if (n == 0) {
@@ -221,7 +219,7 @@ el_code target_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_
     }
     cache *c = cache_open(ctx, co);
     if (!c) {
-        target_inputs_free(t);
+        verb_inputs_free(t);
         return el_ctx_code(ctx);
     }
     ti_slot *slots = xcalloc(n, sizeof *slots);
@@ -327,13 +325,10 @@ el_code target_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_
     ptrvec_release(&registries);
     cache_close(c);
     if (rc != EL_OK) {
-        target_inputs_free(t);
+        verb_inputs_free(t);
         return rc;
     }
     *out = t;
     return EL_OK;
 }
 
-#else
-typedef int target_inputs_unused; /* built without the resolver: nothing here */
-#endif

@@ -1,0 +1,141 @@
+/* verb_check.c — the public el_check(): is a lock still a valid answer for
+ * its spec? The request the spec makes now (target_request.c), the lock as
+ * read, the inputs as their indexes serve them now (verb_check_inputs.c),
+ * compared by lock_check(). This file only sequences those steps. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "envlock/resolve.h"
+#include "target_request.h"
+#include "verb_check_inputs.h"
+#include "verbs_internal.h"
+
+void el_check_result_clear(el_check_result *res)
+{
+    if (!res)
+        return;
+    free(res->report);
+    for (size_t i = 0; i < res->n_notes; i++)
+        free(res->notes[i]);
+    free(res->notes);
+    memset(res, 0, sizeof *res);
+}
+
+/* What the spec asks for now, in lock_check()'s terms. Borrows the request;
+ * the arrays it allocates are freed with release_now(). */
+static lock_check_input check_input_now(const target_request *tr, const char *cutoff,
+                                        const lock_doc *lock)
+{
+    const resolve_request *rq = &tr->rq;
+    lock_check_root *roots = xcalloc(rq->n_roots + 1, sizeof *roots);
+    size_t n_roots = 0;
+    for (size_t i = 0; i < rq->n_roots; i++)
+        if (rq->roots[i].kind == ROOT_REQUIREMENT)
+            roots[n_roots++] = (lock_check_root){ rq->roots[i].ecosystem, rq->roots[i].text };
+    size_t nv = 0;
+    while (rq->variants[nv])
+        nv++;
+    const char **digests = xcalloc(nv + 1, sizeof *digests);
+    for (size_t i = 0; i < nv; i++) {
+        const char *at = strrchr(tr->resolved_bases[i], '@');
+        digests[i] = at ? at + 1 : NULL;
+    }
+    return (lock_check_input){
+        .spec_digest = tr->spec_digest,
+        .roots = roots,
+        .n_roots = n_roots,
+        .python_version = rq->base->python_version,
+        .platform = rq->base->platform,
+        .arch = rq->base->arch,
+        .base_ref = rq->base->ref,
+        .base_channel = rq->base->channel,
+        .variants = rq->variants,
+        .base_digests = digests,
+        .exclude_newer = cutoff[0] ? cutoff : lock->exclude_newer,
+        .prereleases = NULL,
+        .compare_upgrade = false,
+    };
+}
+
+static void release_now(lock_check_input *in)
+{
+    free((void *)in->roots);
+    free((void *)in->base_digests);
+}
+
+/* The inputs now go into `in`; their notes move to res. */
+static el_code fetch_inputs(el_ctx *ctx, const el_cache_options *co, const lock_doc *lock,
+                            lock_check_input *in, el_check_result *res, verb_inputs **now)
+{
+    el_code rc = verb_inputs_fetch(ctx, co, lock, now);
+    if (!*now)
+        return rc;
+    in->fresh = (*now)->fresh;
+    in->n_fresh = (*now)->n_fresh;
+    in->gone = (*now)->gone;
+    in->n_gone = (*now)->n_gone;
+    res->notes = (*now)->notes;
+    res->n_notes = (*now)->n_notes;
+    (*now)->notes = NULL;
+    (*now)->n_notes = 0;
+    return rc;
+}
+
+static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_request *tr,
+                       const char *cutoff, const char *lock_path, el_check_result *res)
+{
+    lock_doc *lock = verbs_lock_read(ctx, lock_path, res->lock_digest);
+    if (!lock)
+        return el_ctx_code(ctx);
+    lock_check_input in = check_input_now(tr, cutoff, lock);
+    verb_inputs *now = NULL;
+    el_code rc = fetch_inputs(ctx, co, lock, &in, res, &now);
+    strbuf report = STRBUF_INIT;
+    bool stale = false;
+    if (rc == EL_OK)
+        rc = lock_check(ctx, lock, &in, &stale, &report);
+    if (rc == EL_OK) {
+        res->stale = stale;
+        free(res->report);
+        res->report = sb_detach(&report, NULL);
+    }
+    sb_release(&report);
+    verb_inputs_free(now);
+    release_now(&in);
+    lock_doc_free(lock);
+    return rc;
+}
+
+el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
+                 const char *lock_path, const el_check_options *o, el_check_result *res)
+{
+    static const el_check_options none = { 0 };
+    if (!o)
+        o = &none;
+    memset(res, 0, sizeof *res);
+    res->report = xstrdup("");
+    el_code rc = el_spec_validate(ctx, spec);
+    if (rc != EL_OK)
+        return rc;
+    char cutoff[32] = "";
+    if (o->exclude_newer && (rc = el_exclude_newer_normalize(ctx, o->exclude_newer, cutoff)) != EL_OK)
+        return rc;
+    target_catalog *cat = target_catalog_load(ctx, o->bases_path);
+    if (!cat)
+        return el_ctx_code(ctx);
+    size_t text_len = 0;
+    char *text = verbs_spec_text(o->spec_path, &text_len);
+    target_request_options to = { .spec_text = text, .spec_len = text_len,
+                                  .spec_opts = o->spec_opts };
+    target_request *tr = NULL;
+    rc = target_request_build(ctx, cat, spec, &to, &tr);
+    if (rc == EL_OK) {
+        snprintf(res->spec_digest, sizeof res->spec_digest, "%s", tr->spec_digest);
+        rc = compare(ctx, co, tr, cutoff, lock_path, res);
+    }
+    target_request_free(tr);
+    free(text);
+    target_catalog_free(cat);
+    return rc;
+}

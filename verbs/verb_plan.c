@@ -1,0 +1,518 @@
+/* verb_plan.c — the public el_plan(): from a spec and its lock to the plan
+ * directory of every wanted variant. It checks that the lock answers this
+ * spec, takes what the plans need from the spec (plan_spec) and the bases
+ * catalog, asks plan/ whether each variant can honour the spec and for its
+ * files, and writes them. Nothing is written unless every required variant
+ * can be built. The plans' contents are plan/'s; the spec's fields are read
+ * here only to hand them over. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "envlock/plan.h"
+#include "plan.h"
+#include "spec_internal.h"
+#include "target.h"
+#include "verbs_internal.h"
+
+static const char *const ALL_VARIANTS[] = { "datalayer", "e2b", "daytona", "modal", NULL };
+
+/* Every name a plan directory can hold (plan/README.md): only these are
+ * removed when a new plan leaves them out. */
+static const char *const PLAN_FILE_NAMES[] = {
+    "Dockerfile", "e2b.Dockerfile", "template.json", "modal_image.py", "lock.txt",
+    "requirements.txt", "apt-packages.txt", "apt-sources.list", "package.json",
+    "package-lock.json", "expected-packages.json", NULL
+};
+
+void el_plan_result_clear(el_plan_result *res)
+{
+    if (!res)
+        return;
+    free(res->out_dir);
+    for (size_t i = 0; i < res->n_variants; i++)
+        free(res->variants[i]);
+    free(res->variants);
+    for (size_t i = 0; i < res->n_dropped; i++) {
+        free(res->dropped[i].variant);
+        free(res->dropped[i].reason);
+        free(res->dropped[i].field);
+    }
+    free(res->dropped);
+    for (size_t i = 0; i < res->n_files; i++) {
+        free(res->files[i].variant);
+        free(res->files[i].path);
+    }
+    free(res->files);
+    memset(res, 0, sizeof *res);
+}
+
+/* ---- the spec's facts, for plan/ ---- */
+
+static json_object *jat(json_object *o, const char *dotted)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", dotted);
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); o && k; k = strtok_r(NULL, ".", &save))
+        if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, k, &o))
+            return NULL;
+    return o;
+}
+
+static const char *jstr(json_object *o, const char *dotted)
+{
+    json_object *v = jat(o, dotted);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static plan_pos pos_of(arena *mem, const el_spec *spec, const char *field)
+{
+    plan_pos p = { arena_strdup(mem, field), 0, 0 };
+    el_spec_locate(spec, field, &p.line, &p.column);
+    return p;
+}
+
+static plan_pos pos_fmt(arena *mem, const el_spec *spec, const char *list, size_t i)
+{
+    char field[160];
+    snprintf(field, sizeof field, "%s[%zu]", list, i);
+    return pos_of(mem, spec, field);
+}
+
+static const char *const *strings(arena *mem, json_object *a)
+{
+    size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+    const char **v = arena_alloc(mem, (n + 1) * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(a, i);
+        if (json_object_is_type(e, json_type_string))
+            v[k++] = arena_strdup(mem, json_object_get_string(e));
+    }
+    v[k] = NULL;
+    return v;
+}
+
+static void take_env(arena *mem, const el_spec *spec, json_object *doc, plan_spec *ps)
+{
+    json_object *env = jat(doc, "spec.env");
+    if (!env || !json_object_is_type(env, json_type_object))
+        return;
+    ps->env = arena_alloc(mem, (json_object_object_length(env) + 1) * sizeof *ps->env);
+    json_object_object_foreach(env, key, val)
+    {
+        char field[300];
+        snprintf(field, sizeof field, "spec.env.%s", key);
+        ps->env[ps->n_env++] = (plan_env){ arena_strdup(mem, key),
+                                           arena_strdup(mem, json_object_get_string(val)),
+                                           pos_of(mem, spec, field) };
+    }
+}
+
+static void take_files(arena *mem, const el_spec *spec, json_object *doc, plan_spec *ps)
+{
+    json_object *a = jat(doc, "spec.files");
+    size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+    ps->files = arena_alloc(mem, (n + 1) * sizeof *ps->files);
+    for (size_t i = 0; i < n; i++) {
+        json_object *f = json_object_array_get_idx(a, i), *size = jat(f, "sizeBytes");
+        const char *sha = jstr(f, "sha256");
+        ps->files[ps->n_files++] = (plan_file){
+            arena_strdup(mem, jstr(f, "path")), arena_strdup(mem, jstr(f, "contentRef")),
+            sha ? arena_strdup(mem, sha) : NULL,
+            size && json_object_is_type(size, json_type_int) ? json_object_get_int64(size) : -1,
+            pos_fmt(mem, spec, "spec.files", i)
+        };
+    }
+}
+
+static void take_commands(arena *mem, const el_spec *spec, json_object *doc, plan_spec *ps)
+{
+    json_object *a = jat(doc, "spec.commands.postInstall");
+    size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+    ps->post_install = arena_alloc(mem, (n + 1) * sizeof *ps->post_install);
+    for (size_t i = 0; i < n; i++)
+        ps->post_install[ps->n_post_install++] = (plan_command){
+            arena_strdup(mem, json_object_get_string(json_object_array_get_idx(a, i))),
+            pos_fmt(mem, spec, "spec.commands.postInstall", i)
+        };
+}
+
+static void take_secrets(arena *mem, const el_spec *spec, json_object *doc, plan_spec *ps)
+{
+    json_object *a = jat(doc, "spec.buildSecrets");
+    size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+    ps->secrets = arena_alloc(mem, (n + 1) * sizeof *ps->secrets);
+    ps->secrets_at = pos_of(mem, spec, n ? "spec.buildSecrets[0]" : "spec.buildSecrets");
+    ps->secrets_at.field = "spec.buildSecrets";
+    for (size_t i = 0; i < n; i++) {
+        json_object *s = json_object_array_get_idx(a, i);
+        ps->secrets[ps->n_secrets++] = (plan_secret){
+            arena_strdup(mem, jstr(s, "id")), arena_strdup(mem, jstr(s, "mountAs")),
+            arena_strdup(mem, jstr(s, "name")), pos_fmt(mem, spec, "spec.buildSecrets", i)
+        };
+    }
+}
+
+/* The plan_spec of a valid spec, in `mem`. */
+static plan_spec *take_spec(arena *mem, const el_spec *spec)
+{
+    json_object *doc = (json_object *)spec_document(spec);
+    plan_spec *ps = arena_alloc(mem, sizeof *ps);
+    memset(ps, 0, sizeof *ps);
+    ps->name = el_spec_name(spec);
+    ps->contract = jstr(doc, "spec.contract");
+    ps->manager = jstr(doc, "spec.packages.python.manager");
+    ps->manager_at = pos_of(mem, spec, "spec.packages.python.manager");
+    ps->build_source = jstr(doc, "spec.build.source");
+    ps->build_source_at = pos_of(mem, spec, "spec.build.source");
+    ps->architecture = jstr(doc, "spec.platform.architecture");
+    ps->architecture_at = pos_of(mem, spec, "spec.platform.architecture");
+    ps->size_class = jstr(doc, "spec.resources.sizeClass");
+    ps->size_class_at = pos_of(mem, spec, "spec.resources.sizeClass");
+    json_object *acc = jat(doc, "spec.resources.accelerator");
+    ps->accelerator = acc && !(json_object_is_type(acc, json_type_string) &&
+                               strcmp(json_object_get_string(acc), "none") == 0);
+    ps->accelerator_at = pos_of(mem, spec, "spec.resources.accelerator");
+    json_object *regions = jat(doc, "spec.compatibility.regions");
+    ps->regions = strings(mem, regions);
+    ps->regions_at = pos_of(mem, spec, "spec.compatibility.regions");
+    ps->python_constraints = strings(mem, jat(doc, "spec.packages.python.constraints"));
+    take_env(mem, spec, doc, ps);
+    take_files(mem, spec, doc, ps);
+    take_commands(mem, spec, doc, ps);
+    take_secrets(mem, spec, doc, ps);
+    return ps;
+}
+
+/* ---- which variants, and which of them may be dropped ---- */
+
+typedef struct wanted {
+    const char *name;
+    bool required;   /* a refusal fails the plan rather than dropping the variant */
+} wanted;
+
+static bool in_list(const char *const *v, const char *s)
+{
+    for (; v && *v; v++)
+        if (strcmp(*v, s) == 0)
+            return true;
+    return false;
+}
+
+static void want_add(wanted *w, size_t *n, const char *name, bool required)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(w[i].name, name) == 0) {
+            w[i].required |= required;
+            return;
+        }
+    w[(*n)++] = (wanted){ name, required };
+}
+
+/* The variants asked for: by name (each required, as the caller named it,
+ * unless the spec lists it as optional), "all" (each as the spec classes
+ * it; one the spec does not list is optional), or the spec's required and
+ * optional lists. EL_USAGE for an unknown name. */
+static el_code wanted_variants(el_ctx *ctx, arena *mem, const el_spec *spec,
+                               const el_plan_options *o, wanted *w, size_t *n)
+{
+    json_object *doc = (json_object *)spec_document(spec);
+    const char *const *req = strings(mem, jat(doc, "spec.compatibility.variants.required"));
+    const char *const *opt = strings(mem, jat(doc, "spec.compatibility.variants.optional"));
+    *n = 0;
+    if (!o->n_variants) {
+        for (size_t i = 0; req[i]; i++)
+            want_add(w, n, req[i], true);
+        for (size_t i = 0; opt[i]; i++)
+            want_add(w, n, opt[i], false);
+        return EL_OK;
+    }
+    for (size_t i = 0; i < o->n_variants; i++) {
+        const char *v = o->variants[i];
+        if (strcmp(v, "all") == 0) {
+            for (size_t k = 0; ALL_VARIANTS[k]; k++)
+                want_add(w, n, ALL_VARIANTS[k], in_list(req, ALL_VARIANTS[k]));
+        } else if (plan_variant_known(v)) {
+            want_add(w, n, v, !in_list(opt, v));
+        } else {
+            el_code rc = el_fail(ctx, EL_USAGE, "`%s` is not a variant; the variants are "
+                                                "datalayer, e2b, daytona, modal, all", v);
+            el_detail_str(ctx, "option", "--variant");
+            return rc;
+        }
+    }
+    return EL_OK;
+}
+
+/* ---- the run ---- */
+
+typedef struct plan_run {
+    arena *mem;
+    lock_doc *lock;
+    char lock_digest[EL_DIGEST_SIZE];
+    target_catalog *cat;
+    plan_input in;
+} plan_run;
+
+static el_code lock_answers_spec(el_ctx *ctx, const plan_run *r, const char *lock_path,
+                                 const char *spec_digest)
+{
+    if (r->lock->spec_digest && strcmp(r->lock->spec_digest, spec_digest) == 0)
+        return EL_OK;
+    el_code rc = el_fail(ctx, EL_SPEC_INVALID,
+                         "the lock %s was resolved from another spec (its specDigest is %s, the "
+                         "spec's digest is %s): run `envlock resolve` again before planning",
+                         lock_path, r->lock->spec_digest ? r->lock->spec_digest : "(none)",
+                         spec_digest);
+    el_detail_str(ctx, "reason", "lock_stale");
+    el_detail_str(ctx, "path", lock_path);
+    el_detail_str(ctx, "lockSpecDigest", r->lock->spec_digest ? r->lock->spec_digest : "");
+    el_detail_str(ctx, "specDigest", spec_digest);
+    return rc;
+}
+
+/* What the catalog adds to the lock: the base's repository, minor Python,
+ * apt snapshot and protected pins. */
+static el_code take_base(el_ctx *ctx, plan_run *r, const char *bases_path)
+{
+    if (!(r->cat = target_catalog_load(ctx, bases_path)))
+        return el_ctx_code(ctx);
+    const target_base *b = target_catalog_find(ctx, r->cat, r->lock->base_ref,
+                                               r->lock->base_channel);
+    if (!b)
+        return el_ctx_code(ctx);
+    r->in.python_minor = b->python_minor;
+    r->in.base_repository = b->repository;
+    r->in.apt_snapshot = b->apt_snapshot;
+    r->in.protected_pins = b->protected_pins;
+    return EL_OK;
+}
+
+static el_code plan_prepare(el_ctx *ctx, plan_run *r, const el_spec *spec, const char *lock_path,
+                            const char *bases_path, const char *base_registry, el_plan_result *res)
+{
+    el_code rc = el_spec_digest(ctx, spec, res->spec_digest);
+    if (rc != EL_OK)
+        return rc;
+    if (!(r->lock = verbs_lock_read(ctx, lock_path, r->lock_digest)))
+        return el_ctx_code(ctx);
+    snprintf(res->lock_digest, sizeof res->lock_digest, "%s", r->lock_digest);
+    if ((rc = lock_answers_spec(ctx, r, lock_path, res->spec_digest)) != EL_OK)
+        return rc;
+    if ((rc = take_base(ctx, r, bases_path)) != EL_OK)
+        return rc;
+    r->in.lock = r->lock;
+    r->in.lock_digest = r->lock_digest;
+    r->in.spec = take_spec(r->mem, spec);
+    r->in.base_registry = base_registry;
+    return EL_OK;
+}
+
+static const char *lock_digest_for(const lock_doc *lock, const char *variant)
+{
+    for (size_t i = 0; lock->variants && lock->variants[i]; i++)
+        if (strcmp(lock->variants[i], variant) == 0)
+            return lock->base_digests ? lock->base_digests[i] : NULL;
+    return NULL;
+}
+
+/* Why `variant` cannot be built from this lock and spec: the base has no
+ * image for it in the lock, or plan/ refuses the spec. false if it can. */
+static bool cannot_build(const plan_run *r, const char *variant, plan_refusal *why, el_code *code)
+{
+    memset(why, 0, sizeof *why);
+    if (!lock_digest_for(r->lock, variant)) {
+        why->message = xasprintf("the lock has no published base image for the %s variant "
+                                 "(`%s:%s`): it can be planned once the channel is pushed and "
+                                 "the spec resolved again",
+                                 variant, r->lock->base_ref ? r->lock->base_ref : "",
+                                 r->lock->base_channel ? r->lock->base_channel : "");
+        why->at = (plan_pos){ "spec.base.channel", 0, 0 };
+        *code = EL_ARTIFACT_MISSING;
+        return true;
+    }
+    *code = EL_CAPABILITY_UNSUPPORTED;
+    return plan_refuse(&r->in, variant, why);
+}
+
+static el_code refuse_required(el_ctx *ctx, const char *variant, const plan_refusal *why,
+                               el_code code)
+{
+    el_code rc = el_fail(ctx, code, "%s: %s", why->at.field ? why->at.field : variant,
+                         why->message);
+    el_detail_str(ctx, "variant", variant);
+    if (why->at.field)
+        el_detail_str(ctx, "field", why->at.field);
+    if (why->at.line) {
+        el_detail_int(ctx, "line", why->at.line);
+        el_detail_int(ctx, "column", why->at.column);
+    }
+    if (code == EL_ARTIFACT_MISSING)
+        el_detail_str(ctx, "reason", "base_channel_unpublished");
+    return rc;
+}
+
+static void add_dropped(el_plan_result *res, const char *variant, const plan_refusal *why)
+{
+    res->dropped = xrealloc(res->dropped, (res->n_dropped + 1) * sizeof *res->dropped);
+    res->dropped[res->n_dropped++] = (el_plan_dropped){
+        xstrdup(variant), xstrdup(why->message), xstrdup(why->at.field ? why->at.field : ""),
+        why->at.line, why->at.column
+    };
+}
+
+/* Sorts the wanted variants into those to build (`build`, in order) and
+ * dropped ones (res->dropped); a required one that cannot be built is the
+ * error, before anything is written. */
+static el_code choose(el_ctx *ctx, const plan_run *r, const wanted *w, size_t n,
+                      const char **build, size_t *n_build, el_plan_result *res)
+{
+    *n_build = 0;
+    for (size_t i = 0; i < n; i++) {
+        plan_refusal why;
+        el_code code;
+        if (!cannot_build(r, w[i].name, &why, &code)) {
+            build[(*n_build)++] = w[i].name;
+            continue;
+        }
+        el_code rc = EL_OK;
+        if (w[i].required)
+            rc = refuse_required(ctx, w[i].name, &why, code);
+        else
+            add_dropped(res, w[i].name, &why);
+        plan_refusal_clear(&why);
+        if (rc != EL_OK)
+            return rc;
+    }
+    return EL_OK;
+}
+
+/* ---- writing ---- */
+
+static el_code io_fail(el_ctx *ctx, const char *what, const char *path, int err)
+{
+    el_code rc = el_fail(ctx, EL_INTERNAL, "cannot write the plan `%s`: %s: %s", path, what,
+                         strerror(err));
+    el_detail_str(ctx, "reason", "plan_write_failed");
+    el_detail_str(ctx, "path", path);
+    return rc;
+}
+
+static el_code make_dir(el_ctx *ctx, const char *path)
+{
+    struct stat st;
+    if (mkdir(path, 0777) == 0 || (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+        return EL_OK;
+    return io_fail(ctx, "creating the directory", path, errno == EEXIST ? ENOTDIR : errno);
+}
+
+static bool written(const plan_files *f, const char *name)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (strcmp(f->v[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* A plan file of an earlier plan that this one no longer has (the lock
+ * lost its npm packages, say) would mislead a builder: remove it. Only the
+ * names a plan can hold are touched. */
+static el_code remove_stale(el_ctx *ctx, const char *dir, const plan_files *f)
+{
+    for (size_t i = 0; PLAN_FILE_NAMES[i]; i++) {
+        if (written(f, PLAN_FILE_NAMES[i]))
+            continue;
+        char *path = xasprintf("%s/%s", dir, PLAN_FILE_NAMES[i]);
+        int err = unlink(path) == 0 || errno == ENOENT ? 0 : errno;
+        el_code rc = err ? io_fail(ctx, "removing a stale plan file", path, err) : EL_OK;
+        free(path);
+        if (rc != EL_OK)
+            return rc;
+    }
+    return EL_OK;
+}
+
+static el_code write_one(el_ctx *ctx, const char *variant, const char *dir,
+                         const plan_out_file *f, el_plan_result *res)
+{
+    char *path = xasprintf("%s/%s", dir, f->name);
+    const char *step = NULL;
+    int err = file_holds(path, f->data, f->len) ? 0 : file_write_atomic(path, f->data, f->len, &step);
+    if (err) {
+        el_code rc = io_fail(ctx, step, path, err);
+        free(path);
+        return rc;
+    }
+    res->files = xrealloc(res->files, (res->n_files + 1) * sizeof *res->files);
+    el_plan_file *pf = &res->files[res->n_files++];
+    memset(pf, 0, sizeof *pf);
+    pf->variant = xstrdup(variant);
+    pf->path = path;
+    pf->size = f->len;
+    char hex[65];
+    sha256_hex(f->data, f->len, hex);
+    snprintf(pf->sha256, sizeof pf->sha256, "sha256:%s", hex);
+    return EL_OK;
+}
+
+static el_code write_variant(el_ctx *ctx, const plan_run *r, const char *variant,
+                             el_plan_result *res)
+{
+    plan_files f = { 0 };
+    plan_variant(&r->in, variant, &f);
+    char *dir = xasprintf("%s/%s", res->out_dir, variant);
+    el_code rc = make_dir(ctx, dir);
+    for (size_t i = 0; rc == EL_OK && i < f.n; i++)
+        rc = write_one(ctx, variant, dir, &f.v[i], res);
+    if (rc == EL_OK)
+        rc = remove_stale(ctx, dir, &f);
+    if (rc == EL_OK) {
+        res->variants = xrealloc(res->variants, (res->n_variants + 1) * sizeof *res->variants);
+        res->variants[res->n_variants++] = xstrdup(variant);
+    }
+    free(dir);
+    plan_files_release(&f);
+    return rc;
+}
+
+static char *default_out_dir(const char *lock_path)
+{
+    const char *slash = strrchr(lock_path, '/');
+    if (!slash)
+        return xstrdup("plan");
+    return xasprintf("%.*s/plan", (int)(slash - lock_path), lock_path);
+}
+
+el_code el_plan(el_ctx *ctx, const el_spec *spec, const char *lock_path,
+                const el_plan_options *o, el_plan_result *res)
+{
+    static const el_plan_options none = { 0 };
+    if (!o)
+        o = &none;
+    memset(res, 0, sizeof *res);
+    el_code rc = el_spec_validate(ctx, spec);
+    if (rc != EL_OK)
+        return rc;
+    plan_run r = { .mem = arena_new() };
+    wanted w[8];
+    size_t n_w = 0, n_build = 0;
+    const char *build[8];
+    if ((rc = wanted_variants(ctx, r.mem, spec, o, w, &n_w)) == EL_OK &&
+        (rc = plan_prepare(ctx, &r, spec, lock_path, o->bases_path, o->base_registry, res)) == EL_OK &&
+        (rc = choose(ctx, &r, w, n_w, build, &n_build, res)) == EL_OK) {
+        res->out_dir = o->out_dir ? xstrdup(o->out_dir) : default_out_dir(lock_path);
+        rc = make_dir(ctx, res->out_dir);
+        for (size_t i = 0; rc == EL_OK && i < n_build; i++)
+            rc = write_variant(ctx, &r, build[i], res);
+    }
+    lock_doc_free(r.lock);
+    target_catalog_free(r.cat);
+    arena_free(r.mem);
+    return rc;
+}

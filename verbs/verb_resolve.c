@@ -1,0 +1,155 @@
+/* verb_resolve.c — the public el_resolve(): the catalog, the request
+ * (target_request.c), the previous lock as a preference, the solve
+ * (resolver_resolve) and the lock (lockfile/). It only sequences those
+ * steps; it solves nothing, fetches nothing and writes no format itself. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "envlock/resolve.h"
+#include "cache.h"
+#include "resolver.h"
+#include "target.h"
+#include "target_request.h"
+#include "verbs_internal.h"
+
+el_code el_exclude_newer_normalize(el_ctx *ctx, const char *value, char out[32])
+{
+    return target_time_normalize(ctx, value, (int64_t)time(NULL), out);
+}
+
+static void add_note(el_resolve_result *res, const char *note)
+{
+    res->notes = xrealloc(res->notes, (res->n_notes + 1) * sizeof *res->notes);
+    res->notes[res->n_notes++] = xstrdup(note);
+}
+
+void el_resolve_result_clear(el_resolve_result *res)
+{
+    if (!res)
+        return;
+    free(res->lock_path);
+    for (size_t i = 0; i < res->n_notes; i++)
+        free(res->notes[i]);
+    free(res->notes);
+    memset(res, 0, sizeof *res);
+}
+
+static bool file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* The lock already at the output path. Without --upgrade it is the
+ * preference, and one that cannot be read is an error; with --upgrade it
+ * is only a list of names to prefetch, and one that cannot be read means
+ * no prefetch. *out stays NULL when there is no lock. */
+static el_code previous_lock(el_ctx *ctx, const char *path, bool upgrade_all, lock_doc **out)
+{
+    *out = NULL;
+    if (!file_exists(path))
+        return EL_OK;
+    *out = lock_read_file(ctx, path);
+    if (*out || upgrade_all) {
+        if (!*out)
+            el_ctx_clear(ctx);
+        return EL_OK;
+    }
+    char *why = xstrdup(el_ctx_message(ctx));
+    el_code rc = el_fail(ctx, EL_SPEC_INVALID,
+                         "the existing lock %s cannot be read as a preference (%s): fix or "
+                         "remove it, or pass --upgrade to resolve from scratch",
+                         path, why);
+    el_detail_str(ctx, "reason", "invalid_lock");
+    el_detail_str(ctx, "path", path);
+    free(why);
+    return rc;
+}
+
+static void count_packages(const lock_doc *doc, el_resolve_result *res)
+{
+    for (size_t i = 0; i < doc->n_packages; i++) {
+        const lock_package *p = &doc->packages[i];
+        if (strcmp(p->ecosystem, "pypi") == 0)
+            res->n_pypi++;
+        else if (strcmp(p->ecosystem, "npm") == 0)
+            res->n_npm++;
+        else if (strcmp(p->ecosystem, "deb") == 0)
+            res->n_deb++;
+        if (p->installed_in_base)
+            res->n_installed_in_base++;
+    }
+}
+
+/* One solve of the request and the lock written from it. */
+static el_code solve_and_write(el_ctx *ctx, const el_cache_options *co, const target_request *tr,
+                               el_resolve_result *res)
+{
+    cache *c = cache_open(ctx, co);
+    if (!c)
+        return el_ctx_code(ctx);
+    lock_doc *doc = NULL;
+    el_code rc = resolver_resolve(ctx, c, &tr->rq, &doc);
+    cache_close(c);
+    if (rc == EL_OK)
+        rc = lock_write_file(ctx, doc, res->lock_path, res->lock_digest);
+    if (rc == EL_OK)
+        count_packages(doc, res);
+    lock_doc_free(doc);
+    return rc;
+}
+
+el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
+                   const el_resolve_options *o, el_resolve_result *res)
+{
+    static const el_resolve_options none = { 0 };
+    if (!o)
+        o = &none;
+    memset(res, 0, sizeof *res);
+    el_code rc = el_spec_validate(ctx, spec);
+    if (rc != EL_OK)
+        return rc;
+    if (o->exclude_newer &&
+        (rc = el_exclude_newer_normalize(ctx, o->exclude_newer, res->exclude_newer)) != EL_OK)
+        return rc;
+    target_catalog *cat = target_catalog_load(ctx, o->bases_path);
+    if (!cat)
+        return el_ctx_code(ctx);
+    res->lock_path = o->lock_path ? xstrdup(o->lock_path) : verbs_default_lock_path(o->spec_path);
+    lock_doc *previous = NULL;
+    size_t text_len = 0;
+    char *text = NULL;
+    target_request *tr = NULL;
+    if ((rc = previous_lock(ctx, res->lock_path, o->upgrade_all, &previous)) != EL_OK)
+        goto out;
+    res->kept_previous = previous && !o->upgrade_all;
+    text = verbs_spec_text(o->spec_path, &text_len);
+    target_request_options to = {
+        .spec_text = text,
+        .spec_len = text_len,
+        .spec_opts = o->spec_opts,
+        .exclude_newer = res->exclude_newer[0] ? res->exclude_newer : NULL,
+        .previous = o->upgrade_all ? NULL : previous,
+        .prefetch = o->upgrade_all ? previous : NULL,
+        .upgrade_all = o->upgrade_all,
+        .upgrade = o->upgrade,
+        .n_upgrade = o->n_upgrade,
+        .debug_solver_dir = o->debug_solver_dir,
+        .explain_full = o->explain_full,
+    };
+    if ((rc = target_request_build(ctx, cat, spec, &to, &tr)) != EL_OK)
+        goto out;
+    snprintf(res->spec_digest, sizeof res->spec_digest, "%s", tr->spec_digest);
+    for (size_t i = 0; i < tr->n_notes; i++)
+        add_note(res, tr->notes[i]);
+    rc = solve_and_write(ctx, co, tr, res);
+out:
+    target_request_free(tr);
+    lock_doc_free(previous);
+    free(text);
+    target_catalog_free(cat);
+    return rc;
+}
