@@ -160,6 +160,10 @@ for s in combined pypi npm apt; do
     cmp -s "$work/$s.lock" "$work/$s-rv.lock" || echo "!! $s: the two servers gave different locks" >&2
 done
 envlock_resolve combined --offline --debug-solver "$work/dbg" >/dev/null
+# bench/plan times plans and exports of this lock (with specs/combined.yaml
+# and bases.yaml): keep it.
+mkdir -p "$build/bench-out"
+cp "$work/combined.lock" "$build/bench-out/combined.lock"
 # shellcheck disable=SC2086
 pip_resolve "${url}pypi/pypi/simple/" "$work/pip-cache" $py_pkgs >/dev/null
 # shellcheck disable=SC2086
