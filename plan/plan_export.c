@@ -693,14 +693,15 @@ static char *json_text(json_object *o, size_t *len)
 typedef struct npm_tree {
     const lock_doc *d;
     pkgv p;          /* sorted by path for lookup */
-    npm_dep *root;   /* the spec roots at node_modules/<name>: name -> version */
+    size_t *root;    /* the spec roots: packages at node_modules/<folder> */
     size_t n_root;
     bool *any, *nonopt, *nonpeer; /* reached at all / by non-optional / by non-peer edges */
 } npm_tree;
 
 static int cmp_path(const void *a, const void *b)
 {
-    return strcmp((*(const lock_package *const *)a)->path, (*(const lock_package *const *)b)->path);
+    int c = cmp_str((*(const lock_package *const *)a)->path, (*(const lock_package *const *)b)->path);
+    return c ? c : cmp_pkg(a, b);
 }
 
 static long npm_at(const npm_tree *t, const char *path)
@@ -708,7 +709,7 @@ static long npm_at(const npm_tree *t, const char *path)
     size_t lo = 0, hi = t->p.n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = strcmp(t->p.v[mid]->path, path);
+        int c = cmp_str(t->p.v[mid]->path, path);
         if (!c)
             return (long)mid;
         if (c < 0)
@@ -744,7 +745,8 @@ static long npm_resolve(const npm_tree *t, const char *from, const char *name, c
     sb_release(&base);
     sb_release(&cand);
     for (size_t i = 0; hit < 0 && i < t->p.n; i++)
-        if (strcmp(t->p.v[i]->name, name) == 0 && strcmp(t->p.v[i]->version, version) == 0)
+        if (t->p.v[i]->path && strcmp(t->p.v[i]->name, name) == 0 &&
+            strcmp(t->p.v[i]->version, version) == 0)
             hit = (long)i;
     return hit;
 }
@@ -754,11 +756,9 @@ static void npm_reach(const npm_tree *t, const char *skip, bool *seen)
 {
     long *queue = xcalloc(t->p.n + 1, sizeof *queue);
     size_t qn = 0;
-    for (size_t i = 0; i < t->n_root; i++) {
-        long k = npm_resolve(t, "", t->root[i].name, t->root[i].spec);
-        if (k >= 0 && !seen[k])
-            seen[k] = true, queue[qn++] = k;
-    }
+    for (size_t i = 0; i < t->n_root; i++)
+        if (!seen[t->root[i]])
+            seen[t->root[i]] = true, queue[qn++] = (long)t->root[i];
     for (size_t q = 0; q < qn; q++) {
         const lock_package *p = t->p.v[queue[q]];
         for (size_t j = 0; j < p->n_deps; j++) {
@@ -773,6 +773,15 @@ static void npm_reach(const npm_tree *t, const char *skip, bool *seen)
     free(queue);
 }
 
+/* The folder a path names: what follows its last "node_modules/". */
+static const char *folder_name(const char *path)
+{
+    const char *s = NULL;
+    for (const char *c = strstr(path, "node_modules/"); c; c = strstr(c + 1, "node_modules/"))
+        s = c + 13;
+    return s ? s : path;
+}
+
 static void npm_tree_build(npm_tree *t, const lock_doc *d)
 {
     t->d = d;
@@ -782,9 +791,9 @@ static void npm_tree_build(npm_tree *t, const lock_doc *d)
     t->n_root = 0;
     for (size_t i = 0; i < t->p.n; i++) {
         const lock_package *p = t->p.v[i];
-        if (strv_has(p->requested_by, "spec") && strncmp(p->path, "node_modules/", 13) == 0 &&
-            strcmp(p->path + 13, p->name) == 0)
-            t->root[t->n_root++] = (npm_dep){ p->name, p->version };
+        if (p->path && strv_has(p->requested_by, "spec") &&
+            strncmp(p->path, "node_modules/", 13) == 0 && folder_name(p->path) == p->path + 13)
+            t->root[t->n_root++] = i;
     }
     t->any = xcalloc(t->p.n + 1, 3 * sizeof(bool));
     t->nonopt = t->any + t->p.n + 1;
@@ -813,14 +822,6 @@ static const char *npm_problem(const npm_tree *t, size_t i)
     if (!p->installed_in_base && (!p->n_artifacts || !p->artifacts[0].url || !p->artifacts[0].hash))
         return "has no tarball with an integrity to lock";
     return NULL;
-}
-
-static const char *folder_name(const char *path)
-{
-    const char *s = NULL;
-    for (const char *c = strstr(path, "node_modules/"); c; c = strstr(c + 1, "node_modules/"))
-        s = c + 13;
-    return s ? s : path;
 }
 
 /* One "node_modules/..." entry, keys in npm's order. */
@@ -864,11 +865,23 @@ static const char *project_name(const plan_input *in)
     return in->spec && in->spec->name && *in->spec->name ? in->spec->name : "envlock-plan";
 }
 
+/* The root's {folder: exact version}; an alias as npm writes one,
+ * "npm:<name>@<version>". */
 static json_object *npm_root_deps(const npm_tree *t)
 {
     npm_dep *v = xcalloc(t->n_root + 1, sizeof *v);
-    memcpy(v, t->root, t->n_root * sizeof *v);
+    char **alias = xcalloc(t->n_root + 1, sizeof *alias);
+    for (size_t i = 0; i < t->n_root; i++) {
+        const lock_package *p = t->p.v[t->root[i]];
+        v[i].name = folder_name(p->path);
+        if (strcmp(v[i].name, p->name) != 0)
+            alias[i] = xasprintf("npm:%s@%s", p->name, p->version);
+        v[i].spec = alias[i] ? alias[i] : p->version;
+    }
     json_object *o = npm_dep_object(v, t->n_root);
+    for (size_t i = 0; i < t->n_root; i++)
+        free(alias[i]);
+    free(alias);
     free(v);
     return o;
 }
