@@ -1,0 +1,747 @@
+/* plan_common.c — what every variant's plan shares (plan/README.md): the
+ * entry points of plan.h's "plans" part and their dispatch to the variant
+ * files, the facts gathered from a plan_input, the quoting every generated
+ * text relies on, the install steps' commands, the Dockerfile steps of
+ * datalayer, daytona and e2b, the context files and the refusals several
+ * variants make (REFERENCE §7).
+ *
+ * It writes no variant's main file itself (plan_<variant>.c do), and it
+ * never formats a lock export: lock.txt, requirements.txt, apt-packages.txt,
+ * apt-sources.list, package.json and package-lock.json come from
+ * plan_export.c. No I/O, no state between calls. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "plan_internal.h"
+
+/* ---- plan_files, refusals ---- */
+
+void plan_files_add(plan_files *f, const char *name, char *data, size_t len)
+{
+    if (!data) /* an export that does not apply: no file */
+        return;
+    f->v = xrealloc(f->v, (f->n + 1) * sizeof *f->v);
+    f->v[f->n].name = xstrdup(name);
+    f->v[f->n].data = data;
+    f->v[f->n].len = len;
+    f->n++;
+}
+
+void plan_files_release(plan_files *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->v[i].name);
+        free(f->v[i].data);
+    }
+    free(f->v);
+    f->v = NULL;
+    f->n = 0;
+}
+
+void plan_refusal_clear(plan_refusal *r)
+{
+    if (!r)
+        return;
+    free(r->message);
+    r->message = NULL;
+    r->at = (plan_pos){ NULL, 0, 0 };
+}
+
+bool plan_refusal_set(plan_refusal *r, plan_pos at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    free(r->message);
+    r->message = xvasprintf(fmt, ap);
+    va_end(ap);
+    r->at = at;
+    return true;
+}
+
+/* ---- dispatch ---- */
+
+typedef struct variant_ops {
+    const char *name;
+    bool (*refuse)(const plan_facts *, plan_refusal *);
+    void (*files)(const plan_facts *, plan_files *);
+} variant_ops;
+
+static const variant_ops VARIANTS[] = {
+    { "datalayer", plan_datalayer_refuse, plan_datalayer_files },
+    { "e2b", plan_e2b_refuse, plan_e2b_files },
+    { "daytona", plan_daytona_refuse, plan_daytona_files },
+    { "modal", plan_modal_refuse, plan_modal_files },
+};
+
+static const variant_ops *variant_find(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof VARIANTS / sizeof VARIANTS[0]; i++)
+        if (strcmp(VARIANTS[i].name, name) == 0)
+            return &VARIANTS[i];
+    return NULL;
+}
+
+bool plan_variant_known(const char *variant)
+{
+    return variant_find(variant) != NULL;
+}
+
+bool plan_refuse(const plan_input *in, const char *variant, plan_refusal *r)
+{
+    r->message = NULL;
+    r->at = (plan_pos){ NULL, 0, 0 };
+    const variant_ops *ops = variant_find(variant);
+    if (!ops)
+        return plan_refusal_set(r, (plan_pos){ "spec.compatibility.variants", 0, 0 },
+                                "`%s` is not a variant; the variants are datalayer, e2b, "
+                                "daytona, modal", variant ? variant : "");
+    plan_facts f;
+    plan_facts_init(&f, in);
+    bool refused = ops->refuse(&f, r) || plan_export_refusal(&f, r);
+    plan_facts_release(&f);
+    return refused;
+}
+
+void plan_variant(const plan_input *in, const char *variant, plan_files *out)
+{
+    const variant_ops *ops = variant_find(variant);
+    if (!ops)
+        return;
+    plan_facts f;
+    plan_facts_init(&f, in);
+    ops->files(&f, out);
+    plan_context_files(&f, out);
+    plan_facts_release(&f);
+}
+
+/* ---- facts ---- */
+
+static const plan_spec EMPTY_SPEC;
+
+static int env_cmp(const void *a, const void *b)
+{
+    const plan_env *x = *(const plan_env *const *)a, *y = *(const plan_env *const *)b;
+    return strcmp(x->key, y->key);
+}
+
+static int pkg_name_cmp(const void *a, const void *b)
+{
+    const lock_package *x = *(const lock_package *const *)a;
+    const lock_package *y = *(const lock_package *const *)b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->version, y->version);
+}
+
+static void add_index(ptrvec *v, const char *url)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (strcmp(v->items[i], url) == 0)
+            return;
+    ptrvec_push(v, (void *)url);
+}
+
+static void facts_package(plan_facts *f, const lock_package *p)
+{
+    if (strcmp(p->ecosystem, "deb") == 0 && !p->installed_in_base) {
+        ptrvec_push(&f->debs, (void *)p);
+    } else if (strcmp(p->ecosystem, "pypi") == 0) {
+        ptrvec_push(&f->pypi, (void *)p);
+        if (!p->installed_in_base) {
+            f->n_pypi_installs++;
+            add_index(&f->indexes, p->source ? p->source : "https://pypi.org/simple");
+        }
+    } else if (strcmp(p->ecosystem, "npm") == 0 && !f->npm_registry) {
+        f->npm_registry = p->source ? p->source : "https://registry.npmjs.org/";
+    }
+}
+
+void plan_facts_init(plan_facts *f, const plan_input *in)
+{
+    memset(f, 0, sizeof *f);
+    f->in = in;
+    f->spec = in->spec ? in->spec : &EMPTY_SPEC;
+    f->name = f->spec->name ? f->spec->name : "";
+    f->size_class = f->spec->size_class ? f->spec->size_class : "small";
+    f->contract = f->spec->contract ? f->spec->contract : "sandbox-contract/v1";
+    f->pip = f->spec->manager && strcmp(f->spec->manager, "pip") == 0;
+    for (size_t i = 0; in->lock && i < in->lock->n_packages; i++)
+        facts_package(f, &in->lock->packages[i]);
+    qsort(f->debs.items, f->debs.len, sizeof(void *), pkg_name_cmp);
+    qsort(f->pypi.items, f->pypi.len, sizeof(void *), pkg_name_cmp);
+    for (size_t i = 0; i < f->spec->n_env; i++)
+        ptrvec_push(&f->env, &f->spec->env[i]);
+    qsort(f->env.items, f->env.len, sizeof(void *), env_cmp);
+}
+
+void plan_facts_release(plan_facts *f)
+{
+    ptrvec_release(&f->debs);
+    ptrvec_release(&f->pypi);
+    ptrvec_release(&f->indexes);
+    ptrvec_release(&f->env);
+}
+
+const char *plan_base_digest(const plan_input *in, const char *variant)
+{
+    const lock_doc *d = in->lock;
+    for (size_t i = 0; d && d->variants && d->variants[i]; i++)
+        if (strcmp(d->variants[i], variant) == 0)
+            return d->base_digests ? d->base_digests[i] : NULL;
+    return NULL;
+}
+
+const char *plan_base_repository(const plan_facts *f, strbuf *scratch)
+{
+    if (f->in->base_repository)
+        return f->in->base_repository;
+    const char *ref = f->in->lock && f->in->lock->base_ref ? f->in->lock->base_ref : "";
+    const char *slash = strrchr(ref, '/');
+    sb_addf(scratch, "environments/base/%s", slash ? slash + 1 : ref);
+    return scratch->buf;
+}
+
+bool plan_base_image(strbuf *sb, const plan_facts *f, const char *variant, bool with_registry)
+{
+    const char *digest = plan_base_digest(f->in, variant);
+    if (!digest)
+        return false;
+    strbuf repo = STRBUF_INIT;
+    if (with_registry && f->in->base_registry && *f->in->base_registry)
+        sb_addf(sb, "%s/", f->in->base_registry);
+    sb_addf(sb, "%s@%s", plan_base_repository(f, &repo), digest);
+    sb_release(&repo);
+    return true;
+}
+
+/* ---- text ---- */
+
+static bool sh_safe(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           (c && strchr("@%+=:,./_-", c));
+}
+
+void plan_sh_quote(strbuf *sb, const char *s)
+{
+    bool plain = *s != '\0';
+    for (const char *p = s; *p && plain; p++)
+        plain = sh_safe((unsigned char)*p);
+    if (plain) {
+        sb_adds(sb, s);
+        return;
+    }
+    sb_addc(sb, '\'');
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'')
+            sb_adds(sb, "'\\''");
+        else
+            sb_addc(sb, *p);
+    }
+    sb_addc(sb, '\'');
+}
+
+void plan_json_str(strbuf *sb, const char *s)
+{
+    sb_addc(sb, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            sb_addf(sb, "\\%c", *p);
+        else if (*p == '\n')
+            sb_adds(sb, "\\n");
+        else if (*p == '\t')
+            sb_adds(sb, "\\t");
+        else if (*p < 0x20 || *p == 0x7f)
+            sb_addf(sb, "\\u%04x", *p);
+        else
+            sb_addc(sb, (char)*p);
+    }
+    sb_addc(sb, '"');
+}
+
+static void py_byte(strbuf *sb, unsigned char c)
+{
+    if (c == '\\' || c == '"')
+        sb_addf(sb, "\\%c", c);
+    else if (c == '\n')
+        sb_adds(sb, "\\n");
+    else if (c == '\r')
+        sb_adds(sb, "\\r");
+    else if (c == '\t')
+        sb_adds(sb, "\\t");
+    else if (c < 0x20 || c == 0x7f)
+        sb_addf(sb, "\\x%02x", c);
+    else
+        sb_addc(sb, (char)c);
+}
+
+void plan_py_str(strbuf *sb, const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = strlen(s), i = 0;
+    sb_addc(sb, '"');
+    while (i < n) {
+        if (u[i] < 0x80) {
+            py_byte(sb, u[i++]);
+            continue;
+        }
+        size_t at = i;
+        unsigned cp;
+        if (utf8_next(u, n, &i, &cp) && i > at)
+            sb_addf(sb, cp <= 0xffff ? "\\u%04x" : "\\U%08x", cp);
+        else {
+            sb_addf(sb, "\\udc%02x", u[at]);
+            i = at + 1;
+        }
+    }
+    sb_addc(sb, '"');
+}
+
+void plan_comment_text(strbuf *sb, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        sb_addc(sb, *p < 0x20 || *p == 0x7f ? '?' : (char)*p);
+}
+
+char *plan_json_text(struct json_object *o, size_t *len)
+{
+    const char *t = json_object_to_json_string_ext(
+        o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, t);
+    sb_addc(&sb, '\n');
+    return sb_detach(&sb, len);
+}
+
+/* ---- commands ---- */
+
+/* The Python step installs requirements.txt (only what the base lacks, each
+ * file by hash, --no-deps: the lock already is the closure) with `uv pip
+ * install`, never `uv pip sync`: sync makes the environment equal to the
+ * file, so it would uninstall everything the base carries outside the lock
+ * (the doctor, the kernel, the protected pins the lock marks as already in
+ * the base and leaves out of requirements.txt). */
+void plan_python_cmd(strbuf *sb, const plan_facts *f, bool pip, bool no_cache)
+{
+    if (pip)
+        sb_adds(sb, "python3 -m pip install --no-deps --require-hashes --no-cache-dir");
+    else
+        sb_addf(sb, "uv pip install --system --no-deps --require-hashes%s",
+                no_cache ? " --no-cache" : "");
+    for (size_t i = 0; i < f->indexes.len; i++) {
+        sb_adds(sb, i == 0 ? " --index-url " : " --extra-index-url ");
+        plan_sh_quote(sb, f->indexes.items[i]);
+    }
+    sb_adds(sb, " -r " PLAN_OPT "/requirements.txt");
+}
+
+void plan_npm_cmd(strbuf *sb, const plan_facts *f)
+{
+    sb_adds(sb, "cd " PLAN_OPT "/node && npm ci --ignore-scripts --no-audit --no-fund --registry ");
+    plan_sh_quote(sb, f->npm_registry);
+}
+
+static bool word_char(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '.' || c == '-';
+}
+
+bool plan_names_secret(const char *cmd, const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0)
+        return false;
+    for (const char *p = strstr(cmd, name); p; p = strstr(p + 1, name))
+        if (!(p > cmd && word_char(p[-1])) && !word_char(p[n]))
+            return true;
+    return false;
+}
+
+void plan_first_word_upper(const char *cmd, char *out, size_t cap)
+{
+    size_t k = 0;
+    while (*cmd == ' ' || *cmd == '\t')
+        cmd++;
+    for (; *cmd && *cmd != ' ' && *cmd != '\t' && k + 1 < cap; cmd++)
+        out[k++] = (*cmd >= 'a' && *cmd <= 'z') ? (char)(*cmd - 'a' + 'A') : *cmd;
+    out[k] = '\0';
+}
+
+/* ---- context files ---- */
+
+static char *export_text(const plan_input *in, plan_format fmt, size_t *len, char **why)
+{
+    el_ctx *ctx = el_ctx_new();
+    char *t = plan_export(ctx, in, fmt, len);
+    if (!t && why)
+        *why = xstrdup(el_ctx_message(ctx) ? el_ctx_message(ctx) : "no reason given");
+    el_ctx_free(ctx);
+    return t;
+}
+
+static void add_export(const plan_facts *f, plan_format fmt, const char *name, plan_files *out)
+{
+    size_t len = 0;
+    char *t = export_text(f->in, fmt, &len, NULL);
+    plan_files_add(out, name, t, len);
+}
+
+void plan_context_files(const plan_facts *f, plan_files *out)
+{
+    size_t len = 0;
+    char *t;
+    add_export(f, PLAN_UV_PIP_COMPILE, "lock.txt", out);
+    if (f->n_pypi_installs) {
+        t = plan_requirements_text(f->in, true, &len);
+        plan_files_add(out, "requirements.txt", t, len);
+    }
+    if (f->debs.len) {
+        add_export(f, PLAN_APT, "apt-packages.txt", out);
+        t = plan_apt_sources_text(f->in, &len);
+        plan_files_add(out, "apt-sources.list", t, len);
+    }
+    if (f->npm_registry) {
+        t = plan_package_json_text(f->in, &len);
+        plan_files_add(out, "package.json", t, len);
+        add_export(f, PLAN_PACKAGE_LOCK, "package-lock.json", out);
+    }
+    t = plan_expected_packages(f->in, &len);
+    plan_files_add(out, "expected-packages.json", t, len);
+}
+
+bool plan_export_refusal(const plan_facts *f, plan_refusal *r)
+{
+    static const struct { plan_format fmt; const char *name; } NEEDED[] = {
+        { PLAN_UV_PIP_COMPILE, "uv-pip-compile" },
+        { PLAN_APT, "apt" },
+        { PLAN_PACKAGE_LOCK, "package-lock" },
+    };
+    for (size_t i = 0; i < sizeof NEEDED / sizeof NEEDED[0]; i++) {
+        if ((NEEDED[i].fmt == PLAN_APT && !f->debs.len) ||
+            (NEEDED[i].fmt == PLAN_PACKAGE_LOCK && !f->npm_registry))
+            continue;
+        size_t len = 0;
+        char *why = NULL, *t = export_text(f->in, NEEDED[i].fmt, &len, &why);
+        free(t);
+        if (!t) {
+            plan_refusal_set(r, (plan_pos){ "spec", 0, 0 },
+                             "the lock cannot be exported as %s, which the plan installs "
+                             "from: %s", NEEDED[i].name, why);
+            free(why);
+            return true;
+        }
+    }
+    return false;
+}
+
+char *plan_expected_packages(const plan_input *in, size_t *len)
+{
+    plan_facts f;
+    plan_facts_init(&f, in);
+    json_object *o = json_object_new_object(), *pk = json_object_new_object();
+    for (size_t i = 0; i < f.pypi.len; i++) {
+        const lock_package *p = f.pypi.items[i];
+        json_object_object_add(pk, p->name, json_object_new_string(p->version));
+    }
+    json_object_object_add(o, "expected_packages", pk);
+    json_object_object_add(o, "lock", json_object_new_string(in->lock_digest ? in->lock_digest : ""));
+    json_object_object_add(o, "python", json_object_new_string(in->python_minor ? in->python_minor : ""));
+    char *t = plan_json_text(o, len);
+    json_object_put(o);
+    plan_facts_release(&f);
+    return t;
+}
+
+/* ---- refusals several variants make ---- */
+
+static bool is_gpu_class(const char *c)
+{
+    return strcmp(c, "gpu-small") == 0 || strcmp(c, "gpu-large") == 0;
+}
+
+static bool is_size_class(const char *c)
+{
+    static const char *const CLASSES[] = { "small", "medium", "large", "gpu-small", "gpu-large" };
+    for (size_t i = 0; i < sizeof CLASSES / sizeof CLASSES[0]; i++)
+        if (strcmp(CLASSES[i], c) == 0)
+            return true;
+    return false;
+}
+
+bool plan_refuse_common(const plan_facts *f, const char *builder, plan_refusal *r)
+{
+    const plan_spec *s = f->spec;
+    if (s->build_source && strcmp(s->build_source, "packages") != 0)
+        return plan_refusal_set(r, s->build_source_at,
+                                "`%s` is not buildable from a lock yet: envlock resolves only "
+                                "`packages` sources. Set `spec.build.source` to `packages`",
+                                s->build_source);
+    if (s->manager && strcmp(s->manager, "uv") != 0 && strcmp(s->manager, "pip") != 0)
+        return plan_refusal_set(r, s->manager_at,
+                                "`%s` is not supported by %s; supported: uv, pip. Set "
+                                "`spec.packages.python.manager` to `uv` or `pip`",
+                                s->manager, builder);
+    if (s->architecture && strcmp(s->architecture, "linux/amd64") != 0)
+        return plan_refusal_set(r, s->architecture_at,
+                                "`%s` is not buildable: %s builds linux/amd64 only. Set "
+                                "`spec.platform.architecture` to `linux/amd64`",
+                                s->architecture, builder);
+    if (!is_size_class(f->size_class))
+        return plan_refusal_set(r, s->size_class_at,
+                                "`%s` is not a size class; the classes are small, medium, large, "
+                                "gpu-small, gpu-large. Set `spec.resources.sizeClass` to one of them",
+                                f->size_class);
+    return false;
+}
+
+bool plan_refuse_gpu(const plan_facts *f, const char *why, const char *tail, plan_refusal *r)
+{
+    const plan_spec *s = f->spec;
+    if (is_gpu_class(f->size_class))
+        return plan_refusal_set(r, s->size_class_at,
+                                "`%s` needs a GPU, %s. Choose small, medium or large, %s",
+                                f->size_class, why, tail);
+    if (s->accelerator)
+        return plan_refusal_set(r, s->accelerator_at,
+                                "an accelerator needs a GPU, %s. Set `spec.resources.accelerator` "
+                                "to `none`, %s", why, tail);
+    return false;
+}
+
+bool plan_refuse_secrets(const plan_facts *f, const char *message, plan_refusal *r)
+{
+    if (f->spec->n_secrets == 0)
+        return false;
+    return plan_refusal_set(r, f->spec->secrets_at, "%s", message);
+}
+
+bool plan_refuse_regions(const plan_facts *f, const char *message, plan_refusal *r)
+{
+    if (!f->spec->regions || !f->spec->regions[0])
+        return false;
+    return plan_refusal_set(r, f->spec->regions_at, "%s", message);
+}
+
+bool plan_refuse_no_base(const plan_facts *f, const char *variant, plan_refusal *r)
+{
+    if (plan_base_digest(f->in, variant))
+        return false;
+    return plan_refusal_set(r, (plan_pos){ "spec.compatibility.variants", 0, 0 },
+                            "the lock holds no base digest for the %s variant: resolve the lock "
+                            "again with `%s` among the variants", variant, variant);
+}
+
+/* ---- Dockerfile steps (datalayer, daytona, e2b) ----
+ * One instruction per line; a list a parser must see (the apt pins) one
+ * item per continuation line. */
+
+void plan_df_header(strbuf *sb, const plan_facts *f, const char *variant)
+{
+    sb_adds(sb, "# Environment: ");
+    plan_comment_text(sb, f->name);
+    sb_addf(sb, " (%s variant)\n", variant);
+    sb_addf(sb, "# Lock: %s\n", f->in->lock_digest ? f->in->lock_digest : "");
+    sb_adds(sb, "# Generated by envlock from the lock above; do not edit: a new lock makes a "
+                "new plan.\n");
+}
+
+void plan_df_labels(strbuf *sb, const plan_facts *f)
+{
+    sb_adds(sb, "ARG DL_ENVIRONMENT_UID DL_VERSION DL_BUILD_UID\n");
+    sb_adds(sb, "LABEL io.datalayer.environment=");
+    plan_sh_quote(sb, f->name);
+    sb_adds(sb, " \\\n      io.datalayer.uid=${DL_ENVIRONMENT_UID} \\\n"
+                "      io.datalayer.version=${DL_VERSION} \\\n"
+                "      io.datalayer.build=${DL_BUILD_UID} \\\n"
+                "      io.datalayer.lock=");
+    plan_sh_quote(sb, f->in->lock_digest ? f->in->lock_digest : "");
+    sb_adds(sb, " \\\n      io.datalayer.contract=");
+    plan_sh_quote(sb, f->contract);
+    sb_adds(sb, " \\\n      io.datalayer.size-class=");
+    plan_sh_quote(sb, f->size_class);
+    sb_addc(sb, '\n');
+}
+
+static bool spec_sets(const plan_facts *f, const char *key)
+{
+    for (size_t i = 0; i < f->env.len; i++)
+        if (strcmp(((const plan_env *)f->env.items[i])->key, key) == 0)
+            return true;
+    return false;
+}
+
+/* The spec's variables and the variant's own (those the spec does not set),
+ * one ENV each, by key. */
+void plan_df_env(strbuf *sb, const plan_facts *f, const plan_df_style *st)
+{
+    ptrvec all = PTRVEC_INIT;
+    for (size_t i = 0; i < f->env.len; i++)
+        ptrvec_push(&all, f->env.items[i]);
+    for (size_t i = 0; i < st->n_extra_env; i++)
+        if (!spec_sets(f, st->extra_env[i].key))
+            ptrvec_push(&all, (void *)&st->extra_env[i]);
+    qsort(all.items, all.len, sizeof(void *), env_cmp);
+    for (size_t i = 0; i < all.len; i++) {
+        const plan_env *e = all.items[i];
+        sb_addf(sb, "ENV %s=", e->key);
+        plan_sh_quote(sb, e->value);
+        sb_addc(sb, '\n');
+    }
+    ptrvec_release(&all);
+}
+
+#define APT_OPTS "-o Dir::Etc::SourceList=" PLAN_OPT "/apt-sources.list -o Dir::Etc::SourceParts=-"
+
+static void df_apt(strbuf *sb, const plan_facts *f)
+{
+    if (!f->debs.len)
+        return;
+    sb_adds(sb, "COPY apt-sources.list apt-packages.txt " PLAN_OPT "/\n"
+                "RUN apt-get update " APT_OPTS " \\\n"
+                " && apt-get install -y --no-install-recommends " APT_OPTS " \\\n");
+    for (size_t i = 0; i < f->debs.len; i++) {
+        const lock_package *p = f->debs.items[i];
+        strbuf pin = STRBUF_INIT;
+        sb_addf(&pin, "%s=%s", p->name, p->version);
+        sb_adds(sb, "      ");
+        plan_sh_quote(sb, pin.buf);
+        sb_adds(sb, " \\\n");
+        sb_release(&pin);
+    }
+    sb_adds(sb, " && rm -rf /var/lib/apt/lists/*\n");
+}
+
+static void df_python(strbuf *sb, const plan_facts *f, const plan_df_style *st)
+{
+    sb_adds(sb, "COPY lock.txt " PLAN_OPT "/lock.txt\n"
+                "COPY expected-packages.json " PLAN_OPT "/expected-packages.json\n");
+    if (!f->n_pypi_installs)
+        return;
+    sb_adds(sb, "COPY requirements.txt " PLAN_OPT "/requirements.txt\nRUN ");
+    bool cache = st->buildkit && !st->pip;
+    if (cache)
+        sb_adds(sb, "--mount=type=cache,target=/root/.cache/uv ");
+    plan_python_cmd(sb, f, st->pip, !cache);
+    sb_addc(sb, '\n');
+}
+
+static void df_npm(strbuf *sb, const plan_facts *f)
+{
+    if (!f->npm_registry)
+        return;
+    sb_adds(sb, "COPY package.json package-lock.json " PLAN_OPT "/node/\nRUN ");
+    plan_npm_cmd(sb, f);
+    sb_adds(sb, "\nENV NODE_PATH=" PLAN_OPT "/node/node_modules\n");
+}
+
+/* Installs run as root: env, apt, the locked Python, npm. */
+void plan_df_installs(strbuf *sb, const plan_facts *f, const plan_df_style *st)
+{
+    plan_df_env(sb, f, st);
+    sb_adds(sb, "USER root\n");
+    df_apt(sb, f);
+    df_python(sb, f, st);
+    df_npm(sb, f);
+}
+
+/* A COPY path in the plain form when nothing in it needs quoting, else the
+ * JSON form (a space or quote in a path). */
+static bool df_plain_path(const char *p)
+{
+    for (; *p; p++)
+        if (!sh_safe((unsigned char)*p))
+            return false;
+    return true;
+}
+
+/* The switch to the sandbox user and its content directory, then the baked
+ * files: the build service puts each spec.files[i] (fetched from its
+ * contentRef and checked against its sha256) at files/<i> in the build
+ * context; the COPY lines name only those context paths. */
+void plan_df_files(strbuf *sb, const plan_facts *f, const plan_df_style *st)
+{
+    const plan_spec *s = f->spec;
+    sb_addf(sb, "USER %s\nWORKDIR " PLAN_CONTENT_DIR "\n", st->user);
+    if (s->n_files)
+        sb_adds(sb, "# Context files supplied by the build service from each contentRef:\n");
+    for (size_t i = 0; i < s->n_files; i++) {
+        const plan_file *pf = &s->files[i];
+        sb_addf(sb, "#   files/%zu <- ", i);
+        plan_comment_text(sb, pf->content_ref ? pf->content_ref : "");
+        if (pf->sha256)
+            sb_addf(sb, " (sha256 %s)", pf->sha256);
+        sb_addc(sb, '\n');
+    }
+    for (size_t i = 0; i < s->n_files; i++) {
+        const char *path = s->files[i].path ? s->files[i].path : "";
+        if (df_plain_path(path)) {
+            sb_addf(sb, "COPY --chown=" PLAN_USER_IDS " files/%zu %s\n", i, path);
+            continue;
+        }
+        sb_addf(sb, "COPY --chown=" PLAN_USER_IDS " [\"files/%zu\", ", i);
+        plan_json_str(sb, path);
+        sb_adds(sb, "]\n");
+    }
+}
+
+/* Whether a command must be written in the exec (JSON) form: the shell
+ * form would be misread by the Dockerfile parser when the text starts like
+ * a flag or a JSON array, holds a heredoc marker, ends in a line
+ * continuation, or holds a control byte. */
+static bool df_needs_exec_form(const char *cmd)
+{
+    const char *p = cmd;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t n = strlen(cmd);
+    if (*p == '-' || *p == '[' || *p == '\0' || strstr(cmd, "<<") || cmd[n - 1] == '\\')
+        return true;
+    for (p = cmd; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return true;
+    return false;
+}
+
+static void df_secret_mounts(strbuf *sb, const plan_facts *f, const char *cmd, strbuf *body)
+{
+    for (size_t i = 0; i < f->spec->n_secrets; i++) {
+        const plan_secret *s = &f->spec->secrets[i];
+        if (!plan_names_secret(cmd, s->name))
+            continue;
+        bool file = s->mount_as && strcmp(s->mount_as, "file") == 0;
+        sb_addf(sb, " --mount=type=secret,id=%s,uid=1000,gid=100,required=true", s->id);
+        if (file)
+            sb_addf(sb, ",target=/run/secrets/%s", s->name);
+        else
+            sb_addf(body, "export %s=\"$(cat /run/secrets/%s)\" && ", s->name, s->id);
+    }
+}
+
+void plan_df_post_install(strbuf *sb, const plan_facts *f, const plan_df_style *st)
+{
+    for (size_t i = 0; i < f->spec->n_post_install; i++) {
+        const char *cmd = f->spec->post_install[i].text ? f->spec->post_install[i].text : "";
+        strbuf body = STRBUF_INIT;
+        sb_adds(sb, "RUN");
+        if (st->buildkit) {
+            sb_adds(sb, " --network=none");
+            df_secret_mounts(sb, f, cmd, &body);
+        }
+        sb_adds(&body, cmd);
+        sb_addc(sb, ' ');
+        if (df_needs_exec_form(body.buf)) {
+            sb_adds(sb, "[\"/bin/sh\", \"-c\", ");
+            plan_json_str(sb, body.buf);
+            sb_addc(sb, ']');
+        } else {
+            sb_adds(sb, body.buf);
+        }
+        sb_addc(sb, '\n');
+        sb_release(&body);
+    }
+}

@@ -1,0 +1,38 @@
+/* plan_datalayer.c — the datalayer variant (REFERENCE §7): a BuildKit
+ * Dockerfile from the lock's datalayer base digest, which Datalayer's build
+ * service builds with the build args DL_ENVIRONMENT_UID, DL_VERSION and
+ * DL_BUILD_UID, the spec's baked files at files/<i> of the context and the
+ * build secrets the postInstall commands name. It owns this variant's
+ * refusals and the Dockerfile's order of steps; the steps themselves and
+ * the context files are plan_common.c's. */
+#include <string.h>
+
+#include "plan_internal.h"
+
+bool plan_datalayer_refuse(const plan_facts *f, plan_refusal *r)
+{
+    return plan_refuse_common(f, "the datalayer builder", r) ||
+           plan_refuse_gpu(f, "and the datalayer variant has none (D-20)",
+                           "or build the GPU classes for modal or daytona", r) ||
+           plan_refuse_no_base(f, "datalayer", r);
+}
+
+/* env -> apt -> locked Python -> npm -> files -> postInstall -> doctor. */
+void plan_datalayer_files(const plan_facts *f, plan_files *out)
+{
+    const plan_df_style st = { .buildkit = true, .pip = f->pip, .user = PLAN_USER_IDS };
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, "# syntax=docker/dockerfile:1.7\n");
+    plan_df_header(&sb, f, "datalayer");
+    sb_adds(&sb, "FROM ");
+    plan_base_image(&sb, f, "datalayer", true);
+    sb_addc(&sb, '\n');
+    plan_df_labels(&sb, f);
+    plan_df_installs(&sb, f, &st);
+    plan_df_files(&sb, f, &st);
+    plan_df_post_install(&sb, f, &st);
+    sb_adds(&sb, "RUN " PLAN_DOCTOR "\n");
+    size_t len;
+    char *t = sb_detach(&sb, &len);
+    plan_files_add(out, "Dockerfile", t, len);
+}

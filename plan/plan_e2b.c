@@ -1,0 +1,100 @@
+/* plan_e2b.c — the e2b variant (REFERENCE §7): an E2B template built from
+ * E2B's `code-interpreter-v1` template rather than the Datalayer base, as
+ * `e2b.Dockerfile` plus `template.json` (the name and tag formats the build
+ * service fills in). The base is E2B's, so the Python step always uses pip
+ * (the base has pip, not necessarily uv), the sandbox user is created when
+ * the base lacks it, and no doctor step runs (the doctor is not in that
+ * base). It owns this variant's refusals and its two files. */
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "plan_internal.h"
+
+#define E2B_TEMPLATE "code-interpreter-v1"
+
+static bool refuse_home(const plan_facts *f, plan_refusal *r)
+{
+    for (size_t i = 0; i < f->spec->n_env; i++)
+        if (strcmp(f->spec->env[i].key, "HOME") == 0)
+            return plan_refusal_set(r, f->spec->env[i].at,
+                                    "E2B sets the sandbox's HOME itself: remove `HOME` from "
+                                    "`spec.env`, or drop `e2b` from the optional variants");
+    return false;
+}
+
+bool plan_e2b_refuse(const plan_facts *f, plan_refusal *r)
+{
+    return plan_refuse_common(f, "the E2B builder", r) || refuse_home(f, r) ||
+           plan_refuse_gpu(f, "and E2B has no GPU",
+                           "or build the GPU classes for modal or daytona", r) ||
+           plan_refuse_secrets(f,
+                               "E2B has no per-step secret mechanism: a build secret cannot be "
+                               "mounted on only the postInstall commands that name it. Remove "
+                               "`spec.buildSecrets`, or drop `e2b` from the optional variants",
+                               r) ||
+           plan_refuse_regions(f,
+                               "E2B is regionless: it places each sandbox itself, so "
+                               "`spec.compatibility.regions` cannot be honoured. Remove the "
+                               "regions, or drop `e2b` from the optional variants",
+                               r);
+}
+
+static const plan_env E2B_ENV[] = {
+    { "LC_ALL", "C.UTF-8", { NULL, 0, 0 } },
+    { "LANG", "C.UTF-8", { NULL, 0, 0 } },
+};
+
+/* The contract's user (uid 1000, gid 100, home /home/datalayer) and its
+ * content directory, unless the base already has the user. */
+#define E2B_USER_STEP                                                                         \
+    "RUN (id -u datalayer >/dev/null 2>&1 || useradd --create-home --non-unique --uid 1000 " \
+    "--gid 100 --shell /bin/bash datalayer) \\\n"                                            \
+    " && mkdir -p " PLAN_CONTENT_DIR " \\\n"                                                 \
+    " && chown " PLAN_USER_IDS " /home/datalayer " PLAN_CONTENT_DIR "\n"
+
+static char *dockerfile(const plan_facts *f, size_t *len)
+{
+    const plan_df_style st = { .buildkit = false, .pip = true, .user = "datalayer",
+                               .extra_env = E2B_ENV, .n_extra_env = 2 };
+    strbuf sb = STRBUF_INIT;
+    plan_df_header(&sb, f, "e2b");
+    sb_adds(&sb, "# The template is built from E2B's `" E2B_TEMPLATE "` template, whose image\n"
+                 "# this is; E2B pins the result by its template build id, the immutable\n"
+                 "# reference of the build.\n"
+                 "FROM e2bdev/code-interpreter:latest\n");
+    plan_df_installs(&sb, f, &st);
+    sb_adds(&sb, E2B_USER_STEP);
+    plan_df_files(&sb, f, &st);
+    plan_df_post_install(&sb, f, &st);
+    return sb_detach(&sb, len);
+}
+
+static char *template_json(const plan_facts *f, size_t *len)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "dockerfile", json_object_new_string("e2b.Dockerfile"));
+    json_object_object_add(o, "fromTemplate", json_object_new_string(E2B_TEMPLATE));
+    json_object_object_add(o, "lock",
+                           json_object_new_string(f->in->lock_digest ? f->in->lock_digest : ""));
+    json_object_object_add(o, "maxBuildMinutes", json_object_new_int(20));
+    char *name = xasprintf("dl-%s", f->name);
+    char *name_fmt = xasprintf("dl-%s-v{version}", f->name);
+    json_object_object_add(o, "name", json_object_new_string(name));
+    json_object_object_add(o, "nameFormat", json_object_new_string(name_fmt));
+    json_object_object_add(o, "tagFormat", json_object_new_string("v{version}-{buildUid}"));
+    char *t = plan_json_text(o, len);
+    free(name);
+    free(name_fmt);
+    json_object_put(o);
+    return t;
+}
+
+void plan_e2b_files(const plan_facts *f, plan_files *out)
+{
+    size_t len;
+    char *t = dockerfile(f, &len);
+    plan_files_add(out, "e2b.Dockerfile", t, len);
+    t = template_json(f, &len);
+    plan_files_add(out, "template.json", t, len);
+}

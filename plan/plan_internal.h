@@ -1,0 +1,149 @@
+/* plan_internal.h — what the variant generators (plan_common.c,
+ * plan_datalayer.c, plan_e2b.c, plan_daytona.c, plan_modal.c) share: the
+ * facts every plan is generated from, the text escapers, the Dockerfile
+ * steps three variants have in common, the context files and the refusal
+ * helpers. Not seen outside plan/ (the tests include it to test the
+ * escapers). Nothing here does I/O or keeps state between calls. */
+#ifndef EL_PLAN_INTERNAL_H
+#define EL_PLAN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "plan.h"
+#include "util.h"
+
+struct json_object;
+
+/* Where the contract puts things (REFERENCE §8). */
+#define PLAN_OPT "/opt/datalayer"
+#define PLAN_CONTENT_DIR "/home/datalayer/content"
+#define PLAN_USER_IDS "1000:100"
+#define PLAN_DOCTOR PLAN_OPT "/bin/datalayer-sandbox doctor --json > /tmp/doctor.json"
+
+/* The facts a plan is generated from, gathered once from a plan_input.
+ * Every pointer borrows from the input; the vectors are the facts' own. */
+typedef struct plan_facts {
+    const plan_input *in;
+    const plan_spec *spec;     /* in->spec, or an empty spec when NULL */
+    const char *name;          /* metadata.name, "" when not given */
+    const char *size_class;    /* "small" when not given */
+    const char *contract;      /* "sandbox-contract/v1" when not given */
+    bool pip;                  /* the Python step uses pip (manager pip) */
+    ptrvec debs;               /* const lock_package *: debs the lock installs, by name */
+    ptrvec pypi;               /* const lock_package *: every pypi package, by name */
+    size_t n_pypi_installs;    /* pypi packages the base does not carry */
+    ptrvec indexes;            /* const char *: their sources, distinct, first seen first */
+    const char *npm_registry;  /* the lock's npm source; NULL: no npm package */
+    ptrvec env;                /* const plan_env *: spec.env sorted by key (bytes) */
+} plan_facts;
+
+void plan_facts_init(plan_facts *f, const plan_input *in);
+void plan_facts_release(plan_facts *f);
+
+/* plan_base_image() :
+ *  "[registry/]repository@digest" of the lock's base for `variant` into sb;
+ *  false (sb untouched) when the lock holds no digest for it. */
+bool plan_base_image(strbuf *sb, const plan_facts *f, const char *variant, bool with_registry);
+/* plan_base_digest() : the lock's base digest for `variant`, or NULL. */
+const char *plan_base_digest(const plan_input *in, const char *variant);
+/* plan_base_repository() : in->base_repository, else derived from the
+ *  lock's base ref ("datalayer/python-cpu" -> "environments/base/python-cpu"). */
+const char *plan_base_repository(const plan_facts *f, strbuf *scratch);
+
+/* ---- text ---- */
+
+/* plan_sh_quote() : `s` as one POSIX shell word: as is when non-empty and
+ *  made only of [A-Za-z0-9@%+=:,./_-], else single-quoted with each `'`
+ *  written '\''. The same quoting reads right in a Dockerfile ENV/LABEL. */
+void plan_sh_quote(strbuf *sb, const char *s);
+/* plan_json_str() : `s` as a JSON string literal (quotes included). */
+void plan_json_str(strbuf *sb, const char *s);
+/* plan_py_str() : `s` as a Python 3 string literal whose value is `s`:
+ *  printable ASCII as is, everything else escaped, so the module is pure
+ *  ASCII whatever the input. Bytes that are not UTF-8 become \udcXX (the
+ *  surrogateescape spelling Python itself uses for such bytes). */
+void plan_py_str(strbuf *sb, const char *s);
+/* plan_comment_text() : `s` for a `#` comment: control bytes become `?`,
+ *  so a value can never end the comment line. */
+void plan_comment_text(strbuf *sb, const char *s);
+/* plan_json_text() : `o` as JSON (2-space indent, `/` unescaped, trailing
+ *  newline). Keys come out in insertion order: callers insert them sorted. */
+char *plan_json_text(struct json_object *o, size_t *len);
+
+/* ---- the install steps' commands (shell text) ---- */
+
+/* plan_python_cmd() : the locked Python install: hashes required, no
+ *  dependency resolution, only requirements.txt. With `pip` the pip form;
+ *  `no_cache` asks uv not to leave its cache in the image. */
+void plan_python_cmd(strbuf *sb, const plan_facts *f, bool pip, bool no_cache);
+/* plan_npm_cmd() : `cd /opt/datalayer/node && npm ci ...` from the lock's registry. */
+void plan_npm_cmd(strbuf *sb, const plan_facts *f);
+/* plan_names_secret() : whether `cmd` names `name` as a whole word (not
+ *  preceded or followed by [A-Za-z0-9_.-]; REFERENCE §1 rule 13). */
+bool plan_names_secret(const char *cmd, const char *name);
+/* plan_first_word_upper() : the first word of `cmd`, uppercased, into out
+ *  (truncated to cap-1 bytes). */
+void plan_first_word_upper(const char *cmd, char *out, size_t cap);
+
+/* ---- Dockerfile steps (datalayer, daytona, e2b) ---- */
+
+typedef struct plan_df_style {
+    bool buildkit;          /* uv cache mount, --network=none, secret mounts */
+    bool pip;               /* the pip form of the Python step */
+    const char *user;       /* USER of the files and postInstall steps */
+    const plan_env *extra_env; /* variables the variant sets unless the spec does */
+    size_t n_extra_env;
+} plan_df_style;
+
+void plan_df_header(strbuf *sb, const plan_facts *f, const char *variant);
+void plan_df_labels(strbuf *sb, const plan_facts *f);
+void plan_df_env(strbuf *sb, const plan_facts *f, const plan_df_style *st);
+void plan_df_installs(strbuf *sb, const plan_facts *f, const plan_df_style *st);
+void plan_df_files(strbuf *sb, const plan_facts *f, const plan_df_style *st);
+void plan_df_post_install(strbuf *sb, const plan_facts *f, const plan_df_style *st);
+
+/* ---- context files ---- */
+
+/* plan_context_files() : lock.txt, requirements.txt, apt-packages.txt,
+ *  apt-sources.list, package.json, package-lock.json,
+ *  expected-packages.json — those that apply, in that order. */
+void plan_context_files(const plan_facts *f, plan_files *out);
+/* plan_expected_packages() : the conformance manifest (REFERENCE §8 check 5). */
+char *plan_expected_packages(const plan_input *in, size_t *len);
+/* plan_export_refusal() : refuses (true) when an export the plan needs
+ *  cannot be made from this lock, with the export's own reason. */
+bool plan_export_refusal(const plan_facts *f, plan_refusal *r);
+
+/* ---- refusals ---- */
+
+/* plan_refusal_set() : fills *r and returns true, so checks read
+ *  `return plan_refusal_set(r, at, "...", ...);`. */
+bool plan_refusal_set(plan_refusal *r, plan_pos at, const char *fmt, ...) EL_PRINTF(3, 4);
+/* plan_refuse_common() : the refusals every variant shares, in order:
+ *  build source, manager, architecture, size class. `builder` names the
+ *  variant's builder in messages ("the Modal builder"). */
+bool plan_refuse_common(const plan_facts *f, const char *builder, plan_refusal *r);
+/* plan_refuse_gpu() : refuses a GPU size class (at sizeClass) or an
+ *  accelerator (at accelerator): "`<class>` needs a GPU, <why>. Choose
+ *  small, medium or large, <tail>". */
+bool plan_refuse_gpu(const plan_facts *f, const char *why, const char *tail, plan_refusal *r);
+/* plan_refuse_secrets() / plan_refuse_regions() : any buildSecrets / any
+ *  region, with `message`. */
+bool plan_refuse_secrets(const plan_facts *f, const char *message, plan_refusal *r);
+bool plan_refuse_regions(const plan_facts *f, const char *message, plan_refusal *r);
+/* plan_refuse_no_base() : the lock holds no base digest for `variant`. */
+bool plan_refuse_no_base(const plan_facts *f, const char *variant, plan_refusal *r);
+
+/* ---- the variants ---- */
+
+bool plan_datalayer_refuse(const plan_facts *f, plan_refusal *r);
+void plan_datalayer_files(const plan_facts *f, plan_files *out);
+bool plan_e2b_refuse(const plan_facts *f, plan_refusal *r);
+void plan_e2b_files(const plan_facts *f, plan_files *out);
+bool plan_daytona_refuse(const plan_facts *f, plan_refusal *r);
+void plan_daytona_files(const plan_facts *f, plan_files *out);
+bool plan_modal_refuse(const plan_facts *f, plan_refusal *r);
+void plan_modal_files(const plan_facts *f, plan_files *out);
+
+#endif
