@@ -238,7 +238,7 @@ void plan_sh_quote(strbuf *sb, const char *s)
     sb_addc(sb, '\'');
     for (const char *p = s; *p; p++) {
         if (*p == '\'')
-            sb_adds(sb, "'\\''");
+            sb_adds(sb, "'\"'\"'");
         else
             sb_addc(sb, *p);
     }
@@ -255,7 +255,7 @@ void plan_json_str(strbuf *sb, const char *s)
             sb_adds(sb, "\\n");
         else if (*p == '\t')
             sb_adds(sb, "\\t");
-        else if (*p < 0x20 || *p == 0x7f)
+        else if (*p < 0x20 || *p == 0x7f || *p == '<')
             sb_addf(sb, "\\u%04x", *p);
         else
             sb_addc(sb, (char)*p);

@@ -55,9 +55,13 @@ const char *plan_base_repository(const plan_facts *f, strbuf *scratch);
 
 /* plan_sh_quote() : `s` as one POSIX shell word: as is when non-empty and
  *  made only of [A-Za-z0-9@%+=:,./_-], else single-quoted with each `'`
- *  written '\''. The same quoting reads right in a Dockerfile ENV/LABEL. */
+ *  written '"'"' (close, a double-quoted quote, reopen). BuildKit reads the
+ *  same quoting in ENV and LABEL; the form without a backslash also keeps
+ *  simpler Dockerfile parsers (dockerfile-ast) from splitting the value. */
 void plan_sh_quote(strbuf *sb, const char *s);
-/* plan_json_str() : `s` as a JSON string literal (quotes included). */
+/* plan_json_str() : `s` as a JSON string literal (quotes included), `<`
+ *  written \u003c as Go's encoder does: a `<<` in an exec-form RUN must not
+ *  look like a heredoc to a parser that does not know JSON forms have none. */
 void plan_json_str(strbuf *sb, const char *s);
 /* plan_py_str() : `s` as a Python 3 string literal whose value is `s`:
  *  printable ASCII as is, everything else escaped, so the module is pure

@@ -11,8 +11,8 @@
  * chain against a recording `modal` stand-in.
  *
  * `unit_plan_variants write DIR` instead writes every variant's plan of
- * tests/plan/data/variants-demo.lock under DIR/<variant>/ (for checkers
- * outside C). */
+ * tests/plan/data/variants-demo.lock under DIR/demo/<variant>/ and of
+ * variants-small.lock under DIR/small/<variant>/ (for checkers outside C). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -332,7 +332,7 @@ static const char DATALAYER_DOCKERFILE[] =
     "      io.datalayer.contract=sandbox-contract/v1 \\\n"
     "      io.datalayer.size-class=small\n"
     "ENV ALPHA=1\n"
-    "ENV ZED='it'\\''s $HOME'\n"
+    "ENV ZED='it'\"'\"'s $HOME'\n"
     "USER root\n"
     "COPY apt-sources.list apt-packages.txt /opt/datalayer/\n"
     "RUN apt-get update -o Dir::Etc::SourceList=/opt/datalayer/apt-sources.list"
@@ -563,9 +563,10 @@ static char *unquote(const char *w, size_t n)
             sb_addc(&sb, w[i]);
             continue;
         }
-        if (i + 3 < n && w[i + 1] == '\\' && w[i + 2] == '\'' && w[i + 3] == '\'') {
+        if (i + 4 < n && w[i + 1] == '"' && w[i + 2] == '\'' && w[i + 3] == '"' &&
+            w[i + 4] == '\'') {
             sb_addc(&sb, '\'');
-            i += 3;
+            i += 4;
         }
     }
     return sb_detach(&sb, NULL);
@@ -1072,33 +1073,68 @@ static void test_modal_module(void **state)
 
 /* ---- `write DIR` ---- */
 
-static int write_plans(const char *dir)
+/* The lock's real digest (the fixtures give a made-up one). */
+static void real_digest(fixture *fx, const char *lock_name, char out[72])
+{
+    char path[512], hex[65];
+    snprintf(path, sizeof path, "%s/%s", PLAN_TEST_DIR, lock_name);
+    size_t len = 0;
+    char *text = read_file(path, 1 << 24, &len);
+    assert_non_null(text);
+    sha256_hex(text, len, hex);
+    snprintf(out, 72, "sha256:%s", hex);
+    fx->in.lock_digest = out;
+    free(text);
+}
+
+static int write_lock_plans(const char *dir, const char *lock_name)
 {
     fixture fx;
-    fixture_init(&fx, DEMO);
-    add_cmd(&fx, "python3 -c 'import requests'");
+    char digest[72];
+    fixture_init(&fx, lock_name);
+    real_digest(&fx, lock_name, digest);
+    add_env(&fx, "GREETING", "it's \"quoted\" $HOME");
+    add_cmd(&fx, "python3 -c 'import idna'");
+    add_cmd(&fx, "cat <<EOF > /tmp/x");
+    fx.files[0] = (plan_file){ "/home/datalayer/content/my data.csv", "blob://abc", SHA_AB, 12,
+                               pos("spec.files[0]", 40) };
+    fx.files[1] = (plan_file){ "/etc/motd", "https://example.com/motd", NULL, -1,
+                               pos("spec.files[1]", 41) };
+    fx.spec.n_files = 2;
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return 1;
     for (size_t v = 0; v < 4; v++) {
         plan_refusal r;
         if (plan_refuse(&fx.in, VARIANT_NAMES[v], &r)) {
-            printf("%s: refused at %s: %s\n", VARIANT_NAMES[v], r.at.field, r.message);
+            printf("%s %s: refused at %s: %s\n", lock_name, VARIANT_NAMES[v], r.at.field, r.message);
             plan_refusal_clear(&r);
             continue;
         }
         char *sub = xasprintf("%s/%s", dir, VARIANT_NAMES[v]);
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            return 1;
         if (mkdir(sub, 0755) != 0 && errno != EEXIST)
             return 1;
         plan_files out = { 0 };
         plan_variant(&fx.in, VARIANT_NAMES[v], &out);
         for (size_t i = 0; i < out.n; i++)
             write_text(sub, out.v[i].name, out.v[i].data, out.v[i].len);
-        printf("%s: %zu files in %s\n", VARIANT_NAMES[v], out.n, sub);
+        printf("%s %s: %zu files in %s\n", lock_name, VARIANT_NAMES[v], out.n, sub);
         plan_files_release(&out);
         free(sub);
     }
     fixture_done(&fx);
     return 0;
+}
+
+/* DIR/demo/<variant> from variants-demo.lock, DIR/small/<variant> from
+ * variants-small.lock (which has a base digest for every variant). */
+static int write_plans(const char *dir)
+{
+    char *demo = xasprintf("%s/demo", dir), *small = xasprintf("%s/small", dir);
+    int rc = (mkdir(dir, 0755) != 0 && errno != EEXIST) || write_lock_plans(demo, DEMO) ||
+             write_lock_plans(small, "variants-small.lock");
+    free(demo);
+    free(small);
+    return rc;
 }
 
 int main(int argc, char **argv)
