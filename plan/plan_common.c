@@ -137,6 +137,13 @@ static int pkg_name_cmp(const void *a, const void *b)
     return c ? c : strcmp(x->version, y->version);
 }
 
+/* qsort() of a ptrvec; an empty one has no array to pass. */
+static void sort_ptrs(ptrvec *v, int (*cmp)(const void *, const void *))
+{
+    if (v->len > 1)
+        qsort(v->items, v->len, sizeof(void *), cmp);
+}
+
 static void add_index(ptrvec *v, const char *url)
 {
     for (size_t i = 0; i < v->len; i++)
@@ -171,11 +178,11 @@ void plan_facts_init(plan_facts *f, const plan_input *in)
     f->pip = f->spec->manager && strcmp(f->spec->manager, "pip") == 0;
     for (size_t i = 0; in->lock && i < in->lock->n_packages; i++)
         facts_package(f, &in->lock->packages[i]);
-    qsort(f->debs.items, f->debs.len, sizeof(void *), pkg_name_cmp);
-    qsort(f->pypi.items, f->pypi.len, sizeof(void *), pkg_name_cmp);
+    sort_ptrs(&f->debs, pkg_name_cmp);
+    sort_ptrs(&f->pypi, pkg_name_cmp);
     for (size_t i = 0; i < f->spec->n_env; i++)
         ptrvec_push(&f->env, &f->spec->env[i]);
-    qsort(f->env.items, f->env.len, sizeof(void *), env_cmp);
+    sort_ptrs(&f->env, env_cmp);
 }
 
 void plan_facts_release(plan_facts *f)
@@ -585,7 +592,7 @@ void plan_df_env(strbuf *sb, const plan_facts *f, const plan_df_style *st)
     for (size_t i = 0; i < st->n_extra_env; i++)
         if (!spec_sets(f, st->extra_env[i].key))
             ptrvec_push(&all, (void *)&st->extra_env[i]);
-    qsort(all.items, all.len, sizeof(void *), env_cmp);
+    sort_ptrs(&all, env_cmp);
     for (size_t i = 0; i < all.len; i++) {
         const plan_env *e = all.items[i];
         sb_addf(sb, "ENV %s=", e->key);

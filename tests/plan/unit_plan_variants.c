@@ -446,6 +446,42 @@ static void test_file_sets(void **state)
     fixture_done(&fx);
 }
 
+/* Every npm package the project files name is the lock's, at its version
+ * (and, in package-lock.json, at its node_modules place). */
+static void check_npm_in_lock(const lock_doc *lock, const char *package_json, const char *package_lock)
+{
+    json_object *pj = json_tokener_parse(package_json), *pl = json_tokener_parse(package_lock);
+    json_object *deps, *pkgs;
+    assert_non_null(pj);
+    assert_non_null(pl);
+    assert_true(json_object_object_get_ex(pj, "dependencies", &deps));
+    json_object_object_foreach(deps, name, version)
+    {
+        if (!lock_find(lock, "npm", name, json_object_get_string(version)))
+            fail_msg("package.json names %s@%s", name, json_object_get_string(version));
+    }
+    assert_true(json_object_object_get_ex(pl, "packages", &pkgs));
+    size_t seen = 0;
+    json_object_object_foreach(pkgs, path, entry)
+    {
+        json_object *v;
+        if (!*path || !json_object_object_get_ex(entry, "version", &v))
+            continue;
+        bool found = false;
+        for (size_t i = 0; i < lock->n_packages && !found; i++) {
+            const lock_package *p = &lock->packages[i];
+            found = strcmp(p->ecosystem, "npm") == 0 && p->path && strcmp(p->path, path) == 0 &&
+                    strcmp(p->version, json_object_get_string(v)) == 0;
+        }
+        if (!found)
+            fail_msg("package-lock.json installs %s@%s", path, json_object_get_string(v));
+        seen++;
+    }
+    assert_true(seen > 0);
+    json_object_put(pj);
+    json_object_put(pl);
+}
+
 /* The demo lock has npm packages too: package.json and package-lock.json,
  * and the npm step. */
 static void test_npm_files(void **state)
@@ -455,8 +491,7 @@ static void test_npm_files(void **state)
     fixture_init(&fx, DEMO);
     plan_files out = { 0 };
     plan_variant(&fx.in, "datalayer", &out);
-    assert_non_null(find_file(&out, "package.json"));
-    assert_non_null(find_file(&out, "package-lock.json"));
+    check_npm_in_lock(fx.lock, text_of(&out, "package.json"), text_of(&out, "package-lock.json"));
     const char *df = text_of(&out, "Dockerfile");
     assert_non_null(strstr(df, "COPY package.json package-lock.json /opt/datalayer/node/\n"
                                "RUN cd /opt/datalayer/node && npm ci --ignore-scripts --no-audit"
