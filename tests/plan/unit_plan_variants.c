@@ -732,17 +732,25 @@ static void check_installs(const char *df, const fixture *fx, const plan_files *
 static void test_installs_only_the_lock(void **state)
 {
     (void)state;
-    fixture fx;
-    fixture_init(&fx, DEMO);
-    add_cmd(&fx, "echo done");
-    const char *const DF[] = { "datalayer", "e2b" };
-    for (size_t v = 0; v < 2; v++) {
-        plan_files out = { 0 };
-        plan_variant(&fx.in, DF[v], &out);
-        check_installs(text_of(&out, main_file(DF[v])), &fx, &out);
-        plan_files_release(&out);
+    const char *const LOCKS[] = { DEMO, "variants-small.lock" };
+    const char *const DF[] = { "datalayer", "e2b", "daytona" };
+    for (size_t l = 0; l < 2; l++) {
+        fixture fx;
+        fixture_init(&fx, LOCKS[l]);
+        add_cmd(&fx, "echo done");
+        for (size_t v = 0; v < 3; v++) {
+            plan_refusal r;
+            if (plan_refuse(&fx.in, DF[v], &r)) { /* the demo lock has no daytona base */
+                plan_refusal_clear(&r);
+                continue;
+            }
+            plan_files out = { 0 };
+            plan_variant(&fx.in, DF[v], &out);
+            check_installs(text_of(&out, main_file(DF[v])), &fx, &out);
+            plan_files_release(&out);
+        }
+        fixture_done(&fx);
     }
-    fixture_done(&fx);
 }
 
 /* ---- determinism ---- */
