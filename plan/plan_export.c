@@ -977,6 +977,12 @@ static char *export_apt(const plan_input *in, size_t *len)
 /* "URI SUITE COMPONENT..." or "URI SUITE/COMPONENT" -> "deb URI SUITE
  * COMPONENT...". A source of any other shape is kept as a comment: apt then
  * finds the packages nowhere and says so, rather than reading a guess. */
+/* Every plan installs exact name=version pins whose hashes apt checks
+ * against the signed index, so a Release past its Valid-Until cannot make
+ * it install anything else; it could only stop a snapshot's plan from
+ * building once the snapshot's Release expires. */
+#define APT_SOURCE_OPTIONS "[check-valid-until=no]"
+
 static char *apt_source_line(const char *src)
 {
     char *s = xstrdup(src), *save = NULL, *f[16];
@@ -986,13 +992,13 @@ static char *apt_source_line(const char *src)
     char *slash = n == 2 ? strrchr(f[1], '/') : NULL, *out;
     strbuf sb = STRBUF_INIT;
     if (n >= 3) {
-        sb_adds(&sb, "deb");
+        sb_adds(&sb, "deb " APT_SOURCE_OPTIONS);
         for (size_t i = 0; i < n; i++)
             sb_addf(&sb, " %s", f[i]);
         out = sb_detach(&sb, NULL);
     } else if (slash && slash != f[1] && slash[1]) {
         *slash = '\0';
-        out = xasprintf("deb %s %s %s", f[0], f[1], slash + 1);
+        out = xasprintf("deb " APT_SOURCE_OPTIONS " %s %s %s", f[0], f[1], slash + 1);
     } else
         out = xasprintf("# not an apt source: %s", src);
     free(s);

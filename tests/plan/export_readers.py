@@ -211,7 +211,7 @@ def check_apt(stem, text, sources, lock):
     check(text.splitlines() == debs, f"{stem}: apt lines")
     if debs:
         for line in sources.splitlines()[1:]:
-            check(re.fullmatch(r"deb https://\S+ \S+ \S+( \S+)*", line) is not None,
+            check(re.fullmatch(r"deb \[check-valid-until=no\] https://\S+ \S+ \S+( \S+)*", line) is not None,
                   f"{stem}: source line {line!r}")
 
 

@@ -263,7 +263,7 @@ static void test_demo_deterministic(void **state)
     size_t len;
     char *t = plan_apt_sources_text(&ia, &len);
     assert_string_equal(t, "# The apt sources of envlock lock " DIGEST "\n"
-                           "deb https://snapshot.debian.org/archive/debian/20260914T150000Z/ "
+                           "deb [check-valid-until=no] https://snapshot.debian.org/archive/debian/20260914T150000Z/ "
                            "bookworm main\n");
     free(t);
     t = plan_package_json_text(&ia, &len);
