@@ -127,6 +127,12 @@ REFUSALS = {
     "modal-secrets": {"variant": "modal", "host": "datalayer", "lines": _secret_lines()},
     "daytona-secrets": {"variant": "daytona", "host": "datalayer", "lines": _secret_lines()},
     "datalayer-sizeclass": {"variant": "datalayer", "host": "daytona", "cuda": True, "lines": _gpu_lines()},
+    # spec.platform.architecture admits only linux/amd64, so the refusal can
+    # only come from a base channel for another architecture (the test
+    # catalog's 2026.09-arm64): a lock resolved for arm64 must not become an
+    # amd64 build. Every variant is amd64-only, so there is no optional case.
+    "architecture": {"variant": "datalayer", "host": None, "channel": "2026.09-arm64",
+                     "lines": ["  platform:", "    architecture: linux/amd64   #<spec.platform.architecture"]},
 }
 
 
@@ -142,7 +148,8 @@ def refusal_spec(case, required, optional):
              "    version: \"3.13\"",
              "  base:",
              "    ref: datalayer/%s" % ("python-cuda" if c.get("cuda") else "python-cpu"),
-             "    channel: \"2026.09\"",
+             "    channel: \"%s\"%s" % (c.get("channel", "2026.09"),
+                                      "   #<spec.base.channel" if c.get("channel") else ""),
              "  packages:",
              "    python:",
              "      dependencies:",
@@ -157,11 +164,15 @@ def refusal_spec(case, required, optional):
     return "\n".join(lines) + "\n", where
 
 
+def refusal_modes(case):
+    return ("required", "optional") if REFUSALS[case]["host"] else ("required",)
+
+
 def test_names():
     names = ["plan_outputs", "pip_export", "pip_plan", "npm_plan", "npm_export", "apt_plan", "modal",
              "dockerfile_datalayer", "dockerfile_e2b", "dockerfile_daytona", "dockerfile_tampered"]
     for case in REFUSALS:
-        names += ["refuse_%s_required" % case, "refuse_%s_optional" % case]
+        names += ["refuse_%s_%s" % (case, m) for m in refusal_modes(case)]
     return names + ["refuse_named_optional", "stale_lock"]
 
 
@@ -351,6 +362,10 @@ def patch_catalog(path):
     text = read(path)
     for v in VARIANTS:
         text = text.replace("          %s: %s\n" % (v, rs.DIGEST), "          %s: %s\n" % (v, DIGESTS[v]))
+    chan = text[text.index('      "2026.09":\n'):]
+    arm = chan.replace('      "2026.09":\n', '      "2026.09-arm64":\n', 1).replace("        arch: amd64\n", "        arch: arm64\n")
+    arm = re.sub(r"(        platform: manylinux_\d+_\d+_)x86_64\n", r"\1aarch64\n", arm)
+    text += arm
     start = text.index("  datalayer/python-cpu:\n")
     cuda = text[start:].replace("  datalayer/python-cpu:\n", "  datalayer/python-cuda:\n", 1)
     cuda = cuda.replace("    cuda: false\n", "    cuda: true\n", 1)
@@ -1578,7 +1593,17 @@ def refusal_test(case, mode):
         print("envlock --json plan: exit %d\n%s%s" % (rc, stdout, stderr))
         problems = []
         fields = " or ".join(sorted(where))
+        if mode == "required" and case == "architecture" and rc == 10 and isinstance(js, dict) \
+                and js.get("code") == "DL_ENV_SPEC_INVALID":
+            # the lock is not an answer for an amd64 spec: refusing it as
+            # not fitting the spec is as right as refusing the variant
+            if os.path.isdir(out) and any(os.scandir(out)):
+                problems.append("a refused plan wrote files: %s" % os.listdir(out))
+            return problems
         if mode == "required":
+            if rc == 0:
+                return ["exit 0: %s wrote a plan (%s) for a spec asking for %s; expected exit 11"
+                        % (v, sorted(os.listdir(out)) if os.path.isdir(out) else "nothing", fields)]
             if rc != 11:
                 problems.append("exit %d, expected 11 (%s must refuse a spec asking for %s)" % (rc, v, fields))
             if not isinstance(js, dict):
@@ -1658,9 +1683,9 @@ def t_refuse_named(ctx):
                 problems.append("%s: plan %s: exit %d, %s; expected exit 11 DL_ENV_CAPABILITY_UNSUPPORTED naming %s "
                                 "on line %s" % (case, " ".join(args), rc, (stdout or stderr).strip()[:400],
                                                 " or ".join(where), sorted(set(where.values()))))
-            if os.path.isdir(out) and any(os.scandir(out)):
+            if rc == 11 and os.path.isdir(out) and any(os.scandir(out)):
                 problems.append("%s: plan %s refused but wrote %s" % (case, " ".join(args), os.listdir(out)))
-                shutil.rmtree(out)
+            shutil.rmtree(out, ignore_errors=True)
     return problems
 
 
@@ -1698,7 +1723,7 @@ TESTS = {"plan_outputs": t_plan_outputs, "pip_export": t_pip_export, "pip_plan":
          "dockerfile_daytona": dockerfile_test("daytona"), "dockerfile_tampered": t_dockerfile_tampered,
          "refuse_named_optional": t_refuse_named, "stale_lock": t_stale_lock}
 for _case in REFUSALS:
-    for _mode in ("required", "optional"):
+    for _mode in refusal_modes(_case):
         TESTS["refuse_%s_%s" % (_case, _mode)] = refusal_test(_case, _mode)
 
 
