@@ -62,6 +62,7 @@ typedef struct plan_spec {
     plan_pos size_class_at;
     bool accelerator;             /* spec.resources.accelerator is not "none" */
     plan_pos accelerator_at;
+    plan_pos variants_at;         /* spec.compatibility.variants */
     const char *const *regions;   /* spec.compatibility.regions, NULL-terminated */
     plan_pos regions_at;
     const char *const *python_constraints; /* user constraints as written, NULL-terminated */

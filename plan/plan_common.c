@@ -538,7 +538,10 @@ bool plan_refuse_no_base(const plan_facts *f, const char *variant, plan_refusal 
 {
     if (plan_base_digest(f->in, variant))
         return false;
-    return plan_refusal_set(r, (plan_pos){ "spec.compatibility.variants", 0, 0 },
+    plan_pos at = { "spec.compatibility.variants", 0, 0 };
+    if (f->in->spec && f->in->spec->variants_at.field)
+        at = f->in->spec->variants_at;
+    return plan_refusal_set(r, at,
                             "the lock holds no base digest for the %s variant: resolve the lock "
                             "again with `%s` among the variants", variant, variant);
 }

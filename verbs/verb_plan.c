@@ -179,6 +179,7 @@ static plan_spec *take_spec(arena *mem, const el_spec *spec)
     ps->accelerator = acc && !(json_object_is_type(acc, json_type_string) &&
                                strcmp(json_object_get_string(acc), "none") == 0);
     ps->accelerator_at = pos_of(mem, spec, "spec.resources.accelerator");
+    ps->variants_at = pos_of(mem, spec, "spec.compatibility.variants");
     json_object *regions = jat(doc, "spec.compatibility.regions");
     ps->regions = strings(mem, regions);
     ps->regions_at = pos_of(mem, spec, "spec.compatibility.regions");
@@ -257,6 +258,7 @@ typedef struct plan_run {
     lock_doc *lock;
     char lock_digest[EL_DIGEST_SIZE];
     target_catalog *cat;
+    const target_base *base;
     plan_input in;
 } plan_run;
 
@@ -287,6 +289,7 @@ static el_code take_base(el_ctx *ctx, plan_run *r, const char *bases_path)
                                                r->lock->base_channel);
     if (!b)
         return el_ctx_code(ctx);
+    r->base = b;
     r->in.python_minor = b->python_minor;
     r->in.base_repository = b->repository;
     r->in.apt_snapshot = b->apt_snapshot;
@@ -322,19 +325,42 @@ static const char *lock_digest_for(const lock_doc *lock, const char *variant)
     return NULL;
 }
 
-/* Why `variant` cannot be built from this lock and spec: the base has no
- * image for it in the lock, or plan/ refuses the spec. false if it can. */
+static bool catalog_publishes(const target_base *b, const char *variant)
+{
+    for (size_t i = 0; i < b->n_variants; i++)
+        if (strcmp(b->variants[i], variant) == 0)
+            return b->digests[i] != NULL;
+    return false;
+}
+
+/* The lock holds no base image for `variant`: either the spec does not
+ * list it (the lock was not resolved for it), or the channel has no image
+ * for it yet. */
+static void no_image(const plan_run *r, const char *variant, plan_refusal *why, el_code *code)
+{
+    if (catalog_publishes(r->base, variant)) {
+        why->message = xasprintf("`%s` is not one of the spec's variants, so the lock was not "
+                                 "resolved for it: add it to the required or optional variants "
+                                 "and resolve again",
+                                 variant);
+        why->at = r->in.spec->variants_at;
+        *code = EL_SPEC_INVALID;
+        return;
+    }
+    why->message = xasprintf("`%s:%s` has no published base image for the %s variant; it can "
+                             "be planned once the channel is pushed and the spec resolved again",
+                             r->base->ref, r->base->channel, variant);
+    why->at = (plan_pos){ "spec.base.channel", 0, 0 };
+    *code = EL_ARTIFACT_MISSING;
+}
+
+/* Why `variant` cannot be built from this lock and spec: the lock has no
+ * base image for it, or plan/ refuses the spec. false if it can. */
 static bool cannot_build(const plan_run *r, const char *variant, plan_refusal *why, el_code *code)
 {
     memset(why, 0, sizeof *why);
     if (!lock_digest_for(r->lock, variant)) {
-        why->message = xasprintf("the lock has no published base image for the %s variant "
-                                 "(`%s:%s`): it can be planned once the channel is pushed and "
-                                 "the spec resolved again",
-                                 variant, r->lock->base_ref ? r->lock->base_ref : "",
-                                 r->lock->base_channel ? r->lock->base_channel : "");
-        why->at = (plan_pos){ "spec.base.channel", 0, 0 };
-        *code = EL_ARTIFACT_MISSING;
+        no_image(r, variant, why, code);
         return true;
     }
     *code = EL_CAPABILITY_UNSUPPORTED;
