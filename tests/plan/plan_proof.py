@@ -169,7 +169,7 @@ def refusal_modes(case):
 
 
 def test_names():
-    names = ["plan_outputs", "pip_export", "pip_plan", "npm_plan", "npm_export", "apt_plan", "modal",
+    names = ["plan_outputs", "pip_export", "uv_pip_compile_export", "pylock_export", "pip_plan", "npm_plan", "npm_export", "apt_plan", "modal",
              "dockerfile_datalayer", "dockerfile_e2b", "dockerfile_daytona", "dockerfile_tampered"]
     for case in REFUSALS:
         names += ["refuse_%s_%s" % (case, m) for m in refusal_modes(case)]
@@ -650,6 +650,75 @@ def check_pip(ctx, reqfile, want, tag):
 
 def t_pip_export(ctx):
     return check_pip(ctx, ctx.export("requirements"), ctx.lock.pypi_with_artifacts(), "requirements export")
+
+
+def t_uv_pip_compile_export(ctx):
+    """The reference's lock text (REFERENCE §3, §10 of its facts): its header
+    lines, and pip installing exactly the lock's packages from it."""
+    path = ctx.export("uv-pip-compile")
+    problems = []
+    head = [ln for ln in read(path).split("\n") if ln.startswith("# ") and ":" in ln]
+    keys = {}
+    for ln in head:
+        k, _, v = ln[2:].partition(":")
+        keys.setdefault(k.strip(), []).append(v.strip())
+    ra = keys.get("resolved-at") or []
+    if len(ra) != 1 or not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", ra[0]):
+        problems.append("`# resolved-at:` is %s, expected one ISO time with +00:00 and no fraction" % ra)
+    py = ".".join(ctx.lock.doc["target"]["python"].split(".")[:2])
+    if keys.get("python") != [py]:
+        problems.append("`# python:` is %s, the lock's target is %s" % (keys.get("python"), py))
+    base = keys.get("base") or []
+    if len(base) != 1 or not base[0].startswith(ctx.lock.base_repository() + "@sha256:") or \
+            base[0].split("@", 1)[1] not in ctx.lock.doc["target"]["base"]["digests"].values():
+        problems.append("`# base:` is %s, not %s@<one of the lock's digests>" % (base, ctx.lock.base_repository()))
+    apt = sorted(keys.get("datalayer-apt") or [])
+    if apt != ["%s=%s" % kv for kv in sorted(ctx.lock.deb_pins().items())]:
+        problems.append("`# datalayer-apt:` lines %s are not the lock's installed debs" % apt)
+    problems += check_pip(ctx, path, ctx.lock.pypi_with_artifacts(), "uv-pip-compile export")
+    return problems
+
+
+def t_pylock_export(ctx):
+    """The PEP 751 export, read by tomllib and held to the PEP's rules, against the lock."""
+    try:
+        import tomllib
+    except ImportError:
+        agree.skip("tomllib (Python 3.11) is not available to %s" % sys.executable)
+    path = ctx.export("pylock")
+    try:
+        doc = tomllib.loads(read(path))
+    except tomllib.TOMLDecodeError as e:
+        return ["the pylock export is not TOML: %s" % e]
+    problems = []
+    if doc.get("lock-version") != "1.0":
+        problems.append("lock-version %r, PEP 751 says \"1.0\"" % doc.get("lock-version"))
+    if not isinstance(doc.get("created-by"), str):
+        problems.append("no created-by (required by PEP 751)")
+    got = {}
+    for n, pk in enumerate(doc.get("packages") or []):
+        name, ver = pk.get("name"), pk.get("version")
+        if not isinstance(name, str) or canon(name) != name:
+            problems.append("packages[%d].name %r is not a normalized name" % (n, name))
+            continue
+        got[name] = ver
+        wheels = pk.get("wheels") or []
+        if not wheels and "sdist" not in pk:
+            problems.append("%s: neither wheels nor sdist" % name)
+        want_h = ctx.lock.pypi_hashes(name)
+        have_h = set()
+        for w in wheels:
+            if not w.get("hashes"):
+                problems.append("%s: a wheel without hashes (PEP 751 requires them)" % name)
+            if w.get("name") and w.get("url") and os.path.basename(w["url"]) != w["name"]:
+                problems.append("%s: wheel name %s is not its url's file name" % (name, w["name"]))
+            if "url" not in w and "path" not in w:
+                problems.append("%s: a wheel with neither url nor path" % name)
+            have_h.add((w.get("hashes") or {}).get("sha256"))
+        if have_h != want_h:
+            problems.append("%s: wheel hashes %s, the lock's artifacts %s" % (name, sorted(have_h), sorted(want_h)))
+    problems += compare_sets("pylock package", ctx.lock.pypi_with_artifacts(), got)
+    return problems
 
 
 # ---- a build file's Python step ----
@@ -1717,7 +1786,8 @@ def t_stale_lock(ctx):
 
 # ================================================================ driver
 
-TESTS = {"plan_outputs": t_plan_outputs, "pip_export": t_pip_export, "pip_plan": t_pip_plan,
+TESTS = {"plan_outputs": t_plan_outputs, "pip_export": t_pip_export,
+         "uv_pip_compile_export": t_uv_pip_compile_export, "pylock_export": t_pylock_export, "pip_plan": t_pip_plan,
          "npm_plan": t_npm_plan, "npm_export": t_npm_export, "apt_plan": t_apt_plan, "modal": t_modal,
          "dockerfile_datalayer": dockerfile_test("datalayer"), "dockerfile_e2b": dockerfile_test("e2b"),
          "dockerfile_daytona": dockerfile_test("daytona"), "dockerfile_tampered": t_dockerfile_tampered,
