@@ -237,6 +237,9 @@ def classify(words):
     w = [os.path.basename(x) for x in words]
     for i, x in enumerate(w):
         nxt = w[i + 1] if i + 1 < len(w) else ""
+        if x in ("apt-get", "apt", "aptitude") and any(y in w[i + 1:] for y in ("upgrade", "dist-upgrade",
+                                                                               "full-upgrade")):
+            return "apt-upgrade"
         if x in ("apt-get", "apt", "aptitude") and "install" in w[i + 1:]:
             return "apt"
         if x in ("pip", "pip3") or re.fullmatch(r"pip3\.\d+", x):
@@ -1284,7 +1287,7 @@ def modal_problems(ctx, d, calls):
                     problems.append("%s: the npm step's registry %s is not the lock's %s" % (where, regs, ctx.lock.npm_sources()))
                 if "cd /opt/datalayer/node" not in a and "--prefix" not in w:
                     problems.append("%s: the npm step does not run in %s/node: %s" % (where, OPT, a))
-            elif kind in ("apt", "dpkg"):
+            elif kind in ("apt", "dpkg", "apt-upgrade"):
                 problems.append("%s: run_commands installs debs outside apt_install: %s" % (where, " ".join(w)))
     if len(py_at) != 1:
         problems.append("%s: %d Python install steps, expected one" % (where, len(py_at)))
@@ -1409,6 +1412,15 @@ def dockerfile_problems(ctx, variant, d):
                 problems.append("%s: `%s` does not read only %s" % (where, " ".join(w[:3]), src_dest[0]))
     if "dpkg" in kinds:
         problems.append("%s: dpkg -i outside the apt step" % where)
+    for k, w in kinds.get("apt-upgrade", []):
+        problems.append("%s: line %d upgrades what the base has, which the lock keeps: %s"
+                        % (where, ins[k]["line"], " ".join(w)))
+    if not any(x["name"].lower() == "syntax" for x in doc["directives"]):
+        for i in ins:
+            bk = [fl["name"] for fl in i["flags"] if i["keyword"] == "RUN" and fl["name"] in ("mount", "network", "security")]
+            if bk:
+                problems.append("%s: line %d uses RUN --%s, which needs BuildKit, without a `# syntax=` directive"
+                                % (where, i["line"], bk[0]))
     # python
     py = kinds.get("python", [])
     py_at = [k for k, _w in py]
@@ -1469,7 +1481,7 @@ def dockerfile_problems(ctx, variant, d):
     allowed = {("apt", apt_at[0]) if apt_at else None, ("python", py_at[0]) if py_at else None,
                ("npm", npm_at[0]) if npm_at else None}
     for k, words, kind in steps:
-        if kind and (kind, k) not in allowed:
+        if kind and kind != "apt-upgrade" and (kind, k) not in allowed:
             problems.append("%s: line %d installs outside the lock's steps: %s" % (where, ins[k]["line"], " ".join(words)))
     problems += order_problems(where, [
         ("env", env_at[0] if env_at else None, env_at[-1] if env_at else None),
