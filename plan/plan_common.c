@@ -755,3 +755,24 @@ void plan_df_post_install(strbuf *sb, const plan_facts *f, const plan_df_style *
         sb_release(&body);
     }
 }
+
+/* env -> apt -> locked Python -> npm -> files -> postInstall -> doctor. */
+void plan_df_base_build(const plan_facts *f, const char *variant, const plan_df_style *st,
+                        plan_files *out)
+{
+    strbuf sb = STRBUF_INIT;
+    if (st->buildkit)
+        sb_adds(&sb, "# syntax=docker/dockerfile:1.7\n");
+    plan_df_header(&sb, f, variant);
+    sb_adds(&sb, "FROM ");
+    plan_base_image(&sb, f, variant, true);
+    sb_addc(&sb, '\n');
+    plan_df_labels(&sb, f);
+    plan_df_installs(&sb, f, st);
+    plan_df_files(&sb, f, st);
+    plan_df_post_install(&sb, f, st);
+    sb_adds(&sb, "RUN " PLAN_DOCTOR "\n");
+    size_t len;
+    char *t = sb_detach(&sb, &len);
+    plan_files_add(out, "Dockerfile", t, len);
+}

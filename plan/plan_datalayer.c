@@ -17,22 +17,8 @@ bool plan_datalayer_refuse(const plan_facts *f, plan_refusal *r)
            plan_refuse_no_base(f, "datalayer", r);
 }
 
-/* env -> apt -> locked Python -> npm -> files -> postInstall -> doctor. */
 void plan_datalayer_files(const plan_facts *f, plan_files *out)
 {
     const plan_df_style st = { .buildkit = true, .pip = f->pip, .user = PLAN_USER_IDS };
-    strbuf sb = STRBUF_INIT;
-    sb_adds(&sb, "# syntax=docker/dockerfile:1.7\n");
-    plan_df_header(&sb, f, "datalayer");
-    sb_adds(&sb, "FROM ");
-    plan_base_image(&sb, f, "datalayer", true);
-    sb_addc(&sb, '\n');
-    plan_df_labels(&sb, f);
-    plan_df_installs(&sb, f, &st);
-    plan_df_files(&sb, f, &st);
-    plan_df_post_install(&sb, f, &st);
-    sb_adds(&sb, "RUN " PLAN_DOCTOR "\n");
-    size_t len;
-    char *t = sb_detach(&sb, &len);
-    plan_files_add(out, "Dockerfile", t, len);
+    plan_df_base_build(f, "datalayer", &st, out);
 }

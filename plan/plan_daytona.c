@@ -24,17 +24,5 @@ bool plan_daytona_refuse(const plan_facts *f, plan_refusal *r)
 void plan_daytona_files(const plan_facts *f, plan_files *out)
 {
     const plan_df_style st = { .buildkit = false, .pip = f->pip, .user = PLAN_USER_IDS };
-    strbuf sb = STRBUF_INIT;
-    plan_df_header(&sb, f, "daytona");
-    sb_adds(&sb, "FROM ");
-    plan_base_image(&sb, f, "daytona", true);
-    sb_addc(&sb, '\n');
-    plan_df_labels(&sb, f);
-    plan_df_installs(&sb, f, &st);
-    plan_df_files(&sb, f, &st);
-    plan_df_post_install(&sb, f, &st);
-    sb_adds(&sb, "RUN " PLAN_DOCTOR "\n");
-    size_t len;
-    char *t = sb_detach(&sb, &len);
-    plan_files_add(out, "Dockerfile", t, len);
+    plan_df_base_build(f, "daytona", &st, out);
 }

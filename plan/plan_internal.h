@@ -106,6 +106,12 @@ void plan_df_env(strbuf *sb, const plan_facts *f, const plan_df_style *st);
 void plan_df_installs(strbuf *sb, const plan_facts *f, const plan_df_style *st);
 void plan_df_files(strbuf *sb, const plan_facts *f, const plan_df_style *st);
 void plan_df_post_install(strbuf *sb, const plan_facts *f, const plan_df_style *st);
+/* plan_df_base_build() : the whole Dockerfile of a variant built from the
+ *  lock's base image (datalayer, daytona): syntax line when BuildKit,
+ *  header, FROM the variant's digest, labels, installs, files, postInstall,
+ *  the doctor; added to `out` as "Dockerfile". */
+void plan_df_base_build(const plan_facts *f, const char *variant, const plan_df_style *st,
+                        plan_files *out);
 
 /* ---- context files ---- */
 

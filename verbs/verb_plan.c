@@ -507,14 +507,6 @@ static el_code write_variant(el_ctx *ctx, const plan_run *r, const char *variant
     return rc;
 }
 
-static char *default_out_dir(const char *lock_path)
-{
-    const char *slash = strrchr(lock_path, '/');
-    if (!slash)
-        return xstrdup("plan");
-    return xasprintf("%.*s/plan", (int)(slash - lock_path), lock_path);
-}
-
 el_code el_plan(el_ctx *ctx, const el_spec *spec, const char *lock_path,
                 const el_plan_options *o, el_plan_result *res)
 {
@@ -532,7 +524,7 @@ el_code el_plan(el_ctx *ctx, const el_spec *spec, const char *lock_path,
     if ((rc = wanted_variants(ctx, r.mem, spec, o, w, &n_w)) == EL_OK &&
         (rc = plan_prepare(ctx, &r, spec, lock_path, o->bases_path, o->base_registry, res)) == EL_OK &&
         (rc = choose(ctx, &r, w, n_w, build, &n_build, res)) == EL_OK) {
-        res->out_dir = o->out_dir ? xstrdup(o->out_dir) : default_out_dir(lock_path);
+        res->out_dir = o->out_dir ? xstrdup(o->out_dir) : verbs_beside(lock_path, "plan");
         rc = make_dir(ctx, res->out_dir);
         for (size_t i = 0; rc == EL_OK && i < n_build; i++)
             rc = write_variant(ctx, &r, build[i], res);

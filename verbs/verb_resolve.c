@@ -118,7 +118,7 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     target_catalog *cat = target_catalog_load(ctx, o->bases_path);
     if (!cat)
         return el_ctx_code(ctx);
-    res->lock_path = o->lock_path ? xstrdup(o->lock_path) : verbs_default_lock_path(o->spec_path);
+    res->lock_path = o->lock_path ? xstrdup(o->lock_path) : verbs_beside(o->spec_path, "envlock.lock");
     lock_doc *previous = NULL;
     size_t text_len = 0;
     char *text = NULL;

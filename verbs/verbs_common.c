@@ -14,12 +14,12 @@ static bool no_file(const char *path)
     return !path || strcmp(path, "-") == 0 || strncmp(path, "/dev/", 5) == 0;
 }
 
-char *verbs_default_lock_path(const char *spec_path)
+char *verbs_beside(const char *path, const char *name)
 {
-    const char *slash = no_file(spec_path) ? NULL : strrchr(spec_path, '/');
+    const char *slash = no_file(path) ? NULL : strrchr(path, '/');
     if (!slash)
-        return xstrdup("envlock.lock");
-    return xasprintf("%.*s/envlock.lock", (int)(slash - spec_path), spec_path);
+        return xstrdup(name);
+    return xasprintf("%.*s/%s", (int)(slash - path), path, name);
 }
 
 char *verbs_spec_text(const char *path, size_t *len)

@@ -15,9 +15,10 @@
  * verbs take less: a real lock is a few MB). */
 #define VERBS_LOCK_MAX (64u * 1024 * 1024)
 
-/* verbs_default_lock_path() : envlock.lock beside the spec (./envlock.lock
- *  for stdin or no path). Caller frees. */
-char *verbs_default_lock_path(const char *spec_path);
+/* verbs_beside() : `name` in the directory of `path` (just `name` for a
+ *  path without a directory, stdin or none): the default lock beside its
+ *  spec, the default plan directory beside its lock. Caller frees. */
+char *verbs_beside(const char *path, const char *name);
 
 /* verbs_spec_text() : the spec's text again, for positions; NULL (and *len
  *  0) when it cannot be read again, which is not an error. Caller frees. */
