@@ -63,6 +63,7 @@ typedef struct plan_spec {
     bool accelerator;             /* spec.resources.accelerator is not "none" */
     plan_pos accelerator_at;
     plan_pos variants_at;         /* spec.compatibility.variants */
+    plan_pos channel_at;          /* spec.base.channel: what chose the lock's target */
     const char *const *regions;   /* spec.compatibility.regions, NULL-terminated */
     plan_pos regions_at;
     const char *const *python_constraints; /* user constraints as written, NULL-terminated */
@@ -86,6 +87,7 @@ typedef struct plan_input {
     const char *base_repository;  /* "environments/base/python-cpu" */
     const char *base_registry;    /* prefix "host[:port]" for the base image, or NULL */
     const char *apt_snapshot;     /* "20260914T150000Z", or NULL */
+    bool base_cuda;               /* the base carries CUDA (the catalog's `cuda`) */
     const char *const *protected_pins; /* the base's pins, NULL-terminated, or NULL */
     const char *resolved_at;      /* "2026-09-14T15:00:00+00:00" for lock.txt; NULL: plan_resolved_at() */
 } plan_input;

@@ -498,6 +498,14 @@ bool plan_refuse_common(const plan_facts *f, const char *builder, plan_refusal *
                                 "`%s` is not buildable: %s builds linux/amd64 only. Set "
                                 "`spec.platform.architecture` to `linux/amd64`",
                                 s->architecture, builder);
+    const char *arch = f->in->lock ? f->in->lock->arch : NULL;
+    if (arch && strcmp(arch, "amd64") != 0)
+        return plan_refusal_set(r, s->channel_at.field ? s->channel_at :
+                                (plan_pos){ "spec.base.channel", 0, 0 },
+                                "the lock was resolved for %s (the base channel's target), and "
+                                "%s builds linux/amd64 only. Choose an amd64 channel of the base "
+                                "and resolve again",
+                                arch, builder);
     if (!is_size_class(f->size_class))
         return plan_refusal_set(r, s->size_class_at,
                                 "`%s` is not a size class; the classes are small, medium, large, "
@@ -518,6 +526,12 @@ bool plan_refuse_gpu(const plan_facts *f, const char *why, const char *tail, pla
                                 "an accelerator needs a GPU, %s. Set `spec.resources.accelerator` "
                                 "to `none`, %s", why, tail);
     return false;
+}
+
+bool plan_refuse_gpu_without_cuda(const plan_facts *f, const char *why, const char *tail,
+                                  plan_refusal *r)
+{
+    return !f->in->base_cuda && plan_refuse_gpu(f, why, tail, r);
 }
 
 bool plan_refuse_secrets(const plan_facts *f, const char *message, plan_refusal *r)

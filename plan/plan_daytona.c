@@ -16,8 +16,8 @@ bool plan_daytona_refuse(const plan_facts *f, plan_refusal *r)
                                "be mounted on only the postInstall commands that name it. Remove "
                                "`spec.buildSecrets`, or drop `daytona` from the optional variants",
                                r) ||
-           plan_refuse_gpu(f, "and the Daytona builder has no CUDA base to build it from yet",
-                           "or drop `daytona` from the optional variants", r) ||
+           plan_refuse_gpu_without_cuda(f, "and this base has no CUDA for the Daytona builder to use",
+                                        "choose a CUDA base, or drop `daytona` from the optional variants", r) ||
            plan_refuse_no_base(f, "daytona", r);
 }
 

@@ -3,8 +3,10 @@
  * `e2b.Dockerfile` plus `template.json` (the name and tag formats the build
  * service fills in). The base is E2B's, so the Python step always uses pip
  * (the base has pip, not necessarily uv), the sandbox user is created when
- * the base lacks it, and no doctor step runs (the doctor is not in that
- * base). It owns this variant's refusals and its two files. */
+ * the base lacks it, and the doctor, which that base does not carry, comes
+ * from the build context (the zipapp `datalayer-sandbox`, which the build
+ * service supplies as it supplies files/<i>) before it runs as the last
+ * step. It owns this variant's refusals and its two files. */
 #include <string.h>
 
 #include <json-c/json.h>
@@ -12,6 +14,7 @@
 #include "plan_internal.h"
 
 #define E2B_TEMPLATE "code-interpreter-v1"
+#define E2B_DOCTOR_CONTEXT "datalayer-sandbox" /* in the build context, from the build service */
 
 static bool refuse_home(const plan_facts *f, plan_refusal *r)
 {
@@ -27,7 +30,7 @@ bool plan_e2b_refuse(const plan_facts *f, plan_refusal *r)
 {
     return plan_refuse_common(f, "the E2B builder", r) || refuse_home(f, r) ||
            plan_refuse_gpu(f, "and E2B has no GPU",
-                           "or build the GPU classes for modal or daytona", r) ||
+                           "or build the GPU classes for modal or daytona on a CUDA base", r) ||
            plan_refuse_secrets(f,
                                "E2B has no per-step secret mechanism: a build secret cannot be "
                                "mounted on only the postInstall commands that name it. Remove "
@@ -64,15 +67,20 @@ static char *dockerfile(const plan_facts *f, size_t *len)
                  "# reference of the build.\n"
                  "FROM e2bdev/code-interpreter:latest\n");
     plan_df_installs(&sb, f, &st);
+    sb_adds(&sb, "COPY " E2B_DOCTOR_CONTEXT " " PLAN_DOCTOR_PATH "\n");
     sb_adds(&sb, E2B_USER_STEP);
     plan_df_files(&sb, f, &st);
     plan_df_post_install(&sb, f, &st);
+    sb_adds(&sb, "RUN " PLAN_DOCTOR "\n");
     return sb_detach(&sb, len);
 }
 
 static char *template_json(const plan_facts *f, size_t *len)
 {
     json_object *o = json_object_new_object();
+    json_object *ctx = json_object_new_array();
+    json_object_array_add(ctx, json_object_new_string(E2B_DOCTOR_CONTEXT));
+    json_object_object_add(o, "contextFromBuildService", ctx);
     json_object_object_add(o, "dockerfile", json_object_new_string("e2b.Dockerfile"));
     json_object_object_add(o, "fromTemplate", json_object_new_string(E2B_TEMPLATE));
     json_object_object_add(o, "lock",

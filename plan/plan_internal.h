@@ -19,7 +19,8 @@ struct json_object;
 #define PLAN_OPT "/opt/datalayer"
 #define PLAN_CONTENT_DIR "/home/datalayer/content"
 #define PLAN_USER_IDS "1000:100"
-#define PLAN_DOCTOR PLAN_OPT "/bin/datalayer-sandbox doctor --json > /tmp/doctor.json"
+#define PLAN_DOCTOR_PATH PLAN_OPT "/bin/datalayer-sandbox"
+#define PLAN_DOCTOR PLAN_DOCTOR_PATH " doctor --json > /tmp/doctor.json"
 
 /* The facts a plan is generated from, gathered once from a plan_input.
  * Every pointer borrows from the input; the vectors are the facts' own. */
@@ -138,6 +139,10 @@ bool plan_refuse_common(const plan_facts *f, const char *builder, plan_refusal *
  *  accelerator (at accelerator): "`<class>` needs a GPU, <why>. Choose
  *  small, medium or large, <tail>". */
 bool plan_refuse_gpu(const plan_facts *f, const char *why, const char *tail, plan_refusal *r);
+/* plan_refuse_gpu_without_cuda() : plan_refuse_gpu() unless the base carries
+ *  CUDA (a variant whose builder can use a CUDA base's GPU). */
+bool plan_refuse_gpu_without_cuda(const plan_facts *f, const char *why, const char *tail,
+                                  plan_refusal *r);
 /* plan_refuse_secrets() / plan_refuse_regions() : any buildSecrets / any
  *  region, with `message`. */
 bool plan_refuse_secrets(const plan_facts *f, const char *message, plan_refusal *r);

@@ -35,8 +35,8 @@ bool plan_modal_refuse(const plan_facts *f, plan_refusal *r)
                                "cannot reach the postInstall commands that name it. Remove "
                                "`spec.buildSecrets`, or drop `modal` from the optional variants",
                                r) ||
-           plan_refuse_gpu(f, "and the Modal builder has no CUDA base to build it from yet",
-                           "or drop `modal` from the optional variants", r) ||
+           plan_refuse_gpu_without_cuda(f, "and this base has no CUDA for the Modal builder to use",
+                                        "choose a CUDA base, or drop `modal` from the optional variants", r) ||
            plan_refuse_regions(f,
                                "Modal is regionless here: the builder places each sandbox "
                                "itself, so `spec.compatibility.regions` cannot be honoured. "

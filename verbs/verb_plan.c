@@ -180,6 +180,7 @@ static plan_spec *take_spec(arena *mem, const el_spec *spec)
                                strcmp(json_object_get_string(acc), "none") == 0);
     ps->accelerator_at = pos_of(mem, spec, "spec.resources.accelerator");
     ps->variants_at = pos_of(mem, spec, "spec.compatibility.variants");
+    ps->channel_at = pos_of(mem, spec, "spec.base.channel");
     json_object *regions = jat(doc, "spec.compatibility.regions");
     ps->regions = strings(mem, regions);
     ps->regions_at = pos_of(mem, spec, "spec.compatibility.regions");
@@ -216,18 +217,19 @@ static void want_add(wanted *w, size_t *n, const char *name, bool required)
     w[(*n)++] = (wanted){ name, required };
 }
 
-/* The variants asked for: by name (each required, as the caller named it,
- * unless the spec lists it as optional), "all" (each as the spec classes
- * it; one the spec does not list is optional), or the spec's required and
- * optional lists. EL_USAGE for an unknown name. */
+/* The variants asked for: by name (each required: a build stage that asks
+ * for a variant wants it built or a failure, whatever the spec says of it),
+ * "all" (each as the spec classes it; one the spec does not list is
+ * optional), or the spec's required and optional lists. EL_USAGE for an
+ * unknown name. */
 static el_code wanted_variants(el_ctx *ctx, arena *mem, const el_spec *spec,
                                const el_plan_options *o, wanted *w, size_t *n)
 {
     json_object *doc = (json_object *)spec_document(spec);
     const char *const *req = strings(mem, jat(doc, "spec.compatibility.variants.required"));
-    const char *const *opt = strings(mem, jat(doc, "spec.compatibility.variants.optional"));
     *n = 0;
     if (!o->n_variants) {
+        const char *const *opt = strings(mem, jat(doc, "spec.compatibility.variants.optional"));
         for (size_t i = 0; req[i]; i++)
             want_add(w, n, req[i], true);
         for (size_t i = 0; opt[i]; i++)
@@ -240,7 +242,7 @@ static el_code wanted_variants(el_ctx *ctx, arena *mem, const el_spec *spec,
             for (size_t k = 0; ALL_VARIANTS[k]; k++)
                 want_add(w, n, ALL_VARIANTS[k], in_list(req, ALL_VARIANTS[k]));
         } else if (plan_variant_known(v)) {
-            want_add(w, n, v, !in_list(opt, v));
+            want_add(w, n, v, true);
         } else {
             el_code rc = el_fail(ctx, EL_USAGE, "`%s` is not a variant; the variants are "
                                                 "datalayer, e2b, daytona, modal, all", v);
@@ -293,6 +295,7 @@ static el_code take_base(el_ctx *ctx, plan_run *r, const char *bases_path)
     r->in.python_minor = b->python_minor;
     r->in.base_repository = b->repository;
     r->in.apt_snapshot = b->apt_snapshot;
+    r->in.base_cuda = b->cuda;
     r->in.protected_pins = b->protected_pins;
     return EL_OK;
 }

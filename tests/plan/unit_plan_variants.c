@@ -250,8 +250,8 @@ static const refusal_case REFUSALS[] = {
     { "e2b", m_secret_and_regions, NULL, SEC, 16, "secret" },
     /* daytona */
     { "daytona", m_secret, NULL, SEC, 16, "Daytona has no per-step secret mechanism" },
-    { "daytona", m_gpu, NULL, CLS, 13, "`gpu-small` needs a GPU, and the Daytona builder has no CUDA base" },
-    { "daytona", m_accel, NULL, ACC, 14, "an accelerator needs a GPU, and the Daytona builder has no CUDA base" },
+    { "daytona", m_gpu, NULL, CLS, 13, "`gpu-small` needs a GPU, and this base has no CUDA for the Daytona builder to use. Choose small, medium or large, choose a CUDA base" },
+    { "daytona", m_accel, NULL, ACC, 14, "an accelerator needs a GPU, and this base has no CUDA for the Daytona builder" },
     { "daytona", m_secret_and_gpu, NULL, SEC, 16, "secret" },
     { "daytona", NULL, DEMO, VARS, 0, "the lock holds no base digest for the daytona variant" },
     /* modal */
@@ -259,8 +259,8 @@ static const refusal_case REFUSALS[] = {
     { "modal", m_onbuild, NULL, CMD, 30, "`ONBUILD` is not supported by the Modal builder" },
     { "modal", m_stopsignal, NULL, CMD, 30, "`STOPSIGNAL` is not supported by the Modal builder" },
     { "modal", m_secret, NULL, SEC, 16, "the Modal builder mounts no build secrets" },
-    { "modal", m_gpu, NULL, CLS, 13, "`gpu-small` needs a GPU, and the Modal builder has no CUDA base" },
-    { "modal", m_accel, NULL, ACC, 14, "an accelerator needs a GPU, and the Modal builder has no CUDA base" },
+    { "modal", m_gpu, NULL, CLS, 13, "`gpu-small` needs a GPU, and this base has no CUDA for the Modal builder to use" },
+    { "modal", m_accel, NULL, ACC, 14, "an accelerator needs a GPU, and this base has no CUDA for the Modal builder" },
     { "modal", m_regions, NULL, REG, 15, "Modal is regionless" },
     { "modal", m_volume_and_secret, NULL, CMD, 32, "`VOLUME`" },
     { "modal", NULL, DEMO, VARS, 0, "the lock holds no base digest for the modal variant" },
@@ -289,6 +289,51 @@ static void test_refusal(void **state)
 
 /* The spec of the exact-bytes test is accepted where it should be: the
  * datalayer variant (secrets and all), and every variant without secrets. */
+/* A GPU spec on a CUDA base: daytona and modal can build it; datalayer
+ * (no GPU, D-20) and e2b (no GPU) still refuse. */
+static void test_gpu_on_cuda_base(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, "variants-small.lock");
+    m_gpu(&fx);
+    fx.in.base_cuda = true;
+    plan_refusal r;
+    assert_false(plan_refuse(&fx.in, "daytona", &r));
+    assert_false(plan_refuse(&fx.in, "modal", &r));
+    assert_true(plan_refuse(&fx.in, "datalayer", &r));
+    assert_string_equal(r.at.field, "spec.resources.sizeClass");
+    plan_refusal_clear(&r);
+    assert_true(plan_refuse(&fx.in, "e2b", &r));
+    assert_non_null(strstr(r.message, "E2B has no GPU"));
+    plan_refusal_clear(&r);
+    fx.in.base_cuda = false;
+    assert_true(plan_refuse(&fx.in, "daytona", &r));
+    plan_refusal_clear(&r);
+    fixture_done(&fx);
+}
+
+/* A lock resolved for another architecture cannot be planned (the contract
+ * is linux/amd64), whatever the spec's own field says. */
+static void test_lock_arch(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, "variants-small.lock");
+    ((lock_doc *)fx.in.lock)->arch = "arm64";
+    fx.spec.channel_at = (plan_pos){ "spec.base.channel", 9, 14 };
+    for (size_t i = 0; i < 4; i++) {
+        plan_refusal r;
+        assert_true(plan_refuse(&fx.in, VARIANT_NAMES[i], &r));
+        assert_string_equal(r.at.field, "spec.base.channel");
+        assert_int_equal(r.at.line, 9);
+        if (!strstr(r.message, "resolved for arm64"))
+            fail_msg("%s: %s", VARIANT_NAMES[i], r.message);
+        plan_refusal_clear(&r);
+    }
+    fixture_done(&fx);
+}
+
 static void test_accepted(void **state)
 {
     (void)state;
@@ -407,6 +452,9 @@ static const char EXPECTED_SMALL[] =
 
 static const char TEMPLATE_SMALL[] =
     "{\n"
+    "  \"contextFromBuildService\": [\n"
+    "    \"datalayer-sandbox\"\n"
+    "  ],\n"
     "  \"dockerfile\": \"e2b.Dockerfile\",\n"
     "  \"fromTemplate\": \"code-interpreter-v1\",\n"
     "  \"lock\": \"" DIGEST_A "\",\n"
@@ -542,7 +590,12 @@ static void test_e2b_daytona_shape(void **state)
     assert_non_null(strstr(et, "\nRUN python3 -m pip install --no-deps --require-hashes"));
     assert_non_null(strstr(et, "\nUSER datalayer\nWORKDIR /home/datalayer/content\n"));
     assert_non_null(strstr(et, "\nRUN python3 -c 'import idna'\n"));
-    assert_null(strstr(et, "datalayer-sandbox doctor"));
+    /* the doctor comes from the build context (E2B's image lacks it), after the
+     * installs and before the user switch, and runs last */
+    assert_non_null(strstr(et, "\nCOPY datalayer-sandbox /opt/datalayer/bin/datalayer-sandbox\nRUN (id -u datalayer"));
+    const char *last = strstr(et, "\nRUN /opt/datalayer/bin/datalayer-sandbox doctor --json > /tmp/doctor.json\n");
+    assert_non_null(last);
+    assert_string_equal(last + strlen("\nRUN /opt/datalayer/bin/datalayer-sandbox doctor --json > /tmp/doctor.json\n"), "");
     assert_non_null(strstr(dt, "\nFROM registry.example:5000/environments/base/python-cpu@" DIGEST_3 "\n"));
     assert_non_null(strstr(dt, "\nRUN uv pip install --system --no-deps --require-hashes --no-cache"));
     assert_non_null(strstr(dt, "\nRUN python3 -c 'import idna'\n"));
@@ -1194,6 +1247,8 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest rest[] = {
         cmocka_unit_test(test_accepted),
+        cmocka_unit_test(test_gpu_on_cuda_base),
+        cmocka_unit_test(test_lock_arch),
         cmocka_unit_test(test_datalayer_bytes),
         cmocka_unit_test(test_datalayer_pip),
         cmocka_unit_test(test_file_sets),
