@@ -1344,6 +1344,10 @@ def parse_dockerfile(path):
     return json.loads(r.stdout)
 
 
+E2B_IMAGE = "e2bdev/code-interpreter"
+E2B_TEMPLATE = "code-interpreter-v1"
+
+
 def dockerfile_problems(ctx, variant, d):
     path = os.path.join(d, BUILD_FILE[variant])
     if not os.path.exists(path):
@@ -1360,7 +1364,18 @@ def dockerfile_problems(ctx, variant, d):
     froms = [k for k, i in enumerate(ins) if i["keyword"] == "FROM"]
     if len(froms) != 1 or froms[0] != 0:
         problems.append("%s: FROM at instructions %s, expected one FROM first" % (where, froms))
-    if froms:
+    if froms and variant == "e2b":
+        # E2B builds the template from its own code-interpreter-v1 template
+        # (REFERENCE §7), not from the lock's base: FROM is that template's
+        # image, and the build id E2B gives the result is the immutable
+        # reference. template.json must say which template it is.
+        f = ins[froms[0]]["from"]
+        if f["name"] != E2B_IMAGE:
+            problems.append("%s: FROM %s, E2B's template image is %s" % (where, f["image"], E2B_IMAGE))
+        tj = json.loads(read(os.path.join(d, "template.json")))
+        if tj.get("fromTemplate") != E2B_TEMPLATE:
+            problems.append("%s: template.json builds from %s, not %s" % (where, tj.get("fromTemplate"), E2B_TEMPLATE))
+    elif froms:
         f = ins[froms[0]]["from"]
         if not f["digest"]:
             problems.append("%s: FROM %s is not pinned by a digest: a tag moves, so the same lock would "
@@ -1593,6 +1608,10 @@ def t_plan_outputs(ctx):
             want_files[os.path.realpath(path)] = v
             if os.path.realpath(path) not in listed:
                 problems.append("files: %s is written but not listed" % path)
+            # apt-packages.txt is the apt step's arguments and package-lock.json
+            # npm's own shape: neither has a place for it (plan/README.md)
+            if n in ("apt-packages.txt", "package-lock.json"):
+                continue
             if ctx.lock.digest not in read(path) and ctx.lock.digest.split(":", 1)[1] not in read(path):
                 problems.append("%s/%s does not carry the lock digest" % (v, n))
         if os.path.isdir(d):
