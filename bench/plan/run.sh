@@ -1,9 +1,9 @@
 #!/bin/sh
 # bench/plan/run.sh [BUILD_DIR] — how long `envlock plan --variant all` and
 # each `envlock export` take on the bench's combined lock (issue 8, "Speed"),
-# beside the time to read and rewrite the lock alone (tests/lockfile's
-# lock_tool reread: the strict reader and the canonical writer), which is
-# the floor every plan and export pays. Best of $BENCH_RUNS (default 20),
+# beside the time to read the lock alone (tests/lockfile's `lock_tool read`:
+# the strict reader in a program that links nothing else), which is the
+# floor every plan and export pays, and envlock's start-up (`--version`). Best of $BENCH_RUNS (default 20),
 # wall time via date +%s%N, peak RSS via GNU time.
 #
 # The lock is BUILD_DIR/bench-out/combined.lock, which bench/resolve/run.sh
@@ -49,7 +49,7 @@ best() {
 }
 
 echo "lock: $what ($(wc -c < "$lock") bytes, $(grep -c '^- ecosystem:' "$lock") entries)"
-printf '%-32s' "read + rewrite the lock"; best "$tool" reread "$lock"
+printf '%-32s' "read the lock (lock_tool)"; best "$tool" read "$lock"
 printf '%-32s' "plan --variant all"; best "$el" --quiet plan "$spec" "$lock" --bases "$bases" \
     --variant all -o "$work/plan"
 for f in uv-pip-compile requirements pylock package-lock apt; do

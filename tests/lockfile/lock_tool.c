@@ -3,6 +3,8 @@
  *   lock_tool gen SEED [MAXPKG]   print a generated doc's canonical text
  *   lock_tool write SEED FILE     write it with lock_write_file, print the digest
  *   lock_tool reread FILE         read FILE strictly and print its canonical text
+ *   lock_tool read FILE           read FILE strictly and print its package count
+ *                                 (bench/plan: the floor of every plan and export)
  *   lock_tool sample              print a small realistic lock (the docs' example) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +62,19 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s\n", el_ctx_message(ctx));
             rc = 1;
         }
+    } else if (argc == 3 && strcmp(argv[1], "read") == 0) {
+        lock_doc *d = lock_read_file(ctx, argv[2]);
+        if (d) {
+            printf("%zu\n", d->n_packages);
+            rc = 0;
+            lock_doc_free(d);
+        } else {
+            fprintf(stderr, "%s\n", el_ctx_message(ctx));
+            rc = 1;
+        }
     } else {
-        fprintf(stderr, "usage: lock_tool gen SEED [MAXPKG] | write SEED FILE | reread FILE | sample\n");
+        fprintf(stderr, "usage: lock_tool gen SEED [MAXPKG] | write SEED FILE | reread FILE | read FILE | "
+                        "sample\n");
     }
     el_ctx_free(ctx);
     return rc;
