@@ -346,10 +346,16 @@ void plan_python_cmd(strbuf *sb, const plan_facts *f, bool pip, bool no_cache)
     sb_adds(sb, " -r " PLAN_OPT "/requirements.txt");
 }
 
+/* npm ci links a package's executables only from the `bin` of its
+ * package-lock entry, which the lock does not record (docs/lock-format.md).
+ * Once the hidden lockfile npm ci leaves is gone, `npm rebuild` reads the
+ * installed package.json files instead and links their bins; with
+ * --ignore-scripts it runs nothing and installs nothing. */
 void plan_npm_cmd(strbuf *sb, const plan_facts *f)
 {
     sb_adds(sb, "cd " PLAN_OPT "/node && npm ci --ignore-scripts --no-audit --no-fund --registry ");
     plan_sh_quote(sb, f->npm_registry);
+    sb_adds(sb, " && rm -f node_modules/.package-lock.json && npm rebuild --ignore-scripts");
 }
 
 static bool word_char(char c)

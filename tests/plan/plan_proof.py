@@ -885,7 +885,7 @@ def installed_tree(proj):
     return out
 
 
-def npm_ci(ctx, package_json, package_lock, tag, cmd=None):
+def npm_ci(ctx, package_json, package_lock, tag, cmd=None, after=(), problems=None):
     if shutil.which("npm") is None or shutil.which("node") is None:
         agree.skip("npm not found")
     home = os.path.join(ctx.work, "npm-" + tag)
@@ -901,6 +901,15 @@ def npm_ci(ctx, package_json, package_lock, tag, cmd=None):
         errs = [ln for ln in (r.stdout + r.stderr).split("\n") if ln.startswith("npm error")]
         raise Fail("npm ci (%s) failed (exit %d):\n%s" % (tag, r.returncode, "\n".join(errs[:12]) or
                                                          (r.stdout + r.stderr).strip()[-2000:]))
+    for words in after:
+        if words[0] not in ("rm", "npm") or classify(words):
+            raise Fail("npm (%s): the npm step runs %s after npm ci" % (tag, " ".join(words)))
+        r = agree.run(list(words), npm_env(home), cwd=proj)
+        print("npm (%s): %s -> exit %d" % (tag, " ".join(words), r.returncode))
+        if r.returncode != 0:
+            raise Fail("npm (%s): %s failed: %s" % (tag, " ".join(words), (r.stdout + r.stderr).strip()[-1000:]))
+    if problems is not None and after:
+        problems += bin_problems(proj, tag)
     return installed_tree(proj)
 
 
@@ -954,6 +963,42 @@ def npm_step_words(ctx, variant):
     return steps[0][1] if len(steps) == 1 else None
 
 
+def npm_step_after(ctx, variant):
+    """The simple commands of the npm step's RUN that follow `npm ci`, as the
+    plan writes them (each run in the project after npm ci)."""
+    doc = parse_dockerfile(os.path.join(ctx.variant_dir(variant), BUILD_FILE[variant]))
+    for k, words, kind in run_steps(doc["instructions"]):
+        if kind == "npm":
+            cmds = shell_commands(doc["instructions"][k]["content"] or "")
+            at = next(n for n, c in enumerate(cmds) if c == words)
+            return cmds[at + 1:]
+    return []
+
+
+def bin_problems(proj, tag):
+    """Every executable a top-level package declares (`bin` of its installed
+    package.json) is linked in node_modules/.bin, as `npm install` links it."""
+    problems, linked = [], []
+    nm = os.path.join(proj, "node_modules")
+    for path, (name, _v) in sorted(installed_tree(proj).items()):
+        if path.count("node_modules/") != 1 or name is None:
+            continue
+        b = json.loads(read(os.path.join(proj, path, "package.json"))).get("bin") or {}
+        if isinstance(b, str):
+            b = {name.split("/")[-1]: b}
+        for exe, target in sorted(b.items()):
+            link = os.path.join(nm, ".bin", exe)
+            if not os.path.exists(link):
+                problems.append("npm (%s): %s declares the executable %s, not linked in node_modules/.bin"
+                                % (tag, name, exe))
+            elif os.path.realpath(link) != os.path.realpath(os.path.join(proj, path, target)):
+                problems.append("npm (%s): node_modules/.bin/%s is not %s's %s" % (tag, exe, name, target))
+            else:
+                linked.append(exe)
+    print("npm (%s): linked executables: %s" % (tag, " ".join(linked) or "(none)"))
+    return problems
+
+
 def t_npm_plan(ctx):
     problems = []
     seen = {}
@@ -993,7 +1038,10 @@ def t_npm_plan(ctx):
                     if w.startswith("--registry="):
                         continue
                     cmd.append(w)
-        problems += tree_problems(ctx, npm_ci(ctx, pj, pl, v, cmd), v)
+        after = npm_step_after(ctx, v) if cmd is not None else ()
+        if cmd is not None and not after:
+            problems.append("%s: the npm step links no executables after npm ci (the lock has no `bin`)" % v)
+        problems += tree_problems(ctx, npm_ci(ctx, pj, pl, v, cmd, after, problems), v)
     return problems
 
 

@@ -543,7 +543,8 @@ static void test_npm_files(void **state)
     const char *df = text_of(&out, "Dockerfile");
     assert_non_null(strstr(df, "COPY package.json package-lock.json /opt/datalayer/node/\n"
                                "RUN cd /opt/datalayer/node && npm ci --ignore-scripts --no-audit"
-                               " --no-fund --registry https://registry.npmjs.org/\n"
+                               " --no-fund --registry https://registry.npmjs.org/"
+                               " && rm -f node_modules/.package-lock.json && npm rebuild --ignore-scripts\n"
                                "ENV NODE_PATH=/opt/datalayer/node/node_modules\n"));
     plan_files_release(&out);
     fixture_done(&fx);
