@@ -108,3 +108,27 @@ int file_write_atomic(const char *path, const void *data, size_t len, const char
     free(tmp);
     return err;
 }
+
+int file_mkdirs(const char *path)
+{
+    char *p = xstrdup(path);
+    int err = 0;
+    for (char *slash = p + 1; !err; slash++) {
+        bool end = *slash == '\0';
+        if (*slash != '/' && !end)
+            continue;
+        *slash = '\0';
+        struct stat st;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST)
+            err = errno;
+        else if (stat(p, &st) != 0)
+            err = errno;
+        else if (!S_ISDIR(st.st_mode))
+            err = ENOTDIR;
+        if (end)
+            break;
+        *slash = '/';
+    }
+    free(p);
+    return err;
+}

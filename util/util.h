@@ -82,6 +82,11 @@ char *read_file(const char *path, size_t max, size_t *len);
  * "renaming the temporary file into place"). */
 int file_write_atomic(const char *path, const void *data, size_t len, const char **step);
 
+/* file_mkdirs() : makes the directory `path` and any missing parents (as
+ * `mkdir -p`). Returns 0, or the errno of the first component that could
+ * not be made (ENOTDIR when one exists and is not a directory). */
+int file_mkdirs(const char *path);
+
 /* file_holds() : whether `path` is a regular file (not followed if a
  * symlink, never blocking on a FIFO) holding exactly data[0..len). */
 bool file_holds(const char *path, const void *data, size_t len);

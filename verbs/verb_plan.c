@@ -435,10 +435,8 @@ static el_code io_fail(el_ctx *ctx, const char *what, const char *path, int err)
 
 static el_code make_dir(el_ctx *ctx, const char *path)
 {
-    struct stat st;
-    if (mkdir(path, 0777) == 0 || (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
-        return EL_OK;
-    return io_fail(ctx, "creating the directory", path, errno == EEXIST ? ENOTDIR : errno);
+    int err = file_mkdirs(path);
+    return err ? io_fail(ctx, "creating the directory", path, err) : EL_OK;
 }
 
 static bool written(const plan_files *f, const char *name)
