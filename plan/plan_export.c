@@ -131,16 +131,6 @@ static size_t sha256s_of(const lock_package *p, const char ***out)
 
 /* ---- resolved-at ---- */
 
-static void format_utc(int64_t s, char out[32])
-{
-    int64_t days = s / 86400 - (s % 86400 < 0);
-    int64_t sod = s - days * 86400;
-    int y, m, d;
-    civil_from_days(days, &y, &m, &d);
-    snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:%02d+00:00", y, m, d, (int)(sod / 3600),
-             (int)(sod / 60 % 60), (int)(sod % 60));
-}
-
 /* "20260914T150000Z" -> seconds since the epoch; false if not that shape. */
 static bool snapshot_time(const char *t, int64_t *s)
 {
@@ -164,7 +154,7 @@ void plan_resolved_at(const plan_input *in, char out[32])
         s = ms / 1000 - (ms % 1000 < 0);
     else if (!snapshot_time(in->apt_snapshot, &s))
         s = 0;
-    format_utc(s, out);
+    utc_format(s, "+00:00", out);
 }
 
 /* ---- refusals ---- */

@@ -2,6 +2,7 @@
  * by every reader of a timestamp (PyPI upload-time, npm `time`, the
  * --exclude-newer cutoff). No timegm(): it is not C11, and its leap handling
  * belongs to the C library. */
+#include <stdio.h>
 #include <ctype.h>
 #include <string.h>
 
@@ -112,4 +113,14 @@ bool rfc3339_parse(const char *s, unsigned flags, int64_t *ms)
     int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
     *ms = secs * 1000 + frac_ms;
     return true;
+}
+
+void utc_format(int64_t s, const char *zone, char out[32])
+{
+    int64_t days = s / 86400 - (s % 86400 < 0);
+    int64_t sod = s - days * 86400;
+    int y, m, d;
+    civil_from_days(days, &y, &m, &d);
+    snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:%02d%s", y, m, d, (int)(sod / 3600),
+             (int)(sod / 60 % 60), (int)(sod % 60), zone);
 }

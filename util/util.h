@@ -121,6 +121,9 @@ size_t edit_distance(const char *a, const char *b);
 bool rfc3339_parse(const char *s, unsigned flags, int64_t *ms);
 int days_in_month(int y, int m); /* 0 for a month outside 1..12 */
 int64_t days_from_civil(int64_t y, int m, int d);
+/* utc_format() : seconds since the epoch as "YYYY-MM-DDTHH:MM:SS" + zone
+ * ("Z" or "+00:00"), UTC, whole seconds (floored before 1970 too). */
+void utc_format(int64_t seconds, const char *zone, char out[32]);
 void civil_from_days(int64_t days, int *y, int *m, int *d);
 
 /* ---- recording failures on a context ----

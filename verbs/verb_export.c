@@ -23,13 +23,7 @@ static el_code resolved_at(el_ctx *ctx, const char *text, char out[32])
         el_detail_str(ctx, "option", "--resolved-at");
         return rc;
     }
-    int64_t s = ms / 1000 - (ms % 1000 < 0);
-    int64_t days = s / 86400 - (s % 86400 < 0);
-    int64_t sod = s - days * 86400;
-    int y, m, d;
-    civil_from_days(days, &y, &m, &d);
-    snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:%02d+00:00", y, m, d, (int)(sod / 3600),
-             (int)(sod / 60 % 60), (int)(sod % 60));
+    utc_format(ms / 1000 - (ms % 1000 < 0), "+00:00", out);
     return EL_OK;
 }
 

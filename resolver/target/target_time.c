@@ -74,10 +74,6 @@ el_code target_time_normalize(el_ctx *ctx, const char *text, int64_t now, char o
         el_detail_str(ctx, "value", text);
         return EL_USAGE;
     }
-    int64_t days = t / 86400, rem = t % 86400;
-    int y, m, d;
-    civil_from_days(days, &y, &m, &d);
-    snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:%02dZ", y, m, d, (int)(rem / 3600),
-             (int)(rem / 60 % 60), (int)(rem % 60));
+    utc_format(t, "Z", out);
     return EL_OK;
 }
