@@ -96,7 +96,7 @@ cache_store *cache_store_open(el_ctx *ctx, const char *dir)
 {
     char *v1 = xasprintf("%s/v1", dir);
     if (mkdir_p(v1) != 0) {
-        el_fail(ctx, EL_INTERNAL, "cannot create the cache directory %s: %s", v1, strerror(errno));
+        el_fail_io(ctx, errno, "cannot create the cache directory %s: %s", v1, strerror(errno));
         el_detail_str(ctx, "path", v1);
         free(v1);
         return NULL;
@@ -633,7 +633,7 @@ cache_writer *cache_writer_begin(cache_store *s, el_ctx *ctx, const char *key)
     static unsigned counter;
     char *sub = xasprintf("%s/v1/%.2s", s->dir, key);
     if (mkdir(sub, 0777) != 0 && errno != EEXIST) {
-        el_fail(ctx, EL_INTERNAL, "cannot create %s: %s", sub, strerror(errno));
+        el_fail_io(ctx, errno, "cannot create %s: %s", sub, strerror(errno));
         el_detail_str(ctx, "path", sub);
         free(sub);
         return NULL;
@@ -644,7 +644,7 @@ cache_writer *cache_writer_begin(cache_store *s, el_ctx *ctx, const char *key)
     w->tmp = xasprintf("%s/.tmp-%s-%ld-%u", sub, key, (long)getpid(), counter++);
     w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (w->fd < 0) {
-        el_fail(ctx, EL_INTERNAL, "cannot create %s: %s", w->tmp, strerror(errno));
+        el_fail_io(ctx, errno, "cannot create %s: %s", w->tmp, strerror(errno));
         el_detail_str(ctx, "path", w->tmp);
         free(w->tmp);
         w->tmp = NULL;
@@ -689,14 +689,14 @@ void cache_writer_abort(cache_writer *w)
 static el_code writer_commit(cache_writer *w, el_ctx *ctx)
 {
     if (!w->lazy && fsync(w->fd) != 0) {
-        el_fail(ctx, EL_INTERNAL, "cannot write %s: %s", w->tmp, strerror(errno));
+        el_fail_io(ctx, errno, "cannot write %s: %s", w->tmp, strerror(errno));
         el_detail_str(ctx, "path", w->tmp);
-        return EL_INTERNAL;
+        return EL_IO;
     }
     if (rename(w->tmp, w->final) != 0) {
-        el_fail(ctx, EL_INTERNAL, "cannot rename %s into place: %s", w->tmp, strerror(errno));
+        el_fail_io(ctx, errno, "cannot rename %s into place: %s", w->tmp, strerror(errno));
         el_detail_str(ctx, "path", w->final);
-        return EL_INTERNAL;
+        return EL_IO;
     }
     free(w->tmp);
     w->tmp = NULL;
@@ -722,13 +722,13 @@ static el_code write_entry(cache_store *s, el_ctx *ctx, const char *key, const s
 {
     cache_writer *w = cache_writer_begin(s, ctx, key);
     if (!w)
-        return EL_INTERNAL;
+        return el_ctx_code(ctx);
     w->lazy = lazy;
     if (!cache_writer_write(w, bytes->buf, bytes->len)) {
-        el_fail(ctx, EL_INTERNAL, "cannot write %s: %s", w->tmp, strerror(errno));
+        el_fail_io(ctx, errno, "cannot write %s: %s", w->tmp, strerror(errno));
         el_detail_str(ctx, "path", w->tmp);
         cache_writer_abort(w);
-        return EL_INTERNAL;
+        return EL_IO;
     }
     el_code rc = writer_commit(w, ctx);
     if (rc == EL_OK && raw && w->have_st) {

@@ -18,6 +18,19 @@
 
 #define LOCK_FORMAT_VERSION 1
 
+/* The reader's limits (docs/lock-format.md, "Reading: what is refused"),
+ * owned here for every reader of locks (lockfile/, verbs/). A lock is about
+ * 650 bytes per package (the 592-package benchmark lock is 389 KB), so
+ * 16 MiB holds some 25,000 packages; libyaml's document tree takes over 20
+ * times the text, so a larger "lock" would cost gigabytes before its first
+ * problem is found. A canonical lock nests 6 levels (the root, `packages`, a
+ * package, its `dependencies`, an edge, its scalars); specs stop at 64 and
+ * so do locks, refused where the 65th level opens, before the text after it
+ * is scanned (libyaml's scanner does work for every open flow level at every
+ * token: 100,000 nested `[` took 34 s). */
+#define LOCK_MAX_BYTES (16u * 1024u * 1024u)
+#define LOCK_MAX_DEPTH 64
+
 typedef struct lock_artifact {
     const char *file;      /* file name: wheel/sdist, .deb, or npm tarball name */
     const char *url;       /* canonical download URL */
@@ -103,8 +116,9 @@ char *lock_write_text(lock_doc *d, size_t *len);
 /* lock_write_file() :
  *  Writes the canonical text to `path` atomically (a unique temp file
  *  `path.tmp-<pid>-<n>` in the same directory, fsync, rename, fsync dir); on
- *  failure the old file is untouched and the temp file removed (EL_INTERNAL,
- *  detail.reason lock_write_failed, detail.path). When `path` is a regular
+ *  failure the old file is untouched and the temp file removed (EL_IO,
+ *  retryable for a full disk, detail.reason lock_write_failed, detail.path,
+ *  detail.errno). When `path` is a regular
  *  file that already holds exactly these bytes (a re-resolve that changed
  *  nothing), it is left in place and only its mtime is set to now, as a
  *  rewrite would (no temp file, no fsync). Fills digest_out with
@@ -113,10 +127,20 @@ el_code lock_write_file(el_ctx *ctx, lock_doc *d, const char *path, char digest_
 
 /* lock_read_text() / lock_read_file() :
  *  Parse a lock back into a doc; DL_ENV_SPEC_INVALID with detail {reason:
- *  "invalid_lock", line, column} for anything malformed or of another format
- *  version. Reading then writing gives the same bytes. */
+ *  "invalid_lock", line, column, field} for anything malformed or of another
+ *  format version, larger than LOCK_MAX_BYTES or nested deeper than
+ *  LOCK_MAX_DEPTH. Reading then writing gives the same bytes. A file that
+ *  cannot be read is DL_ENV_SPEC_INVALID too (detail.reason lock_not_found
+ *  when it does not exist, else invalid_lock; detail.path): a FIFO, device
+ *  or directory is refused without being read (read_file()). */
 lock_doc *lock_read_text(el_ctx *ctx, const char *text, size_t len);
 lock_doc *lock_read_file(el_ctx *ctx, const char *path);
+
+/* lock_read_bytes() :
+ *  The bytes of the lock at `path` (NUL-terminated, *len set; caller frees),
+ *  for a reader that also digests them; NULL with ctx set as
+ *  lock_read_file() sets it for a file that cannot be read or is too large. */
+char *lock_read_bytes(el_ctx *ctx, const char *path, size_t *len);
 
 /* lock_find() : the package (ecosystem, name[, version]) or NULL. With
  *  version NULL and several copies of the name (npm), the first in the

@@ -1,8 +1,9 @@
 /* lock_read.c — a lock's text back into a lock_doc, strictly.
  *
  * Owns the reading side of the format in docs/lock-format.md. libyaml's
- * document loader builds the node tree; this file walks it against the
- * format and refuses, with the line and column of the offending node and the
+ * event stream is composed here into a node tree (as yaml_parser_load()
+ * would, but refusing deep nesting as it opens), which is then walked
+ * against the format, refusing, with the line and column of the offending node and the
  * field path, everything a canonical lock never contains: a syntax error,
  * another lock format version (checked before anything else, so a newer lock
  * says so instead of listing its unknown keys), unknown or duplicate keys,
@@ -11,24 +12,37 @@
  * wrong type, not a string), anchors and aliases, explicit tags, NUL
  * characters, and more than one document. Key order is not checked (YAML
  * mappings are unordered); writing the doc again restores canonical order.
- * Everything read lives in the new doc's arena. */
+ * A lock is input that may be hostile: text past LOCK_MAX_BYTES is refused
+ * before it is parsed, and nesting past LOCK_MAX_DEPTH where it opens,
+ * before the text after it is scanned (lock.h says why). Everything read lives in the new doc's arena. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <yaml.h>
 
 #include "lock_internal.h"
 
-/* A lock larger than this is not a lock (Debian main's every package would
- * be a fraction of it). */
-#define LOCK_MAX_BYTES (256u * 1024u * 1024u)
+/* The node tree of one document, as libyaml's yaml_document_t holds it
+ * (yaml_node_t, 1-based indices, an alias is its anchor's index), but
+ * composed here from the event stream so that nesting is refused as it
+ * opens: yaml_parser_load() would first build all of it. */
+typedef struct tree {
+    yaml_node_t *nodes;    /* index i is nodes[i - 1] */
+    size_t n, alloc;
+    int *stack;            /* children of the open containers */
+    size_t top, cap;
+    struct anchor { const char *name; int idx; } *anchors;
+    size_t n_anchors, cap_anchors;
+    arena *mem;            /* scalar values, tags, anchor names, items, pairs */
+} tree;
 
 typedef struct reader {
     el_ctx *ctx;
-    yaml_document_t *y;
+    tree *y;
     lock_doc *d;
     arena *scratch;        /* field paths */
     unsigned char *seen;   /* per node index: visited once already */
@@ -119,11 +133,16 @@ static const char *type_name(const yaml_node_t *n)
     }
 }
 
+static yaml_node_t *tree_node(const tree *t, int idx)
+{
+    return idx >= 1 && (size_t)idx <= t->n ? &t->nodes[idx - 1] : NULL;
+}
+
 /* Fetches node `idx`, refusing a node reached twice (an alias) and tags a
  * lock never uses. */
 static yaml_node_t *node(reader *r, int idx, const char *field)
 {
-    yaml_node_t *n = yaml_document_get_node(r->y, idx);
+    yaml_node_t *n = tree_node(r->y, idx);
     if (!n) {
         fail_at(r, NULL, field, "missing node");
         return NULL;
@@ -498,8 +517,8 @@ static bool read_version(reader *r, yaml_node_t *root)
 {
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
          p++) {
-        yaml_node_t *k = yaml_document_get_node(r->y, p->key);
-        yaml_node_t *v = yaml_document_get_node(r->y, p->value);
+        yaml_node_t *k = tree_node(r->y, p->key);
+        yaml_node_t *v = tree_node(r->y, p->value);
         if (!k || !v || k->type != YAML_SCALAR_NODE || k->data.scalar.length != 11 ||
             memcmp(k->data.scalar.value, "lockVersion", 11) != 0)
             continue;
@@ -566,45 +585,260 @@ static void syntax_fail(el_ctx *ctx, const yaml_parser_t *p, const char *text, s
     }
 }
 
+static void too_large(el_ctx *ctx, uint64_t size)
+{
+    reader r = { .ctx = ctx };
+    yaml_mark_t start = { 0, 0, 0 };
+    fail_at(&r, &start, NULL, "the lock is %llu bytes; a lock is at most %u MiB",
+            (unsigned long long)size, LOCK_MAX_BYTES >> 20);
+}
+
+/* ---- composing the tree from events ---- */
+
+static const char *tag_of(tree *t, const yaml_char_t *tag, const char *dflt)
+{
+    if (!tag || strcmp((const char *)tag, "!") == 0) /* non-specific: as yaml_parser_load */
+        return dflt;
+    return arena_strdup(t->mem, (const char *)tag);
+}
+
+static int add_node(tree *t, yaml_node_type_t type, const yaml_event_t *ev)
+{
+    if (t->n == t->alloc) {
+        t->alloc = t->alloc ? 2 * t->alloc : 256;
+        t->nodes = xrealloc(t->nodes, t->alloc * sizeof *t->nodes);
+    }
+    yaml_node_t *n = &t->nodes[t->n++];
+    memset(n, 0, sizeof *n);
+    n->type = type;
+    n->start_mark = ev->start_mark;
+    n->end_mark = ev->end_mark;
+    return (int)t->n;
+}
+
+static void push_child(tree *t, int idx)
+{
+    if (t->top == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 256;
+        t->stack = xrealloc(t->stack, t->cap * sizeof *t->stack);
+    }
+    t->stack[t->top++] = idx;
+}
+
+static void remember_anchor(tree *t, const yaml_char_t *name, int idx)
+{
+    if (!name)
+        return;
+    if (t->n_anchors == t->cap_anchors) {
+        t->cap_anchors = t->cap_anchors ? 2 * t->cap_anchors : 16;
+        t->anchors = xrealloc(t->anchors, t->cap_anchors * sizeof *t->anchors);
+    }
+    t->anchors[t->n_anchors].name = arena_strdup(t->mem, (const char *)name);
+    t->anchors[t->n_anchors++].idx = idx;
+}
+
+/* The latest anchor of that name (YAML lets an anchor be redefined). */
+static int find_anchor(const tree *t, const yaml_char_t *name)
+{
+    for (size_t i = t->n_anchors; i-- > 0;)
+        if (strcmp(t->anchors[i].name, (const char *)name) == 0)
+            return t->anchors[i].idx;
+    return 0;
+}
+
+typedef struct composer {
+    el_ctx *ctx;
+    yaml_parser_t *parser;
+    const char *text;
+    size_t len;
+    tree *t;
+} composer;
+
+static bool next_event(composer *c, yaml_event_t *ev)
+{
+    if (yaml_parser_parse(c->parser, ev))
+        return true;
+    syntax_fail(c->ctx, c->parser, c->text, c->len);
+    return false;
+}
+
+static bool compose_fail(composer *c, const yaml_mark_t *m, const char *what)
+{
+    reader r = { .ctx = c->ctx };
+    return fail_at(&r, m, NULL, "%s", what);
+}
+
+/* Composes the node that `ev` starts (the caller deletes `ev`) at nesting
+ * level `depth` (the root is 1, as specs count: a scalar is a level too);
+ * *idx is its index. Past LOCK_MAX_DEPTH the node is refused where it
+ * starts, before anything after it is scanned, so libyaml's per-level work
+ * (every token is checked against each open flow level) never adds up:
+ * 100,000 nested `[` took 34 s through yaml_parser_load(). Recursion is
+ * bounded by the same limit. */
+static bool compose(composer *c, yaml_event_t *ev, unsigned depth, int *idx)
+{
+    tree *t = c->t;
+    if (depth > LOCK_MAX_DEPTH) {
+        char what[48];
+        snprintf(what, sizeof what, "nests deeper than %d levels", LOCK_MAX_DEPTH);
+        return compose_fail(c, &ev->start_mark, what);
+    }
+    switch (ev->type) {
+    case YAML_ALIAS_EVENT:
+        if (!(*idx = find_anchor(t, ev->data.alias.anchor)))
+            return compose_fail(c, &ev->start_mark, "YAML syntax: found undefined alias");
+        return true; /* the walk refuses the node's second visit */
+    case YAML_SCALAR_EVENT: {
+        *idx = add_node(t, YAML_SCALAR_NODE, ev);
+        yaml_node_t *n = &t->nodes[*idx - 1];
+        size_t len = ev->data.scalar.length;
+        char *v = arena_alloc(t->mem, len + 1);
+        memcpy(v, ev->data.scalar.value, len);
+        n->tag = (yaml_char_t *)tag_of(t, ev->data.scalar.tag, YAML_DEFAULT_SCALAR_TAG);
+        n->data.scalar.value = (yaml_char_t *)v;
+        n->data.scalar.length = len;
+        n->data.scalar.style = ev->data.scalar.style;
+        remember_anchor(t, ev->data.scalar.anchor, *idx);
+        return true;
+    }
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT: {
+        bool seq = ev->type == YAML_SEQUENCE_START_EVENT;
+        *idx = add_node(t, seq ? YAML_SEQUENCE_NODE : YAML_MAPPING_NODE, ev);
+        int self = *idx;
+        t->nodes[self - 1].tag =
+            (yaml_char_t *)(seq ? tag_of(t, ev->data.sequence_start.tag, YAML_DEFAULT_SEQUENCE_TAG)
+                                : tag_of(t, ev->data.mapping_start.tag, YAML_DEFAULT_MAPPING_TAG));
+        remember_anchor(t, seq ? ev->data.sequence_start.anchor : ev->data.mapping_start.anchor,
+                        self);
+        size_t base = t->top;
+        yaml_event_type_t end = seq ? YAML_SEQUENCE_END_EVENT : YAML_MAPPING_END_EVENT;
+        for (;;) {
+            yaml_event_t child;
+            if (!next_event(c, &child))
+                return false;
+            if (child.type == end) {
+                t->nodes[self - 1].end_mark = child.end_mark;
+                yaml_event_delete(&child);
+                break;
+            }
+            int ci = 0;
+            bool ok = compose(c, &child, depth + 1, &ci);
+            yaml_event_delete(&child);
+            if (!ok)
+                return false;
+            push_child(t, ci);
+        }
+        size_t cnt = t->top - base;
+        yaml_node_t *n = &t->nodes[self - 1];
+        if (seq) {
+            yaml_node_item_t *items = cnt ? arena_alloc(t->mem, cnt * sizeof *items) : NULL;
+            if (cnt)
+                memcpy(items, t->stack + base, cnt * sizeof *items);
+            n->data.sequence.items.start = items;
+            n->data.sequence.items.top = n->data.sequence.items.end = items + cnt;
+            n->data.sequence.style = ev->data.sequence_start.style;
+        } else {
+            size_t np = cnt / 2; /* the parser pairs every key with a value */
+            yaml_node_pair_t *pairs = np ? arena_alloc(t->mem, np * sizeof *pairs) : NULL;
+            for (size_t i = 0; i < np; i++) {
+                pairs[i].key = t->stack[base + 2 * i];
+                pairs[i].value = t->stack[base + 2 * i + 1];
+            }
+            n->data.mapping.pairs.start = pairs;
+            n->data.mapping.pairs.top = n->data.mapping.pairs.end = pairs + np;
+            n->data.mapping.style = ev->data.mapping_start.style;
+        }
+        t->top = base;
+        return true;
+    }
+    default:
+        return compose_fail(c, &ev->start_mark, "YAML syntax: unexpected event");
+    }
+}
+
+/* Reads events up to the next document's root node and composes it: 1 and
+ * *root its index (0: the stream ended, no document), or 0 after a failure
+ * recorded on ctx. The document's end event is consumed too. */
+static int compose_document(composer *c, int *root)
+{
+    *root = 0;
+    c->t->n_anchors = 0; /* anchors do not cross documents */
+    yaml_event_t ev;
+    for (;;) {
+        if (!next_event(c, &ev))
+            return 0;
+        yaml_event_type_t type = ev.type;
+        if (type == YAML_STREAM_END_EVENT) {
+            yaml_event_delete(&ev);
+            return 1;
+        }
+        if (type != YAML_STREAM_START_EVENT && type != YAML_DOCUMENT_START_EVENT)
+            break;
+        yaml_event_delete(&ev);
+    }
+    bool ok = compose(c, &ev, 1, root);
+    yaml_event_delete(&ev);
+    if (!ok)
+        return 0;
+    if (!next_event(c, &ev)) /* the document's end */
+        return 0;
+    yaml_event_delete(&ev);
+    return 1;
+}
+
+static void tree_release(tree *t)
+{
+    free(t->nodes);
+    free(t->stack);
+    free(t->anchors);
+    arena_free(t->mem);
+}
+
 lock_doc *lock_read_text(el_ctx *ctx, const char *text, size_t len)
 {
+    if (len > LOCK_MAX_BYTES) {
+        too_large(ctx, len);
+        return NULL;
+    }
     yaml_parser_t parser;
-    yaml_document_t doc;
     if (!yaml_parser_initialize(&parser))
         abort(); /* out of memory */
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
-    if (!yaml_parser_load(&parser, &doc)) {
-        syntax_fail(ctx, &parser, text, len);
-        yaml_parser_delete(&parser);
-        return NULL;
+    tree t = { .mem = arena_new() };
+    composer c = { .ctx = ctx, .parser = &parser, .text = text, .len = len, .t = &t };
+    int root_idx = 0;
+    lock_doc *d = NULL;
+    reader r = { .ctx = ctx, .y = &t };
+    if (!compose_document(&c, &root_idx)) {
+        r.failed = true;
+        goto out;
     }
-    lock_doc *d = lock_doc_new();
-    reader r = { .ctx = ctx, .y = &doc, .d = d, .scratch = arena_new() };
-    r.n_nodes = (size_t)(doc.nodes.top - doc.nodes.start);
+    d = lock_doc_new();
+    r.d = d;
+    r.scratch = arena_new();
+    r.n_nodes = t.n;
     r.seen = xcalloc(r.n_nodes ? r.n_nodes : 1, 1);
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    yaml_node_t *root = tree_node(&t, root_idx);
     if (!root) {
         yaml_mark_t start = { 0, 0, 0 };
         fail_at(&r, &start, NULL, "the lock is empty");
-    } else if (node(&r, 1, "(document)")) {
+    } else if (node(&r, root_idx, "(document)")) {
         read_root(&r, root);
     }
-    if (!r.failed) { /* a second document is not part of a lock */
-        yaml_document_t next;
-        if (!yaml_parser_load(&parser, &next)) {
-            syntax_fail(ctx, &parser, text, len);
+    if (!r.failed && root) { /* a second document is not part of a lock */
+        int next_idx = 0;
+        if (!compose_document(&c, &next_idx))
             r.failed = true;
-        } else {
-            yaml_node_t *nr = yaml_document_get_root_node(&next);
-            if (nr)
-                fail_at(&r, &nr->start_mark, NULL, "a lock is one YAML document; found another");
-            yaml_document_delete(&next);
-        }
+        else if (next_idx)
+            fail_at(&r, &tree_node(&t, next_idx)->start_mark, NULL,
+                    "a lock is one YAML document; found another");
     }
     free(r.seen);
     arena_free(r.scratch);
-    yaml_document_delete(&doc);
+out:
+    tree_release(&t);
     yaml_parser_delete(&parser);
     if (r.failed) {
         lock_doc_free(d);
@@ -613,18 +847,30 @@ lock_doc *lock_read_text(el_ctx *ctx, const char *text, size_t len)
     return d;
 }
 
+char *lock_read_bytes(el_ctx *ctx, const char *path, size_t *len)
+{
+    char *text = read_file(path, LOCK_MAX_BYTES, len);
+    if (text)
+        return text;
+    int err = errno;
+    struct stat st;
+    if (err == EFBIG && stat(path, &st) == 0) {
+        too_large(ctx, (uint64_t)st.st_size);
+    } else {
+        el_fail(ctx, EL_SPEC_INVALID, "cannot read the lock `%s`: %s", path,
+                err == EFBIG ? "larger than the limit" : file_strerror(err));
+        el_detail_str(ctx, "reason", err == ENOENT ? "lock_not_found" : "invalid_lock");
+    }
+    el_detail_str(ctx, "path", path);
+    return NULL;
+}
+
 lock_doc *lock_read_file(el_ctx *ctx, const char *path)
 {
     size_t len = 0;
-    char *text = read_file(path, LOCK_MAX_BYTES, &len);
-    if (!text) {
-        int err = errno;
-        el_fail(ctx, EL_SPEC_INVALID, "cannot read the lock `%s`: %s", path,
-                err == EFBIG ? "larger than 256 MiB" : strerror(err));
-        el_detail_str(ctx, "reason", err == ENOENT ? "lock_not_found" : "invalid_lock");
-        el_detail_str(ctx, "path", path);
+    char *text = lock_read_bytes(ctx, path, &len);
+    if (!text)
         return NULL;
-    }
     lock_doc *d = lock_read_text(ctx, text, len);
     free(text);
     if (!d)

@@ -344,8 +344,8 @@ char *lock_write_text(lock_doc *d, size_t *len)
 
 static el_code io_fail(el_ctx *ctx, const char *what, const char *path, int err)
 {
-    el_code c = el_fail(ctx, EL_INTERNAL, "cannot write the lock `%s`: %s: %s", path, what,
-                        strerror(err));
+    el_code c = el_fail_io(ctx, err, "cannot write the lock `%s`: %s: %s", path, what,
+                           strerror(err));
     el_detail_str(ctx, "reason", "lock_write_failed");
     el_detail_str(ctx, "path", path);
     return c;

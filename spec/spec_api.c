@@ -131,8 +131,6 @@ el_spec *el_spec_load_file(el_ctx *ctx, const char *path, const el_spec_options 
     if (!text) {
         int err = errno;
         struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            err = EISDIR; /* fopen() takes a directory; reading it fails as EIO */
         if (err == EFBIG && stat(path, &st) == 0) {
             el_spec *s = spec_new();
             spec_finding_add_pos(&s->fs, 0, 0, "(document)", EL_SPEC_INVALID,
@@ -140,7 +138,7 @@ el_spec *el_spec_load_file(el_ctx *ctx, const char *path, const el_spec_options 
                                  SPEC_MAX_BYTES);
             return s;
         }
-        el_fail(ctx, EL_SPEC_INVALID, "%s: cannot be read: %s", path, strerror(err));
+        el_fail(ctx, EL_SPEC_INVALID, "%s: cannot be read: %s", path, file_strerror(err));
         el_detail_str(ctx, "reason", "unreadable");
         el_detail_str(ctx, "path", path);
         return NULL;

@@ -2,6 +2,8 @@
  * failure: code, message, per-occurrence retryability and a JSON detail
  * object. This file owns json-c's use for the error body; it knows nothing of
  * what a failure is about. */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +130,42 @@ void el_set_retryable(el_ctx *ctx, bool retryable)
      * contradicting a code's fixed flag is a bug in the caller. */
     if (el_code_retry(ctx->code) == EL_RETRY_SOMETIMES)
         ctx->retryable = retryable;
+}
+
+/* The errno names an I/O failure may carry, and whether the condition can
+ * clear without the user changing the command (a full disk is emptied, a
+ * flaky device recovers); the rest name a path or a permission that stays
+ * wrong. Unlisted errnos are not retryable and carry no name. */
+static const struct {
+    int err;
+    const char *name;
+    bool transient;
+} io_errnos[] = {
+    { ENOSPC, "ENOSPC", true },   { EDQUOT, "EDQUOT", true },   { EIO, "EIO", true },
+    { EAGAIN, "EAGAIN", true },   { EINTR, "EINTR", true },     { EMFILE, "EMFILE", true },
+    { ENFILE, "ENFILE", true },   { ENOMEM, "ENOMEM", true },   { EBUSY, "EBUSY", true },
+    { EACCES, "EACCES", false },  { EPERM, "EPERM", false },    { EROFS, "EROFS", false },
+    { ENOENT, "ENOENT", false },  { ENOTDIR, "ENOTDIR", false }, { EISDIR, "EISDIR", false },
+    { EEXIST, "EEXIST", false },  { EINVAL, "EINVAL", false },  { EFBIG, "EFBIG", false },
+    { ENAMETOOLONG, "ENAMETOOLONG", false }, { ELOOP, "ELOOP", false },
+    { EXDEV, "EXDEV", false },    { ETXTBSY, "ETXTBSY", false },
+};
+
+el_code el_fail_io(el_ctx *ctx, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = xvasprintf(fmt, ap);
+    va_end(ap);
+    el_fail(ctx, EL_IO, "%s", msg);
+    free(msg);
+    for (size_t i = 0; i < sizeof io_errnos / sizeof io_errnos[0]; i++)
+        if (io_errnos[i].err == err) {
+            el_detail_str(ctx, "errno", io_errnos[i].name);
+            el_set_retryable(ctx, io_errnos[i].transient);
+            break;
+        }
+    return EL_IO;
 }
 
 char *el_ctx_error_json(const el_ctx *ctx, bool pretty)

@@ -2,9 +2,13 @@
  * distance for did-you-mean suggestions, and the SHA-256 helper (the one
  * place OpenSSL is called). */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -12,29 +16,58 @@
 
 char *read_file(const char *path, size_t max, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+     * writer. It changes nothing for a regular file. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
         return NULL;
+    struct stat st;
+    int bad = 0;
+    if (fstat(fd, &st) != 0)
+        bad = errno;
+    else if (S_ISDIR(st.st_mode))
+        bad = EISDIR;
+    else if (!S_ISREG(st.st_mode))
+        bad = EINVAL;
+    else if ((uint64_t)st.st_size > max)
+        bad = EFBIG;
+    if (bad) {
+        close(fd);
+        errno = bad;
+        return NULL;
+    }
     strbuf sb = STRBUF_INIT;
+    if (st.st_size > 0)
+        sb_grow(&sb, (size_t)st.st_size);
     char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (sb.len + n > max) {
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int err = errno;
             sb_release(&sb);
-            fclose(f);
+            close(fd);
+            errno = err;
+            return NULL;
+        }
+        if (n == 0)
+            break;
+        if (sb.len + (size_t)n > max) { /* grew since the fstat */
+            sb_release(&sb);
+            close(fd);
             errno = EFBIG;
             return NULL;
         }
-        sb_add(&sb, chunk, n);
+        sb_add(&sb, chunk, (size_t)n);
     }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        sb_release(&sb);
-        errno = EIO;
-        return NULL;
-    }
+    close(fd);
     return sb_detach(&sb, len);
+}
+
+const char *file_strerror(int err)
+{
+    return err == EINVAL ? "not a regular file" : strerror(err);
 }
 
 void sha256_hex(const void *data, size_t n, char out[65])

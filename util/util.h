@@ -71,8 +71,16 @@ void ptrvec_release(ptrvec *v);
 
 /* ---- files ---- */
 /* read_file() : whole file into a NUL-terminated malloc'd buffer, at most
- * `max` bytes (more is an error: errno EFBIG). NULL with errno on failure. */
+ * `max` bytes (more is an error: errno EFBIG, found from the size before
+ * anything is read). NULL with errno on failure. Only a regular file is
+ * read: the path is opened non-blocking and a directory is EISDIR, a FIFO,
+ * device or socket EINVAL (file_strerror() words it), so a FIFO where a
+ * file belongs can neither block the open nor feed bytes forever. */
 char *read_file(const char *path, size_t max, size_t *len);
+
+/* file_strerror() : strerror(err), except EINVAL from read_file():
+ *  "not a regular file". Static storage. */
+const char *file_strerror(int err);
 
 /* file_write_atomic() : makes `path` hold exactly data[0..len): a unique
  * temp file in the same directory (O_EXCL), fsync, rename over path, fsync
@@ -138,6 +146,13 @@ void el_detail_int(el_ctx *ctx, const char *key, int64_t value);
 void el_detail_take(el_ctx *ctx, const char *key, struct json_object *value);
 /* Per-occurrence retryability (for EL_RETRY_SOMETIMES codes). */
 void el_set_retryable(el_ctx *ctx, bool retryable);
+/* el_fail_io() : el_fail(ctx, EL_IO, ...) for a failed read or write of a
+ * local file whose errno is `err`: detail.errno is its name ("ENOSPC"), and
+ * the failure is retryable when the condition can clear by itself or once
+ * space is freed (ENOSPC, EDQUOT, EIO, EAGAIN, EINTR, EMFILE, ENFILE,
+ * ENOMEM), not when the path or its permissions are wrong (EACCES, EROFS,
+ * ENOENT, ENOTDIR, ...), which the same run would meet again. */
+el_code el_fail_io(el_ctx *ctx, int err, const char *fmt, ...) EL_PRINTF(3, 4);
 /* Borrowed detail object of the current failure (NULL if none). */
 struct json_object *el_ctx_detail(const el_ctx *ctx);
 

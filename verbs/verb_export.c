@@ -62,8 +62,8 @@ static el_code write_out(el_ctx *ctx, const char *path, const char *text, size_t
     int err = file_holds(path, text, len) ? 0 : file_write_atomic(path, text, len, &step);
     if (!err)
         return EL_OK;
-    el_code rc = el_fail(ctx, EL_INTERNAL, "cannot write the export `%s`: %s: %s", path, step,
-                         strerror(err));
+    el_code rc = el_fail_io(ctx, err, "cannot write the export `%s`: %s: %s", path, step,
+                            strerror(err));
     el_detail_str(ctx, "reason", "export_write_failed");
     el_detail_str(ctx, "path", path);
     return rc;
@@ -81,6 +81,9 @@ el_code el_export(el_ctx *ctx, const char *lock_path, const el_export_options *o
         el_detail_str(ctx, "option", "--format");
         return rc;
     }
+    el_code out_rc = o->out_path ? verbs_out_file_check(ctx, "-o", o->out_path) : EL_OK;
+    if (out_rc != EL_OK)
+        return out_rc;
     char digest[EL_DIGEST_SIZE];
     lock_doc *lock = verbs_lock_read(ctx, lock_path, digest);
     if (!lock)

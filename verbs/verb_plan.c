@@ -426,8 +426,8 @@ static el_code choose(el_ctx *ctx, const plan_run *r, const wanted *w, size_t n,
 
 static el_code io_fail(el_ctx *ctx, const char *what, const char *path, int err)
 {
-    el_code rc = el_fail(ctx, EL_INTERNAL, "cannot write the plan `%s`: %s: %s", path, what,
-                         strerror(err));
+    el_code rc = el_fail_io(ctx, err, "cannot write the plan `%s`: %s: %s", path, what,
+                            strerror(err));
     el_detail_str(ctx, "reason", "plan_write_failed");
     el_detail_str(ctx, "path", path);
     return rc;
@@ -518,6 +518,11 @@ el_code el_plan(el_ctx *ctx, const el_spec *spec, const char *lock_path,
     el_code rc = el_spec_validate(ctx, spec);
     if (rc != EL_OK)
         return rc;
+    if (o->out_dir && !*o->out_dir) {
+        rc = el_fail(ctx, EL_USAGE, "-o needs a directory name, not an empty string");
+        el_detail_str(ctx, "option", "-o");
+        return rc;
+    }
     plan_run r = { .mem = arena_new() };
     wanted w[8];
     size_t n_w = 0, n_build = 0;

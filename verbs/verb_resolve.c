@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "envlock/resolve.h"
 #include "cache.h"
@@ -35,6 +36,36 @@ void el_resolve_result_clear(el_resolve_result *res)
         free(res->notes[i]);
     free(res->notes);
     memset(res, 0, sizeof *res);
+}
+
+/* Whether the lock's path names the spec's own file (the same inode, so
+ * also through a symlink or hard link; stdin when the spec is read from it).
+ * Such a lock would replace the spec, with or without --upgrade. */
+static bool is_the_spec(const char *spec_path, const char *lock_path)
+{
+    struct stat ss, ls;
+    if (!spec_path || stat(lock_path, &ls) != 0)
+        return false;
+    int r = strcmp(spec_path, "-") == 0 ? fstat(STDIN_FILENO, &ss) : stat(spec_path, &ss);
+    return r == 0 && S_ISREG(ss.st_mode) && ss.st_dev == ls.st_dev && ss.st_ino == ls.st_ino;
+}
+
+/* The output path is refused before any work: not a file one can write
+ * (verbs_out_file_check) or the spec itself. */
+static el_code check_out(el_ctx *ctx, const el_resolve_options *o, const char *lock_path)
+{
+    const char *option = o->lock_path ? "-o" : "the lock path";
+    el_code rc = verbs_out_file_check(ctx, option, lock_path);
+    if (rc != EL_OK || !is_the_spec(o->spec_path, lock_path))
+        return rc;
+    rc = el_fail(ctx, EL_USAGE,
+                 "%s `%s` is the spec %s itself: the lock would replace it; write the lock "
+                 "to another file (by default envlock.lock beside the spec)",
+                 option, lock_path, strcmp(o->spec_path, "-") == 0 ? "(stdin)" : o->spec_path);
+    el_detail_str(ctx, "option", option);
+    el_detail_str(ctx, "path", lock_path);
+    el_detail_str(ctx, "spec", o->spec_path);
+    return rc;
 }
 
 static bool file_exists(const char *path)
@@ -112,13 +143,15 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     el_code rc = el_spec_validate(ctx, spec);
     if (rc != EL_OK)
         return rc;
+    res->lock_path = o->lock_path ? xstrdup(o->lock_path) : verbs_beside(o->spec_path, "envlock.lock");
+    if ((rc = check_out(ctx, o, res->lock_path)) != EL_OK)
+        return rc;
     if (o->exclude_newer &&
         (rc = el_exclude_newer_normalize(ctx, o->exclude_newer, res->exclude_newer)) != EL_OK)
         return rc;
     target_catalog *cat = target_catalog_load(ctx, o->bases_path);
     if (!cat)
         return el_ctx_code(ctx);
-    res->lock_path = o->lock_path ? xstrdup(o->lock_path) : verbs_beside(o->spec_path, "envlock.lock");
     lock_doc *previous = NULL;
     size_t text_len = 0;
     char *text = NULL;

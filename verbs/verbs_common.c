@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "verbs_internal.h"
 
@@ -33,13 +34,9 @@ char *verbs_spec_text(const char *path, size_t *len)
 lock_doc *verbs_lock_read(el_ctx *ctx, const char *path, char digest_out[EL_DIGEST_SIZE])
 {
     size_t len = 0;
-    char *bytes = read_file(path, VERBS_LOCK_MAX, &len);
-    if (!bytes) {
-        el_fail(ctx, EL_SPEC_INVALID, "the lock %s cannot be read: %s", path, strerror(errno));
-        el_detail_str(ctx, "reason", "unreadable");
-        el_detail_str(ctx, "path", path);
+    char *bytes = lock_read_bytes(ctx, path, &len);
+    if (!bytes)
         return NULL;
-    }
     lock_doc *lock = lock_read_text(ctx, bytes, len);
     if (lock) {
         char hex[65];
@@ -48,4 +45,47 @@ lock_doc *verbs_lock_read(el_ctx *ctx, const char *path, char digest_out[EL_DIGE
     }
     free(bytes);
     return lock;
+}
+
+static el_code out_usage(el_ctx *ctx, const char *option, const char *path, const char *why)
+{
+    el_code rc = el_fail(ctx, EL_USAGE, "%s `%s`: %s", option, path, why);
+    el_detail_str(ctx, "option", option);
+    el_detail_str(ctx, "path", path);
+    return rc;
+}
+
+el_code verbs_out_file_check(el_ctx *ctx, const char *option, const char *path)
+{
+    if (!*path) {
+        el_code rc = el_fail(ctx, EL_USAGE, "%s needs a file name, not an empty string", option);
+        el_detail_str(ctx, "option", option);
+        return rc;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return out_usage(ctx, option, path, "is a directory; name the file to write");
+        if (!S_ISREG(st.st_mode))
+            return out_usage(ctx, option, path,
+                             "is not a regular file (a FIFO, device or socket); name a file "
+                             "to write");
+        return EL_OK;
+    }
+    const char *slash = strrchr(path, '/');
+    if (!slash) /* in the current directory */
+        return EL_OK;
+    char *dir = slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+    int err = stat(dir, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    el_code rc = EL_OK;
+    if (err) {
+        char *why = err == ENOENT    ? xasprintf("its directory %s does not exist", dir)
+                    : err == ENOTDIR ? xasprintf("its directory %s is not a directory", dir)
+                                     : xasprintf("its directory %s cannot be used: %s", dir,
+                                                 strerror(err));
+        rc = out_usage(ctx, option, path, why);
+        free(why);
+    }
+    free(dir);
+    return rc;
 }

@@ -11,10 +11,6 @@
 #include "lock.h"
 #include "util.h"
 
-/* The largest lock a verb reads (docs/lock-format.md says 256 MiB; the
- * verbs take less: a real lock is a few MB). */
-#define VERBS_LOCK_MAX (64u * 1024 * 1024)
-
 /* verbs_beside() : `name` in the directory of `path` (just `name` for a
  *  path without a directory, stdin or none): the default lock beside its
  *  spec, the default plan directory beside its lock. Caller frees. */
@@ -26,8 +22,18 @@ char *verbs_spec_text(const char *path, size_t *len);
 
 /* verbs_lock_read() :
  *  The lock at `path` and "sha256:<hex>" of its bytes in digest_out. NULL
- *  with ctx set: DL_ENV_SPEC_INVALID, reason "unreadable" (and the path)
- *  when the file cannot be read, the reader's error when it is malformed. */
+ *  with ctx set as lock_read_file() sets it: DL_ENV_SPEC_INVALID, reason
+ *  lock_not_found or invalid_lock (and the path), within the reader's one
+ *  size limit (LOCK_MAX_BYTES, lock.h). */
 lock_doc *verbs_lock_read(el_ctx *ctx, const char *path, char digest_out[EL_DIGEST_SIZE]);
+
+/* verbs_out_file_check() :
+ *  Refuses, before any work, an output file a verb would write atomically
+ *  (the lock, an export) that cannot be one: EL_USAGE naming `option` and
+ *  the path when it is empty, an existing directory, an existing FIFO,
+ *  device or socket (a rename would replace it), or in a directory that is
+ *  missing or not a directory (the verbs make no directories for a file;
+ *  `plan` makes its output directory). EL_OK otherwise. */
+el_code verbs_out_file_check(el_ctx *ctx, const char *option, const char *path);
 
 #endif

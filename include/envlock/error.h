@@ -19,8 +19,10 @@ extern "C" {
 #endif
 
 /* Append-only: never remove, never renumber. The user-facing names are the
- * seed's DL_ENV_* strings (el_code_name). EL_USAGE and EL_INTERNAL are not
- * DL_ENV codes: a malformed command line and a bug in envlock. */
+ * seed's DL_ENV_* strings (el_code_name). EL_USAGE, EL_INTERNAL and EL_IO
+ * are not DL_ENV codes: a malformed command line, a bug in envlock, and a
+ * file or directory of this machine that could not be read or written (a
+ * read-only or full disk, a missing directory met while writing). */
 typedef enum el_code {
     EL_OK = 0,
     EL_SPEC_INVALID = 1,
@@ -40,6 +42,7 @@ typedef enum el_code {
     EL_PUBLICATION_BLOCKED = 15,
     EL_USAGE = 16,
     EL_INTERNAL = 17,
+    EL_IO = 18,
     EL_CODE_COUNT
 } el_code;
 
@@ -52,7 +55,7 @@ typedef enum el_retry {
 } el_retry;
 
 /* el_code_name() :
- *  The stable string ("DL_ENV_SPEC_INVALID", "USAGE", "INTERNAL", "OK").
+ *  The stable string ("DL_ENV_SPEC_INVALID", "USAGE", "INTERNAL", "IO_ERROR", "OK").
  *  Never NULL: an out-of-range code gives "INTERNAL". */
 EL_API const char *el_code_name(el_code code);
 
@@ -70,7 +73,7 @@ EL_API const char *el_code_user_action(el_code code);
 /* el_code_exit_status() :
  *  The process exit status the CLI uses for a failure with this code
  *  (documented in the README): 0 for EL_OK, 2 for EL_USAGE, 10+n for
- *  DL_ENV codes, 70 for EL_INTERNAL. */
+ *  DL_ENV codes, 70 for EL_INTERNAL, 74 for EL_IO (sysexits' EX_IOERR). */
 EL_API int el_code_exit_status(el_code code);
 
 /* The context: options shared by a run and the last failure. Not thread-safe;

@@ -475,7 +475,7 @@ target_catalog *target_catalog_load(el_ctx *ctx, const char *path)
     char *text = read_file(path, CATALOG_MAX_BYTES, &len);
     if (!text) {
         el_fail(ctx, EL_SPEC_INVALID, "bases catalog %s cannot be read: %s", path,
-                strerror(errno));
+                file_strerror(errno));
         el_detail_str(ctx, "reason", "unreadable");
         el_detail_str(ctx, "path", path);
         target_catalog_free(cat);

@@ -388,6 +388,165 @@ static void test_malformed(void **state)
     assert_int_equal(mismatches, 0);
 }
 
+/* ---- limits: a hostile lock is refused before the costly work ---- */
+
+static const char *detail_of(el_ctx *ctx, const char *key)
+{
+    struct json_object *v;
+    if (!json_object_object_get_ex(el_ctx_detail(ctx), key, &v))
+        return "(absent)";
+    return json_object_get_string(v);
+}
+
+static int detail_int(el_ctx *ctx, const char *key)
+{
+    struct json_object *v;
+    assert_true(json_object_object_get_ex(el_ctx_detail(ctx), key, &v));
+    return json_object_get_int(v);
+}
+
+/* Expects `text` refused as invalid_lock at line:column with `part` in the
+ * message. */
+static void expect_refused(el_ctx *ctx, const char *what, const char *text, size_t len, int line,
+                           int column, const char *part)
+{
+    lock_doc *d = lock_read_text(ctx, text, len);
+    if (d)
+        fail_msg("%s: accepted", what);
+    assert_int_equal(el_ctx_code(ctx), EL_SPEC_INVALID);
+    assert_string_equal(detail_of(ctx, "reason"), "invalid_lock");
+    assert_string_equal(detail_of(ctx, "field"), "(document)");
+    if (detail_int(ctx, "line") != line || detail_int(ctx, "column") != column ||
+        !strstr(el_ctx_message(ctx), part))
+        fail_msg("%s: got %d:%d %s; want %d:%d with `%s`", what, detail_int(ctx, "line"),
+                 detail_int(ctx, "column"), el_ctx_message(ctx), line, column, part);
+}
+
+/* n `[` then n `]`: a flow list nested n levels (the root is level 1). */
+static char *brackets(size_t n)
+{
+    char *t = xmalloc(2 * n + 2);
+    memset(t, '[', n);
+    memset(t + n, ']', n);
+    t[2 * n] = '\n';
+    t[2 * n + 1] = '\0';
+    return t;
+}
+
+static void test_depth_limit(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    /* 64 levels pass the depth check: what refuses them is the format */
+    char *t = brackets(LOCK_MAX_DEPTH);
+    expect_refused(ctx, "64 levels", t, strlen(t), 1, 1, "a lock is a YAML mapping");
+    free(t);
+    /* the 65th `[` is refused where it stands */
+    t = brackets(LOCK_MAX_DEPTH + 1);
+    expect_refused(ctx, "65 levels", t, strlen(t), 1, LOCK_MAX_DEPTH + 1,
+                   "nests deeper than 64 levels");
+    free(t);
+    /* 100,000 levels: the same refusal at the same place (once quadratic) */
+    t = brackets(100000);
+    expect_refused(ctx, "100,000 levels", t, strlen(t), 1, LOCK_MAX_DEPTH + 1,
+                   "nests deeper than 64 levels");
+    free(t);
+    /* unclosed: the depth is refused before the syntax error at the end */
+    t = brackets(100000);
+    t[100000] = '\0';
+    expect_refused(ctx, "100,000 unclosed", t, 100000, 1, LOCK_MAX_DEPTH + 1, "nests deeper");
+    free(t);
+    /* block mappings: line L holds key aL at column L, in the mapping that
+     * starts there (level L); the key on line 64 is level 65 */
+    strbuf sb = STRBUF_INIT;
+    for (int i = 0; i < 200; i++)
+        sb_addf(&sb, "%*sa%d:\n", i, "", i);
+    expect_refused(ctx, "block mappings", sb.buf, sb.len, 64, 64, "nests deeper");
+    sb_release(&sb);
+    /* compact block lists: `- ` k times opens level k at column 2k-1 */
+    for (int i = 0; i < 1000; i++)
+        sb_adds(&sb, "- ");
+    sb_adds(&sb, "x\n");
+    expect_refused(ctx, "block lists", sb.buf, sb.len, 1, 2 * (LOCK_MAX_DEPTH + 1) - 1,
+                   "nests deeper");
+    sb_release(&sb);
+    /* a scalar is a level too: 64 lists around it are one too many */
+    t = brackets(LOCK_MAX_DEPTH);
+    char *inner = xasprintf("%.*sx%s", LOCK_MAX_DEPTH, t, t + LOCK_MAX_DEPTH);
+    expect_refused(ctx, "scalar at 65", inner, strlen(inner), 1, LOCK_MAX_DEPTH + 1,
+                   "nests deeper");
+    free(inner);
+    free(t);
+    el_ctx_free(ctx);
+}
+
+static void test_size_limit(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    /* text: refused from its length, before parsing */
+    size_t n = (size_t)LOCK_MAX_BYTES + 1;
+    char *big = xmalloc(n + 1);
+    memset(big, '#', n); /* a comment: valid YAML, were it parsed */
+    big[n] = '\0';
+    char want[96];
+    snprintf(want, sizeof want, "the lock is %zu bytes; a lock is at most 16 MiB", n);
+    expect_refused(ctx, "text over the limit", big, n, 1, 1, want);
+    free(big);
+
+    /* a file: refused from its size, without reading it (sparse) */
+    char dir[] = "/tmp/el_lock_limit_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *path = xasprintf("%s/envlock.lock", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)50 << 20), 0);
+    close(fd);
+    assert_null(lock_read_file(ctx, path));
+    assert_int_equal(el_ctx_code(ctx), EL_SPEC_INVALID);
+    assert_string_equal(detail_of(ctx, "reason"), "invalid_lock");
+    assert_int_equal(detail_int(ctx, "line"), 1);
+    assert_int_equal(detail_int(ctx, "column"), 1);
+    assert_string_equal(detail_of(ctx, "path"), path);
+    assert_non_null(strstr(el_ctx_message(ctx), "the lock is 52428800 bytes; a lock is at most 16 MiB"));
+    size_t len = 0;
+    assert_null(lock_read_bytes(ctx, path, &len));
+    assert_non_null(strstr(el_ctx_message(ctx), "a lock is at most 16 MiB"));
+
+    /* exactly the limit is read (and then refused for what it holds) */
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)LOCK_MAX_BYTES), 0);
+    close(fd);
+    assert_null(lock_read_file(ctx, path));
+    assert_null(strstr(el_ctx_message(ctx), "at most"));
+    unlink(path);
+
+    /* a FIFO (no writer) and a directory are refused at once, not read */
+    assert_int_equal(mkfifo(path, 0600), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20); /* a regression fails instead of hanging the suite */
+        el_ctx *c2 = el_ctx_new();
+        bool ok = !lock_read_file(c2, path) && el_ctx_code(c2) == EL_SPEC_INVALID &&
+                  strstr(el_ctx_message(c2), "not a regular file") &&
+                  strcmp(detail_of(c2, "reason"), "invalid_lock") == 0;
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    unlink(path);
+    assert_null(lock_read_file(ctx, dir));
+    assert_non_null(strstr(el_ctx_message(ctx), "Is a directory"));
+    assert_null(lock_read_file(ctx, path));
+    assert_string_equal(detail_of(ctx, "reason"), "lock_not_found");
+    rmdir(dir);
+    free(path);
+    el_ctx_free(ctx);
+}
+
 /* ---- atomic write and digest ---- */
 
 static size_t dir_entries(const char *dir)
@@ -433,7 +592,10 @@ static void test_atomic_write(void **state)
         el_ctx *c2 = el_ctx_new();
         char dg[72];
         el_code rc = lock_write_file(c2, big, path, dg);
-        _exit(rc == EL_INTERNAL && strstr(el_ctx_message(c2), "writing") ? 0 : 1);
+        _exit(rc == EL_IO && el_ctx_code(c2) == EL_IO && !el_ctx_retryable(c2) &&
+                      strstr(el_ctx_message(c2), "writing")
+                  ? 0
+                  : 1);
     }
     int st = 0;
     assert_int_equal(waitpid(pid, &st, 0), pid);
@@ -452,15 +614,18 @@ static void test_atomic_write(void **state)
     FILE *f = fopen(inner, "w");
     assert_non_null(f);
     fclose(f);
-    assert_int_equal(lock_write_file(ctx, small, sub, digest), EL_INTERNAL);
-    assert_int_equal(el_ctx_code(ctx), EL_INTERNAL);
+    assert_int_equal(lock_write_file(ctx, small, sub, digest), EL_IO);
+    assert_int_equal(el_ctx_code(ctx), EL_IO);
     assert_non_null(strstr(el_ctx_message(ctx), "renaming"));
     assert_int_equal(dir_entries(dir), 2);
     assert_int_equal(dir_entries(sub), 1);
 
     /* a directory that does not exist */
     char *missing = xasprintf("%s/no/such/dir/envlock.lock", dir);
-    assert_int_equal(lock_write_file(ctx, small, missing, digest), EL_INTERNAL);
+    assert_int_equal(lock_write_file(ctx, small, missing, digest), EL_IO);
+    assert_false(el_ctx_retryable(ctx)); /* ENOENT: the same run meets it again */
+    assert_string_equal(detail_of(ctx, "reason"), "lock_write_failed");
+    assert_string_equal(detail_of(ctx, "errno"), "ENOENT");
 
     unlink(inner);
     rmdir(sub);
@@ -876,6 +1041,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest golden[] = { cmocka_unit_test(test_golden_sample) };
     const struct CMUnitTest roundtrip[] = { cmocka_unit_test(test_roundtrip_generated) };
     const struct CMUnitTest malformed[] = { cmocka_unit_test(test_malformed) };
+    const struct CMUnitTest limits[] = { cmocka_unit_test(test_depth_limit),
+                                         cmocka_unit_test(test_size_limit) };
     const struct CMUnitTest atomic[] = { cmocka_unit_test(test_atomic_write),
                                          cmocka_unit_test(test_rewrite_same) };
     const struct CMUnitTest digest[] = { cmocka_unit_test(test_digest) };
@@ -896,6 +1063,7 @@ int main(int argc, char **argv)
     GROUP(golden)
     GROUP(roundtrip)
     GROUP(malformed)
+    GROUP(limits)
     GROUP(atomic)
     GROUP(digest)
     GROUP(check)

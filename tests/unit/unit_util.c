@@ -1,11 +1,17 @@
 /* unit_util.c — the error table and context, strbuf, arena, ptrvec, UTF-8
- * validation, edit distance and the SHA-256 helper. */
+ * validation, edit distance, the SHA-256 helper, and read_file() on what is
+ * not a regular file. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <json-c/json.h>
@@ -41,6 +47,86 @@ static void code_table(void **state)
     assert_int_equal(el_code_exit_status(EL_OK), 0);
     assert_int_equal(el_code_exit_status(EL_USAGE), 2);
     assert_int_equal(el_code_exit_status(EL_SPEC_INVALID), 10);
+    assert_int_equal(el_code_exit_status(EL_INTERNAL), 70);
+    assert_int_equal(el_code_exit_status(EL_IO), 74);
+    assert_string_equal(el_code_name(EL_IO), "IO_ERROR");
+    assert_int_equal(el_code_retry(EL_IO), EL_RETRY_SOMETIMES);
+}
+
+/* el_fail_io(): a full disk may clear, a wrong path does not. */
+static void io_failures(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    json_object *v;
+    assert_int_equal(el_fail_io(ctx, ENOSPC, "cannot write %s", "x"), EL_IO);
+    assert_int_equal(el_ctx_code(ctx), EL_IO);
+    assert_string_equal(el_ctx_message(ctx), "cannot write x");
+    assert_true(el_ctx_retryable(ctx));
+    assert_true(json_object_object_get_ex(el_ctx_detail(ctx), "errno", &v));
+    assert_string_equal(json_object_get_string(v), "ENOSPC");
+    static const int fixed[] = { EACCES, EROFS, ENOENT, ENOTDIR, EISDIR, EFBIG };
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
+        el_fail_io(ctx, fixed[i], "no");
+        assert_false(el_ctx_retryable(ctx));
+        assert_true(json_object_object_get_ex(el_ctx_detail(ctx), "errno", &v));
+    }
+    el_fail_io(ctx, 0, "no errno");
+    assert_false(el_ctx_retryable(ctx));
+    assert_false(json_object_object_get_ex(el_ctx_detail(ctx), "errno", &v));
+    el_ctx_free(ctx);
+}
+
+/* read_file() reads regular files only, and refuses the rest at once: a FIFO
+ * without a writer (the open must not wait for one), a directory, a device
+ * that never ends. Run in a child with an alarm, so that a regression fails
+ * instead of hanging the suite. */
+static void read_file_kinds(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/el_util_read_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *fifo = xasprintf("%s/fifo", dir), *reg = xasprintf("%s/file", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    FILE *f = fopen(reg, "w");
+    assert_non_null(f);
+    fputs("0123456789", f);
+    fclose(f);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20);
+        size_t len = 99;
+        int bad = 0;
+        errno = 0;
+        if (read_file(fifo, 1 << 20, &len) || errno != EINVAL)
+            bad |= 1;
+        if (strcmp(file_strerror(EINVAL), "not a regular file") != 0)
+            bad |= 2;
+        errno = 0;
+        if (read_file(dir, 1 << 20, &len) || errno != EISDIR)
+            bad |= 4;
+        errno = 0;
+        if (read_file("/dev/zero", (size_t)1 << 40, &len) || errno != EINVAL)
+            bad |= 8;
+        errno = 0;
+        if (read_file(reg, 9, &len) || errno != EFBIG) /* refused from its size */
+            bad |= 16;
+        char *t = read_file(reg, 10, &len);
+        if (!t || len != 10 || strcmp(t, "0123456789") != 0)
+            bad |= 32;
+        free(t);
+        _exit(bad);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    unlink(fifo);
+    unlink(reg);
+    rmdir(dir);
+    free(fifo);
+    free(reg);
 }
 
 static void ctx_failures(void **state)
@@ -160,7 +246,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(code_table),      cmocka_unit_test(ctx_failures),
         cmocka_unit_test(strbuf_invariants), cmocka_unit_test(arena_and_vec),
-        cmocka_unit_test(text_helpers),
+        cmocka_unit_test(text_helpers),    cmocka_unit_test(io_failures),
+        cmocka_unit_test(read_file_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
