@@ -8,13 +8,25 @@
  * detail.reason when cache_response_fail() records it):
  *   unreachable         connection refused/reset, DNS failure, TLS failure —
  *                       after every retry (retryable)
- *   timeout             stalled (below the stall rate for stall_seconds) or
- *                       over the attempt timeout, after every retry (retryable)
+ *   timeout             a time bound passed: the request's transfer timeout,
+ *                       the run's, or (after every retry) the connect or
+ *                       attempt timeout; .limit names it ("transfer", "run",
+ *                       "attempt"), .limit_seconds its value (retryable)
+ *   too_slow            under the minimum speed (stall_bytes_per_s over
+ *                       stall_seconds, nothing at all included), after every
+ *                       retry; .limit "speed" (retryable)
+ *   redirect_refused    a redirect to another host not allowed by
+ *                       redirect_hosts, from https to http, or to another
+ *                       scheme; .location is where it pointed
+ *                       (EL_POLICY_DENIED instead of NOT_FOUND; not retryable)
+ *   too_many_redirects  more than 10 redirects (not retryable)
  *   truncated           the body ended before its Content-Length, after every
  *                       retry (retryable)
  *   http_status         an HTTP status that is neither success, 304 nor
  *                       not-found (5xx and 429 after every retry: retryable;
- *                       others not); detail.status holds it
+ *                       others not); detail.status holds it. A Retry-After
+ *                       that ends past the retry budget fails at once,
+ *                       retryable, with .retry_after_s set
  *   not_found           HTTP 404/410 or a missing file:// file (status 404);
  *                       not retryable: callers usually turn this into their
  *                       own "no such package" answer
@@ -25,7 +37,9 @@
  *                       retryable until fetched online)
  *   bad_url             a URL libcurl refuses or a scheme other than
  *                       http/https/file (EL_USAGE instead of NOT_FOUND)
- * detail.url is always the canonical URL with any user:password@ removed.
+ * detail.url is always the canonical URL with any user:password@ removed;
+ * detail.limit/seconds, detail.retryAfterSeconds and detail.location carry
+ * the fields below when set.
  *
  * Threading: none. One cache object per run, driven by cache_run() from one
  * thread; callbacks run on that thread and may submit more requests. */
@@ -67,8 +81,12 @@ typedef enum cache_policy {
 
 typedef struct cache_response {
     const char *url;           /* the canonical URL as submitted */
-    const char *final_url;     /* after redirects; mapped back to canonical when
-                                  it stayed under the mirror; credentials removed */
+    const char *final_url;     /* after redirects on the requested host; mapped
+                                  back to canonical when it stayed under the
+                                  mirror; after a redirect to another (allowed)
+                                  host, the canonical URL requested, so that
+                                  nothing recorded names that host; credentials
+                                  removed */
     long status;               /* success: 200 (206 for a Range request, also
                                   when served from the cache; file:// is 200);
                                   failure: the HTTP status, or 0 if none */
@@ -89,6 +107,10 @@ typedef struct cache_response {
     const char *reason;        /* NULL on success */
     const char *message;       /* human text on failure; names the URL */
     bool retryable;
+    const char *limit;         /* timeout/too_slow: which bound, else NULL */
+    long limit_seconds;        /* its value in seconds, or 0 */
+    long retry_after_s;        /* a Retry-After not waited for, or 0 */
+    const char *location;      /* redirect_refused: the target (redacted) */
     void *owner_;              /* internal */
 } cache_response;
 
@@ -348,8 +370,15 @@ char *cache_mirrors_unrewrite(const cache_mirrors *m, const char *url);
  *  Fragments are kept. Needs no libcurl. */
 char *cache_url_join(const char *base, const char *ref);
 
-/* cache_url_redact() : the URL without any userinfo ("user:pw@"), malloc'd. */
+/* cache_url_redact() : the URL without any userinfo ("user:pw@"), malloc'd.
+ *  The one helper for every URL envlock shows or stores (messages, details,
+ *  cache metadata, index show output). */
 char *cache_url_redact(const char *url);
+
+/* cache_url_host() : the host of an absolute URL, lowercased, without
+ *  userinfo or port (an IPv6 literal keeps its brackets), malloc'd; NULL if
+ *  the URL has no "scheme://". */
+char *cache_url_host(const char *url);
 
 /* cache_default_dir() : the directory el_cache_options selects, malloc'd,
  *  or NULL if no HOME is known. */

@@ -11,6 +11,7 @@
  * (cache_curl.c) only when a request needs a transfer: cache hits, fresh
  * entries and offline answers never map it. Nothing here prints request
  * headers: they may carry credentials. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,24 @@
  * before fetching it ourselves; rename keeps the cache consistent either way. */
 #define LOCK_WAIT_MS 120000
 #define LOCK_POLL_MS 25
+/* Time bounds (include/envlock/cache.h; the README's "Reliability"). A
+ * request ends within the transfer timeout whatever the server does; the
+ * retry budget bounds how long failures are retried (without it a server
+ * that never answers took 157 s: five attempts of the stall window); the
+ * run timeout bounds a whole run that fetches page after page. */
+#define DEFAULT_TRANSFER_TIMEOUT_S 300
+#define DEFAULT_RETRY_MAX_S 60
+#define DEFAULT_RUN_TIMEOUT_S 900
+/* The minimum speed: an attempt that averages under 1 KiB/s over 30 s is
+ * too slow (a server dripping a byte a second kept the old rule, "no byte
+ * for 30 s", satisfied forever). */
+#define DEFAULT_MIN_SPEED 1024
+#define DEFAULT_MIN_SPEED_TIME_S 30
+/* Samples of the bytes received kept for the minimum-speed window: the
+ * window slides in steps of 1/RATE_SLOTS of its length. */
+#define RATE_SLOTS 16
+/* Redirects followed per attempt (libcurl's CURLOPT_MAXREDIRS was 10). */
+#define MAX_REDIRECTS 10
 
 typedef enum xstate { X_NEW, X_LOCKWAIT, X_DELAY, X_ACTIVE } xstate;
 
@@ -74,9 +93,17 @@ typedef struct xfer {
     const char *file_type; /* file:// directory: the Content-Type of the page
                               chosen (static string), else NULL */
     bool too_large;
-    bool stalled;          /* aborted by the no-progress rule */
-    int64_t progress_ms;   /* when bytes last moved */
-    curl_off_t progress_at;
+    bool too_slow;         /* aborted by the minimum-speed rule */
+    char *hop;             /* the redirect target this attempt is at, or NULL
+                              (at transport); may carry credentials */
+    unsigned hops;         /* redirects followed in this attempt */
+    int64_t first_ms;      /* start of the first attempt; 0 before */
+    const char *tlimit;    /* which bound set this attempt's CURLOPT_TIMEOUT */
+    long tlimit_ms;        /* ... and its value */
+    /* minimum-speed window: ring of (time, bytes received) samples */
+    int64_t rate_t[RATE_SLOTS + 1];
+    curl_off_t rate_b[RATE_SLOTS + 1];
+    unsigned rate_head, rate_n;
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
 
@@ -85,6 +112,8 @@ struct cache {
     char *dir;
     cache_store *store;
     cache_mirrors *mirrors;
+    ptrvec redirect_hosts; /* lowercased host names a redirect may reach */
+    int64_t run_deadline_ms;
     /* The HTTP engine, set up by engine_ready() at the first transfer:
      * libcurl is loaded only by a run that fetches something. */
     cache_curl *cu;
@@ -116,6 +145,7 @@ static void xfer_free(xfer *x)
     free(x->accept);
     free(x->vary);
     free(x->want_sha);
+    free(x->hop);
     for (size_t i = 0; i < x->n_headers; i++)
         free(x->headers[i]);
     free(x->headers);
@@ -149,23 +179,57 @@ static void deliver(xfer *x, cache_response *r)
     xfer_free(x);
 }
 
+/* What a failure carries besides its reason (cache_response's fields). */
+typedef struct fail_extra {
+    el_code code; /* EL_OK: the reason's usual code */
+    const char *limit;
+    long limit_seconds;
+    long retry_after_s;
+    const char *location;
+} fail_extra;
+
+static void vfail(xfer *x, const char *reason, long status, bool retryable, const fail_extra *e,
+                  const char *fmt, va_list ap)
+{
+    char *msg = xvasprintf(fmt, ap);
+    cache_response r = { 0 };
+    r.code = e && e->code != EL_OK            ? e->code
+             : strcmp(reason, "bad_url") == 0 ? EL_USAGE
+                                              : EL_PACKAGE_NOT_FOUND;
+    r.reason = reason;
+    r.status = status;
+    r.message = msg;
+    r.retryable = retryable;
+    if (e) {
+        r.limit = e->limit;
+        r.limit_seconds = e->limit_seconds;
+        r.retry_after_s = e->retry_after_s;
+        r.location = e->location;
+    }
+    deliver(x, &r);
+    free(msg);
+}
+
 static void fail(xfer *x, const char *reason, long status, bool retryable, const char *fmt, ...)
     EL_PRINTF(5, 6);
+static void fail_x(xfer *x, const char *reason, long status, bool retryable, const fail_extra *e,
+                   const char *fmt, ...) EL_PRINTF(6, 7);
 
 static void fail(xfer *x, const char *reason, long status, bool retryable, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = xvasprintf(fmt, ap);
+    vfail(x, reason, status, retryable, NULL, fmt, ap);
     va_end(ap);
-    cache_response r = { 0 };
-    r.code = strcmp(reason, "bad_url") == 0 ? EL_USAGE : EL_PACKAGE_NOT_FOUND;
-    r.reason = reason;
-    r.status = status;
-    r.message = msg;
-    r.retryable = retryable;
-    deliver(x, &r);
-    free(msg);
+}
+
+static void fail_x(xfer *x, const char *reason, long status, bool retryable, const fail_extra *e,
+                   const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(x, reason, status, retryable, e, fmt, ap);
+    va_end(ap);
 }
 
 /* Serves a verified body: `body` is either x->body.buf, x->cached_body or a
@@ -216,6 +280,17 @@ el_code cache_response_fail(el_ctx *ctx, const cache_response *r)
     free(u);
     if (r->status)
         el_detail_int(ctx, "status", r->status);
+    if (r->limit)
+        el_detail_str(ctx, "limit", r->limit);
+    if (r->limit_seconds)
+        el_detail_int(ctx, "seconds", r->limit_seconds);
+    if (r->retry_after_s)
+        el_detail_int(ctx, "retryAfterSeconds", r->retry_after_s);
+    if (r->location) {
+        char *l = cache_url_redact(r->location);
+        el_detail_str(ctx, "location", l);
+        free(l);
+    }
     el_set_retryable(ctx, r->retryable);
     return r->code;
 }
@@ -256,6 +331,69 @@ static void progress(cache *c, bool final)
 
 /* ---- engine setup ---- */
 
+/* A whole number from the environment variable `name` into *out (left
+ * alone when it is unset or empty). false after recording EL_USAGE (with
+ * detail.variable) when it is not a number in [1, max]. */
+static bool env_number(el_ctx *ctx, const char *name, long max, long *out)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return true;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < 1 || n > max) {
+        el_fail(ctx, EL_USAGE, "%s=%s: expected a whole number from 1 to %ld", name, v, max);
+        el_detail_str(ctx, "variable", name);
+        return false;
+    }
+    *out = n;
+    return true;
+}
+
+/* Time bounds and the minimum speed: the option, else the environment
+ * variable, else the default. */
+static bool bounds(el_ctx *ctx, el_cache_options *o)
+{
+    static const long day = 86400;
+    long transfer = DEFAULT_TRANSFER_TIMEOUT_S, retry = DEFAULT_RETRY_MAX_S,
+         run = DEFAULT_RUN_TIMEOUT_S, speed = DEFAULT_MIN_SPEED,
+         speed_time = DEFAULT_MIN_SPEED_TIME_S;
+    if (!env_number(ctx, "ENVLOCK_TRANSFER_TIMEOUT", 7 * day, &transfer) ||
+        !env_number(ctx, "ENVLOCK_RETRY_MAX_TIME", 7 * day, &retry) ||
+        !env_number(ctx, "ENVLOCK_RUN_TIMEOUT", 7 * day, &run) ||
+        !env_number(ctx, "ENVLOCK_MIN_SPEED", 1L << 30, &speed) ||
+        !env_number(ctx, "ENVLOCK_MIN_SPEED_TIME", day, &speed_time))
+        return false;
+    if (o->transfer_timeout_ms <= 0)
+        o->transfer_timeout_ms = transfer * 1000;
+    if (o->retry_max_ms <= 0)
+        o->retry_max_ms = retry * 1000;
+    if (o->run_timeout_ms <= 0)
+        o->run_timeout_ms = run * 1000;
+    if (o->stall_bytes_per_s <= 0)
+        o->stall_bytes_per_s = speed;
+    if (o->stall_seconds <= 0)
+        o->stall_seconds = speed_time;
+    return true;
+}
+
+/* Adds the host names of a space- or comma-separated list, lowercased. */
+static void add_hosts(ptrvec *v, const char *list)
+{
+    for (const char *p = list; p && *p;) {
+        p += strspn(p, " ,\t\n");
+        size_t n = strcspn(p, " ,\t\n");
+        if (n) {
+            char *h = xstrndup(p, n);
+            for (char *q = h; *q; q++)
+                *q = (char)tolower((unsigned char)*q);
+            ptrvec_push(v, h);
+        }
+        p += n;
+    }
+}
+
 cache *cache_open(el_ctx *ctx, const el_cache_options *o)
 {
     static const el_cache_options none = { 0 };
@@ -271,6 +409,12 @@ cache *cache_open(el_ctx *ctx, const el_cache_options *o)
         free(dir);
         return NULL;
     }
+    el_cache_options opt = *o;
+    if (!bounds(ctx, &opt)) {
+        cache_mirrors_free(mir);
+        free(dir);
+        return NULL;
+    }
     cache_store *store = cache_store_open(ctx, dir);
     if (!store) {
         cache_mirrors_free(mir);
@@ -278,20 +422,25 @@ cache *cache_open(el_ctx *ctx, const el_cache_options *o)
         return NULL;
     }
     cache *c = xcalloc(1, sizeof *c);
-    c->o = *o;
+    c->o = opt;
     c->o.dir = NULL;
     c->o.mirrors = NULL;
     c->o.n_mirrors = 0;
+    c->o.redirect_hosts = NULL;
+    c->o.n_redirect_hosts = 0;
     c->o.ca_bundle = o->ca_bundle ? xstrdup(o->ca_bundle) : NULL;
-    c->o.netrc_file = o->netrc_file ? xstrdup(o->netrc_file) : NULL;
+    /* netrc is always read, optional per host (libcurl's default file is
+     * ~/.netrc); $NETRC names another file, as for curl and pip. */
+    const char *netrc = o->netrc_file ? o->netrc_file : getenv("NETRC");
+    c->o.netrc = true;
+    c->o.netrc_file = netrc && *netrc ? xstrdup(netrc) : NULL;
+    for (size_t i = 0; i < o->n_redirect_hosts; i++)
+        add_hosts(&c->redirect_hosts, o->redirect_hosts[i]);
+    add_hosts(&c->redirect_hosts, getenv("ENVLOCK_REDIRECT_HOSTS"));
     if (!c->o.max_parallel)
         c->o.max_parallel = DEFAULT_PARALLEL;
     if (!c->o.connect_timeout_ms)
         c->o.connect_timeout_ms = 15000;
-    if (!c->o.stall_seconds)
-        c->o.stall_seconds = 30;
-    if (!c->o.stall_bytes_per_s)
-        c->o.stall_bytes_per_s = 1;
     if (!c->o.retries)
         c->o.retries = 4;
     if (c->o.retries < 0)
@@ -307,6 +456,7 @@ cache *cache_open(el_ctx *ctx, const el_cache_options *o)
     c->mirrors = mir;
     c->progress = !o->quiet && isatty(2);
     c->opened_ms = cache_now_ms();
+    c->run_deadline_ms = c->opened_ms + c->o.run_timeout_ms;
     srand((unsigned)(cache_now_ms() ^ getpid()));
     return c;
 }
@@ -367,6 +517,9 @@ void cache_close(cache *c)
     }
     cache_store_close(c->store);
     cache_mirrors_free(c->mirrors);
+    for (size_t i = 0; i < c->redirect_hosts.len; i++)
+        free(c->redirect_hosts.items[i]);
+    ptrvec_release(&c->redirect_hosts);
     free((char *)c->o.ca_bundle);
     free((char *)c->o.netrc_file);
     free(c->dir);
@@ -424,7 +577,9 @@ void cache_submit(cache *c, const cache_request *rq)
         x->vary = xasprintf("%s\n%s", x->accept ? x->accept : "", range);
     else if (x->accept)
         x->vary = xstrdup(x->accept);
-    cache_key(x->url, x->vary, x->key);
+    /* Keyed (and stored, see store_and_serve) by the URL without
+     * credentials: a password never reaches the cache directory. */
+    cache_key(x->redacted, x->vary, x->key);
     ptrvec_push(&c->queue, x);
     c->submitted++;
 }
@@ -443,21 +598,33 @@ static size_t on_write(char *data, size_t size, size_t n, void *u)
     return len;
 }
 
-/* The stall rule: no byte for stall_seconds ends the attempt. libcurl's own
- * low-speed check averages over a window, so a server that sends a little and
- * then hangs would take seconds longer than the bound; this one is exact. */
+/* The minimum-speed rule: an attempt that received fewer than
+ * stall_bytes_per_s bytes a second on average over the last stall_seconds
+ * (nothing at all included, headers not yet in) is too slow. The window
+ * slides: a sample of the byte count is kept every 1/RATE_SLOTS of it, and
+ * the oldest sample, at least a window old, is compared with now. (libcurl's
+ * low-speed check restarts its window whenever the speed passes the limit
+ * for a moment, so a server alternating bursts and silence can hold it off;
+ * a sliding average cannot be.) */
 static int on_progress(void *u, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                        curl_off_t ulnow)
 {
     xfer *x = u;
+    const cache *c = x->c;
     int64_t now = cache_now_ms();
-    if (dlnow != x->progress_at) {
-        x->progress_at = dlnow;
-        x->progress_ms = now;
-        return 0;
+    int64_t window = (int64_t)c->o.stall_seconds * 1000;
+    if (now - x->rate_t[x->rate_head] >= window / RATE_SLOTS) {
+        x->rate_head = (x->rate_head + 1) % (RATE_SLOTS + 1);
+        x->rate_t[x->rate_head] = now;
+        x->rate_b[x->rate_head] = dlnow;
+        if (x->rate_n < RATE_SLOTS + 1)
+            x->rate_n++;
     }
-    if (now - x->progress_ms >= x->c->o.stall_seconds * 1000) {
-        x->stalled = true;
+    unsigned oldest = x->rate_n < RATE_SLOTS + 1 ? 0 : (x->rate_head + 1) % (RATE_SLOTS + 1);
+    int64_t span = now - x->rate_t[oldest];
+    if (span >= window &&
+        (double)(dlnow - x->rate_b[oldest]) < (double)c->o.stall_bytes_per_s * (double)span / 1000) {
+        x->too_slow = true;
         return 1; /* CURLE_ABORTED_BY_CALLBACK */
     }
     return 0;
@@ -533,6 +700,16 @@ static bool file_dir_has(const char *dir_url, const char *name)
     return ok;
 }
 
+/* Same host (ignoring userinfo, port and scheme). */
+static bool same_host(const char *a, const char *b)
+{
+    char *ha = cache_url_host(a), *hb = cache_url_host(b);
+    bool same = ha && hb && strcmp(ha, hb) == 0;
+    free(ha);
+    free(hb);
+    return same;
+}
+
 /* Same scheme://authority part (what credentials are bound to). */
 static bool same_origin(const char *a, const char *b)
 {
@@ -544,9 +721,51 @@ static bool same_origin(const char *a, const char *b)
     return na == nb && strncasecmp(a, b, na) == 0;
 }
 
+/* The time left for this request: the nearer of its transfer deadline and
+ * the run's, with which one it is. */
+static int64_t time_left(const xfer *x, int64_t now, const char **limit, long *limit_ms)
+{
+    const cache *c = x->c;
+    int64_t t = x->first_ms + c->o.transfer_timeout_ms - now;
+    int64_t r = c->run_deadline_ms - now;
+    *limit = r < t ? "run" : "transfer";
+    *limit_ms = r < t ? c->o.run_timeout_ms : c->o.transfer_timeout_ms;
+    return r < t ? r : t;
+}
+
+static const char *limit_variable(const char *limit)
+{
+    return strcmp(limit, "run") == 0        ? "ENVLOCK_RUN_TIMEOUT"
+           : strcmp(limit, "transfer") == 0 ? "ENVLOCK_TRANSFER_TIMEOUT"
+           : strcmp(limit, "speed") == 0    ? "ENVLOCK_MIN_SPEED, ENVLOCK_MIN_SPEED_TIME"
+                                            : "the connect timeout";
+}
+
+/* Fails x for having used up `limit` (a time bound of limit_ms). */
+static void fail_timeout(xfer *x, const char *limit, long limit_ms, const char *what)
+{
+    fail_extra e = { .limit = limit, .limit_seconds = (limit_ms + 999) / 1000 };
+    fail_x(x, "timeout", 0, true, &e, "cannot fetch %s after %u attempt%s: %s (%s %ld s; %s)",
+           x->redacted, x->attempts, x->attempts == 1 ? "" : "s", what,
+           strcmp(limit, "run") == 0 ? "the run's time limit is" : "the time limit is",
+           e.limit_seconds, limit_variable(limit));
+}
+
+static void launch(xfer *x);
+
+/* A new attempt at x, from its first URL. */
 static void start(xfer *x)
 {
     cache *c = x->c;
+    int64_t now = cache_now_ms();
+    if (!x->first_ms)
+        x->first_ms = now;
+    const char *limit;
+    long limit_ms;
+    if (time_left(x, now, &limit, &limit_ms) <= 0) {
+        fail_timeout(x, limit, limit_ms, "out of time before an attempt could start");
+        return;
+    }
     if (!engine_ready(c)) {
         /* Parked until a later cache_run() (this one returns EL_INTERNAL). */
         x->state = X_DELAY;
@@ -554,18 +773,31 @@ static void start(xfer *x)
         ptrvec_push(&c->waiting, x);
         return;
     }
-    const cache_curl *cu = c->cu;
     x->attempts++;
-    c->st.network++;
     if (x->attempts > 1)
         c->st.retries++;
+    free(x->hop);
+    x->hop = NULL;
+    x->hops = 0;
+    launch(x);
+}
+
+/* Starts the transfer of x's current URL (x->hop, else x->transport). */
+static void launch(xfer *x)
+{
+    cache *c = x->c;
+    const cache_curl *cu = c->cu;
+    const char *cur = x->hop ? x->hop : x->transport;
+    c->st.network++;
     sb_reset(&x->body);
     x->too_large = false;
-    x->stalled = false;
+    x->too_slow = false;
     x->errbuf[0] = '\0';
     x->started_ms = cache_now_ms();
-    x->progress_ms = x->started_ms;
-    x->progress_at = 0;
+    x->rate_t[0] = x->started_ms;
+    x->rate_b[0] = 0;
+    x->rate_head = 0;
+    x->rate_n = 1;
     if (!x->easy)
         x->easy = cu->easy_init();
     else
@@ -573,36 +805,40 @@ static void start(xfer *x)
     CURL *e = x->easy;
     char *url = NULL;
     x->file_type = NULL;
-    if (is_file_url(x->transport) && x->transport[strlen(x->transport) - 1] == '/') {
+    if (!x->hop && is_file_url(x->transport) && x->transport[strlen(x->transport) - 1] == '/') {
         bool json = accepts_type(x->accept, PEP691_JSON) && file_dir_has(x->transport, "index.json");
         url = xasprintf("%s%s", x->transport, json ? "index.json" : "index.html");
         x->file_type = json ? PEP691_JSON : "text/html";
     }
-    cu->easy_setopt(e, CURLOPT_URL, url ? url : x->transport);
+    cu->easy_setopt(e, CURLOPT_URL, url ? url : cur);
     free(url); /* libcurl copies strings */
     cu->easy_setopt(e, CURLOPT_PRIVATE, x);
     cu->easy_setopt(e, CURLOPT_SHARE, c->share);
     cu->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     cu->easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https,file");
-    cu->easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    cu->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
-    cu->easy_setopt(e, CURLOPT_MAXREDIRS, 10L);
-    /* Custom Authorization headers and netrc credentials go to the first
-     * host only (libcurl's default without CURLOPT_UNRESTRICTED_AUTH). */
+    /* Redirects are followed here, one hop at a time (follow_redirect()),
+     * so that each target is checked before anything is sent to it. */
+    cu->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
     cu->easy_setopt(e, CURLOPT_UNRESTRICTED_AUTH, 0L);
     cu->easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
     /* Wait for a connection to say whether it multiplexes only over TLS,
      * where ALPN answers at the handshake; plain http is HTTP/1.1 here
      * (CURL_HTTP_VERSION_2TLS), and waiting would serialize requests behind
      * the first response. */
-    if (strncmp(x->transport, "https://", 8) == 0)
+    if (strncmp(cur, "https://", 8) == 0)
         cu->easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
     cu->easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
     cu->easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->o.connect_timeout_ms);
-    cu->easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, c->o.stall_bytes_per_s);
-    cu->easy_setopt(e, CURLOPT_LOW_SPEED_TIME, c->o.stall_seconds);
-    if (c->o.attempt_timeout_ms > 0)
-        cu->easy_setopt(e, CURLOPT_TIMEOUT_MS, c->o.attempt_timeout_ms);
+    /* The minimum speed is on_progress()'s; the time bounds are one
+     * CURLOPT_TIMEOUT: the nearest of the request's, the run's and the
+     * attempt's. */
+    int64_t left = time_left(x, x->started_ms, &x->tlimit, &x->tlimit_ms);
+    if (c->o.attempt_timeout_ms > 0 && c->o.attempt_timeout_ms < left) {
+        left = c->o.attempt_timeout_ms;
+        x->tlimit = "attempt";
+        x->tlimit_ms = c->o.attempt_timeout_ms;
+    }
+    cu->easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(left > 0 ? left : 1));
     cu->easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
     cu->easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
     cu->easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
@@ -613,10 +849,14 @@ static void start(xfer *x)
     cu->easy_setopt(e, CURLOPT_USERAGENT, "envlock/" ENVLOCK_VERSION_STR);
     if (c->o.ca_bundle)
         cu->easy_setopt(e, CURLOPT_CAINFO, c->o.ca_bundle);
-    if (c->o.netrc || c->o.netrc_file)
+    /* netrc credentials for the host envlock was asked to fetch from (the
+     * index, or its mirror), never for a host a redirect leads to. */
+    bool first_host = !x->hop || same_host(x->hop, x->transport);
+    if (first_host) {
         cu->easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
-    if (c->o.netrc_file)
-        cu->easy_setopt(e, CURLOPT_NETRC_FILE, c->o.netrc_file);
+        if (c->o.netrc_file)
+            cu->easy_setopt(e, CURLOPT_NETRC_FILE, c->o.netrc_file);
+    }
     cu->slist_free_all(x->hdrs);
     x->hdrs = NULL;
     if (x->accept) {
@@ -634,11 +874,12 @@ static void start(xfer *x)
         x->hdrs = cu->slist_append(x->hdrs, h);
         free(h);
     }
-    bool same_host = same_origin(x->url, x->transport);
+    bool canonical_origin = same_origin(x->url, cur);
     for (size_t i = 0; i < x->n_headers; i++) {
         /* Credentials meant for the canonical host never go to a mirror on
-         * another host; a mirror's own come from netrc. */
-        if (!same_host && strncasecmp(x->headers[i], "authorization:", 14) == 0)
+         * another host, nor across a redirect; a mirror's own come from
+         * netrc. */
+        if (!canonical_origin && strncasecmp(x->headers[i], "authorization:", 14) == 0)
             continue;
         x->hdrs = cu->slist_append(x->hdrs, x->headers[i]);
     }
@@ -728,7 +969,7 @@ static bool advance(xfer *x)
             x->state = X_LOCKWAIT;
             x->lockwait_since_ms = now;
         }
-        if (now - x->lockwait_since_ms < LOCK_WAIT_MS)
+        if (now - x->lockwait_since_ms < LOCK_WAIT_MS && now < c->run_deadline_ms)
             return false;
         /* The holder is taking too long: fetch anyway, unlocked. */
     }
@@ -788,8 +1029,14 @@ static bool schedule_retry(xfer *x, long retry_after_s)
     }
     if (delay > c->o.retry_cap_ms)
         delay = c->o.retry_cap_ms;
+    /* No retry past the retry budget or the time left. */
+    int64_t due = cache_now_ms() + delay;
+    const char *limit;
+    long limit_ms;
+    if (due > x->first_ms + c->o.retry_max_ms || time_left(x, due, &limit, &limit_ms) <= 0)
+        return false;
     x->state = X_DELAY;
-    x->due_ms = cache_now_ms() + delay;
+    x->due_ms = due;
     ptrvec_push(&c->waiting, x);
     return true;
 }
@@ -838,7 +1085,7 @@ static void store_and_serve(xfer *x, const char *final_url)
     const cache_curl *cu = c->cu;
     cache_meta m;
     cache_meta_init(&m);
-    m.url = xstrdup(x->url);
+    m.url = xstrdup(x->redacted);
     m.accept = x->vary ? xstrdup(x->vary) : NULL;
     long status = 200;
     cu->easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
@@ -862,6 +1109,56 @@ static void store_and_serve(xfer *x, const char *final_url)
     cache_meta_clear(&x->cached);
     x->cached = m;
     succeed(x, (const unsigned char *)x->body.buf, x->body.len, &x->cached, false, final_url);
+}
+
+/* Whether a redirect from the current hop to `loc` may be followed: only
+ * to http or https, never from https to http, and only to the requested
+ * host (the index, or its mirror) or one of redirect_hosts. Otherwise a
+ * static string saying why not. */
+static const char *redirect_refusal(const xfer *x, const char *loc)
+{
+    const cache *c = x->c;
+    const char *from = x->hop ? x->hop : x->transport;
+    bool https = strncasecmp(loc, "https://", 8) == 0;
+    if (!https && strncasecmp(loc, "http://", 7) != 0)
+        return "to a URL that is neither http nor https";
+    if (!https && strncasecmp(from, "https://", 8) == 0)
+        return "from https to plain http";
+    if (same_host(loc, x->transport))
+        return NULL;
+    char *h = cache_url_host(loc);
+    bool listed = false;
+    for (size_t i = 0; h && i < c->redirect_hosts.len && !listed; i++)
+        listed = strcmp(h, c->redirect_hosts.items[i]) == 0;
+    free(h);
+    return listed ? NULL : "to another host";
+}
+
+/* Follows a redirect of x's current hop to `loc` (absolute, as libcurl
+ * resolved the Location), or fails x when the rule refuses it. */
+static void follow_redirect(xfer *x, const char *loc)
+{
+    if (x->hops >= MAX_REDIRECTS) {
+        fail(x, "too_many_redirects", 0, false, "%s: more than %d redirects", x->redacted,
+             MAX_REDIRECTS);
+        return;
+    }
+    const char *why = redirect_refusal(x, loc);
+    if (why) {
+        char *shown = cache_url_redact(loc);
+        fail_extra fe = { .code = EL_POLICY_DENIED, .location = shown };
+        fail_x(x, "redirect_refused", 0, false, &fe,
+               "%s: the server redirected %s, to %s; refused (allow a host with "
+               "ENVLOCK_REDIRECT_HOSTS; https never falls back to http)",
+               x->redacted, why, shown);
+        free(shown);
+        return;
+    }
+    char *next = xstrdup(loc);
+    free(x->hop);
+    x->hop = next;
+    x->hops++;
+    launch(x);
 }
 
 static void finish(xfer *x, CURLcode rc)
@@ -894,16 +1191,36 @@ static void finish(xfer *x, CURLcode rc)
         fail(x, "not_found", 404, false, "%s does not exist", x->redacted);
         return;
     }
-    if (x->stalled) {
-        rc = CURLE_OPERATION_TIMEDOUT;
-        snprintf(x->errbuf, sizeof x->errbuf, "no data for %ld s", c->o.stall_seconds);
+    if (x->too_slow) {
+        if (schedule_retry(x, 0))
+            return;
+        fail_extra fe = { .limit = "speed", .limit_seconds = c->o.stall_seconds };
+        fail_x(x, "too_slow", status, true, &fe,
+               "cannot fetch %s after %u attempt%s: under %ld bytes/s for %ld s (%s)",
+               x->redacted, x->attempts, x->attempts == 1 ? "" : "s", c->o.stall_bytes_per_s,
+               c->o.stall_seconds, limit_variable("speed"));
+        return;
+    }
+    if (rc == CURLE_OPERATION_TIMEDOUT) {
+        /* Which bound: the connect timeout (no connection made), else the
+         * one that set CURLOPT_TIMEOUT. Only the connect and the attempt
+         * timeouts leave time for another attempt. */
+        curl_off_t connect_us = 0;
+        cu->easy_getinfo(e, CURLINFO_CONNECT_TIME_T, &connect_us);
+        int64_t took = cache_now_ms() - x->started_ms;
+        bool connect = connect_us == 0 && took < x->tlimit_ms;
+        const char *limit = connect ? "connect" : x->tlimit;
+        long limit_ms = connect ? c->o.connect_timeout_ms : x->tlimit_ms;
+        bool again = connect || strcmp(limit, "attempt") == 0;
+        if (again && schedule_retry(x, 0))
+            return;
+        fail_timeout(x, limit, limit_ms, x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc));
+        return;
     }
     if (rc != CURLE_OK) {
         if (retryable_curl(rc) && schedule_retry(x, 0))
             return;
-        const char *reason = rc == CURLE_OPERATION_TIMEDOUT ? "timeout"
-                             : rc == CURLE_PARTIAL_FILE    ? "truncated"
-                                                           : "unreachable";
+        const char *reason = rc == CURLE_PARTIAL_FILE ? "truncated" : "unreachable";
         fail(x, reason, status, retryable_curl(rc), "cannot fetch %s after %u attempt%s: %s",
              x->redacted, x->attempts, x->attempts == 1 ? "" : "s",
              x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc));
@@ -911,12 +1228,26 @@ static void finish(xfer *x, CURLcode rc)
     }
     if (file)
         status = 200;
+    if (!file && (status == 301 || status == 302 || status == 303 || status == 307 ||
+                  status == 308)) {
+        char *loc = NULL;
+        cu->easy_getinfo(e, CURLINFO_REDIRECT_URL, &loc);
+        if (loc) {
+            follow_redirect(x, loc);
+            return;
+        }
+    }
     char *eff = NULL;
     char *final_url = NULL;
     cu->easy_getinfo(e, CURLINFO_EFFECTIVE_URL, &eff);
     if (eff && strcmp(eff, x->transport) != 0 && !file) {
+        /* A redirect on the requested host: the page's own URL (links on it
+         * resolve against it), mapped back under the mirror. One that ends
+         * on another host (allowed by redirect_hosts) is reported as the
+         * URL requested: nothing recorded names where it was served from. */
         char *canon = cache_mirrors_unrewrite(c->mirrors, eff);
-        final_url = cache_url_redact(canon);
+        if (same_host(canon, x->url))
+            final_url = cache_url_redact(canon);
         free(canon);
     }
     if (status == 304 && x->have_cached) {
@@ -955,6 +1286,20 @@ static void finish(xfer *x, CURLcode rc)
         if (retryable_status(status)) {
             curl_off_t ra = 0;
             cu->easy_getinfo(e, CURLINFO_RETRY_AFTER, &ra);
+            const char *limit;
+            long limit_ms;
+            int64_t until = cache_now_ms() + (int64_t)ra * 1000;
+            if (ra > 0 && (until > x->first_ms + c->o.retry_max_ms ||
+                           time_left(x, until, &limit, &limit_ms) <= 0)) {
+                /* Waiting as asked would pass the retry budget: say so now,
+                 * with the time the server asked for. */
+                fail_extra fe = { .retry_after_s = (long)ra };
+                fail_x(x, "http_status", status, true, &fe,
+                       "%s: HTTP %ld, Retry-After %ld s, past the %ld s retry budget "
+                       "(ENVLOCK_RETRY_MAX_TIME); try again later",
+                       x->redacted, status, (long)ra, c->o.retry_max_ms / 1000);
+                return;
+            }
             if (schedule_retry(x, (long)ra))
                 return;
         }

@@ -1,6 +1,8 @@
 /* cache_mirror.c — the canonical-prefix → mirror table (from options, the
  * ENVLOCK_MIRRORS variable and the mirrors file; precedence documented in
  * include/envlock/cache.h), URL rewriting both ways, credential redaction
+ * (cache_url_redact: the one place userinfo is removed from what is shown
+ * or stored), the host of a URL (the redirect and netrc rules compare it),
  * RFC 3986 reference resolution (cache_url_join) and the choice of the cache
  * directory. Pure string work: no I/O except reading the mirrors file. */
 #include <ctype.h>
@@ -224,6 +226,34 @@ char *cache_url_redact(const char *url)
     if (!at)
         return xstrdup(url);
     return xasprintf("%.*s%s", (int)(s - url), url, at + 1);
+}
+
+char *cache_url_host(const char *url)
+{
+    const char *s = url ? strstr(url, "://") : NULL;
+    if (!s)
+        return NULL;
+    s += 3;
+    size_t auth = strcspn(s, "/?#");
+    for (size_t i = auth; i > 0; i--) {
+        if (s[i - 1] == '@') {
+            auth -= i;
+            s += i;
+            break;
+        }
+    }
+    size_t n;
+    if (auth && s[0] == '[') {
+        const char *rb = memchr(s, ']', auth);
+        n = rb ? (size_t)(rb - s) + 1 : auth;
+    } else {
+        const char *colon = memchr(s, ':', auth);
+        n = colon ? (size_t)(colon - s) : auth;
+    }
+    char *h = xstrndup(s, n);
+    for (char *p = h; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    return h;
 }
 
 char *cache_default_dir(const el_cache_options *o)

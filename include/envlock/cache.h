@@ -40,17 +40,35 @@ typedef struct el_cache_options {
     bool no_mirror_config;    /* ignore ENVLOCK_MIRRORS and the mirrors file */
     unsigned max_parallel;    /* transfers at once; 0: 16 */
     long connect_timeout_ms;  /* per attempt; 0: 15000 */
-    long stall_seconds;       /* a transfer slower than stall_bytes_per_s for this
-                                 long is aborted (then retried); 0: 30 */
-    long stall_bytes_per_s;   /* 0: 1 byte/s, i.e. "nothing arrives" */
-    long attempt_timeout_ms;  /* whole attempt; 0: no limit beyond the stall rule */
+    long stall_seconds;       /* the minimum-speed window: an attempt that
+                                 receives under stall_bytes_per_s on average over
+                                 this many seconds is aborted ("too_slow", then
+                                 retried); 0: $ENVLOCK_MIN_SPEED_TIME, else 30 */
+    long stall_bytes_per_s;   /* 0: $ENVLOCK_MIN_SPEED, else 1024 (1 KiB/s) */
+    long attempt_timeout_ms;  /* one attempt; 0: no limit beyond the others */
     int retries;              /* retries after the first attempt; 0: 4; <0: none */
     long retry_base_ms;       /* first backoff; doubles each retry; 0: 500 */
     long retry_cap_ms;        /* cap on one backoff and on Retry-After; 0: 30000 */
     uint64_t max_bytes;       /* default size cap of one response; 0: 512 MiB */
     const char *ca_bundle;    /* PEM CA bundle instead of the system's */
-    bool netrc;               /* credentials from netrc (optional per host) */
-    const char *netrc_file;   /* netrc path; NULL: ~/.netrc (implies netrc) */
+    bool netrc;               /* unused: netrc is always read (optional per host) */
+    const char *netrc_file;   /* netrc path; NULL: $NETRC, else ~/.netrc */
+    /* Bounds on time (every one of them is always finite). A request (all
+     * its attempts and the waits between them) ends within transfer_timeout;
+     * no retry starts, and no Retry-After is waited for, past retry_max
+     * after its first attempt; nothing is fetched later than run_timeout
+     * after cache_open(). 0 takes the environment variable, else the default:
+     * ENVLOCK_TRANSFER_TIMEOUT 300 s, ENVLOCK_RETRY_MAX_TIME 60 s,
+     * ENVLOCK_RUN_TIMEOUT 900 s (whole seconds). */
+    long transfer_timeout_ms;
+    long retry_max_ms;
+    long run_timeout_ms;
+    /* Hosts a redirect may lead to besides the requested one (exact names,
+     * case-insensitive), added to $ENVLOCK_REDIRECT_HOSTS (spaces or commas).
+     * Any other redirect off the host, and any from https to http, is
+     * refused (EL_POLICY_DENIED, detail.reason redirect_refused). */
+    const char *const *redirect_hosts;
+    size_t n_redirect_hosts;
 } el_cache_options;
 
 /* Counts of a cache directory (el_cache_info) or of what an operation

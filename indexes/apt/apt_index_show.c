@@ -220,10 +220,15 @@ void apt_loader_candidates(apt_loader *l, const char *name, arena *a, apt_candid
 
 /* ---- index show ---- */
 
+/* Every string shown goes through cache_url_redact(): a source's URI may
+ * carry user:password, and so may what is derived from it. */
 static void json_str(json_object *o, const char *k, const char *v)
 {
-    if (v && *v)
-        json_object_object_add(o, k, json_object_new_string(v));
+    if (v && *v) {
+        char *r = cache_url_redact(v);
+        json_object_object_add(o, k, json_object_new_string(r));
+        free(r);
+    }
 }
 
 static json_object *repo_json(const apt_repo_info *r)
@@ -293,8 +298,11 @@ static void cand_text(const apt_candidate *c, strbuf *out)
         sb_adds(out, "    Essential: yes\n");
     if (c->priority)
         sb_addf(out, "    Priority: %s\n", c->priority);
-    if (c->url)
-        sb_addf(out, "    url: %s\n", c->url);
+    if (c->url) {
+        char *u = cache_url_redact(c->url);
+        sb_addf(out, "    url: %s\n", u);
+        free(u);
+    }
     if (c->sha256)
         sb_addf(out, "    sha256: %s\n", c->sha256);
     if (c->size)
@@ -369,10 +377,13 @@ el_code apt_index_show(el_ctx *ctx, cache *c, const el_index_query *q, bool json
             for (size_t i = 0; i < n; i++)
                 cand_text(&cands[i], out);
             sb_adds(out, "repositories:\n");
-            for (size_t i = 0; i < nr; i++)
-                sb_addf(out, "  %s  Release sha256 %s  Date %s%s\n", repos[i].repo_name,
-                        repos[i].release_sha256, repos[i].release_date ? repos[i].release_date : "?",
+            for (size_t i = 0; i < nr; i++) {
+                char *rn = cache_url_redact(repos[i].repo_name);
+                sb_addf(out, "  %s  Release sha256 %s  Date %s%s\n", rn, repos[i].release_sha256,
+                        repos[i].release_date ? repos[i].release_date : "?",
                         repos[i].signature_checked ? "" : "  (unsigned, trusted=yes)");
+                free(rn);
+            }
         }
     }
     arena_free(a);

@@ -108,8 +108,12 @@ static void render_json(const npm_packument *p, const npm_target *t, strbuf *out
     json_object *o = json_object_new_object();
     json_object_object_add(o, "ecosystem", json_object_new_string("npm"));
     json_object_object_add(o, "name", json_object_new_string(p->name));
-    json_object_object_add(o, "registry", json_object_new_string(p->registry));
-    json_object_object_add(o, "url", json_object_new_string(p->url));
+    /* Shown without userinfo (a registry URL may carry user:password). */
+    char *registry = cache_url_redact(p->registry), *url = cache_url_redact(p->url);
+    json_object_object_add(o, "registry", json_object_new_string(registry));
+    json_object_object_add(o, "url", json_object_new_string(url));
+    free(registry);
+    free(url);
     json_object_object_add(o, "document", json_object_new_string(t->cutoff ? "full" : "abbreviated"));
     json_object_object_add(o, "publishTimes", json_object_new_boolean(p->full));
     json_object_object_add(o, "etag", jstr_or_null(p->etag));
@@ -158,8 +162,10 @@ static void list_line(strbuf *out, const char *label, const char *const *l, size
 
 static void render_text(const npm_packument *p, const npm_target *t, strbuf *out)
 {
-    sb_addf(out, "npm:%s from %s (%s packument%s", p->name, p->url,
+    char *url = cache_url_redact(p->url);
+    sb_addf(out, "npm:%s from %s (%s packument%s", p->name, url,
             t->cutoff ? "full" : "abbreviated", p->full ? " with publish times" : "");
+    free(url);
     if (p->etag)
         sb_addf(out, ", etag %s", p->etag);
     if (p->modified)

@@ -201,8 +201,11 @@ el_code pypi_project_fail(el_ctx *ctx, const pypi_project *p)
     if (p->fail_status)
         el_detail_int(ctx, "status", p->fail_status);
     el_detail_str(ctx, "package", p->name);
-    if (p->index)
-        el_detail_str(ctx, "index", p->index);
+    if (p->index) {
+        char *shown = cache_url_redact(p->index);
+        el_detail_str(ctx, "index", shown);
+        free(shown);
+    }
     el_set_retryable(ctx, p->retryable);
     return p->code;
 }
@@ -571,8 +574,11 @@ static void page_done(cache *c, cache_response *r, void *user)
                 return;
             }
             strbuf sb = STRBUF_INIT;
-            for (size_t i = 0; i < l->nindexes; i++)
-                sb_addf(&sb, "%s%s", i ? ", " : "", l->indexes[i]);
+            for (size_t i = 0; i < l->nindexes; i++) {
+                char *shown = cache_url_redact(l->indexes[i]); /* no user:password */
+                sb_addf(&sb, "%s%s", i ? ", " : "", shown);
+                free(shown);
+            }
             char *msg = xasprintf("no index serves `%s` (%s %s)", p->pub.name,
                                   l->nindexes > 1 ? "tried" : "index", sb.buf);
             sb_release(&sb);

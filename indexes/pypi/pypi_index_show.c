@@ -4,6 +4,7 @@
  * the candidates, newest first, then the excluded versions with reasons, as
  * text or as one JSON object of the same structure. Owns presentation only. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -20,6 +21,25 @@ static json_object *jstr_or_null(const char *s)
     return s ? json_object_new_string(s) : NULL;
 }
 
+/* A URL as shown: without userinfo (cache_url_redact), or NULL. */
+static json_object *jurl(const char *u)
+{
+    if (!u)
+        return NULL;
+    char *r = cache_url_redact(u);
+    json_object *o = json_object_new_string(r);
+    free(r);
+    return o;
+}
+
+/* "        URL\n", the URL without userinfo. */
+static void add_url_line(strbuf *out, const char *u)
+{
+    char *r = cache_url_redact(u);
+    sb_addf(out, "        %s\n", r);
+    free(r);
+}
+
 static json_object *artifacts_json(const pypi_candidate *c)
 {
     json_object *arr = json_object_new_array();
@@ -28,7 +48,7 @@ static json_object *artifacts_json(const pypi_candidate *c)
         const pypi_file *f = a->file;
         json_object *o = json_object_new_object();
         json_object_object_add(o, "filename", json_object_new_string(f->filename));
-        json_object_object_add(o, "url", json_object_new_string(f->url));
+        json_object_object_add(o, "url", jurl(f->url));
         json_object_object_add(o, "sha256", jstr_or_null(f->sha256));
         json_object_object_add(o, "size", f->size >= 0 ? json_object_new_int64(f->size) : NULL);
         json_object_object_add(o, "upload_time", jstr_or_null(f->upload_time));
@@ -49,8 +69,8 @@ static void render_json(const pypi_project *p, const pypi_target *t, strbuf *out
     json_object *root = json_object_new_object();
     json_object_object_add(root, "ecosystem", json_object_new_string("pypi"));
     json_object_object_add(root, "name", json_object_new_string(p->name));
-    json_object_object_add(root, "index", jstr_or_null(p->index));
-    json_object_object_add(root, "page_url", jstr_or_null(p->page_url));
+    json_object_object_add(root, "index", jurl(p->index));
+    json_object_object_add(root, "page_url", jurl(p->page_url));
     json_object_object_add(root, "format",
                            json_object_new_string(p->format == PYPI_PAGE_JSON ? "json" : "html"));
     json_object_object_add(root, "from_cache", json_object_new_boolean(p->from_cache));
@@ -103,8 +123,10 @@ static void render_json(const pypi_project *p, const pypi_target *t, strbuf *out
 
 static void render_text(const pypi_project *p, const pypi_target *t, strbuf *out)
 {
-    sb_addf(out, "pypi:%s from %s (%s page)\n", p->name, p->index ? p->index : "?",
+    char *index = cache_url_redact(p->index ? p->index : "?");
+    sb_addf(out, "pypi:%s from %s (%s page)\n", p->name, index,
             p->format == PYPI_PAGE_JSON ? "PEP 691 JSON" : "PEP 503 HTML");
+    free(index);
     sb_addf(out, "target: CPython %s on %s", t->owned_[0], pypi_tags_platform(t->tags));
     if (t->exclude_newer)
         sb_addf(out, ", files uploaded after %s or without an upload time excluded",
@@ -153,7 +175,7 @@ static void render_text(const pypi_project *p, const pypi_target *t, strbuf *out
             else if (a->dropped)
                 sb_addf(out, "  (unusable: %s)", a->dropped);
             sb_adds(out, "\n");
-            sb_addf(out, "        %s\n", a->file->url);
+            add_url_line(out, a->file->url);
             sb_addf(out, "        sha256:%s", a->file->sha256 ? a->file->sha256 : "(none given)");
             if (a->file->size >= 0)
                 sb_addf(out, "  %lld bytes", (long long)a->file->size);

@@ -71,6 +71,7 @@ int main(int argc, char **argv)
     o.quiet = true;
     const char *mirrors[16];
     const char *headers[16];
+    const char *redirect_hosts[16];
     size_t nh = 0;
     cache_request rq = { 0 };
     rq.policy = CACHE_REVALIDATE;
@@ -87,6 +88,12 @@ int main(int argc, char **argv)
         else if (strcmp(a, "--mirror-config") == 0) mirror_config = true;
         else if (ARG("--mirror")) { if (o.n_mirrors < 16) mirrors[o.n_mirrors++] = v; }
         else if (ARG("--stall")) o.stall_seconds = atol(v);
+        else if (ARG("--min-speed")) o.stall_bytes_per_s = atol(v);
+        else if (ARG("--transfer-timeout-ms")) o.transfer_timeout_ms = atol(v);
+        else if (ARG("--retry-max-ms")) o.retry_max_ms = atol(v);
+        else if (ARG("--run-timeout-ms")) o.run_timeout_ms = atol(v);
+        else if (ARG("--attempt-timeout-ms")) o.attempt_timeout_ms = atol(v);
+        else if (ARG("--redirect-host")) { if (o.n_redirect_hosts < 16) redirect_hosts[o.n_redirect_hosts++] = v; }
         else if (ARG("--connect-timeout-ms")) o.connect_timeout_ms = atol(v);
         else if (ARG("--retries")) o.retries = atoi(v);
         else if (ARG("--retry-base")) o.retry_base_ms = atol(v);
@@ -107,6 +114,7 @@ int main(int argc, char **argv)
 #undef ARG
     }
     o.mirrors = mirrors;
+    o.redirect_hosts = redirect_hosts;
     o.no_mirror_config = !mirror_config;
     rq.headers = headers;
     rq.n_headers = nh;

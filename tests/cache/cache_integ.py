@@ -47,6 +47,10 @@ class State:
 STATE = State()
 
 
+DEMO_METADATA = b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n"
+DEMO_WHEEL = b"not really a zip, never opened by these tests\n"
+
+
 def body_for(path):
     return ("hello from %s\n" % path).encode()
 
@@ -70,7 +74,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         auth = self.headers.get("Authorization")
         with STATE.lock:
             n = STATE.counts.get(path, 0) + 1
-        if path.startswith("/flaky500/"):
+        if path.startswith("/r429long/"):
+            status = 429
+        elif path.startswith("/redir-same/") or path.startswith("/redir-to/"):
+            status = 301
+        elif path.startswith("/flaky500/"):
             status = 500 if n == 1 else 200
         elif path.startswith("/r429/"):
             status = 429 if n == 1 else 200
@@ -161,6 +169,62 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Location", "http://localhost:%d/ok/landed" % port)
             self.send_header("Content-Length", "0")
             self.end_headers()
+        elif path.startswith("/redir-same/"):
+            # Same host, another path (a registry normalizing a name).
+            self.send_response(301)
+            self.send_header("Location", "/ok/normalized")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif path.startswith("/redir-to/"):
+            # 302 to whatever URL follows the prefix (the https->http test).
+            self.send_response(302)
+            self.send_header("Location", path[len("/redir-to/"):])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif path.startswith("/drip/"):
+            # One byte a second of a 100000-byte body: alive, never done.
+            self.send_response(200)
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            try:
+                while not STATE.stop.wait(1.0):
+                    self.wfile.write(b"d")
+                    self.wfile.flush()
+            except OSError:
+                pass
+            self.close_connection = True
+        elif path.startswith("/noresp/"):
+            # Reads the request, never answers (bounded by the test's end).
+            STATE.stop.wait(120)
+            self.close_connection = True
+        elif path.startswith("/r429long/"):
+            self.send_body(429, b"come back in an hour\n", [("Retry-After", "3600")])
+        elif path.startswith("/trickle/"):
+            # 8 KiB at about 5 KiB/s: slow, but above the minimum speed.
+            self.send_response(200)
+            self.send_header("Content-Length", str(8 * 1024))
+            self.end_headers()
+            for _ in range(8):
+                self.wfile.write(b"t" * 1024)
+                self.wfile.flush()
+                time.sleep(0.2)
+        elif path.startswith("/loop/"):
+            self.send_response(302)
+            self.send_header("Location", path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif path == "/simple/demo/":
+            # A one-file PyPI project page (PEP 503) with a PEP 658 .metadata.
+            meta = DEMO_METADATA
+            link = ('<a href="../../files/demo-1.0-py3-none-any.whl#sha256=%s" '
+                    'data-dist-info-metadata="sha256=%s">demo-1.0-py3-none-any.whl</a>\n'
+                    % (hashlib.sha256(DEMO_WHEEL).hexdigest(), hashlib.sha256(meta).hexdigest()))
+            self.send_body(200, ("<html><body>%s</body></html>\n" % link).encode(),
+                           [("Content-Type", "text/html")])
+        elif path == "/files/demo-1.0-py3-none-any.whl.metadata":
+            self.send_body(200, DEMO_METADATA)
+        elif path == "/files/demo-1.0-py3-none-any.whl":
+            self.send_body(200, DEMO_WHEEL)
         else:
             self.send_body(404, b"no\n")
 
@@ -276,13 +340,85 @@ def sc_reset(base, d):
           "connection refused ends as unreachable: %s" % r)
 
 
+def env_with(**kw):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENVLOCK_") and k != "NETRC"}
+    env.update(kw)
+    return env
+
+
+def detail(r):
+    return r["error"]["detail"]
+
+
 def sc_stall(base, d):
     r, _, rc, dt = fetch(d, "--stall", "2", "--retries", "-1", base + "/stall/a")
-    print("stalled connection with a 2 s stall bound failed after %.2fs" % dt)
-    check(rc == 1 and r[0]["reason"] == "timeout", "stall ends as timeout: %s" % r)
+    print("stalled connection with a 2 s minimum-speed window failed after %.2fs" % dt)
+    check(rc == 1 and r[0]["reason"] == "too_slow", "a stall is too slow: %s" % r)
     check(r[0]["code"] == "DL_ENV_PACKAGE_NOT_FOUND" and r[0]["retryable"], "code/retryable")
+    check(detail(r[0])["limit"] == "speed" and detail(r[0])["seconds"] == 2, "detail: %s" % r)
     check(dt < 6, "within the bound (%.2f s)" % dt)
     check(not entry_files(d), "nothing cached")
+
+
+def sc_drip(base, d):
+    """One byte a second: the old stall rule (a byte within 30 s) never
+    tripped; the minimum speed and the transfer timeout both end it."""
+    url = base + "/drip/a"
+    r, _, rc, dt = fetch(d, "--stall", "2", "--retries", "-1", url)
+    print("drip, 2 s minimum-speed window: %.2fs" % dt)
+    check(rc == 1 and r[0]["reason"] == "too_slow" and r[0]["retryable"], "too slow: %s" % r)
+    check(detail(r[0])["url"] == url and detail(r[0])["seconds"] == 2, "detail: %s" % r)
+    check(dt < 10, "bounded (%.2f s)" % dt)
+    # Defaults (1 KiB/s over 30 s) with the transfer timeout at 3 s by env.
+    r, _, rc, dt = fetch(d, url, env=env_with(ENVLOCK_TRANSFER_TIMEOUT="3"))
+    print("drip, ENVLOCK_TRANSFER_TIMEOUT=3: %.2fs" % dt)
+    e = detail(r[0])
+    check(rc == 1 and r[0]["reason"] == "timeout" and r[0]["retryable"], "timeout: %s" % r)
+    check(e["limit"] == "transfer" and e["seconds"] == 3 and e["url"] == url, "detail: %s" % e)
+    check("ENVLOCK_TRANSFER_TIMEOUT" in r[0]["message"], "the message names the variable")
+    check(dt < 20, "bounded (%.2f s)" % dt)
+    check(not entry_files(d), "nothing cached")
+    # The run's bound ends every request of the run, here two that hang.
+    r, _, rc, dt = fetch(d, base + "/drip/b", base + "/noresp/b", env=env_with(ENVLOCK_RUN_TIMEOUT="3"))
+    print("drip + no response, ENVLOCK_RUN_TIMEOUT=3: %.2fs" % dt)
+    check(rc == 1 and len(r) == 2 and all(o["reason"] == "timeout" and detail(o)["limit"] == "run"
+                                          and detail(o)["seconds"] == 3 for o in r), "run: %s" % r)
+    check(dt < 20, "bounded (%.2f s)" % dt)
+    # Slow but above the minimum speed is fine.
+    r, _, rc, dt = fetch(d, "--stall", "1", base + "/trickle/a")
+    check(rc == 0 and r[0]["len"] == 8192 and r[0]["attempts"] == 1, "a slow body arrives: %s" % r)
+    # A malformed bound is a usage error, not a silent default.
+    p = subprocess.run([TOOL, "--dir", d, url], capture_output=True, text=True, timeout=60,
+                       env=env_with(ENVLOCK_RUN_TIMEOUT="soon"))
+    check(p.returncode == 2 and "ENVLOCK_RUN_TIMEOUT" in p.stdout, "malformed: %s" % p.stdout)
+
+
+def sc_no_response(base, d):
+    """A server that reads the request and never answers (155 s before)."""
+    url = base + "/noresp/a"
+    r, _, rc, dt = fetch(d, "--stall", "2", url, env=env_with(ENVLOCK_RETRY_MAX_TIME="3"))
+    print("no response, 2 s window, ENVLOCK_RETRY_MAX_TIME=3: %.2fs, %d attempts" % (dt, r[0]["attempts"]))
+    check(rc == 1 and r[0]["reason"] == "too_slow" and r[0]["retryable"], "too slow: %s" % r)
+    check(2 <= r[0]["attempts"] <= 3, "retried within the budget only: %s" % r)
+    check(dt < 15, "bounded (%.2f s)" % dt)
+    r, _, rc, dt = fetch(d, url, env=env_with(ENVLOCK_TRANSFER_TIMEOUT="3"))
+    print("no response, ENVLOCK_TRANSFER_TIMEOUT=3: %.2fs" % dt)
+    check(rc == 1 and r[0]["reason"] == "timeout" and detail(r[0])["limit"] == "transfer", "%s" % r)
+    check(dt < 20, "bounded (%.2f s)" % dt)
+
+
+def sc_retry_after_long(base, d):
+    """429 with Retry-After: 3600 (120 s of capped waits before): past the
+    retry budget, so it is reported at once, with the time asked for."""
+    url = base + "/r429long/a"
+    r, _, rc, dt = fetch(d, url)
+    print("429 Retry-After: 3600, default budget: %.2fs" % dt)
+    e = detail(r[0])
+    check(rc == 1 and r[0]["reason"] == "http_status" and r[0]["status"] == 429, "%s" % r)
+    check(r[0]["retryable"] and r[0]["error"]["retryable"], "retryable: %s" % r)
+    check(e["retryAfterSeconds"] == 3600 and e["url"] == url and e["status"] == 429, "detail: %s" % e)
+    check(r[0]["attempts"] == 1 and STATE.counts["/r429long/a"] == 1, "no retry: %s" % r)
+    check(dt < 10, "at once (%.2f s)" % dt)
 
 
 def sc_hash_mismatch(base, d):
@@ -509,10 +645,91 @@ def sc_mirror(base, d):
         shutil.rmtree(tmp)
 
 
+def tls_server(root):
+    """A second fault server, over TLS with a certificate made here."""
+    import ssl
+    openssl = shutil.which("openssl")
+    if not openssl:
+        return None, None
+    cert, key = os.path.join(root, "cert.pem"), os.path.join(root, "key.pem")
+    subprocess.run([openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                    "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, cert
+
+
+def sc_redirect(base, d):
+    port = base.rsplit(":", 1)[1]
+    # On the same host: followed; the page's URL is the redirect's.
+    r, _, rc, _ = fetch(d, base + "/redir-same/a")
+    check(rc == 0 and r[0]["final_url"] == base + "/ok/normalized", "same host: %s" % r)
+    # Off the host: refused before anything is sent there, naming both URLs.
+    url = base + "/redir-other/a"
+    before = len(entry_files(d))
+    r, _, rc, dt = fetch(d, url)
+    e = r[0]["error"]
+    check(rc == 1 and e["code"] == "DL_ENV_POLICY_DENIED" and not e["retryable"], "refused: %s" % r)
+    check(e["detail"]["reason"] == "redirect_refused" and e["detail"]["url"] == url and
+          e["detail"]["location"] == "http://localhost:%s/ok/landed" % port, "detail: %s" % e)
+    check(url in e["message"] and "localhost:%s" % port in e["message"], "both URLs named: %s" % e)
+    check("/ok/landed" not in STATE.counts, "the other host never asked")
+    check(len(entry_files(d)) == before, "nothing cached")
+    # Allowed by option or by ENVLOCK_REDIRECT_HOSTS: followed, and what is
+    # reported stays the URL requested (a lock never names that host).
+    r, _, rc, _ = fetch(d, "--redirect-host", "LocalHost", url)
+    check(rc == 0 and r[0]["final_url"] == url and r[0]["body"] == body_for("/ok/landed").decode(),
+          "allowed by option: %s" % r)
+    r, _, rc, _ = fetch(d, base + "/redir-other/b", env=env_with(ENVLOCK_REDIRECT_HOSTS="x.invalid, localhost"))
+    check(rc == 0 and r[0]["final_url"] == base + "/redir-other/b", "allowed by env: %s" % r)
+    # Under a mirror: a same-host redirect maps back to canonical; an
+    # off-host one is refused even though the mirror is another host.
+    canon = "https://index.example.invalid/simple"
+    r, _, rc, _ = fetch(d, "--mirror", canon + "=" + base, canon + "/redir-same/m")
+    check(rc == 0 and r[0]["final_url"] == canon + "/ok/normalized", "mirror, same host: %s" % r)
+    r, _, rc, _ = fetch(d, "--mirror", canon + "=" + base, canon + "/redir-other/m")
+    check(rc == 1 and r[0]["reason"] == "redirect_refused" and detail(r[0])["url"] == canon + "/redir-other/m",
+          "mirror, off host: %s" % r)
+    # To file:// and in a loop.
+    r, _, rc, _ = fetch(d, base + "/redir-to/file:///etc/passwd")
+    check(rc == 1 and r[0]["reason"] == "redirect_refused", "file:// refused: %s" % r)
+    r, _, rc, _ = fetch(d, base + "/loop/x")
+    check(rc == 1 and r[0]["reason"] == "too_many_redirects" and STATE.counts["/loop/x"] == 11,
+          "a loop ends: %s %s" % (r, STATE.counts.get("/loop/x")))
+    # https -> http on the same host is refused; https -> https is followed.
+    root = tempfile.mkdtemp(prefix="el-tls-")
+    srv = None
+    try:
+        srv, cert = tls_server(root)
+        if srv:
+            tb = "https://127.0.0.1:%d" % srv.server_address[1]
+            down = tb + "/redir-to/" + base + "/ok/down"
+            r, _, rc, _ = fetch(d, "--ca-bundle", cert, down)
+            check(rc == 1 and r[0]["reason"] == "redirect_refused" and "https to plain http" in r[0]["message"]
+                  and detail(r[0])["location"] == base + "/ok/down", "downgrade refused: %s" % r)
+            check("/ok/down" not in STATE.counts, "nothing sent over plain http")
+            r, _, rc, _ = fetch(d, "--ca-bundle", cert, tb + "/redir-to/" + tb + "/ok/up")
+            check(rc == 0 and r[0]["final_url"] == tb + "/ok/up", "https -> https: %s" % r)
+        else:
+            print("openssl not installed: https -> http not tested")
+    finally:
+        if srv:
+            srv.shutdown()
+            srv.server_close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def sc_auth(base, d):
     port = base.rsplit(":", 1)[1]
-    r, _, rc, _ = fetch(d, "--header", "Authorization: Bearer s3cret-token", base + "/redir-other/a")
-    check(rc == 0 and r[0]["final_url"] == "http://localhost:%s/ok/landed" % port, "redirect: %s" % r)
+    allow = ("--redirect-host", "localhost")
+    r, _, rc, _ = fetch(d, *allow, "--header", "Authorization: Bearer s3cret-token", base + "/redir-other/a")
+    check(rc == 0 and r[0]["final_url"] == base + "/redir-other/a", "redirect: %s" % r)
     check(STATE.auth["/redir-other/a"] == ["Bearer s3cret-token"], "first host gets the header")
     check(STATE.auth["/ok/landed"] == [None], "another host never does: %s" % STATE.auth)
     for f in entry_files(d):
@@ -522,20 +739,113 @@ def sc_auth(base, d):
     r, _, rc, _ = fetch(d, "--mirror", canon + "=" + base + "/m", "--header",
                         "Authorization: Bearer s3cret-token", canon + "/z")
     check(rc == 0 and STATE.auth["/m/z"] == [None], "mirror on another host: %s" % STATE.auth)
-    # netrc credentials go to their host only.
-    netrc = os.path.join(d, "..", os.path.basename(d) + ".netrc")
-    with open(netrc, "w") as f:
-        f.write("machine 127.0.0.1 login envuser password envpass\n")
+    # netrc credentials go to their host only, and never across a redirect
+    # to another host, even one netrc names and the redirect rule allows.
+    home = tempfile.mkdtemp(prefix="el-home-")
+    netrc = os.path.join(home, "other.netrc")
+    lines = ("machine 127.0.0.1 login envuser password envpass\n"
+             "machine localhost login lhuser password lhpass\n")
+    for path in (netrc, os.path.join(home, ".netrc")):
+        with open(path, "w") as f:
+            f.write(lines)
+        os.chmod(path, 0o600)
+    basic = "Basic ZW52dXNlcjplbnZwYXNz"
     try:
-        r, _, rc, _ = fetch(d, "--netrc-file", netrc, base + "/redir-other/n")
+        r, _, rc, _ = fetch(d, *allow, "--netrc-file", netrc, base + "/redir-other/n")
         check(rc == 0, "netrc fetch: %s" % r)
-        check(STATE.auth["/redir-other/n"] == ["Basic ZW52dXNlcjplbnZwYXNz"], "netrc used: %s" % STATE.auth)
+        check(STATE.auth["/redir-other/n"] == [basic], "netrc used: %s" % STATE.auth)
         check(STATE.auth["/ok/landed"] == [None, None], "netrc not sent elsewhere: %s" % STATE.auth)
+        # $NETRC and ~/.netrc, with nothing configured by the caller.
+        r, _, rc, _ = fetch(d, base + "/ok/netrc-env", env=env_with(NETRC=netrc, HOME=d))
+        check(rc == 0 and STATE.auth["/ok/netrc-env"] == [basic], "$NETRC: %s" % STATE.auth)
+        r, _, rc, _ = fetch(d, base + "/ok/netrc-home", env=env_with(HOME=home))
+        check(rc == 0 and STATE.auth["/ok/netrc-home"] == [basic], "~/.netrc: %s" % STATE.auth)
+        r, _, rc, _ = fetch(d, *allow, base + "/redir-other/h", env=env_with(HOME=home))
+        check(rc == 0 and STATE.auth["/redir-other/h"] == [basic] and
+              STATE.auth["/ok/landed"] == [None, None, None], "not across a redirect: %s" % STATE.auth)
+        # An off-host redirect that is not allowed is never followed at all.
+        r, _, rc, _ = fetch(d, base + "/redir-other/r", env=env_with(HOME=home))
+        check(rc == 1 and r[0]["reason"] == "redirect_refused" and len(STATE.auth["/ok/landed"]) == 3,
+              "refused: %s" % r)
     finally:
-        os.unlink(netrc)
+        shutil.rmtree(home)
     # user:password in a URL is never reported.
     r, _, rc, _ = fetch(d, "--offline", "http://user:pw@127.0.0.1:1/secret")
     check("pw" not in json.dumps(r[0]["error"]), "credentials redacted: %s" % r)
+
+
+SECRET = "S3cretPassw0rd"
+
+DEMO_SPEC = """apiVersion: environments.datalayer.io/v1alpha1
+kind: Environment
+metadata:
+  name: secret-demo
+spec:
+  language:
+    name: python
+    version: "3.13"
+  base:
+    ref: datalayer/python-cpu
+    channel: "2026.09"
+  packages:
+    python:
+      dependencies:
+        - demo
+"""
+
+
+def grep_tree(root, needle):
+    """Files under root whose bytes contain needle."""
+    hits = []
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            p = os.path.join(dirpath, f)
+            with open(p, "rb") as fh:
+                if needle.encode() in fh.read():
+                    hits.append(p)
+    return hits
+
+
+def sc_secrets(base, d):
+    """user:password in an index or mirror URL is never printed, put in a
+    --json detail, stored in the cache or written to a --debug-solver dump."""
+    hostport = base[len("http://"):]
+    index = "http://envuser:%s@%s/simple" % (SECRET, hostport)
+    env = env_with(HOME=d)
+    outs = []
+    for extra in ([], ["--json"]):
+        p = subprocess.run([ENVLOCK, *extra, "--cache-dir", d, "index", "show", "pypi:demo", "--index", index],
+                           capture_output=True, text=True, timeout=60, env=env)
+        outs.append(p.stdout + p.stderr)
+        check(p.returncode == 0, "index show %s: %s %s" % (extra, p.stdout, p.stderr))
+    check(base + "/simple" in outs[0] and json.loads(outs[1])["index"] == base + "/simple",
+          "the index is shown without its userinfo: %s" % outs)
+    # The server did get the credentials (from the URL).
+    check(any(a and a.startswith("Basic ") for a in STATE.auth.get("/simple/demo/", [])),
+          "credentials sent: %s" % STATE.auth)
+    # A failure names the index too.
+    p = subprocess.run([ENVLOCK, "--json", "--cache-dir", d, "index", "show", "pypi:nothing", "--index", index],
+                       capture_output=True, text=True, timeout=60, env=env)
+    outs.append(p.stdout + p.stderr)
+    # A resolve through a mirror with credentials, with a solver dump.
+    work = tempfile.mkdtemp(prefix="el-secret-")
+    try:
+        spec = os.path.join(work, "spec.yaml")
+        with open(spec, "w") as f:
+            f.write(DEMO_SPEC)
+        dump = os.path.join(work, "solver")
+        p = subprocess.run([ENVLOCK, "--cache-dir", d, "--mirror", "https://pypi.org=http://envuser:%s@%s" % (SECRET, hostport),
+                            "resolve", spec, "-o", os.path.join(work, "envlock.lock"),
+                            "--debug-solver", dump], capture_output=True, text=True, timeout=60, env=env)
+        outs.append(p.stdout + p.stderr)
+        check(p.returncode == 0, "resolve through the mirror: %s" % p.stderr)
+        check(os.path.isdir(dump) and os.listdir(dump), "a solver dump was written")
+        hits = grep_tree(work, SECRET) + grep_tree(d, SECRET)
+        check(not hits, "the password is stored in %s" % hits)
+    finally:
+        shutil.rmtree(work)
+    for o in outs:
+        check(SECRET not in o, "the password is printed: %s" % o)
 
 
 def sc_parallel(base, d):
