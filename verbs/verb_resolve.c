@@ -59,7 +59,7 @@ static el_code check_out(el_ctx *ctx, const el_resolve_options *o, const char *l
     if (rc != EL_OK || !is_the_spec(o->spec_path, lock_path))
         return rc;
     rc = el_fail(ctx, EL_USAGE,
-                 "%s `%s` is the spec %s itself: the lock would replace it; write the lock "
+                 "%s `%s` is the spec `%s` itself: the lock would replace it; write the lock "
                  "to another file (by default envlock.lock beside the spec)",
                  option, lock_path, strcmp(o->spec_path, "-") == 0 ? "(stdin)" : o->spec_path);
     el_detail_str(ctx, "option", option);
