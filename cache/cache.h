@@ -65,8 +65,8 @@ typedef struct cache cache;
  *  request first needs a transfer; if libcurl.so.4 cannot be loaded then,
  *  that cache_run() returns EL_INTERNAL. Borrows nothing from `o` after
  *  returning.
- *  NULL after recording a failure (unusable directory: EL_INTERNAL with
- *  detail.path; malformed mirror: EL_USAGE with detail.mirror). */
+ *  NULL after recording a failure (unusable directory: EL_IO with
+ *  detail.path and detail.errno; malformed mirror: EL_USAGE with detail.mirror). */
 cache *cache_open(el_ctx *ctx, const el_cache_options *o);
 void cache_close(cache *c);
 
@@ -237,7 +237,7 @@ void cache_key(const char *url, const char *accept, char out[65]);
 
 typedef struct cache_store cache_store;
 
-/* cache_store_open() : creates <dir>/v1 if needed. NULL + EL_INTERNAL on failure. */
+/* cache_store_open() : creates <dir>/v1 if needed. NULL + EL_IO on failure. */
 cache_store *cache_store_open(el_ctx *ctx, const char *dir);
 void cache_store_close(cache_store *s);
 const char *cache_store_dir(const cache_store *s);
@@ -293,7 +293,7 @@ FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
 /* cache_store_put() :
  *  Writes the entry atomically (temp file in the same directory, fsync,
  *  rename, fsync of the directory). m->size and m->sha256 are set from the
- *  body. A raw entry is sealed after the rename (best effort). EL_INTERNAL (with detail.path) on an I/O failure; the old entry, if
+ *  body. A raw entry is sealed after the rename (best effort). EL_IO (with detail.path) on an I/O failure; the old entry, if
  *  any, is then untouched. */
 el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
                         const void *body, size_t len);
