@@ -62,7 +62,10 @@ typedef struct el_plan_result {
  *  spec field and its line, and nothing is written; when optional, it is
  *  dropped and listed in res->dropped. Each file is written atomically; a
  *  variant's directory holds exactly its plan's files afterwards (stale
- *  files of an earlier plan are removed). Release with el_plan_result_clear(). */
+ *  files of an earlier plan are removed); missing parents of out_dir are
+ *  made. An empty out_dir is EL_USAGE; a directory or file that cannot be
+ *  made or written is EL_IO (detail.reason plan_write_failed, detail.path,
+ *  detail.errno). Release with el_plan_result_clear(). */
 EL_API el_code el_plan(el_ctx *ctx, const el_spec *spec, const char *lock_path,
                        const el_plan_options *o, el_plan_result *res);
 EL_API void el_plan_result_clear(el_plan_result *res);
@@ -77,8 +80,10 @@ typedef struct el_export_options {
 /* el_export() :
  *  The lock at `lock_path` in another tool's format. *text is the caller's
  *  (el_free()), *len its length; with out_path the same bytes are written
- *  there atomically (on failure the old file is untouched). EL_USAGE for an
- *  unknown format or --resolved-at value. */
+ *  there atomically (on failure the old file is untouched; EL_IO). EL_USAGE
+ *  for an unknown format or --resolved-at value, and, before the lock is
+ *  read, for an out_path that is empty, a directory, not a regular file or
+ *  in a missing directory. */
 EL_API el_code el_export(el_ctx *ctx, const char *lock_path, const el_export_options *o,
                          char **text, size_t *len);
 

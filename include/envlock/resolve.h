@@ -64,7 +64,11 @@ typedef struct el_resolve_result {
  *  or channel, DL_ENV_ARTIFACT_MISSING for an unpublished variant,
  *  DL_ENV_PROTECTED_PACKAGE for a user pin against a protected one,
  *  DL_ENV_RESOLVE_CONFLICT / DL_ENV_PACKAGE_NOT_FOUND from the solve, or a
- *  fetch failure. EL_USAGE for a malformed exclude_newer. */
+ *  fetch failure. EL_USAGE for a malformed exclude_newer, and, before any
+ *  work, for a lock path that is the spec's own file (same inode; stdin
+ *  when spec_path is "-"), empty, a directory, not a regular file, or in a
+ *  directory that does not exist (none is made). EL_IO when the cache or
+ *  the lock cannot be written (retryable for a full disk). */
 EL_API el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
                           const el_resolve_options *o, el_resolve_result *res);
 EL_API void el_resolve_result_clear(el_resolve_result *res);
