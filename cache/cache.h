@@ -275,7 +275,10 @@ typedef enum cache_entry_state {
  *  Reads and fully verifies the entry for `key`. On OK fills *m and, if
  *  `body` is not NULL, *body (malloc'd, NUL-terminated) and *len. A corrupt
  *  entry is unlinked (if it is still the file that was read) and reported,
- *  never returned. */
+ *  never returned; so is anything but a regular file at its name (a FIFO
+ *  is opened without blocking and never read: *why "not a regular file").
+ *  A body is allocated at its recorded size only once the frame is proven
+ *  to hold it (see frame_check() in cache_store.c). */
 cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m,
                                   unsigned char **body, size_t *len, const char **why);
 

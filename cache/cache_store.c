@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "cache.h"
 
@@ -31,6 +32,21 @@
 #define META_MAX (1u << 20)
 /* Largest entry file read back; bodies are capped well below this. */
 #define ENTRY_MAX ((size_t)4 << 30)
+/* Largest body an entry may record, compressed or raw: what the store can
+ * read back at all. A response is capped far lower (max_bytes, 512 MiB by
+ * default); this bounds what a hand-made entry can ask for. */
+#define ENTRY_BODY_MAX ((uint64_t)ENTRY_MAX)
+/* A compressed body up to PLAUSIBLE_MIN bytes, or up to PLAUSIBLE_RATIO
+ * times its frame, is decompressed straight into a buffer of its size:
+ * envlock's own entries (level 1 or 3; JSON and HTML pages shrink 5-30
+ * times, a run of one byte far more but is then small). A bigger claim is
+ * proven by streaming first (frame_check). */
+#define PLAUSIBLE_MIN ((uint64_t)64 << 20)
+#define PLAUSIBLE_RATIO 256
+/* The streaming check's buffer, and the largest window a frame may ask of
+ * the decoder (16 MiB; envlock writes frames of at most 2 MiB windows). */
+#define STREAM_CHUNK ((size_t)128 << 10)
+#define FRAME_WINDOW_LOG_MAX 24
 
 struct cache_store {
     char *dir;
@@ -248,6 +264,105 @@ static bool parse_meta(const char *line, size_t n, cache_meta *m)
     return ok;
 }
 
+/* Streams the frame z[0..zn) through a small window, counting and hashing
+ * what it gives, and stops as soon as it gives more than m->size. Nothing
+ * is allocated for the body, so a frame that lies about its size costs
+ * STREAM_CHUNK bytes, not what it declares. NULL if the frame holds exactly
+ * m->size bytes hashing to m->sha256. */
+static const char *frame_stream_check(const unsigned char *z, size_t zn, const cache_meta *m)
+{
+    ZSTD_DCtx *d = ZSTD_createDCtx();
+    if (!d)
+        abort();
+    ZSTD_DCtx_setParameter(d, ZSTD_d_windowLogMax, FRAME_WINDOW_LOG_MAX);
+    unsigned char *chunk = xmalloc(STREAM_CHUNK);
+    sha256_stream *h = sha256_begin();
+    ZSTD_inBuffer in = { z, zn, 0 };
+    uint64_t got = 0;
+    const char *why = NULL;
+    size_t r = 1;
+    while (!why && r != 0) {
+        ZSTD_outBuffer out = { chunk, STREAM_CHUNK, 0 };
+        r = ZSTD_decompressStream(d, &out, &in);
+        if (ZSTD_isError(r)) {
+            why = "bad zstd frame";
+            break;
+        }
+        got += out.pos;
+        if (got > m->size)
+            why = "size mismatch";
+        else
+            sha256_update(h, chunk, out.pos);
+        if (r != 0 && in.pos == in.size && out.pos < out.size)
+            why = "truncated zstd frame"; /* wants input there is not */
+    }
+    char sha[65];
+    sha256_end(h, sha);
+    if (!why && got != m->size)
+        why = "size mismatch";
+    if (!why && strcmp(sha, m->sha256) != 0)
+        why = "body sha256 mismatch";
+    free(chunk);
+    ZSTD_freeDCtx(d);
+    return why;
+}
+
+/* frame_check() :
+ *  Verifies the zstd frame z[0..zn) of a compressed entry against its
+ *  metadata, and with `out` also decompresses it into *out (malloc'd,
+ *  m->size + 1 bytes, NUL-terminated). Bounds what a hostile entry can
+ *  cost: the frame's declared size must be the recorded one (a frame with
+ *  no declared size is bounded by the recorded size instead), neither may
+ *  pass ENTRY_BODY_MAX, and a body is allocated at its full size up front
+ *  only when that size is plausible for the frame's length (under
+ *  PLAUSIBLE_MIN, or PLAUSIBLE_RATIO times the frame). Otherwise — a 16 KB
+ *  frame claiming 3 GiB — the frame is first streamed and hashed through a
+ *  small buffer, and the body allocated only once it proved to be exactly
+ *  what the metadata says. Without `out` (prune, export, import) nothing is
+ *  ever allocated at the body's size. */
+static const char *frame_check(const unsigned char *z, size_t zn, const cache_meta *m,
+                               unsigned char **out)
+{
+    unsigned long long csize = ZSTD_getFrameContentSize(z, zn);
+    if (csize == ZSTD_CONTENTSIZE_ERROR)
+        return "bad zstd frame";
+    if (csize != ZSTD_CONTENTSIZE_UNKNOWN && csize != m->size)
+        return "size mismatch";
+    if (m->size > ENTRY_BODY_MAX)
+        return "body larger than the cache holds";
+    size_t frame = ZSTD_findFrameCompressedSize(z, zn);
+    if (ZSTD_isError(frame) || frame != zn)
+        return "truncated or trailing data after the zstd frame";
+    bool plausible = m->size <= PLAUSIBLE_MIN || m->size / PLAUSIBLE_RATIO <= zn;
+    if (!out || !plausible) {
+        const char *why = frame_stream_check(z, zn, m);
+        if (why || !out)
+            return why;
+    }
+    size_t size = (size_t)m->size;
+    unsigned char *buf = xmalloc(size + 1);
+    /* One-shot into exactly `size` bytes: a frame holding more fails with
+     * dstSize_tooSmall instead of writing past the buffer. */
+    size_t d = ZSTD_decompress(buf, size, z, zn);
+    if (ZSTD_isError(d) || d != size) {
+        free(buf);
+        return ZSTD_isError(d) && ZSTD_getErrorCode(d) == ZSTD_error_dstSize_tooSmall
+                   ? "size mismatch"
+                   : "bad zstd frame";
+    }
+    buf[size] = '\0';
+    if (plausible) {
+        char sha[65];
+        sha256_hex(buf, size, sha);
+        if (strcmp(sha, m->sha256) != 0) {
+            free(buf);
+            return "body sha256 mismatch";
+        }
+    }
+    *out = buf;
+    return NULL;
+}
+
 const char *cache_entry_check(const unsigned char *data, size_t n, const char *key,
                               cache_meta *mout, unsigned char **body, size_t *len)
 {
@@ -300,28 +415,9 @@ const char *cache_entry_check(const unsigned char *data, size_t n, const char *k
             cache_meta_clear(&m);
         return NULL;
     }
-    unsigned long long csize = why ? 0 : ZSTD_getFrameContentSize(z, zn);
-    if (!why && (csize == ZSTD_CONTENTSIZE_ERROR || csize == ZSTD_CONTENTSIZE_UNKNOWN))
-        why = "bad zstd frame";
-    if (!why && csize != m.size)
-        why = "size mismatch";
-    if (!why && ZSTD_findFrameCompressedSize(z, zn) != zn)
-        why = "truncated or trailing data after the zstd frame";
     unsigned char *out = NULL;
-    if (!why) {
-        out = xmalloc((size_t)csize + 1);
-        size_t d = ZSTD_decompress(out, (size_t)csize, z, zn);
-        if (ZSTD_isError(d) || d != csize)
-            why = "bad zstd frame";
-        else
-            out[csize] = '\0';
-    }
-    if (!why) {
-        char sha[65];
-        sha256_hex(out, (size_t)csize, sha);
-        if (strcmp(sha, m.sha256) != 0)
-            why = "body sha256 mismatch";
-    }
+    if (!why)
+        why = frame_check(z, zn, &m, body ? &out : NULL);
     if (why) {
         free(out);
         cache_meta_clear(&m);
@@ -329,7 +425,7 @@ const char *cache_entry_check(const unsigned char *data, size_t n, const char *k
     }
     if (body) {
         *body = out;
-        *len = (size_t)csize;
+        *len = (size_t)m.size;
     } else {
         free(out);
     }
@@ -338,6 +434,18 @@ const char *cache_entry_check(const unsigned char *data, size_t n, const char *k
     else
         cache_meta_clear(&m);
     return NULL;
+}
+
+/* open_entry() :
+ *  Opens an entry (or seal) file for reading without ever blocking: a FIFO
+ *  put where an entry belongs would otherwise hang the open until some
+ *  writer came. O_NONBLOCK changes nothing for a regular file's reads; the
+ *  caller's fstat() must still refuse anything that is not S_ISREG (the
+ *  entry is then corrupt: removed and refetched, never read). -1 with errno
+ *  on failure. */
+static int open_entry(const char *path)
+{
+    return open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 }
 
 /* Removes `path` only if it is still the inode we read (a concurrent writer
@@ -353,7 +461,7 @@ cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m
                                   unsigned char **body, size_t *len, const char **why)
 {
     char *path = cache_entry_path(s->dir, key, NULL);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_entry(path);
     if (fd < 0) {
         free(path);
         return CACHE_ENTRY_MISSING;
@@ -362,7 +470,11 @@ cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m
     memset(&st, 0, sizeof st);
     strbuf sb = STRBUF_INIT;
     const char *bad = NULL;
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size > ENTRY_MAX) {
+    if (fstat(fd, &st) != 0) {
+        bad = "unreadable entry";
+    } else if (!S_ISREG(st.st_mode)) {
+        bad = "not a regular file";
+    } else if ((uint64_t)st.st_size > ENTRY_MAX) {
         bad = "unreadable entry";
     } else {
         sb_grow(&sb, (size_t)st.st_size + 1);
@@ -457,9 +569,14 @@ static bool seal_equal(const seal *a, const seal *b)
 /* Reads the seal at `path`; false if there is none or it does not parse. */
 static bool seal_read(const char *path, seal *out)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_entry(path);
     if (fd < 0)
         return false;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return false;
+    }
     char buf[SEAL_MAX];
     ssize_t n;
     do
@@ -530,7 +647,7 @@ FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
 {
     *state = CACHE_ENTRY_MISSING;
     char *path = cache_entry_path(s->dir, key, NULL);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_entry(path);
     if (fd < 0) {
         free(path);
         return NULL;
@@ -542,7 +659,11 @@ FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
     cache_meta_init(&m);
     size_t off = 0;
     unsigned char *map = NULL;
-    if (fstat(fd, &st) != 0 || st.st_size < (off_t)MAGIC_LEN || (uint64_t)st.st_size > ENTRY_MAX) {
+    if (fstat(fd, &st) != 0) {
+        bad = "unreadable entry";
+    } else if (!S_ISREG(st.st_mode)) {
+        bad = "not a regular file";
+    } else if (st.st_size < (off_t)MAGIC_LEN || (uint64_t)st.st_size > ENTRY_MAX) {
         bad = "unreadable entry";
     } else {
         /* One mapping serves the header and the CRC pass; libsolv (or any
@@ -872,9 +993,15 @@ void cache_store_walk(const char *dir, void (*fn)(const char *path, const char *
 
 bool cache_entry_read_meta(const char *path, cache_meta *m)
 {
-    FILE *f = fopen(path, "rbe");
-    if (!f)
+    int fd = open_entry(path);
+    if (fd < 0)
         return false;
+    struct stat st;
+    FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        close(fd);
+        return false;
+    }
     char magic[MAGIC_LEN];
     bool ok = fread(magic, 1, MAGIC_LEN, f) == MAGIC_LEN && memcmp(magic, MAGIC, MAGIC_LEN) == 0;
     strbuf sb = STRBUF_INIT;

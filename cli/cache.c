@@ -1,5 +1,6 @@
-/* cache.c — `envlock cache info|prune|export FILE|import FILE`: look after
- * the download cache (counts, pruning, carrying it into an air-gapped site).
+/* cache.c — `envlock cache info|prune|export FILE [--sign KEY]|import FILE
+ * [--verify KEY]`: look after the download cache (counts, pruning, carrying
+ * it into an air-gapped site, signed with an Ed25519 key if asked).
  * Also turns the global --cache-dir/--offline/--mirror options into
  * el_cache_options for every command that fetches. */
 #include <stdlib.h>
@@ -24,11 +25,13 @@ static void print_stats(const cli_opts *o, const char *verb, const char *dir,
         printf("{\"dir\":");
         cli_json_string(stdout, dir);
         printf(",\"entries\":%llu,\"immutable\":%llu,\"revalidated\":%llu,\"bytes\":%llu,"
-               "\"bodyBytes\":%llu,\"corrupt\":%llu,\"tempFiles\":%llu}\n",
+               "\"bodyBytes\":%llu,\"corrupt\":%llu,\"tempFiles\":%llu,\"staging\":%llu,"
+               "\"stagingBytes\":%llu}\n",
                (unsigned long long)st->entries, (unsigned long long)st->immutable,
                (unsigned long long)st->revalidated, (unsigned long long)st->bytes,
                (unsigned long long)st->body_bytes, (unsigned long long)st->corrupt,
-               (unsigned long long)st->temp_files);
+               (unsigned long long)st->temp_files, (unsigned long long)st->staging,
+               (unsigned long long)st->staging_bytes);
         return;
     }
     printf("cache: %s\n", dir);
@@ -41,12 +44,15 @@ static void print_stats(const cli_opts *o, const char *verb, const char *dir,
         printf("unreadable entries: %llu\n", (unsigned long long)st->corrupt);
     if (st->temp_files)
         printf("interrupted writes: %llu\n", (unsigned long long)st->temp_files);
+    if (st->staging)
+        printf("interrupted imports: %llu (%llu bytes)\n", (unsigned long long)st->staging,
+               (unsigned long long)st->staging_bytes);
 }
 
 int cli_cache(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
 {
     if (argc < 1)
-        return cli_usage_error(ctx, o, "cache needs info, prune, export FILE or import FILE");
+        return cli_usage_error(ctx, o, "cache needs info, prune, export FILE [--sign KEY] or import FILE [--verify KEY]");
     el_cache_options co;
     cli_cache_options(o, &co);
     const char *sub = argv[0];
@@ -79,10 +85,25 @@ int cli_cache(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         rc = el_cache_prune(ctx, &co, days, all, &st);
         verb = "removed";
     } else if (strcmp(sub, "export") == 0 || strcmp(sub, "import") == 0) {
-        if (argc != 2)
-            return cli_usage_error(ctx, o, "cache %s takes one FILE", sub);
         bool exp = strcmp(sub, "export") == 0;
-        rc = exp ? el_cache_export(ctx, &co, argv[1], &st) : el_cache_import(ctx, &co, argv[1], &st);
+        const char *flag = exp ? "--sign" : "--verify";
+        const char *file = NULL, *key = NULL;
+        for (int i = 1; i < argc; i++) {
+            if (strcmp(argv[i], flag) == 0 && i + 1 < argc && !key)
+                key = argv[++i];
+            else if (strncmp(argv[i], flag, strlen(flag)) == 0 && argv[i][strlen(flag)] == '=' &&
+                     !key)
+                key = argv[i] + strlen(flag) + 1;
+            else if (argv[i][0] != '-' && !file)
+                file = argv[i];
+            else
+                return cli_usage_error(ctx, o, "cache %s takes FILE [%s KEY], not `%s`", sub, flag,
+                                       argv[i]);
+        }
+        if (!file || (key && !*key))
+            return cli_usage_error(ctx, o, "cache %s takes FILE [%s KEY]", sub, flag);
+        rc = exp ? el_cache_export_signed(ctx, &co, file, key, &st)
+                 : el_cache_import_verified(ctx, &co, file, key, &st);
         verb = exp ? "exported" : "imported";
     } else {
         return cli_usage_error(ctx, o, "unknown cache command `%s` (info, prune, export, import)",

@@ -81,6 +81,9 @@ typedef struct el_cache_stats {
     uint64_t body_bytes;      /* uncompressed bytes they hold */
     uint64_t corrupt;         /* entries whose header cannot be read */
     uint64_t temp_files;      /* leftovers of interrupted writes */
+    uint64_t staging;         /* import staging directories (v1/.import-*):
+                                 info counts all, prune those it removed */
+    uint64_t staging_bytes;   /* bytes of the files in them */
 } el_cache_stats;
 
 /* el_cache_dir() :
@@ -95,10 +98,16 @@ EL_API el_code el_cache_info(el_ctx *ctx, const el_cache_options *o, el_cache_st
 
 /* el_cache_prune() :
  *  Removes revalidated entries fetched more than `days` days ago, entries
- *  whose header is unreadable, and leftovers of interrupted writes older than
- *  an hour; with `all`, every entry. Removal is an unlink, so a concurrent
+ *  whose header is unreadable (or that are not regular files), leftovers of
+ *  interrupted writes older than an hour, and the staging directories of
+ *  imports that died (not locked by a live import, untouched for ten
+ *  minutes); with `all`, every entry. Removal is an unlink, so a concurrent
  *  reader that already opened an entry still reads it whole; a concurrent
- *  writer at worst fetches again. *removed (may be NULL) counts what went. */
+ *  writer at worst fetches again. *removed (may be NULL) counts what went.
+ *  Anything that should have gone but could not be removed (a read-only
+ *  cache) fails the prune: EL_IO naming the first such path, with
+ *  detail.path, detail.errno and detail.failed (how many); what could be
+ *  removed is removed all the same and counted. */
 EL_API el_code el_cache_prune(el_ctx *ctx, const el_cache_options *o, unsigned days, bool all,
                               el_cache_stats *removed);
 
@@ -110,6 +119,15 @@ EL_API el_code el_cache_prune(el_ctx *ctx, const el_cache_options *o, unsigned d
 EL_API el_code el_cache_export(el_ctx *ctx, const el_cache_options *o, const char *file,
                                el_cache_stats *st);
 
+/* el_cache_export_signed() :
+ *  As el_cache_export(), and when `key` (a PEM file holding an Ed25519
+ *  private key) is not NULL also signs the archive: the signature covers
+ *  the manifest's list of members (sha256, size and name of each) and is
+ *  the member manifest.sig, after the manifest. A key that cannot be used
+ *  is EL_USAGE (detail.key) and nothing is written. */
+EL_API el_code el_cache_export_signed(el_ctx *ctx, const el_cache_options *o, const char *file,
+                                      const char *key, el_cache_stats *st);
+
 /* el_cache_import() :
  *  Reads an archive written by el_cache_export() into the cache. Every member
  *  must be listed in the manifest with a matching sha256 and size, be a
@@ -120,6 +138,23 @@ EL_API el_code el_cache_export(el_ctx *ctx, const el_cache_options *o, const cha
  *  *st (may be NULL) counts what was imported. */
 EL_API el_code el_cache_import(el_ctx *ctx, const el_cache_options *o, const char *file,
                                el_cache_stats *st);
+
+/* el_cache_import_verified() :
+ *  As el_cache_import(), and when `key` (a PEM file holding an Ed25519
+ *  public key, or a private key) is not NULL the archive must also carry a
+ *  signature by that key over its manifest: an unsigned archive
+ *  (detail.reason `unsigned`) or one whose signature does not verify
+ *  (`bad_signature`) is refused with EL_POLICY_DENIED before anything is
+ *  written. Without a key a signature is not looked at: the manifest then
+ *  catches damage, not forgery. Archives are bounded before anything is
+ *  decompressed to disk: a member may declare at most the largest entry the
+ *  cache can hold, all of them together at most 64 times the archive's
+ *  size plus 64 MiB (reason `too_large`), each must declare in its tar
+ *  header the size the manifest lists, and none may give more bytes than
+ *  that. Not enough free space for what the archive declares is EL_IO.
+ *  Stale staging directories of imports that died are removed first. */
+EL_API el_code el_cache_import_verified(el_ctx *ctx, const el_cache_options *o, const char *file,
+                                        const char *key, el_cache_stats *st);
 
 #ifdef __cplusplus
 }
