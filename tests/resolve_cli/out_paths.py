@@ -11,7 +11,10 @@ are not ordinary files, which the byte-compared CLI cases cannot set up
   a hard link and with the spec on stdin: refused (exit 2, USAGE, both paths
   named), the spec's bytes untouched;
 - `-o` into a missing directory: refused before any work, nothing created;
-- a cache directory that cannot be created: IO_ERROR, exit 74.
+- a cache directory that cannot be created: IO_ERROR, exit 74;
+- no space left while writing the lock (a 4 KiB tmpfs in a private mount
+  namespace; skipped where mounting is not allowed): IO_ERROR, exit 74,
+  retryable, detail.errno ENOSPC, and no temp file left behind.
 
 Every run has a generous timeout only so that a regression (a blocking open)
 fails the test instead of hanging the suite; no assertion is about time."""
@@ -68,6 +71,48 @@ def expect(p, status, code, *parts, what):
 
 def is_fifo(path):
     return stat.S_ISFIFO(os.lstat(path).st_mode)
+
+
+MIRRORS = ["--mirror", "https://pypi.org=file://%s/corpus/demo/mirror/pypi/pypi" % ROOT,
+           "--mirror", "https://registry.npmjs.org=file://%s/corpus/demo/mirror/npm" % ROOT,
+           "--mirror", "https://snapshot.debian.org/archive/debian/20260914T150000Z="
+           "file://%s/corpus/demo/mirror/apt" % ROOT]
+
+# Mounts a tmpfs of `size` at $1 in a private mount namespace, runs the rest
+# of the arguments there and lists what the mount holds afterwards on stderr
+# after a marker line.
+IN_TMPFS = ('m=$1; size=$2; shift 2; mount -t tmpfs -o size=$size tmpfs "$m" || exit 77; '
+            '"$@"; st=$?; echo "--- left:" >&2; ls -A "$m" >&2; exit $st')
+
+
+def disk_full(envlock, work, spec, cache):
+    unshare = shutil.which("unshare")
+    mnt = os.path.join(work, "small")
+    os.mkdir(mnt)
+    if not unshare or subprocess.run([unshare, "-m", "sh", "-c", IN_TMPFS, "sh", mnt, "4k",
+                                      "true"], capture_output=True).returncode != 0:
+        print("skipped: no space left (cannot mount a tmpfs here)")
+        return
+    out = os.path.join(mnt, "envlock.lock")
+    try:
+        p = subprocess.run([unshare, "-m", "sh", "-c", IN_TMPFS, "sh", mnt, "4k", envlock,
+                            "--json", "--cache-dir", cache, *MIRRORS, "resolve", "--bases",
+                            BASES, spec, "-o", out],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        fail("resolve onto a full disk timed out")
+        return
+    body = expect(p, 74, "IO_ERROR", "cannot write the lock `%s`" % out,
+                  "No space left on device", what="resolve onto a full disk")
+    if body:
+        if body.get("retryable") is not True:
+            fail("a full disk is retryable: %r" % body)
+        if body.get("detail", {}).get("errno") != "ENOSPC" or \
+                body.get("detail", {}).get("reason") != "lock_write_failed":
+            fail("full disk: detail %r" % body.get("detail"))
+    left = p.stderr.split("--- left:\n", 1)[-1].split()
+    if left:
+        fail("a failed lock write left %r behind" % left)
 
 
 def main():
@@ -153,18 +198,16 @@ def main():
             fail("a refused resolve created the cache")
 
         # ---- a cache that cannot be created: IO_ERROR ----
-        p = run(envlock, "--json", "--cache-dir", "/proc/envlock-cache", "--mirror",
-                "https://pypi.org=file://%s/corpus/demo/mirror/pypi/pypi" % ROOT, "--mirror",
-                "https://registry.npmjs.org=file://%s/corpus/demo/mirror/npm" % ROOT,
-                "--mirror", "https://snapshot.debian.org/archive/debian/20260914T150000Z="
-                "file://%s/corpus/demo/mirror/apt" % ROOT,
-                "resolve", "--bases", BASES, spec, "-o", os.path.join(work, "x.lock"))
+        p = run(envlock, "--json", "--cache-dir", "/proc/envlock-cache", *MIRRORS, "resolve", "--bases", BASES, spec, "-o", os.path.join(work, "x.lock"))
         body = expect(p, 74, "IO_ERROR", "cannot create the cache directory /proc/envlock-cache",
                       what="resolve with an uncreatable cache")
         if body and body.get("retryable") is not False:
             fail("an uncreatable cache directory is not retryable: %r" % body)
         if os.path.exists(os.path.join(work, "x.lock")):
             fail("a lock was written without a cache")
+
+        # ---- no space left while writing the lock ----
+        disk_full(envlock, work, spec, cache)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if failures:
