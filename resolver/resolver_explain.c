@@ -345,6 +345,43 @@ static bool deb_name_exists(rsv *r, const char *name)
     return false;
 }
 
+/* Whether the base holds PyPI name `name` at its protected pin (no index
+ * was asked about it). */
+static bool held(const rsv *r, const char *name)
+{
+    for (size_t i = 0; i < r->pypi_names.len; i++) {
+        const rsv_pypi_name *n = r->pypi_names.items[i];
+        if (strcmp(n->name, name) == 0)
+            return n->held;
+    }
+    return false;
+}
+
+/* A requirement nothing satisfies, on a name the base holds at its
+ * protected pin (no index was asked: resolver_pypi.c): the pin is what it
+ * runs into, so that root is its partner in a conflict rather than a
+ * "not found". false if no such pin excludes it. */
+static bool protected_partner(rsv *r, const req *q, req *out)
+{
+    for (size_t k = 0; k < r->ndeps; k++) {
+        const rsv_dep *d = &r->deps[k];
+        if (d->eco != RSV_PYPI || d->from != 0 || d->root < 0 ||
+            !r->rq->roots[d->root].protected_pin || strcmp(d->name, q->target) != 0 ||
+            !held(r, d->name))
+            continue;
+        req c = { 0 };
+        c.root = d->root;
+        c.dep = d->dep;
+        dep_texts(r, 0, d->dep, &c.text, &c.full, &c.target, &c.rd);
+        if (disjoint(r, q, &c)) {
+            *out = c;
+            return true;
+        }
+        req_free(&c);
+    }
+    return false;
+}
+
 /* PACKAGE_NOT_FOUND for requirement q (nothing served satisfies it). */
 static el_code not_found(rsv *r, const req *q, const bfs *b)
 {
@@ -573,6 +610,8 @@ el_code resolver_explain(rsv *r, int nproblems)
                     req_free(&c);
                 }
             }
+            if (bestd < 0 && protected_partner(r, &reqs[nf], &partner))
+                bestd = 0;
             if (bestd < 0) {
                 el_code rc = not_found(r, &reqs[nf], &b);
                 for (size_t i = 0; i < nreq; i++)
@@ -634,7 +673,7 @@ el_code resolver_explain(rsv *r, int nproblems)
                                    B->text);
         sb_addf(&msg, "`%s` and `%s` cannot both be satisfied: %s against %s", A->text, B->text, la.buf,
                 lb.buf);
-        if (nf >= 0 && reqs[nf].rd && reqs[nf].rd->nomatch)
+        if (nf >= 0 && reqs[nf].rd && reqs[nf].rd->nomatch && !held(r, reqs[nf].target))
             sb_addf(&msg, " (and no version of %s that the index serves for this target matches %s)",
                     reqs[nf].target, reqs[nf].text);
         sb_addf(&msg, ". Suggestion: %s.", suggestion);

@@ -91,6 +91,7 @@ typedef struct rsv_pypi_name {
     bool all;                   /* window 0 asked for */
     ptrvec extras;              /* char *, canonical, sorted as added */
     ptrvec specs;               /* const pypi_specset * (borrowed) */
+    bool held;                  /* the base carries it at its protected pin: no index is asked */
     const pypi_project *p;      /* after the crawl (NULL: never loaded) */
     /* after resolver_pypi_add(): every known version, ascending */
     size_t nent;

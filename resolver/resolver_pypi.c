@@ -32,6 +32,49 @@ static rsv_pypi_name *pname_find(rsv *r, const char *canon)
     return NULL;
 }
 
+/* The preinstalled dist named `canon`, or NULL. */
+static const pypi_requirement *preinstalled(const rsv *r, const char *canon)
+{
+    for (size_t i = 0; i < r->preinst.len; i++) {
+        const pypi_requirement *q = r->preinst.items[i];
+        if (strcmp(q->canonical_name, canon) == 0)
+            return q;
+    }
+    return NULL;
+}
+
+static const char *pinned_version(const pypi_requirement *q)
+{
+    if (pypi_specset_len(q->specset) != 1)
+        return NULL;
+    const char *op = pypi_specset_op(q->specset, 0);
+    if (strcmp(op, "==") != 0 && strcmp(op, "===") != 0)
+        return NULL;
+    return pypi_specset_version(q->specset, 0);
+}
+
+/* Whether the base carries `canon` at the version its protected pin names:
+ * then that installed copy is the only candidate any requirement may take
+ * (the pin must hold), so no index is asked about it at all and a spec
+ * needs PyPI only for what the base does not already hold. */
+static bool held_by_base(const rsv *r, const char *canon)
+{
+    const pypi_requirement *pq = preinstalled(r, canon);
+    const char *have = pq ? pinned_version(pq) : NULL;
+    if (!have)
+        return false;
+    for (size_t i = 0; i < r->nroots; i++) {
+        const rsv_root *rt = &r->roots[i];
+        if (rt->eco != RSV_PYPI || !rt->preq || !rt->r->protected_pin ||
+            strcmp(rt->preq->canonical_name, canon) != 0)
+            continue;
+        const char *pin = pinned_version(rt->preq);
+        if (pin && strcmp(pin, have) == 0)
+            return true;
+    }
+    return false;
+}
+
 static rsv_pypi_name *pname_get(rsv *r, const char *canon, bool *changed)
 {
     rsv_pypi_name *n = pname_find(r, canon);
@@ -41,7 +84,10 @@ static rsv_pypi_name *pname_get(rsv *r, const char *canon, bool *changed)
     n->name = xstrdup(canon);
     n->window = RSV_PYPI_WINDOW;
     ptrvec_push(&r->pypi_names, n);
-    pypi_loader_submit(r->pl, canon, n->window);
+    n->held = held_by_base(r, canon);
+    n->all = n->held; /* nothing to widen */
+    if (!n->held)
+        pypi_loader_submit(r->pl, canon, n->window);
     *changed = true;
     return n;
 }
@@ -118,7 +164,8 @@ static size_t window_for(const pypi_project *p, const pypi_specset *s)
  * own crawl would not have, and the pool would differ). */
 static void prefetch(rsv *r, const char *name)
 {
-    pypi_loader_submit(r->pl, name, RSV_PYPI_WINDOW);
+    if (!held_by_base(r, name))
+        pypi_loader_submit(r->pl, name, RSV_PYPI_WINDOW);
 }
 
 void resolver_pypi_seed(rsv *r)
@@ -145,7 +192,7 @@ bool resolver_pypi_round(rsv *r)
     size_t known = r->pypi_names.len;
     for (size_t i = 0; i < known; i++) {
         rsv_pypi_name *n = r->pypi_names.items[i];
-        const pypi_project *p = pypi_loader_get(r->pl, n->name);
+        const pypi_project *p = n->held ? NULL : pypi_loader_get(r->pl, n->name);
         if (!p || p->code != EL_OK)
             continue;
         if (!n->all) {
@@ -188,7 +235,7 @@ el_code resolver_pypi_finish(rsv *r)
 {
     for (size_t i = 0; i < r->pypi_names.len; i++) {
         rsv_pypi_name *n = r->pypi_names.items[i];
-        n->p = pypi_loader_get(r->pl, n->name);
+        n->p = n->held ? NULL : pypi_loader_get(r->pl, n->name);
         if (n->p && n->p->code != EL_OK && !(n->p->reason && strcmp(n->p->reason, "not_found") == 0))
             return pypi_project_fail(r->ctx, n->p);
     }
@@ -228,27 +275,6 @@ static int pname_cmp(const void *a, const void *b)
 {
     const rsv_pypi_name *const *x = a, *const *y = b;
     return strcmp((*x)->name, (*y)->name);
-}
-
-/* The preinstalled dist named `canon`, or NULL. */
-static const pypi_requirement *preinstalled(const rsv *r, const char *canon)
-{
-    for (size_t i = 0; i < r->preinst.len; i++) {
-        const pypi_requirement *q = r->preinst.items[i];
-        if (strcmp(q->canonical_name, canon) == 0)
-            return q;
-    }
-    return NULL;
-}
-
-static const char *pinned_version(const pypi_requirement *q)
-{
-    if (pypi_specset_len(q->specset) != 1)
-        return NULL;
-    const char *op = pypi_specset_op(q->specset, 0);
-    if (strcmp(op, "==") != 0 && strcmp(op, "===") != 0)
-        return NULL;
-    return pypi_specset_version(q->specset, 0);
 }
 
 /* Lays out a name's versions in ascending order with shared ranks. */
