@@ -152,6 +152,10 @@ typedef struct pypi_file {
     const char *filename;
     const char *url;              /* absolute, resolved against the page URL,
                                      without the #fragment */
+    const char *read_url;         /* where this run reads it, when not url's
+                                     mirror: the link resolved against the URL
+                                     the page was read from (a link that leaves
+                                     the mirrored prefix); NULL otherwise */
     const char *sha256;           /* lowercase hex, or NULL */
     int64_t size;                 /* -1 if unknown */
     const char *upload_time;      /* as written (PEP 700), or NULL */
@@ -189,6 +193,16 @@ el_code pypi_page_parse(el_ctx *ctx, arena *a, const char *body, size_t len,
  *  application/octet-stream) is the body sniffed as above. */
 el_code pypi_page_parse_typed(el_ctx *ctx, arena *a, const char *body, size_t len,
                               const char *page_url, const char *content_type, pypi_page *out);
+
+/* pypi_page_parse_read() :
+ *  The same for a page read from `read_url` (a mirror's URL for the
+ *  canonical `page_url`; NULL when the page was read from where it names
+ *  itself): every link is resolved against both, `url` from the canonical
+ *  page (what records name) and `read_url` from the page as read, where
+ *  they differ. */
+el_code pypi_page_parse_read(el_ctx *ctx, arena *a, const char *body, size_t len,
+                             const char *page_url, const char *read_url,
+                             const char *content_type, pypi_page *out);
 
 /* pypi_page_format_of() : PYPI_PAGE_JSON or PYPI_PAGE_HTML for a
  *  Content-Type value (parameters and case ignored), -1 when it names

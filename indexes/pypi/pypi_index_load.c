@@ -597,8 +597,12 @@ static void page_done(cache *c, cache_response *r, void *user)
     p->pub.last_modified = r->last_modified ? arena_strdup(l->a, r->last_modified) : NULL;
     pypi_page page;
     el_ctx *ctx = el_ctx_new();
-    if (pypi_page_parse_typed(ctx, l->a, (const char *)r->body, r->len, page_url,
-                              r->content_type, &page) != EL_OK) {
+    char *read_url = cache_served_url(c, page_url);
+    el_code prc = pypi_page_parse_read(ctx, l->a, (const char *)r->body, r->len, page_url,
+                                       strcmp(read_url, page_url) != 0 ? read_url : NULL,
+                                       r->content_type, &page);
+    free(read_url);
+    if (prc != EL_OK) {
         project_fail(p, el_ctx_code(ctx), "invalid_page", el_ctx_message(ctx), r->url, 0, false);
         el_ctx_free(ctx);
         p->page_done = true;
@@ -608,12 +612,21 @@ static void page_done(cache *c, cache_response *r, void *user)
     /* Relative links resolved against the (canonical) page URL; absolute
      * ones written by a mirror name the mirror: map those back, so records
      * and locks never carry a mirror URL. Fetches go back through the
-     * mirror anyway (cache_submit rewrites). */
+     * mirror anyway (cache_submit rewrites), except for a relative link
+     * that leaves the mirrored prefix (a mirror of the simple index whose
+     * pages link `../../packages/...` on its own host): that file is read
+     * where the page as read points. */
     for (size_t i = 0; i < page.nfiles; i++) {
-        char *canon = cache_canonical_url(c, page.files[i].url);
-        if (strcmp(canon, page.files[i].url) != 0)
-            page.files[i].url = arena_strdup(l->a, canon);
+        pypi_file *f = &page.files[i];
+        char *canon = cache_canonical_url(c, f->url);
+        if (strcmp(canon, f->url) != 0)
+            f->url = arena_strdup(l->a, canon);
         free(canon);
+        if (f->read_url) {
+            char *back = cache_canonical_url(c, f->read_url); /* credentials dropped */
+            f->read_url = strcmp(back, f->url) == 0 ? NULL : arena_strdup(l->a, back);
+            free(back);
+        }
     }
     p->pub.format = page.format;
     build(p, &page);
@@ -637,11 +650,11 @@ static void submit_meta(proj *p, size_t ci, meta_stage stage)
     cache_request rq = { 0 };
     char *url = NULL;
     if (stage == STAGE_METAFILE) {
-        url = xasprintf("%s.metadata", f->url);
+        url = xasprintf("%s.metadata", f->read_url ? f->read_url : f->url);
         rq.sha256 = f->core_metadata_sha256;
         rq.max_bytes = META_MAX;
     } else {
-        url = xstrdup(f->url);
+        url = xstrdup(f->read_url ? f->read_url : f->url);
         rq.sha256 = f->sha256;
     }
     rq.url = url;

@@ -86,10 +86,15 @@ static char *url_basename(arena *a, const char *url)
 
 /* Resolves `href` against `base`; splits off the fragment, from which a
  * sha256 is taken when it names one. false if the URL is unusable. */
-static bool resolve(arena *a, const char *base, const char *href, const char **url,
-                    const char **frag_sha)
+/* `href` resolved against the page's canonical URL (`base`: what records
+ * name) and, when the page was read from elsewhere (a mirror), against the
+ * URL actually read (`read_base`: where this run fetches the file). The
+ * second is NULL when it is the same. */
+static bool resolve(arena *a, const char *base, const char *read_base, const char *href,
+                    const char **url, const char **read_url, const char **frag_sha)
 {
     *frag_sha = NULL;
+    *read_url = NULL;
     const char *hash = strchr(href, '#');
     char *ref = hash ? xstrndup(href, (size_t)(hash - href)) : xstrdup(href);
     if (hash) {
@@ -102,11 +107,17 @@ static bool resolve(arena *a, const char *base, const char *href, const char **u
         }
     }
     char *abs = cache_url_join(base, ref);
+    char *rd = abs && read_base ? cache_url_join(read_base, ref) : NULL;
     free(ref);
-    if (!abs)
+    if (!abs) {
+        free(rd);
         return false;
+    }
     *url = arena_strdup(a, abs);
+    if (rd && strcmp(rd, abs) != 0)
+        *read_url = arena_strdup(a, rd);
     free(abs);
+    free(rd);
     return true;
 }
 
@@ -163,7 +174,7 @@ static const char *hashes_sha256(arena *a, json_object *h)
 }
 
 static el_code parse_json(el_ctx *ctx, arena *a, const char *body, size_t len,
-                          const char *page_url, pypi_page *out)
+                          const char *page_url, const char *read_url, pypi_page *out)
 {
     if (len > INT_MAX)
         return bad_page(ctx, page_url, "the JSON document is too large");
@@ -218,12 +229,13 @@ static el_code parse_json(el_ctx *ctx, arena *a, const char *body, size_t len,
         const char *url = jstr(fo, "url"), *filename = jstr(fo, "filename");
         if (!url || !filename || !*filename)
             continue;
-        const char *abs, *frag;
-        if (!resolve(a, page_url, url, &abs, &frag))
+        const char *abs, *rd, *frag;
+        if (!resolve(a, page_url, read_url, url, &abs, &rd, &frag))
             continue;
         pypi_file *f = files_add(&fv);
         f->filename = arena_strdup(a, filename);
         f->url = abs;
+        f->read_url = rd;
         f->sha256 = json_object_object_get_ex(fo, "hashes", &v) ? hashes_sha256(a, v) : NULL;
         if (!f->sha256)
             f->sha256 = frag;
@@ -341,7 +353,7 @@ static char *clean_utf8(const char *s, size_t n, size_t *out_len)
 }
 
 static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len,
-                          const char *page_url, pypi_page *out)
+                          const char *page_url, const char *read_url, pypi_page *out)
 {
     size_t len;
     char *body = clean_utf8(raw, raw_len, &len);
@@ -360,6 +372,7 @@ static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len
     }
     xmlNode *root = xmlDocGetRootElement(doc);
     char *base = xstrdup(page_url);
+    char *read_base = read_url ? xstrdup(read_url) : NULL;
     el_code rc = EL_OK;
     /* First pass: <base href> and the repository version. */
     for (xmlNode *n = root; n; n = next_node(n)) {
@@ -367,9 +380,14 @@ static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len
             char *h = prop(n, "href");
             if (h) {
                 char *b = cache_url_join(page_url, h);
+                char *rb = b && read_url ? cache_url_join(read_url, h) : NULL;
                 if (b) {
                     free(base);
                     base = b;
+                }
+                if (rb) {
+                    free(read_base);
+                    read_base = rb;
                 }
                 xmlFree(h);
             }
@@ -397,8 +415,8 @@ static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len
         char *href = prop(n, "href");
         if (!href)
             continue;
-        const char *abs, *frag;
-        if (!resolve(a, base, href, &abs, &frag)) {
+        const char *abs, *rd, *frag;
+        if (!resolve(a, base, read_base, href, &abs, &rd, &frag)) {
             xmlFree(href);
             continue;
         }
@@ -422,6 +440,7 @@ static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len
         pypi_file *f = files_add(&fv);
         f->filename = fname;
         f->url = abs;
+        f->read_url = rd;
         f->sha256 = frag;
         char *rp = prop(n, "data-requires-python");
         if (rp) {
@@ -445,6 +464,7 @@ static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len
         }
     }
     free(base);
+    free(read_base);
     xmlFreeDoc(doc);
     files_finish(a, &fv, out);
     return rc;
@@ -480,6 +500,13 @@ el_code pypi_page_parse(el_ctx *ctx, arena *a, const char *body, size_t len,
 el_code pypi_page_parse_typed(el_ctx *ctx, arena *a, const char *body, size_t len,
                               const char *page_url, const char *content_type, pypi_page *out)
 {
+    return pypi_page_parse_read(ctx, a, body, len, page_url, NULL, content_type, out);
+}
+
+el_code pypi_page_parse_read(el_ctx *ctx, arena *a, const char *body, size_t len,
+                             const char *page_url, const char *read_url,
+                             const char *content_type, pypi_page *out)
+{
     memset(out, 0, sizeof *out);
     size_t i = 0;
     if (len >= 3 && memcmp(body, "\xef\xbb\xbf", 3) == 0)
@@ -489,8 +516,8 @@ el_code pypi_page_parse_typed(el_ctx *ctx, arena *a, const char *body, size_t le
     int declared = pypi_page_format_of(content_type);
     if (declared == PYPI_PAGE_JSON || (declared < 0 && i < len && body[i] == '{')) {
         out->format = PYPI_PAGE_JSON;
-        return parse_json(ctx, a, body + i, len - i, page_url, out);
+        return parse_json(ctx, a, body + i, len - i, page_url, read_url, out);
     }
     out->format = PYPI_PAGE_HTML;
-    return parse_html(ctx, a, body, len, page_url, out);
+    return parse_html(ctx, a, body, len, page_url, read_url, out);
 }
