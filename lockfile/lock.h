@@ -182,6 +182,32 @@ typedef struct lock_check_root {
                                ("name (>> 1.0) | other") */
 } lock_check_root;
 
+/* A package source the spec allows now, written as the lock writes
+ * `packages[].source`: a PyPI index URL, the npm registry URL, or an apt
+ * source "URI SUITE/COMPONENT" ("URI SUITE" for a flat repository). */
+typedef struct lock_check_source {
+    const char *ecosystem;
+    const char *source;
+} lock_check_source;
+
+/* One file as an index document lists it now, to confirm an artifact. */
+typedef struct lock_index_file {
+    const char *file;      /* pypi: filename; npm: the tarball URL's last segment */
+    const char *version;   /* npm: the version it belongs to; NULL for pypi */
+    const char *url;       /* canonical URL, or NULL */
+    const char *hash;      /* "sha256:<hex>" or the npm integrity; NULL if none */
+    uint64_t size;         /* 0 when the index does not say */
+} lock_index_file;
+
+/* An index document that was read (online, or offline from the cache): a
+ * PyPI project page or an npm packument, and every file it lists. */
+typedef struct lock_index_doc {
+    const char *ecosystem; /* "pypi" | "npm" */
+    const char *name;      /* pypi: the page's (canonical) name; npm: the package */
+    const lock_index_file *files;
+    size_t n_files;
+} lock_index_doc;
+
 /* What `envlock check` knows now, to compare with the lock. */
 typedef struct lock_check_input {
     const char *spec_digest;         /* the spec's digest now */
@@ -213,6 +239,18 @@ typedef struct lock_check_input {
      * short reason ("not found"); NULL/0 if none. */
     const lock_input *gone;
     size_t n_gone;
+    /* inputs of the lock that no index of the spec derives (never fetched) */
+    const lock_input *foreign;
+    size_t n_foreign;
+    /* artifacts: false leaves them unchecked (callers comparing versions
+     * only). true checks every artifact's form and, against `sources`
+     * (when n_sources > 0), its package's source; and each artifact of a
+     * package whose document is in `docs` against that document. */
+    bool check_artifacts;
+    const lock_check_source *sources;
+    size_t n_sources;
+    const lock_index_doc *docs;
+    size_t n_docs;
 } lock_check_input;
 
 /* lock_check() :
@@ -228,7 +266,17 @@ typedef struct lock_check_input {
  *  when the specifier names one, otherwise — "if-necessary-or-explicit",
  *  "allow" — a pre-release that fits the specifier is accepted); and every
  *  locked dependency edge (its target is in the lock and its spec still
- *  holds for the bound version). *stale = true when any line was written.
+ *  holds for the bound version); with check_artifacts, every artifact
+ *  (packages in lock order): "artifact malformed: ECO NAME VERSION
+ *  packages[i].artifacts[j].FIELD: why" for a file that is not a plain
+ *  file name of its ecosystem's kind, a hash that is not sha256:<64
+ *  lowercase hex> (pypi, deb) or an npm sha512/sha1 integrity, all zeros, a
+ *  URL that is not http(s)/file on the source's host or does not end in the
+ *  file name, a source the spec does not name; "artifact not confirmed:
+ *  ECO NAME VERSION FILE: the index gives ..." when the package's document
+ *  is in `docs` and lists the file differently or not at all. Foreign
+ *  inputs are "input not from this spec's indexes: ECO URL" lines among
+ *  the inputs. *stale = true when any line was written.
  *  A stale lock is an answer, not an error: the return is EL_OK.
  *  @return EL_OK, or DL_ENV_SPEC_INVALID (detail.field "roots[i]") when a
  *  root's text cannot be read in its ecosystem's grammar. */

@@ -158,7 +158,7 @@ static void check_options(checker *c)
 
 typedef struct input_ref {
     const lock_input *in;
-    bool gone;
+    int kind; /* 0 fresh, 1 gone, 2 foreign */
 } input_ref;
 
 static int input_ref_cmp(const void *pa, const void *pb)
@@ -171,21 +171,28 @@ static int input_ref_cmp(const void *pa, const void *pb)
 static void check_inputs(checker *c)
 {
     const lock_check_input *in = c->in;
-    size_t n = (in->fresh ? in->n_fresh : 0) + (in->gone ? in->n_gone : 0);
+    size_t n = (in->fresh ? in->n_fresh : 0) + (in->gone ? in->n_gone : 0) +
+               (in->foreign ? in->n_foreign : 0);
     if (!n)
         return;
-    /* fresh and gone together, in (ecosystem, url) order */
+    /* fresh, gone and foreign together, in (ecosystem, url) order */
     input_ref *f = xcalloc(n, sizeof *f);
     size_t k = 0;
     for (size_t i = 0; in->fresh && i < in->n_fresh; i++)
-        f[k++] = (input_ref){ &in->fresh[i], false };
+        f[k++] = (input_ref){ &in->fresh[i], 0 };
     for (size_t i = 0; in->gone && i < in->n_gone; i++)
-        f[k++] = (input_ref){ &in->gone[i], true };
+        f[k++] = (input_ref){ &in->gone[i], 1 };
+    for (size_t i = 0; in->foreign && i < in->n_foreign; i++)
+        f[k++] = (input_ref){ &in->foreign[i], 2 };
     qsort(f, n, sizeof *f, input_ref_cmp);
     for (size_t i = 0; i < n; i++) {
         const lock_input *now = f[i].in, *was = NULL;
         const char *eco = show(now->ecosystem);
-        if (f[i].gone) {
+        if (f[i].kind == 2) {
+            line(c, "input not from this spec's indexes: %s %s", eco, show(now->url));
+            continue;
+        }
+        if (f[i].kind == 1) {
             line(c, "input gone: %s %s (%s)", eco, show(now->url),
                  now->identity && *now->identity ? now->identity : "not found");
             continue;
@@ -464,6 +471,334 @@ static void check_edges(checker *c)
     }
 }
 
+
+/* ---- artifacts ---- */
+
+/* A plain file name: not empty, no directory part, not hidden or a dot
+ * name, no control characters. NULL when it is, else why not. */
+static const char *file_name_problem(const char *f)
+{
+    if (!f || !*f)
+        return "empty";
+    if (f[0] == '.')
+        return "starts with `.`";
+    for (const unsigned char *p = (const unsigned char *)f; *p; p++) {
+        if (*p == '/' || *p == '\\')
+            return "is not a plain file name (it has a directory part)";
+        if (*p < 0x20 || *p == 0x7f)
+            return "has a control character";
+    }
+    return NULL;
+}
+
+static bool has_suffix(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+/* The ecosystem's naming: a wheel or sdist of the project, a .deb of the
+ * package, an npm tarball. NULL when it fits. */
+static const char *file_kind_problem(const char *eco, const char *name, const char *f)
+{
+    if (strcmp(eco, "pypi") == 0) {
+        size_t stem;
+        if (has_suffix(f, ".whl"))
+            stem = strlen(f) - 4;
+        else if (has_suffix(f, ".tar.gz"))
+            stem = strlen(f) - 7;
+        else if (has_suffix(f, ".zip"))
+            stem = strlen(f) - 4;
+        else
+            return "is not a wheel (.whl) or an sdist (.tar.gz, .zip)";
+        char *s = xstrndup(f, stem), *canon = pypi_name_canonical(s);
+        size_t nl = name ? strlen(name) : 0;
+        bool ok = nl && strncmp(canon, name, nl) == 0 && canon[nl] == '-';
+        if (ok && has_suffix(f, ".whl")) { /* NAME-VER(-BUILD)?-PY-ABI-PLAT */
+            size_t dashes = 0;
+            for (size_t i = 0; i < stem; i++)
+                dashes += f[i] == '-';
+            ok = dashes == 4 || dashes == 5;
+        }
+        free(s);
+        free(canon);
+        return ok ? NULL : "is not a file name of this project";
+    }
+    if (strcmp(eco, "deb") == 0) {
+        size_t nl = name ? strlen(name) : 0;
+        if (!has_suffix(f, ".deb"))
+            return "is not a .deb";
+        if (!nl || strncmp(f, name, nl) != 0 || f[nl] != '_')
+            return "is not a .deb of this package";
+        return NULL;
+    }
+    if (strcmp(eco, "npm") == 0)
+        return has_suffix(f, ".tgz") ? NULL : "is not an npm tarball (.tgz)";
+    return "belongs to no known ecosystem";
+}
+
+static int b64_value(char ch)
+{
+    if (ch >= 'A' && ch <= 'Z')
+        return ch - 'A';
+    if (ch >= 'a' && ch <= 'z')
+        return ch - 'a' + 26;
+    if (ch >= '0' && ch <= '9')
+        return ch - '0' + 52;
+    return ch == '+' ? 62 : ch == '/' ? 63 : -1;
+}
+
+/* Canonical padded base64 of exactly `bytes` bytes, not all zero. */
+static const char *b64_problem(const char *s, size_t bytes)
+{
+    size_t chars = (bytes * 8 + 5) / 6, pad = (3 - bytes % 3) % 3;
+    if (strlen(s) != chars + pad)
+        return "has the wrong length";
+    bool zero = true;
+    for (size_t i = 0; i < chars; i++) {
+        int v = b64_value(s[i]);
+        if (v < 0)
+            return "is not base64";
+        zero = zero && v == 0;
+        if (i == chars - 1 && (v & ((1 << (chars * 6 - bytes * 8)) - 1)))
+            return "is not canonical base64";
+    }
+    for (size_t i = chars; i < chars + pad; i++)
+        if (s[i] != '=')
+            return "is not padded base64";
+    return zero ? "is all zeros" : NULL;
+}
+
+static const char *hash_problem(const char *eco, const char *h)
+{
+    if (!h || !*h)
+        return "is empty";
+    if (strcmp(eco, "npm") == 0) {
+        if (strncmp(h, "sha512-", 7) == 0)
+            return b64_problem(h + 7, 64);
+        if (strncmp(h, "sha1-", 5) == 0)
+            return b64_problem(h + 5, 20);
+        return "is not an npm integrity (sha512-<base64> or sha1-<base64>)";
+    }
+    if (strncmp(h, "sha256:", 7) != 0)
+        return "is not sha256:<64 lowercase hex>";
+    size_t n = 0;
+    bool zero = true;
+    for (const char *p = h + 7; *p; p++, n++) {
+        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+            return "is not sha256:<64 lowercase hex>";
+        zero = zero && *p == '0';
+    }
+    if (n != 64)
+        return "is not sha256:<64 lowercase hex>";
+    return zero ? "is all zeros" : NULL;
+}
+
+/* The authority of an http(s)/file URL ("" for file:///), copied; NULL when
+ * the scheme is none of those. */
+static char *url_authority(const char *u)
+{
+    const char *rest = NULL;
+    if (!u)
+        return NULL;
+    if (strncmp(u, "https://", 8) == 0)
+        rest = u + 8;
+    else if (strncmp(u, "http://", 7) == 0)
+        rest = u + 7;
+    else if (strncmp(u, "file://", 7) == 0)
+        rest = u + 7;
+    if (!rest)
+        return NULL;
+    size_t n = strcspn(rest, "/?#");
+    char *a = xstrndup(rest, n);
+    for (char *p = a; *p; p++)
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p - 'A' + 'a');
+    return a;
+}
+
+static int hex_value(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+/* Whether the URL's last path segment, percent-decoded, is `file`. */
+static bool url_ends_in(const char *u, const char *file)
+{
+    const char *slash = strrchr(u, '/');
+    if (!slash)
+        return false;
+    strbuf sb = STRBUF_INIT;
+    for (const char *p = slash + 1; *p; p++) {
+        if (p[0] == '%' && hex_value(p[1]) >= 0 && hex_value(p[2]) >= 0) {
+            sb_addc(&sb, (char)(hex_value(p[1]) * 16 + hex_value(p[2])));
+            p += 2;
+        } else {
+            sb_addc(&sb, *p);
+        }
+    }
+    char *seg = sb_detach(&sb, NULL);
+    bool ok = strcmp(seg, file) == 0;
+    free(seg);
+    return ok;
+}
+
+/* The URL a package's source names: the index or registry URL, or the URI
+ * of an apt "URI SUITE/COMPONENT". Copied. */
+static char *source_uri(const char *eco, const char *src)
+{
+    if (strcmp(eco, "deb") == 0)
+        return xstrndup(src, strcspn(src, " "));
+    return xstrdup(src);
+}
+
+static bool same_source(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    while (na && a[na - 1] == '/')
+        na--;
+    while (nb && b[nb - 1] == '/')
+        nb--;
+    return na == nb && strncmp(a, b, na) == 0;
+}
+
+/* What the url's host must be: the source's; for PyPI itself, its file
+ * host too (pypi.org's pages link files.pythonhosted.org). It must end in
+ * `file` unless that is NULL (a file name already refused). */
+static const char *url_problem(const char *eco, const char *src, const char *u, const char *file)
+{
+    char *have = url_authority(u);
+    if (!have)
+        return "is not an https, http or file URL";
+    const char *why = NULL;
+    char *uri = src ? source_uri(eco, src) : NULL;
+    char *want = uri ? url_authority(uri) : NULL;
+    if (strchr(have, '@'))
+        why = "carries credentials";
+    else if (strpbrk(u, "?#"))
+        why = "has a query or fragment";
+    else if (!want)
+        why = "cannot be checked: the package names no source";
+    else if (strcmp(have, want) != 0 &&
+             !(strcmp(eco, "pypi") == 0 && strcmp(want, "pypi.org") == 0 &&
+               strcmp(have, "files.pythonhosted.org") == 0))
+        why = "is not on the package source's host";
+    else if (file && !url_ends_in(u, file))
+        why = "does not end in the file name";
+    free(have);
+    free(want);
+    free(uri);
+    return why;
+}
+
+static const lock_index_doc *doc_of(const checker *c, const lock_package *p)
+{
+    for (size_t i = 0; i < c->in->n_docs; i++) {
+        const lock_index_doc *d = &c->in->docs[i];
+        if (lock_strcmp(d->ecosystem, p->ecosystem) == 0 && lock_strcmp(d->name, p->name) == 0)
+            return d;
+    }
+    return NULL;
+}
+
+static const lock_index_file *doc_file(const lock_index_doc *d, const lock_package *p,
+                                       const lock_artifact *a)
+{
+    bool npm = strcmp(d->ecosystem, "npm") == 0;
+    for (size_t i = 0; i < d->n_files; i++) {
+        const lock_index_file *f = &d->files[i];
+        if (npm ? lock_strcmp(f->version, p->version) == 0 : lock_strcmp(f->file, a->file) == 0)
+            return f;
+    }
+    return NULL;
+}
+
+static void malformed(checker *c, const lock_package *p, size_t i, size_t j, const char *field,
+                      const char *value, const char *why)
+{
+    line(c, "artifact malformed: %s %s %s packages[%zu].artifacts[%zu].%s: `%s` %s",
+         show(p->ecosystem), show(p->name), show(p->version), i, j, field, value ? value : "",
+         why);
+}
+
+/* The artifact against the index's entry for it; one line per difference. */
+static void confirm(checker *c, const lock_package *p, const lock_artifact *a,
+                    const lock_index_doc *d)
+{
+    const lock_index_file *f = doc_file(d, p, a);
+    const char *eco = show(p->ecosystem), *name = show(p->name), *ver = show(p->version);
+    if (!f) {
+        if (strcmp(d->ecosystem, "npm") == 0)
+            line(c, "artifact not confirmed: %s %s %s %s: the index has no version %s", eco, name,
+                 ver, a->file, ver);
+        else
+            line(c, "artifact not confirmed: %s %s %s %s: the index lists no such file", eco,
+                 name, ver, a->file);
+        return;
+    }
+    if (lock_strcmp(f->file, a->file) != 0)
+        line(c, "artifact not confirmed: %s %s %s %s: the index gives the file %s", eco, name,
+             ver, a->file, show(f->file));
+    if (!f->hash)
+        line(c, "artifact not confirmed: %s %s %s %s: the index gives no hash", eco, name, ver,
+             a->file);
+    else if (lock_strcmp(f->hash, a->hash) != 0)
+        line(c, "artifact not confirmed: %s %s %s %s: the index gives %s", eco, name, ver,
+             a->file, f->hash);
+    if (f->url && lock_strcmp(f->url, a->url) != 0)
+        line(c, "artifact not confirmed: %s %s %s %s: the index gives the URL %s", eco, name, ver,
+             a->file, f->url);
+    if (f->size && a->size && f->size != a->size)
+        line(c, "artifact not confirmed: %s %s %s %s: the index gives size %llu", eco, name, ver,
+             a->file, (unsigned long long)f->size);
+}
+
+static void check_artifacts(checker *c)
+{
+    const lock_doc *d = c->lock;
+    const lock_check_input *in = c->in;
+    for (size_t i = 0; i < d->n_packages; i++) {
+        const lock_package *p = &d->packages[i];
+        const char *eco = show(p->ecosystem);
+        if (p->n_artifacts && p->source && in->n_sources) {
+            bool known = false;
+            for (size_t k = 0; k < in->n_sources && !known; k++)
+                known = lock_strcmp(in->sources[k].ecosystem, p->ecosystem) == 0 &&
+                        same_source(in->sources[k].source, p->source);
+            if (!known)
+                line(c, "package source not from this spec: %s %s %s packages[%zu].source: `%s`",
+                     eco, show(p->name), show(p->version), i, p->source);
+        }
+        const lock_index_doc *doc = doc_of(c, p);
+        for (size_t j = 0; j < p->n_artifacts; j++) {
+            const lock_artifact *a = &p->artifacts[j];
+            const size_t before = c->report->len;
+            const char *why = file_name_problem(a->file);
+            if (!why)
+                why = file_kind_problem(eco, p->name, a->file);
+            const bool file_ok = !why;
+            if (why)
+                malformed(c, p, i, j, "file", a->file, why);
+            if ((why = hash_problem(eco, a->hash)))
+                malformed(c, p, i, j, "hash", a->hash, why);
+            /* the index's own URL for the file is canonical whatever its host */
+            const lock_index_file *f = doc ? doc_file(doc, p, a) : NULL;
+            bool given = f && f->url && lock_strcmp(f->url, a->url) == 0;
+            if (!given && (why = url_problem(eco, p->source, a->url ? a->url : "",
+                                             file_ok ? a->file : NULL)))
+                malformed(c, p, i, j, "url", a->url, why);
+            if (doc && c->report->len == before)
+                confirm(c, p, a, doc);
+        }
+    }
+}
+
 /* ---- the marker environment of the target ---- */
 
 static void init_env(checker *c)
@@ -549,6 +884,8 @@ el_code lock_check(el_ctx *ctx, const lock_doc *lock, const lock_check_input *in
     if (rc != EL_OK)
         return rc;
     check_edges(&c);
+    if (in->check_artifacts)
+        check_artifacts(&c);
     *stale = c.stale;
     return EL_OK;
 }

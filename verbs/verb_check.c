@@ -64,17 +64,27 @@ static void release_now(lock_check_input *in)
     free((void *)in->base_digests);
 }
 
-/* The inputs now go into `in`; their notes move to res. */
+/* The inputs now go into `in` (only those the request derives are
+ * fetched; the others are foreign), with the index documents read and the
+ * sources the request allows, for the artifacts; their notes move to res. */
 static el_code fetch_inputs(el_ctx *ctx, const el_cache_options *co, const lock_doc *lock,
-                            lock_check_input *in, el_check_result *res, verb_inputs **now)
+                            const resolve_request *rq, lock_check_input *in,
+                            el_check_result *res, verb_inputs **now)
 {
-    el_code rc = verb_inputs_fetch(ctx, co, lock, now);
+    el_code rc = verb_inputs_fetch(ctx, co, lock, rq, now);
     if (!*now)
         return rc;
     in->fresh = (*now)->fresh;
     in->n_fresh = (*now)->n_fresh;
     in->gone = (*now)->gone;
     in->n_gone = (*now)->n_gone;
+    in->foreign = (*now)->foreign;
+    in->n_foreign = (*now)->n_foreign;
+    in->check_artifacts = true;
+    in->sources = (*now)->sources;
+    in->n_sources = (*now)->n_sources;
+    in->docs = (*now)->docs;
+    in->n_docs = (*now)->n_docs;
     res->notes = (*now)->notes;
     res->n_notes = (*now)->n_notes;
     (*now)->notes = NULL;
@@ -90,7 +100,7 @@ static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_req
         return el_ctx_code(ctx);
     lock_check_input in = check_input_now(tr, cutoff, lock);
     verb_inputs *now = NULL;
-    el_code rc = fetch_inputs(ctx, co, lock, &in, res, &now);
+    el_code rc = fetch_inputs(ctx, co, lock, &tr->rq, &in, res, &now);
     strbuf report = STRBUF_INIT;
     bool stale = false;
     if (rc == EL_OK)

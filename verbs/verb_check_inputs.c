@@ -15,7 +15,9 @@
 #include "apt_index.h"
 #include "cache.h"
 #include "npm_index.h"
+#include "pep508.h"
 #include "pypi_index.h"
+#include "resolver.h"
 #include "verb_check_inputs.h"
 
 #define TI_APT_RELEASE_MAX ((uint64_t)64 << 20)
@@ -45,6 +47,10 @@ typedef struct ti_slot {
     /* npm: the loader that fetched it and the package name */
     npm_loader *nl;
     char *npm_name;
+    /* pypi: the project name the URL names; the files its page lists */
+    char *pypi_name;
+    arena *mem;          /* the result's arena, for `doc` */
+    lock_index_doc *doc; /* TI_OK pypi and npm inputs */
 } ti_slot;
 
 static void slot_fail(ti_slot *s, el_code code, const char *reason, const char *message,
@@ -84,15 +90,50 @@ static bool response_settled(ti_slot *s, const cache_response *r)
     return true;
 }
 
+/* The files of a project page as the PyPI reader sees them: links
+ * resolved against the canonical page URL (and the page as read), mirror
+ * URLs mapped back to canonical ones. A page that does not parse lists no
+ * files (so no artifact of it is confirmed). */
+static lock_index_doc *pypi_doc(cache *c, const cache_response *r, const char *name, arena *a)
+{
+    lock_index_doc *d = arena_alloc(a, sizeof *d);
+    d->ecosystem = "pypi";
+    d->name = arena_strdup(a, name);
+    const char *page_url = r->final_url ? r->final_url : r->url;
+    char *read_url = cache_served_url(c, page_url);
+    pypi_page page;
+    el_ctx *pctx = el_ctx_new();
+    el_code prc = pypi_page_parse_read(pctx, a, (const char *)r->body, r->len, page_url,
+                                       strcmp(read_url, page_url) != 0 ? read_url : NULL,
+                                       r->content_type, &page);
+    el_ctx_free(pctx);
+    free(read_url);
+    if (prc != EL_OK)
+        return d;
+    lock_index_file *f = arena_alloc(a, (page.nfiles + 1) * sizeof *f);
+    for (size_t i = 0; i < page.nfiles; i++) {
+        const pypi_file *pf = &page.files[i];
+        char *canon = cache_canonical_url(c, pf->url);
+        f[i].file = pf->filename;
+        f[i].url = arena_strdup(a, canon);
+        f[i].hash = pf->sha256 ? arena_sprintf(a, "sha256:%s", pf->sha256) : NULL;
+        f[i].size = pf->size > 0 ? (uint64_t)pf->size : 0;
+        free(canon);
+    }
+    d->files = f;
+    d->n_files = page.nfiles;
+    return d;
+}
+
 static void pypi_done(cache *c, cache_response *r, void *user)
 {
-    (void)c;
     ti_slot *s = user;
     if (response_settled(s, r))
         return;
     s->state = TI_OK;
     s->identity = xstrdup(r->etag ? r->etag : "");
     s->modified = r->last_modified ? xstrdup(r->last_modified) : NULL;
+    s->doc = pypi_doc(c, r, s->pypi_name, s->mem);
 }
 
 static bool ends_with(const char *s, const char *tail)
@@ -182,6 +223,23 @@ static void npm_settle(ti_slot *s)
     s->identity = xstrdup(p->etag ? p->etag : "");
     const char *mod = p->modified ? p->modified : p->last_modified;
     s->modified = mod ? xstrdup(mod) : NULL;
+    /* every version's tarball and integrity, for confirming artifacts */
+    arena *a = s->mem;
+    lock_index_doc *d = arena_alloc(a, sizeof *d);
+    d->ecosystem = "npm";
+    d->name = arena_strdup(a, s->npm_name);
+    lock_index_file *f = arena_alloc(a, (p->nversions + 1) * sizeof *f);
+    for (size_t i = 0; i < p->nversions; i++) {
+        const npm_version *v = &p->versions[i];
+        const char *slash = v->tarball ? strrchr(v->tarball, '/') : NULL;
+        f[i].version = arena_strdup(a, v->version);
+        f[i].file = v->tarball ? arena_strdup(a, slash ? slash + 1 : v->tarball) : NULL;
+        f[i].url = v->tarball ? arena_strdup(a, v->tarball) : NULL;
+        f[i].hash = v->integrity ? arena_strdup(a, v->integrity) : NULL;
+    }
+    d->files = f;
+    d->n_files = p->nversions;
+    s->doc = d;
 }
 
 static void slot_clear(ti_slot *s)
@@ -193,6 +251,114 @@ static void slot_clear(ti_slot *s)
     free(s->message);
     free(s->url);
     free(s->npm_name);
+    free(s->pypi_name);
+}
+
+/* ---- what the spec lets check ask for ---- */
+
+typedef struct ti_allow {
+    const resolve_request *rq;
+    ptrvec release_urls;  /* every apt source's InRelease and Release */
+    char *registry;       /* the npm registry, ending in '/' */
+} ti_allow;
+
+static char *with_slash(const char *u)
+{
+    size_t n = strlen(u);
+    return n && u[n - 1] == '/' ? xstrdup(u) : xasprintf("%s/", u);
+}
+
+/* The allowed URLs, and the package sources the spec allows into t. */
+static void allow_init(ti_allow *al, const resolve_request *rq, verb_inputs *t)
+{
+    memset(al, 0, sizeof *al);
+    al->rq = rq;
+    al->registry = rq && rq->npm_registry ? with_slash(rq->npm_registry) : NULL;
+    if (!rq)
+        return;
+    ptrvec src = PTRVEC_INIT;
+    for (size_t i = 0; i < rq->n_pypi_indexes; i++) {
+        lock_check_source *x = arena_alloc(t->mem, sizeof *x);
+        *x = (lock_check_source){ "pypi", arena_strdup(t->mem, rq->pypi_indexes[i]) };
+        ptrvec_push(&src, x);
+    }
+    if (al->registry) {
+        lock_check_source *x = arena_alloc(t->mem, sizeof *x);
+        *x = (lock_check_source){ "npm", arena_strdup(t->mem, al->registry) };
+        ptrvec_push(&src, x);
+    }
+    arena *a = arena_new();
+    for (size_t i = 0; i < rq->n_apt_sources; i++) {
+        apt_source as;
+        char *err = NULL;
+        if (apt_source_parse(rq->apt_sources[i], a, &as, &err) != 0) {
+            free(err);
+            continue;
+        }
+        char *dist;
+        if (as.flat)
+            dist = xasprintf("%s%s", as.uri, strcmp(as.suite, "./") == 0 ? "" : as.suite);
+        else
+            dist = xasprintf("%sdists/%s/", as.uri, as.suite);
+        ptrvec_push(&al->release_urls, xasprintf("%sInRelease", dist));
+        ptrvec_push(&al->release_urls, xasprintf("%sRelease", dist));
+        free(dist);
+        for (size_t k = 0; k < (as.n_components ? as.n_components : 1); k++) {
+            lock_check_source *x = arena_alloc(t->mem, sizeof *x);
+            x->ecosystem = "deb";
+            x->source = as.n_components
+                            ? arena_sprintf(t->mem, "%s %s/%s", as.uri, as.suite, as.components[k])
+                            : arena_sprintf(t->mem, "%s %s", as.uri, as.suite);
+            ptrvec_push(&src, x);
+        }
+    }
+    arena_free(a);
+    t->sources = arena_alloc(t->mem, (src.len + 1) * sizeof *t->sources);
+    for (size_t i = 0; i < src.len; i++)
+        t->sources[i] = *(lock_check_source *)src.items[i];
+    t->n_sources = src.len;
+    ptrvec_release(&src);
+}
+
+static void allow_clear(ti_allow *al)
+{
+    for (size_t i = 0; i < al->release_urls.len; i++)
+        free(al->release_urls.items[i]);
+    ptrvec_release(&al->release_urls);
+    free(al->registry);
+}
+
+/* The project name of a PyPI page URL `<index>/<name>/` of one of the
+ * spec's indexes, the name canonical (malloc'd); NULL for any other URL. */
+static char *pypi_allowed(const ti_allow *al, const char *url)
+{
+    for (size_t i = 0; al->rq && i < al->rq->n_pypi_indexes; i++) {
+        const char *idx = al->rq->pypi_indexes[i];
+        size_t n = strlen(idx);
+        while (n && idx[n - 1] == '/')
+            n--;
+        if (strncmp(url, idx, n) != 0 || url[n] != '/')
+            continue;
+        const char *name = url + n + 1;
+        size_t m = strlen(name);
+        if (m < 2 || name[m - 1] != '/' || memchr(name, '/', m - 1))
+            continue;
+        char *seg = xstrndup(name, m - 1), *canon = pypi_name_canonical(seg);
+        bool ok = strcmp(seg, canon) == 0;
+        free(canon);
+        if (ok)
+            return seg;
+        free(seg);
+    }
+    return NULL;
+}
+
+static bool deb_allowed(const ti_allow *al, const char *url)
+{
+    for (size_t i = 0; i < al->release_urls.len; i++)
+        if (strcmp(al->release_urls.items[i], url) == 0)
+            return true;
+    return false;
 }
 
 void verb_inputs_free(verb_inputs *t)
@@ -207,18 +373,57 @@ void verb_inputs_free(verb_inputs *t)
 }
 
 el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_doc *lock,
-                            verb_inputs **out)
+                          const resolve_request *req, verb_inputs **out)
 {
     *out = NULL;
     verb_inputs *t = xcalloc(1, sizeof *t);
     t->mem = arena_new();
+    ti_allow al;
+    allow_init(&al, req, t);
     size_t n = lock->n_inputs;
-    if (n == 0) {
+    /* refused before any request: inputs the spec does not derive */
+    t->foreign = arena_alloc(t->mem, (n + 1) * sizeof *t->foreign);
+    char **pypi_names = xcalloc(n + 1, sizeof *pypi_names);
+    bool *skip = xcalloc(n + 1, sizeof *skip);
+    for (size_t i = 0; i < n; i++) {
+        const lock_input *in = &lock->inputs[i];
+        const char *eco = in->ecosystem ? in->ecosystem : "";
+        const char *url = in->url ? in->url : "";
+        bool ok = false;
+        if (!*url)
+            ok = true; /* a note below: nothing to fetch */
+        else if (strcmp(eco, "pypi") == 0)
+            ok = (pypi_names[i] = pypi_allowed(&al, url)) != NULL;
+        else if (strcmp(eco, "npm") == 0) {
+            char *reg = NULL, *name = NULL;
+            ok = al.registry && npm_split(url, &reg, &name) && strcmp(reg, al.registry) == 0;
+            free(reg);
+            free(name);
+        } else if (strcmp(eco, "deb") == 0)
+            ok = deb_allowed(&al, url);
+        else
+            ok = true; /* an unknown ecosystem is a note below */
+        if (!ok) {
+            skip[i] = true;
+            t->foreign[t->n_foreign++] = (lock_input){ arena_strdup(t->mem, eco),
+                                                      arena_strdup(t->mem, url), NULL, NULL };
+        }
+    }
+    allow_clear(&al);
+    if (n == t->n_foreign) {
+        for (size_t i = 0; i < n; i++)
+            free(pypi_names[i]);
+        free(pypi_names);
+        free(skip);
         *out = t;
         return EL_OK;
     }
     cache *c = cache_open(ctx, co);
     if (!c) {
+        for (size_t i = 0; i < n; i++)
+            free(pypi_names[i]);
+        free(pypi_names);
+        free(skip);
         verb_inputs_free(t);
         return el_ctx_code(ctx);
     }
@@ -232,8 +437,12 @@ el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_do
         ti_slot *s = &slots[i];
         const lock_input *in = &lock->inputs[i];
         s->was = in;
+        s->mem = t->mem;
+        s->pypi_name = pypi_names[i];
         const char *eco = in->ecosystem ? in->ecosystem : "";
-        if (!in->url || !*in->url) {
+        if (skip[i]) {
+            s->state = TI_SKIP; /* in t->foreign */
+        } else if (!in->url || !*in->url) {
             s->state = TI_SKIP;
             s->why = xstrdup("the lock names no URL");
         } else if (strcmp(eco, "pypi") == 0 || strcmp(eco, "deb") == 0) {
@@ -271,6 +480,8 @@ el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_do
             s->why = xasprintf("unknown ecosystem `%s`", eco);
         }
     }
+    free(pypi_names); /* the slots own them now */
+    free(skip);
     el_code rc = cache_run(c, ctx);
     for (size_t i = 0; rc == EL_OK && i < n; i++)
         if (slots[i].nl && slots[i].state == TI_PENDING)
@@ -293,10 +504,15 @@ el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_do
     if (rc == EL_OK) {
         t->fresh = arena_alloc(t->mem, (n + 1) * sizeof *t->fresh);
         t->gone = arena_alloc(t->mem, (n + 1) * sizeof *t->gone);
+        t->docs = arena_alloc(t->mem, (n + 1) * sizeof *t->docs);
         ptrvec notes = PTRVEC_INIT;
         for (size_t i = 0; i < n; i++) {
             const ti_slot *s = &slots[i];
             const lock_input *was = s->was;
+            if (s->state == TI_SKIP && !s->why)
+                continue; /* foreign: a report line, not a note */
+            if (s->state == TI_OK && s->doc)
+                t->docs[t->n_docs++] = *s->doc;
             lock_input now = { arena_strdup(t->mem, was->ecosystem ? was->ecosystem : ""),
                                arena_strdup(t->mem, was->url ? was->url : ""), NULL, NULL };
             if (s->state == TI_OK) {

@@ -20,7 +20,15 @@ typedef struct verb_inputs {
     char **notes;        /* inputs that were not compared, and why (offline
                             and not in the cache); malloc'd, in lock order */
     size_t n_notes;
+    lock_input *foreign; /* inputs no index of the spec derives: never fetched */
+    size_t n_foreign;
+    lock_check_source *sources; /* the package sources the spec allows */
+    size_t n_sources;
+    lock_index_doc *docs; /* PyPI pages and npm packuments read, with their files */
+    size_t n_docs;
 } verb_inputs;
+
+struct resolve_request;
 
 /* verb_inputs_fetch() :
  *  Reads the identity of every input of `lock` now — each PyPI project page
@@ -34,10 +42,18 @@ typedef struct verb_inputs {
  *  that answers "not found" makes the input gone. Any other failure (the
  *  index unreachable, a 5xx after retries) is the error: a check that
  *  could not look cannot say the lock is current.
+ *  Only URLs that `rq` derives are requested: a PyPI page
+ *  `<index>/<canonical name>/` of one of its indexes, a packument of its
+ *  registry, the InRelease or Release of one of its apt sources. Any other
+ *  input of the lock is put in `foreign` and never fetched, so that a lock
+ *  cannot make check ask a host the spec does not name. The PyPI pages and
+ *  packuments read are parsed into `docs` (file, hash, size, URL of every
+ *  file) for confirming the lock's artifacts; `sources` lists the
+ *  package sources `rq` allows, as the lock writes them.
  *  @return EL_OK with *out filled (free with verb_inputs_free()), or the
  *  failure recorded on ctx (the first one, in the lock's input order). */
 el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_doc *lock,
-                            verb_inputs **out);
+                          const struct resolve_request *rq, verb_inputs **out);
 void verb_inputs_free(verb_inputs *t);
 
 #endif
