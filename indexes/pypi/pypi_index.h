@@ -13,6 +13,11 @@
  *
  * Reason ids of excluded candidates (stable; each comes with a sentence):
  *   invalid_version    the files' version is not PEP 440
+ *   unsupported_url    no file of the version has a link envlock can fetch:
+ *                      each resolves to something other than an http, https
+ *                      or file URL with a host (`file:/x`, `a-1.0+02:00`,
+ *                      which RFC 3986 reads as scheme `a-1.0+02`); such a
+ *                      file is listed with this reason, never fetched
  *   no_upload_time     a cutoff is set and no file gives an upload time to
  *                      compare with it (every PEP 503 HTML page; PEP 691 JSON
  *                      without PEP 700 upload-time): out, as uv has it, since
@@ -165,6 +170,11 @@ typedef struct pypi_file {
     const char *yanked_reason;    /* NULL when none was given */
     bool core_metadata;           /* a .metadata file is offered */
     const char *core_metadata_sha256; /* its sha256, or NULL */
+    const char *bad_url;          /* "unsupported_url" when the link is no
+                                     http, https or file URL with a host:
+                                     then `url` is the link as written
+                                     (control bytes shown as '?', at most
+                                     200 bytes) and never fetched; else NULL */
 } pypi_file;
 
 typedef struct pypi_page {
@@ -177,8 +187,10 @@ typedef struct pypi_page {
 /* pypi_page_parse() :
  *  Parse a project page: PEP 691 JSON when the body starts with `{` (after
  *  whitespace), else PEP 503 HTML (libxml2's HTML parser; `<base href>`
- *  honoured). Relative URLs resolve against `page_url`. Files without a
- *  usable URL are skipped. Strings come from `a`.
+ *  honoured). Relative URLs resolve against `page_url` (RFC 3986 5.2).
+ *  A file whose link resolves to no http, https or file URL with a host is
+ *  kept with `bad_url` set (the loader lists it as unusable); one with no
+ *  link or name at all is skipped. Strings come from `a`.
  *  Failure (EL_PACKAGE_NOT_FOUND, detail.reason `invalid_page`, detail.url
  *  = page_url): JSON that does not parse or has the wrong shape, an
  *  api-version whose major is not 1. */

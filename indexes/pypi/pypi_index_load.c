@@ -345,11 +345,29 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
         c->why = arena_sprintf(a, "`%s` is not a valid PEP 440 version", c->version);
         return;
     }
-    /* Per file, in order: no upload time (under a cutoff), cutoff, yanked,
-     * requires-python, tags. A version is excluded for the step that removed
-     * its last file, so one with an undated file and a file after the cutoff
-     * reads "after_cutoff" whatever order the page lists them in. */
+    /* Per file, in order: a link that cannot be fetched, no upload time
+     * (under a cutoff), cutoff, yanked, requires-python, tags. A version is
+     * excluded for the step that removed its last file, so one with an
+     * undated file and a file after the cutoff reads "after_cutoff"
+     * whatever order the page lists them in. */
     size_t left = c->nartifacts;
+    const char *bad_link = NULL;
+    for (size_t i = 0; i < c->nartifacts; i++) {
+        pypi_artifact *ar = &c->artifacts[i];
+        if (ar->file->bad_url) {
+            ar->dropped = ar->file->bad_url;
+            if (!bad_link || strcmp(ar->file->url, bad_link) < 0)
+                bad_link = ar->file->url;
+            left--;
+        }
+    }
+    if (!left) {
+        c->excluded = "unsupported_url";
+        c->why = arena_sprintf(a, "no file has a link envlock can fetch: `%s` is no http, https "
+                                  "or file URL with a host",
+                               bad_link);
+        return;
+    }
     if (t->cutoff_s != INT64_MAX) {
         /* uv's rule: with a cutoff, a file the page gives no upload time
          * for (every PEP 503 HTML page; JSON without PEP 700 upload-time, or
@@ -358,7 +376,7 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
         const char *bad_time = NULL;
         for (size_t i = 0; i < c->nartifacts; i++) {
             pypi_artifact *ar = &c->artifacts[i];
-            if (ar->file->upload_s == INT64_MIN) {
+            if (!ar->dropped && ar->file->upload_s == INT64_MIN) {
                 ar->dropped = "no_upload_time";
                 if (ar->file->upload_time && (!bad_time || strcmp(ar->file->upload_time, bad_time) < 0))
                     bad_time = ar->file->upload_time;
@@ -618,6 +636,8 @@ static void page_done(cache *c, cache_response *r, void *user)
      * where the page as read points. */
     for (size_t i = 0; i < page.nfiles; i++) {
         pypi_file *f = &page.files[i];
+        if (f->bad_url)
+            continue; /* the link as written: nothing to map */
         char *canon = cache_canonical_url(c, f->url);
         if (strcmp(canon, f->url) != 0)
             f->url = arena_strdup(l->a, canon);

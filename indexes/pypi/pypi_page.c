@@ -5,7 +5,9 @@
  *
  * Owns the page formats only: it resolves relative URLs (cache_url_join)
  * but fetches nothing, and judges nothing about the target. Anything
- * malformed inside one file entry drops that entry or field (as pip does);
+ * malformed inside one file entry drops that entry or field (as pip does),
+ * except a link that cannot be fetched: that entry stays, marked bad_url,
+ * so that the loader can say why the file is not used;
  * only a page that cannot be read at all is an error. */
 #include <ctype.h>
 #include <strings.h>
@@ -84,12 +86,34 @@ static char *url_basename(arena *a, const char *url)
     return out;
 }
 
-/* Resolves `href` against `base`; splits off the fragment, from which a
- * sha256 is taken when it names one. false if the URL is unusable. */
+/* Whether a resolved link is one the cache can fetch: http, https or file
+ * with an authority ("://"). RFC 3986 reads `a-1.0+02:00` or `a:=1` as an
+ * absolute URI of scheme `a-1.0+02` or `a`, which cache_url_join returns
+ * as is; nothing can fetch it. */
+static bool fetchable(const char *u)
+{
+    return strncmp(u, "https://", 8) == 0 || strncmp(u, "http://", 7) == 0 ||
+           strncmp(u, "file://", 7) == 0;
+}
+
+/* A link as written, for a file that cannot be fetched: at most 200 bytes,
+ * control bytes as '?', so that `index show` can print it safely. */
+static const char *shown_link(arena *a, const char *href)
+{
+    size_t n = strnlen(href, 200);
+    char *s = arena_strndup(a, href, n);
+    for (char *p = s; *p; p++)
+        if ((unsigned char)*p < ' ' || *p == 0x7f)
+            *p = '?';
+    return s;
+}
+
 /* `href` resolved against the page's canonical URL (`base`: what records
  * name) and, when the page was read from elsewhere (a mirror), against the
  * URL actually read (`read_base`: where this run fetches the file). The
- * second is NULL when it is the same. */
+ * second is NULL when it is the same. The fragment is split off; a sha256
+ * is taken from it when it names one. false when the link is not
+ * fetchable(): then *url is shown_link(href) and *read_url NULL. */
 static bool resolve(arena *a, const char *base, const char *read_base, const char *href,
                     const char **url, const char **read_url, const char **frag_sha)
 {
@@ -109,8 +133,10 @@ static bool resolve(arena *a, const char *base, const char *read_base, const cha
     char *abs = cache_url_join(base, ref);
     char *rd = abs && read_base ? cache_url_join(read_base, ref) : NULL;
     free(ref);
-    if (!abs) {
+    if (!abs || !fetchable(abs)) {
+        free(abs);
         free(rd);
+        *url = shown_link(a, href);
         return false;
     }
     *url = arena_strdup(a, abs);
@@ -230,10 +256,10 @@ static el_code parse_json(el_ctx *ctx, arena *a, const char *body, size_t len,
         if (!url || !filename || !*filename)
             continue;
         const char *abs, *rd, *frag;
-        if (!resolve(a, page_url, read_url, url, &abs, &rd, &frag))
-            continue;
+        bool ok = resolve(a, page_url, read_url, url, &abs, &rd, &frag);
         pypi_file *f = files_add(&fv);
         f->filename = arena_strdup(a, filename);
+        f->bad_url = ok ? NULL : "unsupported_url";
         f->url = abs;
         f->read_url = rd;
         f->sha256 = json_object_object_get_ex(fo, "hashes", &v) ? hashes_sha256(a, v) : NULL;
@@ -379,7 +405,13 @@ static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len
         if (name_is(n, "base")) {
             char *h = prop(n, "href");
             if (h) {
+                /* A base that is no fetchable URL is ignored: every link
+                 * resolved against it would be unusable. */
                 char *b = cache_url_join(page_url, h);
+                if (b && !fetchable(b)) {
+                    free(b);
+                    b = NULL;
+                }
                 char *rb = b && read_url ? cache_url_join(read_url, h) : NULL;
                 if (b) {
                     free(base);
@@ -416,10 +448,7 @@ static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len
         if (!href)
             continue;
         const char *abs, *rd, *frag;
-        if (!resolve(a, base, read_base, href, &abs, &rd, &frag)) {
-            xmlFree(href);
-            continue;
-        }
+        bool ok = resolve(a, base, read_base, href, &abs, &rd, &frag);
         xmlFree(href);
         char *fname = url_basename(a, abs);
         if (!*fname) {
@@ -439,6 +468,7 @@ static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len
             continue;
         pypi_file *f = files_add(&fv);
         f->filename = fname;
+        f->bad_url = ok ? NULL : "unsupported_url";
         f->url = abs;
         f->read_url = rd;
         f->sha256 = frag;

@@ -1,12 +1,27 @@
 /* fuzz_pypi_html.c — libFuzzer target for PEP 503 project pages: the input,
  * prefixed with `<` so the JSON sniff never takes it, is parsed as an HTML
- * page; every file record must hold an absolute URL and a filename, and the
+ * page; every file record must hold an absolute URL (or, marked bad_url, the
+ * link as written) and a filename, and the
  * filenames then go through the wheel filename parser. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pypi_index.h"
+
+/* A usable file's URL is absolute with an authority; an unusable one
+ * (bad_url) is the link as written, short and free of control bytes. */
+static int url_ok(const pypi_file *f)
+{
+    if (!f->bad_url)
+        return strstr(f->url, "://") != NULL;
+    if (strcmp(f->bad_url, "unsupported_url") != 0 || f->read_url || strlen(f->url) > 200)
+        return 0;
+    for (const char *p = f->url; *p; p++)
+        if ((unsigned char)*p < ' ' || *p == 0x7f)
+            return 0;
+    return 1;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc == EL_OK) {
         for (size_t i = 0; i < pg.nfiles; i++) {
             const pypi_file *f = &pg.files[i];
-            if (!f->url || !f->filename || !*f->filename || !strstr(f->url, "://"))
+            if (!f->url || !f->filename || !*f->filename || !url_ok(f))
                 abort();
             if (f->sha256 && strlen(f->sha256) != 64)
                 abort();

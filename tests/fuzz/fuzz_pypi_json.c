@@ -1,12 +1,27 @@
 /* fuzz_pypi_json.c — libFuzzer target for PEP 691 project pages: the input
  * is parsed as a JSON page (a leading '{' is added when missing so the JSON
- * path is taken); a success must give well-formed records, a failure must
+ * path is taken); a success must give well-formed records (an unfetchable
+ * link kept as written, marked bad_url), a failure must
  * be EL_PACKAGE_NOT_FOUND with a message. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pypi_index.h"
+
+/* A usable file's URL is absolute with an authority; an unusable one
+ * (bad_url) is the link as written, short and free of control bytes. */
+static int url_ok(const pypi_file *f)
+{
+    if (!f->bad_url)
+        return strstr(f->url, "://") != NULL;
+    if (strcmp(f->bad_url, "unsupported_url") != 0 || f->read_url || strlen(f->url) > 200)
+        return 0;
+    for (const char *p = f->url; *p; p++)
+        if ((unsigned char)*p < ' ' || *p == 0x7f)
+            return 0;
+    return 1;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         for (size_t i = 0; i < pg.nfiles; i++) {
             const pypi_file *f = &pg.files[i];
-            if (!f->url || !f->filename || !strstr(f->url, "://"))
+            if (!f->url || !f->filename || !url_ok(f))
                 abort();
             if (f->sha256 && strlen(f->sha256) != 64)
                 abort();
