@@ -15,8 +15,8 @@ static const char check_usage[] =
 int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
 {
     el_check_options co_check = { 0 };
-    el_spec_options so = { EL_SPEC_FORMAT_AUTO, NULL };
-    char **spec_args = calloc((size_t)argc + 2, sizeof *spec_args);
+    el_spec_options so = { .format = EL_SPEC_FORMAT_AUTO };
+    char **spec_args = calloc((size_t)argc + 4, sizeof *spec_args);
     int n_spec_args = 0;
     const char *spec_path = NULL, *lock_path = NULL;
     int status = 0;
@@ -56,6 +56,10 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     }
     co_check.spec_path = spec_path;
     co_check.spec_opts = &so;
+    if (co_check.bases_path) { /* the spec is checked against the catalog the check uses */
+        spec_args[n_spec_args++] = "--bases";
+        spec_args[n_spec_args++] = (char *)co_check.bases_path;
+    }
     spec_args[n_spec_args++] = (char *)spec_path;
     const char *path = NULL;
     el_spec *spec = cli_load_spec(ctx, o, n_spec_args, spec_args, &path, &status);

@@ -87,8 +87,8 @@ int cli_spec_option(el_ctx *ctx, const cli_opts *o, int argc, char **argv, int *
 el_spec *cli_load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
                        const char **path_out, int *status)
 {
-    el_spec_options so = { EL_SPEC_FORMAT_AUTO, NULL };
-    const char *path = NULL;
+    el_spec_options so = { .format = EL_SPEC_FORMAT_AUTO };
+    const char *path = NULL, *bases_path = NULL;
     for (int i = 0; i < argc; i++) {
         int r = cli_spec_option(ctx, o, argc, argv, &i, &so);
         if (r < 0) {
@@ -97,6 +97,18 @@ el_spec *cli_load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
         }
         if (r > 0)
             continue;
+        if (strncmp(argv[i], "--bases=", 8) == 0) {
+            bases_path = argv[i] + 8;
+            continue;
+        }
+        if (strcmp(argv[i], "--bases") == 0) {
+            if (i + 1 >= argc) {
+                *status = cli_usage_error(ctx, o, "--bases needs a value");
+                return NULL;
+            }
+            bases_path = argv[++i];
+            continue;
+        }
         if (argv[i][0] == '-' && argv[i][1] != '\0') {
             *status = cli_usage_error(ctx, o, "unknown option `%s`", argv[i]);
             return NULL;
@@ -108,18 +120,36 @@ el_spec *cli_load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
         }
         path = argv[i];
     }
+    if (!path && !so.template_name) {
+        *status = cli_usage_error(ctx, o, "which spec? give a FILE (or - for stdin)");
+        return NULL;
+    }
+    /* The approved bases are the catalog's: the one named, else
+     * $ENVLOCK_BASES; with neither, the spec module's copy of the built-in
+     * catalog (equal to it by test), so nothing is read. */
+    el_bases *bases = NULL;
+    if (!bases_path) {
+        const char *env = getenv("ENVLOCK_BASES");
+        if (env && *env)
+            bases_path = env;
+    }
+    if (bases_path) {
+        if (!(bases = el_bases_load(ctx, bases_path))) {
+            *status = cli_report_failure(ctx, o);
+            return NULL;
+        }
+        so.bases = el_bases_spec_view(bases, &so.n_bases);
+    }
     el_spec *spec;
     if (!path && so.template_name) {
         path = "(template)";
         spec = el_spec_load_text(ctx, "", 0, path, &so);
-    } else if (!path) {
-        *status = cli_usage_error(ctx, o, "which spec? give a FILE (or - for stdin)");
-        return NULL;
     } else if (strcmp(path, "-") == 0) {
         spec = el_spec_load_file(ctx, "/dev/stdin", &so);
     } else {
         spec = el_spec_load_file(ctx, path, &so);
     }
+    el_bases_free(bases); /* the spec keeps findings, not the view */
     *path_out = path;
     if (!spec)
         *status = cli_report_failure(ctx, o);

@@ -122,16 +122,20 @@ static void print_text(const cli_opts *o, const el_plan_result *r)
 
 int cli_plan(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
 {
-    el_spec_options so = { EL_SPEC_FORMAT_AUTO, NULL };
+    el_spec_options so = { .format = EL_SPEC_FORMAT_AUTO };
     plan_args a = { 0 };
     a.variants = calloc((size_t)argc + 1, sizeof *a.variants);
-    a.spec_args = calloc((size_t)argc + 2, sizeof *a.spec_args);
+    a.spec_args = calloc((size_t)argc + 4, sizeof *a.spec_args);
     int status = parse(ctx, o, argc, argv, &a, &so);
     el_spec *spec = NULL;
     if (status == 0) {
         a.po.spec_path = a.spec_path;
         a.po.spec_opts = &so;
         a.po.variants = a.variants;
+        if (a.po.bases_path) { /* the spec is checked against the catalog the plan uses */
+            a.spec_args[a.n_spec_args++] = "--bases";
+            a.spec_args[a.n_spec_args++] = (char *)a.po.bases_path;
+        }
         a.spec_args[a.n_spec_args++] = (char *)a.spec_path;
         const char *path = NULL;
         spec = cli_load_spec(ctx, o, a.n_spec_args, a.spec_args, &path, &status);

@@ -59,9 +59,9 @@ static void print_json_result(const el_resolve_result *r)
 int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
 {
     el_resolve_options ro = { 0 };
-    el_spec_options so = { EL_SPEC_FORMAT_AUTO, NULL };
+    el_spec_options so = { .format = EL_SPEC_FORMAT_AUTO };
     const char **upgrade = calloc((size_t)argc + 1, sizeof *upgrade);
-    char **spec_args = calloc((size_t)argc + 2, sizeof *spec_args);
+    char **spec_args = calloc((size_t)argc + 4, sizeof *spec_args);
     int n_spec_args = 0;
     const char *spec_path = NULL;
     int status = 0;
@@ -114,6 +114,10 @@ int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     ro.spec_path = spec_path;
     ro.spec_opts = &so;
 
+    if (ro.bases_path) { /* the spec is checked against the catalog the resolve uses */
+        spec_args[n_spec_args++] = "--bases";
+        spec_args[n_spec_args++] = (char *)ro.bases_path;
+    }
     spec_args[n_spec_args++] = (char *)spec_path;
     const char *path = NULL;
     el_spec *spec = cli_load_spec(ctx, o, n_spec_args, spec_args, &path, &status);

@@ -1,6 +1,8 @@
-/* validate.c — `envlock validate FILE`: load a spec (Environment document or
- * DataGen recipe) and report every finding with its position, or that it is
- * valid with its name and digest. */
+/* validate.c — `envlock validate FILE [--bases CATALOG]`: load a spec
+ * (Environment document or DataGen recipe) against the approved bases of the
+ * catalog in use (--bases, $ENVLOCK_BASES, else the built-in one; see
+ * cli_load_spec()) and report every finding with its position, or that it
+ * is valid with its name and digest. */
 #include "cli.h"
 
 int cli_validate(el_ctx *ctx, const cli_opts *o, int argc, char **argv)

@@ -15,6 +15,7 @@
 #include "envlock/error.h"
 #include "envlock/version.h"
 #include "envlock/spec.h"
+#include "envlock/bases.h"
 #include "envlock/lifecycle.h"
 #include "envlock/index.h"
 #include "envlock/cache.h"

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "envlock/spec.h"
 #include "util.h"
 
 typedef struct target_catalog target_catalog;
@@ -35,6 +36,7 @@ typedef struct target_base {
     const char *libc;           /* "glibc 2.36" */
     const char *repository;     /* "environments/base/python-cpu" */
     size_t n_variants;          /* entries of variants/digests */
+    const char *cuda_version;   /* "12.8" (cudaVersion), or NULL: not given */
 } target_base;
 
 /* target_catalog_load() :
@@ -58,6 +60,12 @@ const target_base *target_catalog_find(el_ctx *ctx, const target_catalog *cat, c
  *  DL_ENV_ARTIFACT_MISSING (retryable, detail.reason base_channel_unpublished):
  *  "`R:C` has no published digest for the V variant; ...". */
 const char *target_base_digest(el_ctx *ctx, const target_base *b, const char *variant);
+
+/* target_catalog_spec_bases() :
+ *  The catalog's bases as the spec rules take them (el_spec_options.bases):
+ *  one per ref, in catalog order. The strings are borrowed from `cat`; the
+ *  array is the caller's to free(). */
+el_spec_base *target_catalog_spec_bases(const target_catalog *cat, size_t *n);
 
 /* target_catalog_path() : the file the catalog was read from. Borrowed. */
 const char *target_catalog_path(const target_catalog *cat);

@@ -115,7 +115,8 @@ el_spec *el_spec_load_text(el_ctx *ctx, const char *text, size_t len, const char
     if (root) {
         s->doc = spec_model_build(root, &s->fs);
         if (s->doc)
-            spec_rules_check(s->doc, root, flags, &s->fs);
+            spec_rules_check(s->doc, root, flags, opts ? opts->bases : NULL,
+                             opts ? opts->n_bases : 0, &s->fs);
     }
     if (!s->doc && s->fs.len == 0)
         spec_finding_add_pos(&s->fs, 0, 0, "(document)", EL_SPEC_INVALID,

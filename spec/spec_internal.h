@@ -127,10 +127,11 @@ struct json_object *spec_model_build(const spec_node *root, spec_findings *fs);
  *  normalized document — possibly a partial one from spec_model_build(),
  *  in which case each rule skips what depends on a field that failed its
  *  type check; uses `root` only to find positions. `flags` is a set of
- *  SPEC_RULES_* bits. */
+ *  SPEC_RULES_* bits. `bases` (n_bases of them) are the approved bases;
+ *  NULL: el_spec_default_bases(). */
 #define SPEC_RULES_DATAGEN 1u /* the spec came from a DataGen recipe: http:// indexes are allowed */
 void spec_rules_check(const struct json_object *doc, const spec_node *root, unsigned flags,
-                      spec_findings *fs);
+                      const el_spec_base *bases, size_t n_bases, spec_findings *fs);
 
 /* spec_node_at_path() : the node for a dotted field path such as
  * "spec.packages.python.dependencies[2]" (camelCase or snake_case keys), or

@@ -19,19 +19,40 @@
 
 #include "spec_rules_internal.h"
 
-/* ---- the approved bases (bases.py) ---- */
+/* ---- the approved bases ---- */
 
-static const spec_base bases[] = {
-    { "datalayer/python-cpu", "3.13", NULL },
-    { "datalayer/python-cuda", "3.13", "12.8" },
+/* The owner of the approved bases is the catalog (corpus/bases/bases.yaml,
+ * or the site's own given with --bases / ENVLOCK_BASES); the caller hands
+ * its view in through el_spec_options. This copy is only the fallback for a
+ * load that names no bases (a program using the spec API alone, the spec
+ * tests), so that the spec module needs no catalog reader. It must say what
+ * the built-in catalog says: resolve_cli_unit compares the two field by
+ * field. */
+static const el_spec_base default_bases[] = {
+    { "datalayer/python-cpu", "environments/base/python-cpu", "3.13", false, NULL },
+    { "datalayer/python-cuda", "environments/base/python-cuda", "3.13", true, "12.8" },
 };
 
-const spec_base *spec_base_find(const char *ref)
+const el_spec_base *el_spec_default_bases(size_t *n)
 {
-    for (size_t k = 0; k < sizeof bases / sizeof bases[0]; k++)
-        if (strcmp(bases[k].ref, ref) == 0)
-            return &bases[k];
+    *n = sizeof default_bases / sizeof default_bases[0];
+    return default_bases;
+}
+
+const el_spec_base *spec_base_find(const rules_ctx *r, const char *ref)
+{
+    for (size_t k = 0; k < r->n_bases; k++)
+        if (strcmp(r->bases[k].ref, ref) == 0)
+            return &r->bases[k];
     return NULL;
+}
+
+char *spec_bases_list(const rules_ctx *r)
+{
+    strbuf sb = STRBUF_INIT;
+    for (size_t k = 0; k < r->n_bases; k++)
+        sb_addf(&sb, "%s%s", k ? ", " : "", r->bases[k].ref);
+    return sb_detach(&sb, NULL);
 }
 
 /* ---- helpers ---- */
@@ -212,16 +233,16 @@ static void rule_base(rules_ctx *r, json_object *spec)
     const char *version = jstr(jget(spec, "language"), "version");
     if (!ref)
         return;
-    const spec_base *b = spec_base_find(ref);
+    const el_spec_base *b = spec_base_find(r, ref);
     if (!b) {
-        rules_add(r, "spec.base.ref", EL_SPEC_INVALID,
-                  "`%s` is not an approved base; approved: datalayer/python-cpu, "
-                  "datalayer/python-cuda",
-                  ref);
+        char *approved = spec_bases_list(r);
+        rules_add(r, "spec.base.ref", EL_SPEC_INVALID, "`%s` is not an approved base; approved: %s",
+                  ref, approved);
+        free(approved);
         return;
     }
     r->base = b;
-    if (version && strcmp(version, b->python) != 0)
+    if (version && b->python && strcmp(version, b->python) != 0)
         rules_add(r, "spec.language.version", EL_SPEC_INVALID,
                   "Python %s is not what `%s` provides (%s); it is validated against the base, "
                   "not replaced",
@@ -725,9 +746,10 @@ static void rule_resources(rules_ctx *r, json_object *spec)
         rules_add(r, "spec.base.ref", EL_SPEC_INVALID,
                   "`%s` has no CUDA; a GPU size class needs a CUDA base", r->base->ref);
     const char *cuda = has_accel ? jstr(accel, "cuda") : NULL;
-    if (cuda && r->base && r->base->cuda && !cuda_matches(cuda, r->base->cuda))
+    const char *have = r->base ? r->base->cuda_version : NULL;
+    if (cuda && r->base && r->base->cuda && have && !cuda_matches(cuda, have))
         rules_add(r, "spec.resources.accelerator.cuda", EL_SPEC_INVALID,
-                  "CUDA `%s` is not what `%s` provides (%s)", cuda, r->base->ref, r->base->cuda);
+                  "CUDA `%s` is not what `%s` provides (%s)", cuda, r->base->ref, have);
     else if (cuda && r->base && !r->base->cuda && cls && !gpu)
         rules_add(r, "spec.resources.accelerator.cuda", EL_SPEC_INVALID,
                   "CUDA `%s` is not what `%s` provides (it has no CUDA)", cuda, r->base->ref);
@@ -807,10 +829,12 @@ static void rule_regions(rules_ctx *r, json_object *spec)
 }
 
 void spec_rules_check(const json_object *cdoc, const spec_node *root, unsigned flags,
-                      spec_findings *fs)
+                      const el_spec_base *bases, size_t n_bases, spec_findings *fs)
 {
     json_object *doc = (json_object *)cdoc; /* json-c getters take non-const */
-    rules_ctx r = { .root = root, .fs = fs, .flags = flags };
+    rules_ctx r = { .root = root, .fs = fs, .flags = flags, .bases = bases, .n_bases = n_bases };
+    if (!bases)
+        r.bases = el_spec_default_bases(&r.n_bases);
     json_object *spec = jget(doc, "spec");
     json_object *packages = jget(spec, "packages");
     json_object *python = jget(packages, "python");

@@ -449,10 +449,21 @@ static void dl_add(ptrvec *out, unsigned line, char *msg)
     ptrvec_push(out, d);
 }
 
-/* Whether a FROM image names an approved repository: `datalayer/python-cpu`
- * or `environments/base/python-cpu` (and the -cuda pair), from any registry,
- * with any tag or digest. */
-static bool approved_from(const char *image)
+/* Whether `s` (a repository path) is `repo`, or ends in "/" + `repo`. */
+static bool names_repo(const char *s, const char *repo)
+{
+    if (!repo)
+        return false;
+    size_t n = strlen(s), rl = strlen(repo);
+    return (n == rl && strcmp(s, repo) == 0) ||
+           (n > rl && s[n - rl - 1] == '/' && strcmp(s + n - rl, repo) == 0);
+}
+
+/* Whether a FROM image names an approved base: its ref
+ * (`datalayer/python-cpu`) or its repository
+ * (`environments/base/python-cpu`), from any registry, with any tag or
+ * digest. */
+static bool approved_from(const rules_ctx *r, const char *image)
 {
     char *s = xstrdup(image);
     char *at = strchr(s, '@');
@@ -462,21 +473,15 @@ static bool approved_from(const char *image)
     char *colon = strrchr(slash ? slash : s, ':');
     if (colon)
         *colon = '\0';
-    static const char *const repos[] = { "datalayer/python-cpu", "datalayer/python-cuda",
-                                         "environments/base/python-cpu",
-                                         "environments/base/python-cuda", NULL };
     bool ok = false;
-    size_t n = strlen(s);
-    for (size_t k = 0; repos[k] && !ok; k++) {
-        size_t rl = strlen(repos[k]);
-        ok = (n == rl && strcmp(s, repos[k]) == 0) ||
-             (n > rl && s[n - rl - 1] == '/' && strcmp(s + n - rl, repos[k]) == 0);
-    }
+    for (size_t k = 0; k < r->n_bases && !ok; k++)
+        ok = names_repo(s, r->bases[k].ref) || names_repo(s, r->bases[k].repository);
     free(s);
     return ok;
 }
 
-static void check_instruction(ptrvec *out, ptrvec *stages, unsigned line, char *text)
+static void check_instruction(const rules_ctx *r, ptrvec *out, ptrvec *stages, unsigned line,
+                              char *text)
 {
     char *p = text;
     while (isspace((unsigned char)*p))
@@ -515,11 +520,13 @@ static void check_instruction(ptrvec *out, ptrvec *stages, unsigned line, char *
                    xasprintf("line %u: `FROM %s` takes its base from a build argument; name an "
                              "approved base",
                              line, image));
-        else if (!stage && !approved_from(image))
+        else if (!stage && !approved_from(r, image)) {
+            char *approved = spec_bases_list(r);
             dl_add(out, line,
-                   xasprintf("line %u: `FROM %s` is not an approved base; approved: "
-                             "datalayer/python-cpu, datalayer/python-cuda",
-                             line, image));
+                   xasprintf("line %u: `FROM %s` is not an approved base; approved: %s", line,
+                             image, approved));
+            free(approved);
+        }
         if (k + 2 < toks.len && strcasecmp(toks.items[k + 1], "AS") == 0)
             ptrvec_push(stages, toks.items[k + 2]);
     } else if (strcmp(kw, "RUN") == 0) {
@@ -583,13 +590,13 @@ static void check_dockerfile(rules_ctx *r, const char *content)
         free(l);
         if (!cont) {
             char *text = sb_detach(&ins, NULL);
-            check_instruction(&out, &stages, start, text);
+            check_instruction(r, &out, &stages, start, text);
             ptrvec_push(&held, text); /* stage names point into it */
         }
     }
     if (ins.len) {
         char *text = sb_detach(&ins, NULL);
-        check_instruction(&out, &stages, start, text);
+        check_instruction(r, &out, &stages, start, text);
         ptrvec_push(&held, text);
     }
     if (out.len)

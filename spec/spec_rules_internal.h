@@ -9,22 +9,20 @@
 struct json_object;
 typedef struct json_object json_object;
 
-/* An approved base (bases.py): its Python and, for a CUDA base, the CUDA
- * version (NULL: no CUDA). */
-typedef struct spec_base {
-    const char *ref;
-    const char *python;
-    const char *cuda;
-} spec_base;
-
 typedef struct rules_ctx {
     const spec_node *root;
     spec_findings *fs;
     unsigned flags;
-    const spec_base *base; /* set by rule 3 when the base is approved and checked */
+    const el_spec_base *bases; /* the approved bases (never NULL: the defaults if none given) */
+    size_t n_bases;
+    const el_spec_base *base; /* set by rule 3 when the base is approved and checked */
 } rules_ctx;
 
-const spec_base *spec_base_find(const char *ref);
+/* spec_base_find() : the approved base named `ref`, or NULL. */
+const el_spec_base *spec_base_find(const rules_ctx *r, const char *ref);
+/* spec_bases_list() : the approved refs for a message: "a/b, c/d". Caller
+ * frees. */
+char *spec_bases_list(const rules_ctx *r);
 
 /* Adds a finding for `field`, positioned at the node the path names (or its
  * nearest written ancestor). */

@@ -24,10 +24,34 @@ typedef enum el_spec_format {
     EL_SPEC_FORMAT_DATAGEN      /* a DataGen Sandbox Environment recipe */
 } el_spec_format;
 
+/* One approved base as the spec rules see it (rule 3, rule 5's Dockerfile
+ * FROM, rule 14). The caller fills these from the bases catalog in use
+ * (el_bases_spec_view() in envlock/bases.h); the spec module never reads a
+ * catalog itself. */
+typedef struct el_spec_base {
+    const char *ref;          /* "datalayer/python-cpu": what spec.base.ref may say */
+    const char *repository;   /* "environments/base/python-cpu": also approved in a FROM; or NULL */
+    const char *python;       /* "3.13": what spec.language.version must say */
+    bool cuda;                /* whether the base has CUDA (GPU size classes need it) */
+    const char *cuda_version; /* "12.8"; NULL: no CUDA, or a CUDA base whose version is not
+                               * known (an accelerator's `cuda` is then not compared) */
+} el_spec_base;
+
 typedef struct el_spec_options {
     el_spec_format format;
     const char *template_name; /* DataGen built-in template to start from, or NULL */
+    /* The approved bases, in the order messages list them. NULL (n_bases 0):
+     * the built-in catalog's (corpus/bases/bases.yaml), el_spec_default_bases(). */
+    const el_spec_base *bases;
+    size_t n_bases;
 } el_spec_options;
+
+/* el_spec_default_bases() :
+ *  The bases a spec is checked against when the options name none: the
+ *  reference's two, as the built-in catalog corpus/bases/bases.yaml
+ *  describes them (a test holds the two equal). Static storage; *n gets
+ *  the count. */
+EL_API const el_spec_base *el_spec_default_bases(size_t *n);
 
 /* One problem with a spec. `field` is the camelCase dotted path with [i]
  * indexes ("spec.packages.python.dependencies[2]", "(document)" for the

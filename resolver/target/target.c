@@ -10,6 +10,7 @@
  *   bases:
  *     <ref>:
  *       cuda: false
+ *       cudaVersion: "12.8"          (optional, with cuda: true: what an accelerator's cuda matches)
  *       python: "3.13"               (what specs must name as language.version)
  *       repository: environments/base/<name>   (optional; that is the default)
  *       channels:
@@ -352,7 +353,8 @@ static void read_channel(loader *L, const char *ref, const spec_node *key, const
 
 static void read_base(loader *L, const spec_node *key, const spec_node *base, ptrvec *out)
 {
-    static const char *const keys[] = { "cuda", "python", "repository", "channels", NULL };
+    static const char *const keys[] = { "cuda", "cudaVersion", "python", "repository",
+                                        "channels", NULL };
     target_catalog *cat = L->cat;
     const char *ref = arena_strdup(cat->mem, key->text);
     const char *field = arena_sprintf(cat->mem, "bases.%s", ref);
@@ -375,6 +377,23 @@ static void read_base(loader *L, const spec_node *key, const spec_node *base, pt
             return;
         }
         cuda = n->b;
+    }
+    const char *cuda_version = NULL;
+    if ((n = spec_node_get(base, "cudaVersion"))) {
+        const char *f = field_of(L, field, "cudaVersion");
+        if (!(cuda_version = str_of(L, n, f)))
+            return;
+        const char *dot = strchr(cuda_version, '.');
+        if (!dot || dot == cuda_version || !dot[1] ||
+            !all_digits(cuda_version, (size_t)(dot - cuda_version)) ||
+            !all_digits(dot + 1, strlen(dot + 1))) {
+            bad(L, n, f, "`%s` is not a CUDA version (X.Y)", cuda_version);
+            return;
+        }
+        if (!cuda) {
+            bad(L, n, f, "is given for a base without CUDA (cuda: false)");
+            return;
+        }
     }
     const char *minor = NULL, *repository;
     if ((n = need(L, base, "python", field))) {
@@ -401,6 +420,7 @@ static void read_base(loader *L, const spec_node *key, const spec_node *base, pt
     for (size_t k = 0; k < chs->n && !L->failed; k++) {
         target_base *b = arena_alloc(cat->mem, sizeof *b);
         b->cuda = cuda;
+        b->cuda_version = cuda_version;
         b->python_minor = minor;
         b->repository = repository;
         read_channel(L, ref, chs->keys[k], chs->items[k], field_of(L, fch, chs->keys[k]->text), b);
@@ -513,6 +533,27 @@ void target_catalog_free(target_catalog *cat)
 const char *target_catalog_path(const target_catalog *cat)
 {
     return cat->path;
+}
+
+el_spec_base *target_catalog_spec_bases(const target_catalog *cat, size_t *n)
+{
+    el_spec_base *out = xcalloc(cat->n_refs + 1, sizeof *out);
+    for (size_t k = 0; k < cat->n_refs; k++) {
+        out[k].ref = cat->refs[k];
+        /* every channel of a ref carries the ref's own fields: take the first */
+        for (size_t i = 0; i < cat->n_bases; i++) {
+            const target_base *b = &cat->bases[i];
+            if (strcmp(b->ref, cat->refs[k]) != 0)
+                continue;
+            out[k].repository = b->repository;
+            out[k].python = b->python_minor;
+            out[k].cuda = b->cuda;
+            out[k].cuda_version = b->cuda_version;
+            break;
+        }
+    }
+    *n = cat->n_refs;
+    return out;
 }
 
 static char *joined(const char *const *items, size_t n)

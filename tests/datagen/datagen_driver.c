@@ -91,7 +91,7 @@ static int run_tree(const char *path, const char *tpl)
 static int run_normalized(const char *path, const char *tpl)
 {
     el_ctx *ctx = el_ctx_new();
-    el_spec_options opts = { EL_SPEC_FORMAT_DATAGEN, tpl };
+    el_spec_options opts = { .format = EL_SPEC_FORMAT_DATAGEN, .template_name = tpl };
     el_spec *spec = strcmp(path, "-") == 0 ? el_spec_load_text(ctx, "", 0, "-", &opts)
                                            : el_spec_load_file(ctx, path, &opts);
     if (!spec) {

@@ -1,6 +1,7 @@
 /* unit_target.c — the bases catalog (good and malformed), base resolution
  * errors with the reference's exact messages and codes, the protected-pin
- * merge (every branch of REFERENCE §3 merge_requirements), the spec ->
+ * merge (every branch of REFERENCE §3 merge_requirements), the catalog's
+ * view for the spec rules (equal to the spec module's fallback), the spec ->
  * resolve_request step, and --exclude-newer parsing. No network, no solve. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "envlock/bases.h"
 #include "target_request.h"
 
 #ifndef BASES_YAML
@@ -201,6 +203,74 @@ static void catalog_malformed(void **state)
     expect_bad("  acme/two:\n    channels: {}\n", "bases.acme/two.python: is required", 13);
     expect_bad("  acme/py:\n    python: \"3.13\"\n    channels: {}\n", "acme/py", 12); /* duplicate key */
     expect_bad("        python: [\n", "", 0);                                           /* YAML syntax */
+    expect_bad("  acme/gpu:\n    cuda: true\n    cudaVersion: twelve\n    python: \"3.13\"\n"
+               "    channels: {}\n",
+               "`twelve` is not a CUDA version (X.Y)", 14);
+    expect_bad("  acme/gpu:\n    cudaVersion: \"12.8\"\n    python: \"3.13\"\n    channels: {}\n",
+               "bases.acme/gpu.cudaVersion: is given for a base without CUDA", 13);
+}
+
+/* The spec module's fallback list (el_spec_default_bases(), used when a spec
+ * is loaded with no catalog's view) says exactly what the built-in catalog
+ * says, field by field and in order: the catalog owns the list. */
+static void spec_view_is_the_fallback(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    el_bases *cat = el_bases_load(ctx, BASES_YAML);
+    assert_non_null(cat);
+    assert_string_equal(el_bases_path(cat), BASES_YAML);
+    size_t n = 0, nd = 0;
+    const el_spec_base *view = el_bases_spec_view(cat, &n);
+    const el_spec_base *dflt = el_spec_default_bases(&nd);
+    assert_int_equal(n, nd);
+    for (size_t k = 0; k < n; k++) {
+        assert_string_equal(view[k].ref, dflt[k].ref);
+        assert_string_equal(view[k].repository, dflt[k].repository);
+        assert_string_equal(view[k].python, dflt[k].python);
+        assert_int_equal(view[k].cuda, dflt[k].cuda);
+        if (dflt[k].cuda_version)
+            assert_string_equal(view[k].cuda_version, dflt[k].cuda_version);
+        else
+            assert_null(view[k].cuda_version);
+    }
+    el_bases_free(cat);
+    el_bases_free(NULL);
+    assert_null(el_bases_load(ctx, "/nonexistent/bases.yaml"));
+    assert_int_equal(el_ctx_code(ctx), EL_SPEC_INVALID);
+    el_ctx_free(ctx);
+}
+
+/* A spec loaded with a site catalog's view is checked against it alone. */
+static void spec_rules_take_the_view(void **state)
+{
+    (void)state;
+    static const char head[] = "apiVersion: environments.datalayer.io/v1alpha1\n"
+                               "kind: Environment\nmetadata: {name: site}\nspec:\n"
+                               "  language: {name: python, version: \"%s\"}\n"
+                               "  base: {ref: %s, channel: \"2026.10\"}\n";
+    static const el_spec_base site[] = { { "acme/python-312", NULL, "3.12", false, NULL } };
+    el_spec_options so = { .bases = site, .n_bases = 1 };
+    el_ctx *ctx = el_ctx_new();
+    char *text = xasprintf(head, "3.12", "acme/python-312");
+    el_spec *s = el_spec_load_text(ctx, text, strlen(text), "t", &so);
+    assert_int_equal(el_spec_finding_count(s), 0);
+    el_spec_free(s);
+    s = el_spec_load_text(ctx, text, strlen(text), "t", NULL); /* the built-in bases */
+    assert_int_equal(el_spec_finding_count(s), 1);
+    assert_string_equal(el_spec_finding(s, 0)->message,
+                        "`acme/python-312` is not an approved base; approved: "
+                        "datalayer/python-cpu, datalayer/python-cuda");
+    el_spec_free(s);
+    free(text);
+    text = xasprintf(head, "3.13", "datalayer/python-cpu");
+    s = el_spec_load_text(ctx, text, strlen(text), "t", &so);
+    assert_int_equal(el_spec_finding_count(s), 1);
+    assert_string_equal(el_spec_finding(s, 0)->message,
+                        "`datalayer/python-cpu` is not an approved base; approved: acme/python-312");
+    el_spec_free(s);
+    free(text);
+    el_ctx_free(ctx);
 }
 
 static void catalog_format_and_root(void **state)
@@ -664,6 +734,8 @@ int main(void)
         cmocka_unit_test(catalog_minimal_ok),
         cmocka_unit_test(catalog_malformed),
         cmocka_unit_test(catalog_format_and_root),
+        cmocka_unit_test(spec_view_is_the_fallback),
+        cmocka_unit_test(spec_rules_take_the_view),
         cmocka_unit_test(base_errors),
         cmocka_unit_test(merge_pins_only),
         cmocka_unit_test(merge_order_and_drops),

@@ -1,0 +1,45 @@
+/* target_bases.c — the public face of the bases catalog (envlock/bases.h):
+ * a loaded catalog and the view of it the spec rules take. It adds nothing
+ * to what target.c reads and checks; the spec module stays free of the
+ * catalog, the caller passes the view in. */
+#include <stdlib.h>
+
+#include "envlock/bases.h"
+#include "target.h"
+
+struct el_bases {
+    target_catalog *cat;
+    el_spec_base *view;
+    size_t n;
+};
+
+el_bases *el_bases_load(el_ctx *ctx, const char *path)
+{
+    target_catalog *cat = target_catalog_load(ctx, path);
+    if (!cat)
+        return NULL;
+    el_bases *b = xcalloc(1, sizeof *b);
+    b->cat = cat;
+    b->view = target_catalog_spec_bases(cat, &b->n);
+    return b;
+}
+
+void el_bases_free(el_bases *bases)
+{
+    if (!bases)
+        return;
+    free(bases->view);
+    target_catalog_free(bases->cat);
+    free(bases);
+}
+
+const el_spec_base *el_bases_spec_view(const el_bases *bases, size_t *n)
+{
+    *n = bases->n;
+    return bases->view;
+}
+
+const char *el_bases_path(const el_bases *bases)
+{
+    return target_catalog_path(bases->cat);
+}
