@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""check_tamper.py ENVLOCK — `envlock check` on tampered locks, through the
+demo corpus's file:// mirrors (corpus/demo/mirror) and one cache directory.
+
+  1. The demo lock (tests/cli/cases/check_up_to_date) is up to date online;
+     that run fills the cache.
+  2. Its requests wheel given another (well-formed) sha256 and its zod
+     tarball another sha512 integrity: "artifact not confirmed" lines naming
+     what the index gives, exit 1 — online, and --offline from the cache.
+  3. Its inputs pointed at a recording HTTP server on 127.0.0.1 (a PyPI
+     page, a packument and an apt InRelease): "input not from this spec's
+     indexes" lines, exit 1, online and --offline, and the server receives
+     no request at all.
+
+Exit 0 pass, 1 fail. Standard library only.
+"""
+
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+CASE = os.path.join(REPO, "tests", "cli", "cases", "check_up_to_date")
+FAILS = []
+
+REQ_HASH = "sha256:de4aecebc42af3721c82fd2fc519c88771744310ff29b7fdc841f31abee201e7"
+ZOD_HASH = ("sha512-aNi5TinoUnjYczsH9R81zG3dL2WXt2PldLCLJCEhdLdAb3vse4aOWLWEuhXV8nWggSF5"
+            "MTVPpDHNq6xwh81+xw==")
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("FAIL: " + what)
+
+
+class Recorder(http.server.BaseHTTPRequestHandler):
+    seen = []
+
+    def do_GET(self):  # noqa: N802 (http.server's name)
+        Recorder.seen.append(self.path)
+        self.send_response(404)
+        self.end_headers()
+
+    do_HEAD = do_GET
+
+    def log_message(self, *args):
+        pass
+
+
+def main():
+    envlock = sys.argv[1]
+    work = tempfile.mkdtemp(prefix="check-tamper-")
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    port = srv.server_address[1]
+    env = dict(os.environ)
+    for k in ("ENVLOCK_MIRRORS", "ENVLOCK_CONFIG", "ENVLOCK_BASES", "ENVLOCK_CACHE_DIR"):
+        env.pop(k, None)
+    env["XDG_CONFIG_HOME"] = os.path.join(work, "xdg-config")
+    mirror = os.path.join(REPO, "corpus", "demo", "mirror")
+    common = ["--mirror", "https://pypi.org=file://%s/pypi/pypi" % mirror,
+              "--mirror", "https://registry.npmjs.org=file://%s/npm" % mirror,
+              "--mirror", "https://snapshot.debian.org/archive/debian/20260914T150000Z=file://%s/apt"
+              % mirror,
+              "--cache-dir", os.path.join(work, "cache")]
+    spec = os.path.join(CASE, "spec.yaml")
+    bases = os.path.join(REPO, "corpus", "demo", "bases.yaml")
+
+    def run(lock, offline=False):
+        args = [envlock] + common + (["--offline"] if offline else []) + \
+            ["check", "--bases", bases, spec, lock]
+        p = subprocess.run(args, capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+        return p.returncode, p.stdout, p.stderr
+
+    try:
+        text = open(os.path.join(CASE, "envlock.lock"), encoding="utf-8").read()
+
+        def write(name, body):
+            path = os.path.join(work, name)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(body)
+            return path
+
+        good = write("good.lock", text)
+        rc, out, err = run(good)
+        check(rc == 0 and "is up to date" in out, "1: the demo lock is up to date online (%d %s%s)"
+              % (rc, out, err))
+
+        # 2: well-formed, wrong hashes: only the index can tell
+        assert text.count(REQ_HASH) == 1 and text.count(ZOD_HASH) == 1
+        bad = write("bad-hash.lock", text.replace(REQ_HASH, "sha256:" + "ab" * 32)
+                    .replace(ZOD_HASH, "sha512-" + "B" * 85 + "A=="))
+        want = ["  artifact not confirmed: npm zod 3.23.8 zod-3.23.8.tgz: the index gives " + ZOD_HASH,
+                "  artifact not confirmed: pypi requests 2.32.3 requests-2.32.3-py3-none-any.whl: "
+                "the index gives " + REQ_HASH]
+        for offline in (False, True):
+            rc, out, err = run(bad, offline)
+            lines = out.splitlines()[1:]
+            check(rc == 1 and lines == want, "2: wrong hashes are not confirmed%s (%d %s%s)"
+                  % (" offline" if offline else "", rc, out, err))
+
+        # 3: inputs elsewhere are findings, never requests
+        host = "http://127.0.0.1:%d" % port
+        foreign = text.replace('url: "https://pypi.org/simple/requests/"',
+                               'url: "%s/simple/requests/"' % host)
+        foreign = foreign.replace('url: "https://registry.npmjs.org/zod"', 'url: "%s/zod"' % host)
+        foreign = foreign.replace("inputs:\n", "inputs:\n- ecosystem: deb\n  url: \"%s/debian/dists/"
+                                  "bookworm/InRelease\"\n  identity: \"\"\n" % host, 1)
+        path = write("foreign.lock", foreign)
+        want = ["  input not from this spec's indexes: deb %s/debian/dists/bookworm/InRelease" % host,
+                "  input not from this spec's indexes: npm %s/zod" % host,
+                "  input not from this spec's indexes: pypi %s/simple/requests/" % host]
+        for offline in (False, True):
+            rc, out, err = run(path, offline)
+            lines = out.splitlines()[1:]
+            check(rc == 1 and lines == want, "3: foreign inputs are findings%s (%d %s%s)"
+                  % (" offline" if offline else "", rc, out, err))
+        check(Recorder.seen == [], "3: the server on 127.0.0.1 got no request (got %s)"
+              % Recorder.seen)
+    finally:
+        srv.shutdown()
+        shutil.rmtree(work, ignore_errors=True)
+    print("check_tamper: %s" % ("FAIL" if FAILS else "ok"))
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
