@@ -36,7 +36,11 @@
  *   offline_cache_miss  offline and the cache has no valid entry (not
  *                       retryable until fetched online)
  *   bad_url             a URL libcurl refuses or a scheme other than
- *                       http/https/file (EL_USAGE instead of NOT_FOUND)
+ *                       http/https/file (not retryable). Still
+ *                       EL_PACKAGE_NOT_FOUND: such URLs come from what a
+ *                       server sent (a link, a tarball URL), and URLs from
+ *                       the command line or a spec are checked before any
+ *                       request, so none of this is a usage error
  * detail.url is always the canonical URL with any user:password@ removed;
  * detail.limit/seconds, detail.retryAfterSeconds and detail.location carry
  * the fields below when set.
@@ -66,7 +70,8 @@ typedef struct cache cache;
  *  that cache_run() returns EL_INTERNAL. Borrows nothing from `o` after
  *  returning.
  *  NULL after recording a failure (unusable directory: EL_IO with
- *  detail.path and detail.errno; malformed mirror: EL_USAGE with detail.mirror). */
+ *  detail.path and detail.errno; malformed mirror: EL_USAGE with detail.mirror;
+ *  no directory to use at all, HOME unset: cache_fail_no_dir()). */
 cache *cache_open(el_ctx *ctx, const el_cache_options *o);
 void cache_close(cache *c);
 
@@ -363,6 +368,11 @@ char *cache_mirrors_rewrite(const cache_mirrors *m, const char *url);
 /* cache_mirrors_unrewrite() : maps an effective URL under a mirror back to
  *  the canonical prefix it stands for (malloc'd; a copy when none applies). */
 char *cache_mirrors_unrewrite(const cache_mirrors *m, const char *url);
+
+/* cache_fail_no_dir() : records why cache_default_dir() found no
+ *  directory (HOME unset and no override: the environment, not envlock, is
+ *  at fault) as EL_USAGE, detail.reason `no_cache_dir`; returns EL_USAGE. */
+el_code cache_fail_no_dir(el_ctx *ctx);
 
 /* cache_url_join() : `ref` (absolute, or relative) resolved against the
  *  absolute URL `base` per RFC 3986 5.2, on the bytes as written (no

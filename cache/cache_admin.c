@@ -61,7 +61,7 @@ el_code el_cache_dir(el_ctx *ctx, const el_cache_options *o, char **dir)
 {
     *dir = cache_default_dir(o);
     if (!*dir)
-        return el_fail(ctx, EL_INTERNAL, "no cache directory: set ENVLOCK_CACHE_DIR or HOME");
+        return cache_fail_no_dir(ctx);
     return EL_OK;
 }
 
@@ -999,10 +999,11 @@ static el_code stage_members(el_ctx *ctx, const char *file, int fd, const char *
         int err;
         if (!extract(a, p, l->size, sha, &size, &over, &err)) {
             if (err) {
-                rc = el_fail(ctx, CACHE_IO, "cannot import %s: writing %s: %s", file, p,
-                             strerror(err));
+                /* no space left, a quota, a read-only disk: this machine,
+                 * not the archive (detail.errno "ENOSPC", retryable) */
+                rc = el_fail_io(ctx, err, "cannot import %s: writing %s: %s", file, p,
+                                strerror(err));
                 el_detail_str(ctx, "path", p);
-                el_detail_int(ctx, "errno", err);
             } else {
                 rc = tampered(ctx, file, name,
                               over ? "it holds more bytes than the manifest lists"
@@ -1079,12 +1080,11 @@ el_code el_cache_import_verified(el_ctx *ctx, const el_cache_options *o, const c
         struct statvfs vfs;
         char *v1 = xasprintf("%s/v1", dir);
         if (statvfs(v1, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < declared) {
-            rc = el_fail(ctx, CACHE_IO,
-                         "cannot import %s: it holds %llu bytes and %s has %llu bytes free",
-                         file, (unsigned long long)declared, v1,
-                         (unsigned long long)vfs.f_bavail * vfs.f_frsize);
+            rc = el_fail_io(ctx, ENOSPC,
+                            "cannot import %s: it holds %llu bytes and %s has %llu bytes free",
+                            file, (unsigned long long)declared, v1,
+                            (unsigned long long)vfs.f_bavail * vfs.f_frsize);
             el_detail_str(ctx, "path", v1);
-            el_detail_int(ctx, "errno", ENOSPC);
         }
         free(v1);
     }
@@ -1120,11 +1120,18 @@ el_code el_cache_import_verified(el_ctx *ctx, const el_cache_options *o, const c
         char *p = xasprintf("%s/%s", stage, ls[j].key);
         size_t n;
         unsigned char *data = (unsigned char *)read_file(p, (size_t)MEMBER_MAX, &n);
+        int err = data ? 0 : errno;
         cache_meta m;
         cache_meta_init(&m);
         const char *why = data ? cache_entry_check(data, n, ls[j].key, &m, NULL, NULL)
                                : "unreadable member";
-        if (why) {
+        if (!data && err) {
+            /* what was just written cannot be read back: this machine's
+             * disk, not the archive */
+            rc = el_fail_io(ctx, err, "cannot import %s: reading back %s: %s", file, p,
+                            strerror(err));
+            el_detail_str(ctx, "path", p);
+        } else if (why) {
             rc = tampered(ctx, file, ls[j].path, why);
         } else {
             struct stat sb = { 0 };

@@ -193,9 +193,9 @@ static void vfail(xfer *x, const char *reason, long status, bool retryable, cons
 {
     char *msg = xvasprintf(fmt, ap);
     cache_response r = { 0 };
-    r.code = e && e->code != EL_OK            ? e->code
-             : strcmp(reason, "bad_url") == 0 ? EL_USAGE
-                                              : EL_PACKAGE_NOT_FOUND;
+    /* bad_url too: a URL that reaches a transfer came from a server (a
+     * link on a page), never from the command line (see cache.h). */
+    r.code = e && e->code != EL_OK ? e->code : EL_PACKAGE_NOT_FOUND;
     r.reason = reason;
     r.status = status;
     r.message = msg;
@@ -401,7 +401,7 @@ cache *cache_open(el_ctx *ctx, const el_cache_options *o)
         o = &none;
     char *dir = cache_default_dir(o);
     if (!dir) {
-        el_fail(ctx, EL_INTERNAL, "no cache directory: set ENVLOCK_CACHE_DIR or HOME");
+        cache_fail_no_dir(ctx);
         return NULL;
     }
     cache_mirrors *mir = cache_mirrors_load(ctx, o);

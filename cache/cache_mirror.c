@@ -272,6 +272,16 @@ char *cache_default_dir(const el_cache_options *o)
     return NULL;
 }
 
+el_code cache_fail_no_dir(el_ctx *ctx)
+{
+    el_fail(ctx, EL_USAGE,
+            "no cache directory: HOME is unset or empty, and so are ENVLOCK_CACHE_DIR and "
+            "XDG_CACHE_HOME (or it is not absolute); pass --cache-dir DIR or set "
+            "ENVLOCK_CACHE_DIR");
+    el_detail_str(ctx, "reason", "no_cache_dir");
+    return EL_USAGE;
+}
+
 /* Whether every byte may appear in a URL: no control characters, and no
  * spaces unless `spaces`. */
 static bool url_chars_ok(const char *s, bool spaces)
