@@ -4,7 +4,10 @@
  * options and (online) input identities against what the caller knows now,
  * then every root requirement against the locked version and every locked
  * dependency edge against the version it binds, each in its ecosystem's own
- * grammar (PEP 440/508, node-semver, dpkg). It reads the lock only; it never
+ * grammar (PEP 440/508, node-semver, dpkg), and — for `check` — every
+ * artifact: its form (file name, hash, URL on its source's host), its
+ * package's source against the spec's, and its entry in the index documents
+ * the caller read. It reads the lock only; it never
  * fetches anything and never decides what a re-resolve would choose — a lock
  * that is still *a* valid answer passes even if a newer version exists. Every
  * difference becomes one line of the report, in a fixed order, so the report

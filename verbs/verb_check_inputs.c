@@ -7,8 +7,11 @@
  * resolver made — same URL, same Accept (and so the same cache entry and
  * the same negotiated document, whose ETag is what the lock holds), same
  * registry credentials — and each identity is derived exactly as
- * resolver_lock.c derived it. It compares nothing (lock_check.c does) and
- * never parses more of a document than the identity needs. */
+ * resolver_lock.c derived it. Only inputs the spec's request derives are
+ * requested (a lock naming another host is a finding, never a request).
+ * Project pages and packuments are parsed into the files they list, for
+ * lock_check() to confirm artifacts with; Release files only as far as the
+ * identity needs. It compares nothing (lock_check.c does). */
 #include <stdlib.h>
 #include <string.h>
 
