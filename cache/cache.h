@@ -369,6 +369,13 @@ char *cache_mirrors_rewrite(const cache_mirrors *m, const char *url);
  *  the canonical prefix it stands for (malloc'd; a copy when none applies). */
 char *cache_mirrors_unrewrite(const cache_mirrors *m, const char *url);
 
+/* cache_url_fetchable() : whether `url` is absolute http, https or file
+ *  with a host, as cache_url_join() reads it (scheme case ignored): what
+ *  a transfer can take. A URL from the command line is checked with it
+ *  before any request, so that a bad one is a usage error and bad_url only
+ *  ever means what a server sent. */
+bool cache_url_fetchable(const char *url);
+
 /* cache_fail_no_dir() : records why cache_default_dir() found no
  *  directory (HOME unset and no override: the environment, not envlock, is
  *  at fault) as EL_USAGE, detail.reason `no_cache_dir`; returns EL_USAGE. */

@@ -272,6 +272,15 @@ char *cache_default_dir(const el_cache_options *o)
     return NULL;
 }
 
+bool cache_url_fetchable(const char *url)
+{
+    char *u = url ? cache_url_join(url, "x") : NULL;
+    bool ok = u && (strncmp(u, "https://", 8) == 0 || strncmp(u, "http://", 7) == 0 ||
+                    strncmp(u, "file://", 7) == 0);
+    free(u);
+    return ok;
+}
+
 el_code cache_fail_no_dir(el_ctx *ctx)
 {
     el_fail(ctx, EL_USAGE,

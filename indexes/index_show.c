@@ -1,6 +1,7 @@
 /* index_show.c — the public el_index_show(): checks the query, opens the
  * cache for the run, and hands the package to its ecosystem's reader. The
  * readers own everything about their wire formats; this file owns none. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -36,6 +37,22 @@ el_code el_index_show(el_ctx *ctx, const el_cache_options *co, const el_index_qu
                 (int)eco_len, q->package);
         el_detail_str(ctx, "reason", "invalid_query");
         return EL_SPEC_INVALID;
+    }
+    /* URLs typed on the command line are checked before any request: a
+     * bad one is a usage error here, while bad_url from the cache means a
+     * URL a server sent (cache.h). */
+    const char *bad = NULL, *flag = NULL;
+    for (size_t i = 0; !bad && i < q->n_pypi_indexes; i++)
+        if (!cache_url_fetchable(q->pypi_indexes[i]))
+            bad = q->pypi_indexes[i], flag = "--index";
+    if (!bad && q->npm_registry && !cache_url_fetchable(q->npm_registry))
+        bad = q->npm_registry, flag = "--registry";
+    if (bad) {
+        char *shown = cache_url_redact(bad);
+        el_fail(ctx, EL_USAGE, "%s `%s`: not an http, https or file URL with a host", flag, shown);
+        el_detail_str(ctx, "url", shown);
+        free(shown);
+        return EL_USAGE;
     }
     el_cache_options defaults = { 0 };
     cache *c = cache_open(ctx, co ? co : &defaults);

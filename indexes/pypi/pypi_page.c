@@ -86,15 +86,11 @@ static char *url_basename(arena *a, const char *url)
     return out;
 }
 
-/* Whether a resolved link is one the cache can fetch: http, https or file
- * with an authority ("://"). RFC 3986 reads `a-1.0+02:00` or `a:=1` as an
+/* Whether a resolved link is one the cache can fetch (http, https or file
+ * with an authority). RFC 3986 reads `a-1.0+02:00` or `a:=1` as an
  * absolute URI of scheme `a-1.0+02` or `a`, which cache_url_join returns
  * as is; nothing can fetch it. */
-static bool fetchable(const char *u)
-{
-    return strncmp(u, "https://", 8) == 0 || strncmp(u, "http://", 7) == 0 ||
-           strncmp(u, "file://", 7) == 0;
-}
+static bool fetchable(const char *u) { return cache_url_fetchable(u); }
 
 /* A link as written, for a file that cannot be fetched: at most 200 bytes,
  * control bytes as '?', so that `index show` can print it safely. */
