@@ -699,6 +699,11 @@ def sc_redirect(base, d):
     # To file:// and in a loop.
     r, _, rc, _ = fetch(d, base + "/redir-to/file:///etc/passwd")
     check(rc == 1 and r[0]["reason"] == "redirect_refused", "file:// refused: %s" % r)
+    check(r[0]["code"] == "DL_ENV_POLICY_DENIED", "what a server sent is no usage error: %s" % r)
+    # A Location RFC 3986 reads as scheme `a-1.0.0+02`: refused the same way.
+    r, _, rc, _ = fetch(d, base + "/redir-to/a-1.0.0+02:00")
+    check(rc == 1 and r[0]["code"] == "DL_ENV_POLICY_DENIED" and r[0]["reason"] == "redirect_refused",
+          "Location a-1.0.0+02:00: %s" % r)
     r, _, rc, _ = fetch(d, base + "/loop/x")
     check(rc == 1 and r[0]["reason"] == "too_many_redirects" and STATE.counts["/loop/x"] == 11,
           "a loop ends: %s %s" % (r, STATE.counts.get("/loop/x")))
