@@ -229,8 +229,12 @@ def stop_nginx(state):
             pid = json.load(f).get("nginx_pid")
     except (OSError, ValueError):
         return
-    if not pid:
-        return
+    if pid:
+        terminate(pid)
+
+
+def terminate(pid):
+    """SIGTERM, up to 5 s for the process to go, then SIGKILL."""
     try:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
