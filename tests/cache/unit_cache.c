@@ -23,20 +23,8 @@
 #include "cache.h"
 #include "cache_curl.h"
 
-static char *mkdir_tmp(void)
-{
-    char tmpl[] = "/tmp/el-unit-cache-XXXXXX";
-    char *d = mkdtemp(tmpl);
-    assert_non_null(d);
-    return xstrdup(d);
-}
-
-static void rm_rf(const char *path)
-{
-    char *cmd = xasprintf("rm -rf '%s'", path);
-    assert_int_equal(system(cmd), 0);
-    free(cmd);
-}
+#define UNIT_TMP_PREFIX "el-unit-cache"
+#include "unit_cache_tmp.h"
 
 static size_t count_files(const char *dir, const char *prefix)
 {

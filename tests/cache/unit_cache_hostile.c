@@ -38,20 +38,8 @@
 #define UNDER_ASAN 0
 #endif
 
-static char *mkdir_tmp(void)
-{
-    char tmpl[] = "/tmp/el-unit-hostile-XXXXXX";
-    char *d = mkdtemp(tmpl);
-    assert_non_null(d);
-    return xstrdup(d);
-}
-
-static void rm_rf(const char *path)
-{
-    char *cmd = xasprintf("rm -rf '%s'", path);
-    assert_int_equal(system(cmd), 0);
-    free(cmd);
-}
+#define UNIT_TMP_PREFIX "el-unit-hostile"
+#include "unit_cache_tmp.h"
 
 static void put(cache_store *s, const char *url, const char *body, bool immutable)
 {
