@@ -46,9 +46,10 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-def run(cache, *args, preexec=None, json_out=True):
-    argv = [ENVLOCK] + (["--json"] if json_out else []) + ["--cache-dir", cache] + list(args)
-    p = subprocess.run(argv, capture_output=True, text=True, preexec_fn=preexec, timeout=100)
+def run(cache, *args, preexec=None, json_out=True, exe=None, env=None):
+    argv = [exe or ENVLOCK] + (["--json"] if json_out else []) + ["--cache-dir", cache] + list(args)
+    p = subprocess.run(argv, capture_output=True, text=True, preexec_fn=preexec, timeout=100,
+                       env=env)
     body = None
     if json_out and p.stdout.strip():
         try:
@@ -236,19 +237,38 @@ def sc_bomb_lying_manifest(work):
         check(not staging_dirs(cache), "%s: no staging left" % label)
 
 
+def nobody_copy(work):
+    """envlock and libenvlock.so* (beside cli/, the build's top directory)
+    copied into work/bin, and the environment that loads that library."""
+    import glob
+    bindir = os.path.join(work, "bin")
+    os.makedirs(bindir, exist_ok=True)
+    exe = os.path.join(bindir, "envlock")
+    shutil.copyfile(ENVLOCK, exe)
+    top = os.path.dirname(os.path.dirname(os.path.abspath(ENVLOCK)))
+    for lib in glob.glob(os.path.join(top, "libenvlock.so*")):
+        shutil.copyfile(lib, os.path.join(bindir, os.path.basename(lib)))
+    env = dict(os.environ, LD_LIBRARY_PATH=bindir)
+    return exe, env
+
+
 def sc_prune_readonly(work):
     cache = os.path.join(work, "cache")
     paths = [put_entry(cache, "https://h/p%d" % i, b"page %d" % i, immutable=False)
              for i in range(3)]
     rc, st, _ = run(cache, "cache", "info")
     check(rc == 0 and st["entries"] == 3, "3 entries: %s" % st)
-    preexec = None
+    preexec = exe = env = None
     if os.geteuid() == 0:
-        # root ignores permissions: prune as nobody a cache root owns
+        # root ignores permissions: prune as nobody a cache root owns. The
+        # build tree may sit under a directory nobody cannot enter (a clone
+        # in a mktemp -d), so nobody runs a copy of envlock and its library
+        # from the work directory.
+        exe, env = nobody_copy(work)
         for root, dirs, files in os.walk(work):
             os.chmod(root, 0o755)
             for n in files:
-                os.chmod(os.path.join(root, n), 0o644)
+                os.chmod(os.path.join(root, n), 0o755 if root == os.path.dirname(exe) else 0o644)
 
         def preexec():
             os.setgid(65534)
@@ -256,7 +276,7 @@ def sc_prune_readonly(work):
     else:
         for root, dirs, files in os.walk(os.path.join(cache, "v1")):
             os.chmod(root, 0o555)
-    rc, body, p = run(cache, "cache", "prune", "--all", preexec=preexec)
+    rc, body, p = run(cache, "cache", "prune", "--all", preexec=preexec, exe=exe, env=env)
     print("prune --all, read-only: exit %d, %s" % (rc, p.stdout.strip()))
     check(rc != 0, "prune on a read-only cache fails (exit %d)" % rc)
     check(rc in (74, 70), "exit 74 (IO_ERROR) or 70: %d" % rc)
@@ -265,7 +285,8 @@ def sc_prune_readonly(work):
           "names the path and errno: %s" % body)
     check("Permission denied" in (body or {}).get("message", "")
           or "Read-only" in (body or {}).get("message", ""), "says what failed: %s" % body)
-    rc, body, p = run(cache, "cache", "prune", "--all", preexec=preexec, json_out=False)
+    rc, body, p = run(cache, "cache", "prune", "--all", preexec=preexec, json_out=False, exe=exe,
+                      env=env)
     check(rc != 0 and "removed 0 entries" not in p.stdout and cache in p.stderr,
           "text: %r %r" % (p.stdout, p.stderr))
     check(all(os.path.exists(x) for x in paths), "the entries are still there")
