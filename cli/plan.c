@@ -143,6 +143,9 @@ int cli_plan(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
             status = cli_report_findings(ctx, o, spec, path);
     }
     if (spec && status == 0) {
+        el_cache_options co; /* only its mirrors: they map the install steps' URLs */
+        cli_cache_options(o, &co);
+        a.po.cache = &co;
         el_plan_result res;
         if (el_plan(ctx, spec, a.lock_path, &a.po, &res) != EL_OK)
             status = cli_report_failure(ctx, o);

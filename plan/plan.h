@@ -14,6 +14,8 @@
 #include "lock.h"
 #include "util.h"
 
+struct cache_mirrors;
+
 /* Where a spec value was written: its field path and 1-based position
  * (0 when the spec text gave none, e.g. a defaulted value). */
 typedef struct plan_pos {
@@ -90,7 +92,20 @@ typedef struct plan_input {
     bool base_cuda;               /* the base carries CUDA (the catalog's `cuda`) */
     const char *const *protected_pins; /* the base's pins, NULL-terminated, or NULL */
     const char *resolved_at;      /* "2026-09-14T15:00:00+00:00" for lock.txt; NULL: plan_resolved_at() */
+    /* The site's mirrors (cache/cache.h: --mirror, ENVLOCK_MIRRORS, the
+     * mirrors file), or NULL. Only the URLs an install step fetches from
+     * go through them (plan_mirror_url()): the Python index URLs, the npm
+     * registry, the apt sources; the lock, its digest and every file that
+     * restates the lock (lock.txt, expected-packages.json) stay canonical. */
+    const struct cache_mirrors *mirrors;
 } plan_input;
+
+/* plan_mirror_url() :
+ *  `url` as an install step fetches it: mapped by the cache's own mapping
+ *  (cache_mirrors_rewrite(): the longest CANONICAL prefix at a path
+ *  boundary) through in->mirrors; a copy when no mirror applies or there
+ *  is no table. Caller frees. */
+char *plan_mirror_url(const plan_input *in, const char *url);
 
 /* ---- exports ---- */
 

@@ -8,13 +8,18 @@
  * It writes no variant's main file itself (plan_<variant>.c do), and it
  * never formats a lock export: lock.txt, requirements.txt, apt-packages.txt,
  * apt-sources.list, package.json and package-lock.json come from
- * plan_export.c. No I/O, no state between calls. */
+ * plan_export.c. The site's mirrors (plan_input.mirrors) reach only the
+ * install steps' URLs: the index URLs and registry of the commands here,
+ * and the apt sources, which plan_export.c writes from a view of the lock
+ * whose deb sources are mapped (apt_sources_text()). No I/O, no state
+ * between calls. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
+#include "cache.h"
 #include "plan_internal.h"
 
 /* ---- plan_files, refusals ---- */
@@ -340,8 +345,10 @@ void plan_python_cmd(strbuf *sb, const plan_facts *f, bool pip, bool no_cache)
         sb_addf(sb, "uv pip install --system --no-deps --require-hashes%s",
                 no_cache ? " --no-cache" : "");
     for (size_t i = 0; i < f->indexes.len; i++) {
+        char *url = plan_mirror_url(f->in, f->indexes.items[i]);
         sb_adds(sb, i == 0 ? " --index-url " : " --extra-index-url ");
-        plan_sh_quote(sb, f->indexes.items[i]);
+        plan_sh_quote(sb, url);
+        free(url);
     }
     sb_adds(sb, " -r " PLAN_OPT "/requirements.txt");
 }
@@ -353,8 +360,10 @@ void plan_python_cmd(strbuf *sb, const plan_facts *f, bool pip, bool no_cache)
  * --ignore-scripts it runs nothing and installs nothing. */
 void plan_npm_cmd(strbuf *sb, const plan_facts *f)
 {
+    char *url = plan_mirror_url(f->in, f->npm_registry);
     sb_adds(sb, "cd " PLAN_OPT "/node && npm ci --ignore-scripts --no-audit --no-fund --registry ");
-    plan_sh_quote(sb, f->npm_registry);
+    plan_sh_quote(sb, url);
+    free(url);
     sb_adds(sb, " && rm -f node_modules/.package-lock.json && npm rebuild --ignore-scripts");
 }
 
@@ -383,6 +392,55 @@ void plan_first_word_upper(const char *cmd, char *out, size_t cap)
     for (; *cmd && *cmd != ' ' && *cmd != '\t' && k + 1 < cap; cmd++)
         out[k++] = (*cmd >= 'a' && *cmd <= 'z') ? (char)(*cmd - 'a' + 'A') : *cmd;
     out[k] = '\0';
+}
+
+/* ---- mirrors ---- */
+
+char *plan_mirror_url(const plan_input *in, const char *url)
+{
+    return cache_mirrors_rewrite(in->mirrors, url);
+}
+
+/* A locked apt source ("URI SUITE COMPONENT...") with its URI mapped; the
+ * rest as written. */
+static char *apt_source_mapped(const plan_input *in, const char *src)
+{
+    size_t n = strcspn(src, " \t");
+    char *uri = xstrndup(src, n), *mapped = plan_mirror_url(in, uri);
+    char *out = xasprintf("%s%s", mapped, src + n);
+    free(uri);
+    free(mapped);
+    return out;
+}
+
+/* apt-sources.list as the apt step reads it. plan_export.c writes its lines
+ * from the lock's deb sources; with mirrors it is handed a view of the lock
+ * (the same packages, each deb's source mapped), so the lines keep one
+ * writer and its header still names the lock's digest. */
+static char *apt_sources_text(const plan_input *in, size_t *len)
+{
+    if (!in->mirrors || !in->lock || !in->lock->n_packages)
+        return plan_apt_sources_text(in, len);
+    lock_doc view = *in->lock;
+    lock_package *pk = xcalloc(view.n_packages, sizeof *pk);
+    ptrvec owned = PTRVEC_INIT;
+    for (size_t i = 0; i < view.n_packages; i++) {
+        pk[i] = in->lock->packages[i];
+        if (strcmp(pk[i].ecosystem, "deb") == 0 && pk[i].source) {
+            char *src = apt_source_mapped(in, pk[i].source);
+            ptrvec_push(&owned, src);
+            pk[i].source = src;
+        }
+    }
+    view.packages = pk;
+    plan_input v = *in;
+    v.lock = &view;
+    char *t = plan_apt_sources_text(&v, len);
+    for (size_t i = 0; i < owned.len; i++)
+        free(owned.items[i]);
+    ptrvec_release(&owned);
+    free(pk);
+    return t;
 }
 
 /* ---- context files ---- */
@@ -415,7 +473,7 @@ void plan_context_files(const plan_facts *f, plan_files *out)
     }
     if (f->debs.len) {
         add_export(f, PLAN_APT, "apt-packages.txt", out);
-        t = plan_apt_sources_text(f->in, &len);
+        t = apt_sources_text(f->in, &len);
         plan_files_add(out, "apt-sources.list", t, len);
     }
     if (f->npm_registry) {
@@ -653,10 +711,10 @@ static void df_python(strbuf *sb, const plan_facts *f, const plan_df_style *st)
     if (!f->n_pypi_installs)
         return;
     sb_adds(sb, "COPY requirements.txt " PLAN_OPT "/requirements.txt\nRUN ");
-    bool cache = st->buildkit && !st->pip;
-    if (cache)
+    bool uv_cache = st->buildkit && !st->pip;
+    if (uv_cache)
         sb_adds(sb, "--mount=type=cache,target=/root/.cache/uv ");
-    plan_python_cmd(sb, f, st->pip, !cache);
+    plan_python_cmd(sb, f, st->pip, !uv_cache);
     sb_addc(sb, '\n');
 }
 

@@ -4,7 +4,8 @@
  * catalog, asks plan/ whether each variant can honour the spec and for its
  * files, and writes them. Nothing is written unless every required variant
  * can be built. The plans' contents are plan/'s; the spec's fields are read
- * here only to hand them over. */
+ * here only to hand them over, and so is the site's mirror table (the
+ * cache's, loaded from the fetch options) that maps the install steps' URLs. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "cache.h"
 #include "envlock/plan.h"
 #include "plan.h"
 #include "spec_internal.h"
@@ -261,6 +263,7 @@ typedef struct plan_run {
     char lock_digest[EL_DIGEST_SIZE];
     target_catalog *cat;
     const target_base *base;
+    cache_mirrors *mirrors;    /* NULL: no fetch options given */
     plan_input in;
 } plan_run;
 
@@ -301,22 +304,25 @@ static el_code take_base(el_ctx *ctx, plan_run *r, const char *bases_path)
 }
 
 static el_code plan_prepare(el_ctx *ctx, plan_run *r, const el_spec *spec, const char *lock_path,
-                            const char *bases_path, const char *base_registry, el_plan_result *res)
+                            const el_plan_options *o, el_plan_result *res)
 {
     el_code rc = el_spec_digest(ctx, spec, res->spec_digest);
     if (rc != EL_OK)
         return rc;
+    if (o->cache && !(r->mirrors = cache_mirrors_load(ctx, o->cache)))
+        return el_ctx_code(ctx);
     if (!(r->lock = verbs_lock_read(ctx, lock_path, r->lock_digest)))
         return el_ctx_code(ctx);
     snprintf(res->lock_digest, sizeof res->lock_digest, "%s", r->lock_digest);
     if ((rc = lock_answers_spec(ctx, r, lock_path, res->spec_digest)) != EL_OK)
         return rc;
-    if ((rc = take_base(ctx, r, bases_path)) != EL_OK)
+    if ((rc = take_base(ctx, r, o->bases_path)) != EL_OK)
         return rc;
     r->in.lock = r->lock;
     r->in.lock_digest = r->lock_digest;
     r->in.spec = take_spec(r->mem, spec);
-    r->in.base_registry = base_registry;
+    r->in.base_registry = o->base_registry;
+    r->in.mirrors = r->mirrors;
     return EL_OK;
 }
 
@@ -528,7 +534,7 @@ el_code el_plan(el_ctx *ctx, const el_spec *spec, const char *lock_path,
     size_t n_w = 0, n_build = 0;
     const char *build[8];
     if ((rc = wanted_variants(ctx, r.mem, spec, o, w, &n_w)) == EL_OK &&
-        (rc = plan_prepare(ctx, &r, spec, lock_path, o->bases_path, o->base_registry, res)) == EL_OK &&
+        (rc = plan_prepare(ctx, &r, spec, lock_path, o, res)) == EL_OK &&
         (rc = choose(ctx, &r, w, n_w, build, &n_build, res)) == EL_OK) {
         res->out_dir = o->out_dir ? xstrdup(o->out_dir) : verbs_beside(lock_path, "plan");
         rc = make_dir(ctx, res->out_dir);
@@ -536,6 +542,7 @@ el_code el_plan(el_ctx *ctx, const el_spec *spec, const char *lock_path,
             rc = write_variant(ctx, &r, build[i], res);
     }
     lock_doc_free(r.lock);
+    cache_mirrors_free(r.mirrors);
     target_catalog_free(r.cat);
     arena_free(r.mem);
     return rc;

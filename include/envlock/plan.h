@@ -2,14 +2,17 @@
  * (`envlock plan`), and the lock in other tools' formats (`envlock
  * export`). Part of envlock.h; include that instead.
  *
- * Both read only the lock, the spec (plans) and the bases catalog: nothing
- * is fetched, and the same inputs give the same bytes. */
+ * Both read only the lock, the spec (plans) and the bases catalog (and,
+ * for plans, the mirrors configuration): nothing is fetched, and the same
+ * inputs give the same bytes. */
 #ifndef ENVLOCK_PLAN_H
 #define ENVLOCK_PLAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cache.h"
+#include "cache.h"
 #include "error.h"
 #include "spec.h"
 
@@ -25,6 +28,14 @@ typedef struct el_plan_options {
     size_t n_variants;
     const char *out_dir;     /* where DIR/<variant>/ go; NULL: "plan" beside the lock */
     const char *base_registry; /* "host[:port]" prefixed to the base repository, or NULL */
+    /* The mirrors of these fetch options (their `mirrors`, then, unless
+     * no_mirror_config, ENVLOCK_MIRRORS and the mirrors file: envlock/cache.h)
+     * map the URLs the plans' install steps fetch from: the pip/uv index
+     * URLs, the npm registry, the apt sources (apt-sources.list). The lock,
+     * its digest and the rest of every plan are unchanged; with no mapping
+     * (or NULL here) the plans are what they are without mirrors. Nothing
+     * else of these options is used: plans fetch nothing. */
+    const el_cache_options *cache;
 } el_plan_options;
 
 typedef struct el_plan_file {
@@ -63,7 +74,8 @@ typedef struct el_plan_result {
  *  dropped and listed in res->dropped. Each file is written atomically; a
  *  variant's directory holds exactly its plan's files afterwards (stale
  *  files of an earlier plan are removed); missing parents of out_dir are
- *  made. An empty out_dir is EL_USAGE; a directory or file that cannot be
+ *  made. An empty out_dir, or a malformed mirror (detail.mirror,
+ *  detail.source), is EL_USAGE; a directory or file that cannot be
  *  made or written is EL_IO (detail.reason plan_write_failed, detail.path,
  *  detail.errno). Release with el_plan_result_clear(). */
 EL_API el_code el_plan(el_ctx *ctx, const el_spec *spec, const char *lock_path,
@@ -75,6 +87,10 @@ typedef struct el_export_options {
     const char *bases_path;  /* as el_plan_options.bases_path */
     const char *resolved_at; /* uv-pip-compile's `# resolved-at:` (RFC 3339); NULL: derived from the lock */
     const char *out_path;    /* also write the text here, atomically; NULL: only return it */
+    const el_cache_options *cache; /* pylock of a format-2 lock: the PyPI
+                                  pages that give the download URLs are read
+                                  through this cache (mirrors, --offline);
+                                  NULL: the defaults */
 } el_export_options;
 
 /* el_export() :
