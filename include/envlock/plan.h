@@ -12,7 +12,6 @@
 #include <stddef.h>
 
 #include "cache.h"
-#include "cache.h"
 #include "error.h"
 #include "spec.h"
 
