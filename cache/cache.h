@@ -185,6 +185,13 @@ char *cache_canonical_url(const cache *c, const char *served_url);
  *  credentials, so never print it. */
 char *cache_served_url(const cache *c, const char *url);
 
+/* cache_forget() :
+ *  Removes the entry a request for canonical `url` with `accept` (NULL:
+ *  none) reads, if there is one: for a body found wrong by a check the
+ *  cache cannot make itself (an npm integrity that is no sha256), so that
+ *  the next run fetches it again instead of serving it forever. */
+void cache_forget(cache *c, const char *url, const char *accept);
+
 /* Counters of this run (for progress, benchmarks and tests). */
 typedef struct cache_run_stats {
     uint64_t requests;      /* completed submissions */

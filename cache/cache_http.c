@@ -2,7 +2,8 @@
  * handle (DNS, connections, TLS sessions: a host is resolved once per run),
  * HTTP/2 multiplexing, bounded parallelism, retries with backoff, revalidation
  * of index pages, size caps, expected-hash checks, offline mode and the
- * progress line. Requests are queued by cache_submit() and driven by
+ * progress reports (el_cache_options.progress: the CLI draws them).
+ * Requests are queued by cache_submit() and driven by
  * cache_run(); each ends in exactly one callback. A file:// URL ending in
  * '/' reads the directory's index page: index.json (Content-Type PEP 691
  * JSON) when the Accept asks for that type and the file exists, else
@@ -305,28 +306,22 @@ static void progress(cache *c, bool final)
     if (!final && now - c->progress_ms < 200)
         return;
     c->progress_ms = now;
-    if (final) {
-        if (c->progress_shown)
-            fputs("\r\033[K", stderr);
-        c->progress_shown = false;
+    if (final && !c->progress_shown)
         return;
-    }
+    el_progress p = { .done = c->st.requests, .total = c->submitted, .bytes = c->st.bytes,
+                      .final = final };
     const xfer *slow = NULL;
-    for (size_t i = 0; i < c->active.len; i++) {
+    for (size_t i = 0; !final && i < c->active.len; i++) {
         const xfer *x = c->active.items[i];
         if (!slow || x->started_ms < slow->started_ms)
             slow = x;
     }
-    char line[200];
-    int n = snprintf(line, sizeof line, "fetch %llu/%llu  %.1f MB",
-                     (unsigned long long)c->st.requests, (unsigned long long)c->submitted,
-                     (double)c->st.bytes / 1e6);
-    if (slow && n > 0 && (size_t)n < sizeof line && now - slow->started_ms > 1000)
-        snprintf(line + n, sizeof line - (size_t)n, "  slowest %.1fs %s",
-                 (double)(now - slow->started_ms) / 1000, slow->redacted);
-    fprintf(stderr, "\r\033[K%.*s", 100, line);
-    fflush(stderr);
-    c->progress_shown = true;
+    if (slow && now - slow->started_ms > 1000) {
+        p.slowest = slow->redacted;
+        p.slowest_s = (double)(now - slow->started_ms) / 1000;
+    }
+    c->o.progress(&p, c->o.progress_user);
+    c->progress_shown = !final;
 }
 
 /* ---- engine setup ---- */
@@ -454,7 +449,7 @@ cache *cache_open(el_ctx *ctx, const el_cache_options *o)
     c->dir = dir;
     c->store = store;
     c->mirrors = mir;
-    c->progress = !o->quiet && isatty(2);
+    c->progress = !o->quiet && o->progress; /* the front end draws it (cli/) */
     c->opened_ms = cache_now_ms();
     c->run_deadline_ms = c->opened_ms + c->o.run_timeout_ms;
     srand((unsigned)(cache_now_ms() ^ getpid()));
@@ -1443,6 +1438,17 @@ el_code cache_fetch(cache *c, el_ctx *ctx, const cache_request *rq, unsigned cha
         *len = fr.len;
     }
     return fr.code;
+}
+
+void cache_forget(cache *c, const char *url, const char *accept)
+{
+    char *redacted = cache_url_redact(url);
+    char key[65];
+    cache_key(redacted, accept, key);
+    free(redacted);
+    char *path = cache_entry_path(cache_store_dir(c->store), key, NULL);
+    (void)unlink(path); /* a missing entry is what was wanted */
+    free(path);
 }
 
 /* ---- blobs ---- */

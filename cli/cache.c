@@ -2,11 +2,34 @@
  * [--verify KEY]`: look after the download cache (counts, pruning, carrying
  * it into an air-gapped site, signed with an Ed25519 key if asked).
  * Also turns the global --cache-dir/--offline/--mirror options into
- * el_cache_options for every command that fetches. */
+ * el_cache_options for every command that fetches, and draws their
+ * progress line. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+/* The progress line on stderr: one line redrawn in place, cleared at the
+ * end of each run. Only on a TTY and not with --quiet or --json (see
+ * cli_cache_options). */
+static void draw_progress(const el_progress *p, void *user)
+{
+    (void)user;
+    if (p->final) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        return;
+    }
+    char line[200];
+    int n = snprintf(line, sizeof line, "fetch %llu/%llu  %.1f MB", p->done, p->total,
+                     (double)p->bytes / 1e6);
+    if (p->slowest && n > 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, "  slowest %.1fs %s", p->slowest_s,
+                 p->slowest);
+    fprintf(stderr, "\r\033[K%.*s", 100, line);
+    fflush(stderr);
+}
 
 void cli_cache_options(const cli_opts *o, el_cache_options *co)
 {
@@ -14,6 +37,8 @@ void cli_cache_options(const cli_opts *o, el_cache_options *co)
     co->dir = o->cache_dir;
     co->offline = o->offline;
     co->quiet = o->quiet || o->json;
+    if (!co->quiet && isatty(2))
+        co->progress = draw_progress;
     co->mirrors = o->mirrors;
     co->n_mirrors = o->n_mirrors;
 }

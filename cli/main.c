@@ -43,6 +43,11 @@ static const char usage[] =
     "  export LOCK --format F [-o FILE] [--bases FILE] [--resolved-at TIME]\n"
     "                      the lock as F: uv-pip-compile, requirements, pylock,\n"
     "                      package-lock or apt\n"
+    "  bundle LOCK -o DIR [--base-url URL]\n"
+    "                      write a static mirror of what the lock installs (PyPI,\n"
+    "                      npm and apt trees, verified) and the index documents it\n"
+    "                      was resolved from into DIR; DIR/README says how to serve\n"
+    "                      it; a rerun fetches only what is missing or wrong\n"
     "  cache info | prune [--days N] [--all] | export FILE [--sign KEY]\n"
     "        | import FILE [--verify KEY]\n"
     "                      look after the download cache; export/import carry it\n"
@@ -82,6 +87,7 @@ static const struct {
     { "check", cli_check },
     { "plan", cli_plan },
     { "export", cli_export },
+    { "bundle", cli_bundle },
 };
 
 /* `envlock COMMAND --help` / `envlock help COMMAND`: the command's own lines

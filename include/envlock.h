@@ -21,5 +21,6 @@
 #include "envlock/cache.h"
 #include "envlock/resolve.h"
 #include "envlock/plan.h"
+#include "envlock/bundle.h"
 
 #endif

@@ -113,6 +113,49 @@ void sha256_end(sha256_stream *s, char out[65])
     out[64] = '\0';
 }
 
+/* One "ALGO-BASE64[?opts]" token of an SRI value against the data. */
+static bool sri_token(const char *tok, size_t len, const void *data, size_t n)
+{
+    const char *dash = memchr(tok, '-', len);
+    if (!dash)
+        return false;
+    char algo[16];
+    size_t al = (size_t)(dash - tok);
+    if (al >= sizeof algo)
+        return false;
+    memcpy(algo, tok, al);
+    algo[al] = '\0';
+    if (strcmp(algo, "sha512") != 0 && strcmp(algo, "sha384") != 0 &&
+        strcmp(algo, "sha256") != 0 && strcmp(algo, "sha1") != 0)
+        return false;
+    const EVP_MD *md = EVP_get_digestbyname(algo);
+    unsigned char dg[EVP_MAX_MD_SIZE];
+    unsigned int dl = 0;
+    if (!md || !EVP_Digest(data, n, dg, &dl, md, NULL))
+        return false;
+    unsigned char b64[4 * ((EVP_MAX_MD_SIZE + 2) / 3) + 1];
+    int bl = EVP_EncodeBlock(b64, dg, (int)dl);
+    const char *val = dash + 1;
+    size_t vl = len - al - 1;
+    const char *q = memchr(val, '?', vl);
+    if (q)
+        vl = (size_t)(q - val);
+    return bl > 0 && (size_t)bl == vl && memcmp(b64, val, vl) == 0;
+}
+
+bool sri_matches(const char *integrity, const void *data, size_t n)
+{
+    for (const char *p = integrity; p && *p;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        size_t len = strcspn(p, " \t");
+        if (len && sri_token(p, len, data, n))
+            return true;
+        p += len;
+    }
+    return false;
+}
+
 bool utf8_next(const unsigned char *s, size_t n, size_t *i, unsigned *cp)
 {
     unsigned c = s[*i];

@@ -109,6 +109,12 @@ sha256_stream *sha256_begin(void);
 void sha256_update(sha256_stream *s, const void *data, size_t n);
 void sha256_end(sha256_stream *s, char out[65]);
 
+/* sri_matches() : whether data[0..n) has the Subresource Integrity value
+ *  `integrity` (npm's dist.integrity: "sha512-<base64>"; sha384, sha256
+ *  and sha1 too; several space-separated values: any one matching, as npm
+ *  reads them). An unknown algorithm never matches. */
+bool sri_matches(const char *integrity, const void *data, size_t n);
+
 /* ---- text ---- */
 bool utf8_valid(const char *s, size_t n);
 /* utf8_next() : decodes the strict UTF-8 sequence at s[*i] (s holds n bytes)

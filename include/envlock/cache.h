@@ -30,11 +30,33 @@
 extern "C" {
 #endif
 
+/* Progress of a run's fetching, as the library reports it to a front end
+ * (the library itself never writes to stderr: the CLI draws the line). */
+typedef struct el_progress {
+    unsigned long long done;     /* requests completed this run */
+    unsigned long long total;    /* requests submitted this run */
+    unsigned long long bytes;    /* body bytes received over the network */
+    const char *slowest;         /* the transfer in flight longest, when over a
+                                    second (canonical URL, no credentials), else
+                                    NULL; borrowed for the call only */
+    double slowest_s;            /* how long it has been in flight */
+    bool final;                  /* the run ended: clear what was drawn */
+} el_progress;
+
+/* el_progress_fn :
+ *  Called from inside the fetching calls (el_resolve, el_check, el_bundle,
+ *  index show, ...) on the caller's thread: at most every 200 ms while
+ *  requests are in flight, and once with `final` set when a run that
+ *  reported anything ends. It must not call back into envlock. */
+typedef void (*el_progress_fn)(const el_progress *p, void *user);
+
 /* Options for one run's fetching. Zero-initialized means every default. */
 typedef struct el_cache_options {
     const char *dir;          /* cache directory; NULL: see above */
     bool offline;             /* answer from the cache only; a miss is an error */
-    bool quiet;               /* no progress line even on a TTY */
+    bool quiet;               /* no progress calls even with `progress` set */
+    el_progress_fn progress;  /* progress reports, or NULL for none */
+    void *progress_user;      /* passed to `progress` */
     const char *const *mirrors; /* "CANONICAL=URL" pairs, highest precedence */
     size_t n_mirrors;
     bool no_mirror_config;    /* ignore ENVLOCK_MIRRORS and the mirrors file */

@@ -1,0 +1,260 @@
+/* bundle_out.c — the bundle's files: paths checked to stay under DIR,
+ * every file written through file_write_atomic (nothing half-written, a
+ * full disk leaves the old file and no temp), existing files verified by
+ * hash before they are reused, and the fetches that fill them. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bundle_internal.h"
+
+bool bundle_safe_name(const char *s)
+{
+    if (!s || !*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+        return false;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p == '/' || *p == '\\' || *p < 0x20 || *p == 0x7f)
+            return false;
+    return true;
+}
+
+bool bundle_safe_rel(const char *rel)
+{
+    if (!rel || !*rel || rel[0] == '/')
+        return false;
+    char *copy = xstrdup(rel);
+    bool ok = true;
+    char *save = NULL;
+    for (char *part = strtok_r(copy, "/", &save); part && ok; part = strtok_r(NULL, "/", &save))
+        ok = bundle_safe_name(part);
+    ok = ok && !strstr(rel, "//") && rel[strlen(rel) - 1] != '/';
+    free(copy);
+    return ok;
+}
+
+bool bundle_unsafe(bundle *b, const char *what, const char *name)
+{
+    if (bundle_claim(b)) {
+        el_fail(b->ctx, EL_SPEC_INVALID, "%s names `%s`, which is no safe path in a bundle", what,
+                name);
+        el_detail_str(b->ctx, "reason", "unsafe_path");
+        el_detail_str(b->ctx, "artifact", what);
+    }
+    return false;
+}
+
+static bool io_fail(bundle *b, int err, const char *path, const char *step)
+{
+    if (bundle_claim(b)) {
+        el_fail_io(b->ctx, err, "cannot write %s (%s): %s; run the bundle again once it can be",
+                   path, step, strerror(err));
+        el_detail_str(b->ctx, "reason", "bundle_write_failed");
+        el_detail_str(b->ctx, "path", path);
+    }
+    return false;
+}
+
+bool bundle_put(bundle *b, const char *rel, const void *data, size_t len)
+{
+    char *path = xasprintf("%s/%s", b->dir, rel);
+    bool ok = true;
+    if (file_holds(path, data, len)) {
+        b->st->reused++;
+        b->st->reused_bytes += len;
+    } else {
+        char *slash = strrchr(path, '/');
+        *slash = '\0';
+        int err = file_mkdirs(path);
+        *slash = '/';
+        const char *step = "making its directory";
+        if (!err)
+            err = file_write_atomic(path, data, len, &step);
+        if (err) {
+            ok = io_fail(b, err, path, step);
+        } else {
+            b->st->written++;
+            b->st->written_bytes += len;
+        }
+    }
+    free(path);
+    return ok;
+}
+
+/* Whether data has `hash`: "sha256:<hex>" or an npm integrity. */
+static bool hash_ok(const char *hash, const void *data, size_t len)
+{
+    if (strncmp(hash, "sha256:", 7) == 0) {
+        char hex[65];
+        sha256_hex(data, len, hex);
+        return strcmp(hex, hash + 7) == 0;
+    }
+    return sri_matches(hash, data, len);
+}
+
+bool bundle_holds(bundle *b, const char *rel, const char *hash)
+{
+    if (!hash)
+        return false;
+    char *path = xasprintf("%s/%s", b->dir, rel);
+    size_t len = 0;
+    char *data = read_file(path, (size_t)1 << 32, &len);
+    bool ok = data && hash_ok(hash, data, len);
+    if (ok) {
+        b->st->reused++;
+        b->st->reused_bytes += len;
+    }
+    free(data);
+    free(path);
+    return ok;
+}
+
+void bundle_fail_response(bundle *b, const cache_response *r, const char *what)
+{
+    if (!bundle_claim(b))
+        return;
+    el_ctx *ctx = b->ctx;
+    cache_response_fail(ctx, r);
+    /* Again with the artifact in front of the cache's message, keeping the
+     * details the cache gave. */
+    char *msg = xasprintf("%s: %s", what, r->message ? r->message : "fetch failed");
+    char *url = cache_url_redact(r->url);
+    el_fail(ctx, r->code, "%s", msg);
+    el_detail_str(ctx, "reason", r->reason ? r->reason : "fetch_failed");
+    el_detail_str(ctx, "url", url);
+    if (r->status)
+        el_detail_int(ctx, "status", r->status);
+    if (r->limit)
+        el_detail_str(ctx, "limit", r->limit);
+    el_detail_str(ctx, "artifact", what);
+    el_set_retryable(ctx, r->retryable);
+    free(url);
+    free(msg);
+}
+
+typedef struct fetch_job {
+    bundle *b;
+    bundle_fetch f;
+} fetch_job;
+
+static void hash_mismatch(bundle *b, const bundle_fetch *f, const char *got)
+{
+    if (!bundle_claim(b))
+        return;
+    char *url = cache_url_redact(f->url);
+    el_fail(b->ctx, EL_ARTIFACT_MISSING,
+            "%s: the bytes served for %s do not have the locked hash %s%s%s (the URL and hash "
+            "come from %s); nothing was written",
+            f->what, url, f->hash, got ? ", they have sha256:" : "", got ? got : "", f->source);
+    el_detail_str(b->ctx, "reason", "hash_mismatch");
+    el_detail_str(b->ctx, "artifact", f->what);
+    el_detail_str(b->ctx, "url", url);
+    el_detail_str(b->ctx, "source", f->source);
+    el_detail_str(b->ctx, "expected", f->hash);
+    free(url);
+}
+
+static void fetch_done(cache *c, cache_response *r, void *user)
+{
+    fetch_job *j = user;
+    bundle *b = j->b;
+    const bundle_fetch *f = &j->f;
+    if (r->code != EL_OK) {
+        if (r->reason && strcmp(r->reason, "hash_mismatch") == 0)
+            hash_mismatch(b, f, NULL);
+        else if (!(f->optional && r->reason && strcmp(r->reason, "not_found") == 0))
+            bundle_fail_response(b, r, f->what);
+        return;
+    }
+    if (f->hash && strncmp(f->hash, "sha256:", 7) != 0 && !hash_ok(f->hash, r->body, r->len)) {
+        cache_forget(c, f->url, NULL); /* or every rerun would serve it */
+        hash_mismatch(b, f, r->sha256);
+        return;
+    }
+    if (!bundle_put(b, f->rel, r->body, r->len))
+        return;
+    if (f->also_rel && !bundle_put(b, f->also_rel, r->body, r->len))
+        return;
+    if (f->artifact)
+        b->st->artifacts++;
+    else if (f->metadata)
+        b->st->metadata++;
+    else
+        b->st->documents++;
+}
+
+void bundle_submit(bundle *b, const bundle_fetch *f)
+{
+    if (!bundle_safe_rel(f->rel) || (f->also_rel && !bundle_safe_rel(f->also_rel))) {
+        bundle_unsafe(b, f->what, f->rel);
+        return;
+    }
+    if (bundle_holds(b, f->rel, f->hash) &&
+        (!f->also_rel || bundle_holds(b, f->also_rel, f->hash))) {
+        if (f->artifact)
+            b->st->artifacts++;
+        else if (f->metadata)
+            b->st->metadata++;
+        else
+            b->st->documents++;
+        return;
+    }
+    fetch_job *j = arena_alloc(b->a, sizeof *j);
+    j->b = b;
+    j->f.rel = arena_strdup(b->a, f->rel);
+    j->f.url = arena_strdup(b->a, f->url);
+    j->f.hash = f->hash ? arena_strdup(b->a, f->hash) : NULL;
+    j->f.what = arena_strdup(b->a, f->what);
+    j->f.source = arena_strdup(b->a, f->source ? f->source : "the lock");
+    j->f.also_rel = f->also_rel ? arena_strdup(b->a, f->also_rel) : NULL;
+    j->f.optional = f->optional;
+    j->f.artifact = f->artifact;
+    j->f.metadata = f->metadata;
+    cache_request rq = { 0 };
+    rq.url = f->url;
+    rq.policy = CACHE_IMMUTABLE;
+    rq.sha256 = f->hash && strncmp(f->hash, "sha256:", 7) == 0 ? f->hash + 7 : NULL;
+    rq.done = fetch_done;
+    rq.user = j;
+    cache_submit(b->c, &rq);
+}
+
+typedef struct doc_job {
+    bundle *b;
+    const char *what;
+    bool optional;
+    bundle_doc_fn fn;
+    void *user;
+} doc_job;
+
+static void doc_done(cache *c, cache_response *r, void *user)
+{
+    doc_job *j = user;
+    if (r->code != EL_OK) {
+        if (j->optional && r->reason && strcmp(r->reason, "not_found") == 0)
+            j->fn(j->b, NULL, j->user);
+        else
+            bundle_fail_response(j->b, r, j->what);
+        return;
+    }
+    j->fn(j->b, r, j->user);
+}
+
+void bundle_submit_doc(bundle *b, const char *url, const char *accept, uint64_t max_bytes,
+                       const char *what, bool optional, bundle_doc_fn fn, void *user)
+{
+    doc_job *j = arena_alloc(b->a, sizeof *j);
+    j->b = b;
+    j->what = arena_strdup(b->a, what);
+    j->optional = optional;
+    j->fn = fn;
+    j->user = user;
+    cache_request rq = { 0 };
+    rq.url = url;
+    rq.accept = accept;
+    rq.policy = CACHE_REVALIDATE;
+    rq.max_bytes = max_bytes;
+    rq.done = doc_done;
+    rq.user = j;
+    cache_submit(b->c, &rq);
+}
