@@ -109,16 +109,18 @@ def online(el, work, tree):
     return m
 
 
-def job_steps(el, work, name, m):
+def job_steps(el, work, name, m, spec=DEMO, bases=BASES):
+    """Inside the namespace: import the exported cache into a fresh one,
+    resolve --offline with mirror lines `m` into NAME.lock, check it."""
     cache = ["--cache-dir", os.path.join(work, "c-" + name)]
     lock = os.path.join(work, name + ".lock")
     return [
         {"name": name + ": cache import",
          "argv": [el] + cache + ["cache", "import", os.path.join(work, "cache.tar.zst")]},
         {"name": name + ": --offline resolve",
-         "argv": [el] + cache + m + ["--offline", "resolve", DEMO, "--bases", BASES, "-o", lock]},
+         "argv": [el] + cache + m + ["--offline", "resolve", spec, "--bases", bases, "-o", lock]},
         {"name": name + ": --offline check",
-         "argv": [el] + cache + m + ["--offline", "check", DEMO, lock, "--bases", BASES]},
+         "argv": [el] + cache + m + ["--offline", "check", spec, lock, "--bases", bases]},
     ]
 
 
@@ -151,6 +153,25 @@ def note(msg):
     print("NOTE (not asserted under lock format 1): " + msg)
 
 
+def reresolve(el, work, prefix, m, spec, bases):
+    """In one fresh namespace: the `site` (mirror lines m) and `bare` (none)
+    offline re-resolutions, judged against work/online.lock."""
+    want = open(os.path.join(work, "online.lock"), "rb").read()
+    job = {"env": env(), "serve": None,
+           "steps": job_steps(el, work, "site", m, spec, bases) + job_steps(el, work, "bare", [], spec, bases)}
+    with open(os.path.join(work, "job.json"), "w") as f:
+        json.dump(job, f)
+    res = netns.run(os.path.join(work, "job.json"), os.path.join(work, "result.json"), prefix)
+    for p in res["isolation"]:
+        fail("the namespace is not isolated: " + p)
+    if res["isolation"]:
+        return
+    print("namespace (`%s`): only lo, no route out, public addresses unreachable" % " ".join(prefix))
+    for name in ("site", "bare"):
+        sub = dict(res, steps=[s for s in res["steps"] if s["name"].startswith(name + ":")])
+        judge(work, name, sub, strict=(name == "site" or lock_version(want) >= 2))
+
+
 def main():
     el = os.path.abspath(sys.argv[1])
     prefix, why = netns.namespace_prefix()
@@ -165,19 +186,7 @@ def main():
         want = open(os.path.join(work, "online.lock"), "rb").read()
         if b"127.0.0.1" in want:
             fail("the online lock names the mirror (127.0.0.1)")
-        job = {"env": env(), "serve": None,
-               "steps": job_steps(el, work, "site", m) + job_steps(el, work, "bare", [])}
-        with open(os.path.join(work, "job.json"), "w") as f:
-            json.dump(job, f)
-        res = netns.run(os.path.join(work, "job.json"), os.path.join(work, "result.json"), prefix)
-        for p in res["isolation"]:
-            fail("the namespace is not isolated: " + p)
-        if res["isolation"]:
-            return 1
-        print("namespace (`%s`): only lo, no route out, public addresses unreachable" % " ".join(prefix))
-        for name in ("site", "bare"):
-            sub = dict(res, steps=[s for s in res["steps"] if s["name"].startswith(name + ":")])
-            judge(work, name, sub, strict=(name == "site" or lock_version(want) >= 2))
+        reresolve(el, work, prefix, m, DEMO, BASES)
     finally:
         if os.environ.get("AIRGAP_KEEP"):
             print("kept " + work)
