@@ -152,7 +152,7 @@ static void page_done(bundle *b, const cache_response *r, void *user)
     page_job *j = user;
     pypi_page pg;
     el_ctx *pctx = el_ctx_new();
-    if (pypi_page_read_response(pctx, b->c, b->a, r, &pg) != EL_OK) {
+    if (pypi_page_read(pctx, b->c, r, b->a, &pg) != EL_OK) {
         if (bundle_claim(b)) {
             el_fail(b->ctx, el_ctx_code(pctx), "%s", el_ctx_message(pctx));
             el_detail_str(b->ctx, "reason", "invalid_page");

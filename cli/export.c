@@ -52,6 +52,9 @@ int cli_export(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     if (status != 0)
         return status;
     eo.out_path = out;
+    el_cache_options co;
+    cli_cache_options(o, &co);
+    eo.cache = &co;
     char *text = NULL;
     size_t len = 0;
     if (el_export(ctx, lock_path, &eo, &text, &len) != EL_OK)

@@ -16,7 +16,10 @@
 
 #include "util.h"
 
-#define LOCK_FORMAT_VERSION 1
+/* The format envlock writes, and the oldest it reads (docs/lock-format.md,
+ * "Compatibility"). */
+#define LOCK_FORMAT_VERSION 2
+#define LOCK_FORMAT_OLDEST 1
 
 /* The reader's limits (docs/lock-format.md, "Reading: what is refused"),
  * owned here for every reader of locks (lockfile/, verbs/). A lock is about
@@ -33,10 +36,12 @@
 
 typedef struct lock_artifact {
     const char *file;      /* file name: wheel/sdist, .deb, or npm tarball name */
-    const char *url;       /* canonical download URL */
+    const char *url;       /* canonical download URL: deb always; pypi and npm
+                              only in format-1 locks, else NULL */
     const char *hash;      /* "sha256:<hex>" (wheels, sdists, debs) or the npm
                               integrity string ("sha512-<base64>") */
-    uint64_t size;         /* bytes; 0 when the index does not say */
+    uint64_t size;         /* bytes; 0 when the index does not say (pypi in
+                              format 2: never recorded) */
 } lock_artifact;
 
 /* A resolved dependency edge: this package needs `name` and the lock binds it

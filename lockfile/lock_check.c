@@ -208,7 +208,9 @@ static void check_inputs(checker *c)
             line(c, "input added: %s %s", eco, show(now->url));
             continue;
         }
-        const char *label = lock_strcmp(now->ecosystem, "deb") == 0 ? "Release" : "etag";
+        const char *label = lock_strcmp(now->ecosystem, "deb") == 0 ? "Release"
+                            : c->lock->format_version >= 2           ? "content"
+                                                                     : "etag";
         const char *wi = was->identity ? was->identity : "", *ni = now->identity ? now->identity : "";
         if (strcmp(wi, ni) != 0)
             line(c, "input changed: %s %s %s %s -> %s", eco, show(now->url), label,
@@ -754,7 +756,7 @@ static void confirm(checker *c, const lock_package *p, const lock_artifact *a,
     else if (lock_strcmp(f->hash, a->hash) != 0)
         line(c, "artifact not confirmed: %s %s %s %s: the index gives %s", eco, name, ver,
              a->file, f->hash);
-    if (f->url && lock_strcmp(f->url, a->url) != 0)
+    if (f->url && a->url && lock_strcmp(f->url, a->url) != 0)
         line(c, "artifact not confirmed: %s %s %s %s: the index gives the URL %s", eco, name, ver,
              a->file, f->url);
     if (f->size && a->size && f->size != a->size)
@@ -793,8 +795,11 @@ static void check_artifacts(checker *c)
             /* the index's own URL for the file is canonical whatever its host */
             const lock_index_file *f = doc ? doc_file(doc, p, a) : NULL;
             bool given = f && f->url && lock_strcmp(f->url, a->url) == 0;
-            if (!given && (why = url_problem(eco, p->source, a->url ? a->url : "",
-                                             file_ok ? a->file : NULL)))
+            /* format 2 names no URL for pypi and npm files: the index does */
+            bool url_needed = a->url || d->format_version < 2 || strcmp(eco, "deb") == 0;
+            if (url_needed && !given &&
+                (why = url_problem(eco, p->source, a->url ? a->url : "",
+                                   file_ok ? a->file : NULL)))
                 malformed(c, p, i, j, "url", a->url, why);
             if (doc && c->report->len == before)
                 confirm(c, p, a, doc);

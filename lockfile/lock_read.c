@@ -458,8 +458,11 @@ static bool read_artifacts(reader *r, yaml_node_t *n, const char *field, lock_pa
         yaml_node_t *it = node(r, n->data.sequence.items.start[i], f);
         mapwalk w = { .keys = keys };
         lock_artifact *a = &p->artifacts[i];
+        /* format 1 requires a url; format 2 has none for pypi and npm */
         if (!it || !walk_map(r, it, f, &w) || !req_str(r, it, &w, f, "file", &a->file) ||
-            !req_str(r, it, &w, f, "url", &a->url) || !req_str(r, it, &w, f, "hash", &a->hash))
+            !(r->d->format_version == 1 ? req_str(r, it, &w, f, "url", &a->url)
+                                        : opt_str(r, &w, f, "url", &a->url)) ||
+            !req_str(r, it, &w, f, "hash", &a->hash))
             return false;
         yaml_node_t *sz = val(&w, "size");
         if (sz && !get_u64(r, sz, path2(r, f, "size"), &a->size))
@@ -525,12 +528,12 @@ static bool read_version(reader *r, yaml_node_t *root)
         uint64_t ver = 0;
         if (!get_u64(r, v, "lockVersion", &ver))
             return false;
-        if (ver != LOCK_FORMAT_VERSION)
+        if (ver < LOCK_FORMAT_OLDEST || ver > LOCK_FORMAT_VERSION)
             return fail_at(r, &v->start_mark, "lockVersion",
                            "lock format version %llu is not supported; this envlock reads "
-                           "version %d (re-lock with `envlock resolve`)",
-                           (unsigned long long)ver, LOCK_FORMAT_VERSION);
-        r->d->format_version = LOCK_FORMAT_VERSION;
+                           "versions %d to %d (re-lock with `envlock resolve`)",
+                           (unsigned long long)ver, LOCK_FORMAT_OLDEST, LOCK_FORMAT_VERSION);
+        r->d->format_version = (int)ver;
         return true;
     }
     return fail_at(r, &root->start_mark, "lockVersion", "missing required key `lockVersion`");

@@ -288,7 +288,7 @@ static void write_package(emit *e, const lock_package *p)
         const lock_artifact *a = &p->artifacts[i];
         map_start(e, YAML_BLOCK_MAPPING_STYLE);
         kv(e, "file", a->file);
-        kv(e, "url", a->url);
+        kv_opt(e, "url", a->url);
         kv(e, "hash", a->hash);
         if (a->size)
             kv_u64(e, "size", a->size);
@@ -302,7 +302,7 @@ char *lock_write_text(lock_doc *d, size_t *len)
 {
     lock_doc_sort(d);
     strbuf sb = STRBUF_INIT;
-    sb_adds(&sb, LOCK_HEADER);
+    sb_addf(&sb, LOCK_HEADER, d->format_version);
     emit e = { .failed = false };
     yaml_emitter_initialize(&e.em);
     yaml_emitter_set_output(&e.em, write_handler, &sb);

@@ -195,6 +195,8 @@ static const char *pylock_problem(const lock_package *p)
     for (size_t i = 0; i < p->n_artifacts; i++) {
         if (!hash_split(p->artifacts[i].hash, &algo))
             return "has an artifact whose hash is not `algorithm:value`";
+        if (!p->artifacts[i].url)
+            return "has a file its index page does not list (pylock.toml needs its URL)";
         sdists += !is_wheel(&p->artifacts[i]);
     }
     return sdists > 1 ? "has more than one sdist, and pylock.toml records one" : NULL;
@@ -800,6 +802,17 @@ static void npm_tree_free(npm_tree *t)
     free(t->any);
 }
 
+char *plan_npm_tarball_url(const lock_package *p)
+{
+    const lock_artifact *a = &p->artifacts[0];
+    if (a->url)
+        return xstrdup(a->url);
+    size_t n = strlen(p->source);
+    while (n && p->source[n - 1] == '/')
+        n--;
+    return xasprintf("%.*s/%s/-/%s", (int)n, p->source, p->name, a->file);
+}
+
 /* Why an npm package has no package-lock entry, or NULL. Paths are unique
  * and under node_modules/; each installs one tarball. */
 static const char *npm_problem(const npm_tree *t, size_t i)
@@ -809,13 +822,14 @@ static const char *npm_problem(const npm_tree *t, size_t i)
         return "has a path outside node_modules/";
     if (i && strcmp(t->p.v[i - 1]->path, p->path) == 0)
         return "shares its node_modules path with another package";
-    if (!p->installed_in_base && (!p->n_artifacts || !p->artifacts[0].url || !p->artifacts[0].hash))
+    if (!p->installed_in_base && (!p->n_artifacts || !p->artifacts[0].hash ||
+                                  (!p->artifacts[0].url && !p->source)))
         return "has no tarball with an integrity to lock";
     return NULL;
 }
 
 /* One "node_modules/..." entry, keys in npm's order. */
-static json_object *npm_entry(const npm_tree *t, size_t i)
+static json_object *npm_entry(const npm_tree *t, const plan_input *in, size_t i)
 {
     const lock_package *p = t->p.v[i];
     json_object *o = json_object_new_object();
@@ -823,7 +837,10 @@ static json_object *npm_entry(const npm_tree *t, size_t i)
         json_object_object_add(o, "name", json_object_new_string(p->name));
     json_object_object_add(o, "version", json_object_new_string(p->version));
     if (p->n_artifacts) {
-        json_object_object_add(o, "resolved", json_object_new_string(p->artifacts[0].url));
+        char *url = plan_npm_tarball_url(p), *site = plan_mirror_url(in, url);
+        json_object_object_add(o, "resolved", json_object_new_string(site));
+        free(site);
+        free(url);
         json_object_object_add(o, "integrity", json_object_new_string(p->artifacts[0].hash));
     }
     if (!t->any[i])
@@ -892,7 +909,7 @@ static json_object *npm_packages(const npm_tree *t, const plan_input *in)
     memcpy(order, t->p.v, t->p.n * sizeof *order);
     qsort(order, t->p.n, sizeof *order, cmp_entry_path);
     for (size_t i = 0; i < t->p.n; i++)
-        json_object_object_add(pk, order[i]->path, npm_entry(t, (size_t)npm_at(t, order[i]->path)));
+        json_object_object_add(pk, order[i]->path, npm_entry(t, in, (size_t)npm_at(t, order[i]->path)));
     free(order);
     return pk;
 }

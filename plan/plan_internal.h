@@ -82,6 +82,12 @@ char *plan_json_text(struct json_object *o, size_t *len);
  *  dependency resolution, only requirements.txt. With `pip` the pip form;
  *  `no_cache` asks uv not to leave its cache in the image. */
 void plan_python_cmd(strbuf *sb, const plan_facts *f, bool pip, bool no_cache);
+/* plan_npm_tarball_url() : where npm fetches the tarball of `p` (which has
+ * an artifact): the lock's URL (format 1), else the registry layout npm's
+ * registry and its mirrors serve, `<source>/<name>/-/<file>` (format 2
+ * records no URL, docs/lock-format.md). Caller frees. */
+char *plan_npm_tarball_url(const lock_package *p);
+
 /* plan_npm_cmd() : `cd /opt/datalayer/node && npm ci ...` from the lock's registry. */
 void plan_npm_cmd(strbuf *sb, const plan_facts *f);
 /* plan_names_secret() : whether `cmd` names `name` as a whole word (not

@@ -167,10 +167,10 @@ static pkg *pkg_for(rsv *r, ptrvec *pkgs, Id *map, Id p, arena *a)
         if (bs->pc && bs->pc->chosen >= 0) {
             const pypi_artifact *ar = &bs->pc->artifacts[bs->pc->chosen];
             lock_artifact *la = arena_alloc(a, sizeof *la);
+            /* No URL or size: both depend on the index's layout and form
+             * (docs/lock-format.md, "Where a lock was made") */
             la->file = arena_strdup(a, ar->file->filename);
-            la->url = arena_strdup(a, ar->file->url);
             la->hash = ar->file->sha256 ? arena_sprintf(a, "sha256:%s", ar->file->sha256) : NULL;
-            la->size = ar->file->size > 0 ? (uint64_t)ar->file->size : 0;
             k->lp.artifacts = la;
             k->lp.n_artifacts = 1;
         }
@@ -363,7 +363,6 @@ static void walk_npm(rsv *r, ptrvec *pkgs, arena *a)
             lock_artifact *la = arena_alloc(a, sizeof *la);
             const char *slash = strrchr(rs->nv->tarball, '/');
             la->file = arena_strdup(a, slash ? slash + 1 : rs->nv->tarball);
-            la->url = arena_strdup(a, rs->nv->tarball);
             la->hash = rs->nv->integrity ? arena_strdup(a, rs->nv->integrity) : NULL;
             k->lp.artifacts = la;
             k->lp.n_artifacts = 1;
@@ -479,12 +478,12 @@ lock_doc *resolver_make_lock(rsv *r)
     for (size_t i = 0; i < r->pypi_names.len; i++) {
         const rsv_pypi_name *n = r->pypi_names.items[i];
         if (n->p && n->p->code == EL_OK && n->p->page_url)
-            add_input(&ins, a, "pypi", n->p->page_url, n->p->etag, n->p->last_modified);
+            add_input(&ins, a, "pypi", n->p->page_url, n->p->identity, NULL);
     }
     for (size_t i = 0; r->nl && i < r->npm_names.len; i++) {
         const npm_packument *p = npm_loader_get(r->nl, ((rsv_npm_name *)r->npm_names.items[i])->name);
         if (p && p->code == EL_OK)
-            add_input(&ins, a, "npm", p->url, p->etag, p->modified ? p->modified : p->last_modified);
+            add_input(&ins, a, "npm", p->url, p->identity, p->modified);
     }
     size_t nr = 0;
     const apt_repo_info *ri = r->al ? apt_loader_repos(r->al, &nr) : NULL;

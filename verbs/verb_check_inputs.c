@@ -36,6 +36,7 @@ typedef enum ti_state {
 
 typedef struct ti_slot {
     const lock_input *was;
+    int format;          /* the lock's format: which identity it records */
     ti_state state;
     char *identity;
     char *modified;
@@ -97,31 +98,27 @@ static bool response_settled(ti_slot *s, const cache_response *r)
  * resolved against the canonical page URL (and the page as read), mirror
  * URLs mapped back to canonical ones. A page that does not parse lists no
  * files (so no artifact of it is confirmed). */
-static lock_index_doc *pypi_doc(cache *c, const cache_response *r, const char *name, arena *a)
+static lock_index_doc *pypi_doc(cache *c, const cache_response *r, const char *name, arena *a,
+                                char identity[PYPI_IDENTITY_LEN])
 {
+    identity[0] = '\0';
     lock_index_doc *d = arena_alloc(a, sizeof *d);
     d->ecosystem = "pypi";
     d->name = arena_strdup(a, name);
-    const char *page_url = r->final_url ? r->final_url : r->url;
-    char *read_url = cache_served_url(c, page_url);
     pypi_page page;
     el_ctx *pctx = el_ctx_new();
-    el_code prc = pypi_page_parse_read(pctx, a, (const char *)r->body, r->len, page_url,
-                                       strcmp(read_url, page_url) != 0 ? read_url : NULL,
-                                       r->content_type, &page);
+    el_code prc = pypi_page_read(pctx, c, r, a, &page);
     el_ctx_free(pctx);
-    free(read_url);
     if (prc != EL_OK)
         return d;
+    pypi_page_identity(&page, identity);
     lock_index_file *f = arena_alloc(a, (page.nfiles + 1) * sizeof *f);
     for (size_t i = 0; i < page.nfiles; i++) {
         const pypi_file *pf = &page.files[i];
-        char *canon = cache_canonical_url(c, pf->url);
         f[i].file = pf->filename;
-        f[i].url = arena_strdup(a, canon);
+        f[i].url = pf->url;
         f[i].hash = pf->sha256 ? arena_sprintf(a, "sha256:%s", pf->sha256) : NULL;
         f[i].size = pf->size > 0 ? (uint64_t)pf->size : 0;
-        free(canon);
     }
     d->files = f;
     d->n_files = page.nfiles;
@@ -134,9 +131,14 @@ static void pypi_done(cache *c, cache_response *r, void *user)
     if (response_settled(s, r))
         return;
     s->state = TI_OK;
-    s->identity = xstrdup(r->etag ? r->etag : "");
-    s->modified = r->last_modified ? xstrdup(r->last_modified) : NULL;
-    s->doc = pypi_doc(c, r, s->pypi_name, s->mem);
+    char id[PYPI_IDENTITY_LEN];
+    s->doc = pypi_doc(c, r, s->pypi_name, s->mem, id);
+    if (s->format >= 2) { /* the page's content */
+        s->identity = xstrdup(id);
+    } else { /* format 1: the response's validators */
+        s->identity = xstrdup(r->etag ? r->etag : "");
+        s->modified = r->last_modified ? xstrdup(r->last_modified) : NULL;
+    }
 }
 
 static bool ends_with(const char *s, const char *tail)
@@ -223,8 +225,13 @@ static void npm_settle(ti_slot *s)
         return;
     }
     s->state = TI_OK;
-    s->identity = xstrdup(p->etag ? p->etag : "");
-    const char *mod = p->modified ? p->modified : p->last_modified;
+    const char *mod = p->modified;
+    if (s->format >= 2) {
+        s->identity = xstrdup(p->identity);
+    } else {
+        s->identity = xstrdup(p->etag ? p->etag : "");
+        mod = mod ? mod : p->last_modified;
+    }
     s->modified = mod ? xstrdup(mod) : NULL;
     /* every version's tarball and integrity, for confirming artifacts */
     arena *a = s->mem;
@@ -440,6 +447,7 @@ el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_do
         ti_slot *s = &slots[i];
         const lock_input *in = &lock->inputs[i];
         s->was = in;
+        s->format = lock->format_version;
         s->mem = t->mem;
         s->pypi_name = pypi_names[i];
         const char *eco = in->ecosystem ? in->ecosystem : "";

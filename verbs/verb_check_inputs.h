@@ -31,10 +31,12 @@ typedef struct verb_inputs {
 struct resolve_request;
 
 /* verb_inputs_fetch() :
- *  Reads the identity of every input of `lock` now — each PyPI project page
- *  (its ETag and Last-Modified), each npm packument (ETag, and its
- *  `modified` time or Last-Modified), each apt Release or InRelease (sha256
- *  of the signed Release text, and its Date) — with the requests the index
+ *  Reads the identity of every input of `lock` now, as the lock's format
+ *  records it — each PyPI project page (format 2: pypi_page_identity();
+ *  format 1: its ETag and Last-Modified), each npm packument (format 2: its
+ *  content identity and `modified` time; format 1: ETag, and `modified` or
+ *  Last-Modified), each apt Release or InRelease (sha256 of the signed
+ *  Release text, and its Date) — with the requests the index
  *  readers make (same Accept, so the same cache entries and the same
  *  negotiated document), all through one cache run: conditional GETs,
  *  mirrors applied to the canonical URLs the lock holds. Offline, the cache

@@ -7,10 +7,108 @@
 #include <string.h>
 #include <errno.h>
 
+#include "cache.h"
 #include "envlock/plan.h"
 #include "plan.h"
+#include "pypi_index.h"
 #include "target.h"
 #include "verbs_internal.h"
+
+/* ---- PyPI download URLs for pylock.toml ---- */
+
+typedef struct url_slot {
+    lock_doc *lock;
+    lock_package *p;
+    el_code code;        /* the page's failure, EL_OK when read */
+    char *message;
+    char *reason;
+} url_slot;
+
+/* Each of the package's files gets the URL its page gives, as this run
+ * would fetch it (through --mirror), and the page's size. */
+static void page_read(cache *c, cache_response *r, void *user)
+{
+    url_slot *s = user;
+    if (r->code != EL_OK) {
+        s->code = r->code;
+        s->message = xstrdup(r->message ? r->message : "the page could not be read");
+        s->reason = xstrdup(r->reason ? r->reason : "fetch_failed");
+        return;
+    }
+    arena *a = arena_new();
+    pypi_page page;
+    el_ctx *pctx = el_ctx_new();
+    if (pypi_page_read(pctx, c, r, a, &page) == EL_OK) {
+        for (size_t i = 0; i < s->p->n_artifacts; i++) {
+            lock_artifact *art = &s->p->artifacts[i];
+            for (size_t k = 0; k < page.nfiles && !art->url; k++) {
+                const pypi_file *f = &page.files[k];
+                if (f->bad_url || strcmp(f->filename, art->file) != 0)
+                    continue;
+                char *served = cache_served_url(c, f->read_url ? f->read_url : f->url);
+                art->url = lock_strdup(s->lock, served);
+                free(served);
+                if (!art->size && f->size > 0)
+                    art->size = (uint64_t)f->size;
+            }
+        }
+    }
+    el_ctx_free(pctx);
+    arena_free(a);
+}
+
+/* A format-2 lock names no URL for a PyPI file (docs/lock-format.md,
+ * "Where a lock was made"); pylock.toml needs one, so each package's
+ * project page on its `source` index says, read through the cache and the
+ * mirrors as `resolve` reads it. A file the page does not list stays
+ * without a URL (plan_export() refuses it by name). */
+static el_code pypi_urls(el_ctx *ctx, const el_cache_options *co, lock_doc *lock)
+{
+    size_t n = 0;
+    url_slot *slots = xcalloc(lock->n_packages + 1, sizeof *slots);
+    for (size_t i = 0; i < lock->n_packages; i++) {
+        lock_package *p = &lock->packages[i];
+        bool missing = false;
+        for (size_t k = 0; k < p->n_artifacts; k++)
+            missing |= !p->artifacts[k].url;
+        if (strcmp(p->ecosystem, "pypi") == 0 && missing && p->source)
+            slots[n++] = (url_slot){ .lock = lock, .p = p };
+    }
+    if (!n) {
+        free(slots);
+        return EL_OK;
+    }
+    el_cache_options defaults = { 0 };
+    cache *c = cache_open(ctx, co ? co : &defaults);
+    if (!c) {
+        free(slots);
+        return el_ctx_code(ctx);
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t sl = strlen(slots[i].p->source);
+        while (sl && slots[i].p->source[sl - 1] == '/')
+            sl--;
+        char *url = xasprintf("%.*s/%s/", (int)sl, slots[i].p->source, slots[i].p->name);
+        cache_request rq = { .url = url, .accept = PYPI_PAGE_ACCEPT, .policy = CACHE_REVALIDATE,
+                             .max_bytes = PYPI_PAGE_MAX, .done = page_read, .user = &slots[i] };
+        cache_submit(c, &rq);
+        free(url);
+    }
+    el_code rc = cache_run(c, ctx);
+    for (size_t i = 0; i < n; i++) {
+        if (rc == EL_OK && slots[i].code != EL_OK) {
+            rc = el_fail(ctx, slots[i].code, "the download URLs of pypi %s %s come from its "
+                         "index page: %s", slots[i].p->name, slots[i].p->version,
+                         slots[i].message);
+            el_detail_str(ctx, "reason", slots[i].reason);
+        }
+        free(slots[i].message);
+        free(slots[i].reason);
+    }
+    free(slots);
+    cache_close(c);
+    return rc;
+}
 
 /* --resolved-at as the uv-pip-compile header writes it:
  * "YYYY-MM-DDTHH:MM:SS+00:00" (UTC, fractions dropped). */
@@ -49,6 +147,8 @@ static el_code export_text(el_ctx *ctx, lock_doc *lock, const char *digest, plan
         in.apt_snapshot = b->apt_snapshot;
         in.protected_pins = b->protected_pins;
     }
+    if (fmt == PLAN_PYLOCK && (rc = pypi_urls(ctx, o->cache, lock)) != EL_OK)
+        return rc;
     *text = plan_export(ctx, &in, fmt, len);
     if (!*text)
         rc = el_ctx_code(ctx);

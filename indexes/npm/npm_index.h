@@ -164,7 +164,18 @@ typedef struct npm_packument {
     const char *url;           /* canonical packument URL */
     bool full;                 /* the document had `time` (a full packument) */
     const char *modified;      /* `modified` (abbreviated) or time.modified, or NULL */
-    const char *etag;          /* of the response, for the lock's inputs; or NULL */
+    const char *identity;      /* its snapshot identity for a lock (format 2):
+                                  "sha256:" and the SHA-256 of a canonical JSON
+                                  text of what the reader took from it: the
+                                  dist-tags and, per version (by key), its
+                                  dependencies, bundled names, deprecation,
+                                  os/cpu/libc, engines, integrity, tarball
+                                  file name, install-script flag and, when the
+                                  parse had a cutoff (a full document was
+                                  asked for), its publish time. Not the
+                                  tarball URLs (a mirror rewrites them) nor
+                                  anything else a mirror adds. */
+    const char *etag;          /* of the response (a format-1 lock's identity); or NULL */
     const char *last_modified;
     bool from_cache;
     npm_dist_tag *tags;        /* sorted by tag */

@@ -596,6 +596,86 @@ static int tag_cmp(const void *pa, const void *pb)
     return strcmp(((const npm_dist_tag *)pa)->tag, ((const npm_dist_tag *)pb)->tag);
 }
 
+/* ---- the identity (npm_packument_identity) ---- */
+
+static json_object *jnull_str(const char *s)
+{
+    return s ? json_object_new_string(s) : NULL;
+}
+
+static json_object *jlist(const char *const *v, size_t n)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(a, json_object_new_string(v[i]));
+    return a;
+}
+
+static json_object *version_entry(const npm_version *v, bool with_time)
+{
+    json_object *e = json_object_new_array();
+    json_object_array_add(e, json_object_new_string(v->version));
+    json_object *deps = json_object_new_array();
+    for (size_t i = 0; i < v->ndeps; i++) {
+        json_object *d = json_object_new_array();
+        json_object_array_add(d, json_object_new_int((int)v->deps[i].kind));
+        json_object_array_add(d, json_object_new_string(v->deps[i].name));
+        json_object_array_add(d, jnull_str(v->deps[i].spec));
+        json_object_array_add(deps, d);
+    }
+    json_object_array_add(e, deps);
+    json_object_array_add(e, v->bundle_all ? json_object_new_boolean(true)
+                                           : jlist(v->bundled, v->nbundled));
+    json_object_array_add(e, jnull_str(v->deprecated));
+    json_object_array_add(e, jlist(v->os, v->nos));
+    json_object_array_add(e, jlist(v->cpu, v->ncpu));
+    json_object_array_add(e, jlist(v->libc, v->nlibc));
+    json_object *eng = json_object_new_array();
+    for (size_t i = 0; i < v->nengines; i++) {
+        json_object_array_add(eng, json_object_new_string(v->engines[i].name));
+        json_object_array_add(eng, jnull_str(v->engines[i].range));
+    }
+    json_object_array_add(e, eng);
+    json_object_array_add(e, jnull_str(v->integrity));
+    const char *slash = v->tarball ? strrchr(v->tarball, '/') : NULL;
+    json_object_array_add(e, jnull_str(slash ? slash + 1 : v->tarball));
+    json_object_array_add(e, json_object_new_boolean((v->flags & NPM_FLAG_INSTALL_SCRIPT) != 0));
+    json_object_array_add(e, with_time ? jnull_str(v->time) : NULL);
+    return e;
+}
+
+/* Versions are sorted by key bytes (the record order is semver order with
+ * excluded versions last, which depends on the target). */
+static int vkey_cmp(const void *a, const void *b)
+{
+    return strcmp((*(const npm_version *const *)a)->version,
+                  (*(const npm_version *const *)b)->version);
+}
+
+static const char *identity_of(arena *a, const npm_packument *p, bool with_times)
+{
+    json_object *doc = json_object_new_array();
+    json_object *tags = json_object_new_array();
+    for (size_t i = 0; i < p->ntags; i++) {
+        json_object_array_add(tags, json_object_new_string(p->tags[i].tag));
+        json_object_array_add(tags, json_object_new_string(p->tags[i].version));
+    }
+    json_object_array_add(doc, tags);
+    const npm_version **vs = xcalloc(p->nversions + 1, sizeof *vs);
+    for (size_t i = 0; i < p->nversions; i++)
+        vs[i] = &p->versions[i];
+    qsort(vs, p->nversions, sizeof *vs, vkey_cmp);
+    for (size_t i = 0; i < p->nversions; i++)
+        json_object_array_add(doc, version_entry(vs[i], with_times));
+    free(vs);
+    const char *text = json_object_to_json_string_ext(
+        doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    char hex[65];
+    sha256_hex(text, strlen(text), hex);
+    json_object_put(doc);
+    return arena_sprintf(a, "sha256:%s", hex);
+}
+
 static int fail_parse(const char **reason, char **err, const char *why, char *msg)
 {
     *reason = why;
@@ -729,6 +809,7 @@ int npm_packument_parse(const char *body, size_t len, const npm_parse_options *o
             p->ncandidates++;
     }
     json_object_put(doc);
+    p->identity = identity_of(x.a, p, x.have_cutoff);
     *out = p;
     return 0;
 }

@@ -216,6 +216,27 @@ el_code pypi_page_parse_read(el_ctx *ctx, arena *a, const char *body, size_t len
                              const char *page_url, const char *read_url,
                              const char *content_type, pypi_page *out);
 
+/* pypi_page_read() :
+ *  The page of a finished cache response as envlock reads it: parsed
+ *  (pypi_page_parse_read(), the links resolved against the canonical URL
+ *  and the URL the cache read), then every link a mirror wrote on its own
+ *  host mapped back to the canonical URL, so `url` never names a mirror;
+ *  `read_url` stays only where the file must be read elsewhere. */
+el_code pypi_page_read(el_ctx *ctx, cache *c, const cache_response *r, arena *a,
+                       pypi_page *out);
+
+/* pypi_page_identity() :
+ *  The page's snapshot identity for a lock (format 2): "sha256:" and the
+ *  hex SHA-256 of the JSON text `[E,...]`, one E per file sorted by its
+ *  text, E = [filename, sha256, requires-python, yanked, core-metadata]
+ *  (null for a missing string; yanked false, true or the reason;
+ *  core-metadata false, true or its sha256), written without spaces.
+ *  Only what PEP 503 HTML and PEP 691 JSON both carry: no URLs (a mirror's
+ *  links differ), sizes or upload times (HTML has none), so the same files
+ *  give the same identity on any mirror and in either form. */
+#define PYPI_IDENTITY_LEN 72
+void pypi_page_identity(const pypi_page *pg, char out[PYPI_IDENTITY_LEN]);
+
 /* pypi_page_format_of() : PYPI_PAGE_JSON or PYPI_PAGE_HTML for a
  *  Content-Type value (parameters and case ignored), -1 when it names
  *  neither or is NULL. */
@@ -310,8 +331,10 @@ typedef struct pypi_project {
     const char *page_url;         /* canonical project page URL */
     pypi_page_format format;
     bool from_cache;              /* the page came from the cache */
-    const char *etag;             /* the page response's ETag (its snapshot
-                                     identity for a lock), or NULL */
+    const char *identity;         /* pypi_page_identity() of the page (its
+                                     snapshot identity for a lock) */
+    const char *etag;             /* the page response's ETag (a format-1
+                                     lock's identity), or NULL */
     const char *last_modified;    /* its Last-Modified, or NULL */
     pypi_candidate *cands;        /* every version, newest first; invalid
                                      versions last */

@@ -580,6 +580,40 @@ static void build(proj *p, const pypi_page *page)
     ptrvec_release(&groups);
 }
 
+el_code pypi_page_read(el_ctx *ctx, cache *c, const cache_response *r, arena *a, pypi_page *out)
+{
+    const char *page_url = r->final_url ? r->final_url : r->url;
+    char *read_url = cache_served_url(c, page_url);
+    el_code rc = pypi_page_parse_read(ctx, a, (const char *)r->body, r->len, page_url,
+                                      strcmp(read_url, page_url) != 0 ? read_url : NULL,
+                                      r->content_type, out);
+    free(read_url);
+    if (rc != EL_OK)
+        return rc;
+    /* Relative links resolved against the (canonical) page URL; absolute
+     * ones written by a mirror name the mirror: map those back, so records
+     * never carry a mirror URL. Fetches go back through the mirror anyway
+     * (cache_submit rewrites), except for a relative link that leaves the
+     * mirrored prefix (a mirror of the simple index whose pages link
+     * `../../packages/...` on its own host): that file is read where the
+     * page as read points. */
+    for (size_t i = 0; i < out->nfiles; i++) {
+        pypi_file *f = &out->files[i];
+        if (f->bad_url)
+            continue; /* the link as written: nothing to map */
+        char *canon = cache_canonical_url(c, f->url);
+        if (strcmp(canon, f->url) != 0)
+            f->url = arena_strdup(a, canon);
+        free(canon);
+        if (f->read_url) {
+            char *back = cache_canonical_url(c, f->read_url); /* credentials dropped */
+            f->read_url = strcmp(back, f->url) == 0 ? NULL : arena_strdup(a, back);
+            free(back);
+        }
+    }
+    return EL_OK;
+}
+
 static void page_done(cache *c, cache_response *r, void *user)
 {
     proj *p = user;
@@ -609,45 +643,21 @@ static void page_done(cache *c, cache_response *r, void *user)
         p->page_done = true;
         return;
     }
-    const char *page_url = r->final_url ? r->final_url : r->url;
     p->pub.from_cache = r->from_cache;
     p->pub.etag = r->etag ? arena_strdup(l->a, r->etag) : NULL;
     p->pub.last_modified = r->last_modified ? arena_strdup(l->a, r->last_modified) : NULL;
     pypi_page page;
     el_ctx *ctx = el_ctx_new();
-    char *read_url = cache_served_url(c, page_url);
-    el_code prc = pypi_page_parse_read(ctx, l->a, (const char *)r->body, r->len, page_url,
-                                       strcmp(read_url, page_url) != 0 ? read_url : NULL,
-                                       r->content_type, &page);
-    free(read_url);
-    if (prc != EL_OK) {
+    if (pypi_page_read(ctx, c, r, l->a, &page) != EL_OK) {
         project_fail(p, el_ctx_code(ctx), "invalid_page", el_ctx_message(ctx), r->url, 0, false);
         el_ctx_free(ctx);
         p->page_done = true;
         return;
     }
     el_ctx_free(ctx);
-    /* Relative links resolved against the (canonical) page URL; absolute
-     * ones written by a mirror name the mirror: map those back, so records
-     * and locks never carry a mirror URL. Fetches go back through the
-     * mirror anyway (cache_submit rewrites), except for a relative link
-     * that leaves the mirrored prefix (a mirror of the simple index whose
-     * pages link `../../packages/...` on its own host): that file is read
-     * where the page as read points. */
-    for (size_t i = 0; i < page.nfiles; i++) {
-        pypi_file *f = &page.files[i];
-        if (f->bad_url)
-            continue; /* the link as written: nothing to map */
-        char *canon = cache_canonical_url(c, f->url);
-        if (strcmp(canon, f->url) != 0)
-            f->url = arena_strdup(l->a, canon);
-        free(canon);
-        if (f->read_url) {
-            char *back = cache_canonical_url(c, f->read_url); /* credentials dropped */
-            f->read_url = strcmp(back, f->url) == 0 ? NULL : arena_strdup(l->a, back);
-            free(back);
-        }
-    }
+    char id[PYPI_IDENTITY_LEN];
+    pypi_page_identity(&page, id);
+    p->pub.identity = arena_strdup(l->a, id);
     p->pub.format = page.format;
     build(p, &page);
     p->page_done = true;

@@ -517,6 +517,59 @@ int pypi_page_format_of(const char *content_type)
     return -1;
 }
 
+/* ---- the page's identity ---- */
+
+static json_object *nullable(const char *s)
+{
+    return s ? json_object_new_string(s) : NULL;
+}
+
+/* One file as the identity sees it: what PEP 503 HTML and PEP 691 JSON both
+ * carry, so that either form of the same page gives the same identity. */
+static char *identity_entry(const pypi_file *f)
+{
+    json_object *e = json_object_new_array();
+    json_object_array_add(e, json_object_new_string(f->filename ? f->filename : ""));
+    json_object_array_add(e, nullable(f->sha256));
+    json_object_array_add(e, nullable(f->requires_python));
+    json_object_array_add(e, f->yanked && f->yanked_reason && *f->yanked_reason
+                                 ? json_object_new_string(f->yanked_reason)
+                                 : json_object_new_boolean(f->yanked));
+    json_object_array_add(e, f->core_metadata_sha256
+                                 ? json_object_new_string(f->core_metadata_sha256)
+                                 : json_object_new_boolean(f->core_metadata));
+    char *text = xstrdup(json_object_to_json_string_ext(
+        e, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(e);
+    return text;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void pypi_page_identity(const pypi_page *pg, char out[PYPI_IDENTITY_LEN])
+{
+    char **v = xcalloc(pg->nfiles + 1, sizeof *v);
+    for (size_t i = 0; i < pg->nfiles; i++)
+        v[i] = identity_entry(&pg->files[i]);
+    qsort(v, pg->nfiles, sizeof *v, str_cmp);
+    sha256_stream *h = sha256_begin();
+    sha256_update(h, "[", 1);
+    for (size_t i = 0; i < pg->nfiles; i++) {
+        if (i)
+            sha256_update(h, ",", 1);
+        sha256_update(h, v[i], strlen(v[i]));
+        free(v[i]);
+    }
+    sha256_update(h, "]", 1);
+    free(v);
+    char hex[65];
+    sha256_end(h, hex);
+    snprintf(out, PYPI_IDENTITY_LEN, "sha256:%s", hex);
+}
+
 el_code pypi_page_parse(el_ctx *ctx, arena *a, const char *body, size_t len,
                         const char *page_url, pypi_page *out)
 {

@@ -2,9 +2,9 @@
  * the project list of a simple index written as PEP 691 JSON (json-c) and
  * PEP 503 HTML (libxml2's HTML serializer), from the file records a page
  * was parsed into, so a static mirror (`envlock bundle`) lists exactly what
- * the page it copies listed. Also the one reading of a fetched page for
- * such a copy (pypi_page_read_response). Knows nothing of where the files
- * are kept: the caller gives every file's link. */
+ * the page it copies listed (read with pypi_page_read(), as the loader
+ * reads it). Knows nothing of where the files are kept: the caller gives
+ * every file's link. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,36 +13,6 @@
 #include <libxml/tree.h>
 
 #include "pypi_page_write.h"
-
-el_code pypi_page_read_response(el_ctx *ctx, cache *c, arena *a, const cache_response *r,
-                                pypi_page *out)
-{
-    const char *page_url = r->final_url ? r->final_url : r->url;
-    char *read_url = cache_served_url(c, page_url);
-    el_code rc = pypi_page_parse_read(ctx, a, (const char *)r->body, r->len, page_url,
-                                      strcmp(read_url, page_url) != 0 ? read_url : NULL,
-                                      r->content_type, out);
-    free(read_url);
-    if (rc != EL_OK)
-        return rc;
-    /* As the loader does: absolute links to a mirror name the canonical
-     * URL; read_url stays only where the file is read elsewhere. */
-    for (size_t i = 0; i < out->nfiles; i++) {
-        pypi_file *f = &out->files[i];
-        if (f->bad_url)
-            continue;
-        char *canon = cache_canonical_url(c, f->url);
-        if (strcmp(canon, f->url) != 0)
-            f->url = arena_strdup(a, canon);
-        free(canon);
-        if (f->read_url) {
-            char *back = cache_canonical_url(c, f->read_url);
-            f->read_url = strcmp(back, f->url) == 0 ? NULL : arena_strdup(a, back);
-            free(back);
-        }
-    }
-    return EL_OK;
-}
 
 /* The version a file name carries, for PEP 700's `versions` list: a
  * wheel's second part, an sdist's text after the last '-' before its

@@ -6,17 +6,6 @@
 
 #include "pypi_index.h"
 
-/* pypi_page_read_response() :
- *  The file records of a project page fetched through `c` (a successful
- *  response for its canonical URL): parsed as the loader parses it (links
- *  resolved against the page as read too, Content-Type deciding the
- *  format), every `url` canonical (a mirror's absolute link mapped back)
- *  and `read_url` set only where the file is read somewhere else than its
- *  canonical URL's mirror. Strings come from `a`. Failure as
- *  pypi_page_parse(). */
-el_code pypi_page_read_response(el_ctx *ctx, cache *c, arena *a, const cache_response *r,
-                                pypi_page *out);
-
 /* pypi_page_write_json() / pypi_page_write_html() :
  *  Appends to `out` the PEP 691 JSON / PEP 503 HTML page of project `name`
  *  listing files[0..n) in that order, file i linked at hrefs[i] (any URL

@@ -1,14 +1,21 @@
 /* lock_sample.h — one small, realistic lock built by hand (PyPI with an
  * extra and a pre-release, npm with a nested copy, apt with an epoch): the
  * example in docs/lock-format.md and the starting point of the check tests.
- * Every hash and URL here is made up for the tests. */
+ * Every hash and URL here is made up for the tests. sample_doc() is the
+ * lock as format 2 writes it (no URL for PyPI and npm files, no PyPI sizes,
+ * content identities); sample_doc_v1() the same answer as format 1 wrote it. */
 #ifndef EL_TEST_LOCK_SAMPLE_H
 #define EL_TEST_LOCK_SAMPLE_H
+
+#include <stdbool.h>
+#include <string.h>
 
 #include "lock.h"
 
 #define SAMPLE_HEX_A "4f1c7e2b9a0d3c6e5f8a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6a"
 #define SAMPLE_HEX_B "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9"
+#define SAMPLE_HEX_C "5e1f0c9d8b7a69584736251403f2e1d0c9b8a79685746352413f2e1d0c9b8a79"
+#define SAMPLE_HEX_D "a7c3e5f7091b3d5f7193b5d7f9e1c3a5b7d9f1e3c5a7b9d1f3e5c7a9b1d3f5e7"
 
 static inline lock_package *sample_pkg(lock_doc *d, const char *eco, const char *name,
                                        const char *version, const char *source)
@@ -36,15 +43,18 @@ static inline void sample_art(lock_doc *d, lock_package *p, const char *file, co
                               const char *hash, uint64_t size)
 {
     lock_artifact *a = lock_package_add_artifact(d, p);
+    bool v1 = d->format_version == 1, deb = strcmp(p->ecosystem, "deb") == 0;
     a->file = lock_strdup(d, file);
-    a->url = lock_strdup(d, url);
+    a->url = v1 || deb ? lock_strdup(d, url) : NULL;
     a->hash = lock_strdup(d, hash);
-    a->size = size;
+    a->size = v1 || strcmp(p->ecosystem, "pypi") != 0 ? size : 0;
 }
 
-static inline lock_doc *sample_doc(void)
+static inline lock_doc *sample_doc_format(int format)
 {
     lock_doc *d = lock_doc_new();
+    d->format_version = format;
+    bool v1 = format == 1;
     const char *pypi = "https://pypi.org/simple";
     const char *npm = "https://registry.npmjs.org";
     const char *deb = "https://snapshot.debian.org/archive/debian/20260914T150000Z bookworm main";
@@ -65,7 +75,7 @@ static inline lock_doc *sample_doc(void)
     lock_input *in = lock_doc_add_input(d);
     in->ecosystem = "pypi";
     in->url = "https://pypi.org/simple/numpy/";
-    in->identity = "W/\"5e1f-numpy\"";
+    in->identity = v1 ? "W/\"5e1f-numpy\"" : "sha256:" SAMPLE_HEX_C;
     in = lock_doc_add_input(d);
     in->ecosystem = "deb";
     in->url = "https://snapshot.debian.org/archive/debian/20260914T150000Z/dists/bookworm/Release";
@@ -74,7 +84,7 @@ static inline lock_doc *sample_doc(void)
     in = lock_doc_add_input(d);
     in->ecosystem = "npm";
     in->url = "https://registry.npmjs.org/zod";
-    in->identity = "\"a7c3\"";
+    in->identity = v1 ? "\"a7c3\"" : "sha256:" SAMPLE_HEX_D;
     in->modified = "2026-08-30T11:02:13.512Z";
 
     lock_package *p = sample_pkg(d, "pypi", "pandas", "2.2.3", pypi);
@@ -161,5 +171,8 @@ static inline lock_doc *sample_doc(void)
                "sha256:" SAMPLE_HEX_A, 256000);
     return d;
 }
+
+static inline lock_doc *sample_doc(void) { return sample_doc_format(LOCK_FORMAT_VERSION); }
+static inline lock_doc *sample_doc_v1(void) { return sample_doc_format(1); }
 
 #endif

@@ -47,7 +47,7 @@ def main():
                                    capture_output=True).stdout)
     for n, raw in enumerate(docs):
         data = yaml.safe_load(raw.decode("utf-8"))
-        if data.get("lockVersion") != 1:
+        if data.get("lockVersion") != 2:
             problems.append(f"doc {n}: lockVersion {data.get('lockVersion')!r}")
         walk(data, None, f"doc{n}", problems)
     sample = yaml.safe_load(docs[0].decode("utf-8"))

@@ -211,15 +211,13 @@ static void test_invalid_utf8_refused(void **state)
 
 /* ---- golden ---- */
 
-static void test_golden_sample(void **state)
+static void golden(const char *name, lock_doc *d)
 {
-    (void)state;
-    char *path = xasprintf("%s/sample.lock", getenv("LOCK_TEST_DIR") ? getenv("LOCK_TEST_DIR")
-                                                                      : LOCK_TEST_DIR);
+    char *path = xasprintf("%s/%s", getenv("LOCK_TEST_DIR") ? getenv("LOCK_TEST_DIR")
+                                                            : LOCK_TEST_DIR, name);
     size_t want_len;
     char *want = read_file(path, 1 << 20, &want_len);
     assert_non_null(want);
-    lock_doc *d = sample_doc();
     size_t len;
     char *t = text_of(d, &len);
     if (len != want_len || memcmp(t, want, len) != 0)
@@ -228,6 +226,7 @@ static void test_golden_sample(void **state)
     el_ctx *ctx = el_ctx_new();
     lock_doc *r = lock_read_text(ctx, want, want_len);
     assert_non_null(r);
+    assert_int_equal(r->format_version, d->format_version);
     char *t2 = text_of(r, &len);
     assert_int_equal(len, want_len);
     assert_memory_equal(t2, want, len);
@@ -238,6 +237,15 @@ static void test_golden_sample(void **state)
     lock_doc_free(d);
     free(want);
     free(path);
+}
+
+/* The lock as this envlock writes it, and a format-1 lock, which it still
+ * reads and writes back unchanged. */
+static void test_golden_sample(void **state)
+{
+    (void)state;
+    golden("sample.lock", sample_doc());
+    golden("sample-v1.lock", sample_doc_v1());
 }
 
 /* ---- round trip ---- */
@@ -297,8 +305,10 @@ static void test_malformed(void **state)
         { "not UTF-8", "lockVersion: 1\nspecDigest: \"\xff\"\n", 0, 2, 14, "(document)", "UTF-8" },
         { "empty", "", 0, 1, 1, "(document)", "empty" },
         { "root is a list", "- a\n", 0, 1, 1, "(document)", "a lock is a YAML mapping" },
-        { "format version 2", "lockVersion: 2\nfuture: {}\n", 0, 1, 14, "lockVersion",
-          "lock format version 2 is not supported" },
+        { "format version 3", "lockVersion: 3\nfuture: {}\n", 0, 1, 14, "lockVersion",
+          "lock format version 3 is not supported" },
+        { "format version 0", "lockVersion: 0\nfuture: {}\n", 0, 1, 14, "lockVersion",
+          "lock format version 0 is not supported" },
         { "format version quoted", "lockVersion: \"1\"\n", 0, 1, 14, "lockVersion",
           "expected a non-negative integer" },
         { "format version leading zero", "lockVersion: 01\n", 0, 1, 14, "lockVersion",
@@ -817,7 +827,7 @@ static void test_check_spec_target_options(void **state)
 static void test_check_inputs(void **state)
 {
     (void)state;
-    lock_doc *d = sample_doc();
+    lock_doc *d = sample_doc_v1(); /* format 1: ETags */
     lock_check_input in = sample_input();
     lock_input fresh[] = {
         { "pypi", "https://pypi.org/simple/numpy/", "W/\"5e1f-numpy\"", NULL },
@@ -848,6 +858,18 @@ static void test_check_inputs(void **state)
     in.fresh = NULL;
     in.n_fresh = 0;
     expect_report(d, &in, "input gone: npm https://registry.npmjs.org/zod (not found)\n");
+    lock_doc_free(d);
+    /* format 2: the content identities */
+    d = sample_doc();
+    lock_input now[] = { { "pypi", "https://pypi.org/simple/numpy/", "sha256:" SAMPLE_HEX_C, NULL } };
+    lock_check_input in2 = sample_input();
+    in2.fresh = now;
+    in2.n_fresh = 1;
+    expect_report(d, &in2, "");
+    now[0].identity = "sha256:" SAMPLE_HEX_A;
+    expect_report(d, &in2,
+                  "input changed: pypi https://pypi.org/simple/numpy/ content sha256:" SAMPLE_HEX_C
+                  " -> sha256:" SAMPLE_HEX_A "\n");
     lock_doc_free(d);
 }
 

@@ -66,6 +66,54 @@ static const char ABBREV[] =
     "\"3.24.0\":{\"name\":\"zod\",\"version\":\"3.24.0\"," DIST("zod", "3.24.0") "}"
     "}}";
 
+/* The identity (lock format 2): what the reader takes, not the bytes or
+ * the tarball URLs. The same content re-rendered by a mirror (other key
+ * order, tarballs on the mirror, its own bookkeeping keys) keeps it; a moved
+ * dist-tag, a deprecation or another integrity changes it. */
+static char *replaced(const char *s, const char *from, const char *to)
+{
+    const char *at = strstr(s, from);
+    assert_non_null(at);
+    return xasprintf("%.*s%s%s", (int)(at - s), s, to, at + strlen(from));
+}
+
+static void test_identity(void **state)
+{
+    (void)state;
+    npm_packument *p = parse_ok(ABBREV, "zod", NULL);
+    char *id = xstrdup(p->identity);
+    assert_true(strncmp(id, "sha256:", 7) == 0 && strlen(id) == 71);
+    npm_packument_free(p);
+    /* re-rendered: versions in another order, tarballs on a mirror, extra keys */
+    const char *mirror =
+        "{\"_rev\":\"3-abc\",\"name\":\"zod\",\"modified\":\"2024-06-10T00:00:00.000Z\","
+        "\"versions\":{"
+        "\"3.24.0\":{\"version\":\"3.24.0\",\"name\":\"zod\",\"dist\":{\"shasum\":"
+        "\"0123456789abcdef0123456789abcdef01234567\",\"integrity\":\"sha512-AAAA\","
+        "\"tarball\":\"http://127.0.0.1:4873/zod/-/zod-3.24.0.tgz\"}},"
+        "\"3.22.4\":{\"name\":\"zod\",\"version\":\"3.22.4\"," DIST("zod", "3.22.4") "},"
+        "\"4.0.0-beta.1\":{\"name\":\"zod\",\"version\":\"4.0.0-beta.1\"," DIST("zod", "4.0.0-beta.1") "},"
+        "\"3.23.8\":{\"name\":\"zod\",\"version\":\"3.23.8\"," DIST("zod", "3.23.8") "}"
+        "},\"dist-tags\":{\"next\":\"4.0.0-beta.1\",\"latest\":\"3.23.8\"},\"_uplinks\":{}}";
+    p = parse_ok(mirror, "zod", NULL);
+    assert_string_equal(p->identity, id);
+    npm_packument_free(p);
+    static const char *const changes[][2] = {
+        { "\"latest\":\"3.23.8\"", "\"latest\":\"3.24.0\"" },
+        { "\"version\":\"3.22.4\",", "\"version\":\"3.22.4\",\"deprecated\":\"old\"," },
+        { "\"version\":\"3.23.8\",", "\"version\":\"3.23.8\",\"dependencies\":{\"a\":\"^1\"}," },
+    };
+    for (size_t i = 0; i < sizeof changes / sizeof *changes; i++) {
+        char *doc = replaced(ABBREV, changes[i][0], changes[i][1]);
+        p = parse_ok(doc, "zod", NULL);
+        if (strcmp(p->identity, id) == 0)
+            fail_msg("change %zu (%s) kept the identity", i, changes[i][1]);
+        npm_packument_free(p);
+        free(doc);
+    }
+    free(id);
+}
+
 static void test_abbreviated(void **state)
 {
     (void)state;
@@ -486,7 +534,7 @@ static void test_time(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_abbreviated),  cmocka_unit_test(test_full_cutoff),
+        cmocka_unit_test(test_abbreviated),  cmocka_unit_test(test_identity),  cmocka_unit_test(test_full_cutoff),
         cmocka_unit_test(test_scoped),       cmocka_unit_test(test_every_field),
         cmocka_unit_test(test_bundle_forms), cmocka_unit_test(test_platform),
         cmocka_unit_test(test_bad_versions), cmocka_unit_test(test_malformed),

@@ -488,13 +488,19 @@ def setup_body(state, info):
     exp = os.path.join(state, "export")
     os.makedirs(exp)
     info["exports"] = {}
+    # pylock.toml takes its download URLs from the index pages (a format-2
+    # lock names none): the served PyPI indexes, through --mirror
+    pages = []
+    for name, url in sorted(info["manifest"].get("pypi-indexes", {}).items()):
+        pages += ["--mirror", "%s=%spypi/%s/simple" % (url.rstrip("/"), info["url"], name)]
     for fmt in FORMATS:
-        rc, _js, out, err = run_envlock(info, ["export", info["lock"], "--format", fmt, "--bases", catalog], home)
+        rc, _js, out, err = run_envlock(info, pages + ["export", info["lock"], "--format", fmt,
+                                                       "--bases", catalog], home)
         path = os.path.join(exp, fmt)
         with open(path, "w") as f:
             f.write(out)
-        rc2, _js, _out2, err2 = run_envlock(info, ["export", info["lock"], "--format", fmt, "--bases", catalog,
-                                                  "-o", path + ".o"], home)
+        rc2, _js, _out2, err2 = run_envlock(info, pages + ["export", info["lock"], "--format", fmt,
+                                                          "--bases", catalog, "-o", path + ".o"], home)
         info["exports"][fmt] = {"rc": rc, "path": path, "stderr": err, "rc_o": rc2, "stderr_o": err2}
 
 
@@ -667,6 +673,19 @@ def t_uv_pip_compile_export(ctx):
     return problems
 
 
+def url_serves(name, url, sha256):
+    """[] when `url` serves a file with that sha256 (the served mirror)."""
+    import hashlib
+    import urllib.request
+    try:
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(url, timeout=30) as r:
+            got = hashlib.sha256(r.read()).hexdigest()
+    except OSError as e:
+        return ["%s: the wheel URL %s does not serve: %s" % (name, url, e)]
+    return [] if got == sha256 else ["%s: %s serves sha256 %s, not %s" % (name, url, got, sha256)]
+
+
 def t_pylock_export(ctx):
     """The PEP 751 export, read by tomllib and held to the PEP's rules, against the lock."""
     try:
@@ -702,6 +721,8 @@ def t_pylock_export(ctx):
                 problems.append("%s: wheel name %s is not its url's file name" % (name, w["name"]))
             if "url" not in w and "path" not in w:
                 problems.append("%s: a wheel with neither url nor path" % name)
+            elif w.get("url"):
+                problems += url_serves(name, w["url"], (w.get("hashes") or {}).get("sha256"))
             have_h.add((w.get("hashes") or {}).get("sha256"))
         if have_h != want_h:
             problems.append("%s: wheel hashes %s, the lock's artifacts %s" % (name, sorted(have_h), sorted(want_h)))
@@ -918,8 +939,12 @@ def package_lock_problems(ctx, path, tag):
             problems.append("%s: %s is %s, the lock says %s" % (tag, k, e.get("version"), lp["version"]))
         if e.get("integrity") != art.get("hash"):
             problems.append("%s: %s's integrity %s is not the lock's %s" % (tag, k, e.get("integrity"), art.get("hash")))
-        if "resolved" in e and e["resolved"] != art.get("url"):
-            problems.append("%s: %s resolves to %s, the lock says %s" % (tag, k, e["resolved"], art.get("url")))
+        # a format-2 lock names no tarball URL: npm's registry layout is
+        # <registry>/<name>/-/<file>
+        layout = art.get("url") or "%s/%s/-/%s" % (lp["source"].rstrip("/"), lp["name"], art.get("file"))
+        if "resolved" in e and e["resolved"] != layout:
+            problems.append("%s: %s resolves to %s, the registry layout says %s"
+                            % (tag, k, e["resolved"], layout))
         if "name" in e and e["name"] != lp["name"]:
             problems.append("%s: %s is named %s, the lock says %s" % (tag, k, e["name"], lp["name"]))
     roots = sorted({p["name"] for p in ctx.lock.of("npm", True) if "spec" in (p.get("requestedBy") or [])})

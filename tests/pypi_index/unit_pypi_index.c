@@ -249,6 +249,65 @@ static void test_html_base_and_errors(void **state)
     el_ctx_free(ctx);
 }
 
+/* ---- the page's identity (lock format 2) ---- */
+
+static void identity_of(const char *body, const char *page_url, char out[PYPI_IDENTITY_LEN])
+{
+    arena *a = arena_new();
+    el_ctx *ctx = el_ctx_new();
+    pypi_page pg;
+    assert_int_equal(pypi_page_parse(ctx, a, body, strlen(body), page_url, &pg), EL_OK);
+    pypi_page_identity(&pg, out);
+    el_ctx_free(ctx);
+    arena_free(a);
+}
+
+/* The same files as PEP 691 JSON (with sizes, upload times, absolute links)
+ * and as PEP 503 HTML (relative links, no sizes) on another host: one
+ * identity. A changed hash, requires-python, yank or metadata hash: another. */
+static void test_page_identity(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\"meta\":{\"api-version\":\"1.1\"},\"name\":\"demo\",\"files\":["
+        "{\"filename\":\"demo-1.0-py3-none-any.whl\","
+        "\"url\":\"https://files.example/packages/aa/demo-1.0-py3-none-any.whl\","
+        "\"hashes\":{\"sha256\":\"" SHA_A "\"},\"size\":10,"
+        "\"upload-time\":\"2024-01-01T00:00:00Z\",\"requires-python\":\">=3.8\","
+        "\"core-metadata\":{\"sha256\":\"" SHA_B "\"}},"
+        "{\"filename\":\"demo-0.9.tar.gz\",\"url\":\"../../f/demo-0.9.tar.gz\","
+        "\"hashes\":{\"sha256\":\"" SHA_B "\"},\"yanked\":\"broken\"}]}";
+    /* the other order, another host, HTML escapes, the old metadata attribute */
+    const char *html =
+        "<html><body>"
+        "<a href=\"/x/demo-0.9.tar.gz#sha256=" SHA_B "\" data-yanked=\"broken\">demo-0.9.tar.gz</a>"
+        "<a href=\"http://mirror.local/+f/demo-1.0-py3-none-any.whl#sha256=" SHA_A "\" "
+        "data-requires-python=\"&gt;=3.8\" data-dist-info-metadata=\"sha256=" SHA_B "\">"
+        "demo-1.0-py3-none-any.whl</a></body></html>";
+    char a[PYPI_IDENTITY_LEN], b[PYPI_IDENTITY_LEN], c[PYPI_IDENTITY_LEN];
+    identity_of(json, PAGE, a);
+    identity_of(html, "http://mirror.local/simple/demo/", b);
+    assert_true(strncmp(a, "sha256:", 7) == 0 && strlen(a) == 71);
+    assert_string_equal(a, b);
+    static const char *const changes[][2] = {
+        { "\"sha256\":\"" SHA_A "\"}", "\"sha256\":\"" SHA_B "\"}" },
+        { ">=3.8", ">=3.9" },
+        { "\"yanked\":\"broken\"", "\"yanked\":true" },
+        { "\"core-metadata\":{\"sha256\":\"" SHA_B "\"}", "\"core-metadata\":true" },
+        { "demo-0.9.tar.gz\",", "demo-0.8.tar.gz\"," },
+    };
+    for (size_t i = 0; i < sizeof changes / sizeof *changes; i++) {
+        const char *at = strstr(json, changes[i][0]);
+        assert_non_null(at);
+        char *other = xasprintf("%.*s%s%s", (int)(at - json), json, changes[i][1],
+                                at + strlen(changes[i][0]));
+        identity_of(other, PAGE, c);
+        if (strcmp(a, c) == 0)
+            fail_msg("change %zu (%s) kept the identity", i, changes[i][1]);
+        free(other);
+    }
+}
+
 static void test_time(void **state)
 {
     (void)state;
@@ -735,7 +794,7 @@ static void test_loader_file_index(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_page_content_type),
+        cmocka_unit_test(test_page_content_type), cmocka_unit_test(test_page_identity),
         cmocka_unit_test(test_json_full),     cmocka_unit_test(test_json_malformed),
         cmocka_unit_test(test_html_full),     cmocka_unit_test(test_html_base_and_errors),
         cmocka_unit_test(test_time),          cmocka_unit_test(test_meta_basic),
