@@ -154,6 +154,17 @@ static void hash_mismatch(bundle *b, const bundle_fetch *f, const char *got)
     free(url);
 }
 
+/* A file of the bundle in place, written now or found right. */
+static void count_file(bundle *b, const bundle_fetch *f)
+{
+    if (f->artifact)
+        b->st->artifacts++;
+    else if (f->metadata)
+        b->st->metadata++;
+    else
+        b->st->documents++;
+}
+
 static void fetch_done(cache *c, cache_response *r, void *user)
 {
     fetch_job *j = user;
@@ -175,12 +186,7 @@ static void fetch_done(cache *c, cache_response *r, void *user)
         return;
     if (f->also_rel && !bundle_put(b, f->also_rel, r->body, r->len))
         return;
-    if (f->artifact)
-        b->st->artifacts++;
-    else if (f->metadata)
-        b->st->metadata++;
-    else
-        b->st->documents++;
+    count_file(b, f);
 }
 
 void bundle_submit(bundle *b, const bundle_fetch *f)
@@ -191,12 +197,7 @@ void bundle_submit(bundle *b, const bundle_fetch *f)
     }
     if (bundle_holds(b, f->rel, f->hash) &&
         (!f->also_rel || bundle_holds(b, f->also_rel, f->hash))) {
-        if (f->artifact)
-            b->st->artifacts++;
-        else if (f->metadata)
-            b->st->metadata++;
-        else
-            b->st->documents++;
+        count_file(b, f);
         return;
     }
     fetch_job *j = arena_alloc(b->a, sizeof *j);

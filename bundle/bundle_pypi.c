@@ -118,6 +118,20 @@ static void submit_metadata(bundle *b, const page_job *j, const pypi_page *pg)
     }
 }
 
+/* DIR_REL/index.json and DIR_REL/index.html, the two forms of one page;
+ * the buffers are released. */
+static void put_page(bundle *b, const char *dir_rel, strbuf *js, strbuf *html)
+{
+    char *rj = xasprintf("%s/index.json", dir_rel);
+    char *rh = xasprintf("%s/index.html", dir_rel);
+    if (bundle_put(b, rj, js->buf, js->len) && bundle_put(b, rh, html->buf, html->len))
+        b->st->documents++;
+    free(rj);
+    free(rh);
+    sb_release(js);
+    sb_release(html);
+}
+
 static void write_page(bundle *b, const page_job *j, const pypi_page *pg)
 {
     char **hrefs = xcalloc(pg->nfiles + 1, sizeof *hrefs);
@@ -134,14 +148,9 @@ static void write_page(bundle *b, const page_job *j, const pypi_page *pg)
     strbuf js = STRBUF_INIT, html = STRBUF_INIT;
     pypi_page_write_json(j->name, pg->files, pg->nfiles, (const char *const *)hrefs, &js);
     pypi_page_write_html(j->name, pg->files, pg->nfiles, (const char *const *)hrefs, &html);
-    char *rj = xasprintf("%s/simple/%s/index.json", j->t->dir, j->name);
-    char *rh = xasprintf("%s/simple/%s/index.html", j->t->dir, j->name);
-    if (bundle_put(b, rj, js.buf, js.len) && bundle_put(b, rh, html.buf, html.len))
-        b->st->documents++;
-    free(rj);
-    free(rh);
-    sb_release(&js);
-    sb_release(&html);
+    char *dir = xasprintf("%s/simple/%s", j->t->dir, j->name);
+    put_page(b, dir, &js, &html);
+    free(dir);
     for (size_t i = 0; i < pg->nfiles; i++)
         free(hrefs[i]);
     free(hrefs);
@@ -245,13 +254,8 @@ void bundle_pypi_finish(bundle *b)
         strbuf js = STRBUF_INIT, html = STRBUF_INIT;
         pypi_index_write_json((const char *const *)t->names.items, t->names.len, &js);
         pypi_index_write_html((const char *const *)t->names.items, t->names.len, &html);
-        char *rj = xasprintf("%s/simple/index.json", t->dir);
-        char *rh = xasprintf("%s/simple/index.html", t->dir);
-        if (bundle_put(b, rj, js.buf, js.len) && bundle_put(b, rh, html.buf, html.len))
-            b->st->documents++;
-        free(rj);
-        free(rh);
-        sb_release(&js);
-        sb_release(&html);
+        char *dir = xasprintf("%s/simple", t->dir);
+        put_page(b, dir, &js, &html);
+        free(dir);
     }
 }
