@@ -32,7 +32,6 @@ import hashlib
 import http.server
 import json
 import os
-import re
 import shutil
 import socketserver
 import subprocess
@@ -45,6 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
 import build_mirror  # noqa: E402
+import bundle_site  # noqa: E402
 import servers  # noqa: E402
 
 DEMO_SCN = os.path.join(ROOT, "corpus", "demo", "demo.scn")
@@ -86,45 +86,11 @@ def write_catalog(work, mirror):
 
 def nginx_from_readme(bundle_dir, work):
     """nginx with the server block of DIR/README on a free port."""
-    text = open(os.path.join(bundle_dir, "README")).read()
-    m = re.search(r"^# --- nginx: begin.*?\n(.*?)^# --- nginx: end ---$", text, re.S | re.M)
-    if not check(m is not None, "README has the nginx block"):
+    try:
+        return bundle_site.nginx_from_readme(bundle_dir, work)
+    except servers.ServerError as e:
+        check(False, "nginx serves the bundle with the README's block: %s" % e)
         return None
-    os.makedirs(work, exist_ok=True)
-    for attempt in range(5):
-        port = servers.free_port()
-        block = m.group(1).replace("listen 8080;", "listen 127.0.0.1:%d;" % port)
-        user = ""
-        if os.geteuid() == 0:
-            import grp
-            import pwd
-            user = "user %s %s;" % (pwd.getpwuid(os.geteuid()).pw_name, grp.getgrgid(os.getegid()).gr_name)
-        conf = os.path.join(work, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write("daemon off;\n%s\npid %s/nginx.pid;\nerror_log %s/error.log warn;\n"
-                    "events { worker_connections 64; }\nhttp {\n"
-                    "client_body_temp_path %s/body; proxy_temp_path %s/proxy;\n"
-                    "fastcgi_temp_path %s/fcgi; uwsgi_temp_path %s/uwsgi; scgi_temp_path %s/scgi;\n"
-                    "access_log %s/access.log;\n%s}\n" % ((user,) + (work,) * 8 + (block,)))
-        proc = subprocess.Popen([servers.NGINX, "-p", work, "-c", conf, "-e", os.path.join(work, "error.log")],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
-        if servers.wait_port(port, proc):
-            return proc, "http://127.0.0.1:%d" % port
-        proc.kill()
-        proc.wait()
-    check(False, "nginx starts with the README's block (see %s/error.log)" % work)
-    return None
-
-
-def stop(proc):
-    if proc and proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def lock_artifacts(lock_text):
@@ -473,7 +439,7 @@ def main():
         part_faults(el, work, lock, ng.url, arts)
         part_disk_full(el, work, lock, cache, mirrors, arts)
     finally:
-        stop(site)
+        bundle_site.stop(site)
         if ng:
             ng.stop()
         shutil.rmtree(work, ignore_errors=True)
