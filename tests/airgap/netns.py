@@ -7,14 +7,19 @@ loopback, for the air-gap tests (tests/airgap/README.md).
     netns.py run JOB RESULT       (outer) run JOB inside a new namespace
     netns.py inside JOB RESULT    (in the namespace; started by `run`)
 
-JOB is a JSON file: {"env": {...}, "serve": DIR or null, "steps":
-[{"name": N, "argv": [...]}...]}. Inside, loopback is brought up with
-`ip link set lo up`, the namespace is proven to have no network (its only
-link is lo, no default route, connects to public addresses fail, a connect
-to a listener on 127.0.0.1 succeeds), then nginx serves DIR on 127.0.0.1
-when asked (its URL replaces @URL@ in the steps' arguments) and each step
-runs. RESULT gets {"isolation": [...problems], "steps": [{"name", "rc",
-"stdout", "stderr"}]} and, when serving, "url". Standard library only."""
+JOB is a JSON file: {"env": {...}, "serve": DIR or null, "serve_bundle":
+{"dir": BUNDLE, "work": W, "port": P} or null, "steps": [{"name": N,
+"argv": [...], "env": {...} (optional, instead of the job's), "cwd": D
+(optional)}...]}. Inside, loopback is brought up with `ip link set lo up`,
+the namespace is proven to have no network (its only link is lo, no
+default route, connects to public addresses fail, a connect to a listener
+on 127.0.0.1 succeeds), then nginx serves DIR on 127.0.0.1 when asked
+(servers.py's fixture config) or serves BUNDLE with the server block of
+BUNDLE/README (tests/fixtures/bundle_site.py; on port P, or a free one);
+its URL replaces @URL@ in the steps' arguments; then each step runs.
+RESULT gets {"isolation": [...problems], "steps": [{"name", "rc",
+"stdout", "stderr"}]}, when serving "url", and "error" when the server
+could not start or a step could not run. Standard library only."""
 
 import json
 import os
@@ -26,6 +31,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
+import bundle_site  # noqa: E402
+import servers  # noqa: E402
 
 SKIP = 77
 # Public addresses a machine with any route out would reach (Cloudflare's
@@ -111,7 +118,8 @@ def run_steps(job, url):
     out = []
     for st in job["steps"]:
         argv = [a.replace("@URL@", url or "") for a in st["argv"]]
-        r = subprocess.run(argv, env=job["env"], capture_output=True, text=True, timeout=600)
+        r = subprocess.run(argv, env=st.get("env", job["env"]), cwd=st.get("cwd"),
+                           capture_output=True, text=True, timeout=600)
         out.append({"name": st["name"], "rc": r.returncode, "stdout": r.stdout, "stderr": r.stderr})
     return out
 
@@ -119,18 +127,25 @@ def run_steps(job, url):
 def inside(job_path, result_path):
     job = json.load(open(job_path))
     res = {"isolation": isolation_problems(), "steps": []}
-    ng = None
+    ng = bundle_proc = None
     try:
         if not res["isolation"]:
             if job.get("serve"):
-                import servers
                 ng = servers.Nginx(job["serve"], work=job["serve_work"])
                 ng.start()
                 res["url"] = ng.url
+            elif job.get("serve_bundle"):
+                sb = job["serve_bundle"]
+                bundle_proc, res["url"] = bundle_site.nginx_from_readme(sb["dir"], sb["work"], sb.get("port"))
             res["steps"] = run_steps(job, res.get("url"))
+    except (servers.ServerError, OSError, subprocess.SubprocessError) as e:
+        # reported in RESULT: the outer side judges it
+        res["error"] = "%s: %s" % (type(e).__name__, e)
     finally:
         if ng:
             ng.stop()
+        if bundle_proc:
+            bundle_site.stop(bundle_proc)
         with open(result_path, "w") as f:
             json.dump(res, f)
     return 0

@@ -43,11 +43,9 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
-import build_mirror  # noqa: E402
 import bundle_site  # noqa: E402
 import servers  # noqa: E402
 
-DEMO_SCN = os.path.join(ROOT, "corpus", "demo", "demo.scn")
 DEMO = os.path.join(ROOT, "corpus", "demo", "demo.yaml")
 SNAPSHOT = "https://snapshot.debian.org/archive/debian/20260914T150000Z"
 FAILURES = []
@@ -70,18 +68,6 @@ def env(**extra):
 
 def run(el, args, **kw):
     return subprocess.run([el] + args, env=env(**kw), capture_output=True, text=True, timeout=600)
-
-
-def write_catalog(work, mirror):
-    """corpus/demo/bases.yaml with the built mirror's key and absolute paths."""
-    text = open(os.path.join(ROOT, "corpus", "demo", "bases.yaml")).read()
-    text = text.replace("keyring: mirror/apt-keyring.gpg",
-                        "keyring: %s" % os.path.join(mirror, "apt-keyring.gpg"))
-    text = text.replace("dpkgStatus: ../bases/", "dpkgStatus: %s/" % os.path.join(ROOT, "corpus", "bases"))
-    path = os.path.join(work, "bases.yaml")
-    with open(path, "w") as f:
-        f.write(text)
-    return path
 
 
 def nginx_from_readme(bundle_dir, work):
@@ -395,9 +381,7 @@ def main():
     ng = None
     site = None
     try:
-        mirror = os.path.join(work, "m")
-        build_mirror.build([DEMO_SCN], mirror)
-        bases = write_catalog(work, mirror)
+        mirror, bases = bundle_site.demo_upstream(work)
         ng = servers.Nginx(mirror, work=os.path.join(work, "nginx"))
         os.makedirs(ng.work, exist_ok=True)
         ng.start()
