@@ -215,18 +215,9 @@ def part_pip(el, work, lock, base):
     r = run(el, ["export", lock, "--format", "requirements", "-o", req])
     if not check(r.returncode == 0, "export requirements: %s" % r.stderr.strip()):
         return
-    e = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}  # no config at all
-    e.update(PIP_CONFIG_FILE="/dev/null", HOME=os.path.join(work, "piphome"))
     dl = os.path.join(work, "pip-dl")
-    p = subprocess.run([pip, "download", "--no-deps", "--require-hashes", "--no-cache-dir",
-                        "--disable-pip-version-check", "--only-binary=:all:", "--python-version", "3.13",
-                        "--implementation", "cp"] +
-                       # pip takes --platform literally: the target's and those it accepts
-                       sum((["--platform", p] for p in ("manylinux_2_36_x86_64", "manylinux_2_28_x86_64",
-                                                         "manylinux_2_17_x86_64", "manylinux2014_x86_64")), []) + [
-
-                        "--index-url", base + "/pypi/simple/", "-d", dl, "-r", req],
-                       env=e, capture_output=True, text=True, timeout=300)
+    argv, e = bundle_site.pip_download(os.path.join(work, "piphome"), base + "/pypi/simple/", req, dl)
+    p = subprocess.run(argv, env=e, capture_output=True, text=True, timeout=300)
     n = len([l for l in open(req) if "==" in l])
     got = len(os.listdir(dl)) if os.path.isdir(dl) else 0
     check(p.returncode == 0 and got == n,
@@ -281,13 +272,7 @@ def part_npm(el, work, lock, base):
     pj = {"name": root.get("name", "bundle-test"), "version": root.get("version", "1.0.0"),
           "dependencies": root.get("dependencies", {})}
     json.dump(pj, open(os.path.join(proj, "package.json"), "w"))
-    home = os.path.join(work, "npmhome")
-    os.makedirs(home, exist_ok=True)
-    rc = os.path.join(home, ".npmrc")
-    with open(rc, "w") as f:
-        f.write("registry=%s/npm/\naudit=false\nfund=false\nupdate-notifier=false\n" % base)
-    e = {k: v for k, v in os.environ.items() if not k.lower().startswith("npm_config")}
-    e.update(HOME=home, NPM_CONFIG_USERCONFIG=rc, NPM_CONFIG_CACHE=os.path.join(home, "cache"))
+    e = bundle_site.npm_env(os.path.join(work, "npmhome"), base + "/npm/")
     p = subprocess.run([npm, "ci", "--ignore-scripts", "--offline=false"], cwd=proj, env=e,
                        capture_output=True, text=True, timeout=300)
     check(p.returncode == 0, "npm ci from the bundle: %s" % (p.stderr.strip()[-400:]))
