@@ -3,7 +3,8 @@
  * signatures and hashes still verify), the Packages indexes of the locked
  * components and architectures (and "all") at their paths and, when the
  * Release offers by-hash, at their by-hash paths too, each checked against
- * the signed Release's sha256; and the locked .debs at their pool paths
+ * the signed Release's sha256 (only the compression the reader reads must
+ * be there); and the locked .debs at their pool paths
  * (the lock's URL: deb artifacts keep one in every lock format). Release
  * text is read by indexes/apt. */
 #include <stdlib.h>
@@ -62,13 +63,40 @@ static bool wanted_index(const dist_job *d, const char *arch, const char *path, 
     return false;
 }
 
+/* Whether `path` is the one compression of its index the apt reader reads:
+ * the first of .xz, .gz and none that the Release lists
+ * (indexes/apt/apt_index_load.c, plan_index). The others are optional: an
+ * archive may list a form it does not serve (Debian lists every
+ * uncompressed Packages, for the hashes, and answers 404 for them). */
+static bool read_form(const apt_release *rel, const char *path)
+{
+    static const char *const exts[] = { ".xz", ".gz" };
+    size_t n = strlen(path), base = n;
+    for (size_t i = 0; i < 2; i++)
+        if (n > strlen(exts[i]) && strcmp(path + n - strlen(exts[i]), exts[i]) == 0)
+            base = n - strlen(exts[i]);
+    for (size_t i = 0; i < 3; i++) {
+        char *p = xasprintf("%.*s%s", (int)base, path, i < 2 ? exts[i] : "");
+        bool listed = apt_release_find(rel, p) != NULL;
+        bool same = strcmp(p, path) == 0;
+        free(p);
+        if (listed)
+            return same;
+    }
+    return false;
+}
+
 static void submit_indexes(bundle *b, dist_job *d, const apt_release *rel)
 {
-    const char *archs[2] = { b->lock->arch ? b->lock->arch : "amd64", "all" };
+    /* No "all" index when the Release says the architecture ones carry
+     * arch-all packages: apt and the reader then skip binary-all. */
+    const char *archs[2] = { b->lock->arch ? b->lock->arch : "amd64",
+                             rel->no_arch_all_packages ? NULL : "all" };
     for (size_t i = 0; i < rel->n_files; i++) {
         const apt_release_file *f = &rel->files[i];
         const char *comp = NULL;
-        if (!wanted_index(d, archs[0], f->path, &comp) && !wanted_index(d, archs[1], f->path, &comp))
+        if (!wanted_index(d, archs[0], f->path, &comp) &&
+            !(archs[1] && wanted_index(d, archs[1], f->path, &comp)))
             continue;
         char *url = xasprintf("%s%s", d->dist_url, f->path);
         char *relp = xasprintf("%s%s", d->dist_rel, f->path);
@@ -81,7 +109,8 @@ static void submit_indexes(bundle *b, dist_job *d, const apt_release *rel)
         }
         char *what = xasprintf("apt %s", url);
         bundle_fetch bf = { .rel = relp, .url = url, .hash = hash, .what = what,
-                            .source = d->dist_url, .also_rel = byhash };
+                            .source = d->dist_url, .also_rel = byhash,
+                            .optional = !read_form(rel, f->path) };
         bundle_submit(b, &bf);
         free(what);
         free(byhash);

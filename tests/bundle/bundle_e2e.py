@@ -18,6 +18,9 @@ and the demo spec resolved against it. Then:
               (resolved URLs at the bundle) with a private HOME and npmrc
   resume      one file deleted: a rerun writes exactly that one file
   corrupt     one artifact's bytes flipped: it is written again
+  listed      the upstream without its uncompressed Packages files, which
+              the Release still lists (as Debian's archive serves them):
+              the bundle completes with the .xz the reader reads
   wrong hash  the server sends other bytes for a wheel: DL_ENV_ARTIFACT_MISSING
               naming the artifact, its URL and the page it came from
   faults      a proxy answering 500 (then a truncated body) for one artifact:
@@ -301,6 +304,38 @@ def part_resume(el, work, lock, out, cache, mirrors):
           "a corrupted %s is written again: %s" % (os.path.basename(deb), j and j["written"]))
 
 
+def part_listed_not_served(el, work, lock, mirror, arts):
+    """An archive that lists forms it does not serve: Debian's Release lists
+    every uncompressed Packages (for its hashes) and answers 404 for it.
+    The mirror served again without the plain Packages files (and their
+    by-hash copies): the bundle completes with the .xz the reader reads."""
+    m2 = os.path.join(work, "m-listed")
+    shutil.copytree(mirror, m2)
+    gone = []
+    for dp, _, fs in os.walk(os.path.join(m2, "apt", "dists")):
+        for f in fs:
+            if f == "Packages":
+                plain = open(os.path.join(dp, f), "rb").read()
+                for q in (os.path.join(dp, f), os.path.join(dp, "by-hash", "SHA256", hashlib.sha256(plain).hexdigest())):
+                    if os.path.exists(q):
+                        os.unlink(q)
+                        gone.append(q)
+    ng = servers.Nginx(m2, work=os.path.join(work, "nginx-listed"))
+    ng.start()
+    try:
+        out = os.path.join(work, "b-listed")
+        r, j = bundle(el, lock, out, os.path.join(work, "cache-listed"), mirrors_for(ng.url))
+    finally:
+        ng.stop()
+    check(r.returncode == 0 and not bundle_files_ok(out, arts),
+          "Packages listed in the Release but not served (%d files gone): the bundle completes: %s"
+          % (len(gone), (j or {}).get("message")))
+    xz = [os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(out, "apt", "dists")) for f in fs
+          if f == "Packages.xz"]
+    check(xz and not any(f == "Packages" for _, _, fs in os.walk(os.path.join(out, "apt", "dists")) for f in fs),
+          "it carries Packages.xz (%d) and no plain Packages" % len(xz))
+
+
 def part_faults(el, work, lock, nginx_url, arts):
     proxy = FaultProxy(nginx_url)
     try:
@@ -405,6 +440,7 @@ def main():
             part_apt(work, lock_doc, site_url, os.path.join(mirror, "apt-keyring.gpg"))
             part_npm(el, work, lock, site_url)
         part_resume(el, work, lock, out, cache, mirrors)
+        part_listed_not_served(el, work, lock, mirror, arts)
         part_faults(el, work, lock, ng.url, arts)
         part_disk_full(el, work, lock, cache, mirrors, arts)
     finally:
