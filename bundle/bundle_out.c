@@ -1,7 +1,10 @@
 /* bundle_out.c — the bundle's files: paths checked to stay under DIR,
  * every file written through file_write_atomic (nothing half-written, a
  * full disk leaves the old file and no temp), existing files verified by
- * hash before they are reused, and the fetches that fill them. */
+ * hash before they are reused, and the fetches that fill them. Artifacts
+ * with a sha256 are streamed by the cache straight into DIR (cache.h's
+ * sink: a CUDA wheel of a few GiB never sits in memory); the rest are
+ * small documents and npm tarballs, held and written here. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,14 +100,22 @@ bool bundle_holds(bundle *b, const char *rel, const char *hash)
     if (!hash)
         return false;
     char *path = xasprintf("%s/%s", b->dir, rel);
-    size_t len = 0;
-    char *data = read_file(path, (size_t)1 << 32, &len);
-    bool ok = data && hash_ok(hash, data, len);
+    bool ok;
+    uint64_t len = 0;
+    if (strncmp(hash, "sha256:", 7) == 0) { /* read in pieces: artifacts can be GiBs */
+        char hex[65];
+        ok = file_sha256(path, hex, &len) == 0 && strcmp(hex, hash + 7) == 0;
+    } else {
+        size_t n = 0;
+        char *data = read_file(path, (size_t)1 << 32, &n);
+        ok = data && hash_ok(hash, data, n);
+        len = n;
+        free(data);
+    }
     if (ok) {
         b->st->reused++;
         b->st->reused_bytes += len;
     }
-    free(data);
     free(path);
     return ok;
 }
@@ -135,6 +146,7 @@ void bundle_fail_response(bundle *b, const cache_response *r, const char *what)
 typedef struct fetch_job {
     bundle *b;
     bundle_fetch f;
+    char *sink; /* DIR/rel when the cache streams it there, else NULL */
 } fetch_job;
 
 static void hash_mismatch(bundle *b, const bundle_fetch *f, const char *got)
@@ -173,6 +185,8 @@ static void fetch_done(cache *c, cache_response *r, void *user)
     if (r->code != EL_OK) {
         if (r->reason && strcmp(r->reason, "hash_mismatch") == 0)
             hash_mismatch(b, f, NULL);
+        else if (r->reason && strcmp(r->reason, "write_failed") == 0)
+            io_fail(b, r->write_errno, j->sink, "writing");
         else if (!(f->optional && r->reason && strcmp(r->reason, "not_found") == 0))
             bundle_fail_response(b, r, f->what);
         return;
@@ -182,7 +196,10 @@ static void fetch_done(cache *c, cache_response *r, void *user)
         hash_mismatch(b, f, r->sha256);
         return;
     }
-    if (!bundle_put(b, f->rel, r->body, r->len))
+    if (r->path) { /* streamed into place by the cache, verified */
+        b->st->written++;
+        b->st->written_bytes += r->len;
+    } else if (!bundle_put(b, f->rel, r->body, r->len))
         return;
     if (f->also_rel && !bundle_put(b, f->also_rel, r->body, r->len))
         return;
@@ -215,6 +232,18 @@ void bundle_submit(bundle *b, const bundle_fetch *f)
     rq.url = f->url;
     rq.policy = CACHE_IMMUTABLE;
     rq.sha256 = f->hash && strncmp(f->hash, "sha256:", 7) == 0 ? f->hash + 7 : NULL;
+    if (f->artifact && rq.sha256 && !f->also_rel) {
+        j->sink = arena_sprintf(b->a, "%s/%s", b->dir, f->rel);
+        char *slash = strrchr(j->sink, '/');
+        *slash = '\0';
+        int err = file_mkdirs(j->sink);
+        *slash = '/';
+        if (err) {
+            io_fail(b, err, j->sink, "making its directory");
+            return;
+        }
+        rq.sink = j->sink;
+    }
     rq.done = fetch_done;
     rq.user = j;
     cache_submit(b->c, &rq);

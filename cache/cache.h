@@ -35,6 +35,10 @@
  *                       cached (not retryable)
  *   offline_cache_miss  offline and the cache has no valid entry (not
  *                       retryable until fetched online)
+ *   write_failed        a request with a sink: its file could not be
+ *                       written (code EL_IO; .write_errno is the errno,
+ *                       ENOSPC for a full disk; not retryable here: the
+ *                       caller words it with the path)
  *   bad_url             a URL libcurl refuses or a scheme other than
  *                       http/https/file (not retryable). Still
  *                       EL_PACKAGE_NOT_FOUND: such URLs come from what a
@@ -116,10 +120,18 @@ typedef struct cache_response {
     long limit_seconds;        /* its value in seconds, or 0 */
     long retry_after_s;        /* a Retry-After not waited for, or 0 */
     const char *location;      /* redirect_refused: the target (redacted) */
+    const char *path;          /* a request with a sink, on success: the sink,
+                                  which now holds the verified body (body is
+                                  then NULL and len its size); else NULL */
+    int write_errno;           /* write_failed: the errno */
     void *owner_;              /* internal */
 } cache_response;
 
 typedef void (*cache_done_fn)(cache *c, cache_response *r, void *user);
+
+/* The cap of a streamed (sink) response: bounded by disk, not memory; the
+ * largest wheels on PyPI (CUDA builds) are a few GiB. */
+#define CACHE_SINK_MAX_BYTES ((uint64_t)64 << 30)
 
 typedef struct cache_request {
     const char *url;            /* canonical URL (http, https or file) */
@@ -134,6 +146,26 @@ typedef struct cache_request {
                                    logged or printed; a Range header becomes
                                    part of the cache key */
     size_t n_headers;
+    const char *sink;           /* or NULL. A file path: the body goes
+                                   straight to a temp file beside it as it
+                                   arrives (sha256 computed on the way) and
+                                   is renamed onto it only when complete
+                                   and verified, so memory stays flat
+                                   whatever the size; a failure (truncated,
+                                   5xx, wrong hash, full disk) leaves no
+                                   file and `sink` as it was. The cap is
+                                   then max_bytes if set, else
+                                   CACHE_SINK_MAX_BYTES (not the options'
+                                   in-memory default). With `sha256` set
+                                   (an immutable artifact) the cache keeps
+                                   a hard link to the finished file as its
+                                   entry (<key>.file, see the store
+                                   layout) and serves later sink requests
+                                   by linking it (copying across
+                                   filesystems) after re-checking its
+                                   hash; without `sha256` nothing is
+                                   cached. Directories of `sink` must
+                                   exist. */
     cache_done_fn done;         /* called exactly once, from cache_run() */
     void *user;
 } cache_request;
@@ -238,7 +270,12 @@ FILE *cache_blob_open(cache *c, const char *name, size_t *len);
  * .tmp-<key>-<pid>-<n>[.seal] while a write is in flight. An entry file is
  *   "envlock-cache 1\n" <one-line JSON metadata> "\n" <one zstd frame>
  * or, when the metadata says "encoding":"raw" (blobs), the body itself
- * instead of the frame, with its "crc32" in the metadata. It is valid only
+ * instead of the frame, with its "crc32" in the metadata. A file entry,
+ * <key>.file, is different: the bare bytes of an artifact fetched with a
+ * sink and an expected sha256 (a hard link to the file the caller got),
+ * no metadata; the expected sha256 of every request that reads it is its
+ * check (a mismatch removes it). info and export skip file entries; prune
+ * --all removes them. It is valid only
  * if the metadata parses, its key re-derives the file name, the frame
  * decompresses to (or the raw body is) exactly `size` bytes with no
  * trailing data, and those bytes hash to `sha256` (and, raw, to `crc32`). */
@@ -347,6 +384,7 @@ int cache_store_lock(cache_store *s, const char *key, bool *busy);
 void cache_store_unlock(int fd);
 
 /* cache_entry_path() : <dir>/v1/<k0k1>/<key><suffix>, malloc'd. */
+#define CACHE_FILE_SUFFIX ".file"
 char *cache_entry_path(const char *dir, const char *key, const char *suffix);
 
 /* cache_store_walk() : calls fn for every file under <dir>/v1/??/ (entries,

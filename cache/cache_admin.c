@@ -10,7 +10,8 @@
  * Seals (<key>.seal beside a raw entry, see cache_store.c) are not entries:
  * info does not count them, prune removes one together with its entry (and
  * any whose entry is gone), and export/import skip them (an imported raw
- * entry is sealed by its first full check). */
+ * entry is sealed by its first full check). File entries (<key>.file,
+ * cache.h) are likewise no entries here: only prune --all removes them. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -157,6 +158,14 @@ static void visit(const char *path, const char *name, void *u)
             if (fd >= 0)
                 close(fd);
         }
+        return;
+    }
+    if (n == 64 + 5 && strcmp(name + 64, CACHE_FILE_SUFFIX) == 0) {
+        /* A file entry (a streamed artifact, cache.h): immutable, so only
+         * prune --all removes it; not exported (a hard link to a file the
+         * caller holds, carried with it). */
+        if (w->prune && w->all)
+            remove_path(w, path, false);
         return;
     }
     if (n == 64 + 5 && strcmp(name + 64, ".seal") == 0) {

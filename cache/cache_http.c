@@ -7,7 +7,9 @@
  * cache_run(); each ends in exactly one callback. A file:// URL ending in
  * '/' reads the directory's index page: index.json (Content-Type PEP 691
  * JSON) when the Accept asks for that type and the file exists, else
- * index.html (text/html); other file:// reads carry no Content-Type. Storage itself is
+ * index.html (text/html); other file:// reads carry no Content-Type. A request
+ * with a sink streams its body to a temp file (util's file_stream) and
+ * hashes it on the way instead of holding it. Storage itself is
  * cache_store.c's; mirror rewriting is cache_mirror.c's. libcurl is loaded
  * (cache_curl.c) only when a request needs a transfer: cache hits, fresh
  * entries and offline answers never map it. Nothing here prints request
@@ -73,6 +75,12 @@ typedef struct xfer {
     size_t n_headers;
     cache_done_fn done;
     void *user;
+    /* a request with a sink: the body goes to a temp file, not to `body` */
+    char *sink;
+    file_stream *fs;     /* this attempt's temp file, made at its first byte */
+    sha256_stream *hs;   /* ... and the digest of what went into it */
+    uint64_t got;        /* body bytes of this attempt (written or dropped) */
+    int werr;            /* the errno of a failed write, 0 if none */
 
     char key[65];
     xstate state;
@@ -138,6 +146,21 @@ struct cache {
 
 /* ---- response delivery ---- */
 
+/* Drops what a sink request's attempt wrote (its temp file) and, when
+ * `again`, readies a fresh digest for the next attempt. */
+static void sink_reset(xfer *x, bool again)
+{
+    file_stream_abort(x->fs);
+    x->fs = NULL;
+    if (x->hs) {
+        char unused[65];
+        sha256_end(x->hs, unused);
+    }
+    x->hs = x->sink && again ? sha256_begin() : NULL;
+    x->got = 0;
+    x->werr = 0;
+}
+
 static void xfer_free(xfer *x)
 {
     free(x->url);
@@ -147,6 +170,8 @@ static void xfer_free(xfer *x)
     free(x->vary);
     free(x->want_sha);
     free(x->hop);
+    sink_reset(x, false);
+    free(x->sink);
     for (size_t i = 0; i < x->n_headers; i++)
         free(x->headers[i]);
     free(x->headers);
@@ -183,6 +208,7 @@ static void deliver(xfer *x, cache_response *r)
 /* What a failure carries besides its reason (cache_response's fields). */
 typedef struct fail_extra {
     el_code code; /* EL_OK: the reason's usual code */
+    int err;      /* write_failed: the errno */
     const char *limit;
     long limit_seconds;
     long retry_after_s;
@@ -206,6 +232,7 @@ static void vfail(xfer *x, const char *reason, long status, bool retryable, cons
         r.limit_seconds = e->limit_seconds;
         r.retry_after_s = e->retry_after_s;
         r.location = e->location;
+        r.write_errno = e->err;
     }
     deliver(x, &r);
     free(msg);
@@ -248,6 +275,10 @@ static void succeed(xfer *x, const unsigned char *body, size_t len, const cache_
     r.content_type = m->content_type;
     r.from_cache = from_cache;
     r.final_url = final_url;
+    if (x->sink) {
+        r.path = x->sink;
+        r.body = NULL;
+    }
     deliver(x, &r);
 }
 
@@ -370,6 +401,12 @@ static bool bounds(el_ctx *ctx, el_cache_options *o)
         o->stall_bytes_per_s = speed;
     if (o->stall_seconds <= 0)
         o->stall_seconds = speed_time;
+    /* The in-memory cap of one response (not of a sink request's). */
+    long cap = 0;
+    if (!env_number(ctx, "ENVLOCK_MAX_BYTES", 1L << 40, &cap))
+        return false;
+    if (!o->max_bytes && cap)
+        o->max_bytes = (uint64_t)cap;
     return true;
 }
 
@@ -545,7 +582,8 @@ void cache_submit(cache *c, const cache_request *rq)
     x->transport = cache_mirrors_rewrite(c->mirrors, rq->url);
     x->accept = rq->accept ? xstrdup(rq->accept) : NULL;
     x->policy = rq->policy;
-    x->max_bytes = rq->max_bytes ? rq->max_bytes : c->o.max_bytes;
+    x->sink = rq->sink ? xstrdup(rq->sink) : NULL;
+    x->max_bytes = rq->max_bytes ? rq->max_bytes : x->sink ? CACHE_SINK_MAX_BYTES : c->o.max_bytes;
     x->want_sha = rq->sha256 ? xstrdup(rq->sha256) : NULL;
     if (x->want_sha)
         for (char *p = x->want_sha; *p; p++)
@@ -581,10 +619,34 @@ void cache_submit(cache *c, const cache_request *rq)
 
 /* ---- one transfer ---- */
 
+/* A sink request's bytes: to the temp file if the response is a success
+ * (file:// has no status), else dropped (an error page or a redirect's
+ * body is no artifact). */
+static size_t sink_write(xfer *x, const char *data, size_t len)
+{
+    if (x->got + len > x->max_bytes) {
+        x->too_large = true;
+        return 0;
+    }
+    x->got += len;
+    long status = 0;
+    x->c->cu->easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 0 && (status < 200 || status > 299))
+        return len;
+    if (!x->fs && !(x->fs = file_stream_begin(x->sink, &x->werr)))
+        return 0; /* CURLE_WRITE_ERROR; x->werr says why */
+    if ((x->werr = file_stream_write(x->fs, data, len)) != 0)
+        return 0;
+    sha256_update(x->hs, data, len);
+    return len;
+}
+
 static size_t on_write(char *data, size_t size, size_t n, void *u)
 {
     xfer *x = u;
     size_t len = size * n;
+    if (x->sink)
+        return sink_write(x, data, len);
     if ((uint64_t)x->body.len + len > x->max_bytes) {
         x->too_large = true;
         return 0; /* aborts the transfer with CURLE_WRITE_ERROR */
@@ -785,6 +847,7 @@ static void launch(xfer *x)
     const char *cur = x->hop ? x->hop : x->transport;
     c->st.network++;
     sb_reset(&x->body);
+    sink_reset(x, true);
     x->too_large = false;
     x->too_slow = false;
     x->errbuf[0] = '\0';
@@ -896,10 +959,16 @@ static bool fresh(const xfer *x, const cache_meta *m)
     return m->max_age > 0 && cache_now_ms() < m->fetched_ms + m->max_age * 1000;
 }
 
-/* Looks the entry up; serves it if usable. Returns true if x was delivered. */
+static bool try_cache_sink(xfer *x);
+static void fail_sink(xfer *x, int err);
+
+/* Looks the entry up; serves it if usable (to the sink, for a sink
+ * request). Returns true if x was delivered. */
 static bool try_cache(xfer *x)
 {
     cache *c = x->c;
+    if (x->sink && try_cache_sink(x))
+        return true;
     cache_meta m;
     unsigned char *body = NULL;
     size_t len = 0;
@@ -936,7 +1005,12 @@ static bool try_cache(xfer *x)
         free(x->cached_body);
         x->cached_body = body;
         x->cached_len = len;
-        succeed(x, body, len, &x->cached, true, NULL);
+        const char *step;
+        int err = x->sink ? file_write_atomic(x->sink, body, len, &step) : 0;
+        if (err)
+            fail_sink(x, err);
+        else
+            succeed(x, body, len, &x->cached, true, NULL);
         return true;
     }
     /* Stale: keep it for a conditional request. */
@@ -1106,6 +1180,92 @@ static void store_and_serve(xfer *x, const char *final_url)
     succeed(x, (const unsigned char *)x->body.buf, x->body.len, &x->cached, false, final_url);
 }
 
+static void fail_sink(xfer *x, int err)
+{
+    fail_extra fe = { .code = EL_IO, .err = err };
+    fail_x(x, "write_failed", 0, false, &fe, "cannot write %s (fetching %s): %s", x->sink,
+           x->redacted, strerror(err));
+}
+
+/* Keeps the file a sink request got as the cache's entry for it: a hard
+ * link, so no second copy (none when the cache is on another filesystem).
+ * Only with an expected sha256, the check every later reader makes. */
+static void keep_file(xfer *x)
+{
+    if (!x->want_sha)
+        return;
+    char *entry = cache_entry_path(x->c->dir, x->key, CACHE_FILE_SUFFIX);
+    const char *step;
+    (void)file_link_atomic(x->sink, entry, false, &step); /* not caching is no failure */
+    free(entry);
+}
+
+/* A sink request's complete body: checked against the expected sha256,
+ * renamed onto the sink, kept by the cache, served. */
+static void sink_serve(xfer *x, const char *final_url)
+{
+    int err = 0;
+    if (!x->fs && !(x->fs = file_stream_begin(x->sink, &err))) { /* an empty body */
+        fail_sink(x, err);
+        return;
+    }
+    cache_meta_clear(&x->cached);
+    cache_meta_init(&x->cached);
+    sha256_end(x->hs, x->cached.sha256);
+    x->hs = NULL;
+    if (x->want_sha && strcmp(x->cached.sha256, x->want_sha) != 0) {
+        fail(x, "hash_mismatch", 200, false, "%s: sha256 is %s, expected %s; not used, not cached",
+             x->redacted, x->cached.sha256, x->want_sha);
+        return;
+    }
+    const char *step;
+    file_stream *fs = x->fs;
+    x->fs = NULL;
+    if ((err = file_stream_commit(fs, &step)) != 0) {
+        fail_sink(x, err);
+        return;
+    }
+    keep_file(x);
+    x->cached.status = 200;
+    x->cached.size = x->got;
+    succeed(x, NULL, x->got, &x->cached, false, final_url);
+}
+
+/* try_cache() for a sink request: its file entry (linked onto the sink
+ * after its hash is checked), else a stored entry written out to the
+ * sink. true if x was delivered. */
+static bool try_cache_sink(xfer *x)
+{
+    cache *c = x->c;
+    if (x->want_sha) {
+        char *entry = cache_entry_path(c->dir, x->key, CACHE_FILE_SUFFIX);
+        char sha[65];
+        uint64_t size = 0;
+        int err = file_sha256(entry, sha, &size);
+        if (!err && strcmp(sha, x->want_sha) != 0)
+            (void)unlink(entry); /* changed since it was kept: never serve it */
+        const char *step;
+        if (!err && strcmp(sha, x->want_sha) == 0) {
+            err = file_link_atomic(entry, x->sink, true, &step);
+            free(entry);
+            if (err) {
+                fail_sink(x, err);
+                return true;
+            }
+            c->st.hits++;
+            cache_meta_clear(&x->cached);
+            cache_meta_init(&x->cached);
+            memcpy(x->cached.sha256, sha, sizeof sha);
+            x->cached.status = 200;
+            x->cached.size = size;
+            succeed(x, NULL, (size_t)size, &x->cached, true, NULL);
+            return true;
+        }
+        free(entry);
+    }
+    return false;
+}
+
 /* Whether a redirect from the current hop to `loc` may be followed: only
  * to http or https, never from https to http, and only to the requested
  * host (the index, or its mirror) or one of redirect_hosts. Otherwise a
@@ -1170,11 +1330,15 @@ static void finish(xfer *x, CURLcode rc)
     cu->multi_remove_handle(c->multi, e);
     long status = 0;
     cu->easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
-    c->st.bytes += x->body.len;
+    c->st.bytes += x->sink ? x->got : x->body.len;
     bool file = is_file_url(x->transport);
     if (x->too_large || rc == CURLE_FILESIZE_EXCEEDED) {
         fail(x, "too_large", status, false, "%s is larger than the %llu-byte cap", x->redacted,
              (unsigned long long)x->max_bytes);
+        return;
+    }
+    if (x->werr) {
+        fail_sink(x, x->werr);
         return;
     }
     if (rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT) {
@@ -1272,7 +1436,12 @@ static void finish(xfer *x, CURLcode rc)
         el_ctx *ctx = el_ctx_new();
         cache_store_refresh(c->store, ctx, x->key, &x->cached, x->cached_body, x->cached_len);
         el_ctx_free(ctx);
-        succeed(x, x->cached_body, x->cached_len, &x->cached, true, final_url);
+        const char *step;
+        int err = x->sink ? file_write_atomic(x->sink, x->cached_body, x->cached_len, &step) : 0;
+        if (err)
+            fail_sink(x, err);
+        else
+            succeed(x, x->cached_body, x->cached_len, &x->cached, true, final_url);
         free(final_url);
         return;
     }
@@ -1304,6 +1473,11 @@ static void finish(xfer *x, CURLcode rc)
             fail(x, "http_status", status, retryable_status(status) || status >= 500,
                  "%s: HTTP %ld after %u attempt%s", x->redacted, status, x->attempts,
                  x->attempts == 1 ? "" : "s");
+        return;
+    }
+    if (x->sink) {
+        sink_serve(x, final_url);
+        free(final_url);
         return;
     }
     if (x->want_sha) {

@@ -1,6 +1,8 @@
-/* file.c — the one atomic file write (file_write_atomic) and the
- * same-bytes test that lets a writer skip rewriting an unchanged file. The
- * lock, plans and exports are all written through it. Owns no policy about
+/* file.c — the one atomic file write (temp file + rename: file_write_atomic
+ * for a buffer, file_stream_* for bytes that arrive piece by piece,
+ * file_link_atomic for a hard link) and the same-bytes test that lets a
+ * writer skip rewriting an unchanged file. The lock, plans, exports and
+ * streamed downloads are all written through it. Owns no policy about
  * what a failure means: callers word their own errors. */
 #include <errno.h>
 #include <fcntl.h>
@@ -75,37 +77,192 @@ static int open_temp(const char *path, char **tmp)
     return fd;
 }
 
-int file_write_atomic(const char *path, const void *data, size_t len, const char **step)
+/* The directory holding `path` made durable: a rename is durable once its
+ * directory is. Best effort (some filesystems refuse fsync on a directory). */
+static void sync_dir_of(const char *path)
+{
+    char *dir = dir_of(path);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+    free(dir);
+}
+
+struct file_stream {
+    int fd;
+    char *path;
+    char *tmp;
+    int err;          /* the first failure, 0 if none */
+    const char *step; /* ... and what it was doing */
+    uint64_t written;
+};
+
+file_stream *file_stream_begin(const char *path, int *err)
 {
     char *tmp = NULL;
-    int fd = open_temp(path, &tmp), err = 0;
-    *step = NULL;
+    int fd = open_temp(path, &tmp);
     if (fd < 0) {
-        err = errno;
+        *err = errno;
+        free(tmp);
+        return NULL;
+    }
+    file_stream *s = xcalloc(1, sizeof *s);
+    s->fd = fd;
+    s->path = xstrdup(path);
+    s->tmp = tmp;
+    *err = 0;
+    return s;
+}
+
+int file_stream_write(file_stream *s, const void *data, size_t n)
+{
+    if (!s->err && write_all(s->fd, data, n) != 0)
+        s->err = errno, s->step = "writing";
+    if (!s->err)
+        s->written += n;
+    return s->err;
+}
+
+uint64_t file_stream_size(const file_stream *s) { return s->written; }
+
+static void stream_free(file_stream *s)
+{
+    free(s->path);
+    free(s->tmp);
+    free(s);
+}
+
+int file_stream_commit(file_stream *s, const char **step)
+{
+    int err = s->err;
+    *step = s->step;
+    if (!err && fsync(s->fd) != 0)
+        err = errno, *step = "syncing";
+    if (close(s->fd) != 0 && !err)
+        err = errno, *step = "closing";
+    if (!err && rename(s->tmp, s->path) != 0)
+        err = errno, *step = "renaming the temporary file into place";
+    if (err)
+        unlink(s->tmp);
+    else
+        sync_dir_of(s->path);
+    stream_free(s);
+    return err;
+}
+
+void file_stream_abort(file_stream *s)
+{
+    if (!s)
+        return;
+    close(s->fd);
+    unlink(s->tmp);
+    stream_free(s);
+}
+
+int file_write_atomic(const char *path, const void *data, size_t len, const char **step)
+{
+    int err = 0;
+    file_stream *s = file_stream_begin(path, &err);
+    if (!s) {
         *step = "creating a temporary file";
+        return err;
+    }
+    file_stream_write(s, data, len);
+    return file_stream_commit(s, step);
+}
+
+int file_link_atomic(const char *src, const char *dst, bool copy_fallback, const char **step)
+{
+    char *tmp = NULL;
+    int err = 0;
+    *step = NULL;
+    for (unsigned attempt = 0; attempt < 100; attempt++) {
+        free(tmp);
+        tmp = xasprintf("%s.tmp-%ld-%u", dst, (long)getpid(), attempt);
+        err = link(src, tmp) == 0 ? 0 : errno;
+        if (err != EEXIST)
+            break;
+    }
+    if (!err) {
+        if (rename(tmp, dst) != 0) {
+            err = errno, *step = "renaming the temporary link into place";
+            unlink(tmp);
+        } else {
+            sync_dir_of(dst);
+        }
         free(tmp);
         return err;
     }
-    if (write_all(fd, data, len) != 0)
-        err = errno, *step = "writing";
-    else if (fsync(fd) != 0)
-        err = errno, *step = "syncing";
-    if (close(fd) != 0 && !*step)
-        err = errno, *step = "closing";
-    if (!*step && rename(tmp, path) != 0)
-        err = errno, *step = "renaming the temporary file into place";
-    if (*step) {
-        unlink(tmp);
-    } else {
-        char *dir = dir_of(path);
-        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) { /* the rename is durable once its directory is */
-            (void)fsync(dfd);
-            close(dfd);
-        }
-        free(dir);
-    }
     free(tmp);
+    if (!copy_fallback) {
+        *step = "linking";
+        return err;
+    }
+    /* Another filesystem (EXDEV) or no hard links there: copy. */
+    int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (in < 0) {
+        *step = "reading the source";
+        return errno;
+    }
+    file_stream *s = file_stream_begin(dst, &err);
+    if (!s) {
+        close(in);
+        *step = "creating a temporary file";
+        return err;
+    }
+    char buf[65536];
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            err = errno;
+            break;
+        }
+        if (n == 0 || file_stream_write(s, buf, (size_t)n) != 0)
+            break;
+    }
+    close(in);
+    if (err) {
+        file_stream_abort(s);
+        *step = "reading the source";
+        return err;
+    }
+    return file_stream_commit(s, step);
+}
+
+int file_sha256(const char *path, char out[65], uint64_t *size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return errno;
+    struct stat st;
+    int serr = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+    if (serr) {
+        close(fd);
+        return serr;
+    }
+    sha256_stream *h = sha256_begin();
+    char buf[65536];
+    uint64_t total = 0;
+    int err = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            err = n < 0 ? errno : 0;
+            break;
+        }
+        sha256_update(h, buf, (size_t)n);
+        total += (uint64_t)n;
+    }
+    close(fd);
+    sha256_end(h, out);
+    if (size)
+        *size = total;
     return err;
 }
 

@@ -90,6 +90,32 @@ const char *file_strerror(int err);
  * "renaming the temporary file into place"). */
 int file_write_atomic(const char *path, const void *data, size_t len, const char **step);
 
+/* file_stream : file_write_atomic() for bytes that arrive piece by piece
+ * (a download larger than memory should hold). begin creates the unique
+ * temp file beside `path` (NULL with *err its errno); write appends,
+ * returning 0 or the errno of the first failure (later writes are
+ * no-ops returning it); commit syncs, renames over `path`, syncs the
+ * directory and frees the stream (0, or the errno with *step as for
+ * file_write_atomic); abort removes the temp file and frees (NULL: no-op).
+ * Until commit, `path` is untouched. */
+typedef struct file_stream file_stream;
+file_stream *file_stream_begin(const char *path, int *err);
+int file_stream_write(file_stream *s, const void *data, size_t n);
+uint64_t file_stream_size(const file_stream *s);
+int file_stream_commit(file_stream *s, const char **step);
+void file_stream_abort(file_stream *s);
+
+/* file_link_atomic() : makes `dst` a hard link of `src` (linked under a
+ * unique temp name, renamed over dst, so dst is never missing or partial).
+ * When no link can be made (another filesystem: EXDEV) and copy_fallback,
+ * copies src through a file_stream instead. 0, or the errno with *step. */
+int file_link_atomic(const char *src, const char *dst, bool copy_fallback, const char **step);
+
+/* file_sha256() : the hex sha256 of the regular file `path` (not followed
+ * if a symlink; a FIFO is EINVAL, never read) read in pieces, and its size.
+ * 0 or the errno. */
+int file_sha256(const char *path, char out[65], uint64_t *size);
+
 /* file_mkdirs() : makes the directory `path` and any missing parents (as
  * `mkdir -p`). Returns 0, or the errno of the first component that could
  * not be made (ENOTDIR when one exists and is not a directory). */

@@ -71,7 +71,9 @@ typedef struct el_cache_options {
     int retries;              /* retries after the first attempt; 0: 4; <0: none */
     long retry_base_ms;       /* first backoff; doubles each retry; 0: 500 */
     long retry_cap_ms;        /* cap on one backoff and on Retry-After; 0: 30000 */
-    uint64_t max_bytes;       /* default size cap of one response; 0: 512 MiB */
+    uint64_t max_bytes;       /* default size cap of one response held in memory
+                                 (a streamed artifact has its own); 0:
+                                 ENVLOCK_MAX_BYTES, else 512 MiB */
     const char *ca_bundle;    /* PEM CA bundle instead of the system's */
     bool netrc;               /* unused: netrc is always read (optional per host) */
     const char *netrc_file;   /* netrc path; NULL: $NETRC, else ~/.netrc */
