@@ -111,6 +111,9 @@ typedef struct rsv_npm_name {
     ptrvec ranges;              /* const npm_range * (borrowed) */
     bool any;                   /* some requirement takes any version */
     ptrvec tags;                /* const char * dist-tags asked for */
+    size_t followed_ranges;     /* ranges and tags whose versions' */
+    size_t followed_tags;       /* dependencies are noted already */
+    bool queued;                /* in rsv.npm_todo */
 } rsv_npm_name;
 
 typedef struct rsv_root {
@@ -147,6 +150,9 @@ typedef struct rsv {
     npm_loader *nl;
     npm_target ntarget;
     ptrvec npm_names;           /* rsv_npm_name * */
+    ptrvec npm_todo;            /* names with a packument and requirements
+                                   not followed yet (resolver_npm.c) */
+    bool npm_following;
     /* apt */
     apt_loader *al;
     /* side tables */
@@ -195,6 +201,8 @@ el_code resolver_pypi_add(rsv *r);
 void resolver_pypi_jobs(rsv *r);
 /* resolver_npm.c */
 void resolver_npm_seed(rsv *r);
+/* resolver_npm_loaded() : the npm loader's `loaded` callback (user: the rsv). */
+void resolver_npm_loaded(npm_loader *l, const npm_packument *p, void *user);
 bool resolver_npm_round(rsv *r);
 el_code resolver_npm_finish(rsv *r);
 void resolver_npm_add(rsv *r);

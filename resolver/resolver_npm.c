@@ -42,6 +42,16 @@ static rsv_npm_name *nname_get(rsv *r, const char *name, bool *changed)
     return n;
 }
 
+/* A name that gained a requirement is followed again once its packument is
+ * there (now, or when it arrives: resolver_npm_loaded()). */
+static void queue(rsv *r, rsv_npm_name *n)
+{
+    if (!n->queued) {
+        n->queued = true;
+        ptrvec_push(&r->npm_todo, n);
+    }
+}
+
 static void note(rsv *r, const char *name, const npm_range *range, const char *tag, bool *changed)
 {
     rsv_npm_name *n = nname_get(r, name, changed);
@@ -57,7 +67,10 @@ static void note(rsv *r, const char *name, const npm_range *range, const char *t
                 return;
         ptrvec_push(&n->tags, (void *)tag);
         *changed = true;
+    } else {
+        return;
     }
+    queue(r, n);
 }
 
 /* Whether version v of packument p is admitted by some requirement seen. */
@@ -116,36 +129,96 @@ void resolver_npm_seed(rsv *r)
     resolver_prefetch_locked(r, "npm", prefetch);
 }
 
-/* One pass, names noted during it included: a name whose packument is
- * there already (prefetched from the previous lock) is followed at once, so
- * a re-resolve walks the whole closure in the pass after the first cache
- * run. The order does not matter: what a name admits only grows with the
- * ranges noted on it, so the crawl ends on the same names and ranges
- * whichever pass sees them first (npm_names is sorted before the pool). */
-bool resolver_npm_round(rsv *r)
+/* Whether v is admitted by one of n's requirements from index `from_r`
+ * (ranges) and `from_t` (tags) on: the ones not followed yet. */
+static bool newly_relevant(const rsv_npm_name *n, const npm_packument *p, const npm_version *v,
+                           size_t from_r, size_t from_t)
 {
-    bool changed = false;
-    for (size_t i = 0; i < r->npm_names.len; i++) {
-        rsv_npm_name *n = r->npm_names.items[i];
-        const npm_packument *p = npm_loader_get(r->nl, n->name);
-        if (!p || p->code != EL_OK)
-            continue;
+    for (size_t i = from_r; i < n->ranges.len; i++)
+        if (npm_range_admits(n->ranges.items[i], p, v))
+            return true;
+    for (size_t i = from_t; i < n->tags.len; i++) {
+        const char *tv = npm_packument_find_tag(p, n->tags.items[i]);
+        if (tv && strcmp(tv, v->version) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Notes the dependencies of every version of n that its requirements not
+ * followed yet admit; false when its packument is not there (yet). */
+static bool follow(rsv *r, rsv_npm_name *n, bool *changed)
+{
+    const npm_packument *p = npm_loader_get(r->nl, n->name);
+    if (!p)
+        return false;
+    while (p->code == EL_OK &&
+           (n->followed_ranges < n->ranges.len || n->followed_tags < n->tags.len)) {
+        size_t from_r = n->followed_ranges, from_t = n->followed_tags;
+        n->followed_ranges = n->ranges.len; /* a dependency on itself adds more */
+        n->followed_tags = n->tags.len;
         for (size_t k = 0; k < p->ncandidates; k++) {
             const npm_version *v = &p->versions[k];
-            if (!relevant(n, p, v))
+            if (!newly_relevant(n, p, v, from_r, from_t))
                 continue;
             for (size_t d = 0; d < v->ndeps; d++) {
                 const npm_dep *dp = &v->deps[d];
                 if (dp->kind == NPM_DEP_PEER_OPTIONAL || bundled(v, dp->name))
                     continue;
                 if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range)
-                    note(r, dp->name, dp->range, NULL, &changed);
+                    note(r, dp->name, dp->range, NULL, changed);
                 else if (dp->spec_kind == NPM_SPEC_IS_TAG)
-                    note(r, dp->name, NULL, dp->spec, &changed);
+                    note(r, dp->name, NULL, dp->spec, changed);
             }
         }
     }
-    return changed;
+    return true;
+}
+
+/* Follows every queued name whose packument is there; the others stay
+ * queued for their arrival. Not re-entered: a load that finishes inside
+ * (an invalid name fails at once) is only queued. */
+static void follow_queued(rsv *r)
+{
+    if (r->npm_following)
+        return;
+    r->npm_following = true;
+    bool changed = false;
+    for (size_t i = 0; i < r->npm_todo.len;) {
+        rsv_npm_name *n = r->npm_todo.items[i];
+        if (follow(r, n, &changed)) {
+            n->queued = false;
+            r->npm_todo.items[i] = r->npm_todo.items[r->npm_todo.len - 1];
+            r->npm_todo.len--;
+            i = 0; /* following may have queued names already loaded */
+        } else {
+            i++;
+        }
+    }
+    r->npm_following = false;
+}
+
+/* A packument arrived (from cache_run()): its dependencies are noted, and
+ * their packuments asked for, at once, so the crawl has no level barriers —
+ * a dependency's fetch starts when its dependent's packument arrives, not
+ * when the slowest packument of the level does. Arrival order does not
+ * matter: what a name admits only grows with the ranges noted on it, so the
+ * crawl ends on the same names and ranges whatever the order (npm_names is
+ * sorted before the pool). */
+void resolver_npm_loaded(npm_loader *l, const npm_packument *p, void *user)
+{
+    (void)l;
+    (void)p;
+    follow_queued(user);
+}
+
+/* After a cache run: follows what is left (names whose packuments came from
+ * the cache before they were noted); true when that asked for more. */
+bool resolver_npm_round(rsv *r)
+{
+    size_t before = r->npm_names.len;
+    follow_queued(r);
+    return r->npm_names.len != before || r->npm_todo.len != 0;
 }
 
 el_code resolver_npm_finish(rsv *r)

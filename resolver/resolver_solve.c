@@ -328,6 +328,7 @@ static void rsv_free(rsv *r)
         free(n);
     }
     ptrvec_release(&r->npm_names);
+    ptrvec_release(&r->npm_todo);
     for (size_t i = 0; i < r->preinst.len; i++)
         pypi_requirement_free(r->preinst.items[i]);
     ptrvec_release(&r->preinst);
@@ -378,6 +379,8 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
         npm_loader_options no = { 0 };
         no.registry = rq->npm_registry;
         no.target = &r.ntarget;
+        no.loaded = resolver_npm_loaded;
+        no.user = &r;
         r.nl = npm_loader_new(c, &no);
     }
     rc = resolver_apt_prepare(&r);
