@@ -127,12 +127,14 @@ def bundle(el, lock, out, cache, mirrors, **kw):
 
 class FaultProxy:
     """HTTP proxy in front of a server: paths containing `target` answer
-    per `mode` ("500", "truncate", "wrong", None: pass through)."""
+    per `mode` ("500", "truncate", "wrong", None: pass through); with
+    `suffix`, only paths ending in `target`."""
 
     def __init__(self, upstream):
         self.upstream = upstream
         self.mode = None
         self.target = None
+        self.suffix = False
         proxy = self
 
         class H(http.server.BaseHTTPRequestHandler):
@@ -142,7 +144,8 @@ class FaultProxy:
                 pass
 
             def do_GET(self):
-                hit = proxy.target and proxy.target in self.path and proxy.mode
+                hit = proxy.target and (self.path.endswith(proxy.target) if proxy.suffix
+                                        else proxy.target in self.path) and proxy.mode
                 if hit == "500":
                     self.send_response(500)
                     self.send_header("Content-Length", "0")
