@@ -330,6 +330,27 @@ static bool listed(const char *const *v, size_t n, const char *w)
     return false;
 }
 
+/* Whether the Release offers component `comp`, as apt reads the
+ * Components line: by its name, or with the path prefix the security
+ * archive writes (`Components: updates/main` for indexes under main/), or a
+ * source line's `updates/main` for a Release that lists `main`. */
+static bool component_listed(const apt_release *rel, const char *comp)
+{
+    if (listed(rel->components, rel->n_components, comp))
+        return true;
+    const char *tail = strrchr(comp, '/');
+    if (tail && listed(rel->components, rel->n_components, tail + 1))
+        return true;
+    size_t n = strlen(comp);
+    for (size_t i = 0; i < rel->n_components; i++) {
+        const char *c = rel->components[i];
+        size_t m = strlen(c);
+        if (m > n + 1 && c[m - n - 1] == '/' && strcmp(c + m - n, comp) == 0)
+            return true;
+    }
+    return false;
+}
+
 static bool source_wants_arch(const apt_source *s, const char *arch)
 {
     return s->n_arches == 0 || listed(s->arches, s->n_arches, arch);
@@ -392,13 +413,10 @@ static void accept_release(apt_suite_job *sj, char *text, size_t len, bool check
                     !rel->no_arch_all_packages;
     for (size_t i = 0; i < src->n_components; i++) {
         const char *comp = src->components[i];
-        if (rel->n_components && !listed(rel->components, rel->n_components, comp)) {
-            const char *tail = strrchr(comp, '/');
-            if (!tail || !listed(rel->components, rel->n_components, tail + 1)) {
-                fail_repo(l, sj->release_url, "bad_release", "%s has no component %s", sj->release_url,
-                          comp);
-                return;
-            }
+        if (rel->n_components && !component_listed(rel, comp)) {
+            fail_repo(l, sj->release_url, "bad_release", "%s has no component %s", sj->release_url,
+                      comp);
+            return;
         }
         plan_index(sj, comp, l->arch);
         if (arch_all) {
