@@ -1,6 +1,8 @@
 /* unit_util.c — the error table and context, strbuf, arena, ptrvec, UTF-8
- * validation, edit distance, the SHA-256 helper, and read_file() on what is
- * not a regular file. */
+ * validation, edit distance, the SHA-256 helper, read_file() on what is
+ * not a regular file, and the streaming atomic write (file_stream_*,
+ * file_link_atomic, file_sha256). */
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -241,13 +243,79 @@ static void text_helpers(void **state)
     assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
+/* How many entries of `dir` start with `prefix`. */
+static int count_prefix(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
+static void file_streaming(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/el_util_stream_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *path = xasprintf("%s/out", dir), *link2 = xasprintf("%s/link", dir);
+    int err = -1;
+    const char *step = NULL;
+    /* aborted: nothing at path, no temp file */
+    file_stream *s = file_stream_begin(path, &err);
+    assert_non_null(s);
+    assert_int_equal(file_stream_write(s, "ab", 2), 0);
+    file_stream_abort(s);
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(count_prefix(dir, "out.tmp-"), 0);
+    /* committed in pieces: the bytes, and their sha256 (FIPS 180-2's "abc") */
+    s = file_stream_begin(path, &err);
+    assert_int_equal(file_stream_write(s, "a", 1), 0);
+    assert_int_equal(file_stream_write(s, "bc", 2), 0);
+    assert_int_equal(file_stream_size(s), 3);
+    assert_int_equal(file_stream_commit(s, &step), 0);
+    char hex[65];
+    uint64_t size = 0;
+    assert_int_equal(file_sha256(path, hex, &size), 0);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assert_int_equal(size, 3);
+    assert_true(file_holds(path, "abc", 3));
+    /* a hard link, atomically over an existing file */
+    assert_int_equal(file_write_atomic(link2, "old", 3, &step), 0);
+    assert_int_equal(file_link_atomic(path, link2, false, &step), 0);
+    struct stat a, b;
+    assert_int_equal(stat(path, &a), 0);
+    assert_int_equal(stat(link2, &b), 0);
+    assert_true(a.st_ino == b.st_ino);
+    assert_int_equal(count_prefix(dir, "link.tmp-"), 0);
+    /* no such source: the errno, the old file untouched */
+    char *none = xasprintf("%s/none", dir);
+    assert_int_equal(file_link_atomic(none, link2, true, &step), ENOENT);
+    assert_true(file_holds(link2, "abc", 3));
+    assert_int_equal(file_sha256(none, hex, NULL), ENOENT);
+    assert_int_equal(file_sha256(dir, hex, NULL), EINVAL);
+    /* a temp file that cannot be made */
+    char *nodir = xasprintf("%s/no/such", dir);
+    assert_null(file_stream_begin(nodir, &err));
+    assert_int_equal(err, ENOENT);
+    unlink(path);
+    unlink(link2);
+    rmdir(dir);
+    free(nodir);
+    free(none);
+    free(path);
+    free(link2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(code_table),      cmocka_unit_test(ctx_failures),
         cmocka_unit_test(strbuf_invariants), cmocka_unit_test(arena_and_vec),
         cmocka_unit_test(text_helpers),    cmocka_unit_test(io_failures),
-        cmocka_unit_test(read_file_kinds),
+        cmocka_unit_test(read_file_kinds), cmocka_unit_test(file_streaming),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
