@@ -331,12 +331,8 @@ void resolver_npm_add(rsv *r)
                     did = npm_dep_id(r, dp->name, dp->range, NULL, &any);
                 else if (dp->spec_kind == NPM_SPEC_IS_TAG)
                     did = npm_dep_id(r, dp->name, NULL, dp->spec, &any);
-                else {
-                    char *u = xasprintf("npm:%s", dp->name);
-                    did = pool_rel2id(pool, pool_str2id(pool, u, 1),
-                                      pool_str2id(pool, "unsupported-spec", 1), REL_EQ, 1);
-                    free(u);
-                }
+                else
+                    continue; /* no registry version: refused if chosen (unlockable()) */
                 /* an optional dependency nothing here can satisfy (os, cpu,
                  * no version) is skipped, as npm skips a failed optional one */
                 if (dp->kind == NPM_DEP_OPTIONAL && !any)
@@ -641,14 +637,72 @@ static const rsv_dep *node_story(rsv *r, const rsv_npm_node *top, const rsv_npm_
     return d;
 }
 
+/* What a dependency spec that names no registry version is. */
+static const char *spec_what(const char *spec)
+{
+    static const struct { const char *prefix, *what; } kinds[] = {
+        { "git", "a git URL" },       { "github:", "a GitHub reference" },
+        { "gitlab:", "a git URL" },   { "bitbucket:", "a git URL" },
+        { "http:", "a tarball URL" }, { "https:", "a tarball URL" },
+        { "file:", "a local path" },  { "link:", "a link" },
+        { "workspace:", "a workspace reference" }, { "npm:", "an alias" },
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (strncmp(spec, kinds[i].prefix, strlen(kinds[i].prefix)) == 0)
+            return kinds[i].what;
+    if (spec[0] == '.' || spec[0] == '/' || spec[0] == '~')
+        return "a local path";
+    return strchr(spec, '/') ? "a GitHub reference" : "not a registry version";
+}
+
+/* A chosen version that depends on something envlock cannot lock (git, a
+ * tarball URL, file:, link:, workspace:, an alias): npm would choose it
+ * too and install that dependency, so no lock is the npm answer. The
+ * first one, in placement order, is DL_ENV_CAPABILITY_UNSUPPORTED naming
+ * the dependency, the package and the chain from the spec. Such versions
+ * are not avoided: choosing an older one would differ from npm silently. */
+static el_code unlockable(rsv *r, const rsv_npm_node *top, const ptrvec *all)
+{
+    for (size_t i = 0; i < all->len; i++) {
+        const rsv_npm_node *n = all->items[i];
+        const rsv_solv *s = n->p ? resolver_solv(r, n->p) : NULL;
+        const npm_version *v = s ? s->nv : NULL;
+        for (size_t d = 0; v && d < v->ndeps; d++) {
+            const npm_dep *dp = &v->deps[d];
+            if ((dp->spec_kind != NPM_SPEC_IS_OTHER && dp->spec_kind != NPM_SPEC_IS_ALIAS) ||
+                dp->kind == NPM_DEP_PEER_OPTIONAL || bundled(v, dp->name))
+                continue;
+            strbuf chain = STRBUF_INIT;
+            node_story(r, top, n, &chain, 0);
+            el_fail(r->ctx, EL_CAPABILITY_UNSUPPORTED,
+                    "%s %s depends on `%s@%s`, %s, which envlock cannot lock (it locks registry "
+                    "versions: semver ranges and dist-tags)%s%s. Suggestion: pin a version of %s "
+                    "that does not, or install %s outside the lock",
+                    s->name, s->version, dp->name, dp->spec, spec_what(dp->spec),
+                    chain.len ? "; asked for by " : "", chain.buf ? chain.buf : "", s->name,
+                    dp->name);
+            el_detail_str(r->ctx, "reason", "unlockable_dependency");
+            el_detail_str(r->ctx, "dependency", dp->name);
+            el_detail_str(r->ctx, "spec", dp->spec);
+            char *pkg = xasprintf("npm:%s@%s", s->name, s->version);
+            el_detail_str(r->ctx, "package", pkg);
+            free(pkg);
+            sb_release(&chain);
+            return EL_CAPABILITY_UNSUPPORTED;
+        }
+    }
+    return EL_OK;
+}
+
 el_code resolver_npm_check(rsv *r)
 {
     ptrvec all = PTRVEC_INIT;
     npm_peer_bad bad = { 0 };
     rsv_npm_node *top = layout(r, &all, &bad);
-    if (!bad.d) {
+    el_code rc = unlockable(r, top, &all);
+    if (rc != EL_OK || !bad.d) {
         resolver_npm_layout_free(&all);
-        return EL_OK;
+        return rc;
     }
     strbuf la = STRBUF_INIT, lb = STRBUF_INIT, msg = STRBUF_INIT;
     const rsv_dep *a = node_story(r, top, bad.in_way, &la, 0);
