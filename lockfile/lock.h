@@ -53,6 +53,9 @@ typedef struct lock_edge {
     const char *kind;      /* "requires" (pypi), "depends"/"pre-depends"
                               (deb), "dependency"/"optional"/"peer" (npm) */
     const char *spec;      /* the requirement as the package wrote it */
+    const char *alias;     /* npm: the name the dependent asked for it by and
+                              it is installed under, when that is another
+                              package's name (`"x": "npm:real@^1"`); else NULL */
 } lock_edge;
 
 typedef struct lock_package {

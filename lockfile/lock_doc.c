@@ -133,7 +133,9 @@ static int edge_cmp(const void *pa, const void *pb)
     if ((c = lock_strcmp(a->ecosystem, b->ecosystem)) || (c = lock_strcmp(a->name, b->name)) ||
         (c = lock_strcmp(a->version, b->version)) || (c = lock_strcmp(a->kind, b->kind)))
         return c;
-    return lock_strcmp(a->spec, b->spec);
+    if ((c = lock_strcmp(a->spec, b->spec)))
+        return c;
+    return lock_strcmp(a->alias, b->alias);
 }
 
 static int artifact_cmp(const void *pa, const void *pb)

@@ -424,7 +424,7 @@ static bool read_inputs(reader *r, yaml_node_t *n)
 
 static bool read_edges(reader *r, yaml_node_t *n, const char *field, lock_package *p)
 {
-    static const char *const keys[] = { "ecosystem", "name", "version", "kind", "spec", NULL };
+    static const char *const keys[] = { "ecosystem", "name", "version", "kind", "spec", "alias", NULL };
     if (!want_type(r, n, YAML_SEQUENCE_NODE, field))
         return false;
     size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
@@ -437,7 +437,8 @@ static bool read_edges(reader *r, yaml_node_t *n, const char *field, lock_packag
         if (!it || !walk_map(r, it, f, &w) || !opt_str(r, &w, f, "ecosystem", &e->ecosystem) ||
             !req_str(r, it, &w, f, "name", &e->name) ||
             !req_str(r, it, &w, f, "version", &e->version) ||
-            !opt_str(r, &w, f, "kind", &e->kind) || !opt_str(r, &w, f, "spec", &e->spec))
+            !opt_str(r, &w, f, "kind", &e->kind) || !opt_str(r, &w, f, "spec", &e->spec) ||
+            !opt_str(r, &w, f, "alias", &e->alias))
             return false;
         if (!e->ecosystem)
             e->ecosystem = p->ecosystem;

@@ -279,6 +279,7 @@ static void write_package(emit *e, const lock_package *p)
         kv(e, "version", ed->version);
         kv_opt(e, "kind", ed->kind);
         kv_opt(e, "spec", ed->spec);
+        kv_opt(e, "alias", ed->alias);
         map_end(e);
     }
     seq_end(e);

@@ -757,7 +757,7 @@ static void npm_reach(const npm_tree *t, const char *skip, bool *seen)
             const lock_edge *e = &p->deps[j];
             if ((e->ecosystem && strcmp(e->ecosystem, "npm")) || (skip && cmp_str(e->kind, skip) == 0))
                 continue;
-            long k = npm_resolve(t, p->path, e->name, e->version);
+            long k = npm_resolve(t, p->path, e->alias ? e->alias : e->name, e->version);
             if (k >= 0 && !seen[k])
                 seen[k] = true, queue[qn++] = k;
         }
@@ -859,7 +859,7 @@ static json_object *npm_entry(const npm_tree *t, const plan_input *in, size_t i)
             const lock_edge *e = &p->deps[j];
             if ((!e->ecosystem || strcmp(e->ecosystem, "npm") == 0) &&
                 strcmp(e->kind ? e->kind : "dependency", kinds[k][0]) == 0)
-                v[n++] = (npm_dep){ e->name, e->spec ? e->spec : e->version };
+                v[n++] = (npm_dep){ e->alias ? e->alias : e->name, e->spec ? e->spec : e->version };
         }
         json_add_opt(o, kinds[k][1], npm_dep_object(v, n));
     }

@@ -83,6 +83,8 @@ typedef struct rsv_dep {
     bool nomatch;               /* nothing the index serves matches it */
     const npm_range *nrange;    /* npm: the range (or NULL with ntag) */
     const char *ntag;           /* npm: a dist-tag spec */
+    const char *folder;         /* npm: the alias it is installed under
+                                   (`"x": "npm:real@^1"`: "x"), else NULL */
 } rsv_dep;
 
 typedef struct rsv_pypi_name {

@@ -45,7 +45,9 @@ static int edge_cmp(const void *a, const void *b)
     if ((c = strcmp(x->ecosystem, y->ecosystem)) || (c = strcmp(x->name, y->name)) ||
         (c = nullcmp(x->version, y->version)) || (c = strcmp(x->kind, y->kind)))
         return c;
-    return nullcmp(x->spec, y->spec);
+    if ((c = nullcmp(x->spec, y->spec)))
+        return c;
+    return nullcmp(x->alias, y->alias);
 }
 
 static int pkg_cmp(const void *a, const void *b)
@@ -206,8 +208,9 @@ static pkg *pkg_for(rsv *r, ptrvec *pkgs, Id *map, Id p, arena *a)
     return k;
 }
 
+/* alias: npm's folder name for an edge written `"alias": "npm:name@range"`. */
 static void add_edge(pkg *k, const char *eco, const char *name, const char *version, const char *kind,
-                     const char *spec, arena *a)
+                     const char *spec, const char *alias, arena *a)
 {
     lock_edge *e = xcalloc(1, sizeof *e);
     e->ecosystem = eco;
@@ -215,6 +218,7 @@ static void add_edge(pkg *k, const char *eco, const char *name, const char *vers
     e->version = version ? arena_strdup(a, version) : NULL;
     e->kind = kind;
     e->spec = spec ? arena_strdup(a, spec) : NULL;
+    e->alias = alias ? arena_strdup(a, alias) : NULL;
     for (size_t i = 0; i < k->edges.len; i++)
         if (edge_cmp(&k->edges.items[i], &e) == 0) {
             free(e);
@@ -330,11 +334,11 @@ static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
                 push_unique(&t->extras, bs->extra);
             if (ours) {
                 const rsv_dep *rd = resolver_find_dep(r, p, *dp);
-                add_edge(k, "pypi", t->lp.name, t->lp.version, "requires", rd ? rd->text : NULL, a);
+                add_edge(k, "pypi", t->lp.name, t->lp.version, "requires", rd ? rd->text : NULL, NULL, a);
             } else {
                 char *dt = resolver_deb_dep_text(pool, *dp);
                 add_edge(k, t->lp.ecosystem, t->lp.name, t->lp.version, pre ? "pre-depends" : "depends",
-                         dt, a);
+                         dt, NULL, a);
                 free(dt);
             }
             queue_push(&todo, b);
@@ -379,7 +383,7 @@ static void walk_npm(rsv *r, ptrvec *pkgs, arena *a)
             const rsv_solv *ts = &r->solv[e->to->p];
             const char *spec = e->dep->text;
             const char *at = strchr(spec + 1, '@');
-            add_edge(k, "npm", ts->name, ts->version, e->dep->kind, at ? at + 1 : spec, a);
+            add_edge(k, "npm", ts->name, ts->version, e->dep->kind, at ? at + 1 : spec, e->dep->folder, a);
         }
         ptrvec_push(pkgs, k);
     }

@@ -129,6 +129,14 @@ void resolver_npm_seed(rsv *r)
     resolver_prefetch_locked(r, "npm", prefetch);
 }
 
+/* An alias envlock follows: `npm:NAME` or `npm:NAME@RANGE` of a valid
+ * range (`npm:NAME@TAG` and the like are refused by unlockable()). */
+static bool alias_ok(const npm_dep *dp)
+{
+    const char *at = strchr(dp->spec + 4 + (dp->spec[4] == '@'), '@');
+    return dp->alias_name && dp->alias_name[0] && (!at || dp->range);
+}
+
 /* Whether v is admitted by one of n's requirements from index `from_r`
  * (ranges) and `from_t` (tags) on: the ones not followed yet. */
 static bool newly_relevant(const rsv_npm_name *n, const npm_packument *p, const npm_version *v,
@@ -169,6 +177,8 @@ static bool follow(rsv *r, rsv_npm_name *n, bool *changed)
                     note(r, dp->name, dp->range, NULL, changed);
                 else if (dp->spec_kind == NPM_SPEC_IS_TAG)
                     note(r, dp->name, NULL, dp->spec, changed);
+                else if (dp->spec_kind == NPM_SPEC_IS_ALIAS && alias_ok(dp))
+                    note(r, dp->alias_name, dp->range, dp->range ? NULL : "latest", changed);
             }
         }
     }
@@ -331,8 +341,12 @@ void resolver_npm_add(rsv *r)
                     did = npm_dep_id(r, dp->name, dp->range, NULL, &any);
                 else if (dp->spec_kind == NPM_SPEC_IS_TAG)
                     did = npm_dep_id(r, dp->name, NULL, dp->spec, &any);
+                else if (dp->spec_kind == NPM_SPEC_IS_ALIAS && alias_ok(dp))
+                    did = npm_dep_id(r, dp->alias_name, dp->range, dp->range ? NULL : "latest",
+                                     &any);
                 else
                     continue; /* no registry version: refused if chosen (unlockable()) */
+                bool alias = dp->spec_kind == NPM_SPEC_IS_ALIAS;
                 /* an optional dependency nothing here can satisfy (os, cpu,
                  * no version) is skipped, as npm skips a failed optional one */
                 if (dp->kind == NPM_DEP_OPTIONAL && !any)
@@ -340,11 +354,15 @@ void resolver_npm_add(rsv *r)
                 s = pool->solvables + sp;
                 s->requires = repo_addid_dep(r->repo_npm, s->requires, did, 0);
                 char *text = xasprintf("%s@%s", dp->name, dp->spec);
-                rsv_dep *rd = resolver_add_dep(r, sp, -1, did, RSV_NPM, dp->name,
+                rsv_dep *rd = resolver_add_dep(r, sp, -1, did, RSV_NPM,
+                                               alias ? dp->alias_name : dp->name,
                                                arena_strdup(r->mem, text), NULL, kind_name(dp->kind));
                 rd->nomatch = !any;
-                rd->nrange = dp->spec_kind == NPM_SPEC_IS_RANGE ? dp->range : NULL;
-                rd->ntag = dp->spec_kind == NPM_SPEC_IS_TAG ? dp->spec : NULL;
+                rd->nrange = dp->spec_kind != NPM_SPEC_IS_TAG ? dp->range : NULL;
+                rd->ntag = dp->spec_kind == NPM_SPEC_IS_TAG ? dp->spec
+                           : alias && !dp->range          ? "latest"
+                                                          : NULL;
+                rd->folder = alias ? dp->name : NULL;
                 free(text);
             }
         }
@@ -506,10 +524,13 @@ static rsv_npm_node *bind_edge(rsv *r, rsv_npm_node *from, const rsv_dep *d, ptr
                                ptrvec *pending, rsv_npm_node *peer_of, npm_peer_bad *bad)
 {
     const npm_packument *p = npm_loader_get(r->nl, d->name);
+    /* an alias is placed, and looked for, under its own folder name */
+    const char *folder = d->folder ? d->folder : d->name;
     for (rsv_npm_node *loc = from; loc; loc = loc->parent) {
-        rsv_npm_node *ex = child_named(loc, d->name);
+        rsv_npm_node *ex = child_named(loc, folder);
         if (ex) {
-            if (p && admits(d, p, resolver_solv(r, ex->p)->nv))
+            const rsv_solv *es = resolver_solv(r, ex->p);
+            if (p && strcmp(es->name, d->name) == 0 && admits(d, p, es->nv))
                 return ex;
             break;
         }
@@ -519,7 +540,7 @@ static rsv_npm_node *bind_edge(rsv *r, rsv_npm_node *from, const rsv_dep *d, ptr
         return NULL;
     rsv_npm_node *cand = NULL;
     for (rsv_npm_node *loc = from; loc; loc = loc->parent) {
-        rsv_npm_node *ex = child_named(loc, d->name);
+        rsv_npm_node *ex = child_named(loc, folder);
         if (ex) {
             if (ex->p == b)
                 return ex;
@@ -537,7 +558,7 @@ static rsv_npm_node *bind_edge(rsv *r, rsv_npm_node *from, const rsv_dep *d, ptr
     }
     if (!cand)
         cand = from;
-    rsv_npm_node *n = node_new(cand, b, resolver_solv(r, b)->name, all);
+    rsv_npm_node *n = node_new(cand, b, folder, all);
     ptrvec_push(pending, n);
     return n;
 }
@@ -669,7 +690,8 @@ static el_code unlockable(rsv *r, const rsv_npm_node *top, const ptrvec *all)
         const npm_version *v = s ? s->nv : NULL;
         for (size_t d = 0; v && d < v->ndeps; d++) {
             const npm_dep *dp = &v->deps[d];
-            if ((dp->spec_kind != NPM_SPEC_IS_OTHER && dp->spec_kind != NPM_SPEC_IS_ALIAS) ||
+            if ((dp->spec_kind != NPM_SPEC_IS_OTHER &&
+                 (dp->spec_kind != NPM_SPEC_IS_ALIAS || alias_ok(dp))) ||
                 dp->kind == NPM_DEP_PEER_OPTIONAL || bundled(v, dp->name))
                 continue;
             strbuf chain = STRBUF_INIT;

@@ -144,6 +144,7 @@ static inline lock_doc *gen_doc(uint64_t seed, size_t max_packages)
             e->version = gen_str(&g, d);
             e->kind = gen_opt(&g, d);
             e->spec = gen_opt(&g, d);
+            e->alias = gen_opt(&g, d);
         }
         for (size_t k = gen_below(&g, 4); k > 0; k--) {
             lock_artifact *a = lock_package_add_artifact(d, p);

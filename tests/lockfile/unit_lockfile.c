@@ -1022,6 +1022,28 @@ static void test_check_edges(void **state)
                   "pypi:pandas@2.2.3 needs numpy>=1.23.2; python_version == \"3.11\", but the lock binds numpy to 1.21.0\n"
                   "pypi:pandas@2.2.3 needs numpy>=1.26.0; python_version >= \"3.12\", but the lock binds numpy to 1.21.0\n");
     lock_doc_free(d);
+
+    /* an npm alias edge ("x": "npm:ansi-styles@^4") holds for that package
+     * in its range only */
+    static const char *const specs[][2] = {
+        { "npm:ansi-styles@^4.0.0", "" },
+        { "npm:ansi-styles", "" },
+        { "npm:ansi-styles@^5.0.0", "npm:wrap-ansi@7.0.0 needs npm:ansi-styles@^5.0.0, but the lock "
+                                    "binds ansi-styles to 4.3.0\n" },
+        { "npm:chalk@^4.0.0", "npm:wrap-ansi@7.0.0 needs npm:chalk@^4.0.0, but the lock binds "
+                              "ansi-styles to 4.3.0\n" },
+    };
+    for (size_t k = 0; k < sizeof specs / sizeof *specs; k++) {
+        d = sample_doc();
+        for (size_t i = 0; i < d->n_packages; i++)
+            if (strcmp(d->packages[i].name, "wrap-ansi") == 0) {
+                d->packages[i].deps[0].spec = specs[k][0];
+                d->packages[i].deps[0].alias = "@x/styles";
+            }
+        lock_doc_sort(d);
+        expect_report(d, &in, specs[k][1]);
+        lock_doc_free(d);
+    }
 }
 
 static void test_check_bad_root(void **state)
