@@ -83,8 +83,17 @@ def mirrors(base):
             "--mirror", "%s=%s/apt" % (APT_CANON, base)]
 
 
+# A hang guard, not a timed assertion: the live bench workload's cold
+# resolve and bundle under ASan (scripts/test) take about five minutes.
+RUN_TIMEOUT = 1500
+
+
 def run(el, args):
-    return subprocess.run([el] + args, env=env(), capture_output=True, text=True, timeout=300)
+    """envlock ARGS; a run past RUN_TIMEOUT is a failed run (rc -1) saying so."""
+    try:
+        return subprocess.run([el] + args, env=env(), capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess([el] + args, -1, "", "no answer after %d s (killed)" % RUN_TIMEOUT)
 
 
 def online(el, work, tree):
