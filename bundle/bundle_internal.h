@@ -44,9 +44,12 @@ bool bundle_safe_rel(const char *rel);
 bool bundle_unsafe(bundle *b, const char *what, const char *name);
 
 /* bundle_put() : makes DIR/rel hold exactly data[0..len) (parents made;
- *  file_write_atomic; left alone when it already does). false after
- *  recording EL_IO. */
+ *  an atomic write without fsync, FILE_LAZY; left alone when it already
+ *  does). false after recording EL_IO. */
 bool bundle_put(bundle *b, const char *rel, const void *data, size_t len);
+/* bundle_sync() : the whole tree made durable (one syncfs) before the
+ *  README marks the bundle complete. false after recording EL_IO. */
+bool bundle_sync(bundle *b);
 
 /* bundle_holds() : whether DIR/rel is a regular file whose bytes have
  *  `hash` ("sha256:<hex>", or an npm integrity); counted as reused when so. */

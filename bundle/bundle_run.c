@@ -82,7 +82,7 @@ el_code bundle_write(el_ctx *ctx, cache *c, const lock_doc *lock, const bundle_o
     if (!b.failed)
         bundle_pypi_finish(&b);
     fill_mirrors(&b);
-    if (!b.failed)
+    if (!b.failed && bundle_sync(&b))
         bundle_readme(&b, o->base_url ? o->base_url : "http://localhost:8080");
     cache_run_stats cs;
     cache_get_stats(c, &cs);

@@ -166,6 +166,9 @@ typedef struct cache_request {
                                    hash; without `sha256` nothing is
                                    cached. Directories of `sink` must
                                    exist. */
+    bool sink_lazy;             /* write `sink` with FILE_LAZY (util.h): the
+                                   caller checks it by hash before use and
+                                   syncs its tree once (file_sync_fs()) */
     cache_done_fn done;         /* called exactly once, from cache_run() */
     void *user;
 } cache_request;

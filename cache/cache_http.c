@@ -77,6 +77,7 @@ typedef struct xfer {
     void *user;
     /* a request with a sink: the body goes to a temp file, not to `body` */
     char *sink;
+    unsigned sink_flags; /* FILE_LAZY when the request asked for sink_lazy */
     file_stream *fs;     /* this attempt's temp file, made at its first byte */
     sha256_stream *hs;   /* ... and the digest of what went into it */
     uint64_t got;        /* body bytes of this attempt (written or dropped) */
@@ -118,6 +119,8 @@ typedef struct xfer {
 
 struct cache {
     el_cache_options o;
+    uint64_t jitter;       /* xorshift state for retry backoff (no srand: the
+                              library leaves the process's rand() alone) */
     char *dir;
     cache_store *store;
     cache_mirrors *mirrors;
@@ -489,7 +492,7 @@ cache *cache_open(el_ctx *ctx, const el_cache_options *o)
     c->progress = !o->quiet && o->progress; /* the front end draws it (cli/) */
     c->opened_ms = cache_now_ms();
     c->run_deadline_ms = c->opened_ms + c->o.run_timeout_ms;
-    srand((unsigned)(cache_now_ms() ^ getpid()));
+    c->jitter = ((uint64_t)cache_now_ms() << 20) ^ (uint64_t)getpid() ^ 0x9e3779b97f4a7c15u;
     return c;
 }
 
@@ -583,6 +586,7 @@ void cache_submit(cache *c, const cache_request *rq)
     x->accept = rq->accept ? xstrdup(rq->accept) : NULL;
     x->policy = rq->policy;
     x->sink = rq->sink ? xstrdup(rq->sink) : NULL;
+    x->sink_flags = rq->sink_lazy ? FILE_LAZY : 0;
     x->max_bytes = rq->max_bytes ? rq->max_bytes : x->sink ? CACHE_SINK_MAX_BYTES : c->o.max_bytes;
     x->want_sha = rq->sha256 ? xstrdup(rq->sha256) : NULL;
     if (x->want_sha)
@@ -633,7 +637,7 @@ static size_t sink_write(xfer *x, const char *data, size_t len)
     x->c->cu->easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
     if (status != 0 && (status < 200 || status > 299))
         return len;
-    if (!x->fs && !(x->fs = file_stream_begin(x->sink, &x->werr)))
+    if (!x->fs && !(x->fs = file_stream_begin_flags(x->sink, x->sink_flags, &x->werr)))
         return 0; /* CURLE_WRITE_ERROR; x->werr says why */
     if ((x->werr = file_stream_write(x->fs, data, len)) != 0)
         return 0;
@@ -1006,7 +1010,7 @@ static bool try_cache(xfer *x)
         x->cached_body = body;
         x->cached_len = len;
         const char *step;
-        int err = x->sink ? file_write_atomic(x->sink, body, len, &step) : 0;
+        int err = x->sink ? file_write_atomic_flags(x->sink, body, len, x->sink_flags, &step) : 0;
         if (err)
             fail_sink(x, err);
         else
@@ -1094,7 +1098,10 @@ static bool schedule_retry(xfer *x, long retry_after_s)
         for (unsigned i = 1; i < x->attempts && d < c->o.retry_cap_ms; i++)
             d *= 2;
         /* Half fixed, half random: spreads out processes that failed together. */
-        delay = d / 2 + (long)(rand() % (int)(d / 2 + 1));
+        c->jitter ^= c->jitter << 13;
+        c->jitter ^= c->jitter >> 7;
+        c->jitter ^= c->jitter << 17;
+        delay = d / 2 + (long)(c->jitter % (uint64_t)(d / 2 + 1));
     }
     if (delay > c->o.retry_cap_ms)
         delay = c->o.retry_cap_ms;
@@ -1205,7 +1212,7 @@ static void keep_file(xfer *x)
 static void sink_serve(xfer *x, const char *final_url)
 {
     int err = 0;
-    if (!x->fs && !(x->fs = file_stream_begin(x->sink, &err))) { /* an empty body */
+    if (!x->fs && !(x->fs = file_stream_begin_flags(x->sink, x->sink_flags, &err))) { /* an empty body */
         fail_sink(x, err);
         return;
     }
@@ -1437,7 +1444,9 @@ static void finish(xfer *x, CURLcode rc)
         cache_store_refresh(c->store, ctx, x->key, &x->cached, x->cached_body, x->cached_len);
         el_ctx_free(ctx);
         const char *step;
-        int err = x->sink ? file_write_atomic(x->sink, x->cached_body, x->cached_len, &step) : 0;
+        int err = x->sink ? file_write_atomic_flags(x->sink, x->cached_body, x->cached_len,
+                                                   x->sink_flags, &step)
+                          : 0;
         if (err)
             fail_sink(x, err);
         else

@@ -609,21 +609,14 @@ static bool seal_read(const char *path, seal *out)
  * fsync; a seal lost in a crash only costs a full check). */
 static void seal_write(const char *dir, const char *key, const seal *sl)
 {
-    static unsigned counter;
     char *path = cache_entry_path(dir, key, ".seal");
-    char *tmp = xasprintf("%s/v1/%.2s/.tmp-%s-%ld-%u.seal", dir, key, key, (long)getpid(),
-                          counter++);
     char line[SEAL_MAX];
     int n = snprintf(line, sizeof line, SEAL_MAGIC " %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
                      sl->size, sl->mtime_s, sl->mtime_ns, sl->ctime_s, sl->ctime_ns, sl->dev,
                      sl->ino, sl->head, sl->tail);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    bool ok = fd >= 0 && n > 0 && (size_t)n < sizeof line && write(fd, line, (size_t)n) == n;
-    if (fd >= 0 && close(fd) != 0)
-        ok = false;
-    if (fd >= 0 && (!ok || rename(tmp, path) != 0))
-        unlink(tmp);
-    free(tmp);
+    const char *step;
+    if (n > 0 && (size_t)n < sizeof line)
+        (void)file_write_atomic_flags(path, line, (size_t)n, FILE_LAZY, &step);
     free(path);
 }
 
@@ -751,7 +744,6 @@ static int fsync_dir(const char *dir)
 
 cache_writer *cache_writer_begin(cache_store *s, el_ctx *ctx, const char *key)
 {
-    static unsigned counter;
     char *sub = xasprintf("%s/v1/%.2s", s->dir, key);
     if (mkdir(sub, 0777) != 0 && errno != EEXIST) {
         el_fail_io(ctx, errno, "cannot create %s: %s", sub, strerror(errno));
@@ -762,8 +754,16 @@ cache_writer *cache_writer_begin(cache_store *s, el_ctx *ctx, const char *key)
     cache_writer *w = xcalloc(1, sizeof *w);
     w->subdir = sub;
     w->final = cache_entry_path(s->dir, key, NULL);
-    w->tmp = xasprintf("%s/.tmp-%s-%ld-%u", sub, key, (long)getpid(), counter++);
-    w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    /* the pid tells processes apart and O_EXCL the writers within one (no
+     * counter: the library keeps no static state) */
+    w->fd = -1;
+    for (unsigned attempt = 0; attempt < 100 && w->fd < 0; attempt++) {
+        free(w->tmp);
+        w->tmp = xasprintf("%s/.tmp-%s-%ld-%u", sub, key, (long)getpid(), attempt);
+        w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (w->fd < 0 && errno != EEXIST)
+            break;
+    }
     if (w->fd < 0) {
         el_fail_io(ctx, errno, "cannot create %s: %s", w->tmp, strerror(errno));
         el_detail_str(ctx, "path", w->tmp);

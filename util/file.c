@@ -4,6 +4,8 @@
  * writer skip rewriting an unchanged file. The lock, plans, exports and
  * streamed downloads are all written through it. Owns no policy about
  * what a failure means: callers word their own errors. */
+/* syncfs(2) is a GNU extension */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -94,12 +96,18 @@ struct file_stream {
     int fd;
     char *path;
     char *tmp;
+    unsigned flags;   /* FILE_LAZY */
     int err;          /* the first failure, 0 if none */
     const char *step; /* ... and what it was doing */
     uint64_t written;
 };
 
 file_stream *file_stream_begin(const char *path, int *err)
+{
+    return file_stream_begin_flags(path, 0, err);
+}
+
+file_stream *file_stream_begin_flags(const char *path, unsigned flags, int *err)
 {
     char *tmp = NULL;
     int fd = open_temp(path, &tmp);
@@ -109,6 +117,7 @@ file_stream *file_stream_begin(const char *path, int *err)
         return NULL;
     }
     file_stream *s = xcalloc(1, sizeof *s);
+    s->flags = flags;
     s->fd = fd;
     s->path = xstrdup(path);
     s->tmp = tmp;
@@ -138,7 +147,8 @@ int file_stream_commit(file_stream *s, const char **step)
 {
     int err = s->err;
     *step = s->step;
-    if (!err && fsync(s->fd) != 0)
+    bool lazy = s->flags & FILE_LAZY;
+    if (!err && !lazy && fsync(s->fd) != 0)
         err = errno, *step = "syncing";
     if (close(s->fd) != 0 && !err)
         err = errno, *step = "closing";
@@ -146,7 +156,7 @@ int file_stream_commit(file_stream *s, const char **step)
         err = errno, *step = "renaming the temporary file into place";
     if (err)
         unlink(s->tmp);
-    else
+    else if (!lazy)
         sync_dir_of(s->path);
     stream_free(s);
     return err;
@@ -163,8 +173,14 @@ void file_stream_abort(file_stream *s)
 
 int file_write_atomic(const char *path, const void *data, size_t len, const char **step)
 {
+    return file_write_atomic_flags(path, data, len, 0, step);
+}
+
+int file_write_atomic_flags(const char *path, const void *data, size_t len, unsigned flags,
+                            const char **step)
+{
     int err = 0;
-    file_stream *s = file_stream_begin(path, &err);
+    file_stream *s = file_stream_begin_flags(path, flags, &err);
     if (!s) {
         *step = "creating a temporary file";
         return err;
@@ -231,6 +247,16 @@ int file_link_atomic(const char *src, const char *dst, bool copy_fallback, const
         return err;
     }
     return file_stream_commit(s, step);
+}
+
+int file_sync_fs(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    int err = syncfs(fd) == 0 ? 0 : errno;
+    close(fd);
+    return err;
 }
 
 int file_sha256(const char *path, char out[65], uint64_t *size)

@@ -100,6 +100,21 @@ int file_write_atomic(const char *path, const void *data, size_t len, const char
  * Until commit, `path` is untouched. */
 typedef struct file_stream file_stream;
 file_stream *file_stream_begin(const char *path, int *err);
+
+/* FILE_LAZY (file_stream_begin_flags(), file_write_atomic_flags()): no
+ * fsync of the file or its directory. The rename still means no reader
+ * ever sees a partial file, but a crash may leave the old file, or the new
+ * one empty or torn: only for files whose content is checked before use
+ * (by hash) and whose tree is made durable in one go (file_sync_fs()) before
+ * anything counts on it. An fsync costs ~2 ms here, most of writing a small
+ * file. */
+#define FILE_LAZY 1u
+file_stream *file_stream_begin_flags(const char *path, unsigned flags, int *err);
+int file_write_atomic_flags(const char *path, const void *data, size_t len, unsigned flags,
+                            const char **step);
+/* file_sync_fs() : everything written to the filesystem holding the
+ * directory `dir` made durable at once (syncfs(2)). 0 or the errno. */
+int file_sync_fs(const char *dir);
 int file_stream_write(file_stream *s, const void *data, size_t n);
 uint64_t file_stream_size(const file_stream *s);
 int file_stream_commit(file_stream *s, const char **step);
