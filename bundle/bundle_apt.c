@@ -19,6 +19,7 @@ typedef struct dist_job {
     const char *dist_url;  /* URI + "dists/SUITE/" (flat: URI + SUITE) */
     const char *dist_rel;  /* TREE/ + dist_url minus URI */
     const char *signed_name; /* "InRelease" or "Release": the one the lock names */
+    const char *identity;  /* the lock's identity of it: "sha256:" of the Release text */
     const char **comps;    /* components the lock installs from ("" flat) */
     size_t ncomps;
 } dist_job;
@@ -129,34 +130,73 @@ static void release_fail(bundle *b, const char *url, const char *why)
     }
 }
 
+/* The Release text of the signed file as fetched: an InRelease's signed
+ * part, a Release whole (as the lock's identity is taken). NULL after
+ * recording the failure. */
+static char *release_text(bundle *b, const cache_response *r, const char *name, size_t *len)
+{
+    char *text = NULL;
+    if (strcmp(name, "InRelease") == 0) {
+        if (apt_clearsigned_split((const char *)r->body, r->len, &text, len) != 0) {
+            release_fail(b, r->url, "not one clearsigned message");
+            return NULL;
+        }
+        return text;
+    }
+    *len = r->len;
+    return xstrndup((const char *)r->body, r->len);
+}
+
+/* Whether the Release served now is the one the lock was resolved from (a
+ * re-resolution in the site must see what the original saw): else the
+ * bundle stops, naming both, before anything of that suite is written. */
+static bool release_same(bundle *b, const dist_job *d, const cache_response *r, const char *text,
+                         size_t len)
+{
+    char hex[65];
+    sha256_hex(text, len, hex);
+    char *now = xasprintf("sha256:%s", hex);
+    bool same = !d->identity || strcmp(d->identity, now) == 0;
+    if (!same && bundle_claim(b)) {
+        el_fail(b->ctx, EL_ARTIFACT_MISSING,
+                "%s is not the Release the lock was resolved from (the lock has %s, the archive "
+                "serves %s now): bundle from the archive's snapshot the lock names, or resolve "
+                "again",
+                r->url, d->identity, now);
+        el_detail_str(b->ctx, "reason", "index_changed");
+        el_detail_str(b->ctx, "url", r->url);
+        el_detail_str(b->ctx, "expected", d->identity);
+        el_detail_str(b->ctx, "actual", now);
+    }
+    free(now);
+    return same;
+}
+
 static void file_done(bundle *b, const cache_response *r, void *user)
 {
     file_job *j = user;
     dist_job *d = j->d;
     if (!r)
         return; /* optional and absent: the archive has no such file */
+    bool is_signed = strcmp(j->name, d->signed_name) == 0;
+    size_t len = 0;
+    char *text = is_signed ? release_text(b, r, j->name, &len) : NULL;
+    if (is_signed && (!text || !release_same(b, d, r, text, len))) {
+        free(text);
+        return;
+    }
     char *relp = xasprintf("%s%s", d->dist_rel, j->name);
     bool ok = bundle_put(b, relp, r->body, r->len);
     free(relp);
-    if (!ok)
+    if (ok)
+        b->st->documents++;
+    if (!ok || !is_signed) {
+        free(text);
         return;
-    b->st->documents++;
-    if (strcmp(j->name, d->signed_name) != 0)
-        return;
+    }
     /* The Release the lock names: which Packages files to carry. Its
      * signature was checked when the lock was made; a mirror is not the
      * place to trust it less or more, so it is copied, not judged. */
-    char *text = NULL;
-    size_t len = 0;
-    if (strcmp(j->name, "InRelease") == 0) {
-        if (apt_clearsigned_split((const char *)r->body, r->len, &text, &len) != 0) {
-            release_fail(b, r->url, "not one clearsigned message");
-            return;
-        }
-    } else {
-        text = xstrndup((const char *)r->body, r->len);
-        len = r->len;
-    }
     arena *a = arena_new();
     apt_release rel;
     char *err = NULL;
@@ -169,7 +209,8 @@ static void file_done(bundle *b, const cache_response *r, void *user)
     free(text);
 }
 
-static dist_job *dist_for(bundle *b, ptrvec *dists, const char *dist_url, const char *signed_name)
+static dist_job *dist_for(bundle *b, ptrvec *dists, const char *dist_url, const char *signed_name,
+                          const char *identity)
 {
     for (size_t i = 0; i < dists->len; i++) {
         dist_job *d = dists->items[i];
@@ -180,6 +221,7 @@ static dist_job *dist_for(bundle *b, ptrvec *dists, const char *dist_url, const 
     dist_job *d = arena_alloc(b->a, sizeof *d);
     d->dist_url = arena_strdup(b->a, dist_url);
     d->signed_name = signed_name;
+    d->identity = identity && strncmp(identity, "sha256:", 7) == 0 ? identity : NULL;
     ptrvec comps = PTRVEC_INIT;
     for (size_t i = 0; i < ld->n_packages; i++) {
         const lock_package *p = &ld->packages[i];
@@ -253,8 +295,9 @@ void bundle_apt_submit(bundle *b)
             continue;
         }
         char *dist_url = xstrndup(in->url, (size_t)(last - in->url));
-        dist_job *dj = dist_for(b, &dists, dist_url, strcmp(last, "InRelease") == 0
-                                                        ? "InRelease" : "Release");
+        dist_job *dj = dist_for(b, &dists, dist_url,
+                                strcmp(last, "InRelease") == 0 ? "InRelease" : "Release",
+                                in->identity);
         free(dist_url);
         for (size_t k = 0; k < 3; k++) {
             file_job *fj = arena_alloc(b->a, sizeof *fj);

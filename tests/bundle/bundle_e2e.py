@@ -21,6 +21,9 @@ and the demo spec resolved against it. Then:
   listed      the upstream without its uncompressed Packages files, which
               the Release still lists (as Debian's archive serves them):
               the bundle completes with the .xz the reader reads
+  moved       the archive serves another Release than the lock's (re-signed,
+              a new Date): DL_ENV_ARTIFACT_MISSING, reason index_changed,
+              both sha256s named, no README
   wrong hash  the server sends other bytes for a wheel: DL_ENV_ARTIFACT_MISSING
               naming the artifact, its URL and the page it came from
   faults      a proxy answering 500 (then a truncated body) for one artifact:
@@ -339,6 +342,41 @@ def part_listed_not_served(el, work, lock, mirror, arts):
           "it carries Packages.xz (%d) and no plain Packages" % len(xz))
 
 
+def part_release_moved(el, work, lock, mirror):
+    """The archive re-signed since the lock was made (its Release text has
+    another Date): a bundle of it would let a site re-resolve to another
+    lock, so bundle refuses, naming the Release and both sha256s, and
+    writes no README. Expected sha256s are hashlib's over the texts."""
+    m2 = os.path.join(work, "m-moved")
+    shutil.copytree(mirror, m2)
+    changed = None
+    for dp, _, fs in os.walk(os.path.join(m2, "apt", "dists")):
+        if "InRelease" in fs:
+            p = os.path.join(dp, "InRelease")
+            text = open(p, "rb").read()
+            start = text.index(b"\n\n") + 2          # after the clearsign header
+            end = text.index(b"\n-----BEGIN PGP SIGNATURE")
+            body = text[start:end].replace(b"Date: ", b"Date: Mon, 01 Jan 2029 00:00:00 UTC\nX-Old-Date: ", 1)
+            open(p, "wb").write(text[:start] + body + text[end:])
+            changed = "sha256:" + hashlib.sha256(body + b"\n").hexdigest()
+            before = "sha256:" + hashlib.sha256(text[start:end] + b"\n").hexdigest()
+    ng = servers.Nginx(m2, work=os.path.join(work, "nginx-moved"))
+    ng.start()
+    try:
+        out = os.path.join(work, "b-moved")
+        r, j = bundle(el, lock, out, os.path.join(work, "cache-moved"), mirrors_for(ng.url))
+    finally:
+        ng.stop()
+    d = (j or {}).get("detail", {})
+    check(changed and r.returncode == 21 and j and j["code"] == "DL_ENV_ARTIFACT_MISSING" and
+          d.get("reason") == "index_changed" and d.get("url", "").endswith("/InRelease"),
+          "a Release other than the lock's: refused, index_changed: %s" % (j and j.get("message")))
+    check(d.get("actual") == changed, "the served Release's sha256 %s, not %s" % (d.get("actual"), changed))
+    check(d.get("expected") == before or d.get("expected", "") in open(lock).read(),
+          "the lock's identity named: %s" % d.get("expected"))
+    check(not os.path.exists(os.path.join(out, "README")), "no README for the refused bundle")
+
+
 def part_faults(el, work, lock, nginx_url, arts):
     proxy = FaultProxy(nginx_url)
     try:
@@ -444,6 +482,7 @@ def main():
             part_npm(el, work, lock, site_url)
         part_resume(el, work, lock, out, cache, mirrors)
         part_listed_not_served(el, work, lock, mirror, arts)
+        part_release_moved(el, work, lock, mirror)
         part_faults(el, work, lock, ng.url, arts)
         part_disk_full(el, work, lock, cache, mirrors, arts)
     finally:
