@@ -29,7 +29,7 @@ static rsv_npm_name *nname_find(const rsv *r, const char *name)
     return NULL;
 }
 
-static rsv_npm_name *nname_get(rsv *r, const char *name, bool *changed)
+static rsv_npm_name *nname_get(rsv *r, const char *name)
 {
     rsv_npm_name *n = nname_find(r, name);
     if (n)
@@ -38,7 +38,6 @@ static rsv_npm_name *nname_get(rsv *r, const char *name, bool *changed)
     n->name = xstrdup(name);
     ptrvec_push(&r->npm_names, n);
     npm_loader_submit(r->nl, name);
-    *changed = true;
     return n;
 }
 
@@ -52,21 +51,19 @@ static void queue(rsv *r, rsv_npm_name *n)
     }
 }
 
-static void note(rsv *r, const char *name, const npm_range *range, const char *tag, bool *changed)
+static void note(rsv *r, const char *name, const npm_range *range, const char *tag)
 {
-    rsv_npm_name *n = nname_get(r, name, changed);
+    rsv_npm_name *n = nname_get(r, name);
     if (range) {
         for (size_t i = 0; i < n->ranges.len; i++)
             if (n->ranges.items[i] == range)
                 return;
         ptrvec_push(&n->ranges, (void *)range);
-        *changed = true;
     } else if (tag) {
         for (size_t i = 0; i < n->tags.len; i++)
             if (strcmp(n->tags.items[i], tag) == 0)
                 return;
         ptrvec_push(&n->tags, (void *)tag);
-        *changed = true;
     } else {
         return;
     }
@@ -89,17 +86,25 @@ static bool npm_range_admits(const npm_range *range, const npm_packument *p, con
     return lt && strcmp(lt, v->version) == 0;
 }
 
-static bool relevant(const rsv_npm_name *n, const npm_packument *p, const npm_version *v)
+/* Whether v is admitted by one of n's requirements from index `from_r`
+ * (ranges) and `from_t` (tags) on; from 0, by any requirement seen. */
+static bool relevant_from(const rsv_npm_name *n, const npm_packument *p, const npm_version *v,
+                          size_t from_r, size_t from_t)
 {
-    for (size_t i = 0; i < n->ranges.len; i++)
+    for (size_t i = from_r; i < n->ranges.len; i++)
         if (npm_range_admits(n->ranges.items[i], p, v))
             return true;
-    for (size_t i = 0; i < n->tags.len; i++) {
+    for (size_t i = from_t; i < n->tags.len; i++) {
         const char *tv = npm_packument_find_tag(p, n->tags.items[i]);
         if (tv && strcmp(tv, v->version) == 0)
             return true;
     }
     return false;
+}
+
+static bool relevant(const rsv_npm_name *n, const npm_packument *p, const npm_version *v)
+{
+    return relevant_from(n, p, v, 0, 0);
 }
 
 static bool bundled(const npm_version *v, const char *name)
@@ -120,11 +125,10 @@ static void prefetch(rsv *r, const char *name)
 
 void resolver_npm_seed(rsv *r)
 {
-    bool changed = false;
     for (size_t i = 0; i < r->nroots; i++) {
         rsv_root *rt = &r->roots[i];
         if (rt->eco == RSV_NPM)
-            note(r, rt->name, rt->nrange, rt->ntag, &changed);
+            note(r, rt->name, rt->nrange, rt->ntag);
     }
     resolver_prefetch_locked(r, "npm", prefetch);
 }
@@ -137,25 +141,9 @@ static bool alias_ok(const npm_dep *dp)
     return dp->alias_name && dp->alias_name[0] && (!at || dp->range);
 }
 
-/* Whether v is admitted by one of n's requirements from index `from_r`
- * (ranges) and `from_t` (tags) on: the ones not followed yet. */
-static bool newly_relevant(const rsv_npm_name *n, const npm_packument *p, const npm_version *v,
-                           size_t from_r, size_t from_t)
-{
-    for (size_t i = from_r; i < n->ranges.len; i++)
-        if (npm_range_admits(n->ranges.items[i], p, v))
-            return true;
-    for (size_t i = from_t; i < n->tags.len; i++) {
-        const char *tv = npm_packument_find_tag(p, n->tags.items[i]);
-        if (tv && strcmp(tv, v->version) == 0)
-            return true;
-    }
-    return false;
-}
-
 /* Notes the dependencies of every version of n that its requirements not
  * followed yet admit; false when its packument is not there (yet). */
-static bool follow(rsv *r, rsv_npm_name *n, bool *changed)
+static bool follow(rsv *r, rsv_npm_name *n)
 {
     const npm_packument *p = npm_loader_get(r->nl, n->name);
     if (!p)
@@ -167,18 +155,18 @@ static bool follow(rsv *r, rsv_npm_name *n, bool *changed)
         n->followed_tags = n->tags.len;
         for (size_t k = 0; k < p->ncandidates; k++) {
             const npm_version *v = &p->versions[k];
-            if (!newly_relevant(n, p, v, from_r, from_t))
+            if (!relevant_from(n, p, v, from_r, from_t))
                 continue;
             for (size_t d = 0; d < v->ndeps; d++) {
                 const npm_dep *dp = &v->deps[d];
                 if (dp->kind == NPM_DEP_PEER_OPTIONAL || bundled(v, dp->name))
                     continue;
                 if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range)
-                    note(r, dp->name, dp->range, NULL, changed);
+                    note(r, dp->name, dp->range, NULL);
                 else if (dp->spec_kind == NPM_SPEC_IS_TAG)
-                    note(r, dp->name, NULL, dp->spec, changed);
+                    note(r, dp->name, NULL, dp->spec);
                 else if (dp->spec_kind == NPM_SPEC_IS_ALIAS && alias_ok(dp))
-                    note(r, dp->alias_name, dp->range, dp->range ? NULL : "latest", changed);
+                    note(r, dp->alias_name, dp->range, dp->range ? NULL : "latest");
             }
         }
     }
@@ -193,10 +181,9 @@ static void follow_queued(rsv *r)
     if (r->npm_following)
         return;
     r->npm_following = true;
-    bool changed = false;
     for (size_t i = 0; i < r->npm_todo.len;) {
         rsv_npm_name *n = r->npm_todo.items[i];
-        if (follow(r, n, &changed)) {
+        if (follow(r, n)) {
             n->queued = false;
             r->npm_todo.items[i] = r->npm_todo.items[r->npm_todo.len - 1];
             r->npm_todo.len--;
@@ -658,24 +645,6 @@ static const rsv_dep *node_story(rsv *r, const rsv_npm_node *top, const rsv_npm_
     return d;
 }
 
-/* What a dependency spec that names no registry version is. */
-static const char *spec_what(const char *spec)
-{
-    static const struct { const char *prefix, *what; } kinds[] = {
-        { "git", "a git URL" },       { "github:", "a GitHub reference" },
-        { "gitlab:", "a git URL" },   { "bitbucket:", "a git URL" },
-        { "http:", "a tarball URL" }, { "https:", "a tarball URL" },
-        { "file:", "a local path" },  { "link:", "a link" },
-        { "workspace:", "a workspace reference" }, { "npm:", "an alias" },
-    };
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (strncmp(spec, kinds[i].prefix, strlen(kinds[i].prefix)) == 0)
-            return kinds[i].what;
-    if (spec[0] == '.' || spec[0] == '/' || spec[0] == '~')
-        return "a local path";
-    return strchr(spec, '/') ? "a GitHub reference" : "not a registry version";
-}
-
 /* A chosen version that depends on something envlock cannot lock (git, a
  * tarball URL, file:, link:, workspace:, an alias): npm would choose it
  * too and install that dependency, so no lock is the npm answer. The
@@ -700,7 +669,7 @@ static el_code unlockable(rsv *r, const rsv_npm_node *top, const ptrvec *all)
                     "%s %s depends on `%s@%s`, %s, which envlock cannot lock (it locks registry "
                     "versions: semver ranges and dist-tags)%s%s. Suggestion: pin a version of %s "
                     "that does not, or install %s outside the lock",
-                    s->name, s->version, dp->name, dp->spec, spec_what(dp->spec),
+                    s->name, s->version, dp->name, dp->spec, npm_dep_spec_what(dp->spec),
                     chain.len ? "; asked for by " : "", chain.buf ? chain.buf : "", s->name,
                     dp->name);
             el_detail_str(r->ctx, "reason", "unlockable_dependency");

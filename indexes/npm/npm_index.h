@@ -207,6 +207,11 @@ const char *npm_flag_name(unsigned i);
  * "peerDependencies", "peerDependencies (optional)". */
 const char *npm_dep_kind_name(npm_dep_kind k);
 
+/* npm_dep_spec_what() : what a dependency spec that names no registry
+ * version is, for a message: "a git URL", "a tarball URL", "a local path",
+ * "an alias", ... (the forms classify() tells apart as NPM_SPEC_IS_OTHER). */
+const char *npm_dep_spec_what(const char *spec);
+
 /* npm_packument_find_tag() : the version a dist-tag names, or NULL. */
 const char *npm_packument_find_tag(const npm_packument *p, const char *tag);
 /* npm_packument_find() : the record of `version` (exact key), or NULL. */

@@ -284,6 +284,23 @@ static void classify(pctx *x, npm_dep *d)
     d->spec_kind = url_word(s) ? NPM_SPEC_IS_TAG : NPM_SPEC_IS_OTHER;
 }
 
+const char *npm_dep_spec_what(const char *spec)
+{
+    static const struct { const char *prefix, *what; } kinds[] = {
+        { "git", "a git URL" },       { "github:", "a GitHub reference" },
+        { "gitlab:", "a git URL" },   { "bitbucket:", "a git URL" },
+        { "http:", "a tarball URL" }, { "https:", "a tarball URL" },
+        { "file:", "a local path" },  { "link:", "a link" },
+        { "workspace:", "a workspace reference" }, { "npm:", "an alias" },
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (strncmp(spec, kinds[i].prefix, strlen(kinds[i].prefix)) == 0)
+            return kinds[i].what;
+    if (spec[0] == '.' || spec[0] == '/' || spec[0] == '~')
+        return "a local path";
+    return strchr(spec, '/') ? "a GitHub reference" : "not a registry version";
+}
+
 static int dep_cmp(const void *pa, const void *pb)
 {
     const npm_dep *a = pa, *b = pb;
