@@ -226,8 +226,7 @@ void bundle_pypi_submit(bundle *b)
         const lock_package *p = &d->packages[i];
         if (strcmp(p->ecosystem, "pypi") != 0 || p->installed_in_base || !p->source)
             continue;
-        char *url = xasprintf("%s%s%s/", p->source,
-                              p->source[strlen(p->source) - 1] == '/' ? "" : "/", p->name);
+        char *url = pypi_page_url(p->source, p->name);
         bool have = false;
         for (size_t k = 0; k < seen.len && !have; k++)
             have = strcmp(seen.items[k], url) == 0;

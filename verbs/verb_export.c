@@ -85,10 +85,7 @@ static el_code pypi_urls(el_ctx *ctx, const el_cache_options *co, lock_doc *lock
         return el_ctx_code(ctx);
     }
     for (size_t i = 0; i < n; i++) {
-        size_t sl = strlen(slots[i].p->source);
-        while (sl && slots[i].p->source[sl - 1] == '/')
-            sl--;
-        char *url = xasprintf("%.*s/%s/", (int)sl, slots[i].p->source, slots[i].p->name);
+        char *url = pypi_page_url(slots[i].p->source, slots[i].p->name);
         cache_request rq = { .url = url, .accept = PYPI_PAGE_ACCEPT, .policy = CACHE_REVALIDATE,
                              .max_bytes = PYPI_PAGE_MAX, .done = page_read, .user = &slots[i] };
         cache_submit(c, &rq);

@@ -216,6 +216,11 @@ el_code pypi_page_parse_read(el_ctx *ctx, arena *a, const char *body, size_t len
                              const char *page_url, const char *read_url,
                              const char *content_type, pypi_page *out);
 
+/* pypi_page_url() : the project page the loader asks `index` for:
+ *  `<index>/<name>/` (name PEP 503 normalized). Anyone reading a page the
+ *  loader read (export, bundle) asks for this URL, so the cache has it. */
+char *pypi_page_url(const char *index, const char *name);
+
 /* pypi_page_read() :
  *  The page of a finished cache response as envlock reads it: parsed
  *  (pypi_page_parse_read(), the links resolved against the canonical URL

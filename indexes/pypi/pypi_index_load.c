@@ -214,11 +214,16 @@ el_code pypi_project_fail(el_ctx *ctx, const pypi_project *p)
 
 static void page_done(cache *c, cache_response *r, void *user);
 
+char *pypi_page_url(const char *index, const char *name)
+{
+    return xasprintf("%s/%s/", index, name);
+}
+
 static void submit_page(proj *p)
 {
     pypi_loader *l = p->l;
     const char *index = l->indexes[p->index_i];
-    char *url = xasprintf("%s/%s/", index, p->pub.name);
+    char *url = pypi_page_url(index, p->pub.name);
     p->pub.index = index;
     p->pub.page_url = arena_strdup(l->a, url);
     cache_request rq = { 0 };
