@@ -339,15 +339,14 @@ static void root_npm(checker *c, const char *text, const npm_pkgspec *s)
 static int edge_npm(const lock_edge *e)
 {
     const char *range = e->spec;
-    if (strncmp(range, "npm:", 4) == 0) { /* an alias: npm:NAME[@RANGE] */
-        const char *name = range + 4;
-        const char *at = strchr(name[0] == '@' ? name + 1 : name, '@');
-        size_t n = at ? (size_t)(at - name) : strlen(name);
+    const char *name, *ar;
+    size_t n;
+    if (npm_alias_split(range, &name, &n, &ar)) { /* npm:NAME[@RANGE] */
         if (strlen(e->name) != n || strncmp(e->name, name, n) != 0)
             return 0;
-        if (!at)
+        if (!ar)
             return 1; /* the registry's latest: only the registry can say */
-        range = at + 1;
+        range = ar;
     }
     npm_range *r = NULL;
     if (npm_range_parse(range, NPM_LOOSE, &r, NULL) == 0) {

@@ -137,8 +137,9 @@ void resolver_npm_seed(rsv *r)
  * range (`npm:NAME@TAG` and the like are refused by unlockable()). */
 static bool alias_ok(const npm_dep *dp)
 {
-    const char *at = strchr(dp->spec + 4 + (dp->spec[4] == '@'), '@');
-    return dp->alias_name && dp->alias_name[0] && (!at || dp->range);
+    const char *name, *range;
+    size_t n;
+    return npm_alias_split(dp->spec, &name, &n, &range) && n && (!range || dp->range);
 }
 
 /* Notes the dependencies of every version of n that its requirements not

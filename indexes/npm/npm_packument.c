@@ -256,16 +256,13 @@ static void classify(pctx *x, npm_dep *d)
         "git+", "git:", "github:", "gitlab:", "bitbucket:", "gist:", "file:", "link:",
         "workspace:", "http:", "https:", "./", "../", "/", "~/", "~\\",
     };
-    if (starts_with(s, "npm:")) {
-        const char *rest = s + 4;
-        const char *at = strchr(rest[0] == '@' ? rest + 1 : rest, '@');
+    const char *an, *ar;
+    size_t anl;
+    if (npm_alias_split(s, &an, &anl, &ar)) {
         d->spec_kind = NPM_SPEC_IS_ALIAS;
-        if (at) {
-            d->alias_name = arena_strndup(x->a, rest, (size_t)(at - rest));
-            d->range = parse_range(x, at + 1);
-        } else {
-            d->alias_name = arena_strdup(x->a, rest);
-        }
+        d->alias_name = arena_strndup(x->a, an, anl);
+        if (ar)
+            d->range = parse_range(x, ar);
         return;
     }
     for (size_t i = 0; i < sizeof other_prefixes / sizeof other_prefixes[0]; i++)

@@ -159,6 +159,18 @@ int npm_pkgspec_parse(const char *text, npm_pkgspec *out, char **err)
     return 0;
 }
 
+bool npm_alias_split(const char *spec, const char **name, size_t *name_len, const char **range)
+{
+    if (strncmp(spec, "npm:", 4) != 0)
+        return false;
+    const char *n = spec + 4;
+    const char *at = strchr(n[0] == '@' ? n + 1 : n, '@');
+    *name = n;
+    *name_len = at ? (size_t)(at - n) : strlen(n);
+    *range = at ? at + 1 : NULL;
+    return true;
+}
+
 int npm_pkgspec_check(const char *text, char **err)
 {
     npm_pkgspec s;

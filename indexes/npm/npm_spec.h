@@ -6,6 +6,7 @@
 #define EL_NPM_SPEC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* npm_name_check() flags: accept names npm still serves but no longer
  * lets anyone publish (capital letters, more than 214 characters, the
@@ -46,6 +47,13 @@ typedef struct npm_pkgspec {
  *  @return 0 and *out filled, or -1 with *err malloc'd and *out zeroed. */
 int npm_pkgspec_parse(const char *text, npm_pkgspec *out, char **err);
 void npm_pkgspec_release(npm_pkgspec *s);
+
+/* npm_alias_split() :
+ *  For a dependency value `npm:NAME` or `npm:NAME@RANGE` (an alias, as
+ *  package.json writes it), the real package's NAME (*name, *name_len
+ *  bytes; a scope's `@` is part of it) and the text after its `@` (*range,
+ *  NULL when none); false when `spec` is no alias. Nothing is checked. */
+bool npm_alias_split(const char *spec, const char **name, size_t *name_len, const char **range);
 
 /* npm_pkgspec_check() :
  *  0 if `text` is a valid npm dependency spec as a user writes it on a
