@@ -149,8 +149,8 @@ char *plan_package_json_text(const plan_input *in, size_t *len);
 
 /* plan_apt_sources_text() :
  *  The locked apt sources of the debs the lock installs, one
- *  "deb URI SUITE COMPONENT" line each, sorted, no duplicates. NULL when
- *  the lock installs no deb. */
+ *  "deb URI SUITE COMPONENT" line each (URI through in->mirrors), sorted,
+ *  no duplicates. NULL when the lock installs no deb. */
 char *plan_apt_sources_text(const plan_input *in, size_t *len);
 
 /* ---- plans ---- */

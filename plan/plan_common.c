@@ -10,9 +10,8 @@
  * apt-sources.list, package.json and package-lock.json come from
  * plan_export.c. The site's mirrors (plan_input.mirrors) reach only the
  * install steps' URLs: the index URLs and registry of the commands here,
- * and the apt sources, which plan_export.c writes from a view of the lock
- * whose deb sources are mapped (apt_sources_text()). No I/O, no state
- * between calls. */
+ * and the deb URIs of apt-sources.list and the package-lock's `resolved`,
+ * which plan_export.c maps. No I/O, no state between calls. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,48 +400,6 @@ char *plan_mirror_url(const plan_input *in, const char *url)
     return cache_mirrors_rewrite(in->mirrors, url);
 }
 
-/* A locked apt source ("URI SUITE COMPONENT...") with its URI mapped; the
- * rest as written. */
-static char *apt_source_mapped(const plan_input *in, const char *src)
-{
-    size_t n = strcspn(src, " \t");
-    char *uri = xstrndup(src, n), *mapped = plan_mirror_url(in, uri);
-    char *out = xasprintf("%s%s", mapped, src + n);
-    free(uri);
-    free(mapped);
-    return out;
-}
-
-/* apt-sources.list as the apt step reads it. plan_export.c writes its lines
- * from the lock's deb sources; with mirrors it is handed a view of the lock
- * (the same packages, each deb's source mapped), so the lines keep one
- * writer and its header still names the lock's digest. */
-static char *apt_sources_text(const plan_input *in, size_t *len)
-{
-    if (!in->mirrors || !in->lock || !in->lock->n_packages)
-        return plan_apt_sources_text(in, len);
-    lock_doc view = *in->lock;
-    lock_package *pk = xcalloc(view.n_packages, sizeof *pk);
-    ptrvec owned = PTRVEC_INIT;
-    for (size_t i = 0; i < view.n_packages; i++) {
-        pk[i] = in->lock->packages[i];
-        if (strcmp(pk[i].ecosystem, "deb") == 0 && pk[i].source) {
-            char *src = apt_source_mapped(in, pk[i].source);
-            ptrvec_push(&owned, src);
-            pk[i].source = src;
-        }
-    }
-    view.packages = pk;
-    plan_input v = *in;
-    v.lock = &view;
-    char *t = plan_apt_sources_text(&v, len);
-    for (size_t i = 0; i < owned.len; i++)
-        free(owned.items[i]);
-    ptrvec_release(&owned);
-    free(pk);
-    return t;
-}
-
 /* ---- context files ---- */
 
 static char *export_text(const plan_input *in, plan_format fmt, size_t *len, char **why)
@@ -473,7 +430,7 @@ void plan_context_files(const plan_facts *f, plan_files *out)
     }
     if (f->debs.len) {
         add_export(f, PLAN_APT, "apt-packages.txt", out);
-        t = apt_sources_text(f->in, &len);
+        t = plan_apt_sources_text(f->in, &len);
         plan_files_add(out, "apt-sources.list", t, len);
     }
     if (f->npm_registry) {

@@ -990,12 +990,16 @@ static char *export_apt(const plan_input *in, size_t *len)
  * building once the snapshot's Release expires. */
 #define APT_SOURCE_OPTIONS "[check-valid-until=no]"
 
-static char *apt_source_line(const char *src)
+/* The deb line of a locked source, its URI through the site's mirrors. */
+static char *apt_source_line(const plan_input *in, const char *src)
 {
     char *s = xstrdup(src), *save = NULL, *f[16];
     size_t n = 0;
     for (char *w = strtok_r(s, " \t", &save); w && n < 16; w = strtok_r(NULL, " \t", &save))
         f[n++] = w;
+    char *uri = n ? plan_mirror_url(in, f[0]) : NULL;
+    if (uri)
+        f[0] = uri;
     char *slash = n == 2 ? strrchr(f[1], '/') : NULL, *out;
     strbuf sb = STRBUF_INIT;
     if (n >= 3) {
@@ -1008,6 +1012,7 @@ static char *apt_source_line(const char *src)
         out = xasprintf("deb " APT_SOURCE_OPTIONS " %s %s %s", f[0], f[1], slash + 1);
     } else
         out = xasprintf("# not an apt source: %s", src);
+    free(uri);
     free(s);
     return out;
 }
@@ -1024,7 +1029,7 @@ char *plan_apt_sources_text(const plan_input *in, size_t *len)
     size_t n = 0;
     for (size_t i = 0; i < debs.n; i++)
         if (debs.v[i]->source)
-            lines[n++] = apt_source_line(debs.v[i]->source);
+            lines[n++] = apt_source_line(in, debs.v[i]->source);
     qsort(lines, n, sizeof *lines, cmp_strp);
     strbuf sb = STRBUF_INIT;
     sb_addf(&sb, "# The apt sources of envlock lock %s\n",
