@@ -42,6 +42,9 @@ typedef struct lock_artifact {
                               integrity string ("sha512-<base64>") */
     uint64_t size;         /* bytes; 0 when the index does not say (pypi in
                               format 2: never recorded) */
+    /* where lock_read() found it (1-based; 0 for a lock built in memory):
+     * the entry, and its file, url and hash values (check's report) */
+    unsigned line, line_file, line_url, line_hash;
 } lock_artifact;
 
 /* A resolved dependency edge: this package needs `name` and the lock binds it
@@ -56,6 +59,7 @@ typedef struct lock_edge {
     const char *alias;     /* npm: the name the dependent asked for it by and
                               it is installed under, when that is another
                               package's name (`"x": "npm:real@^1"`); else NULL */
+    unsigned line;         /* where lock_read() found it, or 0 */
 } lock_edge;
 
 typedef struct lock_package {
@@ -73,6 +77,7 @@ typedef struct lock_package {
     lock_artifact *artifacts;
     size_t n_artifacts;
     bool installed_in_base; /* already in the base image (dpkg status / preinstalled dist) */
+    unsigned line, line_source; /* where lock_read() found it and its source, or 0 */
 } lock_package;
 
 /* One input whose content the lock depends on, with its snapshot identity. */
@@ -81,6 +86,7 @@ typedef struct lock_input {
     const char *url;        /* canonical: index page / packument / Release URL */
     const char *identity;   /* "sha256:<hex>" of Release, or ETag, or "" */
     const char *modified;   /* Release Date / Last-Modified / packument `modified`, or NULL */
+    unsigned line;          /* where lock_read() found it, or 0 */
 } lock_input;
 
 typedef struct lock_doc {

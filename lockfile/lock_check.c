@@ -13,6 +13,7 @@
  * difference becomes one line of the report, in a fixed order, so the report
  * itself is stable text that tests compare exactly. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,16 @@ static void line(checker *c, const char *fmt, ...)
 }
 
 static const char *show(const char *s) { return s ? s : "(none)"; }
+
+/* " (line N)" for where lock_read() found an entry, "" for a lock built in
+ * memory; into buf[32]. */
+static const char *at(unsigned line, char buf[32])
+{
+    buf[0] = '\0';
+    if (line)
+        snprintf(buf, 32, " (line %u)", line);
+    return buf;
+}
 
 static void cmp_field(checker *c, const char *what, const char *was, const char *now)
 {
@@ -191,19 +202,21 @@ static void check_inputs(checker *c)
     for (size_t i = 0; i < n; i++) {
         const lock_input *now = f[i].in, *was = NULL;
         const char *eco = show(now->ecosystem);
-        if (f[i].kind == 2) {
-            line(c, "input not from this spec's indexes: %s %s", eco, show(now->url));
-            continue;
-        }
-        if (f[i].kind == 1) {
-            line(c, "input gone: %s %s (%s)", eco, show(now->url),
-                 now->identity && *now->identity ? now->identity : "not found");
-            continue;
-        }
         for (size_t j = 0; j < c->lock->n_inputs && !was; j++)
             if (lock_strcmp(c->lock->inputs[j].ecosystem, now->ecosystem) == 0 &&
                 lock_strcmp(c->lock->inputs[j].url, now->url) == 0)
                 was = &c->lock->inputs[j];
+        char w[32];
+        at(was ? was->line : 0, w);
+        if (f[i].kind == 2) {
+            line(c, "input not from this spec's indexes: %s %s%s", eco, show(now->url), w);
+            continue;
+        }
+        if (f[i].kind == 1) {
+            line(c, "input gone: %s %s (%s)%s", eco, show(now->url),
+                 now->identity && *now->identity ? now->identity : "not found", w);
+            continue;
+        }
         if (!was) {
             line(c, "input added: %s %s", eco, show(now->url));
             continue;
@@ -213,11 +226,11 @@ static void check_inputs(checker *c)
                                                                      : "etag";
         const char *wi = was->identity ? was->identity : "", *ni = now->identity ? now->identity : "";
         if (strcmp(wi, ni) != 0)
-            line(c, "input changed: %s %s %s %s -> %s", eco, show(now->url), label,
-                 *wi ? wi : "(none)", *ni ? ni : "(none)");
+            line(c, "input changed: %s %s %s %s -> %s%s", eco, show(now->url), label,
+                 *wi ? wi : "(none)", *ni ? ni : "(none)", w);
         else if (lock_strcmp(was->modified, now->modified) != 0)
-            line(c, "input changed: %s %s modified %s -> %s", eco, show(now->url),
-                 show(was->modified), show(now->modified));
+            line(c, "input changed: %s %s modified %s -> %s%s", eco, show(now->url),
+                 show(was->modified), show(now->modified), w);
     }
     free(f);
 }
@@ -460,10 +473,12 @@ static void check_edges(checker *c)
         for (size_t j = 0; j < p->n_deps; j++) {
             const lock_edge *e = &p->deps[j];
             const char *eco = e->ecosystem ? e->ecosystem : p->ecosystem;
+            char w[32];
+            at(e->line, w);
             if (!lock_find(d, eco, e->name, e->version)) {
-                line(c, "%s:%s@%s depends on %s:%s@%s, which is not in the lock",
+                line(c, "%s:%s@%s depends on %s:%s@%s, which is not in the lock%s",
                      show(p->ecosystem), show(p->name), show(p->version), show(eco), show(e->name),
-                     show(e->version));
+                     show(e->version), w);
                 continue;
             }
             if (!e->spec || !e->version)
@@ -476,11 +491,11 @@ static void check_edges(checker *c)
             else if (strcmp(eco, "deb") == 0)
                 ok = edge_deb(e);
             if (ok < 0)
-                line(c, "%s:%s@%s has a dependency envlock cannot read: %s", show(p->ecosystem),
-                     show(p->name), show(p->version), e->spec);
+                line(c, "%s:%s@%s has a dependency envlock cannot read: %s%s", show(p->ecosystem),
+                     show(p->name), show(p->version), e->spec, w);
             else if (!ok)
-                line(c, "%s:%s@%s needs %s, but the lock binds %s to %s", show(p->ecosystem),
-                     show(p->name), show(p->version), e->spec, e->name, e->version);
+                line(c, "%s:%s@%s needs %s, but the lock binds %s to %s%s", show(p->ecosystem),
+                     show(p->name), show(p->version), e->spec, e->name, e->version, w);
         }
     }
 }
@@ -721,56 +736,70 @@ static const lock_index_doc *doc_of(const checker *c, const lock_package *p)
     return NULL;
 }
 
+/* The index's entry for the artifact: pypi by file name; npm by version (one
+ * tarball each); deb by version, the entry of the same file name first (one
+ * version can have a file per architecture). */
 static const lock_index_file *doc_file(const lock_index_doc *d, const lock_package *p,
                                        const lock_artifact *a)
 {
-    bool npm = strcmp(d->ecosystem, "npm") == 0;
+    bool by_version = strcmp(d->ecosystem, "pypi") != 0;
+    const lock_index_file *any = NULL;
     for (size_t i = 0; i < d->n_files; i++) {
         const lock_index_file *f = &d->files[i];
-        if (npm ? lock_strcmp(f->version, p->version) == 0 : lock_strcmp(f->file, a->file) == 0)
+        if (by_version && lock_strcmp(f->version, p->version) != 0)
+            continue;
+        if (lock_strcmp(f->file, a->file) == 0)
             return f;
+        if (by_version && !any)
+            any = f;
     }
-    return NULL;
+    return any;
 }
 
 static void malformed(checker *c, const lock_package *p, size_t i, size_t j, const char *field,
                       const char *value, const char *why)
 {
-    line(c, "artifact malformed: %s %s %s packages[%zu].artifacts[%zu].%s: `%s` %s",
-         show(p->ecosystem), show(p->name), show(p->version), i, j, field, value ? value : "",
-         why);
+    const lock_artifact *a = &p->artifacts[j];
+    unsigned ln = strcmp(field, "file") == 0   ? a->line_file
+                  : strcmp(field, "hash") == 0 ? a->line_hash
+                  : strcmp(field, "url") == 0  ? a->line_url
+                                               : 0;
+    char w[32];
+    line(c, "artifact malformed: %s %s %s packages[%zu].artifacts[%zu].%s%s: `%s` %s",
+         show(p->ecosystem), show(p->name), show(p->version), i, j, field,
+         at(ln ? ln : a->line, w), value ? value : "", why);
 }
 
-/* The artifact against the index's entry for it; one line per difference. */
+/* The artifact against the index's entry for it; one line per difference,
+ * each naming the line of the field that differs. */
 static void confirm(checker *c, const lock_package *p, const lock_artifact *a,
                     const lock_index_doc *d)
 {
     const lock_index_file *f = doc_file(d, p, a);
-    const char *eco = show(p->ecosystem), *name = show(p->name), *ver = show(p->version);
+    char w[32];
+    char *who = xasprintf("artifact not confirmed: %s %s %s %s", show(p->ecosystem),
+                          show(p->name), show(p->version), a->file);
+#define WHERE(ln) who, at((ln) ? (ln) : a->line, w)
     if (!f) {
-        if (strcmp(d->ecosystem, "npm") == 0)
-            line(c, "artifact not confirmed: %s %s %s %s: the index has no version %s", eco, name,
-                 ver, a->file, ver);
+        if (strcmp(d->ecosystem, "pypi") != 0)
+            line(c, "%s%s: the index has no version %s", WHERE(a->line), show(p->version));
         else
-            line(c, "artifact not confirmed: %s %s %s %s: the index lists no such file", eco,
-                 name, ver, a->file);
+            line(c, "%s%s: the index lists no such file", WHERE(a->line));
+        free(who);
         return;
     }
     if (lock_strcmp(f->file, a->file) != 0)
-        line(c, "artifact not confirmed: %s %s %s %s: the index gives the file %s", eco, name,
-             ver, a->file, show(f->file));
+        line(c, "%s%s: the index gives the file %s", WHERE(a->line_file), show(f->file));
     if (!f->hash)
-        line(c, "artifact not confirmed: %s %s %s %s: the index gives no hash", eco, name, ver,
-             a->file);
+        line(c, "%s%s: the index gives no hash", WHERE(a->line_hash));
     else if (lock_strcmp(f->hash, a->hash) != 0)
-        line(c, "artifact not confirmed: %s %s %s %s: the index gives %s", eco, name, ver,
-             a->file, f->hash);
+        line(c, "%s%s: the index gives %s", WHERE(a->line_hash), f->hash);
     if (f->url && a->url && lock_strcmp(f->url, a->url) != 0)
-        line(c, "artifact not confirmed: %s %s %s %s: the index gives the URL %s", eco, name, ver,
-             a->file, f->url);
+        line(c, "%s%s: the index gives the URL %s", WHERE(a->line_url), f->url);
     if (f->size && a->size && f->size != a->size)
-        line(c, "artifact not confirmed: %s %s %s %s: the index gives size %llu", eco, name, ver,
-             a->file, (unsigned long long)f->size);
+        line(c, "%s%s: the index gives size %llu", WHERE(a->line), (unsigned long long)f->size);
+#undef WHERE
+    free(who);
 }
 
 static void check_artifacts(checker *c)
@@ -785,9 +814,11 @@ static void check_artifacts(checker *c)
             for (size_t k = 0; k < in->n_sources && !known; k++)
                 known = lock_strcmp(in->sources[k].ecosystem, p->ecosystem) == 0 &&
                         same_source(in->sources[k].source, p->source);
-            if (!known)
-                line(c, "package source not from this spec: %s %s %s packages[%zu].source: `%s`",
-                     eco, show(p->name), show(p->version), i, p->source);
+            if (!known) {
+                char w[32];
+                line(c, "package source not from this spec: %s %s %s packages[%zu].source%s: `%s`",
+                     eco, show(p->name), show(p->version), i, at(p->line_source, w), p->source);
+            }
         }
         const lock_index_doc *doc = doc_of(c, p);
         for (size_t j = 0; j < p->n_artifacts; j++) {

@@ -399,6 +399,12 @@ static bool read_options(reader *r, yaml_node_t *n)
     return !up || get_strv(r, up, "options.upgradePackages", &d->upgrade);
 }
 
+/* The 1-based line a node starts on (check's report names it), 0 for none. */
+static unsigned line_of(const yaml_node_t *n)
+{
+    return n ? (unsigned)n->start_mark.line + 1 : 0;
+}
+
 static bool read_inputs(reader *r, yaml_node_t *n)
 {
     static const char *const keys[] = { "ecosystem", "url", "identity", "modified", NULL };
@@ -417,6 +423,7 @@ static bool read_inputs(reader *r, yaml_node_t *n)
             !req_str(r, it, &w, f, "identity", &in->identity) ||
             !opt_str(r, &w, f, "modified", &in->modified))
             return false;
+        in->line = line_of(it);
         d->n_inputs++;
     }
     return true;
@@ -442,6 +449,7 @@ static bool read_edges(reader *r, yaml_node_t *n, const char *field, lock_packag
             return false;
         if (!e->ecosystem)
             e->ecosystem = p->ecosystem;
+        e->line = line_of(it);
         p->n_deps++;
     }
     return true;
@@ -468,6 +476,10 @@ static bool read_artifacts(reader *r, yaml_node_t *n, const char *field, lock_pa
         yaml_node_t *sz = val(&w, "size");
         if (sz && !get_u64(r, sz, path2(r, f, "size"), &a->size))
             return false;
+        a->line = line_of(it);
+        a->line_file = line_of(val(&w, "file"));
+        a->line_url = line_of(val(&w, "url"));
+        a->line_hash = line_of(val(&w, "hash"));
         p->n_artifacts++;
     }
     return true;
@@ -510,6 +522,8 @@ static bool read_packages(reader *r, yaml_node_t *n)
             if (!val(&w, need[k]))
                 return fail_at(r, &it->start_mark, path2(r, f, need[k]),
                                "missing required key `%s`", need[k]);
+        p->line = line_of(it);
+        p->line_source = line_of(val(&w, "source"));
         d->n_packages++;
     }
     return true;

@@ -415,8 +415,8 @@ el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_do
             ok = true; /* an unknown ecosystem is a note below */
         if (!ok) {
             skip[i] = true;
-            t->foreign[t->n_foreign++] = (lock_input){ arena_strdup(t->mem, eco),
-                                                      arena_strdup(t->mem, url), NULL, NULL };
+            t->foreign[t->n_foreign++] = (lock_input){
+                .ecosystem = arena_strdup(t->mem, eco), .url = arena_strdup(t->mem, url) };
         }
     }
     allow_clear(&al);
@@ -524,8 +524,8 @@ el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_do
                 continue; /* foreign: a report line, not a note */
             if (s->state == TI_OK && s->doc)
                 t->docs[t->n_docs++] = *s->doc;
-            lock_input now = { arena_strdup(t->mem, was->ecosystem ? was->ecosystem : ""),
-                               arena_strdup(t->mem, was->url ? was->url : ""), NULL, NULL };
+            lock_input now = { .ecosystem = arena_strdup(t->mem, was->ecosystem ? was->ecosystem : ""),
+                               .url = arena_strdup(t->mem, was->url ? was->url : "") };
             if (s->state == TI_OK) {
                 now.identity = arena_strdup(t->mem, s->identity);
                 now.modified = s->modified ? arena_strdup(t->mem, s->modified) : NULL;

@@ -179,8 +179,13 @@ def case_online(envlock):
             # A project page the index no longer serves.
             shutil.rmtree(os.path.join(m.root, "pypi", "pypi", "simple", "dbclient"))
             rc, out, err = run(envlock, work, chk)
-            check(rc == 1 and "  input gone: pypi https://pypi.org/simple/dbclient/ (not found)\n"
-                  in out, "a removed page is gone (%d): %s %s" % (rc, out, err))
+            # the finding names the line of the input's entry (`- ecosystem:`, above its url)
+            with open(lock) as f:
+                lock_text = f.read()
+            url_at = lock_text.index('url: "https://pypi.org/simple/dbclient/"')
+            entry = lock_text[:url_at].count("\n")  # the line above the url, 1-based
+            check(rc == 1 and "  input gone: pypi https://pypi.org/simple/dbclient/ (not found) "
+                  "(line %d)\n" % entry in out, "a removed page is gone (%d): %s %s" % (rc, out, err))
 
             m.stop()  # from here on nothing answers
             rc, out, err = run(envlock, work, ["--offline", "--cache-dir", snap] + mirrors +

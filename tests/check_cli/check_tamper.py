@@ -53,6 +53,12 @@ class Recorder(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def line_of(text, needle):
+    """The 1-based line of the one occurrence of needle in text."""
+    assert text.count(needle) == 1, needle
+    return text[:text.index(needle)].count("\n") + 1
+
+
 def main():
     envlock = sys.argv[1]
     work = tempfile.mkdtemp(prefix="check-tamper-")
@@ -94,11 +100,13 @@ def main():
 
         # 2: well-formed, wrong hashes: only the index can tell
         assert text.count(REQ_HASH) == 1 and text.count(ZOD_HASH) == 1
-        bad = write("bad-hash.lock", text.replace(REQ_HASH, "sha256:" + "ab" * 32)
-                    .replace(ZOD_HASH, "sha512-" + "B" * 85 + "A=="))
-        want = ["  artifact not confirmed: npm zod 3.23.8 zod-3.23.8.tgz: the index gives " + ZOD_HASH,
-                "  artifact not confirmed: pypi requests 2.32.3 requests-2.32.3-py3-none-any.whl: "
-                "the index gives " + REQ_HASH]
+        bad_req, bad_zod = "sha256:" + "ab" * 32, "sha512-" + "B" * 85 + "A=="
+        bad_text = text.replace(REQ_HASH, bad_req).replace(ZOD_HASH, bad_zod)
+        bad = write("bad-hash.lock", bad_text)
+        want = ["  artifact not confirmed: npm zod 3.23.8 zod-3.23.8.tgz (line %d): the index gives %s"
+                % (line_of(bad_text, bad_zod), ZOD_HASH),
+                "  artifact not confirmed: pypi requests 2.32.3 requests-2.32.3-py3-none-any.whl "
+                "(line %d): the index gives %s" % (line_of(bad_text, bad_req), REQ_HASH)]
         for offline in (False, True):
             rc, out, err = run(bad, offline)
             lines = out.splitlines()[1:]
@@ -113,9 +121,13 @@ def main():
         foreign = foreign.replace("inputs:\n", "inputs:\n- ecosystem: deb\n  url: \"%s/debian/dists/"
                                   "bookworm/InRelease\"\n  identity: \"\"\n" % host, 1)
         path = write("foreign.lock", foreign)
-        want = ["  input not from this spec's indexes: deb %s/debian/dists/bookworm/InRelease" % host,
-                "  input not from this spec's indexes: npm %s/zod" % host,
-                "  input not from this spec's indexes: pypi %s/simple/requests/" % host]
+        # each finding names the line of its `- ecosystem:` entry, the one above the url
+        want = ["  input not from this spec's indexes: %s (line %d)" % (what, line_of(foreign, url) - 1)
+                for what, url in (("deb %s/debian/dists/bookworm/InRelease" % host,
+                                   'url: "%s/debian/dists/bookworm/InRelease"' % host),
+                                  ("npm %s/zod" % host, 'url: "%s/zod"' % host),
+                                  ("pypi %s/simple/requests/" % host,
+                                   'url: "%s/simple/requests/"' % host))]
         for offline in (False, True):
             rc, out, err = run(path, offline)
             lines = out.splitlines()[1:]

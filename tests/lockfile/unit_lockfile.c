@@ -830,11 +830,11 @@ static void test_check_inputs(void **state)
     lock_doc *d = sample_doc_v1(); /* format 1: ETags */
     lock_check_input in = sample_input();
     lock_input fresh[] = {
-        { "pypi", "https://pypi.org/simple/numpy/", "W/\"5e1f-numpy\"", NULL },
-        { "pypi", "https://pypi.org/simple/pandas/", "\"p1\"", NULL },
-        { "npm", "https://registry.npmjs.org/zod", "\"a7c3\"", "2026-09-02T00:00:00.000Z" },
+        { "pypi", "https://pypi.org/simple/numpy/", "W/\"5e1f-numpy\"", NULL, 0 },
+        { "pypi", "https://pypi.org/simple/pandas/", "\"p1\"", NULL, 0 },
+        { "npm", "https://registry.npmjs.org/zod", "\"a7c3\"", "2026-09-02T00:00:00.000Z", 0 },
         { "deb", "https://snapshot.debian.org/archive/debian/20260914T150000Z/dists/bookworm/Release",
-          "sha256:" SAMPLE_HEX_A, "Sat, 13 Sep 2026 09:12:44 UTC" },
+          "sha256:" SAMPLE_HEX_A, "Sat, 13 Sep 2026 09:12:44 UTC", 0 },
     };
     in.fresh = fresh;
     in.n_fresh = 1;
@@ -849,7 +849,7 @@ static void test_check_inputs(void **state)
     expect_report(d, &in,
                   "input changed: pypi https://pypi.org/simple/numpy/ etag W/\"5e1f-numpy\" -> W/\"5e20-numpy\"\n");
     /* an input its index no longer serves, in (ecosystem, url) order among the others */
-    lock_input gone[] = { { "npm", "https://registry.npmjs.org/zod", "not found", NULL } };
+    lock_input gone[] = { { "npm", "https://registry.npmjs.org/zod", "not found", NULL, 0 } };
     in.gone = gone;
     in.n_gone = 1;
     expect_report(d, &in,
@@ -861,7 +861,7 @@ static void test_check_inputs(void **state)
     lock_doc_free(d);
     /* format 2: the content identities */
     d = sample_doc();
-    lock_input now[] = { { "pypi", "https://pypi.org/simple/numpy/", "sha256:" SAMPLE_HEX_C, NULL } };
+    lock_input now[] = { { "pypi", "https://pypi.org/simple/numpy/", "sha256:" SAMPLE_HEX_C, NULL, 0 } };
     lock_check_input in2 = sample_input();
     in2.fresh = now;
     in2.n_fresh = 1;
