@@ -33,6 +33,7 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 int cli_plan(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 int cli_export(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 int cli_bundle(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
+int cli_base(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 
 /* cli_cache_options() : the fetch options the global flags select. */
 void cli_cache_options(const cli_opts *o, el_cache_options *co);

@@ -48,6 +48,10 @@ static const char usage[] =
     "                      npm and apt trees, verified) and the index documents it\n"
     "                      was resolved from into DIR; DIR/README says how to serve\n"
     "                      it; a rerun fetches only what is missing or wrong\n"
+    "  base inspect IMAGE.tar [-o FILE] [--ref REF]\n"
+    "                      the bases catalog entry of an image archive (docker\n"
+    "                      save or OCI layout): Python, platform, apt sources,\n"
+    "                      dpkg status (beside FILE) and installed distributions\n"
     "  cache info | prune [--days N] [--all] | export FILE [--sign KEY]\n"
     "        | import FILE [--verify KEY]\n"
     "                      look after the download cache; export/import carry it\n"
@@ -88,6 +92,7 @@ static const struct {
     { "plan", cli_plan },
     { "export", cli_export },
     { "bundle", cli_bundle },
+    { "base", cli_base },
 };
 
 /* `envlock COMMAND --help` / `envlock help COMMAND`: the command's own lines

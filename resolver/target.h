@@ -37,6 +37,10 @@ typedef struct target_base {
     const char *repository;     /* "environments/base/python-cpu" */
     size_t n_variants;          /* entries of variants/digests */
     const char *cuda_version;   /* "12.8" (cudaVersion), or NULL: not given */
+    /* set only for an entry of the catalog's `images:`, which has no ref,
+     * channel, variants or protected pins */
+    const char *image;          /* normalized reference "python:3.11-slim", or NULL */
+    const char *image_digest;   /* "sha256:<64 hex>" if the catalog records it, or NULL */
 } target_base;
 
 /* target_catalog_load() :
@@ -54,6 +58,25 @@ void target_catalog_free(target_catalog *cat);
  *  spec.base.channel). */
 const target_base *target_catalog_find(el_ctx *ctx, const target_catalog *cat, const char *ref,
                                        const char *channel);
+
+/* target_image_normalize() :
+ *  An image reference in the form the catalog's `images:` are keyed by:
+ *  Docker Hub's implied parts dropped ("docker.io/library/python:3.11-slim",
+ *  "library/python:3.11-slim" -> "python:3.11-slim"), ":latest" added when
+ *  no tag is given, and a digest ("@sha256:...") split off into *digest
+ *  (NULL when none). Both come from `mem`. */
+const char *target_image_normalize(arena *mem, const char *reference, const char **digest);
+
+/* target_catalog_find_image() :
+ *  The catalog's entry for the image `reference` (any spelling
+ *  target_image_normalize() folds), or NULL after recording
+ *  DL_ENV_CAPABILITY_UNSUPPORTED (detail.reason image_not_in_catalog,
+ *  detail.field spec.build.image.reference, detail.image): envlock cannot
+ *  tell an image's Python, platform and installed set without its entry.
+ *  A reference pinned by a digest the entry does not record is refused the
+ *  same way (detail.reason image_digest_differs). */
+const target_base *target_catalog_find_image(el_ctx *ctx, const target_catalog *cat,
+                                             const char *reference);
 
 /* target_base_digest() :
  *  The image digest of `variant`, or NULL after recording

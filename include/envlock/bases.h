@@ -37,6 +37,30 @@ EL_API const el_spec_base *el_bases_spec_view(const el_bases *bases, size_t *n);
 /* el_bases_path() : the file the catalog was read from. Borrowed. */
 EL_API const char *el_bases_path(const el_bases *bases);
 
+/* What `envlock base inspect` is told besides the archive. */
+typedef struct el_base_inspect_options {
+    const char *reference;   /* the image's reference, the entry's key; NULL: the
+                                archive's own (RepoTags, or the OCI index's
+                                io.containerd.image.name / ref.name annotation) */
+    const char *status_path; /* where to write the image's dpkg status, or NULL */
+    const char *status_name; /* how the entry names that file (dpkgStatus:),
+                                relative to the entry's own file; with status_path */
+} el_base_inspect_options;
+
+/* el_base_inspect() :
+ *  Reads the image archive at `archive` (a `docker save` tarball or an OCI
+ *  image layout tar; layers applied in order with their whiteouts) and
+ *  returns a bases catalog holding its one `images:` entry (format:
+ *  corpus/bases/README.md): the Python version, arch, glibc and manylinux
+ *  platform, the apt sources, the dpkg status (written to
+ *  o->status_path), and the distributions in the Python's site-packages.
+ *  Free with el_free(). NULL on failure, with DL_ENV_SPEC_INVALID and
+ *  detail.reason (not_an_image_archive, missing_manifest, missing_layer,
+ *  path_traversal, unreadable, no_reference, no_python, no_glibc,
+ *  unsupported_arch), detail.path (the archive) and detail.file (the
+ *  member at fault), or EL_IO when the status cannot be written. */
+EL_API char *el_base_inspect(el_ctx *ctx, const char *archive, const el_base_inspect_options *o);
+
 #ifdef __cplusplus
 }
 #endif

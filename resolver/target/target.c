@@ -20,6 +20,11 @@
  *           digests: { <variant>: sha256:<64 hex>, ... }   (absent = unpublished)
  *           apt: { snapshot, keyring, sources: [one-line sources] }
  *           dpkgStatus: <file>  preinstalled: [name==version]  protected: [requirement]
+ *   images:                        (optional; the images a build.source `image` names)
+ *     "<reference>":               (normalized: python:3.11-slim)
+ *       python: 3.11.14  arch: amd64  libc: glibc 2.36  platform: manylinux_2_36_x86_64
+ *       digest: sha256:<64 hex>    (optional)
+ *       apt: {...}  dpkgStatus: <file>  preinstalled: [name==version]
  * Relative file names are relative to the catalog's directory. */
 #include <ctype.h>
 #include <errno.h>
@@ -49,6 +54,8 @@ struct target_catalog {
     size_t n_refs;
     const char **variants;    /* the catalog's variant names */
     size_t n_variants;
+    target_base *images;      /* the `images:` entries, catalog order */
+    size_t n_images;
 };
 
 /* ---- reporting ---- */
@@ -351,6 +358,89 @@ static void read_channel(loader *L, const char *ref, const spec_node *key, const
         b->protected_pins = read_requirements(L, n, field_of(L, field, "protected"), false);
 }
 
+/* One entry of `images:`: what a channel says of its image, for an image
+ * named by reference. No protected pins (nothing of Datalayer's is in it),
+ * no per-variant digests (the reference names one image for every variant
+ * it applies to). */
+static void read_image(loader *L, const spec_node *key, const spec_node *im, target_base *b)
+{
+    static const char *const keys[] = { "python", "arch", "libc", "platform", "digest", "apt",
+                                        "dpkgStatus", "preinstalled", NULL };
+    static const char *const none[] = { NULL };
+    const char *field = arena_sprintf(L->cat->mem, "images.%s", key->text);
+    b->preinstalled = none;
+    b->protected_pins = none;
+    b->variants = none;
+    b->digests = none;
+    const char *digest = NULL;
+    b->image = target_image_normalize(L->cat->mem, key->text, &digest);
+    if (digest || strcmp(b->image, key->text) != 0) {
+        bad(L, key, field, "`%s` is not a normalized image reference: write `%s` and give a "
+            "digest as `digest:`", key->text, b->image);
+        return;
+    }
+    if (im->kind != SN_MAP) {
+        bad(L, im, field, "should be a mapping");
+        return;
+    }
+    if (!keys_known(L, im, field, keys))
+        return;
+    const spec_node *n;
+    if ((n = need(L, im, "python", field))) {
+        const char *f = field_of(L, field, "python");
+        if ((b->python_version = str_of(L, n, f)) && !full_python(b->python_version))
+            bad(L, n, f, "`%s` is not a full Python version (X.Y.Z)", b->python_version);
+        else if (b->python_version)
+            b->python_minor = arena_strndup(L->cat->mem, b->python_version,
+                                            strrchr(b->python_version, '.') - b->python_version);
+    }
+    if ((n = need(L, im, "arch", field))) {
+        const char *f = field_of(L, field, "arch");
+        if ((b->arch = str_of(L, n, f)) && strcmp(b->arch, "amd64") != 0 &&
+            strcmp(b->arch, "arm64") != 0)
+            bad(L, n, f, "`%s` is not a Debian architecture envlock targets (amd64, arm64)",
+                b->arch);
+    }
+    if ((n = need(L, im, "libc", field)))
+        b->libc = str_of(L, n, field_of(L, field, "libc"));
+    if ((n = need(L, im, "platform", field))) {
+        const char *f = field_of(L, field, "platform");
+        if ((b->platform = str_of(L, n, f)) && strncmp(b->platform, "manylinux_", 10) != 0 &&
+            strncmp(b->platform, "musllinux_", 10) != 0)
+            bad(L, n, f, "`%s` is not a manylinux_X_Y_ARCH or musllinux_X_Y_ARCH tag",
+                b->platform);
+    }
+    if ((n = spec_node_get(im, "digest"))) {
+        const char *f = field_of(L, field, "digest");
+        if ((b->image_digest = str_of(L, n, f)) && !is_digest(b->image_digest))
+            bad(L, n, f, "`%s` is not a digest (sha256:<64 lowercase hex>)", b->image_digest);
+    }
+    if ((n = spec_node_get(im, "apt")))
+        read_apt(L, n, field_of(L, field, "apt"), b);
+    if ((n = spec_node_get(im, "dpkgStatus")))
+        b->dpkg_status = readable_file(L, n, field_of(L, field, "dpkgStatus"));
+    if ((n = spec_node_get(im, "preinstalled")))
+        b->preinstalled = read_requirements(L, n, field_of(L, field, "preinstalled"), true);
+}
+
+static void read_images(loader *L, const spec_node *images)
+{
+    target_catalog *cat = L->cat;
+    if (images->kind != SN_MAP) {
+        bad(L, images, "images", "should be a mapping from image reference to what it holds");
+        return;
+    }
+    cat->images = arena_alloc(cat->mem, (images->n + 1) * sizeof *cat->images);
+    for (size_t k = 0; k < images->n && !L->failed; k++) {
+        read_image(L, images->keys[k], images->items[k], &cat->images[k]);
+        for (size_t j = 0; j < k && !L->failed; j++)
+            if (strcmp(cat->images[j].image, cat->images[k].image) == 0)
+                bad(L, images->keys[k], arena_sprintf(cat->mem, "images.%s", images->keys[k]->text),
+                    "is listed twice");
+        cat->n_images = k + 1;
+    }
+}
+
 static void read_base(loader *L, const spec_node *key, const spec_node *base, ptrvec *out)
 {
     static const char *const keys[] = { "cuda", "cudaVersion", "python", "repository",
@@ -431,7 +521,7 @@ static void read_base(loader *L, const spec_node *key, const spec_node *base, pt
 
 static void read_catalog(loader *L, const spec_node *root)
 {
-    static const char *const keys[] = { "format", "variants", "bases", NULL };
+    static const char *const keys[] = { "format", "variants", "bases", "images", NULL };
     target_catalog *cat = L->cat;
     if (root->kind != SN_MAP) {
         bad(L, root, "(document)", "should be a mapping with format, variants and bases");
@@ -469,6 +559,8 @@ static void read_catalog(loader *L, const spec_node *root)
         cat->bases[i] = *(target_base *)all.items[i];
     cat->n_bases = all.len;
     ptrvec_release(&all);
+    if (!L->failed && (n = spec_node_get(root, "images")))
+        read_images(L, n);
 }
 
 /* ---- API ---- */
@@ -594,6 +686,63 @@ const target_base *target_catalog_find(el_ctx *ctx, const target_catalog *cat, c
     }
     free(channels);
     return NULL;
+}
+
+const char *target_image_normalize(arena *mem, const char *reference, const char **digest)
+{
+    size_t n = strcspn(reference, "@");
+    *digest = reference[n] ? arena_strdup(mem, reference + n + 1) : NULL;
+    const char *s = reference;
+    static const char *const hub[] = { "docker.io/", "index.docker.io/", "registry-1.docker.io/",
+                                       NULL };
+    for (const char *const *h = hub; *h; h++)
+        if (strncmp(s, *h, strlen(*h)) == 0 && (size_t)(s - reference) + strlen(*h) < n) {
+            s += strlen(*h);
+            break;
+        }
+    if (strncmp(s, "library/", 8) == 0 && strchr(s + 8, '/') == NULL)
+        s += 8;
+    size_t len = n - (size_t)(s - reference);
+    const char *name = s;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == '/')
+            name = s + i + 1;
+    bool tagged = memchr(name, ':', len - (size_t)(name - s)) != NULL;
+    return tagged ? arena_strndup(mem, s, len) : arena_sprintf(mem, "%.*s:latest", (int)len, s);
+}
+
+const target_base *target_catalog_find_image(el_ctx *ctx, const target_catalog *cat,
+                                             const char *reference)
+{
+    arena *tmp = arena_new();
+    const char *digest = NULL;
+    const char *key = target_image_normalize(tmp, reference, &digest);
+    const target_base *found = NULL;
+    for (size_t i = 0; i < cat->n_images && !found; i++)
+        if (strcmp(cat->images[i].image, key) == 0)
+            found = &cat->images[i];
+    if (!found) {
+        el_fail(ctx, EL_CAPABILITY_UNSUPPORTED,
+                "the image `%s` is not in the bases catalog %s, so envlock cannot tell its "
+                "Python, platform and installed packages: add its entry (`envlock base inspect "
+                "IMAGE.tar` writes one from the image) and pass the catalog with --bases",
+                reference, cat->path);
+        el_detail_str(ctx, "reason", "image_not_in_catalog");
+    } else if (digest && (!found->image_digest || strcmp(found->image_digest, digest) != 0)) {
+        el_fail(ctx, EL_CAPABILITY_UNSUPPORTED,
+                "the image `%s` is pinned to %s, but the bases catalog %s describes `%s` %s%s: "
+                "the entry may not be that image",
+                reference, digest, cat->path, key, found->image_digest ? "at " : "by its tag only",
+                found->image_digest ? found->image_digest : "");
+        el_detail_str(ctx, "reason", "image_digest_differs");
+        found = NULL;
+    }
+    if (!found) {
+        el_detail_str(ctx, "field", "spec.build.image.reference");
+        el_detail_str(ctx, "image", reference);
+    }
+    arena_free(tmp);
+    return found;
 }
 
 const char *target_base_digest(el_ctx *ctx, const target_base *b, const char *variant)

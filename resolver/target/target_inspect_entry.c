@@ -1,0 +1,434 @@
+/* target_inspect_entry.c — el_base_inspect(): the catalog entry of an image
+ * (corpus/bases/README.md, `images:`) worked out from its files as
+ * target_inspect.c reads them: the Python from include/python3.X/patchlevel.h
+ * (else the config's PYTHON_VERSION), the platform from the architecture and
+ * the installed libc6 (glibc X.Y -> manylinux_X_Y_<machine>), the apt
+ * sources from sources.list and sources.list.d (NAME.list, NAME.sources as deb822),
+ * the dpkg status as the image has it, and the distributions whose
+ * *.dist-info/METADATA sit in that Python's site-packages. Written as a
+ * whole catalog document (no bases), so it can be passed to --bases as it
+ * is, or its entry copied into a site's catalog. */
+#include <ctype.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "envlock/bases.h"
+#include "pep508.h"
+#include "target.h"
+#include "target_inspect.h"
+
+typedef struct entry {
+    el_ctx *ctx;
+    const char *path;
+    const inspect_image *im;
+    arena *mem;
+    const char *prefix;   /* "usr/local" or "usr" */
+    const char *python;   /* X.Y.Z */
+    const char *glibc;    /* X.Y */
+    const char *arch, *machine;
+    ptrvec sources;       /* one-line "deb URI SUITE COMP..." */
+    const char *keyring;  /* the one Signed-By every source names, or NULL */
+    bool keyring_mixed;
+    ptrvec dists;         /* "name==version", sorted */
+} entry;
+
+static el_code fail(entry *E, const char *reason, const char *fmt, ...) EL_PRINTF(3, 4);
+static el_code fail(entry *E, const char *reason, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = xvasprintf(fmt, ap);
+    va_end(ap);
+    el_fail(E->ctx, EL_SPEC_INVALID, "%s: %s", E->path, msg);
+    el_detail_str(E->ctx, "reason", reason);
+    el_detail_str(E->ctx, "path", E->path);
+    free(msg);
+    return EL_SPEC_INVALID;
+}
+
+/* The value of `field` in one RFC 822 style stanza [s, e), first line only. */
+static const char *field_in(arena *mem, const char *s, const char *e, const char *field)
+{
+    size_t n = strlen(field);
+    for (const char *l = s; l < e;) {
+        const char *nl = memchr(l, '\n', (size_t)(e - l));
+        const char *le = nl ? nl : e;
+        if ((size_t)(le - l) > n && !strncasecmp(l, field, n) && l[n] == ':') {
+            const char *v = l + n + 1;
+            while (v < le && (*v == ' ' || *v == '\t'))
+                v++;
+            const char *ve = le;
+            while (ve > v && isspace((unsigned char)ve[-1]))
+                ve--;
+            return arena_strndup(mem, v, (size_t)(ve - v));
+        }
+        l = le + 1;
+    }
+    return NULL;
+}
+
+/* The next stanza of `text` at *pos: [*s, *e), false at the end. */
+static bool next_stanza(const char *text, size_t len, size_t *pos, const char **s, const char **e)
+{
+    while (*pos < len && (text[*pos] == '\n' || text[*pos] == '\r'))
+        (*pos)++;
+    if (*pos >= len)
+        return false;
+    *s = text + *pos;
+    const char *end = strstr(*s, "\n\n");
+    *e = end && end < text + len ? end + 1 : text + len;
+    *pos = (size_t)(*e - text);
+    return true;
+}
+
+/* ---- Python ---- */
+
+static const char *leading_xyz(arena *mem, const char *v)
+{
+    size_t n = 0;
+    int dots = 0;
+    while (isdigit((unsigned char)v[n]) || (v[n] == '.' && dots < 2 && isdigit((unsigned char)v[n + 1])))
+        dots += v[n++] == '.';
+    return dots == 2 ? arena_strndup(mem, v, n) : NULL;
+}
+
+static const char *patchlevel_version(entry *E, const inspect_file *f)
+{
+    const char *d = f->data ? strstr(f->data, "#define PY_VERSION") : NULL;
+    const char *q = d ? strchr(d, '"') : NULL;
+    return q ? leading_xyz(E->mem, q + 1) : NULL;
+}
+
+/* The interpreter the image runs as python3: /usr/local's (the official
+ * images build their own there) before Debian's /usr. */
+static el_code find_python(entry *E)
+{
+    static const char *const prefixes[] = { "usr/local", "usr", NULL };
+    for (const char *const *p = prefixes; *p && !E->python; p++) {
+        size_t n = strlen(*p);
+        for (size_t i = 0; i < E->im->n_files && !E->python; i++) {
+            const inspect_file *f = &E->im->files[i];
+            if (strncmp(f->path, *p, n) || strncmp(f->path + n, "/include/python3.", 17) ||
+                !strstr(f->path, "/patchlevel.h"))
+                continue;
+            E->python = patchlevel_version(E, f);
+            E->prefix = *p;
+        }
+    }
+    if (!E->python && E->im->python_env && (E->python = leading_xyz(E->mem, E->im->python_env)))
+        E->prefix = "usr/local";
+    if (!E->python)
+        return fail(E, "no_python",
+                    "finds no Python version in the image: no include/python3.X/patchlevel.h "
+                    "under /usr/local or /usr, and no PYTHON_VERSION in its config");
+    return EL_OK;
+}
+
+/* ---- platform ---- */
+
+static el_code find_platform(entry *E)
+{
+    const inspect_file *st = inspect_find(E->im, "var/lib/dpkg/status");
+    const char *ver = NULL, *arch = NULL, *s, *e;
+    size_t pos = 0;
+    while (st && st->data && !ver && next_stanza(st->data, st->len, &pos, &s, &e)) {
+        const char *pkg = field_in(E->mem, s, e, "Package");
+        const char *status = field_in(E->mem, s, e, "Status");
+        size_t sl = status ? strlen(status) : 0;
+        if (pkg && !strcmp(pkg, "libc6") && sl > 10 && !strcmp(status + sl - 10, " installed")) {
+            ver = field_in(E->mem, s, e, "Version");
+            arch = field_in(E->mem, s, e, "Architecture");
+        }
+    }
+    if (!ver)
+        return fail(E, "no_glibc",
+                    "names no installed libc6 in var/lib/dpkg/status: envlock works out "
+                    "manylinux platforms from the image's glibc");
+    const char *up = strchr(ver, ':') ? strchr(ver, ':') + 1 : ver;
+    size_t n = strspn(up, "0123456789");
+    size_t m = up[n] == '.' ? strspn(up + n + 1, "0123456789") : 0;
+    if (!n || !m)
+        return fail(E, "no_glibc", "libc6 %s is not a glibc X.Y version", ver);
+    E->glibc = arena_strndup(E->mem, up, n + 1 + m);
+    E->arch = E->im->arch ? E->im->arch : arch;
+    if (E->arch && !strcmp(E->arch, "amd64"))
+        E->machine = "x86_64";
+    else if (E->arch && !strcmp(E->arch, "arm64"))
+        E->machine = "aarch64";
+    else
+        return fail(E, "unsupported_arch",
+                    "is for the architecture `%s`; envlock targets amd64 and arm64",
+                    E->arch ? E->arch : "(none)");
+    return EL_OK;
+}
+
+/* ---- apt sources ---- */
+
+static void signed_by(entry *E, const char *path)
+{
+    if (!path || E->keyring_mixed)
+        return;
+    if (!E->keyring)
+        E->keyring = path;
+    else if (strcmp(E->keyring, path) != 0)
+        E->keyring_mixed = true;
+}
+
+/* One-line sources: "deb [opt=v ...] URI SUITE COMP...". */
+static void one_line_sources(entry *E, const inspect_file *f)
+{
+    char *text = arena_strndup(E->mem, f->data ? f->data : "", f->len);
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        char *hash = strchr(l, '#');
+        if (hash)
+            *hash = '\0';
+        char *tok_save = NULL, *type = strtok_r(l, " \t\r", &tok_save);
+        if (!type || strcmp(type, "deb") != 0)
+            continue;
+        char *rest = tok_save ? tok_save : "";
+        rest += strspn(rest, " \t");
+        if (*rest == '[') {
+            char *close = strchr(rest, ']');
+            if (!close)
+                continue;
+            *close = '\0';
+            char *sb = strstr(rest, "signed-by=");
+            signed_by(E, sb ? arena_strndup(E->mem, sb + 10, strcspn(sb + 10, " \t]")) : NULL);
+            if (!sb)
+                E->keyring_mixed = true;
+            rest = close + 1;
+        } else {
+            E->keyring_mixed = true;
+        }
+        strbuf sb = STRBUF_INIT;
+        sb_adds(&sb, "deb");
+        for (char *t = strtok_r(rest, " \t\r", &tok_save); t; t = strtok_r(NULL, " \t\r", &tok_save))
+            sb_addf(&sb, " %s", t);
+        ptrvec_push(&E->sources, arena_strdup(E->mem, sb.buf));
+        sb_release(&sb);
+    }
+}
+
+static void words(arena *mem, const char *s, ptrvec *out)
+{
+    for (const char *p = s; p && *p;) {
+        p += strspn(p, " \t\n");
+        size_t n = strcspn(p, " \t\n");
+        if (n)
+            ptrvec_push(out, arena_strndup(mem, p, n));
+        p += n;
+    }
+}
+
+/* deb822 sources (apt's sources.list(5)): one line per Types deb x URI x Suite. */
+static void deb822_sources(entry *E, const inspect_file *f)
+{
+    const char *s, *e;
+    size_t pos = 0;
+    while (f->data && next_stanza(f->data, f->len, &pos, &s, &e)) {
+        const char *types = field_in(E->mem, s, e, "Types");
+        const char *enabled = field_in(E->mem, s, e, "Enabled");
+        if (!types || !strstr(types, "deb") || (enabled && !strcasecmp(enabled, "no")))
+            continue;
+        ptrvec t = PTRVEC_INIT, uris = PTRVEC_INIT, suites = PTRVEC_INIT;
+        words(E->mem, types, &t);
+        words(E->mem, field_in(E->mem, s, e, "URIs"), &uris);
+        words(E->mem, field_in(E->mem, s, e, "Suites"), &suites);
+        const char *comps = field_in(E->mem, s, e, "Components");
+        const char *key = field_in(E->mem, s, e, "Signed-By");
+        bool has_deb = false;
+        for (size_t i = 0; i < t.len; i++)
+            has_deb |= !strcmp(t.items[i], "deb");
+        for (size_t u = 0; has_deb && u < uris.len; u++)
+            for (size_t k = 0; k < suites.len; k++) {
+                ptrvec_push(&E->sources, arena_sprintf(E->mem, "deb %s %s%s%s",
+                                                       (char *)uris.items[u],
+                                                       (char *)suites.items[k], comps ? " " : "",
+                                                       comps ? comps : ""));
+                if (key && key[0] == '/')
+                    signed_by(E, key);
+                else
+                    E->keyring_mixed = true; /* none, or an inline key */
+            }
+        ptrvec_release(&t);
+        ptrvec_release(&uris);
+        ptrvec_release(&suites);
+    }
+}
+
+/* sources.list, then sources.list.d in name order, as apt reads them. */
+static void find_sources(entry *E)
+{
+    const inspect_file *main_list = inspect_find(E->im, "etc/apt/sources.list");
+    if (main_list)
+        one_line_sources(E, main_list);
+    for (size_t i = 0; i < E->im->n_files; i++) {
+        const inspect_file *f = &E->im->files[i];
+        size_t n = strlen(f->path);
+        if (strncmp(f->path, "etc/apt/sources.list.d/", 23) != 0)
+            continue;
+        if (n > 5 && !strcmp(f->path + n - 5, ".list"))
+            one_line_sources(E, f);
+        else if (n > 8 && !strcmp(f->path + n - 8, ".sources"))
+            deb822_sources(E, f);
+    }
+}
+
+/* ---- Python distributions ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void find_dists(entry *E)
+{
+    char minor[16];
+    snprintf(minor, sizeof minor, "%.*s", (int)(strrchr(E->python, '.') - E->python), E->python);
+    const char *site = !strcmp(E->prefix, "usr/local")
+                           ? arena_sprintf(E->mem, "usr/local/lib/python%s/site-packages/", minor)
+                           : "usr/lib/python3/dist-packages/";
+    size_t n = strlen(site);
+    for (size_t i = 0; i < E->im->n_files; i++) {
+        const inspect_file *f = &E->im->files[i];
+        if (strncmp(f->path, site, n) || !f->data)
+            continue;
+        const char *slash = strchr(f->path + n, '/'); /* NAME-V.dist-info/METADATA, one level */
+        if (!slash || slash - (f->path + n) < 10 || strncmp(slash - 10, ".dist-info", 10) ||
+            strcmp(slash, "/METADATA") != 0)
+            continue;
+        const char *hdr_end = strstr(f->data, "\n\n");
+        const char *end = hdr_end ? hdr_end + 1 : f->data + f->len;
+        const char *name = field_in(E->mem, f->data, end, "Name");
+        const char *version = field_in(E->mem, f->data, end, "Version");
+        if (!name || !version)
+            continue;
+        char *canon = pypi_name_canonical(name);
+        ptrvec_push(&E->dists, arena_sprintf(E->mem, "%s==%s", canon, version));
+        free(canon);
+    }
+    if (E->dists.len)
+        qsort(E->dists.items, E->dists.len, sizeof *E->dists.items, cmp_str);
+}
+
+/* ---- the document ---- */
+
+static bool is_sha256_digest(const char *s)
+{
+    if (strncmp(s, "sha256:", 7) != 0 || strlen(s) != 71)
+        return false;
+    return strspn(s + 7, "0123456789abcdef") == 64;
+}
+
+static void q(strbuf *sb, const char *s)
+{
+    json_object *j = json_object_new_string(s);
+    sb_adds(sb, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+                                                      JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(j);
+}
+
+static void write_entry(entry *E, const char *ref, const char *digest,
+                        const el_base_inspect_options *o, strbuf *sb)
+{
+    const char *arch_name = strrchr(E->path, '/') ? strrchr(E->path, '/') + 1 : E->path;
+    sb_addf(sb, "# Written by `envlock base inspect %s` from its %zu layer(s): the catalog\n"
+                "# entry of the image (format: corpus/bases/README.md). Pass this file to\n"
+                "# --bases, or copy the entry under `images:` into a site's catalog.\n",
+            arch_name, E->im->n_layers);
+    sb_adds(sb, "format: envlock-bases/1\nvariants: [datalayer, e2b, daytona, modal]\n"
+                "bases: {}\nimages:\n  ");
+    q(sb, ref);
+    sb_adds(sb, ":\n    python: ");
+    q(sb, E->python);
+    sb_addf(sb, "\n    arch: %s\n    libc: \"glibc %s\"\n", E->arch, E->glibc);
+    if (digest && is_sha256_digest(digest)) {
+        sb_adds(sb, "    digest: ");
+        q(sb, digest);
+        sb_addc(sb, '\n');
+    }
+    sb_addf(sb, "    platform: manylinux_%.*s_%s_%s\n", (int)strcspn(E->glibc, "."), E->glibc,
+            strchr(E->glibc, '.') + 1, E->machine);
+    if (E->sources.len) {
+        sb_adds(sb, "    apt:\n");
+        if (E->keyring && !E->keyring_mixed)
+            sb_addf(sb, "      # the image verifies every source with %s: the\n"
+                        "      # same file of this machine is named here\n"
+                        "      keyring: ", E->keyring);
+        if (E->keyring && !E->keyring_mixed) {
+            q(sb, E->keyring);
+            sb_addc(sb, '\n');
+        }
+        sb_adds(sb, "      sources:\n");
+        for (size_t i = 0; i < E->sources.len; i++) {
+            sb_adds(sb, "        - ");
+            q(sb, E->sources.items[i]);
+            sb_addc(sb, '\n');
+        }
+    }
+    if (o && o->status_name) {
+        sb_adds(sb, "    dpkgStatus: ");
+        q(sb, o->status_name);
+        sb_addc(sb, '\n');
+    } else {
+        sb_adds(sb, "    # dpkgStatus: the image's var/lib/dpkg/status is written beside the\n"
+                    "    # entry with -o FILE\n");
+    }
+    if (E->dists.len) {
+        sb_adds(sb, "    preinstalled:\n");
+        for (size_t i = 0; i < E->dists.len; i++) {
+            sb_adds(sb, "      - ");
+            q(sb, E->dists.items[i]);
+            sb_addc(sb, '\n');
+        }
+    }
+}
+
+static el_code write_status(entry *E, const char *path)
+{
+    const inspect_file *st = inspect_find(E->im, "var/lib/dpkg/status");
+    const char *step = NULL;
+    if (file_write_atomic(path, st->data, st->len, &step) != 0)
+        return el_fail_io(E->ctx, errno, "%s cannot be written (%s)", path, step ? step : "");
+    return EL_OK;
+}
+
+char *el_base_inspect(el_ctx *ctx, const char *archive, const el_base_inspect_options *o)
+{
+    inspect_image im;
+    if (inspect_image_read(ctx, archive, &im) != EL_OK) {
+        inspect_image_clear(&im);
+        return NULL;
+    }
+    entry E = { .ctx = ctx, .path = archive, .im = &im, .mem = im.mem };
+    const char *ref = o && o->reference ? o->reference : im.reference;
+    el_code rc = EL_OK;
+    if (!ref)
+        rc = fail(&E, "no_reference",
+                  "names no reference for the image (no RepoTags in manifest.json, no "
+                  "io.containerd.image.name or org.opencontainers.image.ref.name annotation "
+                  "in index.json): give one with --ref");
+    if (rc == EL_OK && (rc = find_python(&E)) == EL_OK && (rc = find_platform(&E)) == EL_OK) {
+        find_sources(&E);
+        find_dists(&E);
+    }
+    if (rc == EL_OK && o && o->status_path)
+        rc = write_status(&E, o->status_path);
+    char *out = NULL;
+    if (rc == EL_OK) {
+        const char *digest = NULL;
+        strbuf sb = STRBUF_INIT;
+        const char *key = target_image_normalize(im.mem, ref, &digest);
+        write_entry(&E, key, digest, o, &sb);
+        out = sb_detach(&sb, NULL);
+    }
+    ptrvec_release(&E.sources);
+    ptrvec_release(&E.dists);
+    inspect_image_clear(&im);
+    return out;
+}

@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""base_inspect — `envlock base inspect IMAGE.tar` against image archives
+built here with tarfile (standard library), in both layouts:
+
+  docker   a `docker save` tarball: manifest.json, <id>/layer.tar (plain),
+           the config JSON;
+  oci      an OCI image layout: oci-layout, index.json -> an image index
+           (arm64 first, then amd64) -> the amd64 manifest -> config and
+           gzip layers, every one under blobs/sha256/<hex>.
+
+Both hold the same three layers, with a whiteout (`.wh.old.list`,
+`.wh.Old_Pkg-1.0.dist-info`) and an opaque directory (`.wh..wh..opq`), and
+must give the entry worked out by hand below (EXPECTED). Then the malformed
+archives, each a DL_ENV_SPEC_INVALID with its detail.reason and the member
+named; and the entry used by a resolve through --bases (RESOLVE part).
+
+usage: base_inspect.py ENVLOCK [PART]   (PART: docker, oci, malformed, resolve)
+"""
+import gzip
+import hashlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
+
+STATUS_1 = (
+    "Package: libc6\nStatus: install ok installed\nArchitecture: amd64\n"
+    "Version: 2.36-9+deb12u4\n\n"
+)
+# Layer 2 replaces the status file: libc6 was upgraded, ca-certificates added.
+STATUS_2 = (
+    "Package: base-files\nStatus: install ok installed\nArchitecture: amd64\n"
+    "Version: 12.4+deb12u7\n\n"
+    "Package: libc6\nStatus: install ok installed\nArchitecture: amd64\n"
+    "Version: 2.36-9+deb12u7\n\n"
+    "Package: ca-certificates\nStatus: install ok installed\nArchitecture: all\n"
+    "Version: 20230311\n"
+)
+DEB822 = (
+    "Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm bookworm-updates\n"
+    "Components: main\nSigned-By: %s\n\n"
+    "Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: bookworm-security\n"
+    "Components: main\nSigned-By: %s\n\n"
+    "Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\n"
+    % (KEYRING, KEYRING)
+)
+SITE = "usr/local/lib/python3.11/site-packages/"
+
+
+def meta(name, version):
+    return "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: x\n\nbody Name: no\n" % (
+        name, version)
+
+
+LAYERS = [
+    [  # 1: the base system and Python
+        ("var/lib/dpkg/status", STATUS_1),
+        ("etc/apt/sources.list",
+         "# the main archive\ndeb [signed-by=%s] http://deb.debian.org/debian bookworm contrib\n"
+         "deb-src http://deb.debian.org/debian bookworm main\n" % KEYRING),
+        ("etc/apt/sources.list.d/old.list", "deb http://old.example/debian buster main\n"),
+        ("usr/include/python3.11/patchlevel.h", '#define PY_VERSION "3.11.2"\n'),
+        ("usr/local/include/python3.11/patchlevel.h",
+         '/* Version as a string */\n#define PY_VERSION              "3.11.9"\n'),
+        ("usr/local/bin/python3.11", "\x7fELF"),
+        (SITE + "pip-24.0.dist-info/METADATA", meta("pip", "24.0")),
+        (SITE + "setuptools-65.5.1.dist-info/METADATA", meta("setuptools", "65.5.1")),
+        (SITE + "Old_Pkg-1.0.dist-info/METADATA", meta("Old_Pkg", "1.0")),
+        ("usr/lib/python3/dist-packages/six-1.16.0.dist-info/METADATA", meta("six", "1.16.0")),
+    ],
+    [  # 2: whiteouts, a deb822 source, a replaced status
+        ("etc/apt/sources.list.d/.wh.old.list", ""),
+        ("etc/apt/sources.list.d/debian.sources", DEB822),
+        (SITE + ".wh.Old_Pkg-1.0.dist-info", ""),
+        (SITE + "Requests-2.31.0.dist-info/METADATA", meta("Requests", "2.31.0")),
+        ("var/lib/dpkg/status", STATUS_2),
+    ],
+    [  # 3: an opaque directory: the lower setuptools METADATA is gone
+        (SITE + "setuptools-68.0.0.dist-info/.wh..wh..opq", ""),
+        (SITE + "setuptools-65.5.1.dist-info/.wh..wh..opq", ""),
+        (SITE + "setuptools-68.0.0.dist-info/METADATA", meta("setuptools", "68.0.0")),
+    ],
+]
+
+# Worked out by hand from the layers: Python from /usr/local's patchlevel.h
+# (not Debian's 3.11.2); glibc 2.36 from layer 2's libc6 2.36-9+deb12u7 ->
+# manylinux_2_36_x86_64; sources: sources.list first (deb-src skipped), then
+# sources.list.d by name (old.list whited out; debian.sources, one line per
+# suite, deb-src skipped); every source signed by one keyring of this
+# machine; dists in site-packages only (six is Debian's dist-packages),
+# Old_Pkg whited out, setuptools 65.5.1's directory made opaque, Requests
+# normalized.
+EXPECTED = """\
+# Written by `envlock base inspect %(archive)s` from its 3 layer(s): the catalog
+# entry of the image (format: corpus/bases/README.md). Pass this file to
+# --bases, or copy the entry under `images:` into a site's catalog.
+format: envlock-bases/1
+variants: [datalayer, e2b, daytona, modal]
+bases: {}
+images:
+  "python:3.11-slim":
+    python: "3.11.9"
+    arch: amd64
+    libc: "glibc 2.36"
+    platform: manylinux_2_36_x86_64
+    apt:
+      # the image verifies every source with %(keyring)s: the
+      # same file of this machine is named here
+      keyring: "%(keyring)s"
+      sources:
+        - "deb http://deb.debian.org/debian bookworm contrib"
+        - "deb http://deb.debian.org/debian bookworm main"
+        - "deb http://deb.debian.org/debian bookworm-updates main"
+        - "deb http://deb.debian.org/debian-security bookworm-security main"
+%(status)s    preinstalled:
+      - "pip==24.0"
+      - "requests==2.31.0"
+      - "setuptools==68.0.0"
+"""
+STATUS_LINE = '    dpkgStatus: "%s"\n'
+NO_STATUS = ("    # dpkgStatus: the image's var/lib/dpkg/status is written beside the\n"
+             "    # entry with -o FILE\n")
+
+
+class Failure(Exception):
+    pass
+
+
+def layer_tar(files, gz=False, extra=None):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
+        dirs = set()
+        for path, text in files:
+            parts = path.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                d = "/".join(parts[:i])
+                if d not in dirs:
+                    dirs.add(d)
+                    ti = tarfile.TarInfo(d)
+                    ti.type = tarfile.DIRTYPE
+                    ti.mode = 0o755
+                    t.addfile(ti)
+            data = text.encode()
+            ti = tarfile.TarInfo(path)
+            ti.size = len(data)
+            t.addfile(ti, io.BytesIO(data))
+        for ti in extra or []:
+            t.addfile(ti, io.BytesIO(b"") if ti.isreg() else None)
+    raw = buf.getvalue()
+    return gzip.compress(raw, mtime=0) if gz else raw
+
+
+def add(t, name, data):
+    ti = tarfile.TarInfo(name)
+    ti.size = len(data)
+    t.addfile(ti, io.BytesIO(data))
+
+
+CONFIG = json.dumps({"architecture": "amd64", "os": "linux",
+                     "config": {"Env": ["PATH=/usr/local/bin:/usr/bin",
+                                        "PYTHON_VERSION=3.11.9"]}}).encode()
+
+
+def docker_archive(path, layers=None, manifest=None, members=None, skip=()):
+    layers = layers if layers is not None else [layer_tar(f) for f in LAYERS]
+    names = ["%064x/layer.tar" % (i + 1) for i in range(len(layers))]
+    man = manifest if manifest is not None else [
+        {"Config": "config.json", "RepoTags": ["python:3.11-slim"], "Layers": names}]
+    with tarfile.open(path, "w") as t:
+        for n, data in zip(names, layers):
+            if n not in skip:
+                add(t, n, data)
+        add(t, "config.json", CONFIG)
+        add(t, "manifest.json", json.dumps(man).encode())
+        for n, data in (members or {}).items():
+            add(t, n, data)
+
+
+def blob(blobs, data):
+    h = hashlib.sha256(data).hexdigest()
+    blobs["blobs/sha256/" + h] = data
+    return {"digest": "sha256:" + h, "size": len(data)}
+
+
+def oci_archive(path, skip_manifest=False):
+    blobs = {}
+    cfg = blob(blobs, CONFIG)
+    cfg["mediaType"] = "application/vnd.oci.image.config.v1+json"
+    ls = []
+    for f in LAYERS:
+        d = blob(blobs, layer_tar(f, gz=True))
+        d["mediaType"] = "application/vnd.oci.image.layer.v1.tar+gzip"
+        ls.append(d)
+    man = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+                      "config": cfg, "layers": ls}).encode()
+    md = blob(blobs, man)
+    if skip_manifest:
+        del blobs["blobs/sha256/" + md["digest"][7:]]
+    md["mediaType"] = "application/vnd.oci.image.manifest.v1+json"
+    md["platform"] = {"architecture": "amd64", "os": "linux"}
+    arm = {"mediaType": "application/vnd.oci.image.manifest.v1+json",
+           "digest": "sha256:" + "ab" * 32, "size": 1,
+           "platform": {"architecture": "arm64", "os": "linux", "variant": "v8"}}
+    nested = json.dumps({"schemaVersion": 2,
+                         "mediaType": "application/vnd.oci.image.index.v1+json",
+                         "manifests": [arm, md]}).encode()
+    nd = blob(blobs, nested)
+    nd["mediaType"] = "application/vnd.oci.image.index.v1+json"
+    nd["annotations"] = {"io.containerd.image.name": "docker.io/library/python:3.11-slim",
+                         "org.opencontainers.image.ref.name": "3.11-slim"}
+    index = json.dumps({"schemaVersion": 2, "manifests": [nd]}).encode()
+    with tarfile.open(path, "w") as t:
+        add(t, "oci-layout", b'{"imageLayoutVersion": "1.0.0"}')
+        add(t, "index.json", index)
+        for n in sorted(blobs):
+            add(t, n, blobs[n])
+
+
+def run(envlock, args, cwd):
+    p = subprocess.run([envlock] + args, cwd=cwd, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect_entry(envlock, work, archive):
+    rc, out, err = run(envlock, ["base", "inspect", archive], work)
+    want = EXPECTED % {"archive": archive, "keyring": KEYRING, "status": NO_STATUS}
+    if rc != 0 or out != want:
+        raise Failure("%s on stdout: rc %d\n--- got\n%s--- want\n%s%s" % (archive, rc, out, want, err))
+    rc, out, err = run(envlock, ["base", "inspect", archive, "-o", "entry.yaml"], work)
+    want = EXPECTED % {"archive": archive, "keyring": KEYRING,
+                       "status": STATUS_LINE % "entry.status"}
+    got = open(os.path.join(work, "entry.yaml")).read() if rc == 0 else ""
+    if rc != 0 or got != want:
+        raise Failure("%s -o: rc %d\n--- got\n%s--- want\n%s%s" % (archive, rc, got, want, err))
+    status = open(os.path.join(work, "entry.status")).read()
+    if status != STATUS_2:
+        raise Failure("%s: entry.status is not layer 2's status file:\n%s" % (archive, status))
+    # The entry is a catalog envlock reads: validating against it works.
+    spec = os.path.join(work, "spec.yaml")
+    with open(spec, "w") as f:
+        f.write(SPEC % {"variants": "[datalayer]"})
+    rc, out, err = run(envlock, ["validate", spec, "--bases", "entry.yaml"], work)
+    if rc != 0:
+        raise Failure("%s: the entry is not a catalog validate takes: %s%s" % (archive, out, err))
+
+
+SPEC = """\
+apiVersion: environments.datalayer.io/v1alpha1
+kind: Environment
+metadata:
+  name: from-image
+spec:
+  language:
+    name: python
+    version: "3.11"
+  base:
+    ref: datalayer/python-cpu
+    channel: "2026.09"
+  compatibility:
+    variants:
+      required: %(variants)s
+  build:
+    source: image
+    image:
+      reference: python:3.11-slim
+  packages:
+    python:
+      dependencies:
+        - tinypkg
+"""
+
+
+def part_docker(envlock, work):
+    docker_archive(os.path.join(work, "docker.tar"))
+    expect_entry(envlock, work, "docker.tar")
+
+
+def part_oci(envlock, work):
+    oci_archive(os.path.join(work, "oci.tar"))
+    expect_entry(envlock, work, "oci.tar")
+
+
+def expect_error(envlock, work, archive, reason, file, words):
+    rc, out, err = run(envlock, ["--json", "base", "inspect", archive], work)
+    try:
+        body = json.loads(out)
+    except ValueError:
+        raise Failure("%s: no JSON error: rc %d %s %s" % (archive, rc, out, err))
+    det = body.get("detail", {})
+    ok = (rc == 10 and body.get("code") == "DL_ENV_SPEC_INVALID" and det.get("reason") == reason
+          and det.get("file") == file and all(w in body.get("message", "") for w in words))
+    if not ok:
+        raise Failure("%s: want %s naming %r (%s), got rc %d %s" % (archive, reason, file, words, rc, out))
+
+
+def part_malformed(envlock, work):
+    def p(name):
+        return os.path.join(work, name)
+    with open(p("junk.tar"), "wb") as f:
+        f.write(b"this is not a tar archive at all\n" * 40)
+    expect_error(envlock, work, "junk.tar", "not_an_image_archive", None, ["not an image archive"])
+    with tarfile.open(p("plain.tar"), "w") as t:
+        add(t, "hello.txt", b"hi\n")
+    expect_error(envlock, work, "plain.tar", "not_an_image_archive", None,
+                 ["manifest.json", "index.json"])
+    docker_archive(p("noconfig.tar"), manifest=[{"Config": "missing.json", "Layers": []}])
+    expect_error(envlock, work, "noconfig.tar", "missing_manifest", "missing.json",
+                 ["missing.json", "not in the archive"])
+    oci_archive(p("nomanifest.tar"), skip_manifest=True)
+    rc, out, _ = run(envlock, ["--json", "base", "inspect", "nomanifest.tar"], work)
+    f = json.loads(out).get("detail", {}).get("file", "")
+    expect_error(envlock, work, "nomanifest.tar", "missing_manifest", f, [f, "not in the archive"])
+    if not f.startswith("blobs/sha256/"):
+        raise Failure("nomanifest.tar: the missing manifest is named %r" % f)
+    missing = "%064x/layer.tar" % 2
+    docker_archive(p("nolayer.tar"), skip=(missing,))
+    expect_error(envlock, work, "nolayer.tar", "missing_layer", missing, [missing, "2 of 3"])
+    bad = tarfile.TarInfo("../../etc/cron.d/evil")
+    bad.size = 0
+    docker_archive(p("traversal.tar"), layers=[layer_tar(LAYERS[0], extra=[bad])])
+    name = "%064x/layer.tar" % 1
+    expect_error(envlock, work, "traversal.tar", "path_traversal", name,
+                 [name, "../../etc/cron.d/evil"])
+    absolute = tarfile.TarInfo("x")
+    absolute.type = tarfile.LNKTYPE
+    absolute.linkname = "../../../etc/shadow"
+    docker_archive(p("hardlink.tar"), layers=[layer_tar(LAYERS[0], extra=[absolute])])
+    expect_error(envlock, work, "hardlink.tar", "path_traversal", name, ["../../../etc/shadow"])
+    docker_archive(p("outside.tar"), manifest=[{"Config": "config.json", "Layers": ["../up.tar"]}])
+    expect_error(envlock, work, "outside.tar", "path_traversal", "../up.tar", ["../up.tar"])
+    # An image without glibc (no libc6 in its dpkg status) has no manylinux platform.
+    docker_archive(p("noglibc.tar"), layers=[layer_tar([LAYERS[0][4]])])
+    rc, out, _ = run(envlock, ["--json", "base", "inspect", "noglibc.tar"], work)
+    if rc != 10 or json.loads(out)["detail"].get("reason") != "no_glibc":
+        raise Failure("noglibc.tar: want no_glibc, got rc %d %s" % (rc, out))
+
+
+PARTS = {"docker": part_docker, "oci": part_oci, "malformed": part_malformed}
+
+
+def main():
+    envlock = os.path.abspath(sys.argv[1])
+    parts = sys.argv[2:] or sorted(PARTS)
+    failed = 0
+    for name in parts:
+        with tempfile.TemporaryDirectory(prefix="base-inspect-") as work:
+            try:
+                PARTS[name](envlock, work)
+                print("ok   %s" % name)
+            except Failure as e:
+                failed += 1
+                print("FAIL %s: %s" % (name, e))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
