@@ -70,6 +70,27 @@ static void note(rsv *r, const char *name, const npm_range *range, const char *t
     queue(r, n);
 }
 
+/* npm_rank() : npm-pick-manifest's order among the versions a range
+ *  admits, best last: 3 not deprecated and engines.node admits the node npm
+ *  runs with, 2 engines ok but deprecated, 1 not deprecated but engines
+ *  not ok, 0 neither; the highest version within a rank. Without a known
+ *  node every version's engines count as ok (NPM_FLAG_ENGINES_MISMATCH is
+ *  set only against a node version; the request then carries a note). */
+static int npm_rank(const npm_version *v)
+{
+    bool engines_ok = !(v->flags & NPM_FLAG_ENGINES_MISMATCH);
+    return engines_ok ? (v->deprecated ? 2 : 3) : (v->deprecated ? 0 : 1);
+}
+
+/* npm_latest_ok() : whether v is what npm-pick-manifest's latest shortcut
+ *  takes for any range admitting it: the `latest` dist-tag's version when it
+ *  is not deprecated and its engines admit the node (npm 11). */
+static bool npm_latest_ok(const npm_packument *p, const npm_version *v)
+{
+    const char *lt = npm_packument_find_tag(p, "latest");
+    return lt && strcmp(lt, v->version) == 0 && v->excluded == NPM_EX_NONE && npm_rank(v) == 3;
+}
+
 /* Whether version v of packument p is admitted by some requirement seen. */
 /* npm_range_admits() : whether `range` admits v of p as npm does: the
  *  node-semver test, and for the any-range (`*`, empty; node-semver formats
@@ -381,22 +402,26 @@ void resolver_npm_jobs(rsv *r)
         rd->ntag = rt->ntag;
         queue_push2(&r->job, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, d);
     }
-    /* npm's preferences: non-deprecated versions, then (stronger, as a later
-     * favor job) the version the `latest` tag names unless it is deprecated
-     * (npm-pick-manifest's latest shortcut requires `!mani.deprecated`) */
-    Id p;
-    Solvable *s;
-    FOR_REPO_SOLVABLES(r->repo_npm, p, s) {
-        const rsv_solv *rs = resolver_solv(r, p);
-        if (!rs->nv->deprecated)
-            queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE, p);
+    /* npm's preferences (npm_rank()): one favor job per rank, weakest
+     * first (libsolv ranks favored candidates by their job, the later
+     * wins, and takes the highest version within one job's set), then,
+     * strongest, the versions npm takes by the latest shortcut */
+    Queue q;
+    queue_init(&q);
+    for (int rank = 1; rank <= 4; rank++) {
+        queue_empty(&q);
+        Id p;
+        Solvable *s;
+        FOR_REPO_SOLVABLES(r->repo_npm, p, s) {
+            const rsv_solv *rs = resolver_solv(r, p);
+            if (rank < 4 ? npm_rank(rs->nv) == rank : npm_latest_ok(rs->np, rs->nv))
+                queue_push(&q, p);
+        }
+        if (q.count)
+            queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE_ONE_OF,
+                        pool_queuetowhatprovides(pool, &q));
     }
-    FOR_REPO_SOLVABLES(r->repo_npm, p, s) {
-        const rsv_solv *rs = resolver_solv(r, p);
-        const char *lt = npm_packument_find_tag(rs->np, "latest");
-        if (lt && strcmp(lt, rs->version) == 0 && !rs->nv->deprecated)
-            queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE, p);
-    }
+    queue_free(&q);
 }
 
 /* ---- node_modules ---- */
@@ -454,9 +479,9 @@ static bool admits(const rsv_dep *d, const npm_packument *p, const npm_version *
 
 /* The solvable of the version npm picks for `d` on its own: a version the
  * previous lock has that satisfies it (npm keeps what its package-lock says
- * while it fits), else the `latest` tag when it satisfies and is not
- * deprecated, else the highest non-deprecated version that
- * does, else the highest that does. 0 when none is in the pool. */
+ * while it fits), else the `latest` tag when the shortcut takes it
+ * (npm_latest_ok()) and it satisfies, else the highest of the best
+ * npm_rank() that does. 0 when none is in the pool. */
 static Id npm_pick(rsv *r, const rsv_dep *d)
 {
     const npm_packument *p = npm_loader_get(r->nl, d->name);
@@ -470,11 +495,12 @@ static Id npm_pick(rsv *r, const rsv_dep *d)
             best = &p->versions[i];
     const char *lt = npm_packument_find_tag(p, "latest");
     const npm_version *lv = lt ? npm_packument_find(p, lt) : NULL;
-    if (!best && lv && lv->excluded == NPM_EX_NONE && !lv->deprecated && admits(d, p, lv))
+    if (!best && lv && npm_latest_ok(p, lv) && admits(d, p, lv))
         best = lv;
-    for (int pass = 0; pass < 2 && !best; pass++)
+    /* versions are highest first: the first one of the best rank */
+    for (int rank = 3; rank >= 0 && !best; rank--)
         for (size_t i = 0; i < p->ncandidates && !best; i++)
-            if (admits(d, p, &p->versions[i]) && (pass == 1 || !p->versions[i].deprecated))
+            if (admits(d, p, &p->versions[i]) && npm_rank(&p->versions[i]) == rank)
                 best = &p->versions[i];
     if (!best)
         return 0;

@@ -376,6 +376,7 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
         r.pl = pypi_loader_new(c, &r.pt, rq->pypi_indexes, rq->n_pypi_indexes);
     if (r.has_npm) {
         npm_target_for(&r.ntarget, b ? b->arch : NULL, b ? b->platform : NULL, rq->exclude_newer);
+        r.ntarget.node_version = b ? b->node_version : NULL; /* engines.node */
         npm_loader_options no = { 0 };
         no.registry = rq->npm_registry;
         no.target = &r.ntarget;

@@ -37,6 +37,7 @@ typedef struct target_base {
     const char *repository;     /* "environments/base/python-cpu" */
     size_t n_variants;          /* entries of variants/digests */
     const char *cuda_version;   /* "12.8" (cudaVersion), or NULL: not given */
+    const char *node_version;   /* "20.19.0" (node), or NULL: unknown */
     /* set only for an entry of the catalog's `images:`, which has no ref,
      * channel, variants or protected pins */
     const char *image;          /* normalized reference "python:3.11-slim", or NULL */

@@ -20,6 +20,7 @@
  *           digests: { <variant>: sha256:<64 hex>, ... }   (absent = unpublished)
  *           apt: { snapshot, keyring, sources: [one-line sources] }
  *           dpkgStatus: <file>  preinstalled: [name==version]  protected: [requirement]
+ *           node: 20.19.0   (optional: the image's node, for npm's engines.node preference)
  *   images:                        (optional; the images a build.source `image` names)
  *     "<reference>":               (normalized: python:3.11-slim)
  *       python: 3.11.14  arch: amd64  libc: glibc 2.36  platform: manylinux_2_36_x86_64
@@ -284,7 +285,8 @@ static void read_channel(loader *L, const char *ref, const spec_node *key, const
                          const char *field, target_base *b)
 {
     static const char *const keys[] = { "python", "arch", "libc", "platform", "digests", "apt",
-                                         "dpkgStatus", "preinstalled", "protected", NULL };
+                                         "dpkgStatus", "preinstalled", "protected", "node",
+                                         NULL };
     b->ref = ref;
     b->channel = arena_strdup(L->cat->mem, key->text);
     if (ch->kind != SN_MAP) {
@@ -356,6 +358,12 @@ static void read_channel(loader *L, const char *ref, const spec_node *key, const
         b->preinstalled = read_requirements(L, n, field_of(L, field, "preinstalled"), true);
     if ((n = spec_node_get(ch, "protected")))
         b->protected_pins = read_requirements(L, n, field_of(L, field, "protected"), false);
+    /* the node npm runs with decides which versions it prefers (engines.node) */
+    if ((n = spec_node_get(ch, "node"))) {
+        const char *f = field_of(L, field, "node");
+        if ((b->node_version = str_of(L, n, f)) && !full_python(b->node_version))
+            bad(L, n, f, "`%s` is not a full node version (X.Y.Z)", b->node_version);
+    }
 }
 
 /* One entry of `images:`: what a channel says of its image, for an image

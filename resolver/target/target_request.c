@@ -214,6 +214,22 @@ static size_t take(const el_spec_entry *all, size_t n, el_spec_list list, size_t
     return k - *from;
 }
 
+/* npm prefers the versions whose engines.node admits the node it runs
+ * with; a base that names no node leaves that preference out, and the user
+ * should know the npm choices may then differ (corpus/bases/README.md). */
+static void add_node_note(target_request *r, const target_base *base)
+{
+    const char **notes = arena_alloc(r->mem, (r->n_notes + 2) * sizeof *notes);
+    for (size_t i = 0; i < r->n_notes; i++)
+        notes[i] = r->notes[i];
+    notes[r->n_notes++] = arena_sprintf(
+        r->mem,
+        "`%s:%s` names no node version: npm's preference for versions whose engines.node "
+        "admits its node is not applied, so npm may pick other versions than this lock",
+        base->ref, base->channel);
+    r->notes = notes;
+}
+
 el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_spec *spec,
                              const target_request_options *o, target_request **out)
 {
@@ -293,6 +309,8 @@ el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_sp
     r->n_notes = m.n_notes;
 
     size_t fn, nn = take(all, n_all, EL_SPEC_NODE_DEPENDENCIES, &fn);
+    if (nn && !base->node_version)
+        add_node_note(r, base);
     size_t fa, na = take(all, n_all, EL_SPEC_APT, &fa);
     resolve_root *roots = arena_alloc(r->mem, (m.n_roots + nn + na + 1) * sizeof *roots);
     size_t n_roots = 0;

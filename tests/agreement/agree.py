@@ -211,7 +211,9 @@ def tool_versions():
         except (OSError, IndexError):
             return None
     npm = first_line(["npm", "--version"])
-    return {"pip": pip_python(), "npm": "npm " + npm if npm else None,
+    node = first_line(["node", "--version"])
+    return {"pip": pip_python(), "npm": "npm %s on node %s" % (npm, node) if npm else None,
+            "node": node.lstrip("v") if node else None,
             "apt": first_line(["apt-get", "--version"])}
 
 
@@ -520,6 +522,24 @@ def admits(field, value):
     return value not in neg and (not pos or value in pos)
 
 
+def engines_node_admits(ctx, path, version, node):
+    """Whether the engines.node of the fixture's packument entry for the
+    package at node_modules `path`, at `version`, admits `node`, by npm's
+    own semver (npm-install-checks: satisfies with includePrerelease); True
+    when it names no engines.node."""
+    name = path.rsplit("node_modules/", 1)[-1]
+    with open(os.path.join(ctx["mdir"], "npm", name, "packument.json")) as f:
+        rng = ((json.load(f).get("versions", {}).get(version) or {}).get("engines") or {}).get("node")
+    if rng is None or not node:
+        return True
+    semver = os.path.join(os.path.dirname(os.path.realpath(shutil.which("npm"))), "..",
+                          "node_modules", "semver")
+    js = "process.stdout.write(String(require(process.argv[1]).satisfies(process.argv[2], " \
+         "process.argv[3], {includePrerelease: true})))"
+    r = subprocess.run(["node", "-e", js, semver, node, rng], stdout=subprocess.PIPE, text=True)
+    return r.stdout.strip() == "true"
+
+
 def rule_fails(ctx, key, rule):
     """Why the row's rule does not describe the tool's answer (None when it
     does, or when the rule has no mechanical check)."""
@@ -536,6 +556,14 @@ def rule_fails(ctx, key, rule):
         if r.returncode != 0 or apt_inst(r.stdout) != want:
             return "apt-get -s install NAME=VERSION of envlock's lock does not install exactly it: %s" % (
                 (r.stdout + r.stderr).strip().replace("\n", " / ")[-300:])
+    if rid == "npm-node-unknown":
+        # the base names no node: envlock's pick's engines.node must be what
+        # excludes the node npm runs on (npm chose around it)
+        if ctx["cat"].get("node"):
+            return "the scenario's base names node %s" % ctx["cat"]["node"]
+        node = ctx["info"]["tools"].get("node")
+        if engines_node_admits(ctx, key, (ctx.get("mine") or {}).get(key), node):
+            return "the engines.node of envlock's %s admits node %s" % (key, node)
     if rid == "npm-lock-all-platforms" and not (
             entry.get("optional") and not (admits(entry.get("os"), "linux") and admits(entry.get("cpu"), "x64"))):
         return "npm's lock entry %s is not an optional one for another os/cpu" % key
@@ -600,6 +628,10 @@ def compare(state, tool, name, info, rec, ctx, result):
             env.PYTHON, env.PLATFORM, "amd64"):
         skip("the scenario's test base (protected pins, preinstalled dists or another target) "
              "is not something %s can be told" % tool)
+    # npm's engines.node preference uses the node it runs on, which cannot be
+    # told another: a test base naming another node is not comparable
+    if tool == "npm" and cat.get("node") and cat["node"] != info["tools"].get("node"):
+        skip("the scenario's base has node %s, npm runs on node %s" % (cat["node"], info["tools"].get("node")))
     if tool == "pip" and ctx["cutoff"]:
         skip("pip has no --exclude-newer (upload-time cutoff)")
     theirs, tool_err = runner(ctx)

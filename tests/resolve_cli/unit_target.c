@@ -163,10 +163,32 @@ static void catalog_minimal_ok(void **state)
     assert_null(target_base_digest(ctx, b, "e2b"));
     assert_int_equal(el_ctx_code(ctx), EL_ARTIFACT_MISSING);
     assert_string_equal(target_catalog_path(cat), path);
+    assert_null(b->node_version); /* engines.node unchecked */
     target_catalog_free(cat);
     el_ctx_free(ctx);
     unlink(path);
     free(path);
+}
+
+/* The optional node version of a channel (npm's engines.node preference). */
+static void catalog_node_version(void **state)
+{
+    (void)state;
+    char *text = xasprintf("%s        node: 20.20.2\n", good_head);
+    char *path = temp_catalog(text);
+    el_ctx *ctx = el_ctx_new();
+    target_catalog *cat = target_catalog_load(ctx, path);
+    assert_non_null(cat);
+    const target_base *b = target_catalog_find(ctx, cat, "acme/py", "1");
+    assert_non_null(b);
+    assert_string_equal(b->node_version, "20.20.2");
+    target_catalog_free(cat);
+    el_ctx_free(ctx);
+    unlink(path);
+    free(path);
+    free(text);
+    expect_bad("        node: v20\n", "`v20` is not a full node version (X.Y.Z)", 12);
+    expect_bad("        node: \"20.1\"\n", "`20.1` is not a full node version (X.Y.Z)", 12);
 }
 
 static void catalog_malformed(void **state)
@@ -581,7 +603,11 @@ static void request_from_spec(void **state)
     assert_string_equal(rq->roots[15].text, "gdal-bin");
     assert_string_equal(rq->roots[16].text, "libpq-dev=15.8-0+deb12u1");
     assert_int_equal(rq->roots[16].line, 17);
-    assert_int_equal(r->n_notes, 1);
+    /* a merge note, then: the shipped base names no node for zod@^3 */
+    assert_int_equal(r->n_notes, 2);
+    assert_string_equal(r->notes[1], "`datalayer/python-cpu:2026.09` names no node version: npm's "
+                                     "preference for versions whose engines.node admits its node "
+                                     "is not applied, so npm may pick other versions than this lock");
     assert_int_equal(rq->n_pypi_indexes, 1);
     assert_string_equal(rq->pypi_indexes[0], "https://pypi.org/simple");
     assert_string_equal(rq->npm_registry, "https://registry.npmjs.org");
@@ -733,6 +759,7 @@ int main(void)
         cmocka_unit_test(catalog_default_path_env),
         cmocka_unit_test(catalog_minimal_ok),
         cmocka_unit_test(catalog_malformed),
+        cmocka_unit_test(catalog_node_version),
         cmocka_unit_test(catalog_format_and_root),
         cmocka_unit_test(spec_view_is_the_fallback),
         cmocka_unit_test(spec_rules_take_the_view),

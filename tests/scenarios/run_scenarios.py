@@ -38,6 +38,7 @@ Scenario `option:` lines (more in tests/scenarios/README.md):
   python X.Y.Z            the base's full Python version (default 3.13.7)
   platform TAG            the base's wheel platform (default manylinux_2_36_x86_64)
   arch ARCH               the base's Debian architecture (default amd64)
+  node X.Y.Z              the base's node version (default: none, engines unchecked)
 A `previous-lock |` block (projection lines, like expect-lock) is written as
 an existing lock before each resolve: a minimal, valid lock naming those
 versions, which re-resolving should keep where they still fit.
@@ -67,7 +68,7 @@ import scenario as scn  # noqa: E402
 
 NPM_DEFAULT = "https://registry.npmjs.org"
 DIGEST = "sha256:334adf6c2714c8919ef60beeca1db12e3531a391c9dde41932c782f81c432b36"
-CATALOG_OPTIONS = ("protected", "preinstalled", "python", "platform", "arch")
+CATALOG_OPTIONS = ("protected", "preinstalled", "python", "platform", "arch", "node")
 
 
 class Failure(Exception):
@@ -80,7 +81,7 @@ def parse_options(sc):
     """Split option lines into resolve flags and catalog settings."""
     flags = []
     cat = {"protected": [], "preinstalled": [], "python": "3.13.7",
-           "platform": "manylinux_2_36_x86_64", "arch": "amd64"}
+           "platform": "manylinux_2_36_x86_64", "arch": "amd64", "node": None}
     for line in sc.options:
         parts = line.split(None, 1)
         key, val = parts[0], (parts[1].strip() if len(parts) > 1 else "")
@@ -94,7 +95,7 @@ def parse_options(sc):
             flags.append("--explain")
         elif key in ("protected", "preinstalled") and val:
             cat[key].append(val)
-        elif key in ("python", "platform", "arch") and val:
+        elif key in ("python", "platform", "arch", "node") and val:
             cat[key] = val
         else:
             raise Failure("%s: unknown or malformed option %r" % (sc.path, line))
@@ -227,6 +228,8 @@ def write_catalog(path, sc, man, mdir, cat, has_deb):
     ]
     for v in ("datalayer", "e2b", "daytona", "modal"):
         lines.append("          %s: %s" % (v, DIGEST))
+    if cat["node"]:
+        lines.append("        node: %s" % yq(cat["node"]))
     if has_deb:
         lines += ["        apt:",
                   "          keyring: %s" % yq(os.path.join(mdir, "apt-keyring.gpg")),
