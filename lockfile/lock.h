@@ -80,6 +80,17 @@ typedef struct lock_package {
     unsigned line, line_source; /* where lock_read() found it and its source, or 0 */
 } lock_package;
 
+/* One of several targets (the variants of a `build.source: image` spec
+ * that build on the image, and modal on the base): what its variants'
+ * markers, Requires-Python and wheel tags were evaluated against. */
+typedef struct lock_target {
+    const char **variants;      /* sorted, NULL-terminated */
+    const char *python_version; /* full */
+    const char *platform;
+    const char *arch;
+    const char *image;          /* the image reference, or NULL for the base */
+} lock_target;
+
 /* One input whose content the lock depends on, with its snapshot identity. */
 typedef struct lock_input {
     const char *ecosystem;  /* "deb" | "npm" | "pypi" */
@@ -101,9 +112,17 @@ typedef struct lock_doc {
     const char *base_channel;
     const char **variants;      /* variant names, sorted, NULL-terminated */
     const char **base_digests;  /* parallel to variants: "sha256:..." or NULL if unpublished */
+    const char *image;          /* the one target is this image ("python:3.11-slim"), or NULL */
+    lock_target *targets;       /* several targets (python/platform/arch/image are then
+                                   NULL), or NULL */
+    size_t n_targets;
     /* options */
     const char *exclude_newer;  /* RFC 3339 or NULL */
     const char *prereleases;    /* "if-necessary-or-explicit" */
+    bool no_build;              /* --no-build (noBuild) */
+    const char **only_binary;   /* --only-binary names (PEP 503) or ":all:",
+                                   sorted; NULL-terminated or NULL */
+    const char **no_binary;     /* --no-binary, the same way */
     const char **upgrade;       /* names given to --upgrade-package, sorted; NULL-terminated or NULL */
     bool upgrade_all;
     /* inputs and packages, in canonical order once lock_doc_sort() ran */
@@ -235,6 +254,10 @@ typedef struct lock_check_input {
     const char *base_channel;
     const char *const *variants;     /* NULL-terminated, any order, or NULL */
     const char *const *base_digests; /* parallel to variants (entries may be NULL) */
+    const char *image;               /* the one target's image, or NULL */
+    const lock_target *targets;      /* several targets (python_version etc. are then
+                                        the first's, for markers only), or NULL */
+    size_t n_targets;
     /* the options now */
     const char *exclude_newer;       /* normalized RFC 3339 (a span must be
                                         resolved to the time it meant), or NULL */

@@ -84,13 +84,56 @@ static int str_ptr_cmp(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static char *variants_show(const char *const *v)
+{
+    strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; v && v[i]; i++)
+        sb_addf(&sb, "%s%s", i ? "," : "", v[i]);
+    return sb_detach(&sb, NULL);
+}
+
+/* Several targets (docs/lock-format.md, target.targets): the same list,
+ * entry by entry. */
+static void check_targets(checker *c)
+{
+    const lock_doc *d = c->lock;
+    const lock_check_input *in = c->in;
+    if (d->n_targets != in->n_targets) {
+        line(c, "targets changed: the lock has %zu, the spec now has %zu", d->n_targets,
+             in->n_targets);
+        return;
+    }
+    for (size_t i = 0; i < d->n_targets; i++) {
+        const lock_target *a = &d->targets[i], *b = &in->targets[i];
+        char *va = variants_show(a->variants), *vb = variants_show(b->variants);
+        if (strcmp(va, vb) != 0)
+            line(c, "target %zu variants changed: %s -> %s", i + 1, va, vb);
+        char what[64];
+        snprintf(what, sizeof what, "target %zu (%s) python", i + 1, va);
+        cmp_field(c, what, a->python_version, b->python_version);
+        snprintf(what, sizeof what, "target %zu (%s) platform", i + 1, va);
+        cmp_field(c, what, a->platform, b->platform);
+        snprintf(what, sizeof what, "target %zu (%s) arch", i + 1, va);
+        cmp_field(c, what, a->arch, b->arch);
+        snprintf(what, sizeof what, "target %zu (%s) image", i + 1, va);
+        cmp_field(c, what, a->image, b->image);
+        free(va);
+        free(vb);
+    }
+}
+
 static void check_target(checker *c)
 {
     const lock_doc *d = c->lock;
     const lock_check_input *in = c->in;
-    cmp_field(c, "target python", d->python_version, in->python_version);
-    cmp_field(c, "target platform", d->platform, in->platform);
-    cmp_field(c, "target arch", d->arch, in->arch);
+    if (in->n_targets || d->n_targets) {
+        check_targets(c);
+    } else {
+        cmp_field(c, "target python", d->python_version, in->python_version);
+        cmp_field(c, "target platform", d->platform, in->platform);
+        cmp_field(c, "target arch", d->arch, in->arch);
+        cmp_field(c, "target image", d->image, in->image);
+    }
     cmp_field(c, "base ref", d->base_ref, in->base_ref);
     cmp_field(c, "base channel", d->base_channel, in->base_channel);
     /* the union of variant names, in byte order */

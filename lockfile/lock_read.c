@@ -329,15 +329,49 @@ static bool get_strv(reader *r, yaml_node_t *n, const char *field, const char **
 
 /* ---- the sections ---- */
 
+static bool read_targets(reader *r, yaml_node_t *n)
+{
+    static const char *const keys[] = { "variants", "python", "platform", "arch", "image", NULL };
+    lock_doc *d = r->d;
+    if (!want_type(r, n, YAML_SEQUENCE_NODE, "target.targets"))
+        return false;
+    size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    d->targets = arena_alloc(d->mem, (cnt + 1) * sizeof *d->targets);
+    memset(d->targets, 0, (cnt + 1) * sizeof *d->targets);
+    for (size_t i = 0; i < cnt; i++) {
+        const char *f = path_idx(r, "target.targets", i);
+        yaml_node_t *it = node(r, n->data.sequence.items.start[i], f);
+        mapwalk w = { .keys = keys };
+        lock_target *t = &d->targets[i];
+        if (!it || !walk_map(r, it, f, &w) || !opt_str(r, &w, f, "python", &t->python_version) ||
+            !opt_str(r, &w, f, "platform", &t->platform) || !opt_str(r, &w, f, "arch", &t->arch) ||
+            !opt_str(r, &w, f, "image", &t->image))
+            return false;
+        yaml_node_t *v = val(&w, "variants");
+        if (!v)
+            return fail_at(r, &it->start_mark, path2(r, f, "variants"),
+                           "missing required key `variants`");
+        if (!get_strv(r, v, path2(r, f, "variants"), &t->variants))
+            return false;
+        d->n_targets++;
+    }
+    return true;
+}
+
 static bool read_target(reader *r, yaml_node_t *n)
 {
-    static const char *const keys[] = { "python", "platform", "arch", "base", NULL };
+    static const char *const keys[] = { "python", "platform", "arch", "image", "base", "targets",
+                                        NULL };
     static const char *const base_keys[] = { "ref", "channel", "digests", NULL };
     mapwalk w = { .keys = keys };
     lock_doc *d = r->d;
     if (!walk_map(r, n, "target", &w) || !opt_str(r, &w, "target", "python", &d->python_version) ||
         !opt_str(r, &w, "target", "platform", &d->platform) ||
-        !opt_str(r, &w, "target", "arch", &d->arch))
+        !opt_str(r, &w, "target", "arch", &d->arch) ||
+        !opt_str(r, &w, "target", "image", &d->image))
+        return false;
+    yaml_node_t *ts = val(&w, "targets");
+    if (ts && !read_targets(r, ts))
         return false;
     yaml_node_t *b = val(&w, "base");
     if (!b)
@@ -382,8 +416,8 @@ static bool read_target(reader *r, yaml_node_t *n)
 
 static bool read_options(reader *r, yaml_node_t *n)
 {
-    static const char *const keys[] = { "excludeNewer", "prereleases", "upgradeAll",
-                                        "upgradePackages", NULL };
+    static const char *const keys[] = { "excludeNewer", "noBinary", "noBuild", "onlyBinary",
+                                        "prereleases", "upgradeAll", "upgradePackages", NULL };
     mapwalk w = { .keys = keys };
     lock_doc *d = r->d;
     if (!walk_map(r, n, "options", &w) ||
@@ -394,6 +428,11 @@ static bool read_options(reader *r, yaml_node_t *n)
     if (!ua)
         return fail_at(r, &n->start_mark, "options.upgradeAll", "missing required key `upgradeAll`");
     if (!get_bool(r, ua, "options.upgradeAll", &d->upgrade_all))
+        return false;
+    yaml_node_t *nb = val(&w, "noBuild"), *ob = val(&w, "onlyBinary"), *nx = val(&w, "noBinary");
+    if ((nb && !get_bool(r, nb, "options.noBuild", &d->no_build)) ||
+        (ob && !get_strv(r, ob, "options.onlyBinary", &d->only_binary)) ||
+        (nx && !get_strv(r, nx, "options.noBinary", &d->no_binary)))
         return false;
     yaml_node_t *up = val(&w, "upgradePackages");
     return !up || get_strv(r, up, "options.upgradePackages", &d->upgrade);

@@ -196,6 +196,24 @@ static void kv_strv(emit *e, const char *k, const char *const *v)
     seq_end(e);
 }
 
+/* target.targets[]: one block mapping per target, variants first. */
+static void write_targets(emit *e, const lock_doc *d)
+{
+    key(e, "targets");
+    seq_start(e, YAML_BLOCK_SEQUENCE_STYLE);
+    for (size_t i = 0; i < d->n_targets; i++) {
+        const lock_target *t = &d->targets[i];
+        map_start(e, YAML_BLOCK_MAPPING_STYLE);
+        kv_strv(e, "variants", t->variants);
+        kv_opt(e, "python", t->python_version);
+        kv_opt(e, "platform", t->platform);
+        kv_opt(e, "arch", t->arch);
+        kv_opt(e, "image", t->image);
+        map_end(e);
+    }
+    seq_end(e);
+}
+
 static void write_target(emit *e, const lock_doc *d)
 {
     key(e, "target");
@@ -203,6 +221,7 @@ static void write_target(emit *e, const lock_doc *d)
     kv_opt(e, "python", d->python_version);
     kv_opt(e, "platform", d->platform);
     kv_opt(e, "arch", d->arch);
+    kv_opt(e, "image", d->image);
     if (d->base_ref || d->base_channel || (d->variants && d->variants[0])) {
         key(e, "base");
         map_start(e, YAML_BLOCK_MAPPING_STYLE);
@@ -223,6 +242,8 @@ static void write_target(emit *e, const lock_doc *d)
         }
         map_end(e);
     }
+    if (d->n_targets)
+        write_targets(e, d);
     map_end(e);
 }
 
@@ -231,6 +252,12 @@ static void write_options(emit *e, const lock_doc *d)
     key(e, "options");
     map_start(e, YAML_BLOCK_MAPPING_STYLE);
     kv_opt(e, "excludeNewer", d->exclude_newer);
+    if (d->no_binary && d->no_binary[0])
+        kv_strv(e, "noBinary", d->no_binary);
+    if (d->no_build)
+        kv_bool(e, "noBuild", true);
+    if (d->only_binary && d->only_binary[0])
+        kv_strv(e, "onlyBinary", d->only_binary);
     kv_opt(e, "prereleases", d->prereleases);
     kv_bool(e, "upgradeAll", d->upgrade_all);
     if (d->upgrade && d->upgrade[0])

@@ -506,7 +506,7 @@ bool plan_refuse_common(const plan_facts *f, const char *builder, plan_refusal *
     const plan_spec *s = f->spec;
     if (s->build_source && strcmp(s->build_source, "packages") != 0)
         return plan_refusal_set(r, s->build_source_at,
-                                "`%s` is not buildable from a lock yet: envlock resolves only "
+                                "`%s` is not buildable from a lock yet: envlock plans only "
                                 "`packages` sources. Set `spec.build.source` to `packages`",
                                 s->build_source);
     if (s->manager && strcmp(s->manager, "uv") != 0 && strcmp(s->manager, "pip") != 0)

@@ -30,6 +30,9 @@ typedef struct resolve_root {
     bool protected_pin;      /* comes from the base's protected pins */
     const char *field;       /* "spec.packages.python.dependencies[3]" or "protected" */
     unsigned line, column;   /* spec position, 0 if none */
+    bool shared;             /* a version another target's lock holds, pinned so
+                                that one lock serves every target (verbs'
+                                multi-target resolve): in no requestedBy */
 } resolve_root;
 
 typedef struct resolve_request {

@@ -295,7 +295,8 @@ static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
         if (!b)
             continue;
         pkg *k = pkg_for(r, pkgs, map, b, a);
-        push_unique(&k->reqby, r->rq->roots[d->root].protected_pin ? "protected" : "spec");
+        if (!r->rq->roots[d->root].shared)
+            push_unique(&k->reqby, r->rq->roots[d->root].protected_pin ? "protected" : "spec");
         if (r->solv && (size_t)b < r->nsolv && r->solv[b].extra && !r->solv[b].extra_missing)
             push_unique(&k->extras, r->solv[b].extra);
         queue_push(&todo, b);
@@ -420,6 +421,7 @@ lock_doc *resolver_make_lock(rsv *r)
         d->arch = b->arch ? arena_strdup(a, b->arch) : NULL;
         d->base_ref = b->ref ? arena_strdup(a, b->ref) : NULL;
         d->base_channel = b->channel ? arena_strdup(a, b->channel) : NULL;
+        d->image = b->image ? arena_strdup(a, b->image) : NULL;
     }
     ptrvec vs = PTRVEC_INIT;
     for (const char *const *v = rq->variants; v && *v; v++)

@@ -1266,6 +1266,16 @@ spec_node *spec_datagen_import(arena *mem, const spec_node *root, const char *te
         put(&d, &build, bat, "source", str_at(&d, bat, "image"));
         put(&d, &build, bat, "image", map_done(&d, &image, bat));
         put(&d, &spec, bat, "build", map_done(&d, &build, bat));
+        /* The seed: the base image applies on Daytona only; Modal uses its
+         * built-in Debian base. So the recipe builds for both, each on its
+         * own target, from one lock (target_request.c). */
+        mapb compat = { PTRVEC_INIT, PTRVEC_INIT }, vars = { PTRVEC_INIT, PTRVEC_INIT };
+        ptrvec req = PTRVEC_INIT;
+        ptrvec_push(&req, str_at(&d, bat, "daytona"));
+        ptrvec_push(&req, str_at(&d, bat, "modal"));
+        put(&d, &vars, bat, "required", seq_done(&d, &req, bat));
+        put(&d, &compat, bat, "variants", map_done(&d, &vars, bat));
+        put(&d, &spec, bat, "compatibility", map_done(&d, &compat, bat));
     }
 
     mapb top = { PTRVEC_INIT, PTRVEC_INIT };

@@ -28,11 +28,32 @@ static lock_check_input check_input_now(const target_request *tr, const char *cu
                                         const lock_doc *lock)
 {
     const resolve_request *rq = &tr->rq;
-    lock_check_root *roots = xcalloc(rq->n_roots + 1, sizeof *roots);
+    /* every target's requirements (a base target adds its protected pins) */
+    size_t cap = 1;
+    for (size_t k = 0; k < tr->n_parts; k++)
+        cap += tr->parts[k].rq.n_roots;
+    lock_check_root *roots = xcalloc(cap, sizeof *roots);
     size_t n_roots = 0;
-    for (size_t i = 0; i < rq->n_roots; i++)
-        if (rq->roots[i].kind == ROOT_REQUIREMENT)
-            roots[n_roots++] = (lock_check_root){ rq->roots[i].ecosystem, rq->roots[i].text };
+    for (size_t k = 0; k < tr->n_parts; k++) {
+        const resolve_request *pq = &tr->parts[k].rq;
+        for (size_t i = 0; i < pq->n_roots; i++) {
+            bool dup = pq->roots[i].kind != ROOT_REQUIREMENT;
+            for (size_t j = 0; j < n_roots && !dup; j++)
+                dup = !strcmp(roots[j].ecosystem, pq->roots[i].ecosystem) &&
+                      !strcmp(roots[j].text, pq->roots[i].text);
+            if (!dup)
+                roots[n_roots++] = (lock_check_root){ pq->roots[i].ecosystem, pq->roots[i].text };
+        }
+    }
+    lock_target *targets = NULL;
+    if (tr->n_parts > 1) {
+        targets = xcalloc(tr->n_parts, sizeof *targets);
+        for (size_t k = 0; k < tr->n_parts; k++) {
+            const target_base *t = tr->parts[k].target;
+            targets[k] = (lock_target){ tr->parts[k].variants, t->python_version, t->platform,
+                                        t->arch, t->image };
+        }
+    }
     size_t nv = 0;
     while (rq->variants[nv])
         nv++;
@@ -52,8 +73,11 @@ static lock_check_input check_input_now(const target_request *tr, const char *cu
         .base_channel = rq->base->channel,
         .variants = rq->variants,
         .base_digests = digests,
+        .image = tr->n_parts > 1 ? NULL : rq->base->image,
+        .targets = targets,
+        .n_targets = targets ? tr->n_parts : 0,
         .exclude_newer = cutoff[0] ? cutoff : lock->exclude_newer,
-        .prereleases = NULL,
+        .prereleases = lock->prereleases, /* the lock's own: check has no --prerelease */
         .compare_upgrade = false,
     };
 }
@@ -62,6 +86,7 @@ static void release_now(lock_check_input *in)
 {
     free((void *)in->roots);
     free((void *)in->base_digests);
+    free((void *)in->targets);
 }
 
 /* The inputs now go into `in` (only those the request derives are

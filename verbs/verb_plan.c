@@ -363,11 +363,29 @@ static void no_image(const plan_run *r, const char *variant, plan_refusal *why, 
     *code = EL_ARTIFACT_MISSING;
 }
 
-/* Why `variant` cannot be built from this lock and spec: the lock has no
- * base image for it, or plan/ refuses the spec. false if it can. */
+/* The image `variant` builds on in the lock (target.image, or its entry of
+ * target.targets; docs/lock-format.md), or NULL for the base. */
+static const char *image_of(const lock_doc *lock, const char *variant)
+{
+    for (size_t i = 0; i < lock->n_targets; i++)
+        for (const char **v = lock->targets[i].variants; v && *v; v++)
+            if (strcmp(*v, variant) == 0)
+                return lock->targets[i].image;
+    return lock->image;
+}
+
+/* Why `variant` cannot be built from this lock and spec: plan/ refuses the
+ * spec (an image source first: such a variant has no base image in the lock,
+ * which is not the reason), the lock has no base image for it. false if it
+ * can. */
 static bool cannot_build(const plan_run *r, const char *variant, plan_refusal *why, el_code *code)
 {
     memset(why, 0, sizeof *why);
+    if (image_of(r->lock, variant)) {
+        *code = EL_CAPABILITY_UNSUPPORTED;
+        if (plan_refuse(&r->in, variant, why))
+            return true;
+    }
     if (!lock_digest_for(r->lock, variant)) {
         no_image(r, variant, why, code);
         return true;

@@ -123,7 +123,8 @@ static el_code solve_and_write(el_ctx *ctx, const el_cache_options *co, const ta
     if (!c)
         return el_ctx_code(ctx);
     lock_doc *doc = NULL;
-    el_code rc = resolver_resolve(ctx, c, &tr->rq, &doc);
+    el_code rc = tr->n_parts > 1 ? verbs_resolve_targets(ctx, c, tr, &doc)
+                                 : resolver_resolve(ctx, c, &tr->rq, &doc);
     cache_close(c);
     if (rc == EL_OK)
         rc = lock_write_file(ctx, doc, res->lock_path, res->lock_digest);

@@ -36,4 +36,22 @@ lock_doc *verbs_lock_read(el_ctx *ctx, const char *path, char digest_out[EL_DIGE
  *  `plan` makes its output directory). EL_OK otherwise. */
 el_code verbs_out_file_check(el_ctx *ctx, const char *option, const char *path);
 
+struct cache;
+struct target_request;
+
+/* verbs_resolve_targets() :
+ *  One lock for the parts of `tr` (several targets; verb_resolve_targets.c):
+ *  each target solved with every PyPI/Debian version of the others pinned,
+ *  until they agree, then merged. A target's failure keeps its code and
+ *  detail, its message prefixed with the variant, detail.variant and
+ *  detail.sharedWith added. *out: caller frees. */
+el_code verbs_resolve_targets(el_ctx *ctx, struct cache *c, const struct target_request *tr,
+                              lock_doc **out);
+
+/* verbs_merge_locks() :
+ *  The one lock of `locks` (one per part of `tr`, agreeing on every PyPI and
+ *  Debian version): locks[0] itself, joined with the others' packages and
+ *  inputs (copied into it) and its target given as `targets`. */
+lock_doc *verbs_merge_locks(const struct target_request *tr, lock_doc *const *locks);
+
 #endif

@@ -1,7 +1,11 @@
 /* target_request.c — builds the resolve_request for a valid spec: the base
  * from the catalog with the reference's errors, digests per variant, the
  * protected-pin merge (REFERENCE §3 merge_requirements, exact messages), the
- * npm and apt roots, sources and options. It decides nothing about versions:
+ * npm and apt roots, sources and options. A `build.source: image` spec
+ * builds its variants on the image the catalog's `images:` describes, but
+ * modal on the spec's base (REFERENCE §7: the modal builder starts from the
+ * resolved base; seed 000: Modal ignores a DataGen recipe's baseImage), so
+ * the variants may have different targets: one request part per target. It decides nothing about versions:
  * everything here happens before the solve, and a refusal here means the
  * resolver never runs. */
 #include <ctype.h>
@@ -185,9 +189,9 @@ static int cmp_str(const void *a, const void *b)
 static el_code check_source(el_ctx *ctx, const el_spec *spec)
 {
     const char *source = el_spec_text(spec, "spec.build.source");
-    if (source && strcmp(source, "packages") != 0) {
+    if (source && strcmp(source, "packages") != 0 && strcmp(source, "image") != 0) {
         el_fail(ctx, EL_CAPABILITY_UNSUPPORTED,
-                "`%s` is not resolved by envlock yet: only `packages` is", source);
+                "`%s` is not resolved by envlock yet: only `packages` and `image` are", source);
         el_detail_str(ctx, "field", "spec.build.source");
         return EL_CAPABILITY_UNSUPPORTED;
     }
@@ -230,87 +234,138 @@ static void add_node_note(target_request *r, const target_base *base)
     r->notes = notes;
 }
 
-el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_spec *spec,
-                             const target_request_options *o, target_request **out)
+/* The sorted set of required + optional variants, or {datalayer}. */
+static const char **spec_variants(arena *mem, const el_spec_entry *all, size_t n_all, size_t *n)
 {
-    *out = NULL;
-    el_code rc = el_spec_validate(ctx, spec);
-    if (rc != EL_OK || (rc = check_source(ctx, spec)) != EL_OK)
-        return rc;
-    const char *ref = el_spec_text(spec, "spec.base.ref");
-    const char *channel = el_spec_text(spec, "spec.base.channel");
-    const target_base *base = target_catalog_find(ctx, cat, ref ? ref : "", channel ? channel : "");
-    if (!base)
-        return el_ctx_code(ctx);
-    const char *python = el_spec_python_version(spec);
-    if (!python || strcmp(python, base->python_minor) != 0) {
-        el_fail(ctx, EL_SPEC_INVALID,
-                "Python %s is not what `%s` provides (%s); it is validated against the base, "
-                "not replaced",
-                python ? python : "(none)", base->ref, base->python_minor);
-        el_detail_str(ctx, "field", "spec.language.version");
-        return EL_SPEC_INVALID;
-    }
-
-    target_request *r = xcalloc(1, sizeof *r);
-    r->mem = arena_new();
-    resolve_request *rq = &r->rq;
-    rq->base = base;
-    if ((rc = el_spec_digest(ctx, spec, r->spec_digest)) != EL_OK)
-        goto fail;
-    rq->spec_digest = r->spec_digest;
-
-    size_t n_all = 0;
-    el_spec_entry *all = el_spec_entries(spec,
-                                         EL_SPEC_PYTHON_DEPENDENCIES | EL_SPEC_PYTHON_CONSTRAINTS |
-                                             EL_SPEC_NODE_DEPENDENCIES | EL_SPEC_APT |
-                                             EL_SPEC_VARIANTS,
-                                         &n_all);
-    if (o && o->spec_text)
-        el_spec_entries_locate(all, n_all, o->spec_text, o->spec_len, o->spec_opts);
-
-    /* Variants: the sorted set of required + optional, or {datalayer}. */
     size_t from, nv = take(all, n_all, EL_SPEC_VARIANTS, &from);
-    const char **variants = arena_alloc(r->mem, (nv + 2) * sizeof *variants);
-    size_t n_variants = 0;
+    const char **variants = arena_alloc(mem, (nv + 2) * sizeof *variants);
+    size_t k = 0;
     for (size_t i = 0; i < nv; i++)
-        variants[n_variants++] = all[from + i].text;
-    if (!n_variants)
-        variants[n_variants++] = "datalayer";
-    qsort(variants, n_variants, sizeof *variants, cmp_str);
+        variants[k++] = all[from + i].text;
+    if (!k)
+        variants[k++] = "datalayer";
+    qsort(variants, k, sizeof *variants, cmp_str);
     size_t u = 0;
-    for (size_t i = 0; i < n_variants; i++)
+    for (size_t i = 0; i < k; i++)
         if (u == 0 || strcmp(variants[u - 1], variants[i]) != 0)
             variants[u++] = variants[i];
-    n_variants = u;
-    variants[n_variants] = NULL;
-    rq->variants = variants;
-    r->resolved_bases = arena_alloc(r->mem, (n_variants + 1) * sizeof *r->resolved_bases);
-    for (size_t i = 0; i < n_variants; i++) {
-        const char *d = target_base_digest(ctx, base, variants[i]);
-        if (!d) {
-            rc = el_ctx_code(ctx);
-            free(all);
-            goto fail;
-        }
-        r->resolved_bases[i] = arena_sprintf(r->mem, "%s@%s", base->repository, d);
-    }
+    variants[u] = NULL;
+    *n = u;
+    return variants;
+}
 
-    /* Python: the merge decides the pypi roots. */
+static bool builds_from_image(const char *variant)
+{
+    return strcmp(variant, "modal") != 0;
+}
+
+static el_code python_mismatch(el_ctx *ctx, const char *python, const char *what,
+                               const char *provides)
+{
+    el_fail(ctx, EL_SPEC_INVALID,
+            "Python %s is not what `%s` provides (%s); it is validated against the base, "
+            "not replaced",
+            python ? python : "(none)", what, provides);
+    el_detail_str(ctx, "field", "spec.language.version");
+    return EL_SPEC_INVALID;
+}
+
+/* The base and the image the variants build on, with the spec's Python
+ * checked against what its build source validates it with (the base, or
+ * for an image source the image: REFERENCE §1 rule 3 skips the base). The
+ * base is looked up only when a variant builds on it; *image stays NULL
+ * unless the source is `image`. */
+static el_code find_targets(el_ctx *ctx, const target_catalog *cat, const el_spec *spec,
+                            const char *const *variants, const target_base **base,
+                            const target_base **image)
+{
+    *base = *image = NULL;
+    const char *source = el_spec_text(spec, "spec.build.source");
+    bool from_image = source && strcmp(source, "image") == 0, need_base = !from_image;
+    const char *python = el_spec_python_version(spec);
+    if (from_image) {
+        const char *ref = el_spec_text(spec, "spec.build.image.reference");
+        if (!(*image = target_catalog_find_image(ctx, cat, ref ? ref : "")))
+            return el_ctx_code(ctx);
+        if (!python || strcmp(python, (*image)->python_minor) != 0)
+            return python_mismatch(ctx, python, (*image)->image, (*image)->python_minor);
+        for (const char *const *v = variants; *v; v++)
+            need_base |= !builds_from_image(*v);
+    }
+    const char *ref = el_spec_text(spec, "spec.base.ref");
+    const char *channel = el_spec_text(spec, "spec.base.channel");
+    *base = target_catalog_find(ctx, cat, ref ? ref : "", channel ? channel : "");
+    if (!*base && need_base)
+        return el_ctx_code(ctx);
+    if (!*base)
+        el_ctx_clear(ctx); /* only its digests were wanted */
+    if (!from_image && (!python || strcmp(python, (*base)->python_minor) != 0))
+        return python_mismatch(ctx, python, (*base)->ref, (*base)->python_minor);
+    return EL_OK;
+}
+
+/* Each variant's digest (of the base, or of the image it builds from when
+ * the catalog records one) and "<repository>@<digest>" / the image's
+ * reference; and the two targets as the lock records them: the spec's base
+ * ref and channel with these per-variant digests. */
+static el_code variant_digests(el_ctx *ctx, target_request *r, const el_spec *spec,
+                               const target_base *base, const target_base *image,
+                               const char *const *variants, size_t nv, target_base **tb_base,
+                               target_base **tb_image)
+{
+    const char **digests = arena_alloc(r->mem, (nv + 1) * sizeof *digests);
+    r->resolved_bases = arena_alloc(r->mem, (nv + 1) * sizeof *r->resolved_bases);
+    for (size_t i = 0; i < nv; i++) {
+        if (image && builds_from_image(variants[i])) {
+            digests[i] = image->image_digest;
+            r->resolved_bases[i] = digests[i] ? arena_sprintf(r->mem, "%s@%s", image->image,
+                                                              digests[i])
+                                              : image->image;
+            continue;
+        }
+        if (!(digests[i] = target_base_digest(ctx, base, variants[i])))
+            return el_ctx_code(ctx);
+        r->resolved_bases[i] = arena_sprintf(r->mem, "%s@%s", base->repository, digests[i]);
+    }
+    const char *ref = base ? base->ref : el_spec_text(spec, "spec.base.ref");
+    const char *channel = base ? base->channel : el_spec_text(spec, "spec.base.channel");
+    for (int k = 0; k < 2; k++) {
+        const target_base *from = k ? image : base;
+        if (!from)
+            continue;
+        target_base *t = arena_alloc(r->mem, sizeof *t);
+        *t = *from;
+        t->ref = ref;
+        t->channel = channel;
+        t->variants = variants;
+        t->digests = digests;
+        t->n_variants = nv;
+        *(k ? tb_image : tb_base) = t;
+    }
+    return EL_OK;
+}
+
+/* The request part for one target: its protected pins merged into the
+ * Python roots, the npm and apt roots, its apt sources then the spec's. */
+static el_code build_part(el_ctx *ctx, target_request *r, const el_spec *spec,
+                          const el_spec_entry *all, size_t n_all, const target_base *tb,
+                          const target_request_options *o, resolve_request *rq)
+{
+    rq->base = tb;
+    rq->spec_digest = r->spec_digest;
     size_t fd, nd = take(all, n_all, EL_SPEC_PYTHON_DEPENDENCIES, &fd);
     size_t fc, nc = take(all, n_all, EL_SPEC_PYTHON_CONSTRAINTS, &fc);
     target_merged m;
-    rc = target_merge(ctx, r->mem, base->protected_pins, all + fd, nd, all + fc, nc, &m);
-    if (rc != EL_OK) {
-        free(all);
-        goto fail;
+    el_code rc = target_merge(ctx, r->mem, tb->protected_pins, all + fd, nd, all + fc, nc, &m);
+    if (rc != EL_OK)
+        return rc;
+    if (!r->notes || m.n_notes > r->n_notes) {
+        r->notes = m.notes;
+        r->n_notes = m.n_notes;
     }
-    r->notes = m.notes;
-    r->n_notes = m.n_notes;
-
     size_t fn, nn = take(all, n_all, EL_SPEC_NODE_DEPENDENCIES, &fn);
-    if (nn && !base->node_version)
-        add_node_note(r, base);
+    if (nn && !tb->node_version && rq == &r->parts[0].rq)
+        add_node_note(r, tb);
     size_t fa, na = take(all, n_all, EL_SPEC_APT, &fa);
     resolve_root *roots = arena_alloc(r->mem, (m.n_roots + nn + na + 1) * sizeof *roots);
     size_t n_roots = 0;
@@ -325,14 +380,13 @@ el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_sp
                 continue;
             roots[n_roots++] = (resolve_root){ pass ? "deb" : "npm", text, ROOT_REQUIREMENT,
                                                false, arena_strdup(r->mem, e->field), e->line,
-                                               e->column };
+                                               e->column, false };
         }
     }
     rq->roots = roots;
     rq->n_roots = n_roots;
-    free(all);
 
-    /* Where to read: the spec's indexes, the registry, the base's apt
+    /* Where to read: the spec's indexes, the registry, the target's apt
      * sources and then the spec's. */
     rq->pypi_indexes = el_spec_python_indexes(spec, &rq->n_pypi_indexes);
     rq->npm_registry = el_spec_npm_registry(spec);
@@ -340,16 +394,15 @@ el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_sp
         rq->npm_registry = DEFAULT_NPM_REGISTRY;
     size_t n_spec_src = 0, n_base_src = 0;
     const char *const *spec_src = el_spec_apt_sources(spec, &n_spec_src);
-    while (base->apt_sources && base->apt_sources[n_base_src])
+    while (tb->apt_sources && tb->apt_sources[n_base_src])
         n_base_src++;
     const char **sources = arena_alloc(r->mem, (n_base_src + n_spec_src + 1) * sizeof *sources);
     for (size_t i = 0; i < n_base_src; i++)
-        sources[rq->n_apt_sources++] = base->apt_sources[i];
+        sources[rq->n_apt_sources++] = tb->apt_sources[i];
     for (size_t i = 0; i < n_spec_src; i++)
         sources[rq->n_apt_sources++] = spec_src[i];
     rq->apt_sources = sources;
-    rq->apt_keyring = base->apt_keyring;
-
+    rq->apt_keyring = tb->apt_keyring;
     if (o) {
         rq->exclude_newer = o->exclude_newer ? arena_strdup(r->mem, o->exclude_newer) : NULL;
         /* With --upgrade the request still carries the old lock, but only
@@ -365,12 +418,78 @@ el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_sp
         rq->debug_solver_dir = o->debug_solver_dir;
         rq->explain_full = o->explain_full;
     }
+    return EL_OK;
+}
+
+/* One part per distinct target, in the order of each one's first variant. */
+static el_code build_parts(el_ctx *ctx, target_request *r, const el_spec *spec,
+                           const el_spec_entry *all, size_t n_all, const target_base *tb_base,
+                           const target_base *tb_image, const target_request_options *o)
+{
+    const char *const *variants = r->rq.variants;
+    size_t nv = 0;
+    while (variants[nv])
+        nv++;
+    r->parts = arena_alloc(r->mem, 3 * sizeof *r->parts);
+    memset(r->parts, 0, 3 * sizeof *r->parts);
+    for (size_t i = 0; i < nv; i++) {
+        const target_base *t = tb_image && builds_from_image(variants[i]) ? tb_image : tb_base;
+        size_t k = 0;
+        while (k < r->n_parts && r->parts[k].target != t)
+            k++;
+        target_part *p = &r->parts[k];
+        if (k == r->n_parts) {
+            r->n_parts++;
+            p->target = t;
+            p->variants = arena_alloc(r->mem, (nv + 1) * sizeof *p->variants);
+            p->rq.variants = variants;
+            el_code rc = build_part(ctx, r, spec, all, n_all, t, o, &p->rq);
+            if (rc != EL_OK)
+                return rc;
+        }
+        size_t j = 0;
+        while (p->variants[j])
+            j++;
+        p->variants[j] = variants[i];
+    }
+    r->rq = r->parts[0].rq;
+    return EL_OK;
+}
+
+el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_spec *spec,
+                             const target_request_options *o, target_request **out)
+{
+    *out = NULL;
+    el_code rc = el_spec_validate(ctx, spec);
+    if (rc != EL_OK || (rc = check_source(ctx, spec)) != EL_OK)
+        return rc;
+    target_request *r = xcalloc(1, sizeof *r);
+    r->mem = arena_new();
+    size_t n_all = 0;
+    el_spec_entry *all = el_spec_entries(spec,
+                                         EL_SPEC_PYTHON_DEPENDENCIES | EL_SPEC_PYTHON_CONSTRAINTS |
+                                             EL_SPEC_NODE_DEPENDENCIES | EL_SPEC_APT |
+                                             EL_SPEC_VARIANTS,
+                                         &n_all);
+    if (o && o->spec_text)
+        el_spec_entries_locate(all, n_all, o->spec_text, o->spec_len, o->spec_opts);
+    size_t nv = 0;
+    const char **variants = spec_variants(r->mem, all, n_all, &nv);
+    r->rq.variants = variants;
+    const target_base *base = NULL, *image = NULL;
+    target_base *tb_base = NULL, *tb_image = NULL;
+    if ((rc = find_targets(ctx, cat, spec, variants, &base, &image)) == EL_OK &&
+        (rc = el_spec_digest(ctx, spec, r->spec_digest)) == EL_OK &&
+        (rc = variant_digests(ctx, r, spec, base, image, variants, nv, &tb_base, &tb_image)) ==
+            EL_OK)
+        rc = build_parts(ctx, r, spec, all, n_all, tb_base, tb_image, o);
+    free(all);
+    if (rc != EL_OK) {
+        target_request_free(r);
+        return rc;
+    }
     *out = r;
     return EL_OK;
-
-fail:
-    target_request_free(r);
-    return rc;
 }
 
 void target_request_free(target_request *r)

@@ -51,9 +51,21 @@ typedef struct target_request_options {
     bool explain_full;
 } target_request_options;
 
+/* The request for one target and the variants that build on it. */
+typedef struct target_part {
+    resolve_request rq;          /* rq.base is this target: the base, or the
+                                    image's catalog entry with the spec's base
+                                    ref, channel and per-variant digests */
+    const target_base *target;
+    const char **variants;       /* those building on it, sorted, NULL-terminated */
+} target_part;
+
 typedef struct target_request {
     arena *mem;
-    resolve_request rq;
+    resolve_request rq;            /* parts[0].rq */
+    target_part *parts;            /* one per distinct target (1 or 2), in the
+                                      order of each one's first variant */
+    size_t n_parts;
     const char **notes;            /* merge notes, for the user */
     size_t n_notes;
     const char **resolved_bases;   /* parallel to rq.variants: "<repository>@<digest>" */
@@ -63,10 +75,14 @@ typedef struct target_request {
 /* target_request_build() :
  *  The whole request for `spec` (which must have no findings) against the
  *  catalog: refuses what cannot be resolved (build sources other than
- *  `packages`, the conda manager) with CAPABILITY_UNSUPPORTED; finds the base
- *  (unknown ref or channel: SPEC_INVALID), checks the spec's Python against
- *  it, resolves the digest of every wanted variant (ARTIFACT_MISSING for an
- *  unpublished one), merges the protected pins, and adds npm and apt roots.
+ *  `packages` and `image`, the conda manager) with CAPABILITY_UNSUPPORTED;
+ *  finds the base (unknown ref or channel: SPEC_INVALID) and for an `image`
+ *  source the image's entry (target_catalog_find_image()); checks the spec's
+ *  Python against the base, or the image for an image source; resolves the
+ *  digest of every wanted variant (ARTIFACT_MISSING for an unpublished base
+ *  one; an image variant has its entry's digest or none), merges each
+ *  target's protected pins, and adds npm and apt roots. Every variant but
+ *  modal builds on the image of an image source; modal on the base.
  *  Caller frees with target_request_free(); the request borrows `cat` and
  *  `spec`, which must outlive it. */
 el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_spec *spec,

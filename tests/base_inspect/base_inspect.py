@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -342,7 +343,58 @@ def part_malformed(envlock, work):
         raise Failure("noglibc.tar: want no_glibc, got rc %d %s" % (rc, out))
 
 
-PARTS = {"docker": part_docker, "oci": part_oci, "malformed": part_malformed}
+def wheel(dirpath, name, version, requires_python):
+    """A minimal wheel (zipfile, standard library) and its PEP 503 link."""
+    fn = "%s-%s-py3-none-any.whl" % (name, version)
+    path = os.path.join(dirpath, fn)
+    info = "%s-%s.dist-info/" % (name, version)
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(info + "METADATA", "Metadata-Version: 2.1\nName: %s\nVersion: %s\n"
+                   "Requires-Python: %s\n" % (name, version, requires_python))
+        z.writestr(info + "WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr(info + "RECORD", "")
+    h = hashlib.sha256(open(path, "rb").read()).hexdigest()
+    return '<a href="%s#sha256=%s" data-requires-python="%s">%s</a>' % (
+        fn, h, requires_python.replace(">", "&gt;").replace("<", "&lt;"), fn)
+
+
+def part_resolve(envlock, work):
+    """The entry inspected from the docker archive, passed to --bases: a spec
+    building on python:3.11-slim resolves for the image's Python 3.11.9 (the
+    built-in catalog has no entry at that version), so tinypkg 2.0, which
+    needs Python >=3.12, is passed over for 1.0."""
+    docker_archive(os.path.join(work, "docker.tar"))
+    rc, _, err = run(envlock, ["base", "inspect", "docker.tar", "-o", "entry.yaml"], work)
+    if rc != 0:
+        raise Failure("inspect: %s" % err)
+    simple = os.path.join(work, "simple", "tinypkg")
+    os.makedirs(simple)
+    links = [wheel(simple, "tinypkg", "2.0", ">=3.12"), wheel(simple, "tinypkg", "1.0", ">=3.9")]
+    with open(os.path.join(simple, "index.html"), "w") as f:
+        f.write("<!DOCTYPE html><html><body>\n%s\n</body></html>\n" % "\n".join(links))
+    with open(os.path.join(work, "spec.yaml"), "w") as f:
+        f.write(SPEC % {"variants": "[datalayer]"})
+    mirror = "https://pypi.org/simple=file://" + os.path.join(work, "simple")
+    rc, out, err = run(envlock, ["--cache-dir", os.path.join(work, "cache"), "--mirror", mirror,
+                                 "resolve", "spec.yaml", "--bases", "entry.yaml",
+                                 "-o", "envlock.lock"], work)
+    if rc != 0:
+        raise Failure("resolve with the inspected entry: rc %d %s%s" % (rc, out, err))
+    lock = open(os.path.join(work, "envlock.lock")).read()
+    want = ['  python: "3.11.9"', '  image: "python:3.11-slim"', "  name: tinypkg",
+            '  version: "1.0"', "tinypkg-1.0-py3-none-any.whl"]
+    missing = [w for w in want if w not in lock]
+    if missing or "tinypkg-2.0" in lock:
+        raise Failure("the lock is not for the inspected image (%s):\n%s" % (missing, lock))
+    rc, out, err = run(envlock, ["--offline", "--cache-dir", os.path.join(work, "cache"),
+                                 "--mirror", mirror, "check", "spec.yaml", "envlock.lock",
+                                 "--bases", "entry.yaml"], work)
+    if rc != 0:
+        raise Failure("check against the inspected entry: rc %d %s%s" % (rc, out, err))
+
+
+PARTS = {"docker": part_docker, "oci": part_oci, "malformed": part_malformed,
+         "resolve": part_resolve}
 
 
 def main():

@@ -636,6 +636,38 @@ static el_code build_for(const char *text, el_ctx *ctx)
     return rc;
 }
 
+static void image_references(void **state)
+{
+    (void)state;
+    arena *mem = arena_new();
+    const char *dg = NULL;
+    assert_string_equal(target_image_normalize(mem, "docker.io/library/python:3.11-slim", &dg),
+                        "python:3.11-slim");
+    assert_null(dg);
+    assert_string_equal(target_image_normalize(mem, "library/python:3.11-slim", &dg),
+                        "python:3.11-slim");
+    assert_string_equal(target_image_normalize(mem, "python", &dg), "python:latest");
+    assert_string_equal(target_image_normalize(mem, "ghcr.io/acme/py:1@sha256:ab", &dg),
+                        "ghcr.io/acme/py:1");
+    assert_string_equal(dg, "sha256:ab");
+    /* a registry port is not a tag */
+    assert_string_equal(target_image_normalize(mem, "reg.example:5000/py", &dg),
+                        "reg.example:5000/py:latest");
+    arena_free(mem);
+    el_ctx *ctx = el_ctx_new();
+    target_catalog *cat = target_catalog_load(ctx, BASES_YAML);
+    assert_non_null(cat);
+    const target_base *b = target_catalog_find_image(ctx, cat, "docker.io/python:3.12-slim");
+    assert_non_null(b);
+    assert_string_equal(b->image, "python:3.12-slim");
+    assert_string_equal(b->python_minor, "3.12");
+    assert_string_equal(b->platform, "manylinux_2_36_x86_64");
+    assert_null(target_catalog_find_image(ctx, cat, "python:3.12-slim@sha256:00"));
+    assert_string_equal(detail(ctx, "reason"), "image_digest_differs");
+    target_catalog_free(cat);
+    el_ctx_free(ctx);
+}
+
 static void request_refusals(void **state)
 {
     (void)state;
@@ -666,8 +698,20 @@ static void request_refusals(void **state)
                                "\"docker.io/library/python:3.13\"}}\n",
                                ctx),
                      EL_CAPABILITY_UNSUPPORTED);
+    /* an image the catalog does not describe: its target is unknown */
+    assert_string_equal(detail(ctx, "reason"), "image_not_in_catalog");
+    assert_string_equal(detail(ctx, "field"), "spec.build.image.reference");
+    assert_string_equal(detail(ctx, "image"), "docker.io/library/python:3.13");
+    assert_int_equal(build_for("apiVersion: environments.datalayer.io/v1alpha1\nkind: Environment\n"
+                               "metadata: {name: x}\nspec:\n  language: {version: \"3.13\"}\n"
+                               "  base: {ref: datalayer/python-cpu, channel: \"2026.09\"}\n"
+                               "  build: {source: dockerfile, dockerfile: {content: \"FROM "
+                               "datalayer/python-cpu\"}}\n",
+                               ctx),
+                     EL_CAPABILITY_UNSUPPORTED);
     assert_string_equal(el_ctx_message(ctx),
-                        "`image` is not resolved by envlock yet: only `packages` is");
+                        "`dockerfile` is not resolved by envlock yet: only `packages` and `image` "
+                        "are");
     /* a spec with findings is refused with them */
     assert_int_equal(build_for("apiVersion: environments.datalayer.io/v1alpha1\nkind: Environment\n"
                                "metadata: {name: X}\nspec:\n  language: {version: \"3.13\"}\n"
@@ -769,6 +813,7 @@ int main(void)
         cmocka_unit_test(merge_refused),
         cmocka_unit_test(merge_permits_branches),
         cmocka_unit_test(request_from_spec),
+        cmocka_unit_test(image_references),
         cmocka_unit_test(request_refusals),
         cmocka_unit_test(cutoff_instants),
         cmocka_unit_test(cutoff_spans),

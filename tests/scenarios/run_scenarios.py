@@ -38,6 +38,9 @@ Scenario `option:` lines (more in tests/scenarios/README.md):
   python X.Y.Z            the base's full Python version (default 3.13.7)
   platform TAG            the base's wheel platform (default manylinux_2_36_x86_64)
   arch ARCH               the base's Debian architecture (default amd64)
+  image REF X.Y.Z [TAG]   a catalog `images:` entry for REF: Python X.Y.Z, wheel
+                          platform TAG (default manylinux_2_36_x86_64), the
+                          scenario's apt suites, no dpkg status (repeatable)
   node X.Y.Z              the base's node version (default: none, engines unchecked)
 A `previous-lock |` block (projection lines, like expect-lock) is written as
 an existing lock before each resolve: a minimal, valid lock naming those
@@ -95,6 +98,8 @@ def parse_options(sc):
             flags.append("--explain")
         elif key in ("protected", "preinstalled") and val:
             cat[key].append(val)
+        elif key == "image" and len(val.split()) in (2, 3):
+            cat.setdefault("images", []).append(val.split())
         elif key in ("python", "platform", "arch", "node") and val:
             cat[key] = val
         else:
@@ -208,6 +213,27 @@ def yq(s):
     return json.dumps(s)
 
 
+def image_lines(sc, man, mdir, cat, has_deb):
+    """The catalog's `images:` entries of `image` options."""
+    if not cat.get("images"):
+        return []
+    lines = ["images:"]
+    for parts in cat["images"]:
+        ref, python = parts[0], parts[1]
+        platform = parts[2] if len(parts) > 2 else "manylinux_2_36_x86_64"
+        lines += ["  %s:" % yq(ref), "    python: %s" % yq(python),
+                  "    arch: %s" % cat["arch"], "    libc: glibc 2.36",
+                  "    platform: %s" % platform]
+        if has_deb:
+            lines += ["    apt:",
+                      "      keyring: %s" % yq(os.path.join(mdir, "apt-keyring.gpg")),
+                      "      sources:"]
+            for name, url in man.get("apt-suites", {}).items():
+                comps = sc.apt_suites.get(name, {}).get("components", "main").replace(",", " ")
+                lines.append("        - %s" % yq("deb %s %s %s" % (url, name, comps)))
+    return lines
+
+
 def write_catalog(path, sc, man, mdir, cat, has_deb):
     python = cat["python"]
     short = ".".join(python.split(".")[:2])
@@ -250,6 +276,7 @@ def write_catalog(path, sc, man, mdir, cat, has_deb):
         if cat[key]:
             lines.append("        %s:" % key)
             lines += ["          - %s" % yq(r) for r in cat[key]]
+    lines += image_lines(sc, man, mdir, cat, has_deb)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 

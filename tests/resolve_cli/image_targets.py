@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""image_targets — `envlock resolve` and `check` for specs that build on an
+image (build.source image; a DataGen recipe's baseImage), from a file://
+PyPI index written here (wheels made with zipfile) and a site catalog
+holding the base (Python 3.13.7) and the image python:3.11-slim (3.11.9):
+
+  single   every variant on the image: the lock's target is the image
+           (target.image, its Python), check is up to date, and stale when
+           the catalog's entry for the image changes its Python;
+  multi    a DataGen recipe (daytona on the image, modal on the base): the
+           lock lists both targets, holds one version valid on both, check
+           is up to date, and stale naming the target whose Python changed;
+           plan refuses the image source (plans are for `packages` only);
+  refused  a project with no version for modal's Python: the JSON error
+           names the variant (detail.variant modal, detail.sharedWith
+           [daytona]) and the package;
+  unknown  an image the catalog does not describe: CAPABILITY_UNSUPPORTED,
+           detail.reason image_not_in_catalog, the spec's field named.
+
+usage: image_targets.py ENVLOCK [PART]
+"""
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+DIGEST = "sha256:" + "3" * 64
+CATALOG = """\
+format: envlock-bases/1
+variants: [datalayer, e2b, daytona, modal]
+bases:
+  datalayer/python-cpu:
+    python: "3.13"
+    channels:
+      "2026.09":
+        python: 3.13.7
+        arch: amd64
+        libc: glibc 2.36
+        platform: manylinux_2_36_x86_64
+        digests: {datalayer: %(d)s, e2b: %(d)s, daytona: %(d)s, modal: %(d)s}
+images:
+  "python:3.11-slim":
+    python: %(py311)s
+    arch: amd64
+    libc: glibc 2.36
+    platform: manylinux_2_36_x86_64
+"""
+
+# (name, version, requires-python, wheel tags, requires-dist)
+PROJECTS = [
+    ("fastlib", "2.0", ">=3.12", ["cp312-abi3-manylinux_2_17_x86_64"], []),
+    ("fastlib", "1.5", ">=3.9", ["cp311-cp311-manylinux_2_17_x86_64",
+                                 "cp313-cp313-manylinux_2_17_x86_64"],
+     ['tomli>=1.1; python_version < "3.12"']),
+    ("tomli", "2.0.1", ">=3.7", ["py3-none-any"], []),
+    ("oldonly", "1.0", "<3.12", ["py3-none-any"], []),
+]
+
+ENV_SPEC = """\
+apiVersion: environments.datalayer.io/v1alpha1
+kind: Environment
+metadata:
+  name: on-image
+spec:
+  language:
+    name: python
+    version: "3.11"
+  base:
+    ref: datalayer/python-cpu
+    channel: "2026.09"
+  build:
+    source: image
+    image:
+      reference: %(image)s
+  packages:
+    python:
+      dependencies:
+        - fastlib
+"""
+RECIPE = "name: On image\nbaseImage: python:3.11-slim\npackages:\n  pip: %s\n"
+
+
+class Failure(Exception):
+    pass
+
+
+def write_index(root):
+    pages = {}
+    for name, version, rp, tags, deps in PROJECTS:
+        d = os.path.join(root, name)
+        os.makedirs(d, exist_ok=True)
+        for tag in tags:
+            fn = "%s-%s-%s.whl" % (name, version, tag)
+            info = "%s-%s.dist-info/" % (name, version)
+            meta = "Metadata-Version: 2.1\nName: %s\nVersion: %s\nRequires-Python: %s\n" % (
+                name, version, rp)
+            meta += "".join("Requires-Dist: %s\n" % r for r in deps)
+            with zipfile.ZipFile(os.path.join(d, fn), "w") as z:
+                z.writestr(info + "METADATA", meta)
+                z.writestr(info + "WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: false\n")
+                z.writestr(info + "RECORD", "")
+            h = hashlib.sha256(open(os.path.join(d, fn), "rb").read()).hexdigest()
+            esc = rp.replace("<", "&lt;").replace(">", "&gt;")
+            pages.setdefault(name, []).append(
+                '<a href="%s#sha256=%s" data-requires-python="%s">%s</a>' % (fn, h, esc, fn))
+    for name, links in pages.items():
+        with open(os.path.join(root, name, "index.html"), "w") as f:
+            f.write("<!DOCTYPE html><html><body>\n%s\n</body></html>\n" % "\n".join(links))
+
+
+class Site:
+    def __init__(self, envlock, work):
+        self.envlock, self.work = envlock, work
+        write_index(os.path.join(work, "simple"))
+        self.catalog("3.11.9")
+
+    def catalog(self, py311, name="bases.yaml"):
+        with open(os.path.join(self.work, name), "w") as f:
+            f.write(CATALOG % {"d": DIGEST, "py311": py311})
+        return name
+
+    def run(self, *args, bases="bases.yaml"):
+        cmd = [self.envlock, "--json", "--cache-dir", os.path.join(self.work, "cache"),
+               "--mirror", "https://pypi.org/simple=file://" + os.path.join(self.work, "simple")]
+        cmd += list(args) + ["--bases", bases]
+        p = subprocess.run(cmd, cwd=self.work, capture_output=True, text=True)
+        try:
+            body = json.loads(p.stdout) if p.stdout.strip() else {}
+        except ValueError:
+            body = {"raw": p.stdout}
+        return p.returncode, body, p.stderr
+
+    def spec(self, text, name="spec.yaml"):
+        with open(os.path.join(self.work, name), "w") as f:
+            f.write(text)
+        return name
+
+    def lock(self):
+        return open(os.path.join(self.work, "envlock.lock")).read()
+
+
+def expect_in(text, wants, what):
+    missing = [w for w in wants if w not in text]
+    if missing:
+        raise Failure("%s lacks %s:\n%s" % (what, missing, text))
+
+
+def check_stale(site, spec, words):
+    rc, body, err = site.run("check", spec, "envlock.lock")
+    if rc != 0:
+        raise Failure("check of a fresh lock: rc %d %s %s" % (rc, body, err))
+    cat = site.catalog("3.11.10", "bases-newer.yaml")
+    rc, body, err = site.run("check", spec, "envlock.lock", bases=cat)
+    if rc != 1 or not all(w in json.dumps(body) for w in words):
+        raise Failure("check after the image's Python changed: rc %d %s %s" % (rc, body, err))
+
+
+def part_single(site):
+    spec = site.spec(ENV_SPEC % {"image": "docker.io/library/python:3.11-slim"})
+    rc, body, err = site.run("resolve", spec, "-o", "envlock.lock")
+    if rc != 0:
+        raise Failure("resolve: rc %d %s %s" % (rc, body, err))
+    lock = site.lock()
+    # 3.11.9: fastlib 2.0 needs >=3.12, so 1.5 and its tomli (python_version < "3.12")
+    expect_in(lock, ['  python: "3.11.9"', '  image: "python:3.11-slim"', "  name: fastlib",
+                     '  version: "1.5"', "  name: tomli", "cp311-cp311"], "the lock")
+    if "targets:" in lock or "cp313-cp313" in lock:
+        raise Failure("one target, yet:\n%s" % lock)
+    check_stale(site, spec, ["target python changed: 3.11.9 -> 3.11.10"])
+
+
+def part_multi(site):
+    spec = site.spec(RECIPE % "fastlib")
+    rc, body, err = site.run("resolve", spec, "-o", "envlock.lock")
+    if rc != 0:
+        raise Failure("resolve: rc %d %s %s" % (rc, body, err))
+    lock = site.lock()
+    expect_in(lock, ["  targets:\n  - variants: [daytona]\n    python: \"3.11.9\"",
+                     "  - variants: [modal]\n    python: \"3.13.7\"", '  version: "1.5"',
+                     "fastlib-1.5-cp311-cp311", "fastlib-1.5-cp313-cp313", "  name: tomli"],
+              "the lock")
+    check_stale(site, spec, ["target 1 (daytona) python changed: 3.11.9 -> 3.11.10"])
+    # plans are written for `packages` sources only: an image spec is refused, clearly
+    rc, body, err = site.run("plan", spec, "envlock.lock", "-o", "plan")
+    if rc != 11 or "envlock plans only `packages` sources" not in body.get("message", ""):
+        raise Failure("plan of an image recipe: rc %d %s %s" % (rc, body, err))
+
+
+def part_refused(site):
+    spec = site.spec(RECIPE % "oldonly")
+    rc, body, err = site.run("resolve", spec, "-o", "envlock.lock")
+    det = body.get("detail", {})
+    if (rc == 0 or body.get("code") != "DL_ENV_PACKAGE_NOT_FOUND" or det.get("variant") != "modal"
+            or det.get("sharedWith") != ["daytona"] or det.get("package") != "oldonly"
+            or not body.get("message", "").startswith("`modal` (Python 3.13.7")):
+        raise Failure("want modal named: rc %d %s %s" % (rc, body, err))
+    if os.path.exists(os.path.join(site.work, "envlock.lock")):
+        raise Failure("a refused resolve wrote a lock")
+
+
+def part_unknown(site):
+    spec = site.spec(ENV_SPEC % {"image": "ghcr.io/acme/runtime:1.4"})
+    rc, body, err = site.run("resolve", spec, "-o", "envlock.lock")
+    det = body.get("detail", {})
+    if (rc != 11 or body.get("code") != "DL_ENV_CAPABILITY_UNSUPPORTED"
+            or det.get("reason") != "image_not_in_catalog"
+            or det.get("field") != "spec.build.image.reference"
+            or det.get("image") != "ghcr.io/acme/runtime:1.4"):
+        raise Failure("want image_not_in_catalog: rc %d %s %s" % (rc, body, err))
+
+
+PARTS = {"single": part_single, "multi": part_multi, "refused": part_refused,
+         "unknown": part_unknown}
+
+
+def main():
+    envlock = os.path.abspath(sys.argv[1])
+    failed = 0
+    for name in sys.argv[2:] or sorted(PARTS):
+        with tempfile.TemporaryDirectory(prefix="image-targets-") as work:
+            try:
+                PARTS[name](Site(envlock, work))
+                print("ok   %s" % name)
+            except Failure as e:
+                failed += 1
+                print("FAIL %s: %s" % (name, e))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
