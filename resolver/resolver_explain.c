@@ -4,8 +4,10 @@
  * hold, the shortest chain from the spec to each (breadth first over the
  * requirement graph the solver considered), and a suggestion. A requirement
  * that nothing the indexes serve can satisfy becomes PACKAGE_NOT_FOUND with
- * every excluded version's reason, unless another requirement on the same
- * name excludes it anyway, in which case the conflict is the better story.
+ * every excluded version's reason, and every other such dead end of the
+ * solve beside it, unless another requirement on the same name excludes it
+ * anyway, in which case the conflict is the better story. A pair is shown
+ * only when each of its requirements admits some version.
  * Real versions everywhere: ranks never reach a message. */
 #include <stdlib.h>
 #include <string.h>
@@ -186,10 +188,20 @@ static int chain(rsv *r, const bfs *b, const req *q, bool full, strbuf *line, js
     return n;
 }
 
-/* Whether two requirements can never hold together: no solvable provides
- * both (for a name with version semantics of our own, over every version
- * known, excluded ones included, so an excluded pin still conflicts). */
-static bool disjoint(rsv *r, const req *a, const req *b)
+static bool provided(Pool *pool, Id dep)
+{
+    Id w = pool_whatprovides(pool, dep);
+    return w && pool->whatprovidesdata[w];
+}
+
+/* Whether two requirements can never hold together: each admits some
+ * version and no solvable provides both (for a name with version semantics
+ * of our own, over every version known, excluded ones included, so an
+ * excluded pin still conflicts). Two that admit nothing are two dead ends,
+ * not a pair. With a_may_be_empty, `a` may admit nothing known: a
+ * requirement on a name the base holds at its protected pin, whose other
+ * versions no index was asked for, against that pin (protected_partner()). */
+static bool disjoint_sets(rsv *r, const req *a, const req *b, bool a_may_be_empty)
 {
     if (strcmp(a->target, b->target) != 0)
         return false;
@@ -205,10 +217,17 @@ static bool disjoint(rsv *r, const req *a, const req *b)
             bool *ka = xcalloc(n->nent, 1), *kb = xcalloc(n->nent, 1);
             resolver_pypi_match(qa->specset, n->allv, n->nent, ka);
             resolver_pypi_match(qb->specset, n->allv, n->nent, kb);
+            /* two requirements that each admit nothing do not conflict:
+             * each is a dead end of its own (not_found()) */
+            bool any_a = false, any_b = false;
             res = true;
-            for (size_t i = 0; i < n->nent; i++)
+            for (size_t i = 0; i < n->nent; i++) {
+                any_a |= ka[i];
+                any_b |= kb[i];
                 if (ka[i] && kb[i])
                     res = false;
+            }
+            res = res && (any_a || a_may_be_empty) && any_b;
             free(ka);
             free(kb);
         }
@@ -218,6 +237,8 @@ static bool disjoint(rsv *r, const req *a, const req *b)
     }
     Pool *pool = r->pool;
     Id p, pp, q, qq;
+    if ((!a_may_be_empty && !provided(pool, a->dep)) || !provided(pool, b->dep))
+        return false; /* nothing satisfies one of them: not a pair */
     FOR_PROVIDES(p, pp, a->dep)
         FOR_PROVIDES(q, qq, b->dep)
             if (p == q)
@@ -226,6 +247,11 @@ static bool disjoint(rsv *r, const req *a, const req *b)
     if (a->rd && a->rd->eco == RSV_NPM)
         return false;
     return true;
+}
+
+static bool disjoint(rsv *r, const req *a, const req *b)
+{
+    return disjoint_sets(r, a, b, false);
 }
 
 static void req_free(req *q)
@@ -373,7 +399,7 @@ static bool protected_partner(rsv *r, const req *q, req *out)
         c.root = d->root;
         c.dep = d->dep;
         dep_texts(r, 0, d->dep, &c.text, &c.full, &c.target, &c.rd);
-        if (disjoint(r, q, &c)) {
+        if (disjoint_sets(r, q, &c, true)) {
             *out = c;
             return true;
         }
@@ -382,34 +408,48 @@ static bool protected_partner(rsv *r, const req *q, req *out)
     return false;
 }
 
-/* PACKAGE_NOT_FOUND for requirement q (nothing served satisfies it). */
-static el_code not_found(rsv *r, const req *q, const bfs *b)
+/* What an index says about one name: where it was asked, and whether it
+ * has the name at all. */
+typedef struct name_facts {
+    int eco;
+    const char *index;
+    const pypi_project *p;   /* PyPI */
+    const npm_packument *np; /* npm */
+    bool exists;
+    bool empty;              /* it lists no version at all */
+} name_facts;
+
+static name_facts facts_of(rsv *r, const req *q)
 {
-    json_object *excluded = json_object_new_array();
-    json_object *close = json_object_new_array();
-    strbuf why = STRBUF_INIT, near = STRBUF_INIT, line = STRBUF_INIT;
-    json_object *ch = json_object_new_array();
-    chain(r, b, q, false, &line, ch);
-    const char *index = NULL;
-    const pypi_project *p = NULL;
-    int eco = q->rd ? q->rd->eco : RSV_DEB;
-    if (eco == RSV_PYPI) {
+    name_facts f = { 0 };
+    f.eco = q->rd ? q->rd->eco : RSV_DEB;
+    if (f.eco == RSV_PYPI) {
         for (size_t i = 0; i < r->pypi_names.len; i++)
             if (strcmp(((rsv_pypi_name *)r->pypi_names.items[i])->name, q->target) == 0)
-                p = ((rsv_pypi_name *)r->pypi_names.items[i])->p;
-        index = p && p->index ? p->index
-                : r->rq->n_pypi_indexes ? r->rq->pypi_indexes[0] : "https://pypi.org/simple";
-    } else if (eco == RSV_NPM) {
-        index = r->rq->npm_registry ? r->rq->npm_registry : NPM_DEFAULT_REGISTRY;
+                f.p = ((rsv_pypi_name *)r->pypi_names.items[i])->p;
+        f.index = f.p && f.p->index ? f.p->index
+                  : r->rq->n_pypi_indexes ? r->rq->pypi_indexes[0] : "https://pypi.org/simple";
+        f.exists = f.p && f.p->code == EL_OK;
+        f.empty = f.exists && f.p->ncands == 0;
+    } else if (f.eco == RSV_NPM) {
+        f.index = r->rq->npm_registry ? r->rq->npm_registry : NPM_DEFAULT_REGISTRY;
+        f.np = npm_loader_get(r->nl, q->target);
+        f.exists = f.np && f.np->code == EL_OK;
+        f.empty = f.exists && f.np->nversions == 0;
     } else {
-        index = "the apt sources";
+        f.index = "the apt sources";
+        f.exists = deb_name_exists(r, q->target);
     }
-    bool exists = eco == RSV_PYPI ? p && p->code == EL_OK : eco == RSV_NPM
-                  ? npm_loader_get(r->nl, q->target) && npm_loader_get(r->nl, q->target)->code == EL_OK
-                  : deb_name_exists(r, q->target);
-    if (eco == RSV_PYPI && exists) {
-        for (size_t i = 0; i < p->ncands; i++) {
-            const pypi_candidate *c = &p->cands[i];
+    return f;
+}
+
+/* Every excluded version of a name that exists, with its reason, into
+ * `excluded` and `why` ("x 1.0: yanked: broken; x 2.0: ..."). */
+static void exclusions(const name_facts *f, const char *target, json_object *excluded, strbuf *why)
+{
+    if (f->eco == RSV_PYPI && f->exists) {
+        for (size_t i = 0; i < f->p->ncands; i++) {
+            const pypi_candidate *c = &f->p->cands[i];
             /* a yanked version is usable only for an exact pin, which this
              * requirement is not (or it would have matched): excluded too */
             const char *reason = c->excluded ? c->excluded : c->yanked ? "yanked" : NULL;
@@ -425,42 +465,204 @@ static el_code not_found(rsv *r, const req *q, const bfs *b)
             json_object_object_add(o, "reason", json_object_new_string(reason));
             json_object_object_add(o, "why", json_object_new_string(cwhy));
             json_object_array_add(excluded, o);
-            sb_addf(&why, "%s%s %s: %s", why.len ? "; " : "", q->target, c->version, cwhy);
+            sb_addf(why, "%s%s %s: %s", why->len ? "; " : "", target, c->version, cwhy);
             free(ywhy);
         }
-    } else if (eco == RSV_NPM && exists) {
-        const npm_packument *np = npm_loader_get(r->nl, q->target);
-        for (size_t i = np->ncandidates; i < np->nversions; i++) {
-            const npm_version *v = &np->versions[i];
+    } else if (f->eco == RSV_NPM && f->exists) {
+        for (size_t i = f->np->ncandidates; i < f->np->nversions; i++) {
+            const npm_version *v = &f->np->versions[i];
             json_object *o = json_object_new_object();
             json_object_object_add(o, "version", json_object_new_string(v->version));
             json_object_object_add(o, "reason", json_object_new_string(npm_exclusion_id(v->excluded)));
             json_object_object_add(o, "why", json_object_new_string(v->why ? v->why : ""));
             json_object_array_add(excluded, o);
-            sb_addf(&why, "%s%s %s: %s", why.len ? "; " : "", q->target, v->version,
+            sb_addf(why, "%s%s %s: %s", why->len ? "; " : "", target, v->version,
                     v->why ? v->why : npm_exclusion_id(v->excluded));
         }
     }
-    if (!exists && eco == RSV_PYPI)
-        closest(r, q->target, close, &near);
-    if (exists)
-        el_fail(r->ctx, EL_PACKAGE_NOT_FOUND, "No version of `%s` that %s %s satisfies `%s` (%s)%s%s",
-                q->target, index, eco == RSV_DEB ? "serve" : "serves", q->text, line.buf,
-                why.len ? ": " : "", why.buf);
-    else
-        el_fail(r->ctx, EL_PACKAGE_NOT_FOUND, "`%s` is not in %s (%s)%s%s%s", q->target,
-                eco == RSV_DEB ? "the apt sources" : index, line.buf,
-                near.len ? "; closest names: " : "", near.buf, near.len ? "" : "");
-    el_detail_str(r->ctx, "package", q->target);
-    el_detail_str(r->ctx, "index", index);
-    el_detail_str(r->ctx, "requested", q->full);
-    el_detail_take(r->ctx, "closest", close);
-    el_detail_take(r->ctx, "excluded", excluded);
-    el_detail_take(r->ctx, "chain", ch);
-    el_set_retryable(r->ctx, false);
+}
+
+/* One dead end: the name qs[0..n) are all about, none of them satisfiable
+ * by what its index serves. Its sentence goes into msg; its detail entry
+ * is returned. */
+static json_object *dead_end(rsv *r, const req *qs, size_t n, const bfs *b, strbuf *msg)
+{
+    const char *target = qs[0].target;
+    name_facts f = facts_of(r, &qs[0]);
+    json_object *excluded = json_object_new_array(), *close = json_object_new_array();
+    json_object *chains = json_object_new_array(), *requested = json_object_new_array();
+    strbuf why = STRBUF_INIT, near = STRBUF_INIT, lines = STRBUF_INIT, asked = STRBUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        strbuf line = STRBUF_INIT;
+        json_object *ch = json_object_new_array();
+        chain(r, b, &qs[i], false, &line, ch);
+        json_object_array_add(chains, ch);
+        json_object_array_add(requested, json_object_new_string(qs[i].full));
+        sb_addf(&lines, "%s%s", i ? " and " : "", line.buf ? line.buf : "");
+        sb_addf(&asked, "%s`%s` (%s)", i ? " or " : "", qs[i].text, line.buf ? line.buf : "");
+        sb_release(&line);
+    }
+    exclusions(&f, target, excluded, &why);
+    if (!f.exists && f.eco == RSV_PYPI)
+        closest(r, target, close, &near);
+    const char *reason;
+    if (f.empty) {
+        reason = "no_versions";
+        sb_addf(msg, "`%s` has no versions in %s (%s): %s", target, f.index,
+                f.eco == RSV_NPM ? "its packument lists none" : "its page lists no files", lines.buf);
+    } else if (f.exists) {
+        reason = "no_match";
+        sb_addf(msg, "No version of `%s` that %s %s satisfies %s%s%s", target, f.index,
+                f.eco == RSV_DEB ? "serve" : "serves", asked.buf, why.len ? ": " : "",
+                why.len ? why.buf : "");
+    } else {
+        reason = "not_found";
+        sb_addf(msg, "`%s` is not in %s (%s)%s%s", target, f.index, lines.buf,
+                near.len ? "; closest names: " : "", near.len ? near.buf : "");
+    }
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "package", json_object_new_string(target));
+    json_object_object_add(o, "index", json_object_new_string(f.index));
+    json_object_object_add(o, "reason", json_object_new_string(reason));
+    json_object_object_add(o, "requested", requested);
+    json_object_object_add(o, "chains", chains);
+    json_object_object_add(o, "closest", close);
+    json_object_object_add(o, "excluded", excluded);
     sb_release(&why);
     sb_release(&near);
-    sb_release(&line);
+    sb_release(&lines);
+    sb_release(&asked);
+    return o;
+}
+
+static int req_cmp(const void *x, const void *y)
+{
+    const req *a = x, *b = y;
+    int c = strcmp(a->target, b->target);
+    if (c)
+        return c;
+    c = (a->from != 0) - (b->from != 0);
+    return c ? c : strcmp(a->full, b->full);
+}
+
+/* Whether requirement (from, dep) fails on its own: nothing the index
+ * serves for the target satisfies it. */
+static bool is_dead_end(rsv *r, const rsv_dep *d)
+{
+    return d->nomatch || !provided(r->pool, d->dep);
+}
+
+/* The packages some problem's rules name as requiring something. */
+static bool *involved_solvables(rsv *r, int nproblems)
+{
+    Pool *pool = r->pool;
+    bool *involved = xcalloc((size_t)pool->nsolvables + 1, 1);
+    Queue rules;
+    queue_init(&rules);
+    for (int pr = 1; pr <= nproblems; pr++) {
+        solver_findallproblemrules(r->solver, pr, &rules);
+        for (int i = 0; i < rules.count; i++) {
+            Id source, target, dep;
+            SolverRuleinfo t = solver_ruleinfo(r->solver, rules.elements[i], &source, &target, &dep);
+            if ((t == SOLVER_RULE_PKG_REQUIRES || t == SOLVER_RULE_PKG_NOTHING_PROVIDES_DEP) &&
+                source > 0 && source < pool->nsolvables)
+                involved[source] = true;
+        }
+    }
+    queue_free(&rules);
+    return involved;
+}
+
+/* Appends requirement (from, dep) to out[0..*k) unless it is there. */
+static req *push_req(rsv *r, req *out, size_t *k, Id from, int root, Id dep)
+{
+    for (size_t j = 0; j < *k; j++)
+        if (out[j].from == from && out[j].dep == dep)
+            return out;
+    out = xrealloc(out, (*k + 1) * sizeof *out);
+    req *q = &out[(*k)++];
+    memset(q, 0, sizeof *q);
+    q->from = from;
+    q->root = from ? -1 : root;
+    q->dep = dep;
+    dep_texts(r, from, dep, &q->text, &q->full, &q->target, &q->rd);
+    return out;
+}
+
+/* The dead ends of a failed solve: `first`, and every other requirement
+ * that nothing satisfies, of a root or of a package some problem's rules
+ * name (a package that fails on one missing dependency usually has more:
+ * every one of them is said). Sorted by name. */
+static req *dead_ends(rsv *r, const req *first, int nproblems, size_t *n)
+{
+    Pool *pool = r->pool;
+    bool *involved = involved_solvables(r, nproblems);
+    size_t k = 0;
+    req *out = push_req(r, NULL, &k, first->from, first->root, first->dep);
+    for (size_t i = 0; i < r->ndeps; i++) {
+        const rsv_dep *d = &r->deps[i];
+        if (!is_dead_end(r, d) || (d->eco == RSV_PYPI && held(r, d->name)))
+            continue;
+        if (d->from ? involved[d->from] : d->root >= 0 && !r->roots[d->root].skipped)
+            out = push_req(r, out, &k, d->from, d->root, d->dep);
+    }
+    /* apt packages' dependencies are not in the side table: their requires */
+    for (Id p = 2; p < pool->nsolvables; p++) {
+        Solvable *sv = pool->solvables + p;
+        if (!involved[p] || ((size_t)p < r->nsolv && r->solv[p].ours) || !sv->repo || !sv->requires)
+            continue;
+        for (Id *dp = sv->repo->idarraydata + sv->requires; *dp; dp++)
+            if (*dp != SOLVABLE_PREREQMARKER && !provided(pool, *dp))
+                out = push_req(r, out, &k, p, -1, *dp);
+    }
+    free(involved);
+    qsort(out, k, sizeof *out, req_cmp);
+    *n = k;
+    return out;
+}
+
+/* detail.key = o.from (its element `idx` when idx >= 0), shared. */
+static void detail_from(rsv *r, json_object *o, const char *key, const char *from, int idx)
+{
+    json_object *v;
+    if (json_object_object_get_ex(o, from, &v))
+        el_detail_take(r->ctx, key, json_object_get(idx >= 0 ? json_object_array_get_idx(v, idx) : v));
+}
+
+/* PACKAGE_NOT_FOUND for requirement q (nothing served satisfies it) and
+ * every other dead end of the solve: one sentence per name. detail keeps
+ * the first name's package, index, requested, closest, excluded and chain;
+ * detail.deadEnds has one entry per name. */
+static el_code not_found(rsv *r, const req *q, const bfs *b, int nproblems)
+{
+    size_t n = 0;
+    req *all = dead_ends(r, q, nproblems, &n);
+    strbuf msg = STRBUF_INIT;
+    json_object *list = json_object_new_array();
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && strcmp(all[j].target, all[i].target) == 0)
+            j++;
+        if (i)
+            sb_adds(&msg, ". ");
+        json_object_array_add(list, dead_end(r, all + i, j - i, b, &msg));
+        i = j;
+    }
+    el_fail(r->ctx, EL_PACKAGE_NOT_FOUND, "%s", msg.buf);
+    /* the first name's facts under the keys a single dead end always had */
+    json_object *first = json_object_array_get_idx(list, 0);
+    detail_from(r, first, "package", "package", -1);
+    detail_from(r, first, "index", "index", -1);
+    detail_from(r, first, "requested", "requested", 0);
+    detail_from(r, first, "closest", "closest", -1);
+    detail_from(r, first, "excluded", "excluded", -1);
+    detail_from(r, first, "chain", "chains", 0);
+    el_detail_take(r->ctx, "deadEnds", list);
+    el_set_retryable(r->ctx, false);
+    for (size_t i = 0; i < n; i++)
+        req_free(&all[i]);
+    free(all);
+    sb_release(&msg);
     return EL_PACKAGE_NOT_FOUND;
 }
 
@@ -613,7 +815,7 @@ el_code resolver_explain(rsv *r, int nproblems)
             if (bestd < 0 && protected_partner(r, &reqs[nf], &partner))
                 bestd = 0;
             if (bestd < 0) {
-                el_code rc = not_found(r, &reqs[nf], &b);
+                el_code rc = not_found(r, &reqs[nf], &b, nproblems);
                 for (size_t i = 0; i < nreq; i++)
                     req_free(&reqs[i]);
                 free(reqs);
