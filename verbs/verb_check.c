@@ -117,6 +117,33 @@ static el_code fetch_inputs(el_ctx *ctx, const el_cache_options *co, const lock_
     return rc;
 }
 
+/* The request whose inputs check reads: the first target's, with the apt
+ * sources of every target (a lock of several was made from each one's). The
+ * sources array is the caller's to free(). */
+static resolve_request every_target(const target_request *tr)
+{
+    resolve_request all = tr->rq;
+    const char **sources = xcalloc(1, sizeof *sources);
+    size_t n = 0;
+    for (size_t k = 0; k < tr->n_parts; k++) {
+        const resolve_request *pq = &tr->parts[k].rq;
+        for (size_t i = 0; i < pq->n_apt_sources; i++) {
+            bool dup = false;
+            for (size_t j = 0; j < n && !dup; j++)
+                dup = !strcmp(sources[j], pq->apt_sources[i]);
+            if (dup)
+                continue;
+            sources = xrealloc(sources, (n + 2) * sizeof *sources);
+            sources[n++] = pq->apt_sources[i];
+        }
+        if (!all.apt_keyring)
+            all.apt_keyring = pq->apt_keyring;
+    }
+    all.apt_sources = sources;
+    all.n_apt_sources = n;
+    return all;
+}
+
 static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_request *tr,
                        const char *cutoff, const char *lock_path, el_check_result *res)
 {
@@ -125,7 +152,8 @@ static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_req
         return el_ctx_code(ctx);
     lock_check_input in = check_input_now(tr, cutoff, lock);
     verb_inputs *now = NULL;
-    el_code rc = fetch_inputs(ctx, co, lock, &tr->rq, &in, res, &now);
+    resolve_request all = every_target(tr);
+    el_code rc = fetch_inputs(ctx, co, lock, &all, &in, res, &now);
     strbuf report = STRBUF_INIT;
     bool stale = false;
     if (rc == EL_OK)
@@ -137,6 +165,7 @@ static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_req
     }
     sb_release(&report);
     verb_inputs_free(now);
+    free((void *)all.apt_sources);
     release_now(&in);
     lock_doc_free(lock);
     return rc;
