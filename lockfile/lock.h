@@ -225,18 +225,20 @@ typedef struct lock_check_source {
 
 /* One file as an index document lists it now, to confirm an artifact. */
 typedef struct lock_index_file {
-    const char *file;      /* pypi: filename; npm: the tarball URL's last segment */
-    const char *version;   /* npm: the version it belongs to; NULL for pypi */
+    const char *file;      /* pypi: filename; npm: the tarball URL's last segment;
+                              deb: the Filename's last segment */
+    const char *version;   /* npm, deb: the version it belongs to; NULL for pypi */
     const char *url;       /* canonical URL, or NULL */
     const char *hash;      /* "sha256:<hex>" or the npm integrity; NULL if none */
     uint64_t size;         /* 0 when the index does not say */
 } lock_index_file;
 
 /* An index document that was read (online, or offline from the cache): a
- * PyPI project page or an npm packument, and every file it lists. */
+ * PyPI project page or an npm packument, and every file it lists; or for a
+ * Debian package every file of that name its Packages indexes list. */
 typedef struct lock_index_doc {
-    const char *ecosystem; /* "pypi" | "npm" */
-    const char *name;      /* pypi: the page's (canonical) name; npm: the package */
+    const char *ecosystem; /* "pypi" | "npm" | "deb" */
+    const char *name;      /* pypi: the page's (canonical) name; npm, deb: the package */
     const lock_index_file *files;
     size_t n_files;
 } lock_index_doc;
@@ -313,7 +315,8 @@ typedef struct lock_check_input {
  *  ECO NAME VERSION FILE: the index gives ..." when the package's document
  *  is in `docs` and lists the file differently or not at all. Foreign
  *  inputs are "input not from this spec's indexes: ECO URL" lines among
- *  the inputs. *stale = true when any line was written.
+ *  the inputs. A line about an entry lock_read() found ends its location
+ *  with " (line N)". *stale = true when any line was written.
  *  A stale lock is an answer, not an error: the return is EL_OK.
  *  @return EL_OK, or DL_ENV_SPEC_INVALID (detail.field "roots[i]") when a
  *  root's text cannot be read in its ecosystem's grammar. */

@@ -1,5 +1,5 @@
 /* resolver_apt.c — apt in the pool: the cutoff applied to the sources
- * (snapshot timestamps moved back to it, other sources checked), the
+ * (snapshots moved back to it, apt_source_at_cutoff; other sources checked), the
  * verified repositories and the base's dpkg status that
  * apt_loader_load_into() puts into our pool (native Debian names,
  * relations, Provides, Breaks/Conflicts, Pre-Depends), the root jobs
@@ -23,111 +23,18 @@
 
 #include "resolver_internal.h"
 
-/* The URI of a one-line source ("deb [opts] URI SUITE COMP..."): its
- * offset and length in `line`, or false. */
-static bool source_uri(const char *line, size_t *off, size_t *len)
-{
-    const char *s = line;
-    while (*s == ' ' || *s == '\t')
-        s++;
-    if (strncmp(s, "deb", 3) != 0 || (s[3] != ' ' && s[3] != '\t'))
-        return false;
-    s += 3;
-    while (*s == ' ' || *s == '\t')
-        s++;
-    if (*s == '[') {
-        const char *close = strchr(s, ']');
-        if (!close)
-            return false;
-        s = close + 1;
-        while (*s == ' ' || *s == '\t')
-            s++;
-    }
-    size_t n = strcspn(s, " \t");
-    if (!n)
-        return false;
-    *off = (size_t)(s - line);
-    *len = n;
-    return true;
-}
-
-/* Where the timestamp of a snapshot.debian.org URI starts
- * ("http[s]://snapshot.debian.org/archive/ARCHIVE/YYYYMMDDTHHMMSSZ[/...]"),
- * or -1 when the URI is not one. */
-static long snapshot_stamp_at(const char *uri, size_t len)
-{
-    const char *p = NULL;
-    if (len > 8 && strncmp(uri, "https://", 8) == 0)
-        p = uri + 8;
-    else if (len > 7 && strncmp(uri, "http://", 7) == 0)
-        p = uri + 7;
-    const char *end = uri + len;
-    static const char host[] = "snapshot.debian.org/archive/";
-    if (!p || (size_t)(end - p) < sizeof host - 1 || strncmp(p, host, sizeof host - 1) != 0)
-        return -1;
-    p += sizeof host - 1;
-    while (p < end && *p != '/')
-        p++; /* the archive name */
-    if (p == end || p + 17 > end)
-        return -1;
-    p++;
-    for (int i = 0; i < 16; i++) {
-        bool want_digit = i != 8 && i != 15;
-        char c = p[i];
-        if (want_digit ? !(c >= '0' && c <= '9') : c != (i == 8 ? 'T' : 'Z'))
-            return -1;
-    }
-    if (p + 16 < end && p[16] != '/')
-        return -1;
-    return (long)(p - uri);
-}
-
-/* --exclude-newer for apt (issue 4: "the snapshot whose date is at or
- * before it"). A snapshot.debian.org source whose timestamp is after the
- * cutoff is rewritten to the cutoff's own timestamp: snapshot.debian.org
- * serves, for any instant, the last snapshot taken at or before it. The
- * rewritten URI is the canonical one from then on (fetches, mirror mapping,
- * the lock's sources and inputs). Snapshots at or before the cutoff and
- * other sources are kept as written; other sources are checked after the
- * load (resolver_apt_load). Lines come from r->mem. */
-static const char *const *cutoff_sources(rsv *r)
-{
-    const char *cut = r->rq->exclude_newer;
-    const char *const *in = r->rq->apt_sources;
-    size_t n = r->rq->n_apt_sources;
-    if (!cut || !n)
-        return in;
-    /* "2024-03-15T00:00:00Z" -> "20240315T000000Z" */
-    char stamp[32];
-    size_t k = 0;
-    for (const char *c = cut; *c && k + 1 < sizeof stamp; c++)
-        if (*c != '-' && *c != ':')
-            stamp[k++] = *c;
-    stamp[k] = '\0';
-    if (k != 16)
-        return in;
-    const char **out = arena_alloc(r->mem, (n + 1) * sizeof *out);
-    for (size_t i = 0; i < n; i++) {
-        out[i] = in[i];
-        size_t off, len;
-        if (!source_uri(in[i], &off, &len))
-            continue;
-        long at = snapshot_stamp_at(in[i] + off, len);
-        if (at < 0 || memcmp(in[i] + off + at, stamp, 16) <= 0)
-            continue; /* not a snapshot, or already at or before the cutoff */
-        char *line = arena_strdup(r->mem, in[i]);
-        memcpy(line + off + at, stamp, 16);
-        out[i] = line;
-    }
-    return out;
-}
-
 el_code resolver_apt_prepare(rsv *r)
 {
     if (!r->has_deb)
         return EL_OK;
     apt_load_options o = { 0 };
-    o.sources = cutoff_sources(r);
+    /* a snapshot after the cutoff means the snapshot at it: that URI is the
+     * canonical one from here on (fetches, mirrors, the lock's sources and
+     * inputs; check derives the same, verb_check_inputs.c) */
+    const char **src = arena_alloc(r->mem, (r->rq->n_apt_sources + 1) * sizeof *src);
+    for (size_t i = 0; i < r->rq->n_apt_sources; i++)
+        src[i] = apt_source_at_cutoff(r->rq->apt_sources[i], r->rq->exclude_newer, r->mem);
+    o.sources = src;
     o.n_sources = r->rq->n_apt_sources;
     o.keyring = r->rq->apt_keyring;
     o.arch = r->rq->base && r->rq->base->arch ? r->rq->base->arch : "amd64";
@@ -213,7 +120,7 @@ el_code resolver_apt_load(rsv *r)
     size_t n = 0;
     const apt_repo_info *ri = apt_loader_repos(r->al, &n);
     for (size_t i = 0; i < n; i++) {
-        if (snapshot_stamp_at(ri[i].uri, strlen(ri[i].uri)) >= 0 || ri[i].release_epoch <= r->pt.cutoff_s)
+        if (apt_snapshot_stamp_at(ri[i].uri, strlen(ri[i].uri)) >= 0 || ri[i].release_epoch <= r->pt.cutoff_s)
             continue;
         el_fail(r->ctx, EL_CAPABILITY_UNSUPPORTED,
                 "--exclude-newer %s cannot apply to the apt source %s %s: it is not a dated "

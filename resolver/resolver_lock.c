@@ -193,11 +193,11 @@ static pkg *pkg_for(rsv *r, ptrvec *pkgs, Id *map, Id p, arena *a)
                 lock_artifact *la = arena_alloc(a, sizeof *la);
                 const char *slash = strrchr(loc, '/');
                 la->file = arena_strdup(a, slash ? slash + 1 : loc);
-                la->url = arena_sprintf(a, "%s%s", ri->uri, loc);
+                la->url = apt_repo_file_url(ri, loc, a);
                 Id type = 0;
                 const char *sum = solvable_lookup_checksum(s, SOLVABLE_CHECKSUM, &type);
                 la->hash = sum && type == REPOKEY_TYPE_SHA256 ? arena_sprintf(a, "sha256:%s", sum) : NULL;
-                la->size = solvable_lookup_num(s, SOLVABLE_DOWNLOADSIZE, 0);
+                la->size = apt_solvable_size(pool, key);
                 k->lp.artifacts = la;
                 k->lp.n_artifacts = 1;
             }

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "apt_index.h"
 #include "cache.h"
 #include "npm_index.h"
@@ -279,7 +281,8 @@ static char *with_slash(const char *u)
 }
 
 /* The allowed URLs, and the package sources the spec allows into t. */
-static void allow_init(ti_allow *al, const resolve_request *rq, verb_inputs *t)
+static void allow_init(ti_allow *al, const resolve_request *rq, const char *cutoff,
+                       verb_inputs *t)
 {
     memset(al, 0, sizeof *al);
     al->rq = rq;
@@ -301,7 +304,9 @@ static void allow_init(ti_allow *al, const resolve_request *rq, verb_inputs *t)
     for (size_t i = 0; i < rq->n_apt_sources; i++) {
         apt_source as;
         char *err = NULL;
-        if (apt_source_parse(rq->apt_sources[i], a, &as, &err) != 0) {
+        /* the source as the lock's resolve read it: a snapshot at its cutoff */
+        const char *line = apt_source_at_cutoff(rq->apt_sources[i], cutoff, a);
+        if (apt_source_parse(line, a, &as, &err) != 0) {
             free(err);
             continue;
         }
@@ -371,6 +376,88 @@ static bool deb_allowed(const ti_allow *al, const char *url)
     return false;
 }
 
+/* Whether the lock installs a Debian package it must download. */
+static bool lock_downloads_debs(const lock_doc *lock)
+{
+    for (size_t i = 0; i < lock->n_packages; i++)
+        if (lock->packages[i].ecosystem && strcmp(lock->packages[i].ecosystem, "deb") == 0 &&
+            lock->packages[i].n_artifacts)
+            return true;
+    return false;
+}
+
+/* One document per Debian package of the lock: every file of that name
+ * the loaded Packages indexes list (not its providers'). */
+static void deb_docs_of(apt_loader *l, const lock_doc *lock, verb_inputs *t, ptrvec *docs)
+{
+    for (size_t i = 0; i < lock->n_packages; i++) {
+        const lock_package *p = &lock->packages[i];
+        if (!p->ecosystem || strcmp(p->ecosystem, "deb") != 0 || !p->n_artifacts || !p->name)
+            continue;
+        apt_candidate *cands = NULL;
+        size_t nc = 0;
+        apt_loader_candidates(l, p->name, t->mem, &cands, &nc);
+        lock_index_file *files = arena_alloc(t->mem, (nc + 1) * sizeof *files);
+        size_t nf = 0;
+        for (size_t k = 0; k < nc; k++) {
+            const apt_candidate *a = &cands[k];
+            if (a->provided_as || !a->filename)
+                continue;
+            const char *slash = strrchr(a->filename, '/');
+            files[nf++] = (lock_index_file){
+                .file = slash ? slash + 1 : a->filename,
+                .version = a->version,
+                .url = a->url,
+                .hash = a->sha256 ? arena_sprintf(t->mem, "sha256:%s", a->sha256) : NULL,
+                .size = a->size,
+            };
+        }
+        lock_index_doc *d = arena_alloc(t->mem, sizeof *d);
+        *d = (lock_index_doc){ .ecosystem = "deb", .name = p->name, .files = files, .n_files = nf };
+        ptrvec_push(docs, d);
+    }
+}
+
+/* The Packages indexes behind the request's apt sources, read as the
+ * lock's resolve read them (the same loader, keyring and cache; the lock's
+ * cutoff, which `check` compares on its own), so that
+ * lock_check() confirms each Debian artifact's file, hash, size and URL.
+ * Offline with an index the cache lacks, a note says the debs were not
+ * confirmed; any other failure is the check's error. */
+static el_code deb_docs(el_ctx *ctx, cache *c, const lock_doc *lock,
+                        const resolve_request *rq, verb_inputs *t, ptrvec *docs,
+                        ptrvec *notes)
+{
+    if (!rq || !rq->n_apt_sources || !lock_downloads_debs(lock))
+        return EL_OK;
+    const char **src = arena_alloc(t->mem, (rq->n_apt_sources + 1) * sizeof *src);
+    for (size_t i = 0; i < rq->n_apt_sources; i++)
+        src[i] = apt_source_at_cutoff(rq->apt_sources[i], lock->exclude_newer, t->mem);
+    apt_load_options o = { .sources = src,
+                           .n_sources = rq->n_apt_sources,
+                           .keyring = rq->apt_keyring,
+                           .arch = lock->arch ? lock->arch : "amd64",
+                           .ignore_valid_until = true /* as the resolver: snapshots are old */ };
+    apt_loader *l = apt_loader_new(ctx, c, &o);
+    if (!l)
+        return el_ctx_code(ctx);
+    apt_loader_submit(l);
+    el_code rc = cache_run(c, ctx);
+    if (rc == EL_OK)
+        rc = apt_loader_load_own(l);
+    if (rc == EL_OK)
+        deb_docs_of(l, lock, t, docs);
+    json_object *why = rc != EL_OK ? json_object_object_get(el_ctx_detail(ctx), "reason") : NULL;
+    if (why && strcmp(json_object_get_string(why), "offline_cache_miss") == 0) {
+        ptrvec_push(notes, xstrdup("deb artifacts not confirmed: an apt index is not in the "
+                                   "cache (offline)"));
+        el_ctx_clear(ctx);
+        rc = EL_OK;
+    }
+    apt_loader_free(l);
+    return rc;
+}
+
 void verb_inputs_free(verb_inputs *t)
 {
     if (!t)
@@ -389,7 +476,7 @@ el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_do
     verb_inputs *t = xcalloc(1, sizeof *t);
     t->mem = arena_new();
     ti_allow al;
-    allow_init(&al, req, t);
+    allow_init(&al, req, lock->exclude_newer, t);
     size_t n = lock->n_inputs;
     /* refused before any request: inputs the spec does not derive */
     t->foreign = arena_alloc(t->mem, (n + 1) * sizeof *t->foreign);
@@ -512,11 +599,15 @@ el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_do
             }
         }
     }
+    ptrvec debs = PTRVEC_INIT, notes = PTRVEC_INIT, deb_notes = PTRVEC_INIT;
+    if (rc == EL_OK)
+        rc = deb_docs(ctx, c, lock, req, t, &debs, &deb_notes);
     if (rc == EL_OK) {
         t->fresh = arena_alloc(t->mem, (n + 1) * sizeof *t->fresh);
         t->gone = arena_alloc(t->mem, (n + 1) * sizeof *t->gone);
-        t->docs = arena_alloc(t->mem, (n + 1) * sizeof *t->docs);
-        ptrvec notes = PTRVEC_INIT;
+        t->docs = arena_alloc(t->mem, (n + debs.len + 1) * sizeof *t->docs);
+        for (size_t i = 0; i < debs.len; i++)
+            t->docs[t->n_docs++] = *(lock_index_doc *)debs.items[i];
         for (size_t i = 0; i < n; i++) {
             const ti_slot *s = &slots[i];
             const lock_input *was = s->was;
@@ -538,9 +629,16 @@ el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_do
                                               now.url, s->why ? s->why : "not read"));
             }
         }
+        for (size_t i = 0; i < deb_notes.len; i++)
+            ptrvec_push(&notes, deb_notes.items[i]);
+        deb_notes.len = 0;
         t->n_notes = notes.len;
         t->notes = (char **)notes.items; /* taken: not released */
     }
+    for (size_t i = 0; i < deb_notes.len; i++)
+        free(deb_notes.items[i]);
+    ptrvec_release(&deb_notes);
+    ptrvec_release(&debs);
     for (size_t i = 0; i < n; i++)
         slot_clear(&slots[i]);
     free(slots);

@@ -50,7 +50,9 @@ struct resolve_request;
  *  input of the lock is put in `foreign` and never fetched, so that a lock
  *  cannot make check ask a host the spec does not name. The PyPI pages and
  *  packuments read are parsed into `docs` (file, hash, size, URL of every
- *  file) for confirming the lock's artifacts; `sources` lists the
+ *  file) for confirming the lock's artifacts, and so, when the lock
+ *  downloads debs, are the Packages indexes behind `rq`'s apt sources at
+ *  the lock's cutoff (one doc per Debian package); `sources` lists the
  *  package sources `rq` allows, as the lock writes them.
  *  @return EL_OK with *out filled (free with verb_inputs_free()), or the
  *  failure recorded on ctx (the first one, in the lock's input order). */

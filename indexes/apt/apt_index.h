@@ -79,6 +79,22 @@ typedef struct apt_source {
  *  comments and blank lines are refused: the caller passes entries. */
 int apt_source_parse(const char *line, arena *a, apt_source *out, char **err);
 
+/* apt_snapshot_stamp_at() :
+ *  Where the timestamp of a snapshot.debian.org URI starts
+ *  ("http[s]://snapshot.debian.org/archive/ARCHIVE/YYYYMMDDTHHMMSSZ[/...]",
+ *  the URI's first `len` bytes), or -1 when the URI is not one. */
+long apt_snapshot_stamp_at(const char *uri, size_t len);
+
+/* apt_source_at_cutoff() :
+ *  --exclude-newer for a one-line source (issue 4: "the snapshot whose date
+ *  is at or before it"): a snapshot.debian.org source whose timestamp is
+ *  after `cutoff` (RFC 3339 UTC, "2024-03-15T00:00:00Z") is the same line
+ *  with the cutoff's own timestamp, copied into `a`, since snapshot.debian.org
+ *  serves for any instant the last snapshot taken at or before it. Any other
+ *  line (another source, a snapshot at or before the cutoff, no cutoff) is
+ *  returned as it is. */
+const char *apt_source_at_cutoff(const char *line, const char *cutoff, arena *a);
+
 /* apt_default_source : the default when a query names none. */
 #define APT_DEFAULT_SOURCE "deb http://deb.debian.org/debian bookworm main"
 #define APT_DEFAULT_KEYRING "/usr/share/keyrings/debian-archive-keyring.gpg"
@@ -219,6 +235,23 @@ void apt_loader_submit(apt_loader *l);
  *  pool should be DISTTYPE_DEB with its arch set; whatprovides is left for
  *  the caller to create. Returns EL_OK or the first failure (see above). */
 el_code apt_loader_load_into(apt_loader *l, struct s_Pool *pool);
+
+/* apt_solvable_size() :
+ *  The `Size:` (bytes of the .deb) a Packages index gave for solvable p of
+ *  a loaded repo, 0 when it gave none (libsolv's own reader drops it). */
+uint64_t apt_solvable_size(struct s_Pool *pool, int p);
+
+/* apt_loader_load_own() :
+ *  apt_loader_load_into() a pool of the loader's own (Debian, the loader's
+ *  architecture), for readers that only look packages up afterwards with
+ *  apt_loader_candidates() (index show, check); the loader frees it. */
+el_code apt_loader_load_own(apt_loader *l);
+
+/* apt_repo_file_url() :
+ *  The canonical URL of a file that a Packages index of `ri` names
+ *  (`Filename:`, relative to the archive URI, as apt reads it for flat
+ *  repositories too). In `a`. */
+const char *apt_repo_file_url(const apt_repo_info *ri, const char *filename, arena *a);
 
 /* apt_loader_repos() : the loaded indexes, in source order. Borrowed until
  *  apt_loader_free(). */

@@ -145,3 +145,9 @@ void apt_extras_add(struct s_Repo *repo, struct s_Repodata *data, const char *te
     }
     store(repo, data, &cursor, &f);
 }
+
+uint64_t apt_solvable_size(struct s_Pool *pool, int p)
+{
+    Id key = pool_str2id(pool, APT_KEY_SIZE, 0);
+    return key ? solvable_lookup_num(pool->solvables + p, key, 0) : 0;
+}

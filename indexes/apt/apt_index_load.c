@@ -88,6 +88,7 @@ struct apt_loader {
     size_t n_infos;
     apt_load_stats st;
     struct s_Pool *pool;
+    bool own_pool;                  /* apt_loader_load_own(): freed here */
 };
 
 /* ---- failures: the first one wins ---- */
@@ -186,6 +187,8 @@ void apt_loader_free(apt_loader *l)
     }
     ptrvec_release(&l->suites);
     ptrvec_release(&l->indexes);
+    if (l->own_pool)
+        pool_free(l->pool);
     arena_free(l->a);
     free(l);
 }
@@ -813,6 +816,24 @@ el_code apt_loader_load_into(apt_loader *l, struct s_Pool *pool)
         pool_set_installed(pool, inst);
     }
     return EL_OK;
+}
+
+el_code apt_loader_load_own(apt_loader *l)
+{
+    Pool *pool = pool_create();
+    pool_setdisttype(pool, DISTTYPE_DEB);
+    pool_setarch(pool, l->arch);
+    l->own_pool = true;
+    el_code rc = apt_loader_load_into(l, pool);
+    l->pool = pool;
+    return rc;
+}
+
+const char *apt_repo_file_url(const apt_repo_info *ri, const char *filename, arena *a)
+{
+    /* apt fetches URI + Filename for a flat repository too: its Filename
+     * fields name the directory ("sub/x.deb") when the files are in one */
+    return arena_sprintf(a, "%s%s", ri->uri, filename);
 }
 
 const apt_repo_info *apt_loader_repos(const apt_loader *l, size_t *n)

@@ -122,17 +122,14 @@ static void fill(apt_loader *l, Solvable *s, arena *a, apt_candidate *c)
     c->priority = pr ? arena_strdup(a, pr) : NULL;
     Id ek = pool_str2id(pool, APT_KEY_ESSENTIAL, 0);
     c->essential = ek && solvable_lookup_void(s, ek);
-    Id sk = pool_str2id(pool, APT_KEY_SIZE, 0);
-    c->size = sk ? solvable_lookup_num(s, sk, 0) : 0;
+    c->size = apt_solvable_size(pool, (Id)(s - pool->solvables));
     const char *src = solvable_lookup_sourcepkg(s);
     c->source = src ? arena_strdup(a, src) : NULL;
     unsigned int medianr;
     const char *loc = solvable_get_location(s, &medianr);
     c->filename = loc ? arena_strdup(a, loc) : NULL;
     if (loc && ri)
-        c->url = ri->component[0] ? arena_sprintf(a, "%s%s", ri->uri, loc)
-                                  : arena_sprintf(a, "%s%s%s", ri->uri,
-                                                  strcmp(ri->suite, "./") ? ri->suite : "", loc);
+        c->url = apt_repo_file_url(ri, loc, a);
     Id type = 0;
     const char *chk = solvable_lookup_checksum(s, SOLVABLE_CHECKSUM, &type);
     c->sha256 = chk && type == REPOKEY_TYPE_SHA256 ? arena_strdup(a, chk) : NULL;
@@ -329,11 +326,8 @@ el_code apt_index_show(el_ctx *ctx, cache *c, const el_index_query *q, bool json
         return el_ctx_code(ctx);
     apt_loader_submit(l);
     el_code rc = cache_run(c, ctx);
-    Pool *pool = pool_create();
-    pool_setdisttype(pool, DISTTYPE_DEB);
-    pool_setarch(pool, apt_loader_arch_(l));
     if (rc == EL_OK)
-        rc = apt_loader_load_into(l, pool);
+        rc = apt_loader_load_own(l);
     arena *a = arena_new();
     apt_candidate *cands = NULL;
     size_t n = 0;
@@ -388,6 +382,5 @@ el_code apt_index_show(el_ctx *ctx, cache *c, const el_index_query *q, bool json
     }
     arena_free(a);
     apt_loader_free(l);
-    pool_free(pool);
     return rc;
 }
