@@ -304,6 +304,45 @@ static el_code find_targets(el_ctx *ctx, const target_catalog *cat, const el_spe
     return EL_OK;
 }
 
+/* An image target carries the base's protected pins, held at the versions
+ * the base holds them: Datalayer's builder puts its wheelhouse (the
+ * protected stack) on an image source before the sync (REFERENCE §7,
+ * datalayer), so those come from there, never from an index, and the
+ * contract's pins hold on every variant. */
+static void with_wheelhouse(arena *mem, target_base *t, const target_base *base)
+{
+    size_t n = 0, m = 0;
+    while (t->preinstalled && t->preinstalled[n])
+        n++;
+    while (base->preinstalled && base->preinstalled[m])
+        m++;
+    const char **pre = arena_alloc(mem, (n + m + 1) * sizeof *pre);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        pre[k++] = t->preinstalled[i];
+    for (size_t i = 0; i < m; i++) {
+        pypi_requirement *q = pypi_requirement_parse(base->preinstalled[i], NULL);
+        bool pinned = false;
+        for (const char *const *p = base->protected_pins; q && p && *p && !pinned; p++) {
+            pypi_requirement *pq = pypi_requirement_parse(*p, NULL);
+            pinned = pq && strcmp(pq->canonical_name, q->canonical_name) == 0;
+            pypi_requirement_free(pq);
+        }
+        bool dup = false;
+        for (size_t j = 0; q && pinned && j < k && !dup; j++) {
+            pypi_requirement *o = pypi_requirement_parse(pre[j], NULL);
+            dup = o && strcmp(o->canonical_name, q->canonical_name) == 0;
+            pypi_requirement_free(o);
+        }
+        if (pinned && !dup)
+            pre[k++] = base->preinstalled[i];
+        pypi_requirement_free(q);
+    }
+    pre[k] = NULL;
+    t->preinstalled = pre;
+    t->protected_pins = base->protected_pins;
+}
+
 /* Each variant's digest (of the base, or of the image it builds from when
  * the catalog records one) and "<repository>@<digest>" / the image's
  * reference; and the two targets as the lock records them: the spec's base
@@ -340,6 +379,8 @@ static el_code variant_digests(el_ctx *ctx, target_request *r, const el_spec *sp
         t->variants = variants;
         t->digests = digests;
         t->n_variants = nv;
+        if (k && base)
+            with_wheelhouse(r->mem, t, base);
         *(k ? tb_image : tb_base) = t;
     }
     return EL_OK;
