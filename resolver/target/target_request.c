@@ -260,12 +260,12 @@ static bool builds_from_image(const char *variant)
 }
 
 static el_code python_mismatch(el_ctx *ctx, const char *python, const char *what,
-                               const char *provides)
+                               const char *provides, const char *kind)
 {
     el_fail(ctx, EL_SPEC_INVALID,
-            "Python %s is not what `%s` provides (%s); it is validated against the base, "
+            "Python %s is not what `%s` provides (%s); it is validated against the %s, "
             "not replaced",
-            python ? python : "(none)", what, provides);
+            python ? python : "(none)", what, provides, kind);
     el_detail_str(ctx, "field", "spec.language.version");
     return EL_SPEC_INVALID;
 }
@@ -288,7 +288,7 @@ static el_code find_targets(el_ctx *ctx, const target_catalog *cat, const el_spe
         if (!(*image = target_catalog_find_image(ctx, cat, ref ? ref : "")))
             return el_ctx_code(ctx);
         if (!python || strcmp(python, (*image)->python_minor) != 0)
-            return python_mismatch(ctx, python, (*image)->image, (*image)->python_minor);
+            return python_mismatch(ctx, python, (*image)->image, (*image)->python_minor, "image");
         for (const char *const *v = variants; *v; v++)
             need_base |= !builds_from_image(*v);
     }
@@ -300,7 +300,7 @@ static el_code find_targets(el_ctx *ctx, const target_catalog *cat, const el_spe
     if (!*base)
         el_ctx_clear(ctx); /* only its digests were wanted */
     if (!from_image && (!python || strcmp(python, (*base)->python_minor) != 0))
-        return python_mismatch(ctx, python, (*base)->ref, (*base)->python_minor);
+        return python_mismatch(ctx, python, (*base)->ref, (*base)->python_minor, "base");
     return EL_OK;
 }
 

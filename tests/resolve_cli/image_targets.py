@@ -15,7 +15,9 @@ holding the base (Python 3.13.7) and the image python:3.11-slim (3.11.9):
            names the variant (detail.variant modal, detail.sharedWith
            [daytona]) and the package;
   unknown  an image the catalog does not describe: CAPABILITY_UNSUPPORTED,
-           detail.reason image_not_in_catalog, the spec's field named.
+           detail.reason image_not_in_catalog, the spec's field named;
+  python   a spec naming another Python than its image: SPEC_INVALID at
+           spec.language.version.
 
 usage: image_targets.py ENVLOCK [PART]
 """
@@ -212,7 +214,18 @@ def part_unknown(site):
         raise Failure("want image_not_in_catalog: rc %d %s %s" % (rc, body, err))
 
 
-PARTS = {"single": part_single, "multi": part_multi, "refused": part_refused,
+def part_python(site):
+    spec = site.spec((ENV_SPEC % {"image": "python:3.11-slim"}).replace('version: "3.11"',
+                                                                        'version: "3.12"'))
+    rc, body, err = site.run("resolve", spec, "-o", "envlock.lock")
+    want = ("Python 3.12 is not what `python:3.11-slim` provides (3.11); it is validated "
+            "against the image, not replaced")
+    if (rc != 10 or body.get("message") != want
+            or body.get("detail", {}).get("field") != "spec.language.version"):
+        raise Failure("want the image's Python named: rc %d %s %s" % (rc, body, err))
+
+
+PARTS = {"single": part_single, "python": part_python, "multi": part_multi, "refused": part_refused,
          "unknown": part_unknown}
 
 
