@@ -121,9 +121,14 @@ static el_code name_variant(el_ctx *ctx, arena *mem, const target_request *tr, s
                 others.buf, msg);
     else
         el_fail(ctx, code, "for %s: %s", describe(mem, &tr->parts[self]), msg);
-    json_object_object_foreach(old, k, v) el_detail_take(ctx, k, json_object_get(v));
+    if (old) {
+        json_object_object_foreach(old, k, v) el_detail_take(ctx, k, json_object_get(v));
+    }
     el_detail_str(ctx, "variant", tr->parts[self].variants[0]);
-    el_detail_take(ctx, "sharedWith", with);
+    if (shared)
+        el_detail_take(ctx, "sharedWith", with);
+    else
+        json_object_put(with);
     el_set_retryable(ctx, retryable);
     json_object_put(old);
     sb_release(&others);

@@ -43,8 +43,9 @@ struct target_request;
  *  One lock for the parts of `tr` (several targets; verb_resolve_targets.c):
  *  each target solved with every PyPI/Debian version of the others pinned,
  *  until they agree, then merged. A target's failure keeps its code and
- *  detail, its message prefixed with the variant, detail.variant and
- *  detail.sharedWith added. *out: caller frees. */
+ *  detail, its message prefixed with the variant, detail.variant added,
+ *  and detail.sharedWith when it failed with the others' versions pinned.
+ *  *out: caller frees. */
 el_code verbs_resolve_targets(el_ctx *ctx, struct cache *c, const struct target_request *tr,
                               lock_doc **out);
 
