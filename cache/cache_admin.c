@@ -636,6 +636,22 @@ static el_code tampered(el_ctx *ctx, const char *file, const char *member_name, 
     return refuse(ctx, file, member_name, "tampered", why);
 }
 
+/* A read of the archive that failed: an error of this machine reading the
+ * file (EIO and the like: libarchive passes read()'s errno on) is
+ * IO_ERROR; a format, decompression or truncation error is the archive's
+ * fault (libarchive reports those as EINVAL, EILSEQ or its own -1). */
+static el_code read_failed(el_ctx *ctx, const char *file, const char *member_name,
+                           struct archive *a, const char *why)
+{
+    int e = archive_errno(a);
+    if (e <= 0 || e == EINVAL || e == EILSEQ || e == ENOENT || e == EFBIG)
+        return tampered(ctx, file, member_name, why);
+    el_fail_io(ctx, e, "cannot read cache archive %s: %s; nothing was imported", file,
+               strerror(e));
+    el_detail_str(ctx, "path", file);
+    return el_ctx_code(ctx);
+}
+
 /* "v1/ab/<key>" with ab the key's first two digits; writes the key. */
 static bool member_key(const char *path, char key[65])
 {
@@ -894,7 +910,7 @@ static el_code survey(el_ctx *ctx, const char *file, int fd, uint64_t archive_by
         if (r == ARCHIVE_EOF)
             break;
         if (r != ARCHIVE_OK) {
-            rc = tampered(ctx, file, NULL, archive_error_string(a) ? archive_error_string(a)
+            rc = read_failed(ctx, file, NULL, a, archive_error_string(a) ? archive_error_string(a)
                                                                    : "not a cache archive");
             break;
         }
@@ -935,7 +951,7 @@ static el_code survey(el_ctx *ctx, const char *file, int fd, uint64_t archive_by
         if (strcmp(name, MANIFEST) == 0) {
             have_manifest = true;
             if (!read_small_member(a, manifest, MANIFEST_MAX))
-                rc = tampered(ctx, file, name, "unreadable manifest");
+                rc = read_failed(ctx, file, name, a, "unreadable manifest");
             continue;
         }
         if (strcmp(name, SIGNATURE) == 0) {
@@ -945,7 +961,7 @@ static el_code survey(el_ctx *ctx, const char *file, int fd, uint64_t archive_by
             }
             *have_sig = true;
             if (!read_small_member(a, sigtext, SIGNATURE_MAX))
-                rc = tampered(ctx, file, name, "unreadable signature");
+                rc = read_failed(ctx, file, name, a, "unreadable signature");
             continue;
         }
         char key[65];
@@ -963,7 +979,7 @@ static el_code survey(el_ctx *ctx, const char *file, int fd, uint64_t archive_by
         ms[nm].size = size;
         nm++;
         if (archive_read_data_skip(a) != ARCHIVE_OK)
-            rc = tampered(ctx, file, name, "unreadable member");
+            rc = read_failed(ctx, file, name, a, "unreadable member");
     }
     archive_read_free(a);
     if (rc == EL_OK && !have_manifest)
@@ -989,7 +1005,7 @@ static el_code stage_members(el_ctx *ctx, const char *file, int fd, const char *
             break;
         const char *name = r == ARCHIVE_OK ? archive_entry_pathname(e) : NULL;
         if (r != ARCHIVE_OK || !name) {
-            rc = tampered(ctx, file, NULL, "the archive changed while it was read");
+            rc = read_failed(ctx, file, NULL, a, "the archive changed while it was read");
             break;
         }
         if (strcmp(name, MANIFEST) == 0 || strcmp(name, SIGNATURE) == 0)
@@ -1014,9 +1030,9 @@ static el_code stage_members(el_ctx *ctx, const char *file, int fd, const char *
                                 strerror(err));
                 el_detail_str(ctx, "path", p);
             } else {
-                rc = tampered(ctx, file, name,
-                              over ? "it holds more bytes than the manifest lists"
-                                   : "unreadable member");
+                rc = over ? tampered(ctx, file, name,
+                                     "it holds more bytes than the manifest lists")
+                          : read_failed(ctx, file, name, a, "unreadable member");
             }
         } else if (size != l->size || strcmp(sha, l->sha256) != 0) {
             rc = tampered(ctx, file, name, "sha256 or size differs from the manifest");

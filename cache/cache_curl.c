@@ -61,26 +61,34 @@ cache_curl *cache_curl_load(el_ctx *ctx)
     void *dl = dlopen(CACHE_CURL_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!dl) {
         const char *why = dlerror();
-        el_fail(ctx, EL_INTERNAL, "cannot load %s (libcurl, needed to fetch): %s",
+        /* a machine without (a loadable) libcurl is set up wrong, not a bug:
+         * IO_ERROR, not retryable until someone installs it */
+        el_fail(ctx, EL_IO, "cannot load %s (libcurl, needed to fetch; install libcurl4): %s",
                 CACHE_CURL_SONAME, why ? why : "unknown error");
+        el_detail_str(ctx, "reason", "libcurl_unavailable");
         el_detail_str(ctx, "library", CACHE_CURL_SONAME);
+        el_set_retryable(ctx, false);
         return NULL;
     }
     cache_curl *cu = xcalloc(1, sizeof *cu);
     cu->dl = dl;
     for (size_t i = 0; i < sizeof syms / sizeof *syms; i++) {
         if (!sym(dl, syms[i].name, (char *)cu + syms[i].off, syms[i].size)) {
-            el_fail(ctx, EL_INTERNAL, "%s has no %s: libcurl 7.84 or later is needed",
+            el_fail(ctx, EL_IO, "%s has no %s: libcurl 7.84 or later is needed",
                     CACHE_CURL_SONAME, syms[i].name);
+            el_detail_str(ctx, "reason", "libcurl_too_old");
             el_detail_str(ctx, "library", CACHE_CURL_SONAME);
+            el_set_retryable(ctx, false);
             dlclose(dl);
             free(cu);
             return NULL;
         }
     }
     if (cu->global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-        el_fail(ctx, EL_INTERNAL, "%s failed to initialize", CACHE_CURL_SONAME);
+        el_fail(ctx, EL_IO, "%s failed to initialize", CACHE_CURL_SONAME);
+        el_detail_str(ctx, "reason", "libcurl_init_failed");
         el_detail_str(ctx, "library", CACHE_CURL_SONAME);
+        el_set_retryable(ctx, false);
         dlclose(dl);
         free(cu);
         return NULL;

@@ -15,6 +15,15 @@ command line (one scenario per run):
                    URL with a host (`a-2.0.0+02:00`, `a:=3.0`, `file:/x`):
                    `index show` lists each version as excluded with reason
                    unsupported_url and the link as written; nothing fetched
+  import_eio       `cache import /proc/self/mem` (a file whose read() fails
+                   with EIO, as a failing disk's does): IO_ERROR (74),
+                   errno EIO, never "tampered" (the archive's fault)
+  no_libcurl       libcurl.so.4 that does not load (not an ELF file), one
+                   that lacks the 7.84 symbols (a tiny library built with
+                   cc): the first fetch is IO_ERROR (74), not retryable,
+                   detail.reason libcurl_unavailable / libcurl_too_old and
+                   the library named, never INTERNAL (70); a run the cache
+                   answers (--offline) needs no libcurl at all
 
 usage: cache_env.py ENVLOCK CACHE_FETCH SCENARIO   (exit 77: skipped)
 """
@@ -150,6 +159,59 @@ def sc_unsupported_url(work):
                        capture_output=True, text=True, timeout=100, stdin=subprocess.DEVNULL)
     check("2.0  unsupported_url: " in t.stdout and "`a-2.0.0+02:00`" in t.stdout,
           "text output lists the reason: %s" % t.stdout)
+
+
+def sc_import_eio(work):
+    cache = os.path.join(work, "c")
+    p, body = envlock("--cache-dir", cache, "cache", "import", "/proc/self/mem")
+    body = body or {}
+    check(p.returncode == 74 and body.get("code") == "IO_ERROR",
+          "a read error: IO_ERROR, exit 74, got %d: %s%s" % (p.returncode, p.stdout, p.stderr))
+    check(body.get("detail", {}).get("errno") == "EIO" and
+          body.get("detail", {}).get("reason") != "tampered",
+          "detail.errno EIO, not tampered: %s" % p.stdout)
+    check(not os.path.isdir(os.path.join(cache, "v1")) or
+          not [n for n in os.listdir(os.path.join(cache, "v1")) if n.startswith(".import")],
+          "no staging left behind")
+
+
+def sc_no_libcurl(work):
+    broken = os.path.join(work, "broken")
+    old = os.path.join(work, "old")
+    os.makedirs(broken)
+    os.makedirs(old)
+    with open(os.path.join(broken, "libcurl.so.4"), "w") as f:
+        f.write("not a shared object\n")
+    src = os.path.join(work, "old.c")
+    with open(src, "w") as f:
+        f.write("int curl_global_init(long flags) { return (int)flags * 0; }\n")
+    cc = shutil.which("cc")
+    if not cc:
+        print("skip: no cc")
+        sys.exit(77)
+    subprocess.run([cc, "-shared", "-fPIC", "-o", os.path.join(old, "libcurl.so.4"), src],
+                   check=True)
+    index = "http://127.0.0.1:9/simple"  # never reached: the fetch cannot start
+    for libdir, reason in ((broken, "libcurl_unavailable"), (old, "libcurl_too_old")):
+        env = dict(os.environ)
+        env["LD_LIBRARY_PATH"] = libdir + (":" + env["LD_LIBRARY_PATH"]
+                                           if env.get("LD_LIBRARY_PATH") else "")
+        p, body = envlock("--cache-dir", os.path.join(work, "c"), "index", "show", "pypi:a",
+                          "--index", index, env=env)
+        check(p.returncode == 74, "%s: exit 74, got %d: %s%s"
+              % (reason, p.returncode, p.stdout, p.stderr))
+        body = body or {}
+        check(body.get("code") == "IO_ERROR" and body.get("retryable") is False,
+              "%s: IO_ERROR, not retryable: %s" % (reason, p.stdout))
+        detail = body.get("detail", {})
+        check(detail.get("reason") == reason and detail.get("library") == "libcurl.so.4",
+              "%s: the reason and the library: %s" % (reason, p.stdout))
+        check("libcurl" in body.get("message", ""), "%s: the message says libcurl: %s"
+              % (reason, p.stdout))
+        off, obody = envlock("--offline", "--cache-dir", os.path.join(work, "c"), "index", "show",
+                             "pypi:a", "--index", index, env=env)
+        check((obody or {}).get("detail", {}).get("reason") == "offline_cache_miss",
+              "%s: --offline never loads libcurl: %s%s" % (reason, off.stdout, off.stderr))
 
 
 def main():
