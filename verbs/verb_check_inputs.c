@@ -438,24 +438,19 @@ static el_code deb_docs(el_ctx *ctx, cache *c, const lock_doc *lock,
                            .keyring = rq->apt_keyring,
                            .arch = lock->arch ? lock->arch : "amd64",
                            .ignore_valid_until = true /* as the resolver: snapshots are old */ };
-    apt_loader *l = apt_loader_new(ctx, c, &o);
-    if (!l)
-        return el_ctx_code(ctx);
-    apt_loader_submit(l);
-    el_code rc = cache_run(c, ctx);
-    if (rc == EL_OK)
-        rc = apt_loader_load_own(l);
-    if (rc == EL_OK)
+    apt_loader *l = apt_loader_read(ctx, c, &o);
+    if (l) {
         deb_docs_of(l, lock, t, docs);
-    json_object *why = rc != EL_OK ? json_object_object_get(el_ctx_detail(ctx), "reason") : NULL;
-    if (why && strcmp(json_object_get_string(why), "offline_cache_miss") == 0) {
-        ptrvec_push(notes, xstrdup("deb artifacts not confirmed: an apt index is not in the "
-                                   "cache (offline)"));
-        el_ctx_clear(ctx);
-        rc = EL_OK;
+        apt_loader_free(l);
+        return EL_OK;
     }
-    apt_loader_free(l);
-    return rc;
+    json_object *why = json_object_object_get(el_ctx_detail(ctx), "reason");
+    if (!why || strcmp(json_object_get_string(why), "offline_cache_miss") != 0)
+        return el_ctx_code(ctx);
+    ptrvec_push(notes, xstrdup("deb artifacts not confirmed: an apt index is not in the cache "
+                               "(offline)"));
+    el_ctx_clear(ctx);
+    return EL_OK;
 }
 
 void verb_inputs_free(verb_inputs *t)

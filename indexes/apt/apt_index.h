@@ -241,11 +241,13 @@ el_code apt_loader_load_into(apt_loader *l, struct s_Pool *pool);
  *  a loaded repo, 0 when it gave none (libsolv's own reader drops it). */
 uint64_t apt_solvable_size(struct s_Pool *pool, int p);
 
-/* apt_loader_load_own() :
- *  apt_loader_load_into() a pool of the loader's own (Debian, the loader's
- *  architecture), for readers that only look packages up afterwards with
- *  apt_loader_candidates() (index show, check); the loader frees it. */
-el_code apt_loader_load_own(apt_loader *l);
+/* apt_loader_read() :
+ *  apt_loader_new(), its fetches run (cache_run: the caller has nothing
+ *  else in flight) and everything loaded into a pool of the loader's own
+ *  (Debian, the loader's architecture), for readers that only look packages
+ *  up with apt_loader_candidates() (index show, check). NULL with the
+ *  failure on ctx. */
+apt_loader *apt_loader_read(el_ctx *ctx, cache *c, const apt_load_options *o);
 
 /* apt_repo_file_url() :
  *  The canonical URL of a file that a Packages index of `ri` names

@@ -818,15 +818,22 @@ el_code apt_loader_load_into(apt_loader *l, struct s_Pool *pool)
     return EL_OK;
 }
 
-el_code apt_loader_load_own(apt_loader *l)
+apt_loader *apt_loader_read(el_ctx *ctx, cache *c, const apt_load_options *o)
 {
+    apt_loader *l = apt_loader_new(ctx, c, o);
+    if (!l)
+        return NULL;
+    apt_loader_submit(l);
     Pool *pool = pool_create();
     pool_setdisttype(pool, DISTTYPE_DEB);
     pool_setarch(pool, l->arch);
-    l->own_pool = true;
-    el_code rc = apt_loader_load_into(l, pool);
     l->pool = pool;
-    return rc;
+    l->own_pool = true;
+    if (cache_run(c, ctx) != EL_OK || apt_loader_load_into(l, pool) != EL_OK) {
+        apt_loader_free(l);
+        return NULL;
+    }
+    return l;
 }
 
 const char *apt_repo_file_url(const apt_repo_info *ri, const char *filename, arena *a)

@@ -321,13 +321,10 @@ el_code apt_index_show(el_ctx *ctx, cache *c, const el_index_query *q, bool json
     o.keyring = q->apt_keyring;
     o.arch = q->apt_arch;
     o.ignore_valid_until = q->ignore_valid_until;
-    apt_loader *l = apt_loader_new(ctx, c, &o);
+    apt_loader *l = apt_loader_read(ctx, c, &o);
     if (!l)
         return el_ctx_code(ctx);
-    apt_loader_submit(l);
-    el_code rc = cache_run(c, ctx);
-    if (rc == EL_OK)
-        rc = apt_loader_load_own(l);
+    el_code rc = EL_OK;
     arena *a = arena_new();
     apt_candidate *cands = NULL;
     size_t n = 0;

@@ -30,6 +30,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_tamper import line_of  # noqa: E402  (one rule for a lock line)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 MIRROR = os.path.join(REPO, "corpus", "demo", "mirror")
@@ -71,11 +74,6 @@ def stanza(name):
         if fields.get("Package") == name:
             return fields
     raise SystemExit("no %s in %s" % (name, PACKAGES))
-
-
-def line_of(text, needle):
-    assert text.count(needle) == 1, needle
-    return text[:text.index(needle)].count("\n") + 1
 
 
 def main():
