@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "envlock/bases.h"
 #include "pep508.h"
@@ -356,13 +357,20 @@ static void write_entry(entry *E, const char *ref, const char *digest,
             strchr(E->glibc, '.') + 1, E->machine);
     if (E->sources.len) {
         sb_adds(sb, "    apt:\n");
-        if (E->keyring && !E->keyring_mixed)
+        /* the catalog reads its keyring on this machine when it is loaded */
+        bool one = E->keyring && !E->keyring_mixed;
+        if (one && access(E->keyring, R_OK) == 0) {
             sb_addf(sb, "      # the image verifies every source with %s: the\n"
                         "      # same file of this machine is named here\n"
                         "      keyring: ", E->keyring);
-        if (E->keyring && !E->keyring_mixed) {
             q(sb, E->keyring);
             sb_addc(sb, '\n');
+        } else if (one) {
+            sb_addf(sb, "      # the image verifies every source with %s, which this\n"
+                        "      # machine does not have: name a copy as keyring:\n", E->keyring);
+        } else {
+            sb_adds(sb, "      # the sources name no one keyring: name the one to verify with\n"
+                        "      # as keyring:, or sign them with signed-by= in each line\n");
         }
         sb_adds(sb, "      sources:\n");
         for (size_t i = 0; i < E->sources.len; i++) {

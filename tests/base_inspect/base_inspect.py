@@ -281,6 +281,20 @@ spec:
 def part_docker(envlock, work):
     docker_archive(os.path.join(work, "docker.tar"))
     expect_entry(envlock, work, "docker.tar")
+    # A keyring this machine does not have is not named (the catalog could
+    # not be loaded), only said; the entry still validates.
+    missing = "/usr/share/keyrings/no-such-archive-keyring.gpg"
+    layers = [layer_tar([(p, t.replace(KEYRING, missing)) for p, t in f]) for f in LAYERS]
+    docker_archive(os.path.join(work, "otherkey.tar"), layers=layers)
+    rc, out, err = run(envlock, ["base", "inspect", "otherkey.tar", "-o", "other.yaml"], work)
+    text = open(os.path.join(work, "other.yaml")).read() if rc == 0 else ""
+    said = ("      # the image verifies every source with %s, which this\n"
+            "      # machine does not have: name a copy as keyring:\n" % missing)
+    if rc != 0 or said not in text or "keyring: " in text:
+        raise Failure("a keyring missing here: rc %d\n%s%s" % (rc, text, err))
+    rc, out, err = run(envlock, ["validate", "spec.yaml", "--bases", "other.yaml"], work)
+    if rc != 0:
+        raise Failure("the entry without a keyring is not a catalog: %s%s" % (out, err))
 
 
 def part_oci(envlock, work):
