@@ -134,22 +134,14 @@ void bundle_fail_response(bundle *b, const cache_response *r, const char *what)
 {
     if (!bundle_claim(b))
         return;
-    el_ctx *ctx = b->ctx;
-    cache_response_fail(ctx, r);
-    /* Again with the artifact in front of the cache's message, keeping the
-     * details the cache gave. */
+    /* the cache's failure, with the artifact in front of its message */
+    cache_failure f = cache_failure_of(r);
     char *msg = xasprintf("%s: %s", what, r->message ? r->message : "fetch failed");
-    char *url = cache_url_redact(r->url);
-    el_fail(ctx, r->code, "%s", msg);
-    el_detail_str(ctx, "reason", r->reason ? r->reason : "fetch_failed");
-    el_detail_str(ctx, "url", url);
-    if (r->status)
-        el_detail_int(ctx, "status", r->status);
-    if (r->limit)
-        el_detail_str(ctx, "limit", r->limit);
-    el_detail_str(ctx, "artifact", what);
-    el_set_retryable(ctx, r->retryable);
-    free(url);
+    f.message = msg;
+    if (!f.reason)
+        f.reason = "fetch_failed";
+    cache_failure_report(b->ctx, &f);
+    el_detail_str(b->ctx, "artifact", what);
     free(msg);
 }
 

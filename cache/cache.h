@@ -185,10 +185,35 @@ void cache_submit(cache *c, const cache_request *rq);
  *  itself failed (EL_INTERNAL). */
 el_code cache_run(cache *c, el_ctx *ctx);
 
-/* cache_response_fail() :
- *  Records a failed response on ctx: its code and message, detail.reason,
- *  detail.url (canonical, redacted), detail.status when there was one, and
- *  the retryable flag. Returns the code. */
+/* cache_failure : what a failed response says, kept past the response (a
+ * reader reports it later, as its own error, maybe with its own message). */
+typedef struct cache_failure {
+    el_code code;
+    const char *reason;
+    const char *message;
+    const char *url;       /* canonical, as submitted */
+    long status;
+    const char *limit;     /* timeout/too_slow: which bound */
+    long limit_seconds;
+    long retry_after_s;    /* a Retry-After not waited for */
+    const char *location;  /* redirect_refused: the target */
+    bool retryable;
+} cache_failure;
+
+/* cache_failure_of() : r's failure; the strings are r's (borrowed). */
+cache_failure cache_failure_of(const cache_response *r);
+
+/* cache_failure_copy() : f with its strings copied into `a`. */
+cache_failure cache_failure_copy(const cache_failure *f, arena *a);
+
+/* cache_failure_report() :
+ *  Records f on ctx: its code and message, detail.reason, detail.url
+ *  (redacted), and when given detail.status, limit, seconds,
+ *  retryAfterSeconds and location (redacted); the retryable flag. Returns
+ *  the code. The one place a fetch failure becomes an error. */
+el_code cache_failure_report(el_ctx *ctx, const cache_failure *f);
+
+/* cache_response_fail() : cache_failure_report() of r's failure. */
 el_code cache_response_fail(el_ctx *ctx, const cache_response *r);
 
 /* cache_response_take_body() :

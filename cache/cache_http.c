@@ -304,30 +304,69 @@ unsigned char *cache_response_take_body(cache_response *r, size_t *len)
     return b;
 }
 
+cache_failure cache_failure_of(const cache_response *r)
+{
+    return (cache_failure){ .code = r->code,
+                            .reason = r->reason,
+                            .message = r->message,
+                            .url = r->url,
+                            .status = r->status,
+                            .limit = r->limit,
+                            .limit_seconds = r->limit_seconds,
+                            .retry_after_s = r->retry_after_s,
+                            .location = r->location,
+                            .retryable = r->retryable };
+}
+
+static const char *copy_or_null(arena *a, const char *s)
+{
+    return s ? arena_strdup(a, s) : NULL;
+}
+
+cache_failure cache_failure_copy(const cache_failure *f, arena *a)
+{
+    cache_failure c = *f;
+    c.reason = copy_or_null(a, f->reason);
+    c.message = copy_or_null(a, f->message);
+    c.url = copy_or_null(a, f->url);
+    c.limit = copy_or_null(a, f->limit);
+    c.location = copy_or_null(a, f->location);
+    return c;
+}
+
+static void detail_url(el_ctx *ctx, const char *key, const char *url)
+{
+    char *u = cache_url_redact(url);
+    el_detail_str(ctx, key, u);
+    free(u);
+}
+
+el_code cache_failure_report(el_ctx *ctx, const cache_failure *f)
+{
+    if (f->code == EL_OK)
+        return EL_OK;
+    el_fail(ctx, f->code, "%s", f->message ? f->message : "fetch failed");
+    el_detail_str(ctx, "reason", f->reason ? f->reason : "unreachable");
+    if (f->url)
+        detail_url(ctx, "url", f->url);
+    if (f->status)
+        el_detail_int(ctx, "status", f->status);
+    if (f->limit)
+        el_detail_str(ctx, "limit", f->limit);
+    if (f->limit_seconds)
+        el_detail_int(ctx, "seconds", f->limit_seconds);
+    if (f->retry_after_s)
+        el_detail_int(ctx, "retryAfterSeconds", f->retry_after_s);
+    if (f->location)
+        detail_url(ctx, "location", f->location);
+    el_set_retryable(ctx, f->retryable);
+    return f->code;
+}
+
 el_code cache_response_fail(el_ctx *ctx, const cache_response *r)
 {
-    if (r->code == EL_OK)
-        return EL_OK;
-    el_fail(ctx, r->code, "%s", r->message ? r->message : "fetch failed");
-    el_detail_str(ctx, "reason", r->reason ? r->reason : "unreachable");
-    char *u = cache_url_redact(r->url);
-    el_detail_str(ctx, "url", u);
-    free(u);
-    if (r->status)
-        el_detail_int(ctx, "status", r->status);
-    if (r->limit)
-        el_detail_str(ctx, "limit", r->limit);
-    if (r->limit_seconds)
-        el_detail_int(ctx, "seconds", r->limit_seconds);
-    if (r->retry_after_s)
-        el_detail_int(ctx, "retryAfterSeconds", r->retry_after_s);
-    if (r->location) {
-        char *l = cache_url_redact(r->location);
-        el_detail_str(ctx, "location", l);
-        free(l);
-    }
-    el_set_retryable(ctx, r->retryable);
-    return r->code;
+    cache_failure f = cache_failure_of(r);
+    return cache_failure_report(ctx, &f);
 }
 
 /* ---- progress ---- */

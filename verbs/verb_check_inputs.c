@@ -43,13 +43,7 @@ typedef struct ti_slot {
     char *identity;
     char *modified;
     char *why;           /* GONE / MISS / SKIP: a short reason */
-    /* TI_FAILED, for el_fail() once the run is over */
-    el_code code;
-    char *reason;
-    char *message;
-    char *url;
-    long status;
-    bool retryable;
+    cache_failure fail;  /* TI_FAILED, reported once the run is over (in mem) */
     /* npm: the loader that fetched it and the package name */
     npm_loader *nl;
     char *npm_name;
@@ -59,30 +53,27 @@ typedef struct ti_slot {
     lock_index_doc *doc; /* TI_OK pypi and npm inputs */
 } ti_slot;
 
-static void slot_fail(ti_slot *s, el_code code, const char *reason, const char *message,
-                      const char *url, long status, bool retryable)
+static void slot_fail(ti_slot *s, const cache_failure *f)
 {
     s->state = TI_FAILED;
-    s->code = code != EL_OK ? code : EL_INTERNAL;
-    s->reason = xstrdup(reason ? reason : "fetch_failed");
-    s->message = xstrdup(message ? message : "fetch failed");
-    s->url = url ? cache_url_redact(url) : NULL;
-    s->status = status;
-    s->retryable = retryable;
+    s->fail = cache_failure_copy(f, s->mem);
+    if (s->fail.code == EL_OK)
+        s->fail.code = EL_INTERNAL;
+    if (!s->fail.reason)
+        s->fail.reason = "fetch_failed";
 }
 
 /* A failed fetch: gone (404), missing from the cache offline, or an error. */
-static void slot_failed(ti_slot *s, el_code code, const char *reason, const char *message,
-                        const char *url, long status, bool retryable)
+static void slot_failed(ti_slot *s, const cache_failure *f)
 {
-    if (reason && strcmp(reason, "not_found") == 0) {
+    if (f->reason && strcmp(f->reason, "not_found") == 0) {
         s->state = TI_GONE;
         s->why = xstrdup("not found");
-    } else if (reason && strcmp(reason, "offline_cache_miss") == 0) {
+    } else if (f->reason && strcmp(f->reason, "offline_cache_miss") == 0) {
         s->state = TI_MISS;
         s->why = xstrdup("offline and not in the cache");
     } else {
-        slot_fail(s, code, reason, message, url, status, retryable);
+        slot_fail(s, f);
     }
 }
 
@@ -92,7 +83,8 @@ static bool response_settled(ti_slot *s, const cache_response *r)
 {
     if (r->code == EL_OK)
         return false;
-    slot_failed(s, r->code, r->reason, r->message, r->url, r->status, r->retryable);
+    cache_failure f = cache_failure_of(r);
+    slot_failed(s, &f);
     return true;
 }
 
@@ -163,7 +155,9 @@ static void apt_done(cache *c, cache_response *r, void *user)
     if (ends_with(s->was->url, "/InRelease")) {
         if (apt_clearsigned_split((const char *)r->body, r->len, &text, &len) < 0) {
             char *msg = xasprintf("%s is not a clearsigned message", s->was->url);
-            slot_fail(s, EL_PACKAGE_NOT_FOUND, "bad_release", msg, s->was->url, 0, false);
+            cache_failure f = { .code = EL_PACKAGE_NOT_FOUND, .reason = "bad_release",
+                                .message = msg, .url = s->was->url };
+            slot_fail(s, &f);
             free(msg);
             return;
         }
@@ -218,12 +212,19 @@ static void npm_settle(ti_slot *s)
 {
     const npm_packument *p = npm_loader_get(s->nl, s->npm_name);
     if (!p) {
-        slot_fail(s, EL_INTERNAL, "fetch_failed", "the npm load did not finish", s->was->url, 0,
-                  false);
+        cache_failure f = { .code = EL_INTERNAL, .message = "the npm load did not finish",
+                            .url = s->was->url };
+        slot_fail(s, &f);
         return;
     }
     if (p->code != EL_OK) {
-        slot_failed(s, p->code, p->reason, p->message, p->url, p->status, p->retryable);
+        cache_failure f = p->fetch.code != EL_OK
+                              ? p->fetch
+                              : (cache_failure){ .code = p->code, .reason = p->reason,
+                                                 .message = p->message, .url = p->url,
+                                                 .status = p->status,
+                                                 .retryable = p->retryable };
+        slot_failed(s, &f);
         return;
     }
     s->state = TI_OK;
@@ -259,9 +260,6 @@ static void slot_clear(ti_slot *s)
     free(s->identity);
     free(s->modified);
     free(s->why);
-    free(s->reason);
-    free(s->message);
-    free(s->url);
     free(s->npm_name);
     free(s->pypi_name);
 }
@@ -583,13 +581,7 @@ el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_do
         for (size_t i = 0; i < n; i++) {
             const ti_slot *s = &slots[i];
             if (s->state == TI_FAILED) {
-                rc = el_fail(ctx, s->code, "%s", s->message);
-                el_detail_str(ctx, "reason", s->reason);
-                if (s->url)
-                    el_detail_str(ctx, "url", s->url);
-                if (s->status)
-                    el_detail_int(ctx, "status", s->status);
-                el_set_retryable(ctx, s->retryable);
+                rc = cache_failure_report(ctx, &s->fail);
                 break;
             }
         }

@@ -194,6 +194,9 @@ typedef struct npm_packument {
     const char *message;
     long status;
     bool retryable;
+    cache_failure fetch;       /* the response's own failure when the fetch
+                                  failed (its limit, Retry-After, ...), else
+                                  fetch.code == EL_OK */
 
     arena *arena_;             /* internal */
     ptrvec owned_;             /* internal: ranges and semvers to release */

@@ -145,8 +145,12 @@ static void on_done(cache *c, cache_response *r, void *user)
                             l->registry, r->url, r->status);
         else
             msg = xstrdup(r->message ? r->message : "fetch failed");
-        finish(it, failed(l, it->name, r->code, r->reason ? r->reason : "fetch_failed", msg,
-                          r->status, r->retryable));
+        npm_packument *p = failed(l, it->name, r->code, r->reason ? r->reason : "fetch_failed",
+                                  msg, r->status, r->retryable);
+        cache_failure f = cache_failure_of(r);
+        f.message = msg;
+        p->fetch = cache_failure_copy(&f, p->arena_);
+        finish(it, p);
         free(msg);
         return;
     }
@@ -228,6 +232,11 @@ const npm_packument *npm_loader_at(const npm_loader *l, size_t i)
 
 el_code npm_load_fail(el_ctx *ctx, const npm_packument *p)
 {
+    if (p->fetch.code != EL_OK) {
+        cache_failure_report(ctx, &p->fetch);
+        el_detail_str(ctx, "package", p->name);
+        return p->fetch.code;
+    }
     el_code code = p->code != EL_OK ? p->code : EL_INTERNAL;
     el_fail(ctx, code, "%s", p->message ? p->message : "npm load failed");
     el_detail_str(ctx, "reason", p->reason ? p->reason : "unknown");

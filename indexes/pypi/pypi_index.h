@@ -350,6 +350,9 @@ typedef struct pypi_project {
     const char *message;
     const char *fail_url;
     long fail_status;
+    cache_failure fetch;         /* the response's own failure when a fetch
+                                    failed (its limit, Retry-After, ...), else
+                                    fetch.code == EL_OK */
     bool retryable;
 } pypi_project;
 

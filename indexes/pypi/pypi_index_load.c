@@ -185,21 +185,29 @@ static void project_fail(proj *p, el_code code, const char *reason, const char *
 
 static void fail_response(proj *p, const cache_response *r)
 {
+    if (p->pub.code != EL_OK)
+        return;
     project_fail(p, r->code, r->reason, r->message, r->url, r->status, r->retryable);
+    cache_failure f = cache_failure_of(r);
+    p->pub.fetch = cache_failure_copy(&f, p->l->a);
 }
 
 el_code pypi_project_fail(el_ctx *ctx, const pypi_project *p)
 {
-    el_fail(ctx, p->code, "%s", p->message ? p->message : "");
-    if (p->reason)
-        el_detail_str(ctx, "reason", p->reason);
-    if (p->fail_url) {
-        char *u = cache_url_redact(p->fail_url);
-        el_detail_str(ctx, "url", u);
-        free(u);
+    if (p->fetch.code != EL_OK) {
+        cache_failure_report(ctx, &p->fetch); /* every detail the cache gave */
+    } else {
+        el_fail(ctx, p->code, "%s", p->message ? p->message : "");
+        if (p->reason)
+            el_detail_str(ctx, "reason", p->reason);
+        if (p->fail_url) {
+            char *u = cache_url_redact(p->fail_url);
+            el_detail_str(ctx, "url", u);
+            free(u);
+        }
+        if (p->fail_status)
+            el_detail_int(ctx, "status", p->fail_status);
     }
-    if (p->fail_status)
-        el_detail_int(ctx, "status", p->fail_status);
     el_detail_str(ctx, "package", p->name);
     if (p->index) {
         char *shown = cache_url_redact(p->index);

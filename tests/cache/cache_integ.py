@@ -421,6 +421,56 @@ def sc_retry_after_long(base, d):
     check(dt < 10, "at once (%.2f s)" % dt)
 
 
+RETRY_SPEC = """apiVersion: environments.datalayer.io/v1alpha1
+kind: Environment
+metadata:
+  name: retry-after
+spec:
+  language:
+    name: python
+    version: "3.13"
+  base:
+    ref: datalayer/python-cpu
+    channel: "2026.09"
+  packages:
+%s
+"""
+
+
+def sc_retry_after_resolve(base, d):
+    """The same 429 (Retry-After: 3600) behind `envlock resolve`, for a PyPI
+    index and for an npm registry: the readers report the cache's failure
+    whole (detail.retryAfterSeconds 3600, status 429, retryable), at once."""
+    bases = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "corpus", "demo", "bases.yaml")
+    # the spec's canonical index and registry, mapped to the server
+    cases = (("pypi", "    python:\n      dependencies: [requests]",
+              "https://pypi.org/simple=%s/r429long/simple" % base,
+              "/r429long/simple/requests/", "https://pypi.org/simple/requests/"),
+             ("npm", "    node:\n      dependencies: [zod]",
+              "https://registry.npmjs.org=%s/r429long/npm" % base,
+              "/r429long/npm/zod", "https://registry.npmjs.org/zod"))
+    for eco, packages, mirror, path, canonical in cases:
+        spec = os.path.join(d, "%s.yaml" % eco)
+        with open(spec, "w") as f:
+            f.write(RETRY_SPEC % packages)
+        t0 = time.monotonic()
+        rc, body = envlock(os.path.join(d, "cache-" + eco), "--mirror", mirror, "resolve",
+                           "--bases", bases, spec, "-o", os.path.join(d, eco + ".lock"))
+        dt = time.monotonic() - t0
+        print("%s resolve behind a 429 Retry-After: 3600: %.2fs" % (eco, dt))
+        body = body or {}
+        e = body.get("detail", {})
+        check(rc == 13 and body.get("code") == "DL_ENV_PACKAGE_NOT_FOUND",
+              "%s: PACKAGE_NOT_FOUND, exit 13 (%s): %s" % (eco, rc, body))
+        check(body.get("retryable") is True, "%s: retryable: %s" % (eco, body))
+        check(e.get("retryAfterSeconds") == 3600 and e.get("status") == 429 and
+              e.get("reason") == "http_status" and e.get("url") == canonical,
+              "%s: the cache's detail, whole: %s" % (eco, e))
+        check(STATE.counts.get(path) == 1, "%s: asked once: %s" % (eco, STATE.counts))
+        check(dt < 30, "%s: at once (%.2f s)" % (eco, dt))
+
+
 def sc_hash_mismatch(base, d):
     url = base + "/ok/h"
     good = hashlib.sha256(body_for("/ok/h")).hexdigest()
