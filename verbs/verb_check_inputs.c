@@ -462,180 +462,199 @@ void verb_inputs_free(verb_inputs *t)
     free(t);
 }
 
+/* Whether the spec derives input `in` (a PyPI page of one of its indexes:
+ * *pypi_name gets the project; a packument of its registry; a Release of
+ * one of its apt sources). Inputs with no URL or of an unknown ecosystem
+ * are notes, not findings: true. */
+static bool input_allowed(const ti_allow *al, const lock_input *in, char **pypi_name)
+{
+    const char *eco = in->ecosystem ? in->ecosystem : "";
+    const char *url = in->url ? in->url : "";
+    if (!*url)
+        return true;
+    if (strcmp(eco, "pypi") == 0)
+        return (*pypi_name = pypi_allowed(al, url)) != NULL;
+    if (strcmp(eco, "npm") == 0) {
+        char *reg = NULL, *name = NULL;
+        bool ok = al->registry && npm_split(url, &reg, &name) && strcmp(reg, al->registry) == 0;
+        free(reg);
+        free(name);
+        return ok;
+    }
+    if (strcmp(eco, "deb") == 0)
+        return deb_allowed(al, url);
+    return true;
+}
+
+/* One cache run's readers: an npm loader per registry. */
+typedef struct ti_run {
+    cache *c;
+    npm_target nt;
+    ptrvec loaders, registries;
+} ti_run;
+
+/* The npm loader of `reg`, made on first use. */
+static npm_loader *run_npm_loader(ti_run *run, const char *reg)
+{
+    for (size_t k = 0; k < run->registries.len; k++)
+        if (strcmp(run->registries.items[k], reg) == 0)
+            return run->loaders.items[k];
+    npm_loader_options no = { 0 };
+    no.registry = reg;
+    no.target = &run->nt;
+    npm_loader *nl = npm_loader_new(run->c, &no);
+    ptrvec_push(&run->loaders, nl);
+    ptrvec_push(&run->registries, xstrdup(reg));
+    return nl;
+}
+
+static void run_free(ti_run *run)
+{
+    for (size_t k = 0; k < run->loaders.len; k++) {
+        npm_loader_free(run->loaders.items[k]);
+        free(run->registries.items[k]);
+    }
+    ptrvec_release(&run->loaders);
+    ptrvec_release(&run->registries);
+    cache_close(run->c);
+}
+
+/* The request for the slot's input, with the reader that made it. */
+static void slot_submit(ti_run *run, ti_slot *s)
+{
+    const lock_input *in = s->was;
+    const char *eco = in->ecosystem ? in->ecosystem : "";
+    if (!in->url || !*in->url) {
+        s->state = TI_SKIP;
+        s->why = xstrdup("the lock names no URL");
+    } else if (strcmp(eco, "pypi") == 0 || strcmp(eco, "deb") == 0) {
+        bool py = eco[0] == 'p';
+        cache_request rq = { 0 };
+        rq.url = in->url;
+        rq.accept = py ? PYPI_PAGE_ACCEPT : NULL;
+        rq.policy = CACHE_REVALIDATE;
+        rq.max_bytes = py ? PYPI_PAGE_MAX : TI_APT_RELEASE_MAX;
+        rq.done = py ? pypi_done : apt_done;
+        rq.user = s;
+        cache_submit(run->c, &rq);
+    } else if (strcmp(eco, "npm") == 0) {
+        char *reg = NULL;
+        if (!npm_split(in->url, &reg, &s->npm_name)) {
+            s->state = TI_SKIP;
+            s->why = xstrdup("not an npm packument URL");
+            return;
+        }
+        s->nl = run_npm_loader(run, reg);
+        free(reg);
+        npm_loader_submit(s->nl, s->npm_name);
+    } else {
+        s->state = TI_SKIP;
+        s->why = xasprintf("unknown ecosystem `%s`", eco);
+    }
+}
+
+/* The slots' outcomes into t: fresh identities, gone inputs, the documents
+ * read (the Debian ones first), and a note per input not compared, then
+ * the Debian notes (taken). */
+static void collect(const ti_slot *slots, size_t n, const ptrvec *debs, ptrvec *deb_notes,
+                    verb_inputs *t)
+{
+    ptrvec notes = PTRVEC_INIT;
+    t->fresh = arena_alloc(t->mem, (n + 1) * sizeof *t->fresh);
+    t->gone = arena_alloc(t->mem, (n + 1) * sizeof *t->gone);
+    t->docs = arena_alloc(t->mem, (n + debs->len + 1) * sizeof *t->docs);
+    for (size_t i = 0; i < debs->len; i++)
+        t->docs[t->n_docs++] = *(lock_index_doc *)debs->items[i];
+    for (size_t i = 0; i < n; i++) {
+        const ti_slot *s = &slots[i];
+        const lock_input *was = s->was;
+        if (s->state == TI_SKIP && !s->why)
+            continue; /* foreign: a report line, not a note */
+        if (s->state == TI_OK && s->doc)
+            t->docs[t->n_docs++] = *s->doc;
+        lock_input now = { .ecosystem = arena_strdup(t->mem, was->ecosystem ? was->ecosystem : ""),
+                           .url = arena_strdup(t->mem, was->url ? was->url : "") };
+        if (s->state == TI_OK) {
+            now.identity = arena_strdup(t->mem, s->identity);
+            now.modified = s->modified ? arena_strdup(t->mem, s->modified) : NULL;
+            t->fresh[t->n_fresh++] = now;
+        } else if (s->state == TI_GONE) {
+            now.identity = arena_strdup(t->mem, s->why);
+            t->gone[t->n_gone++] = now;
+        } else {
+            ptrvec_push(&notes, xasprintf("input not compared: %s %s (%s)", now.ecosystem,
+                                          now.url, s->why ? s->why : "not read"));
+        }
+    }
+    for (size_t i = 0; i < deb_notes->len; i++)
+        ptrvec_push(&notes, deb_notes->items[i]);
+    deb_notes->len = 0;
+    t->n_notes = notes.len;
+    t->notes = (char **)notes.items; /* taken: not released */
+}
+
+/* After the run: the first failed input is the error. */
+static el_code first_failure(el_ctx *ctx, const ti_slot *slots, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (slots[i].state == TI_FAILED)
+            return cache_failure_report(ctx, &slots[i].fail);
+    return EL_OK;
+}
+
 el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_doc *lock,
                           const resolve_request *req, verb_inputs **out)
 {
     *out = NULL;
     verb_inputs *t = xcalloc(1, sizeof *t);
     t->mem = arena_new();
+    size_t n = lock->n_inputs;
+    ti_slot *slots = xcalloc(n + 1, sizeof *slots);
+    /* refused before any request: inputs the spec does not derive */
     ti_allow al;
     allow_init(&al, req, lock->exclude_newer, t);
-    size_t n = lock->n_inputs;
-    /* refused before any request: inputs the spec does not derive */
     t->foreign = arena_alloc(t->mem, (n + 1) * sizeof *t->foreign);
-    char **pypi_names = xcalloc(n + 1, sizeof *pypi_names);
-    bool *skip = xcalloc(n + 1, sizeof *skip);
     for (size_t i = 0; i < n; i++) {
-        const lock_input *in = &lock->inputs[i];
-        const char *eco = in->ecosystem ? in->ecosystem : "";
-        const char *url = in->url ? in->url : "";
-        bool ok = false;
-        if (!*url)
-            ok = true; /* a note below: nothing to fetch */
-        else if (strcmp(eco, "pypi") == 0)
-            ok = (pypi_names[i] = pypi_allowed(&al, url)) != NULL;
-        else if (strcmp(eco, "npm") == 0) {
-            char *reg = NULL, *name = NULL;
-            ok = al.registry && npm_split(url, &reg, &name) && strcmp(reg, al.registry) == 0;
-            free(reg);
-            free(name);
-        } else if (strcmp(eco, "deb") == 0)
-            ok = deb_allowed(&al, url);
-        else
-            ok = true; /* an unknown ecosystem is a note below */
-        if (!ok) {
-            skip[i] = true;
+        ti_slot *s = &slots[i];
+        *s = (ti_slot){ .was = &lock->inputs[i], .format = lock->format_version, .mem = t->mem };
+        if (!input_allowed(&al, s->was, &s->pypi_name)) {
+            s->state = TI_SKIP; /* in t->foreign */
             t->foreign[t->n_foreign++] = (lock_input){
-                .ecosystem = arena_strdup(t->mem, eco), .url = arena_strdup(t->mem, url) };
+                .ecosystem = arena_strdup(t->mem, s->was->ecosystem ? s->was->ecosystem : ""),
+                .url = arena_strdup(t->mem, s->was->url ? s->was->url : "") };
         }
     }
     allow_clear(&al);
-    if (n == t->n_foreign) {
+    el_code rc = EL_OK;
+    ti_run run = { .loaders = PTRVEC_INIT, .registries = PTRVEC_INIT };
+    if (n > t->n_foreign && !(run.c = cache_open(ctx, co)))
+        rc = el_ctx_code(ctx);
+    if (run.c) {
+        /* the lock's own cutoff chose the full or the abbreviated packument */
+        npm_target_for(&run.nt, lock->arch, lock->platform, lock->exclude_newer);
         for (size_t i = 0; i < n; i++)
-            free(pypi_names[i]);
-        free(pypi_names);
-        free(skip);
-        *out = t;
-        return EL_OK;
-    }
-    cache *c = cache_open(ctx, co);
-    if (!c) {
-        for (size_t i = 0; i < n; i++)
-            free(pypi_names[i]);
-        free(pypi_names);
-        free(skip);
-        verb_inputs_free(t);
-        return el_ctx_code(ctx);
-    }
-    ti_slot *slots = xcalloc(n, sizeof *slots);
-    /* One npm loader per registry; the lock's own cutoff chose the full or
-     * the abbreviated packument, so it chooses again. */
-    npm_target nt;
-    npm_target_for(&nt, lock->arch, lock->platform, lock->exclude_newer);
-    ptrvec loaders = PTRVEC_INIT, registries = PTRVEC_INIT;
-    for (size_t i = 0; i < n; i++) {
-        ti_slot *s = &slots[i];
-        const lock_input *in = &lock->inputs[i];
-        s->was = in;
-        s->format = lock->format_version;
-        s->mem = t->mem;
-        s->pypi_name = pypi_names[i];
-        const char *eco = in->ecosystem ? in->ecosystem : "";
-        if (skip[i]) {
-            s->state = TI_SKIP; /* in t->foreign */
-        } else if (!in->url || !*in->url) {
-            s->state = TI_SKIP;
-            s->why = xstrdup("the lock names no URL");
-        } else if (strcmp(eco, "pypi") == 0 || strcmp(eco, "deb") == 0) {
-            bool py = eco[0] == 'p';
-            cache_request rq = { 0 };
-            rq.url = in->url;
-            rq.accept = py ? PYPI_PAGE_ACCEPT : NULL;
-            rq.policy = CACHE_REVALIDATE;
-            rq.max_bytes = py ? PYPI_PAGE_MAX : TI_APT_RELEASE_MAX;
-            rq.done = py ? pypi_done : apt_done;
-            rq.user = s;
-            cache_submit(c, &rq);
-        } else if (strcmp(eco, "npm") == 0) {
-            char *reg = NULL;
-            if (!npm_split(in->url, &reg, &s->npm_name)) {
-                s->state = TI_SKIP;
-                s->why = xstrdup("not an npm packument URL");
-                continue;
-            }
-            for (size_t k = 0; k < registries.len && !s->nl; k++)
-                if (strcmp(registries.items[k], reg) == 0)
-                    s->nl = loaders.items[k];
-            if (!s->nl) {
-                npm_loader_options no = { 0 };
-                no.registry = reg;
-                no.target = &nt;
-                s->nl = npm_loader_new(c, &no);
-                ptrvec_push(&loaders, s->nl);
-                ptrvec_push(&registries, xstrdup(reg));
-            }
-            free(reg);
-            npm_loader_submit(s->nl, s->npm_name);
-        } else {
-            s->state = TI_SKIP;
-            s->why = xasprintf("unknown ecosystem `%s`", eco);
-        }
-    }
-    free(pypi_names); /* the slots own them now */
-    free(skip);
-    el_code rc = cache_run(c, ctx);
-    for (size_t i = 0; rc == EL_OK && i < n; i++)
-        if (slots[i].nl && slots[i].state == TI_PENDING)
-            npm_settle(&slots[i]);
-    if (rc == EL_OK) {
-        for (size_t i = 0; i < n; i++) {
-            const ti_slot *s = &slots[i];
-            if (s->state == TI_FAILED) {
-                rc = cache_failure_report(ctx, &s->fail);
-                break;
-            }
-        }
-    }
-    ptrvec debs = PTRVEC_INIT, notes = PTRVEC_INIT, deb_notes = PTRVEC_INIT;
-    if (rc == EL_OK)
-        rc = deb_docs(ctx, c, lock, req, t, &debs, &deb_notes);
-    if (rc == EL_OK) {
-        t->fresh = arena_alloc(t->mem, (n + 1) * sizeof *t->fresh);
-        t->gone = arena_alloc(t->mem, (n + 1) * sizeof *t->gone);
-        t->docs = arena_alloc(t->mem, (n + debs.len + 1) * sizeof *t->docs);
-        for (size_t i = 0; i < debs.len; i++)
-            t->docs[t->n_docs++] = *(lock_index_doc *)debs.items[i];
-        for (size_t i = 0; i < n; i++) {
-            const ti_slot *s = &slots[i];
-            const lock_input *was = s->was;
-            if (s->state == TI_SKIP && !s->why)
-                continue; /* foreign: a report line, not a note */
-            if (s->state == TI_OK && s->doc)
-                t->docs[t->n_docs++] = *s->doc;
-            lock_input now = { .ecosystem = arena_strdup(t->mem, was->ecosystem ? was->ecosystem : ""),
-                               .url = arena_strdup(t->mem, was->url ? was->url : "") };
-            if (s->state == TI_OK) {
-                now.identity = arena_strdup(t->mem, s->identity);
-                now.modified = s->modified ? arena_strdup(t->mem, s->modified) : NULL;
-                t->fresh[t->n_fresh++] = now;
-            } else if (s->state == TI_GONE) {
-                now.identity = arena_strdup(t->mem, s->why);
-                t->gone[t->n_gone++] = now;
-            } else {
-                ptrvec_push(&notes, xasprintf("input not compared: %s %s (%s)", now.ecosystem,
-                                              now.url, s->why ? s->why : "not read"));
-            }
-        }
+            if (slots[i].state != TI_SKIP)
+                slot_submit(&run, &slots[i]);
+        rc = cache_run(run.c, ctx);
+        for (size_t i = 0; rc == EL_OK && i < n; i++)
+            if (slots[i].nl && slots[i].state == TI_PENDING)
+                npm_settle(&slots[i]);
+        if (rc == EL_OK)
+            rc = first_failure(ctx, slots, n);
+        ptrvec debs = PTRVEC_INIT, deb_notes = PTRVEC_INIT;
+        if (rc == EL_OK)
+            rc = deb_docs(ctx, run.c, lock, req, t, &debs, &deb_notes);
+        if (rc == EL_OK)
+            collect(slots, n, &debs, &deb_notes, t);
         for (size_t i = 0; i < deb_notes.len; i++)
-            ptrvec_push(&notes, deb_notes.items[i]);
-        deb_notes.len = 0;
-        t->n_notes = notes.len;
-        t->notes = (char **)notes.items; /* taken: not released */
+            free(deb_notes.items[i]);
+        ptrvec_release(&deb_notes);
+        ptrvec_release(&debs);
+        run_free(&run);
     }
-    for (size_t i = 0; i < deb_notes.len; i++)
-        free(deb_notes.items[i]);
-    ptrvec_release(&deb_notes);
-    ptrvec_release(&debs);
     for (size_t i = 0; i < n; i++)
         slot_clear(&slots[i]);
     free(slots);
-    for (size_t k = 0; k < loaders.len; k++) {
-        npm_loader_free(loaders.items[k]);
-        free(registries.items[k]);
-    }
-    ptrvec_release(&loaders);
-    ptrvec_release(&registries);
-    cache_close(c);
     if (rc != EL_OK) {
         verb_inputs_free(t);
         return rc;
