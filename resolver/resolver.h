@@ -55,6 +55,11 @@ typedef struct resolve_request {
     size_t n_upgrade;
     const char *debug_solver_dir;      /* write libsolv's testcase here, or NULL */
     bool explain_full;                 /* the whole derivation in conflict messages */
+    /* what the user should know about a successful answer (a fallback the
+     * resolver took); called with the text, valid during the call only;
+     * NULL: notes are dropped */
+    void (*note)(void *user, const char *text);
+    void *note_user;
 } resolve_request;
 
 /* resolver_resolve() :

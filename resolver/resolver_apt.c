@@ -7,7 +7,9 @@
  * from the roots (the first alternative of `a | b`, the package of the
  * dependency's own name before its providers, then Essential and Priority
  * among providers) given to libsolv as favor jobs and Recommends, so
- * libsolv's choice is apt's. Never parses a Packages file itself. */
+ * libsolv's choice is apt's when it searches every version (the fallback
+ * of resolver_apt_mark.c, which gives apt's own answer first). Never
+ * parses a Packages file itself. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +49,7 @@ el_code resolver_apt_prepare(rsv *r)
     return EL_OK;
 }
 
-/* The name a dependency is on (the left-most name of a relation). */
-static Id dep_name_of(Pool *pool, Id dep)
+Id resolver_apt_dep_name(Pool *pool, Id dep)
 {
     while (ISRELDEP(dep))
         dep = GETRELDEP(pool, dep)->name;
@@ -93,7 +94,7 @@ static void deb_breaks_not_obsoletes(rsv *r)
         for (Id *dp = s->repo->idarraydata + s->obsoletes; *dp; dp++)
             queue_push(&q, *dp);
         for (int i = 0; i < q.count; i++) {
-            const char *nm = pool_id2str(pool, dep_name_of(pool, q.elements[i]));
+            const char *nm = pool_id2str(pool, resolver_apt_dep_name(pool, q.elements[i]));
             if (conf && conflicts_text_names(conf, nm))
                 keep = repo_addid_dep(s->repo, keep, q.elements[i], 0);
             else
@@ -153,9 +154,7 @@ static int deb_priority_rank(Pool *pool, Id p)
     return 0;
 }
 
-/* How apt ranks a provider that is not the dependency's own package:
- * Essential first, then the higher Priority. */
-static int deb_provider_rank(Pool *pool, Id p)
+int resolver_apt_provider_rank(Pool *pool, Id p)
 {
     Id ek = pool_str2id(pool, RSV_APT_KEY_ESSENTIAL, 0);
     bool essential = ek && solvable_lookup_void(pool->solvables + p, ek);
@@ -166,7 +165,7 @@ static int deb_provider_rank(Pool *pool, Id p)
  * dependency), with at least two providers (*n says how many). */
 static bool purely_virtual(Pool *pool, Id dep, int *n)
 {
-    Id name = dep_name_of(pool, dep), p, pp;
+    Id name = resolver_apt_dep_name(pool, dep), p, pp;
     *n = 0;
     FOR_PROVIDES(p, pp, dep) {
         if (pool->solvables[p].name == name)
@@ -194,7 +193,7 @@ enum { PICK_NONE, PICK_ALT, PICK_RANKED, PICK_REAL, PICK_KINDS };
  * appended) when nothing separates the candidates. */
 static int apt_choice(Pool *pool, Id dep, Queue *pick)
 {
-    Id name = dep_name_of(pool, dep), p, pp;
+    Id name = resolver_apt_dep_name(pool, dep), p, pp;
     bool have_real = false, have_other = false;
     int best = -1, worst = 1000;
     FOR_PROVIDES(p, pp, dep) {
@@ -203,7 +202,7 @@ static int apt_choice(Pool *pool, Id dep, Queue *pick)
             continue;
         }
         have_other = true;
-        int k = deb_provider_rank(pool, p);
+        int k = resolver_apt_provider_rank(pool, p);
         best = k > best ? k : best;
         worst = k < worst ? k : worst;
     }
@@ -218,7 +217,7 @@ static int apt_choice(Pool *pool, Id dep, Queue *pick)
     if (best == worst)
         return PICK_NONE;
     FOR_PROVIDES(p, pp, dep)
-        if (deb_provider_rank(pool, p) == best)
+        if (resolver_apt_provider_rank(pool, p) == best)
             queue_push(pick, p);
     return PICK_RANKED;
 }
@@ -474,4 +473,24 @@ void resolver_apt_jobs(rsv *r)
     queue_free(&recs);
     map_free(&seen);
     queue_free(&todo);
+    resolver_apt_mark_jobs(r);
+}
+
+void resolver_apt_note(rsv *r)
+{
+    if (!r->apt_all_versions || !r->rq->note)
+        return;
+    char *t = r->apt_fallback_why
+                  ? xasprintf("apt: apt-get install would not install this spec: %s's candidate (its "
+                              "version of highest pin priority, then highest version) cannot be "
+                              "installed with the others; envlock searched every version instead "
+                              "(rule apt-candidate-only), and the lock names the versions that fit",
+                              r->apt_fallback_why)
+                  : xasprintf("apt: apt-get install would not install this spec: the packages' "
+                              "candidates (each one's version of highest pin priority, then highest "
+                              "version) cannot be installed together; envlock searched every version "
+                              "instead (rule apt-candidate-only), and the lock names the versions that "
+                              "fit");
+    r->rq->note(r->rq->note_user, t);
+    free(t);
 }

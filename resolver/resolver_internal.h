@@ -157,6 +157,11 @@ typedef struct rsv {
     bool npm_following;
     /* apt */
     apt_loader *al;
+    int apt_exact_lo, apt_exact_hi; /* r->job elements of apt's own answer
+                                   (resolver_apt_mark.c) */
+    bool apt_all_versions;      /* apt's candidates cannot be installed together:
+                                   every version is searched (apt-candidate-only) */
+    const char *apt_fallback_why; /* the package apt's walk could not install, or NULL */
     /* side tables */
     rsv_solv *solv;             /* indexed by Id, nsolv entries */
     size_t nsolv;
@@ -248,6 +253,25 @@ void resolver_apt_jobs(rsv *r);
  *  every `name:any` to the providers marked Multi-Arch: allowed (the
  *  MultiArch spec; libsolv accepts any provider). */
 void resolver_apt_multiarch_any(rsv *r);
+/* resolver_apt_dep_name() : the name a dependency is on (its left-most name). */
+Id resolver_apt_dep_name(Pool *pool, Id dep);
+/* resolver_apt_provider_rank() : how apt ranks a provider that is not the
+ *  dependency's own package (higher first): Essential, then Priority. */
+int resolver_apt_provider_rank(Pool *pool, Id p);
+/* resolver_apt_mark_jobs() (resolver_apt_mark.c) :
+ *  apt-get install's own answer (candidates, its depth-first walk,
+ *  Upgrade-By-Source-Package) as SOLVER_INSTALL jobs of exact solvables,
+ *  r->job elements [apt_exact_lo, apt_exact_hi). When the walk cannot
+ *  install a package, no job is added and apt_all_versions is set. Nothing
+ *  when apt_all_versions is already set. */
+void resolver_apt_mark_jobs(rsv *r);
+/* resolver_apt_exact_failed() : after a failed solve, whether it had those
+ *  exact jobs; if so they are removed from r->job and apt_all_versions is
+ *  set, for a solve over every version. */
+bool resolver_apt_exact_failed(rsv *r, int nproblems);
+/* resolver_apt_note() : after a successful solve, the note that the lock
+ *  is not apt-get's own answer when apt_all_versions was needed. */
+void resolver_apt_note(rsv *r);
 /* resolver_apt_check_roots() : refuses a root that names a purely virtual
  *  package with several providers (apt: "a virtual package provided by
  *  ...; you should explicitly select one"), EL_PACKAGE_NOT_FOUND. */

@@ -279,6 +279,27 @@ static void upgraded_base_debs(rsv *r, ptrvec *pkgs, Id *map, arena *a, Queue *t
     }
 }
 
+/* What a Debian dependency binds to, as apt reads an OR group: its first
+ * alternative that something installed satisfies, and within it the
+ * package of the alternative's own name when that is installed (apt
+ * installs the real package a name names, even when another installed
+ * package Provides it too: postgresql-client beside postgresql-client-15),
+ * else its highest installed provider. */
+static Id bound_deb(rsv *r, Id dep)
+{
+    Pool *pool = r->pool;
+    if (ISRELDEP(dep) && GETRELDEP(pool, dep)->flags == REL_OR) {
+        Reldep *rd = GETRELDEP(pool, dep);
+        Id b = bound_deb(r, rd->name);
+        return b ? b : bound_deb(r, rd->evr);
+    }
+    Id name = resolver_apt_dep_name(pool, dep), p, pp;
+    FOR_PROVIDES(p, pp, dep)
+        if (pool->solvables[p].name == name && installed(r, p))
+            return p;
+    return bound(r, dep);
+}
+
 /* PyPI and deb: breadth first over installed providers from the roots. */
 static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
 {
@@ -291,7 +312,7 @@ static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
         const rsv_dep *d = &r->deps[i];
         if (d->root < 0 || d->eco == RSV_NPM || r->rq->roots[d->root].kind == ROOT_CONSTRAINT)
             continue;
-        Id b = bound(r, d->dep);
+        Id b = d->eco == RSV_DEB ? bound_deb(r, d->dep) : bound(r, d->dep);
         if (!b)
             continue;
         pkg *k = pkg_for(r, pkgs, map, b, a);
@@ -322,7 +343,7 @@ static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
                 pre = true;
                 continue;
             }
-            Id b = bound(r, *dp);
+            Id b = ours ? bound(r, *dp) : bound_deb(r, *dp);
             if (!b || b == p)
                 continue;
             const rsv_solv *bs = (size_t)b < r->nsolv && r->solv[b].ours ? &r->solv[b] : NULL;

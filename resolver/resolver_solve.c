@@ -256,6 +256,15 @@ static el_code build_and_solve(rsv *r, int *nproblems)
     Solver *solv = r->solver = solver_create(pool);
     solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, 1);
     *nproblems = solver_solve(solv, &r->job);
+    if (*nproblems && resolver_apt_exact_failed(r, *nproblems)) {
+        /* apt's own answer does not hold: every version (apt-candidate-only) */
+        solver_free(solv);
+        solv = r->solver = solver_create(pool);
+        solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, 1);
+        *nproblems = solver_solve(solv, &r->job);
+        if (*nproblems)
+            r->apt_all_versions = false; /* not apt's alone: its answer again next round */
+    }
     if (r->rq->debug_solver_dir)
         return write_testcase(r);
     return EL_OK;
@@ -404,6 +413,7 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
             if (r.nl && (rc = resolver_npm_check(&r)) != EL_OK)
                 goto done;
             *out = resolver_make_lock(&r);
+            resolver_apt_note(&r);
             rc = EL_OK;
             goto done;
         }

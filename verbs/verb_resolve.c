@@ -115,6 +115,11 @@ static void count_packages(const lock_doc *doc, el_resolve_result *res)
     }
 }
 
+static void note_cb(void *user, const char *text)
+{
+    add_note(user, text);
+}
+
 /* One solve of the request and the lock written from it. */
 static el_code solve_and_write(el_ctx *ctx, const el_cache_options *co, const target_request *tr,
                                el_resolve_result *res)
@@ -123,8 +128,11 @@ static el_code solve_and_write(el_ctx *ctx, const el_cache_options *co, const ta
     if (!c)
         return el_ctx_code(ctx);
     lock_doc *doc = NULL;
+    resolve_request rq = tr->rq;
+    rq.note = note_cb;
+    rq.note_user = res;
     el_code rc = tr->n_parts > 1 ? verbs_resolve_targets(ctx, c, tr, &doc)
-                                 : resolver_resolve(ctx, c, &tr->rq, &doc);
+                                 : resolver_resolve(ctx, c, &rq, &doc);
     cache_close(c);
     if (rc == EL_OK)
         rc = lock_write_file(ctx, doc, res->lock_path, res->lock_digest);

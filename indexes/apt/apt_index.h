@@ -119,6 +119,8 @@ typedef struct apt_release {
     size_t n_components;
     bool by_hash;                /* Acquire-By-Hash: yes */
     bool no_arch_all_packages;   /* No-Support-for-Architecture-all: Packages */
+    bool not_automatic;          /* NotAutomatic: yes (experimental, backports) */
+    bool but_automatic_upgrades; /* ButAutomaticUpgrades: yes (backports) */
     const apt_release_file *files; /* the SHA256 list, in order */
     size_t n_files;
 } apt_release;
@@ -201,6 +203,10 @@ typedef struct apt_repo_info {
     const char *release_date;    /* the Release's Date: as written */
     int64_t release_epoch;
     const char *origin, *label, *codename; /* or NULL */
+    int pin_priority;            /* apt's default pin priority of the index
+                                    (apt_preferences(5)): 500, or 1 for a
+                                    NotAutomatic suite, 100 when it also says
+                                    ButAutomaticUpgrades */
     const char *packages_url;    /* canonical path URL (not by-hash) */
     char packages_sha256[65];    /* of the uncompressed Packages when the
                                     Release lists it, else of the fetched file */

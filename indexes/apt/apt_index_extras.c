@@ -1,6 +1,7 @@
 /* apt_index_extras.c — the control fields libsolv's Debian parser drops or
  * merges (Priority, Essential, Size; Breaks and Conflicts, which it merges
- * into one list; Replaces, which it filters), kept as extra solvable
+ * into one list; Replaces, which it filters; the order of the Pre-Depends
+ * and Depends groups, which a .solv blob sorts), kept as extra solvable
  * attributes so `index show` can print them and they survive in .solv
  * blobs. Reads a Packages text one stanza at a time; knows nothing about
  * fetching. */
@@ -15,13 +16,15 @@
 #include "apt_internal.h"
 
 typedef struct stanza_fields {
-    const char *v[9];
-    size_t n[9];
+    const char *v[11];
+    size_t n[11];
 } stanza_fields;
 
-enum { F_PACKAGE, F_VERSION, F_ARCH, F_PRIORITY, F_ESSENTIAL, F_SIZE, F_BREAKS, F_CONFLICTS, F_REPLACES };
+enum { F_PACKAGE, F_VERSION, F_ARCH, F_PRIORITY, F_ESSENTIAL, F_SIZE, F_BREAKS, F_CONFLICTS, F_REPLACES,
+       F_PREDEPENDS, F_DEPENDS, F_COUNT };
 static const char *const field_names[] = { "Package", "Version", "Architecture", "Priority", "Essential",
-                                            "Size", "Breaks", "Conflicts", "Replaces" };
+                                            "Size", "Breaks", "Conflicts", "Replaces", "Pre-Depends",
+                                            "Depends" };
 
 /* value() : a field value with folding turned into single spaces, trimmed. */
 static char *value(const char *v, size_t n)
@@ -38,6 +41,37 @@ static char *value(const char *v, size_t n)
     while (sb.len && sb.buf[sb.len - 1] == ' ')
         sb_setlen(&sb, sb.len - 1);
     return sb_detach(&sb, NULL);
+}
+
+/* The first package name of every group of a relation field ("a (>= 1) |
+ * b, c" gives "a c"), appended to `sb` with a space before each. */
+static void first_names(strbuf *sb, const char *v)
+{
+    while (*v) {
+        while (*v == ' ' || *v == ',')
+            v++;
+        size_t n = strcspn(v, " ,|(:[<");
+        if (n)
+            sb_addf(sb, " %.*s", (int)n, v);
+        v += strcspn(v, ",");
+    }
+}
+
+/* APT_KEY_DEPORDER: the groups' first names, Pre-Depends then Depends, in
+ * the order written: apt walks a version's dependencies in that order
+ * (resolver_apt_mark.c), and a .solv blob keeps only a sorted list. */
+static void store_deporder(Repodata *data, Id p, const stanza_fields *f)
+{
+    strbuf sb = STRBUF_INIT;
+    for (int i = F_PREDEPENDS; i <= F_DEPENDS; i++)
+        if (f->v[i]) {
+            char *v = value(f->v[i], f->n[i]);
+            first_names(&sb, v);
+            free(v);
+        }
+    if (sb.len)
+        repodata_set_str(data, p, pool_str2id(data->repo->pool, APT_KEY_DEPORDER, 1), sb.buf + 1);
+    sb_release(&sb);
 }
 
 static Id find_solvable(Repo *repo, Id *cursor, Id name, Id evr, Id arch)
@@ -107,6 +141,7 @@ static void store(Repo *repo, Repodata *data, Id *cursor, const stanza_fields *f
             repodata_set_str(data, p, pool_str2id(pool, strs[i].key, 1), v);
             free(v);
         }
+    store_deporder(data, p, f);
 }
 
 void apt_extras_add(struct s_Repo *repo, struct s_Repodata *data, const char *text, size_t len)
@@ -132,7 +167,7 @@ void apt_extras_add(struct s_Repo *repo, struct s_Repodata *data, const char *te
             const char *colon = memchr(p, ':', ll);
             if (colon) {
                 size_t fl = (size_t)(colon - p);
-                for (int i = 0; i < 9; i++)
+                for (int i = 0; i < F_COUNT; i++)
                     if (strlen(field_names[i]) == fl && strncasecmp(p, field_names[i], fl) == 0) {
                         f.v[i] = colon + 1;
                         f.n[i] = (size_t)(le - colon - 1);

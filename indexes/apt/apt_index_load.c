@@ -29,7 +29,7 @@
 #include "apt_internal.h"
 
 /* Bump when the blob's content changes (extra keys, repo layout). */
-#define APT_SOLV_FORMAT 1
+#define APT_SOLV_FORMAT 2
 #define APT_RELEASE_CAP (64u << 20)
 #define APT_PACKAGES_CAP (512u << 20)      /* compressed */
 #define APT_PACKAGES_TEXT_CAP (2048u << 20) /* uncompressed */
@@ -302,6 +302,7 @@ static void plan_index(apt_suite_job *sj, const char *component, const char *arc
     in->origin = rel->origin;
     in->label = rel->label;
     in->codename = rel->codename;
+    in->pin_priority = !rel->not_automatic ? 500 : rel->but_automatic_upgrades ? 100 : 1;
     in->packages_url = arena_sprintf(l->a, "%s%s", sj->dist_url, plain ? plain->path : f->path);
     memcpy(in->packages_sha256, plain ? plain->sha256 : f->sha256, 65);
     in->packages_size = plain ? plain->size : f->size;

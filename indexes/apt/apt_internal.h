@@ -21,10 +21,12 @@ struct apt_loader;
 #define APT_KEY_BREAKS "envlock:deb:breaks"
 #define APT_KEY_CONFLICTS "envlock:deb:conflicts"
 #define APT_KEY_REPLACES "envlock:deb:replaces"
+#define APT_KEY_DEPORDER "envlock:deb:deporder"
 
 /* apt_extras_add() :
  *  Reads the Packages text again for Priority, Essential, Size, Breaks,
- *  Conflicts and Replaces and stores them on the solvables that
+ *  Conflicts, Replaces and the order of the Pre-Depends and Depends groups
+ *  (APT_KEY_DEPORDER: their first names, space-separated) and stores them on the solvables that
  *  repo_add_debpackages() just made from the same text (matched by name,
  *  version and architecture). The repodata must not be internalized yet. */
 void apt_extras_add(struct s_Repo *repo, struct s_Repodata *data, const char *text, size_t len);

@@ -295,6 +295,10 @@ int apt_release_parse(const char *text, size_t len, arena *a, apt_release *out, 
             split_words(a, val, &out->components, &out->n_components);
         else if (FIELD("Acquire-By-Hash"))
             out->by_hash = strcasecmp(val, "yes") == 0;
+        else if (FIELD("NotAutomatic"))
+            out->not_automatic = strcasecmp(val, "yes") == 0;
+        else if (FIELD("ButAutomaticUpgrades"))
+            out->but_automatic_upgrades = strcasecmp(val, "yes") == 0;
         else if (FIELD("No-Support-for-Architecture-all"))
             out->no_arch_all_packages = strcmp(val, "Packages") == 0;
         else if (FIELD("SHA256")) {

@@ -267,10 +267,11 @@ def write_catalog(path, sc, man, mdir, cat, has_deb):
         status = os.path.join(os.path.dirname(path), "status")
         with open(status, "w") as f:
             for name, version in sc.installed_debs:
+                src = sc.installed_deb_attrs.get(name, {}).get("source")
                 f.write("Package: %s\nStatus: install ok installed\nPriority: optional\n"
-                        "Section: misc\nArchitecture: %s\nVersion: %s\n"
+                        "Section: misc\nArchitecture: %s\n%sVersion: %s\n"
                         "Description: installed in the test base\n\n"
-                        % (name, cat["arch"], version))
+                        % (name, cat["arch"], "Source: %s\n" % src if src else "", version))
         lines.append("        dpkgStatus: %s" % yq(status))
     for key in ("preinstalled", "protected"):
         if cat[key]:
@@ -483,6 +484,13 @@ def check_runs(sc, envlock, work, gnupg, has_deb, flags, cat, prev_text, http_ba
             if len(want) > 1 and plain["message"] != " ".join(want[1:]):
                 problems.append("error message differs\n--- expected\n  %s\n--- got\n  %s"
                                 % (" ".join(want[1:]), plain["message"]))
+
+    if "expect-notes" in sc.blocks:
+        want = " ".join(block_lines(sc.blocks["expect-notes"]))
+        got = " ".join(plain["json"].get("notes") or []) if plain["status"] == 0 else None
+        if got != want:
+            problems.append("the notes differ from expect-notes\n--- expected\n  %s\n--- got\n  %s"
+                            % (want, got))
 
     # order independence: the shuffled mirror gives the same answer
     if plain["status"] != shuf["status"]:
