@@ -50,6 +50,9 @@ typedef struct amark {
     int *fprio;     /* by solvable Id: its file's pin priority */
     Id deporder;    /* APT_KEY_DEPORDER's key, or 0 */
     const char *failed; /* what the walk could not install (pool string) */
+    Queue blocked;  /* names whose candidates a failed dependency or
+                       conflict was about (which locked pins to drop) */
+    const unsigned char *unpinned; /* by name Id: locked pin dropped, or NULL */
 } amark;
 
 static Id name_of(const amark *m, Id p)
@@ -95,10 +98,10 @@ static int file_prio(const amark *m, Id p)
 }
 
 /* Every Debian solvable's pin priority: 100 for the installed version,
- * its suite's otherwise. A version the previous lock names counts as
- * pinned at 990, apt's priority for a target release: kept while a suite
- * still has it, never a downgrade. */
-static void set_priorities(amark *m)
+ * its suite's otherwise. With use_lock, a version the previous lock names
+ * counts as pinned at 990, apt's priority for a target release: kept while
+ * a suite still has it, never a downgrade. */
+static void set_priorities(amark *m, bool use_lock)
 {
     Pool *pool = m->pool;
     Id p, pp;
@@ -108,11 +111,11 @@ static void set_priorities(amark *m)
         const Solvable *s = pool->solvables + p;
         m->fprio[p] = s->repo == pool->installed ? 100 : m->prio[s->repo->repoid];
     }
-    const lock_doc *d = m->r->rq->previous;
+    const lock_doc *d = use_lock ? m->r->rq->previous : NULL;
     for (size_t i = 0; d && i < d->n_packages; i++) {
         const lock_package *lp = &d->packages[i];
         Id name = strcmp(lp->ecosystem, "deb") == 0 ? pool_str2id(pool, lp->name, 0) : 0;
-        if (!name || !resolver_locked(m->r, "deb", lp->name, lp->version))
+        if (!name || (m->unpinned && m->unpinned[name]) || !resolver_locked(m->r, "deb", lp->name, lp->version))
             continue;
         FOR_PROVIDES(p, pp, name) {
             const Solvable *s = pool->solvables + p;
@@ -296,6 +299,8 @@ static bool install_group(amark *m, Id dep, int depth)
                 undo_to(m, at);
         }
     }
+    for (int i = 0; i < alts.count && !ok; i++)
+        queue_push(&m->blocked, resolver_apt_dep_name(pool, alts.elements[i]));
     queue_free(&alts);
     queue_free(&c);
     if (ok)
@@ -392,6 +397,7 @@ static bool clear_conflicts(amark *m, Id c, int depth)
         if (qc == q || !installed_now(m, q) || conflicts_with(pool, c, qc) || conflicts_with(pool, qc, c) ||
             !mark(m, n, depth + 1)) {
             m->failed = pool_id2str(pool, name_of(m, c));
+            queue_push2(&m->blocked, name_of(m, c), n);
             return false;
         }
     }
@@ -468,12 +474,14 @@ static Id root_package(amark *m, const rsv_root *rt)
     return real ? name : prov;
 }
 
-static void init_mark(amark *m, rsv *r)
+static void init_mark(amark *m, rsv *r, bool use_lock, const unsigned char *unpinned)
 {
     Pool *pool = r->pool;
     memset(m, 0, sizeof *m);
     m->r = r;
     m->pool = pool;
+    m->unpinned = unpinned;
+    queue_init(&m->blocked);
     size_t ns = (size_t)pool->ss.nstrings;
     m->cand = xcalloc(ns, sizeof *m->cand);
     m->cand_known = xcalloc(ns, 1);
@@ -506,7 +514,7 @@ static void init_mark(amark *m, rsv *r)
         }
     }
     m->fprio = xcalloc((size_t)pool->nsolvables, sizeof *m->fprio);
-    set_priorities(m);
+    set_priorities(m, use_lock);
     if (pool->installed) {
         Id p;
         Solvable *s;
@@ -529,7 +537,32 @@ static void free_mark(amark *m)
     free(m->fprio);
     queue_free(&m->undo);
     queue_free(&m->live);
+    queue_free(&m->blocked);
     map_free(&m->deb);
+}
+
+/* One walk from the roots: apt-get install marks every requested package
+ * first, then walks each one's dependencies in the order requested
+ * (TryToInstall, then doAutoInstall). True with apt's answer in m->inst. */
+static bool walk(amark *m, rsv *r)
+{
+    Id *names = xcalloc(r->nroots + 1, sizeof *names);
+    bool ok = true;
+    for (size_t i = 0; i < r->nroots && ok; i++) {
+        if (r->roots[i].eco != RSV_DEB)
+            continue;
+        names[i] = root_package(m, &r->roots[i]);
+        ok = names[i] && cand(m, names[i]);
+        if (!ok)
+            m->failed = r->roots[i].name;
+        else if (m->inst[names[i]] != cand(m, names[i]))
+            set_inst(m, names[i], cand(m, names[i]), false);
+    }
+    for (size_t i = 0; i < r->nroots && ok; i++)
+        if (names[i])
+            ok = mark(m, names[i], 0);
+    free(names);
+    return ok;
 }
 
 void resolver_apt_mark_jobs(rsv *r)
@@ -540,25 +573,26 @@ void resolver_apt_mark_jobs(rsv *r)
         any = r->roots[i].eco == RSV_DEB;
     if (!any || r->apt_all_versions)
         return;
+    /* the locked versions are pinned at 990; a walk that fails on one drops
+     * the pins of the names it failed on and walks again (each round drops
+     * at least one), and last walks as apt-get would from no lock, before
+     * every version is searched */
+    unsigned char *unpin = xcalloc((size_t)r->pool->ss.nstrings, 1);
+    bool use_lock = r->rq->previous && !r->rq->upgrade_all, ok;
     amark m;
-    init_mark(&m, r);
-    Id *names = xcalloc(r->nroots + 1, sizeof *names);
-    bool ok = true;
-    /* apt-get install marks every requested package first, then walks
-     * each one's dependencies (TryToInstall, then doAutoInstall) */
-    for (size_t i = 0; i < r->nroots && ok; i++) {
-        if (r->roots[i].eco != RSV_DEB)
-            continue;
-        names[i] = root_package(&m, &r->roots[i]);
-        ok = names[i] && cand(&m, names[i]);
-        if (!ok)
-            m.failed = r->roots[i].name;
-        else if (m.inst[names[i]] != cand(&m, names[i]))
-            set_inst(&m, names[i], cand(&m, names[i]), false);
+    for (;;) {
+        init_mark(&m, r, use_lock, unpin);
+        ok = walk(&m, r);
+        if (ok || !use_lock)
+            break;
+        bool more = false;
+        for (int i = 0; i < m.blocked.count; i++)
+            if (!unpin[m.blocked.elements[i]])
+                unpin[m.blocked.elements[i]] = more = true;
+        use_lock = more;
+        free_mark(&m);
     }
-    for (size_t i = 0; i < r->nroots && ok; i++)
-        if (names[i])
-            ok = mark(&m, names[i], 0);
+    free(unpin);
     if (ok) {
         Pool *pool = m.pool;
         Id p;
@@ -571,7 +605,6 @@ void resolver_apt_mark_jobs(rsv *r)
         r->apt_fallback_why = arena_sprintf(r->mem, "%s", m.failed ? m.failed : "?");
     }
     r->apt_exact_hi = r->job.count;
-    free(names);
     free_mark(&m);
 }
 
