@@ -22,6 +22,8 @@ typedef struct bundle_options {
     const char *out_dir;   /* DIR; made if missing */
     const char *base_url;  /* where DIR will be served, for README and the
                               mirror lines; NULL: http://localhost:8080 */
+    const char *sign_key;  /* an Ed25519 private key (PEM): DIR/SHA256SUMS and
+                              its signature are written last; NULL: none */
 } bundle_options;
 
 /* One CANONICAL=URL pair that points envlock at the bundle. */
@@ -45,6 +47,7 @@ typedef struct bundle_stats {
     uint64_t network_bytes;
     bundle_mirror *mirrors; /* sorted by canonical */
     size_t n_mirrors;
+    size_t signed_files;   /* files SHA256SUMS lists (with sign_key) */
 } bundle_stats;
 
 /* bundle_write() :
@@ -69,5 +72,20 @@ typedef struct bundle_stats {
 el_code bundle_write(el_ctx *ctx, cache *c, const lock_doc *lock, const bundle_options *o,
                      bundle_stats *st);
 void bundle_stats_clear(bundle_stats *st);
+
+/* bundle_sign() :
+ *  Writes DIR/SHA256SUMS ("HEX  PATH" for every other file of DIR, in byte
+ *  order, as sha256sum writes it) and DIR/SHA256SUMS.sig (the raw 64-byte
+ *  Ed25519 signature of SHA256SUMS by the private key at key_path).
+ *  EL_POLICY_DENIED (reason not_a_file) for an entry that is not a regular
+ *  file or directory; EL_USAGE for a key that is not one; EL_IO. */
+el_code bundle_sign(el_ctx *ctx, const char *dir, const char *key_path, size_t *n_files);
+
+/* bundle_verify() :
+ *  Checks DIR/SHA256SUMS.sig against SHA256SUMS with the key at key_path
+ *  (public or private PEM), then that every listed file holds its sha256
+ *  and that nothing else is there. EL_POLICY_DENIED with detail.reason
+ *  unsigned, bad_signature or tampered and detail.file; EL_USAGE; EL_IO. */
+el_code bundle_verify(el_ctx *ctx, const char *dir, const char *key_path, size_t *n_files);
 
 #endif

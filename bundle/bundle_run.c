@@ -84,6 +84,10 @@ el_code bundle_write(el_ctx *ctx, cache *c, const lock_doc *lock, const bundle_o
     fill_mirrors(&b);
     if (!b.failed && bundle_sync(&b))
         bundle_readme(&b, o->base_url ? o->base_url : "http://localhost:8080");
+    /* the signed list last: it covers the README too */
+    if (!b.failed && o->sign_key && bundle_sign(ctx, o->out_dir, o->sign_key,
+                                                &st->signed_files) != EL_OK)
+        b.failed = true;
     cache_run_stats cs;
     cache_get_stats(c, &cs);
     st->requests = cs.requests;

@@ -1,14 +1,17 @@
-/* bundle.c — `envlock bundle LOCK -o DIR [--base-url URL]`: a static
- * on-prem mirror of what the lock installs. Prints what was written and
- * reused and the --mirror lines that point envlock at DIR (stdout, or one
- * JSON object with --json); the progress line comes from the cache options
- * (cli_cache_options). */
+/* bundle.c — `envlock bundle LOCK -o DIR [--base-url URL] [--sign KEY]`: a
+ * static on-prem mirror of what the lock installs. Prints what was written
+ * and reused and the --mirror lines that point envlock at DIR (stdout, or
+ * one JSON object with --json); the progress line comes from the cache
+ * options (cli_cache_options). `envlock bundle --verify KEY DIR` checks a
+ * signed bundle. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-static const char bundle_usage[] = "usage: envlock bundle LOCK -o DIR [--base-url URL]";
+static const char bundle_usage[] =
+    "usage: envlock bundle LOCK -o DIR [--base-url URL] [--sign KEY]\n"
+    "       envlock bundle --verify KEY DIR";
 
 static void print_json(const el_bundle_result *r)
 {
@@ -23,8 +26,11 @@ static void print_json(const el_bundle_result *r)
     printf(",\"fetched\":{\"requests\":%llu,\"network\":%llu,\"bytes\":%llu}",
            (unsigned long long)r->requests, (unsigned long long)r->network,
            (unsigned long long)r->network_bytes);
-    printf(",\"artifacts\":%zu,\"documents\":%zu,\"metadata\":%zu,\"mirrors\":[", r->artifacts,
+    printf(",\"artifacts\":%zu,\"documents\":%zu,\"metadata\":%zu", r->artifacts,
            r->documents, r->metadata);
+    if (r->signed_files)
+        printf(",\"signedFiles\":%zu", r->signed_files);
+    printf(",\"mirrors\":[");
     for (size_t i = 0; i < r->n_mirrors; i++) {
         printf("%s{\"ecosystem\":", i ? "," : "");
         cli_json_string(stdout, r->mirrors[i].ecosystem);
@@ -55,24 +61,51 @@ static void print_text(const el_bundle_result *r)
     printf("fetched: %llu requests, %llu over the network (%.1f MB)\n",
            (unsigned long long)r->requests, (unsigned long long)r->network,
            (double)r->network_bytes / 1e6);
+    if (r->signed_files)
+        printf("signed: %s/SHA256SUMS lists %zu files; SHA256SUMS.sig is its Ed25519 signature\n",
+               r->out_dir, r->signed_files);
     printf("serve it as %s/README says, then point envlock at it with:\n", r->out_dir);
     for (size_t i = 0; i < r->n_mirrors; i++)
         printf("  --mirror %s=%s\n", r->mirrors[i].canonical, r->mirrors[i].url);
 }
 
+/* `envlock bundle --verify KEY DIR`. */
+static int verify(el_ctx *ctx, const cli_opts *o, const char *key, const char *dir)
+{
+    size_t n = 0;
+    if (el_bundle_verify(ctx, dir, key, &n) != EL_OK)
+        return cli_report_failure(ctx, o);
+    if (o->json) {
+        printf("{\"dir\":");
+        cli_json_string(stdout, dir);
+        printf(",\"verified\":true,\"files\":%zu,\"key\":", n);
+        cli_json_string(stdout, key);
+        printf("}\n");
+    } else {
+        printf("bundle %s: %zu files, each as SHA256SUMS lists it, signed by %s\n", dir, n, key);
+    }
+    return 0;
+}
+
 int cli_bundle(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
 {
     el_bundle_options bo = { 0 };
-    const char *lock = NULL;
+    const char *lock = NULL, *verify_key = NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--base-url") == 0) {
+        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--base-url") == 0 ||
+            strcmp(a, "--sign") == 0 || strcmp(a, "--verify") == 0) {
             if (i + 1 >= argc)
                 return cli_usage_error(ctx, o, "%s needs a value\n%s", a, bundle_usage);
+            const char *v = argv[++i];
             if (strcmp(a, "--base-url") == 0)
-                bo.base_url = argv[++i];
+                bo.base_url = v;
+            else if (strcmp(a, "--sign") == 0)
+                bo.sign_key = v;
+            else if (strcmp(a, "--verify") == 0)
+                verify_key = v;
             else
-                bo.out_dir = argv[++i];
+                bo.out_dir = v;
         } else if (strncmp(a, "--output=", 9) == 0) {
             bo.out_dir = a + 9;
         } else if (strncmp(a, "--base-url=", 11) == 0) {
@@ -80,10 +113,19 @@ int cli_bundle(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         } else if (a[0] == '-' && a[1] != '\0') {
             return cli_usage_error(ctx, o, "unknown option `%s`\n%s", a, bundle_usage);
         } else if (lock) {
-            return cli_usage_error(ctx, o, "one lock at a time (got `%s` and `%s`)", lock, a);
+            return cli_usage_error(ctx, o, "one %s at a time (got `%s` and `%s`)",
+                                   verify_key ? "bundle" : "lock", lock, a);
         } else {
             lock = a;
         }
+    }
+    if (verify_key) {
+        if (bo.out_dir || bo.sign_key || bo.base_url)
+            return cli_usage_error(ctx, o, "--verify checks a bundle: give only --verify KEY "
+                                   "DIR\n%s", bundle_usage);
+        if (!lock)
+            return cli_usage_error(ctx, o, "which bundle? give its DIR\n%s", bundle_usage);
+        return verify(ctx, o, verify_key, lock);
     }
     if (!lock)
         return cli_usage_error(ctx, o, "which lock? give a LOCK file\n%s", bundle_usage);

@@ -33,6 +33,7 @@ static void fill_result(const bundle_stats *st, const char *base_url, el_bundle_
         m->url = xasprintf("%.*s/%s", (int)bl, base_url, st->mirrors[i].path);
     }
     res->n_mirrors = st->n_mirrors;
+    res->signed_files = st->signed_files;
 }
 
 el_code el_bundle(el_ctx *ctx, const el_cache_options *co, const char *lock_path,
@@ -54,13 +55,27 @@ el_code el_bundle(el_ctx *ctx, const el_cache_options *co, const char *lock_path
         return el_ctx_code(ctx);
     }
     const char *base_url = o->base_url ? o->base_url : "http://localhost:8080";
-    bundle_options bo = { .out_dir = o->out_dir, .base_url = base_url };
+    bundle_options bo = { .out_dir = o->out_dir, .base_url = base_url, .sign_key = o->sign_key };
     bundle_stats st;
     el_code rc = bundle_write(ctx, c, lock, &bo, &st);
     fill_result(&st, base_url, res);
     bundle_stats_clear(&st);
     cache_close(c);
     lock_doc_free(lock);
+    return rc;
+}
+
+el_code el_bundle_verify(el_ctx *ctx, const char *dir, const char *key_path, size_t *n_files)
+{
+    size_t n = 0;
+    if (!dir || !*dir || !key_path || !*key_path) {
+        el_code rc = el_fail(ctx, EL_USAGE, "verifying a bundle needs its directory and a key");
+        el_detail_str(ctx, "option", "--verify");
+        return rc;
+    }
+    el_code rc = bundle_verify(ctx, dir, key_path, &n);
+    if (n_files)
+        *n_files = n;
     return rc;
 }
 

@@ -23,6 +23,9 @@ typedef struct el_bundle_options {
     const char *out_dir;     /* DIR, required (made with its parents if missing) */
     const char *base_url;    /* where DIR will be served, for DIR/README and the
                                 mirror lines; NULL: http://localhost:8080 */
+    const char *sign_key;    /* an Ed25519 private key (PEM, as for `cache
+                                export --sign`): DIR/SHA256SUMS and
+                                DIR/SHA256SUMS.sig are written last; NULL: none */
 } el_bundle_options;
 
 /* One CANONICAL=URL pair that points envlock at the bundle. */
@@ -47,6 +50,7 @@ typedef struct el_bundle_result {
     uint64_t network_bytes;
     el_bundle_mirror *mirrors; /* sorted by canonical */
     size_t n_mirrors;
+    size_t signed_files;     /* with sign_key: the files SHA256SUMS lists */
 } el_bundle_result;
 
 /* el_bundle() :
@@ -82,6 +86,20 @@ typedef struct el_bundle_result {
 EL_API el_code el_bundle(el_ctx *ctx, const el_cache_options *co, const char *lock_path,
                          const el_bundle_options *o, el_bundle_result *res);
 EL_API void el_bundle_result_clear(el_bundle_result *res);
+
+/* el_bundle_verify() :
+ *  Whether the bundle in `dir` is the one a key signed: DIR/SHA256SUMS.sig
+ *  must be the Ed25519 signature of DIR/SHA256SUMS by the key at key_path
+ *  (its public or private PEM), every file SHA256SUMS lists must hold its
+ *  sha256, and DIR must hold nothing else (docs/bundle.md, "Signing a
+ *  bundle"). *n_files gets how many files were checked.
+ *    DL_ENV_POLICY_DENIED  detail.reason unsigned (no SHA256SUMS or .sig),
+ *                          bad_signature, or tampered (detail.file: a file
+ *                          missing, changed, added, or not a regular file)
+ *    EL_USAGE              key_path is no usable Ed25519 key
+ *    EL_IO                 a file could not be read */
+EL_API el_code el_bundle_verify(el_ctx *ctx, const char *dir, const char *key_path,
+                                size_t *n_files);
 
 #ifdef __cplusplus
 }

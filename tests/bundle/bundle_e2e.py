@@ -433,6 +433,75 @@ def part_disk_full(el, work, lock, cache, mirrors, arts):
         subprocess.run(["umount", mnt])
 
 
+def part_signed(el, work, lock, cache, mirrors):
+    """--sign KEY writes SHA256SUMS (sha256sum's form, every other file) and
+    its raw Ed25519 signature; --verify checks both, and stock tools agree
+    (openssl pkeyutl -verify -rawin, sha256sum -c). A changed, added or
+    removed file, another key and a missing signature are refused."""
+    keys = os.path.join(work, "keys")
+    os.makedirs(keys, exist_ok=True)
+    key, pub, other = (os.path.join(keys, n) for n in ("k.pem", "k.pub.pem", "other.pem"))
+    subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", key], check=True,
+                   capture_output=True)
+    subprocess.run(["openssl", "pkey", "-in", key, "-pubout", "-out", pub], check=True)
+    subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", other], check=True,
+                   capture_output=True)
+    out = os.path.join(work, "bundle-signed")
+    r = run(el, ["--json", "--cache-dir", cache] + mirrors + ["bundle", lock, "-o", out,
+                                                             "--sign", key])
+    j = json.loads(r.stdout) if r.returncode == 0 else {}
+    files = sorted(os.path.relpath(os.path.join(dp, f), out) for dp, _, fs in os.walk(out)
+                   for f in fs if os.path.relpath(os.path.join(dp, f), out)
+                   not in ("SHA256SUMS", "SHA256SUMS.sig"))
+    check(r.returncode == 0 and j.get("signedFiles") == len(files),
+          "signed bundle: %d files listed (%s)" % (len(files), r.stdout[-300:] + r.stderr))
+    sums = open(os.path.join(out, "SHA256SUMS")).read() if r.returncode == 0 else ""
+    want = "".join("%s  %s\n" % (hashlib.sha256(open(os.path.join(out, f), "rb").read())
+                                  .hexdigest(), f) for f in sorted(files, key=lambda x: x.encode()))
+    check(sums == want, "SHA256SUMS lists every other file in byte order, as sha256sum does")
+    c = subprocess.run(["sha256sum", "-c", "--quiet", "SHA256SUMS"], cwd=out, capture_output=True)
+    o = subprocess.run(["openssl", "pkeyutl", "-verify", "-pubin", "-inkey", pub, "-rawin",
+                        "-in", os.path.join(out, "SHA256SUMS"),
+                        "-sigfile", os.path.join(out, "SHA256SUMS.sig")], capture_output=True)
+    check(c.returncode == 0 and o.returncode == 0,
+          "stock tools verify it: sha256sum %d, openssl %d %s" % (c.returncode, o.returncode,
+                                                                  o.stdout + o.stderr))
+
+    def verify(key_path):
+        v = run(el, ["--json", "bundle", "--verify", key_path, out])
+        try:
+            return v.returncode, json.loads(v.stdout)
+        except ValueError:
+            return v.returncode, {}
+    rc, body = verify(pub)
+    check(rc == 0 and body.get("verified") is True and body.get("files") == len(files),
+          "--verify with the public key: %d %s" % (rc, body))
+    rc, body = verify(other)
+    check(rc == 18 and body.get("detail", {}).get("reason") == "bad_signature",
+          "another key: bad_signature: %d %s" % (rc, body))
+    readme = os.path.join(out, "README")
+    keep = open(readme, "rb").read()
+    for what, change, undo in (
+            ("a changed file", lambda: open(readme, "ab").write(b"x"),
+             lambda: open(readme, "wb").write(keep)),
+            ("an added file", lambda: open(os.path.join(out, "npm", "extra"), "w").write("x"),
+             lambda: os.unlink(os.path.join(out, "npm", "extra"))),
+            ("a removed file", lambda: os.rename(readme, readme + ".gone"),
+             lambda: os.rename(readme + ".gone", readme))):
+        change()
+        rc, body = verify(pub)
+        d = body.get("detail", {})
+        check(rc == 18 and d.get("reason") == "tampered" and d.get("file") in
+              ("README", "npm/extra"), "%s: tampered, naming it: %d %s" % (what, rc, body))
+        undo()
+    rc, body = verify(pub)
+    check(rc == 0, "restored: verifies again (%d %s)" % (rc, body))
+    os.unlink(os.path.join(out, "SHA256SUMS.sig"))
+    rc, body = verify(pub)
+    check(rc == 18 and body.get("detail", {}).get("reason") == "unsigned",
+          "no signature: unsigned: %d %s" % (rc, body))
+
+
 def main():
     el = sys.argv[1]
     if not os.access(servers.NGINX, os.X_OK):
@@ -480,6 +549,7 @@ def main():
             part_pip(el, work, lock, site_url)
             part_apt(work, lock_doc, site_url, os.path.join(mirror, "apt-keyring.gpg"))
             part_npm(el, work, lock, site_url)
+        part_signed(el, work, lock, cache, mirrors)
         part_resume(el, work, lock, out, cache, mirrors)
         part_listed_not_served(el, work, lock, mirror, arts)
         part_release_moved(el, work, lock, mirror)
