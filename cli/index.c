@@ -22,7 +22,7 @@ static const char *need_value(el_ctx *ctx, const cli_opts *o, int argc, char **a
 static int show(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
 {
     el_index_query q = { 0 };
-    const char *indexes[MAX_LIST], *sources[MAX_LIST];
+    const char *indexes[MAX_LIST], *sources[MAX_LIST], *only[MAX_LIST], *nobin[MAX_LIST];
     size_t nindexes = 0, nsources = 0;
     const char *spec_path = NULL;
     int status = 0;
@@ -51,6 +51,16 @@ static int show(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
                 return status;
         } else if (strcmp(a, "--ignore-valid-until") == 0) {
             q.ignore_valid_until = true;
+        } else if (strcmp(a, "--no-build") == 0) {
+            q.no_build = true;
+        } else if (strcmp(a, "--only-binary") == 0 || strcmp(a, "--no-binary") == 0) {
+            if (!(v = need_value(ctx, o, argc, argv, &i, &status)))
+                return status;
+            bool ob = strcmp(a, "--only-binary") == 0;
+            size_t *n = ob ? &q.n_only_binary : &q.n_no_binary;
+            if (*n == MAX_LIST)
+                return cli_usage_error(ctx, o, "at most %d %s options", MAX_LIST, a);
+            (ob ? only : nobin)[(*n)++] = v;
         } else if (strcmp(a, "--index") == 0 || strcmp(a, "--apt-source") == 0) {
             if (!(v = need_value(ctx, o, argc, argv, &i, &status)))
                 return status;
@@ -69,6 +79,8 @@ static int show(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     }
     if (!q.package)
         return cli_usage_error(ctx, o, "usage: envlock index show ECOSYSTEM:NAME [options]");
+    q.only_binary = only;
+    q.no_binary = nobin;
 
     el_spec *spec = NULL;
     if (spec_path) {

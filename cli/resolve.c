@@ -9,7 +9,9 @@
 
 static const char resolve_usage[] =
     "usage: envlock resolve SPEC [-o FILE] [--bases FILE] [--exclude-newer TIME] [--upgrade]\n"
-    "                       [--upgrade-package NAME]... [--debug-solver DIR] [--explain]";
+    "                       [--upgrade-package NAME]... [--debug-solver DIR] [--explain]\n"
+    "                       [--prerelease MODE] [--no-build] [--only-binary :all:|NAME,...]\n"
+    "                       [--no-binary :all:|NAME,...]";
 
 static const char *value_of(el_ctx *ctx, const cli_opts *o, int argc, char **argv, int *i,
                             int *status)
@@ -30,6 +32,31 @@ static bool is_opt(const char *a, const char *name)
 {
     size_t n = strlen(name);
     return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
+}
+
+/* Appends the comma-separated names of one --only-binary / --no-binary value
+ * (pip's syntax) to v (copies; freed with free_names()). */
+static void add_names(const char *value, char **v, size_t *n)
+{
+    const char *s = value;
+    while (*s) {
+        const char *e = strchr(s, ',');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (len) {
+            char *name = malloc(len + 1);
+            memcpy(name, s, len);
+            name[len] = '\0';
+            v[(*n)++] = name;
+        }
+        s += len + (e ? 1 : 0);
+    }
+}
+
+static void free_names(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
 }
 
 static void print_json_result(const el_resolve_result *r)
@@ -61,6 +88,10 @@ int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     el_resolve_options ro = { 0 };
     el_spec_options so = { .format = EL_SPEC_FORMAT_AUTO };
     const char **upgrade = calloc((size_t)argc + 1, sizeof *upgrade);
+    size_t room = 1;
+    for (int i = 0; i < argc; i++)
+        room += strlen(argv[i]) + 1; /* at most one name per byte of a value */
+    char **only_binary = calloc(room, sizeof *only_binary), **no_binary = calloc(room, sizeof *no_binary);
     char **spec_args = calloc((size_t)argc + 4, sizeof *spec_args);
     int n_spec_args = 0;
     const char *spec_path = NULL;
@@ -90,6 +121,15 @@ int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
             ro.debug_solver_dir = value_of(ctx, o, argc, argv, &i, &status);
         } else if (strcmp(a, "--explain") == 0) {
             ro.explain_full = true;
+        } else if (is_opt(a, "--prerelease")) {
+            ro.prerelease = value_of(ctx, o, argc, argv, &i, &status);
+        } else if (strcmp(a, "--no-build") == 0) {
+            ro.no_build = true;
+        } else if (is_opt(a, "--only-binary") || is_opt(a, "--no-binary")) {
+            bool only = is_opt(a, "--only-binary");
+            const char *v = value_of(ctx, o, argc, argv, &i, &status);
+            if (v)
+                add_names(v, only ? only_binary : no_binary, only ? &ro.n_only_binary : &ro.n_no_binary);
         } else if (a[0] == '-' && a[1] != '\0') {
             status = cli_usage_error(ctx, o, "unknown option `%s`\n%s", a, resolve_usage);
         } else if (spec_path) {
@@ -108,9 +148,13 @@ int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     if (status != 0) {
         free(upgrade);
         free(spec_args);
+        free_names(only_binary, ro.n_only_binary);
+        free_names(no_binary, ro.n_no_binary);
         return status;
     }
     ro.upgrade = upgrade;
+    ro.only_binary = (const char *const *)only_binary;
+    ro.no_binary = (const char *const *)no_binary;
     ro.spec_path = spec_path;
     ro.spec_opts = &so;
 
@@ -146,5 +190,7 @@ int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     el_spec_free(spec);
     free(upgrade);
     free(spec_args);
+    free_names(only_binary, ro.n_only_binary);
+    free_names(no_binary, ro.n_no_binary);
     return status;
 }

@@ -55,12 +55,30 @@ typedef struct resolve_request {
     size_t n_upgrade;
     const char *debug_solver_dir;      /* write libsolv's testcase here, or NULL */
     bool explain_full;                 /* the whole derivation in conflict messages */
+    const char *prereleases;           /* pre-release mode: uv's disallow, allow,
+                                          if-necessary, explicit,
+                                          if-necessary-or-explicit, or pip (pip's
+                                          rule); NULL: if-necessary-or-explicit */
+    /* build options (uv's and pip's; pypi_build_opts): names any spelling,
+     * ":all:" for every project */
+    bool no_build;                     /* --no-build: no sdist */
+    const char *const *only_binary;    /* --only-binary: no sdist for these */
+    size_t n_only_binary;
+    const char *const *no_binary;      /* --no-binary: no wheel for these */
+    size_t n_no_binary;
     /* what the user should know about a successful answer (a fallback the
      * resolver took); called with the text, valid during the call only;
      * NULL: notes are dropped */
     void (*note)(void *user, const char *text);
     void *note_user;
 } resolve_request;
+
+/* resolver_prerelease_mode() : the mode `name` names (NULL: the default),
+ *  or -1 for a name that is none of resolve_request.prereleases'. */
+int resolver_prerelease_mode(const char *name);
+/* resolver_prerelease_name() : the name of a mode resolver_prerelease_mode()
+ *  returned (static). */
+const char *resolver_prerelease_name(int mode);
 
 /* resolver_resolve() :
  *  Fetches what the roots need through `c` (demand-driven and parallel),

@@ -54,6 +54,17 @@ void resolver_npm_match(const npm_range *r, const npm_semver *const *v, size_t n
 
 enum { RSV_DEB = 0, RSV_NPM = 1, RSV_PYPI = 2 };
 
+/* The pre-release modes (resolve_request.prereleases): uv's five, and pip's
+ * rule (the default for the `pip` manager). */
+enum {
+    RSV_PRE_IF_NECESSARY_OR_EXPLICIT = 0,
+    RSV_PRE_DISALLOW,
+    RSV_PRE_ALLOW,
+    RSV_PRE_IF_NECESSARY,
+    RSV_PRE_EXPLICIT,
+    RSV_PRE_PIP,
+};
+
 /* Our own solvables (pypi:, npm:): the real version and where it came from. */
 typedef struct rsv_solv {
     int eco;                    /* RSV_PYPI or RSV_NPM; RSV_DEB unused here */
@@ -102,7 +113,15 @@ typedef struct rsv_pypi_name {
     size_t *ranks;
     bool *present;              /* a solvable exists at this rank */
     bool *cut;                  /* usable, but its metadata was not fetched */
-    bool *yanked;               /* usable only for an exact pin (PEP 592) */
+    bool *yanked;               /* usable only for an exact pin (PEP 592);
+                                   cleared where the spec pins it exactly */
+    /* resolver_pypi_policy(): the project's pre-release admission, for
+     * every requirement on it */
+    pypi_prerelease pre;        /* YES, NO, or DEFAULT (pip: packaging's
+                                   rule per requirement, none named one) */
+    bool pre_from_deps;         /* pip: YES only because a dependency names
+                                   a pre-release (rechecked after a solve) */
+    bool pre_denied;            /* pip: no installed dependent named one */
     int *ci;                    /* candidate index, or -1 (preinstalled only) */
     Id inst;                    /* the preinstalled solvable, or 0 */
     const char *inst_version;
@@ -148,6 +167,7 @@ typedef struct rsv {
     ptrvec pypi_names;          /* rsv_pypi_name * */
     ptrvec preinst;             /* pypi_requirement * of the base's preinstalled dists */
     ptrvec owned_versions;      /* pypi_version * parsed here */
+    int pre_mode;               /* RSV_PRE_* of rq->prereleases */
     /* npm */
     npm_loader *nl;
     npm_target ntarget;
@@ -206,6 +226,23 @@ el_code resolver_pypi_finish(rsv *r);
 void resolver_pypi_widen(rsv *r, const char *name);
 el_code resolver_pypi_add(rsv *r);
 void resolver_pypi_jobs(rsv *r);
+/* resolver_pypi_marker_true() : whether q applies on the target with
+ *  `extra` ("" for the base). */
+bool resolver_pypi_marker_true(const rsv *r, const pypi_requirement *q, const char *extra);
+/* resolver_pypi_policy.c */
+/* resolver_pypi_policy() : after the names are laid out, each project's
+ *  pre-release admission and the yanked versions the spec pins exactly. */
+void resolver_pypi_policy(rsv *r);
+/* resolver_pypi_admit() : keep[i] for each of n's nent versions v[i] (NULL
+ *  never) that `s` admits under n's pre-release admission. */
+void resolver_pypi_admit(const rsv_pypi_name *n, const pypi_specset *s,
+                         const pypi_version *const *v, bool *keep);
+/* resolver_pypi_exact_pin() : `===`, or `==` without a wildcard (PEP 592). */
+bool resolver_pypi_exact_pin(const pypi_specset *s);
+/* resolver_pypi_recheck() : after a solve without problems: true when pip's
+ *  rule takes back a pre-release admission (a chosen pre-release no
+ *  installed requirement names one): the pool must be built again. */
+bool resolver_pypi_recheck(rsv *r);
 /* resolver_npm.c */
 void resolver_npm_seed(rsv *r);
 /* resolver_npm_loaded() : the npm loader's `loaded` callback (user: the rsv). */

@@ -93,6 +93,28 @@ static const char **str_array(arena *a, ptrvec *v, bool free_items)
     return out;
 }
 
+/* The names of a build option as the lock records them: PEP 503
+ * normalized (":all:" as it is), sorted, once each; NULL for none. */
+static const char **build_names(arena *a, const char *const *names, size_t n)
+{
+    if (!n)
+        return NULL;
+    ptrvec v = PTRVEC_INIT;
+    for (size_t i = 0; i < n; i++) {
+        char *copy = xstrdup(names[i]), *save = NULL;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+            ptrvec_push(&v, strcmp(t, ":all:") == 0 ? xstrdup(t) : pypi_name_canonical(t));
+        free(copy);
+    }
+    if (!v.len) {
+        ptrvec_release(&v);
+        return NULL;
+    }
+    const char **out = str_array(a, &v, true);
+    ptrvec_release(&v);
+    return out;
+}
+
 static bool installed(const rsv *r, Id p)
 {
     return solver_get_decisionlevel(r->solver, p) > 0;
@@ -458,7 +480,10 @@ lock_doc *resolver_make_lock(rsv *r)
             if (strcmp(b->variants[k], d->variants[i]) == 0 && b->digests && b->digests[k])
                 d->base_digests[i] = arena_strdup(a, b->digests[k]);
     d->exclude_newer = rq->exclude_newer ? arena_strdup(a, rq->exclude_newer) : NULL;
-    d->prereleases = "if-necessary-or-explicit";
+    d->prereleases = resolver_prerelease_name(r->pre_mode);
+    d->no_build = rq->no_build;
+    d->only_binary = build_names(a, rq->only_binary, rq->n_only_binary);
+    d->no_binary = build_names(a, rq->no_binary, rq->n_no_binary);
     d->upgrade_all = rq->upgrade_all;
     if (rq->n_upgrade) {
         ptrvec up = PTRVEC_INIT;

@@ -120,9 +120,9 @@ static void note_req(rsv *r, const pypi_requirement *q, bool *changed)
         }
 }
 
-/* marker_true() : whether a requirement applies on the target with `extra`
+/* resolver_pypi_marker_true() : whether a requirement applies on the target with `extra`
  * ("" for the base). A marker packaging would raise on applies nowhere. */
-static bool marker_true(const rsv *r, const pypi_requirement *q, const char *extra)
+bool resolver_pypi_marker_true(const rsv *r, const pypi_requirement *q, const char *extra)
 {
     if (!q->marker)
         return true;
@@ -220,9 +220,9 @@ bool resolver_pypi_round(rsv *r)
                 const pypi_requirement *q = pc->deps[d].req;
                 if (!q)
                     continue;
-                bool use = marker_true(r, q, "");
+                bool use = resolver_pypi_marker_true(r, q, "");
                 for (size_t e = 0; e < n->extras.len && !use; e++)
-                    use = marker_true(r, q, n->extras.items[e]);
+                    use = resolver_pypi_marker_true(r, q, n->extras.items[e]);
                 if (use)
                     note_req(r, q, &changed);
             }
@@ -335,42 +335,28 @@ static void layout(rsv *r, rsv_pypi_name *n, ptrvec *owned)
     free(e);
 }
 
-/* Whether `s` pins one version exactly as PEP 592 means it: an `===`, or
- * an `==` without a wildcard (pip's rule; other clauses may accompany it). */
-static bool exact_pin(const pypi_specset *s)
-{
-    for (size_t i = 0; i < pypi_specset_len(s); i++) {
-        const char *op = pypi_specset_op(s, i);
-        if (strcmp(op, "===") == 0)
-            return true;
-        const char *v = pypi_specset_version(s, i);
-        size_t vl = strlen(v);
-        if (strcmp(op, "==") == 0 && !(vl >= 2 && strcmp(v + vl - 2, ".*") == 0))
-            return true;
-    }
-    return false;
-}
-
-/* keep[i] for the entries of n that requirement specifier `s` admits. A
- * yanked release is admitted only when `s` pins exactly and no release
- * that is not yanked matches (PEP 592); a constraint (`complement`) is
- * matched against every release, yanked or not, since it only narrows. */
+/* keep[i] for the entries of n that requirement specifier `s` admits, under
+ * the project's pre-release admission (resolver_pypi_policy()). A yanked
+ * release is admitted only when `s` pins exactly and no release that is not
+ * yanked matches (PEP 592); a constraint (`complement`) is matched against
+ * every release, yanked or pre-release, since it only narrows: whether a
+ * pre-release may be taken is the requirements' to say. */
 static void match_entries(const rsv_pypi_name *n, const pypi_specset *s, bool complement, bool *keep)
 {
     if (complement) {
-        resolver_pypi_match(s, n->vers, n->nent, keep);
+        pypi_specset_filter(s, n->vers, n->nent, PYPI_PRE_YES, keep);
         return;
     }
     const pypi_version **v = xcalloc(n->nent + 1, sizeof *v);
     for (size_t i = 0; i < n->nent; i++)
         v[i] = n->yanked[i] ? NULL : n->vers[i];
-    resolver_pypi_match(s, v, n->nent, keep);
+    resolver_pypi_admit(n, s, v, keep);
     free(v);
     bool any = false;
     for (size_t i = 0; i < n->nent && !any; i++)
         any = keep[i];
-    if (!any && exact_pin(s))
-        resolver_pypi_match(s, n->vers, n->nent, keep);
+    if (!any && resolver_pypi_exact_pin(s))
+        resolver_pypi_admit(n, s, n->vers, keep);
 }
 
 /* The dependency Ids for requirement q on the pool: the base name's
@@ -458,6 +444,7 @@ el_code resolver_pypi_add(rsv *r)
         qsort(r->pypi_names.items, r->pypi_names.len, sizeof(void *), pname_cmp);
     for (size_t i = 0; i < r->pypi_names.len; i++)
         layout(r, r->pypi_names.items[i], &owned);
+    resolver_pypi_policy(r);
     if (!r->repo_pypi)
         r->repo_pypi = repo_create(pool, "pypi");
     Queue deps;
@@ -490,7 +477,7 @@ el_code resolver_pypi_add(rsv *r)
             rs->pc = c;
             for (size_t d = 0; d < c->ndeps; d++) {
                 const pypi_requirement *q = c->deps[d].req;
-                if (!q || !marker_true(r, q, ""))
+                if (!q || !resolver_pypi_marker_true(r, q, ""))
                     continue;
                 queue_empty(&deps);
                 req_deps(r, p, -1, q, c->deps[d].text, "requires", false, &deps);
@@ -525,7 +512,7 @@ el_code resolver_pypi_add(rsv *r)
                     provided = strcmp(c->extras[e], ex) == 0;
                 for (size_t d = 0; d < c->ndeps; d++) {
                     const pypi_requirement *q = c->deps[d].req;
-                    if (!q || marker_true(r, q, "") || !marker_true(r, q, ex))
+                    if (!q || resolver_pypi_marker_true(r, q, "") || !resolver_pypi_marker_true(r, q, ex))
                         continue;
                     provided = true; /* metadata without Provides-Extra */
                     queue_empty(&deps);

@@ -372,6 +372,11 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
     if (rc != EL_OK)
         goto done;
     r.pt.keep_yanked = true; /* admitted for exact pins only (resolver_pypi.c) */
+    r.pt.build = (pypi_build_opts){ rq->no_build, rq->only_binary, rq->n_only_binary,
+                                    rq->no_binary, rq->n_no_binary };
+    r.pre_mode = resolver_prerelease_mode(rq->prereleases);
+    if (r.pre_mode < 0)
+        r.pre_mode = RSV_PRE_IF_NECESSARY_OR_EXPLICIT; /* the caller checked the name */
     r.pt_ok = true;
     rc = parse_roots(&r);
     if (rc != EL_OK)
@@ -410,6 +415,10 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
         if (rc != EL_OK)
             goto done;
         if (np == 0) {
+            if (resolver_pypi_recheck(&r)) { /* pip's pre-release rule */
+                drop_pool(&r);
+                continue;
+            }
             if (r.nl && (rc = resolver_npm_check(&r)) != EL_OK)
                 goto done;
             *out = resolver_make_lock(&r);

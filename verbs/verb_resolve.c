@@ -11,6 +11,7 @@
 
 #include "envlock/resolve.h"
 #include "cache.h"
+#include "pep508.h"
 #include "resolver.h"
 #include "target.h"
 #include "target_request.h"
@@ -142,6 +143,37 @@ static el_code solve_and_write(el_ctx *ctx, const el_cache_options *co, const ta
     return rc;
 }
 
+/* A name (PEP 503 normalized) or ":all:" in both --only-binary and
+ * --no-binary asks for a project with no file at all: EL_USAGE. */
+static el_code build_options_check(el_ctx *ctx, const el_resolve_options *o)
+{
+    for (size_t i = 0; i < o->n_only_binary; i++)
+        for (size_t j = 0; j < o->n_no_binary; j++) {
+            char *a = pypi_name_canonical(o->only_binary[i]), *b = pypi_name_canonical(o->no_binary[j]);
+            bool same = strcmp(o->only_binary[i], ":all:") == 0 || strcmp(o->no_binary[j], ":all:") == 0
+                            ? strcmp(o->only_binary[i], o->no_binary[j]) == 0
+                            : strcmp(a, b) == 0;
+            free(a);
+            free(b);
+            if (same)
+                return el_fail(ctx, EL_USAGE,
+                               "`%s` is given to both --only-binary and --no-binary: it could "
+                               "be installed from no file",
+                               o->only_binary[i]);
+        }
+    return EL_OK;
+}
+
+/* The pre-release mode the resolve uses: the one asked for, else the spec's
+ * manager's default (README, "Pre-releases"). */
+static const char *prerelease_mode(const el_spec *spec, const char *asked)
+{
+    if (asked)
+        return asked;
+    const char *m = el_spec_text(spec, "spec.packages.python.manager");
+    return m && strcmp(m, "pip") == 0 ? "pip" : "if-necessary-or-explicit";
+}
+
 el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
                    const el_resolve_options *o, el_resolve_result *res)
 {
@@ -157,6 +189,14 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
         return rc;
     if (o->exclude_newer &&
         (rc = el_exclude_newer_normalize(ctx, o->exclude_newer, res->exclude_newer)) != EL_OK)
+        return rc;
+    if (o->prerelease && (resolver_prerelease_mode(o->prerelease) < 0 ||
+                          strcmp(o->prerelease, "pip") == 0))
+        return el_fail(ctx, EL_USAGE,
+                       "--prerelease takes disallow, allow, if-necessary, explicit or "
+                       "if-necessary-or-explicit, not `%s`",
+                       o->prerelease);
+    if ((rc = build_options_check(ctx, o)) != EL_OK)
         return rc;
     target_catalog *cat = target_catalog_load(ctx, o->bases_path);
     if (!cat)
@@ -184,6 +224,12 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     };
     if ((rc = target_request_build(ctx, cat, spec, &to, &tr)) != EL_OK)
         goto out;
+    tr->rq.prereleases = prerelease_mode(spec, o->prerelease);
+    tr->rq.no_build = o->no_build;
+    tr->rq.only_binary = o->only_binary;
+    tr->rq.n_only_binary = o->n_only_binary;
+    tr->rq.no_binary = o->no_binary;
+    tr->rq.n_no_binary = o->n_no_binary;
     snprintf(res->spec_digest, sizeof res->spec_digest, "%s", tr->spec_digest);
     for (size_t i = 0; i < tr->n_notes; i++)
         add_note(res, tr->notes[i]);

@@ -46,6 +46,16 @@ typedef struct el_index_query {
     /* All ecosystems: candidates published after this instant are excluded
      * (RFC 3339, e.g. "2026-09-14T15:00:00Z"); NULL: no cutoff. */
     const char *exclude_newer;
+
+    /* PyPI build options, as `envlock resolve` takes them (each value a
+     * name, ":all:", or a comma-separated list): the versions they leave
+     * without a usable file are listed with the reason (no_binary, or
+     * no_compatible_wheel naming the option). */
+    bool no_build;
+    const char *const *only_binary;
+    size_t n_only_binary;
+    const char *const *no_binary;
+    size_t n_no_binary;
 } el_index_query;
 
 /* el_index_show() :

@@ -39,6 +39,20 @@ typedef struct el_resolve_options {
     size_t n_upgrade;
     const char *debug_solver_dir; /* write libsolv's testcase of the solve here */
     bool explain_full;       /* conflicts: the whole derivation, not a few lines */
+    const char *prerelease;  /* uv's pre-release mode: "disallow", "allow",
+                                "if-necessary", "explicit",
+                                "if-necessary-or-explicit"; NULL: the spec's
+                                manager's default (uv: if-necessary-or-explicit;
+                                pip: pip's rule, recorded as "pip"). EL_USAGE
+                                for another name */
+    /* Build options, as uv and pip have them; recorded in the lock. Names
+     * any spelling, ":all:" for every project; a name in both lists (or
+     * ":all:" in both) is EL_USAGE; a name beats the other list's ":all:". */
+    bool no_build;           /* no sdist is used (--no-build) */
+    const char *const *only_binary; /* no sdist for these (--only-binary) */
+    size_t n_only_binary;
+    const char *const *no_binary;   /* no wheel for these (--no-binary) */
+    size_t n_no_binary;
 } el_resolve_options;
 
 typedef struct el_resolve_result {

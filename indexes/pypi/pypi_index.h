@@ -26,9 +26,13 @@
  *                      (the undated ones were dropped just before)
  *   yanked             every remaining file is yanked (PEP 592; with reason)
  *   requires_python    Requires-Python (page or metadata) excludes the target
- *   no_compatible_wheel  no wheel for the target's tags and no sdist
- *   sdist_needs_build  only an sdist, whose PKG-INFO is missing, older than
- *                      2.2, or lists Requires-Dist as Dynamic
+ *   no_compatible_wheel  no wheel for the target's tags and no sdist (or
+ *                      an sdist --no-build / --only-binary refuses)
+ *   no_binary          --no-binary refuses the version's wheels, and it has
+ *                      no sdist (or --no-build / --only-binary refuses it)
+ *   sdist_needs_build  no wheel for the target (none at all, or none whose
+ *                      tags fit) and an sdist whose PKG-INFO is missing,
+ *                      older than 2.2, or lists Requires-Dist as Dynamic
  *   metadata_mismatch  the metadata names another project or version
  *   invalid_metadata   the metadata cannot be read (not UTF-8, no headers,
  *                      a Requires-Dist that is not PEP 508, ...)
@@ -253,12 +257,32 @@ bool pypi_time_parse(const char *s, int64_t *out);
 
 /* ---- the target ---- */
 
+/* Build options, as uv and pip have them. Names are any spelling (compared
+ * PEP 503 normalized); ":all:" in a list means every project. A project in
+ * both lists by name is refused by the caller (a usage error); against
+ * ":all:" of the other list, the name wins (pip's rule). */
+typedef struct pypi_build_opts {
+    bool no_build;                  /* --no-build: no sdist is used */
+    const char *const *only_binary; /* --only-binary: no sdist for these */
+    size_t n_only_binary;
+    const char *const *no_binary;   /* --no-binary: no wheel for these */
+    size_t n_no_binary;
+} pypi_build_opts;
+
+/* pypi_build_refuses() :
+ *  The option that refuses `project`'s wheels (*wheels) and its sdists
+ *  (*sdists), as the user would write it ("--no-build", "--only-binary
+ *  :all:", "--no-binary numpy"), or NULL where none does. */
+void pypi_build_refuses(const pypi_build_opts *b, const char *project, const char **wheels,
+                        const char **sdists);
+
 typedef struct pypi_target {
     pypi_tags *tags;
     pypi_version *python;     /* the full version, for Requires-Python */
     pypi_env env;             /* marker environment (strings owned here) */
     const char *exclude_newer;
     int64_t cutoff_s;         /* INT64_MAX when no cutoff */
+    pypi_build_opts build;    /* borrowed; zero (pypi_target_init): none */
     bool keep_yanked;         /* false (pypi_target_init): a version whose
                                  remaining files are all yanked is excluded
                                  ("yanked"); true: it stays usable with
@@ -312,7 +336,13 @@ typedef struct pypi_candidate {
     pypi_artifact *artifacts;     /* every file of this version, page order */
     size_t nartifacts;
     long chosen;                  /* artifact to install: the best-ranked
-                                     usable wheel, else the sdist; -1 */
+                                     usable wheel, else the sdist (also for
+                                     a version whose wheels all miss the
+                                     target, as pip and uv do); -1 */
+    const char *wheels_missed;    /* when the sdist is chosen although the
+                                     version has wheels: "no wheel for
+                                     cp313 PLATFORM; wheels exist for ...";
+                                     else NULL */
     const char *requires_python;  /* from the page, else the metadata */
     const char *upload_time;      /* earliest usable file's, or NULL */
     int64_t upload_s;

@@ -325,6 +325,100 @@ static int cmp_groups(const void *x, const void *y)
 
 static const char *target_python(const pypi_loader *l) { return l->t->owned_[0]; }
 
+/* Whether list (of n values, each a name, ":all:", or several of them
+ * comma-separated as pip writes them) names `project` exactly (1), through
+ * ":all:" (2), or not (0). */
+static int lists(const char *const *list, size_t n, const char *project)
+{
+    int how = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *copy = xstrdup(list[i]), *save = NULL;
+        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            if (strcmp(tok, ":all:") == 0) {
+                if (!how)
+                    how = 2;
+                continue;
+            }
+            char *c = pypi_name_canonical(tok);
+            if (strcmp(c, project) == 0)
+                how = 1;
+            free(c);
+        }
+        free(copy);
+        if (how == 1)
+            return 1;
+    }
+    return how;
+}
+
+void pypi_build_refuses(const pypi_build_opts *b, const char *project, const char **wheels,
+                        const char **sdists)
+{
+    int nb = lists(b->no_binary, b->n_no_binary, project);
+    int ob = lists(b->only_binary, b->n_only_binary, project);
+    /* a name beats ":all:" of the other list (pip's FormatControl) */
+    if (nb == 2 && ob == 1)
+        nb = 0;
+    if (ob == 2 && nb == 1)
+        ob = 0;
+    *wheels = nb == 1 ? "--no-binary" : nb == 2 ? "--no-binary :all:" : NULL;
+    *sdists = b->no_build ? "--no-build" : ob == 1 ? "--only-binary" : ob == 2 ? "--only-binary :all:" : NULL;
+}
+
+/* "no wheel for cp313 manylinux_2_36_x86_64; wheels exist for TAGS": the
+ * wheels' tags in file-name order (the sentence must not depend on the
+ * order the page lists files in), at most eight. */
+static const char *wheels_missed(arena *a, const pypi_target *t, group *g, const pypi_candidate *c)
+{
+    size_t *order = xcalloc(c->nartifacts + 1, sizeof *order);
+    for (size_t i = 0; i < c->nartifacts; i++) {
+        size_t k = i;
+        while (k > 0 && strcmp(c->artifacts[order[k - 1]].file->filename, c->artifacts[i].file->filename) > 0) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = i;
+    }
+    strbuf sb = STRBUF_INIT;
+    size_t listed = 0, more = 0;
+    for (size_t oi = 0; oi < c->nartifacts; oi++) {
+        fileinfo *fi = g->infos.items[order[oi]];
+        if (fi->kind != PYPI_WHEEL)
+            continue;
+        for (size_t k = 0; k < fi->wheel.ntags; k++) {
+            const pypi_tag *tg = &fi->wheel.tags[k];
+            char tag[200];
+            snprintf(tag, sizeof tag, "%s-%s-%s", tg->interp, tg->abi, tg->plat);
+            if (strstr(sb.buf, tag))
+                continue;
+            if (listed == 8) {
+                more++;
+                continue;
+            }
+            if (listed)
+                sb_adds(&sb, ", ");
+            sb_adds(&sb, tag);
+            listed++;
+        }
+    }
+    free(order);
+    if (more)
+        sb_addf(&sb, " and %zu more", more);
+    const char *why = arena_sprintf(a, "no wheel for %s %s; wheels exist for %s",
+                                    pypi_tags_interp(t->tags), pypi_tags_platform(t->tags),
+                                    listed ? sb.buf : "none");
+    sb_release(&sb);
+    return why;
+}
+
+/* "--only-binary" refuses by name: "--only-binary NAME" in a reason. */
+static const char *with_name(arena *a, const char *flag, const char *project)
+{
+    if (strcmp(flag, "--only-binary") == 0 || strcmp(flag, "--no-binary") == 0)
+        return arena_sprintf(a, "%s %s", flag, project);
+    return flag;
+}
+
 /* Decides a candidate's artifacts, chosen file and static exclusion. */
 static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate *c)
 {
@@ -463,6 +557,17 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
         c->why = arena_sprintf(a, "needs Python %s; the target is %s", last_rp, target_python(l));
         return;
     }
+    const char *wflag = NULL, *sflag = NULL, *wdrop = NULL, *sdrop = NULL;
+    pypi_build_refuses(&t->build, project, &wflag, &sflag);
+    for (size_t i = 0; i < c->nartifacts; i++) {
+        pypi_artifact *ar = &c->artifacts[i];
+        if (ar->dropped)
+            continue;
+        if (ar->kind == PYPI_WHEEL && wflag)
+            ar->dropped = wdrop = "no_binary";
+        else if (ar->kind == PYPI_SDIST && sflag)
+            ar->dropped = sdrop = "only_binary";
+    }
     long best = -1, sdist = -1;
     size_t nwheels = 0;
     for (size_t i = 0; i < c->nartifacts; i++) {
@@ -491,57 +596,33 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
                 sdist = (long)i;
         }
     }
-    /* An sdist is used only for a version without wheels: one whose wheels
-     * all miss the target would be built from source where the publisher
-     * meant binaries. */
-    c->chosen = best >= 0 ? best : nwheels == 0 ? sdist : -1;
+    /* A version whose wheels all miss the target falls back to its sdist, as
+     * pip and uv do; envlock can use it only without a build, which the
+     * metadata stage decides (PKG-INFO 2.2+ with static Requires-Dist). */
+    c->chosen = best >= 0 ? best : sdist;
     if (c->chosen >= 0) {
         c->requires_python = c->artifacts[c->chosen].file->requires_python;
+        if (best < 0 && nwheels)
+            c->wheels_missed = wheels_missed(a, t, g, c);
+        else if (best < 0 && wdrop)
+            c->wheels_missed = arena_sprintf(a, "its wheels are not used (%s)",
+                                             with_name(a, wflag, project));
         return;
     }
-    /* No usable file: say which wheels there are, in file-name order (the
-     * message must not depend on the order the page lists files in). */
-    size_t *order = xcalloc(c->nartifacts + 1, sizeof *order);
-    for (size_t i = 0; i < c->nartifacts; i++) {
-        size_t k = i;
-        while (k > 0 && strcmp(c->artifacts[order[k - 1]].file->filename, c->artifacts[i].file->filename) > 0) {
-            order[k] = order[k - 1];
-            k--;
-        }
-        order[k] = i;
+    if (wdrop) {
+        c->excluded = "no_binary";
+        c->why = sdrop ? arena_sprintf(a, "its wheels are not used (%s) and its sdist is not "
+                                          "used (%s)", with_name(a, wflag, project),
+                                       with_name(a, sflag, project))
+                       : arena_sprintf(a, "its wheels are not used (%s) and it has no sdist",
+                                       with_name(a, wflag, project));
+        return;
     }
-    strbuf sb = STRBUF_INIT;
-    size_t listed = 0, more = 0;
-    for (size_t oi = 0; oi < c->nartifacts; oi++) {
-        fileinfo *fi = g->infos.items[order[oi]];
-        if (fi->kind != PYPI_WHEEL)
-            continue;
-        for (size_t k = 0; k < fi->wheel.ntags; k++) {
-            const pypi_tag *tg = &fi->wheel.tags[k];
-            char tag[200];
-            snprintf(tag, sizeof tag, "%s-%s-%s", tg->interp, tg->abi, tg->plat);
-            if (strstr(sb.buf, tag))
-                continue;
-            if (listed == 8) {
-                more++;
-                continue;
-            }
-            if (listed)
-                sb_adds(&sb, ", ");
-            sb_adds(&sb, tag);
-            listed++;
-        }
-    }
-    free(order);
-    if (more)
-        sb_addf(&sb, " and %zu more", more);
     c->excluded = "no_compatible_wheel";
-    c->why = arena_sprintf(a, "no wheel for %s %s; wheels exist for %s%s",
-                           pypi_tags_interp(t->tags), pypi_tags_platform(t->tags),
-                           listed ? sb.buf : "none",
-                           sdist >= 0 ? " (the sdist is not used when a version has wheels)" : "");
-    sb_release(&sb);
-    (void)project;
+    c->why = wheels_missed(a, t, g, c);
+    if (sdrop)
+        c->why = arena_sprintf(a, "%s; its sdist is not used (%s)", c->why,
+                               with_name(a, sflag, project));
 }
 
 static void fill_window(proj *p);
@@ -807,6 +888,18 @@ static void exclude(proj *p, pypi_candidate *c, const char *reason, char *why_ow
     c->meta = PYPI_META_NONE;
 }
 
+/* Excludes a version whose chosen file is an sdist envlock cannot use
+ * without a build; `what` continues "only an sdist, ..." (no wheels) or,
+ * for a version whose wheels all miss the target, "...; its sdist, ...". */
+static void sdist_exclude(proj *p, pypi_candidate *c, char *what)
+{
+    if (c->wheels_missed)
+        exclude(p, c, "sdist_needs_build", xasprintf("%s; its sdist, %s", c->wheels_missed, what));
+    else
+        exclude(p, c, "sdist_needs_build", xasprintf("only an sdist, %s", what));
+    free(what);
+}
+
 /* Applies parsed metadata to candidate c (or excludes it). */
 static void apply_meta(proj *p, pypi_candidate *c, const char *text, size_t len,
                        meta_stage stage)
@@ -832,16 +925,14 @@ static void apply_meta(proj *p, pypi_candidate *c, const char *text, size_t len,
     }
     if (stage == STAGE_SDIST) {
         if (m.mv_major < 2 || (m.mv_major == 2 && m.mv_minor < 2)) {
-            exclude(p, c, "sdist_needs_build",
-                    xasprintf("only an sdist, whose PKG-INFO is Metadata-Version %s; its "
-                              "dependencies are known only after a build (2.2 or later "
-                              "is needed)", m.metadata_version ? m.metadata_version : "(none)"));
+            sdist_exclude(p, c, xasprintf("whose PKG-INFO is Metadata-Version %s; its dependencies "
+                                          "are known only after a build (2.2 or later is needed)",
+                                          m.metadata_version ? m.metadata_version : "(none)"));
             return;
         }
         if (pypi_core_meta_dynamic(&m, "Requires-Dist")) {
-            exclude(p, c, "sdist_needs_build",
-                    xstrdup("only an sdist, whose PKG-INFO marks Requires-Dist as dynamic; its "
-                            "dependencies are known only after a build"));
+            sdist_exclude(p, c, xstrdup("whose PKG-INFO marks Requires-Dist as dynamic; its "
+                                        "dependencies are known only after a build"));
             return;
         }
     }
@@ -912,8 +1003,11 @@ static void meta_done(cache *c, cache_response *r, void *user)
         const char *why = NULL;
         char *text = pypi_archive_metadata(r->body, r->len, m->stage == STAGE_SDIST, &len, &why);
         if (!text) {
-            exclude(p, cand, m->stage == STAGE_SDIST ? "sdist_needs_build" : "invalid_metadata",
-                    xasprintf("%s", why));
+            if (m->stage == STAGE_SDIST && cand->wheels_missed)
+                exclude(p, cand, "sdist_needs_build", xasprintf("%s; %s", cand->wheels_missed, why));
+            else
+                exclude(p, cand, m->stage == STAGE_SDIST ? "sdist_needs_build" : "invalid_metadata",
+                        xasprintf("%s", why));
         } else {
             apply_meta(p, cand, text, len, m->stage);
             free(text);

@@ -170,7 +170,9 @@ static void render_text(const pypi_project *p, const pypi_target *t, strbuf *out
             const pypi_artifact *a = &c->artifacts[k];
             bool chosen = (long)k == c->chosen;
             sb_addf(out, "    %s %s", chosen ? "*" : "-", a->file->filename);
-            if (chosen)
+            if (chosen && c->wheels_missed)
+                sb_addf(out, "  (chosen: %s)", c->wheels_missed); /* the sdist fallback */
+            else if (chosen)
                 sb_adds(out, "  (chosen)");
             else if (a->dropped)
                 sb_addf(out, "  (unusable: %s)", a->dropped);
@@ -216,6 +218,8 @@ el_code pypi_index_show(el_ctx *ctx, cache *c, const el_index_query *q, bool jso
     el_code rc = pypi_target_init(ctx, &t, q->python_version, q->platform, q->exclude_newer);
     if (rc != EL_OK)
         return rc;
+    t.build = (pypi_build_opts){ q->no_build, q->only_binary, q->n_only_binary, q->no_binary,
+                                 q->n_no_binary };
     pypi_loader *l = pypi_loader_new(c, &t, q->pypi_indexes, q->n_pypi_indexes);
     pypi_loader_submit(l, name, PYPI_SHOW_WINDOW);
     rc = cache_run(c, ctx);

@@ -340,6 +340,8 @@ def run_pip(ctx):
         cmd += ["-c", cfile]
     cmd += ["--python-version", env.PYTHON, "--implementation", "cp", "--abi", "cp313", "--abi", "abi3",
             "--abi", "none", "--only-binary", ":all:", "--target", os.path.join(home, "target")]
+    if ctx.get("prerelease") == "allow":
+        cmd.append("--pre")
     for plat in PIP_PLATFORMS:
         cmd += ["--platform", plat]
     cmd += req["pypi"]
@@ -601,9 +603,10 @@ def cmd_run(state, tool, name):
         print("SKIP: %s" % e)
         return SKIP
     cutoff = flags[flags.index("--exclude-newer") + 1] if "--exclude-newer" in flags else None
+    prerelease = flags[flags.index("--prerelease") + 1] if "--prerelease" in flags else None
     ctx = {"scenario": name, "sc": sc, "info": info, "work": work, "manifest": manifest, "mdir": mdir,
            "base_url": info["url"] + name + "/", "req": env.spec_requests(env.spec_doc(sc)),
-           "cutoff": cutoff, "cat": cat}
+           "cutoff": cutoff, "cat": cat, "prerelease": prerelease, "flags": flags}
     result = {"pair": "%s %s" % (tool, name), "rows": []}
     t0 = time.time()
     try:
@@ -634,6 +637,12 @@ def compare(state, tool, name, info, rec, ctx, result):
         skip("the scenario's base has node %s, npm runs on node %s" % (cat["node"], info["tools"].get("node")))
     if tool == "pip" and ctx["cutoff"]:
         skip("pip has no --exclude-newer (upload-time cutoff)")
+    if tool == "pip" and ctx["prerelease"] not in (None, "allow"):
+        skip("pip has no pre-release mode %s (only --pre, uv's allow)" % ctx["prerelease"])
+    if tool == "pip" and "--no-binary" in ctx["flags"]:
+        # --no-build and --only-binary are what the pip run has anyway
+        skip("pip resolving for another platform must be given --only-binary :all:, "
+             "which --no-binary contradicts")
     theirs, tool_err = runner(ctx)
     print("tool:    %s" % ctx.get("tool_version"))
     print("command: %s" % ctx.get("command"))

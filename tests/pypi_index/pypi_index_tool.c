@@ -4,7 +4,8 @@
  * stdout. Exit 0 on success, 1 on a failure, 2 on usage.
  *
  *   pypi_index_tool [--cache-dir D] [--offline] [--mirror C=U]... [--index URL]...
- *                   [--python V] [--platform P] [--exclude-newer T] [--json] NAME
+ *                   [--python V] [--platform P] [--exclude-newer T] [--json]
+ *                   [--no-build] [--only-binary V]... [--no-binary V]... NAME
  *   pypi_index_tool --print-tags [--python V] [--platform P]   the target's tags, best first */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ int main(int argc, char **argv)
     o.quiet = true;
     o.retries = -1;
     el_index_query q = { 0 };
-    const char *mirrors[16], *indexes[16];
+    const char *mirrors[16], *indexes[16], *only[16], *nobin[16];
     size_t nm = 0, ni = 0;
     bool json = false, print_tags = false;
     int i;
@@ -31,6 +32,8 @@ int main(int argc, char **argv)
             print_tags = true;
         } else if (strcmp(a, "--offline") == 0) {
             o.offline = true;
+        } else if (strcmp(a, "--no-build") == 0) {
+            q.no_build = true;
         } else if (!v) {
             fprintf(stderr, "%s needs a value\n", a);
             return 2;
@@ -46,6 +49,10 @@ int main(int argc, char **argv)
             q.platform = v, i++;
         } else if (strcmp(a, "--exclude-newer") == 0) {
             q.exclude_newer = v, i++;
+        } else if (strcmp(a, "--only-binary") == 0 && q.n_only_binary < 16) {
+            only[q.n_only_binary++] = v, i++;
+        } else if (strcmp(a, "--no-binary") == 0 && q.n_no_binary < 16) {
+            nobin[q.n_no_binary++] = v, i++;
         } else {
             fprintf(stderr, "unknown option %s\n", a);
             return 2;
@@ -72,6 +79,8 @@ int main(int argc, char **argv)
     o.n_mirrors = nm;
     q.pypi_indexes = indexes;
     q.n_pypi_indexes = ni;
+    q.only_binary = only;
+    q.no_binary = nobin;
     char *pkg = xasprintf("pypi:%s", argv[i]);
     q.package = pkg;
     el_ctx *ctx = el_ctx_new();

@@ -266,9 +266,16 @@ def case_tags(tmp):
     e = Env(["pypi-wheel-tags"], tmp)
     try:
         fc = by_version(e.show("fastcore"))
-        check(fc["1.3.0"].get("reason") == "no_compatible_wheel", "glibc 2.39 wheel refused")
+        # 1.3.0's only wheel needs glibc 2.39: its static PKG-INFO 2.2 sdist stands in
+        check(fc["1.3.0"].get("chosen") == "fastcore-1.3.0.tar.gz", "sdist fallback chosen")
+        nb = by_version(e.show("fastcore", "--no-build"))
+        check(nb["1.3.0"].get("reason") == "no_compatible_wheel", "glibc 2.39 wheel refused")
         check("no wheel for cp313 manylinux_2_36_x86_64; wheels exist for "
-              "cp313-cp313-manylinux_2_39_x86_64" in fc["1.3.0"]["message"], fc["1.3.0"]["message"])
+              "cp313-cp313-manylinux_2_39_x86_64; its sdist is not used (--no-build)"
+              in nb["1.3.0"]["message"], nb["1.3.0"]["message"])
+        ob = by_version(e.show("fastcore", "--only-binary", "FastCore"))
+        check("its sdist is not used (--only-binary fastcore)" in ob["1.3.0"].get("message", ""),
+              "--only-binary names the project")
         check(fc["1.2.0"]["chosen"] ==
               "fastcore-1.2.0-cp313-cp313-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
               "cp313 manylinux2014 x86_64 chosen")

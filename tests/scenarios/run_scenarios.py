@@ -33,6 +33,10 @@ Scenario `option:` lines (more in tests/scenarios/README.md):
   upgrade                 --upgrade
   upgrade-package NAME    --upgrade-package NAME (repeatable)
   explain                 --explain
+  prerelease MODE         --prerelease MODE
+  no-build                --no-build
+  only-binary V           --only-binary V (repeatable)
+  no-binary V             --no-binary V (repeatable)
   protected REQ           a protected pin of the test base (repeatable)
   preinstalled NAME==VER  a Python dist preinstalled in the test base (repeatable)
   python X.Y.Z            the base's full Python version (default 3.13.7)
@@ -96,6 +100,12 @@ def parse_options(sc):
             flags.append("--upgrade")
         elif key == "explain" and not val:
             flags.append("--explain")
+        elif key == "prerelease" and val:
+            flags += ["--prerelease", val]
+        elif key == "no-build" and not val:
+            flags.append("--no-build")
+        elif key in ("only-binary", "no-binary") and val:
+            flags += ["--" + key, val]
         elif key in ("protected", "preinstalled") and val:
             cat[key].append(val)
         elif key == "image" and len(val.split()) in (2, 3):
