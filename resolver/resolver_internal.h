@@ -40,9 +40,10 @@ void resolver_rank_evr(size_t rank, char buf[16]);
 
 /* resolver_pypi_match() :
  *  keep[i] for each of n versions (any order; NULL entries never match) that
- *  `s` admits under PEP 440's pre-release rule: pre-releases only when the
- *  specifier names one or when no final release matches at all
- *  (SpecifierSet.filter with prereleases=None). */
+ *  `s` admits by itself under PEP 440's per-specifier rule: pre-releases only
+ *  when the specifier names one or when no final release matches at all.
+ *  Not what the pool admits (that is per project: resolver_pypi_admit()); the
+ *  crawl sizes metadata windows with it (a superset is harmless there). */
 void resolver_pypi_match(const pypi_specset *s, const pypi_version *const *v, size_t n, bool *keep);
 
 /* resolver_npm_match() :
