@@ -97,6 +97,12 @@ void resolver_crawl_note(rsv *r)
                 " revalidated, %" PRIu64 " hits\n",
                 r->crawl_runs, st.requests - r->crawl_seen.requests, st.network - r->crawl_seen.network,
                 st.revalidated - r->crawl_seen.revalidated, st.hits - r->crawl_seen.hits);
+    if (env && env[0] && strcmp(env, "0") != 0 && r->nl) {
+        size_t nread, nwritten;
+        npm_loader_blob_stats(r->nl, &nread, &nwritten);
+        fprintf(stderr, "envlock-stats: npm parsed forms: %zu read, %zu written\n", nread,
+                nwritten);
+    }
     r->crawl_seen = st;
 }
 

@@ -255,6 +255,49 @@ int npm_packument_parse(const char *body, size_t len, const npm_parse_options *o
                         npm_packument **out, const char **reason, char **err);
 void npm_packument_free(npm_packument *p);
 
+/* npm_tarball_assign() :
+ *  Sets v->tarball (and tarball_served, NPM_FLAG_TARBALL_REBASED) for the
+ *  URL `url` a document names, by the rule of npm_packument_parse();
+ *  `registry` canonical, `served_base` normalized or NULL. Strings go to `a`.
+ *  Shared by the parser and the parsed-form reader, which redoes it so that
+ *  the cache's mirror table of this run applies. */
+void npm_tarball_assign(arena *a, const char *registry, const char *name, const char *served_base,
+                        const npm_parse_options *o, npm_version *v, const char *url);
+
+/* ---- the parsed form (npm_packument_blob.c) ----
+ * A packument as npm_packument_parse() made it, in a compact binary form
+ * kept as a cache blob beside the body it came from, so that a page the
+ * cache already holds (a fresh hit, or a 304) is not parsed again. */
+
+/* Bump when the layout or the meaning of a field changes. */
+#define NPM_BLOB_FORMAT 1
+
+/* npm_packument_blob_name() :
+ *  The cache blob name for the parsed form of the body whose hex sha256 is
+ *  `body_sha256` under the options `o` that change the model (name,
+ *  registry, served_base, the target's os/cpu/libc/node/cutoff; not the
+ *  mirror table, which the reader applies again). malloc'd. */
+char *npm_packument_blob_name(const char *body_sha256, const npm_parse_options *o);
+
+/* npm_packument_blob_write() :
+ *  Appends the parsed form of `p` (a successful parse of the body with hex
+ *  sha256 `body_sha256` under `o`) to `out`. */
+void npm_packument_blob_write(const npm_packument *p, const char *body_sha256,
+                              const npm_parse_options *o, strbuf *out);
+
+/* npm_packument_blob_read() :
+ *  The packument a parsed form describes, when it verifies: its magic,
+ *  format NPM_BLOB_FORMAT, the body hash and options key it was made for
+ *  (`body_sha256`, `o`), every length and count within the data, every enum
+ *  in range, strings free of NUL, versions and ranges that parse again, and
+ *  nothing left over. The tarball URLs are mapped again with `o` (see
+ *  npm_tarball_assign()). etag, last_modified and from_cache are not part
+ *  of it (the loader sets them).
+ *  @return 0 and *out (npm_packument_free()), or -1 (*out NULL): the caller
+ *  parses the body instead. */
+int npm_packument_blob_read(const unsigned char *data, size_t len, const char *body_sha256,
+                            const npm_parse_options *o, npm_packument **out);
+
 /* npm_packument_url() :
  *  The canonical URL of `name`'s packument under `registry` (NULL: the
  *  default): registry + "/" + the name with a scope's "/" written "%2f", as
@@ -355,6 +398,11 @@ const npm_packument *npm_loader_get(const npm_loader *l, const char *name);
 /* All results in submission order. */
 size_t npm_loader_count(const npm_loader *l);
 const npm_packument *npm_loader_at(const npm_loader *l, size_t i);
+
+/* npm_loader_blob_stats() :
+ *  How many packuments this loader read from their parsed form in the
+ *  cache (instead of parsing), and how many parsed forms it stored. */
+void npm_loader_blob_stats(const npm_loader *l, size_t *read, size_t *written);
 
 /* npm_load_fail() : records a failed load on ctx (code, message,
  *  detail.reason, detail.package, detail.url, detail.status) and returns

@@ -9,6 +9,7 @@
  * size cap, and the Authorization header (computed once per loader, handed
  * to the cache, which sends it to the registry's host only and never stores
  * it). Parsing is npm_packument.c's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,8 @@ struct npm_loader {
     void (*loaded)(npm_loader *l, const npm_packument *p, void *user);
     void *user;
     ptrvec items;          /* load_item*, submission order */
+    size_t blobs_read;     /* packuments read from their parsed form */
+    size_t blobs_written;
 };
 
 static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
@@ -134,6 +137,53 @@ static char *canonical_url(void *user, const char *url)
     return cache_canonical_url(user, url);
 }
 
+/* read_blob() : the parsed form of r's body, or NULL (a miss, or one
+ *  that does not verify). Only for a body the cache already held: a body
+ *  just fetched has no parsed form yet. */
+static npm_packument *read_blob(npm_loader *l, cache *c, const cache_response *r, const char *name,
+                                const npm_parse_options *po)
+{
+    if (!r->from_cache || r->len > l->max_bytes)
+        return NULL;
+    size_t len = 0;
+    FILE *f = cache_blob_open(c, name, &len);
+    if (!f)
+        return NULL;
+    unsigned char *data = xmalloc(len ? len : 1);
+    npm_packument *p = NULL;
+    if (fread(data, 1, len, f) != len || npm_packument_blob_read(data, len, r->sha256, po, &p) != 0)
+        p = NULL;
+    fclose(f);
+    free(data);
+    if (p)
+        l->blobs_read++;
+    return p;
+}
+
+/* parse_or_read() : npm_packument_parse() of r's body, or its parsed form
+ *  from the cache when that verifies; a fresh parse is stored as a blob
+ *  (best effort) for the next run. */
+static int parse_or_read(npm_loader *l, cache *c, const cache_response *r,
+                         const npm_parse_options *po, npm_packument **p, const char **reason,
+                         char **err)
+{
+    char *name = r->sha256 ? npm_packument_blob_name(r->sha256, po) : NULL;
+    if (name && (*p = read_blob(l, c, r, name, po)) != NULL) {
+        free(name);
+        return 0;
+    }
+    int rc = npm_packument_parse((const char *)r->body, r->len, po, p, reason, err);
+    if (rc == 0 && name) {
+        strbuf sb = STRBUF_INIT;
+        npm_packument_blob_write(*p, r->sha256, po, &sb);
+        if (cache_blob_put(c, name, sb.buf, sb.len))
+            l->blobs_written++;
+        sb_release(&sb);
+    }
+    free(name);
+    return rc;
+}
+
 static void on_done(cache *c, cache_response *r, void *user)
 {
     load_item *it = user;
@@ -168,7 +218,7 @@ static void on_done(cache *c, cache_response *r, void *user)
     npm_packument *p = NULL;
     const char *reason = NULL;
     char *err = NULL;
-    int prc = npm_packument_parse((const char *)r->body, r->len, &po, &p, &reason, &err);
+    int prc = parse_or_read(l, c, r, &po, &p, &reason, &err);
     free(served);
     if (prc != 0) {
         char *msg = xasprintf("%s (%s)", err, r->url);
@@ -224,6 +274,12 @@ const npm_packument *npm_loader_get(const npm_loader *l, const char *name)
 }
 
 size_t npm_loader_count(const npm_loader *l) { return l->items.len; }
+
+void npm_loader_blob_stats(const npm_loader *l, size_t *read, size_t *written)
+{
+    *read = l ? l->blobs_read : 0;
+    *written = l ? l->blobs_written : 0;
+}
 
 const npm_packument *npm_loader_at(const npm_loader *l, size_t i)
 {

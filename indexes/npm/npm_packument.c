@@ -399,28 +399,30 @@ static const char *sri_from_shasum(pctx *x, const char *hex)
  * outside the base it is configured under, a URL on served_base's origin in
  * the registry layout (.../NAME/-/FILE.tgz) is rebased too. A tarball on any
  * other host is what the registry really names (a CDN) and is kept. */
-static void set_tarball(pctx *x, npm_version *v, const char *url)
+void npm_tarball_assign(arena *a, const char *reg, const char *name, const char *served_base,
+                        const npm_parse_options *o, npm_version *v, const char *url)
 {
-    const char *reg = x->p->registry;
-    v->tarball = arena_strdup(x->a, url);
+    v->tarball = arena_strdup(a, url);
+    v->tarball_served = NULL;
+    v->flags &= ~NPM_FLAG_TARBALL_REBASED;
     if (starts_with(url, reg))
         return;
     const char *canon = NULL;
-    if (x->o->canonical_url) {
-        char *m = x->o->canonical_url(x->o->canonical_user, url);
+    if (o->canonical_url) {
+        char *m = o->canonical_url(o->canonical_user, url);
         if (m && strcmp(m, url) != 0)
-            canon = arena_strdup(x->a, m);
+            canon = arena_strdup(a, m);
         free(m);
     }
-    if (!canon && x->served_base && starts_with(url, x->served_base))
-        canon = arena_sprintf(x->a, "%s%s", reg, url + strlen(x->served_base));
-    if (!canon && x->served_base) {
-        size_t ol = origin_len(url), sl = origin_len(x->served_base);
-        if (ol && ol == sl && strncmp(url, x->served_base, ol) == 0) {
-            char *needle = xasprintf("/%s/-/", x->p->name);
+    if (!canon && served_base && starts_with(url, served_base))
+        canon = arena_sprintf(a, "%s%s", reg, url + strlen(served_base));
+    if (!canon && served_base) {
+        size_t ol = origin_len(url), sl = origin_len(served_base);
+        if (ol && ol == sl && strncmp(url, served_base, ol) == 0) {
+            char *needle = xasprintf("/%s/-/", name);
             const char *hit = strstr(url + ol, needle);
             if (hit && ends_with(url, ".tgz") && !strchr(hit + strlen(needle), '/'))
-                canon = arena_sprintf(x->a, "%s%s", reg, hit + 1);
+                canon = arena_sprintf(a, "%s%s", reg, hit + 1);
             free(needle);
         }
     }
@@ -429,6 +431,11 @@ static void set_tarball(pctx *x, npm_version *v, const char *url)
         v->tarball = canon;
         v->flags |= NPM_FLAG_TARBALL_REBASED;
     }
+}
+
+static void set_tarball(pctx *x, npm_version *v, const char *url)
+{
+    npm_tarball_assign(x->a, x->p->registry, x->p->name, x->served_base, x->o, v, url);
 }
 
 static void join(strbuf *sb, const char *const *list, size_t n)

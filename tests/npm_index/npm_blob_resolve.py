@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""npm_blob_resolve.py ENVLOCK — packuments read from their parsed form
+(npm_packument_blob.c) give the lock a parse gives, through the real binary
+against the fixture nginx (tests/fixtures/servers.py) in its validators-only
+mode: no max-age, so every page of a warm re-resolve is revalidated and
+answered 304. The workload is bench/resolve's npm part (gen_npm.py: express
+5's graph, typescript and @types/node with hundreds of versions).
+
+1. cold resolve, cache C: lock L; every packument parsed and its parsed
+   form stored (ENVLOCK_DEBUG_STATS=1: "npm parsed forms: 0 read, N written");
+2. warm resolve on C: every page revalidated, every packument read from its
+   parsed form (N read, 0 written), L's bytes;
+3. every parsed form in C damaged (its last byte flipped): the cache refuses
+   them, the packuments are parsed again (0 read, N written), L's bytes;
+4. warm again: N read, L's bytes.
+
+Exit 0 pass, 1 fail, 77 skip (no nginx). Standard library only."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
+import servers  # noqa: E402
+
+DIGEST = "sha256:" + "ab" * 32
+RUN = re.compile(r"^envlock-stats: crawl run (\d+): (\d+) requests, (\d+) network, "
+                 r"(\d+) revalidated, (\d+) hits$")
+FORMS = re.compile(r"^envlock-stats: npm parsed forms: (\d+) read, (\d+) written$")
+
+CATALOG = """format: envlock-bases/1
+variants: [datalayer, e2b, daytona, modal]
+bases:
+  datalayer/python-cpu:
+    cuda: false
+    python: "3.13"
+    channels:
+      "2026.09":
+        python: 3.13.7
+        arch: amd64
+        libc: glibc 2.36
+        platform: manylinux_2_36_x86_64
+        digests:
+          datalayer: {d}
+          e2b: {d}
+          daytona: {d}
+          modal: {d}
+""".format(d=DIGEST)
+
+SPEC = """apiVersion: environments.datalayer.io/v1alpha1
+kind: Environment
+metadata:
+  name: npm-blob
+spec:
+  language:
+    name: python
+    version: "3.13"
+  base:
+    ref: datalayer/python-cpu
+    channel: "2026.09"
+  packages:
+    node:
+      dependencies: [react, lodash, zod, express, typescript, "@types/node"]
+"""
+
+FAILS = []
+
+
+def fail(msg):
+    FAILS.append(msg)
+    print("FAIL: " + msg)
+
+
+def resolve(envlock, work, url, cache, lock):
+    """envlock resolve; returns (status, stderr, [crawl runs], (read, written))."""
+    cmd = [envlock, "--quiet", "--cache-dir", os.path.join(work, cache),
+           "--mirror", "https://registry.npmjs.org=%s/npm" % url.rstrip("/"),
+           "resolve", os.path.join(work, "spec.yaml"), "-o", lock,
+           "--bases", os.path.join(work, "bases.yaml")]
+    env = dict(os.environ)
+    for k in ("ENVLOCK_MIRRORS", "ENVLOCK_CONFIG", "ENVLOCK_BASES", "ENVLOCK_CACHE_DIR"):
+        env.pop(k, None)
+    env["XDG_CONFIG_HOME"] = os.path.join(work, "xdg-config")
+    env["ENVLOCK_DEBUG_STATS"] = "1"
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    err = p.stderr.decode(errors="replace")
+    runs = [tuple(int(x) for x in m.groups())
+            for m in (RUN.match(ln) for ln in err.splitlines()) if m]
+    forms = [tuple(int(x) for x in m.groups())
+             for m in (FORMS.match(ln) for ln in err.splitlines()) if m]
+    return p.returncode, err, runs, forms[-1] if forms else None
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def damage_forms(cache_dir):
+    """Flips the last byte of every npm parsed-form blob; returns how many."""
+    n = 0
+    for top, _, files in os.walk(cache_dir):
+        for name in files:
+            path = os.path.join(top, name)
+            with open(path, "rb") as f:
+                head = f.read(4096)
+            if b'"blob:npm-packument/' not in head:
+                continue
+            data = bytearray(read(path))
+            data[-1] ^= 0x01
+            with open(path, "wb") as f:
+                f.write(data)
+            n += 1
+    return n
+
+
+def scenario(envlock, work, url):
+    with open(os.path.join(work, "bases.yaml"), "w") as f:
+        f.write(CATALOG)
+    with open(os.path.join(work, "spec.yaml"), "w") as f:
+        f.write(SPEC)
+    lock = os.path.join(work, "L.lock")
+    rc, err, runs, forms = resolve(envlock, work, url, "C", lock)
+    if rc != 0:
+        fail("cold resolve exited %d: %s" % (rc, err[-2000:]))
+        return
+    want = read(lock)
+    if not forms or forms[0] != 0 or forms[1] == 0:
+        fail("cold resolve: want 0 parsed forms read and some written, got %s" % (forms,))
+        return
+    n = forms[1]
+    print("cold: %d packuments parsed, their parsed forms stored" % n)
+
+    steps = [("warm", (n, 0), None), ("damaged", (0, n), damage_forms), ("warm again", (n, 0), None)]
+    for what, want_forms, before in steps:
+        if before:
+            k = before(os.path.join(work, "C"))
+            if k != n:
+                fail("%s: %d parsed forms found in the cache, want %d" % (what, k, n))
+        out = os.path.join(work, what.replace(" ", "-") + ".lock")
+        rc, err, runs, forms = resolve(envlock, work, url, "C", out)
+        if rc != 0:
+            fail("%s resolve exited %d: %s" % (what, rc, err[-2000:]))
+            continue
+        revalidated = sum(r[3] for r in runs)
+        if revalidated < n:
+            fail("%s: %d pages revalidated, want every one of %d (runs %s)"
+                 % (what, revalidated, n, runs))
+        if forms != want_forms:
+            fail("%s: parsed forms (read, written) %s, want %s" % (what, forms, want_forms))
+        if read(out) != want:
+            fail("%s: the lock differs from the cold resolve's" % what)
+        print("%s: %d revalidated, parsed forms %s" % (what, revalidated, forms))
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    envlock = os.path.abspath(sys.argv[1])
+    work = tempfile.mkdtemp(prefix="envlock-npm-blob-")
+    try:
+        scn = os.path.join(work, "bench-npm-six.scn")
+        subprocess.run([sys.executable, os.path.join(REPO, "bench", "resolve", "gen_npm.py"), scn],
+                       check=True, stdout=subprocess.DEVNULL)
+        try:
+            cm = servers.mirror([scn], verdaccio=False, workdir=os.path.join(work, "m"), apt=False)
+            m = cm.__enter__()
+        except (servers.ServerError, OSError) as e:
+            print("SKIP: fixture nginx unavailable: %s" % e)
+            return 77
+        try:
+            scenario(envlock, work, m.base_url)
+        finally:
+            cm.__exit__(None, None, None)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
