@@ -6,8 +6,9 @@
  *
  * Without arguments: the cmocka units. With FILE... : every file (a
  * packument, its name taken from the document) goes through the same
- * comparison under several targets, for recorded corpora
- * (blob_corpus.py); exit 1 on the first difference. With --seed DIR
+ * comparison under several targets (npm_index_blob_demo runs it over the
+ * demo mirror; point it at recorded registry packuments by hand); exit 1
+ * on the first difference. With --seed DIR
  * FILE... : the fuzzer's seeds (tests/fuzz/fuzz_packument_blob.c) for each
  * file, a payload ("p-NAME") and a whole blob ("b-NAME"). */
 #include <stdarg.h>
