@@ -18,6 +18,11 @@
  *                      or file URL with a host (`file:/x`, `a-1.0+02:00`,
  *                      which RFC 3986 reads as scheme `a-1.0+02`); such a
  *                      file is listed with this reason, never fetched
+ *   no_hash            no fetchable file has a sha256 on the page (PEP 503
+ *                      `#sha256=`, PEP 691 `hashes.sha256`; md5 alone does
+ *                      not do): a lock pins every file by hash and installs
+ *                      with --require-hashes, so such a file is listed with
+ *                      this reason, never locked
  *   no_upload_time     a cutoff is set and no file gives an upload time to
  *                      compare with it (every PEP 503 HTML page; PEP 691 JSON
  *                      without PEP 700 upload-time): out, as uv has it, since

@@ -420,6 +420,30 @@ static const char *with_name(arena *a, const char *flag, const char *project)
 }
 
 /* Decides a candidate's artifacts, chosen file and static exclusion. */
+/* A lock pins every file by its sha256 (docs/lock-format.md): a file the
+ * page gives none for (an md5 alone, or no hash) is dropped, `no_hash`.
+ * True when that leaves the version nothing (it is then excluded). */
+static bool drop_unhashed(arena *a, pypi_candidate *c, size_t *left)
+{
+    const char *unhashed = NULL;
+    for (size_t i = 0; i < c->nartifacts; i++) {
+        pypi_artifact *ar = &c->artifacts[i];
+        if (!ar->dropped && (!ar->file->sha256 || !*ar->file->sha256)) {
+            ar->dropped = "no_hash";
+            if (!unhashed || strcmp(ar->file->filename, unhashed) < 0)
+                unhashed = ar->file->filename;
+            (*left)--;
+        }
+    }
+    if (*left)
+        return false;
+    c->excluded = "no_hash";
+    c->why = arena_sprintf(a, "the index gives no sha256 for `%s`%s, and a lock pins every file "
+                              "by hash",
+                           unhashed, c->nartifacts > 1 ? " or its other files" : "");
+    return true;
+}
+
 static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate *c)
 {
     arena *a = l->a;
@@ -452,8 +476,8 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
         c->why = arena_sprintf(a, "`%s` is not a valid PEP 440 version", c->version);
         return;
     }
-    /* Per file, in order: a link that cannot be fetched, no upload time
-     * (under a cutoff), cutoff, yanked, requires-python, tags. A version is
+    /* Per file, in order: a link that cannot be fetched, no sha256, no
+     * upload time (under a cutoff), cutoff, yanked, requires-python, tags. A version is
      * excluded for the step that removed its last file, so one with an
      * undated file and a file after the cutoff reads "after_cutoff"
      * whatever order the page lists them in. */
@@ -475,6 +499,8 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
                                bad_link);
         return;
     }
+    if (drop_unhashed(a, c, &left))
+        return;
     if (t->cutoff_s != INT64_MAX) {
         /* uv's rule: with a cutoff, a file the page gives no upload time
          * for (every PEP 503 HTML page; JSON without PEP 700 upload-time, or
