@@ -272,6 +272,12 @@ void cache_get_stats(const cache *c, cache_run_stats *st);
  * written (not fatal: the caller just keeps its data). */
 bool cache_blob_get(cache *c, const char *name, unsigned char **data, size_t *len);
 bool cache_blob_put(cache *c, const char *name, const void *data, size_t len);
+/* cache_blob_put_lazy() :
+ *  As cache_blob_put() without the fsyncs (cache_store_put_lazy()), for a
+ *  blob derived from a body the cache holds and cheap to derive again (an
+ *  npm packument's parsed form, written once per page fetched: two fsyncs
+ *  each would double a cold resolve). */
+bool cache_blob_put_lazy(cache *c, const char *name, const void *data, size_t len);
 
 /* cache_blob_open() :
  *  Blob `name` for reading in place, the fast way for big derived data (a
@@ -377,6 +383,13 @@ FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
  *  any, is then untouched. */
 el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
                         const void *body, size_t len);
+
+/* cache_store_put_lazy() :
+ *  As cache_store_put() without the fsyncs, for data that is cheap to make
+ *  again: a crash may leave no entry or a torn one (which reads as corrupt
+ *  and is removed), never wrong bytes under a valid entry. */
+el_code cache_store_put_lazy(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
+                             const void *body, size_t len);
 
 /* cache_store_refresh() :
  *  As cache_store_put() for an entry whose body is unchanged (metadata

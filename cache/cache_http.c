@@ -1701,7 +1701,7 @@ FILE *cache_blob_open(cache *c, const char *name, size_t *len)
 /* Blobs are stored raw (uncompressed, with a CRC-32) so that
  * cache_blob_open() can hand out the entry file itself: a warm load of a
  * big index is then one read by its consumer, not decompress + copy. */
-bool cache_blob_put(cache *c, const char *name, const void *data, size_t len)
+static bool blob_put(cache *c, const char *name, const void *data, size_t len, bool lazy)
 {
     cache_meta m;
     cache_meta_init(&m);
@@ -1712,8 +1712,19 @@ bool cache_blob_put(cache *c, const char *name, const void *data, size_t len)
     char key[65];
     cache_key(m.url, NULL, key);
     el_ctx *ctx = el_ctx_new();
-    bool ok = cache_store_put(c->store, ctx, key, &m, data, len) == EL_OK;
+    bool ok = (lazy ? cache_store_put_lazy : cache_store_put)(c->store, ctx, key, &m, data, len) ==
+              EL_OK;
     el_ctx_free(ctx);
     cache_meta_clear(&m);
     return ok;
+}
+
+bool cache_blob_put(cache *c, const char *name, const void *data, size_t len)
+{
+    return blob_put(c, name, data, len, false);
+}
+
+bool cache_blob_put_lazy(cache *c, const char *name, const void *data, size_t len)
+{
+    return blob_put(c, name, data, len, true);
 }

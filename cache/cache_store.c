@@ -877,6 +877,12 @@ el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta
     return store_put(s, ctx, key, m, body, len, false);
 }
 
+el_code cache_store_put_lazy(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
+                             const void *body, size_t len)
+{
+    return store_put(s, ctx, key, m, body, len, true);
+}
+
 /* A refresh rewrites an entry whose body is the one already stored (a 304:
  * new fetch time, maybe new freshness headers) without fsyncs: the rename
  * is still atomic for readers, and if a crash loses the new bytes the old

@@ -162,7 +162,8 @@ static npm_packument *read_blob(npm_loader *l, cache *c, const cache_response *r
 
 /* parse_or_read() : npm_packument_parse() of r's body, or its parsed form
  *  from the cache when that verifies; a fresh parse is stored as a blob
- *  (best effort) for the next run. */
+ *  (best effort, without fsyncs: a blob lost in a crash costs one parse)
+ *  for the next run. */
 static int parse_or_read(npm_loader *l, cache *c, const cache_response *r,
                          const npm_parse_options *po, npm_packument **p, const char **reason,
                          char **err)
@@ -176,7 +177,7 @@ static int parse_or_read(npm_loader *l, cache *c, const cache_response *r,
     if (rc == 0 && name) {
         strbuf sb = STRBUF_INIT;
         npm_packument_blob_write(*p, r->sha256, po, &sb);
-        if (cache_blob_put(c, name, sb.buf, sb.len))
+        if (cache_blob_put_lazy(c, name, sb.buf, sb.len))
             l->blobs_written++;
         sb_release(&sb);
     }
