@@ -22,6 +22,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
+import specs  # noqa: E402
+
 TOOL, ENVLOCK, SCENARIO = sys.argv[1], sys.argv[2], sys.argv[3]
 SKIP = 77
 
@@ -421,20 +424,6 @@ def sc_retry_after_long(base, d):
     check(dt < 10, "at once (%.2f s)" % dt)
 
 
-RETRY_SPEC = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: retry-after
-spec:
-  language:
-    name: python
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-  packages:
-%s
-"""
 
 
 def sc_retry_after_resolve(base, d):
@@ -453,7 +442,7 @@ def sc_retry_after_resolve(base, d):
     for eco, packages, mirror, path, canonical in cases:
         spec = os.path.join(d, "%s.yaml" % eco)
         with open(spec, "w") as f:
-            f.write(RETRY_SPEC % packages)
+            f.write(specs.base_spec("retry-after", packages))
         t0 = time.monotonic()
         rc, body = envlock(os.path.join(d, "cache-" + eco), "--mirror", mirror, "resolve",
                            "--bases", bases, spec, "-o", os.path.join(d, eco + ".lock"))

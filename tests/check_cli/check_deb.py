@@ -31,7 +31,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
 from check_tamper import line_of  # noqa: E402  (one rule for a lock line)
+import specs  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -43,22 +45,7 @@ CUT_SNAP = "https://snapshot.debian.org/archive/debian/20260914T000000Z"
 PACKAGES = os.path.join(MIRROR, "apt", "dists", "bookworm", "main", "binary-amd64", "Packages")
 FAILS = []
 
-APT_ONLY = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: check-deb-cutoff
-spec:
-  language:
-    name: python
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-  packages:
-    system:
-      apt:
-        - gdal-bin
-"""
+APT_ONLY = specs.base_spec("check-deb-cutoff", "    system:\n      apt:\n        - gdal-bin")
 
 
 def check(cond, what):

@@ -38,49 +38,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
 import servers  # noqa: E402
+import specs  # noqa: E402
 
 SCN = os.path.join(HERE, "prefetch.scn")
-DIGEST = "sha256:" + "ab" * 32
 STATS = re.compile(r"^envlock-stats: crawl run (\d+): (\d+) requests, (\d+) network, "
                    r"(\d+) revalidated, (\d+) hits$")
 LOG = re.compile(r'"GET (\S+) HTTP/[0-9.]+" (\d{3}) ')
 
-CATALOG = """format: envlock-bases/1
-variants: [datalayer, e2b, daytona, modal]
-bases:
-  datalayer/python-cpu:
-    cuda: false
-    python: "3.13"
-    channels:
-      "2026.09":
-        python: 3.13.7
-        arch: amd64
-        libc: glibc 2.36
-        platform: manylinux_2_36_x86_64
-        digests:
-          datalayer: {d}
-          e2b: {d}
-          daytona: {d}
-          modal: {d}
-""".format(d=DIGEST)
+CATALOG = specs.test_catalog()
 
-SPEC = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: crawl-prefetch
-spec:
-  language:
-    name: python
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-  packages:
-    python:
-      dependencies: [{py}]
-    node:
-      dependencies: [{js}]
-"""
+SPEC = specs.base_spec("crawl-prefetch", "    python:\n      dependencies: [{py}]\n"
+                       "    node:\n      dependencies: [{js}]")
 
 FAILS = []
 

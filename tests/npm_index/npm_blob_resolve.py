@@ -27,46 +27,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
 import servers  # noqa: E402
+import specs  # noqa: E402
 
-DIGEST = "sha256:" + "ab" * 32
 RUN = re.compile(r"^envlock-stats: crawl run (\d+): (\d+) requests, (\d+) network, "
                  r"(\d+) revalidated, (\d+) hits$")
 FORMS = re.compile(r"^envlock-stats: npm parsed forms: (\d+) read, (\d+) written$")
 
-CATALOG = """format: envlock-bases/1
-variants: [datalayer, e2b, daytona, modal]
-bases:
-  datalayer/python-cpu:
-    cuda: false
-    python: "3.13"
-    channels:
-      "2026.09":
-        python: 3.13.7
-        arch: amd64
-        libc: glibc 2.36
-        platform: manylinux_2_36_x86_64
-        digests:
-          datalayer: {d}
-          e2b: {d}
-          daytona: {d}
-          modal: {d}
-""".format(d=DIGEST)
+CATALOG = specs.test_catalog()
 
-SPEC = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: npm-blob
-spec:
-  language:
-    name: python
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-  packages:
-    node:
-      dependencies: [react, lodash, zod, express, typescript, "@types/node"]
-"""
+SPEC = specs.base_spec("npm-blob", "    node:\n      dependencies: [react, lodash, zod, express, typescript, \"@types/node\"]")
 
 FAILS = []
 

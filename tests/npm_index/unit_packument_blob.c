@@ -307,7 +307,8 @@ static void test_names(void **state)
     (void)state;
     npm_parse_options os[8];
     size_t n = option_sets(os, "x");
-    char *names[8];
+    char *names[8] = { NULL };
+    assert_true(n >= 5 && n <= 8);
     for (size_t i = 0; i < n; i++)
         names[i] = npm_packument_blob_name(SHA_A, &os[i]);
     for (size_t i = 0; i < n; i++)

@@ -372,7 +372,9 @@ def case_fault_html_garbage(tmp):
         anchor = good[good.index("<a "): good.index("</a>") + 4]
         with open(page, "wb") as f:
             f.write(b"\x00\xff<html><<<>><a href=>x</a><table><a\n" + anchor.encode() +
-                    b"<a href='../../files/idna-0.0-py3-none-any.whl'>" + b"\xfe" * 40 +
+                    # a dead link with a hash (one with none is no_hash before it is fetched)
+                    b"<a href='../../files/idna-0.0-py3-none-any.whl#sha256=" + b"ab" * 32 + b"'>" +
+                    b"\xfe" * 40 +
                     b"<!-- unterminated")
         # the garbage is the page a file:// mirror reads only without index.json
         os.unlink(os.path.join(os.path.dirname(page), "index.json"))

@@ -23,6 +23,9 @@
 #define SHA_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 #define PAGE "https://idx.example/simple/demo/"
 
+/* a well-formed sha256 for links whose files are never fetched */
+#define SHA_AB "abababababababababababababababababababababababababababababababab"
+
 static el_code parse(arena *a, el_ctx *ctx, const char *body, pypi_page *pg)
 {
     return pypi_page_parse(ctx, a, body, strlen(body), PAGE, pg);
@@ -702,8 +705,10 @@ static void test_loader_file_index(void **state)
         sha256_hex(meta, strlen(meta), sha);
         char *mp = xasprintf("%s/alpha-%d.0-py3-none-any.whl.metadata", dir, v);
         write_file(mp, meta);
-        sb_addf(&page, "<a href=\"../../alpha-%d.0-py3-none-any.whl\" data-core-metadata=\"sha256=%s\"%s>x</a>\n",
-                v, sha, v == 12 ? " data-yanked=\"bad\"" : "");
+        /* the wheel's own sha256 (any will do: it is never fetched); a file
+         * with none is no_hash */
+        sb_addf(&page, "<a href=\"../../alpha-%d.0-py3-none-any.whl#sha256=%s\" data-core-metadata=\"sha256=%s\"%s>x</a>\n",
+                v, sha, sha, v == 12 ? " data-yanked=\"bad\"" : "");
         free(mp);
         free(meta);
     }
@@ -723,8 +728,10 @@ static void test_loader_file_index(void **state)
     free(mp);
     free(meta);
     path = xasprintf("%s/simple/beta/index.html", dir);
-    write_file(path, "<a href='../../beta-1.0-py3-none-any.whl' data-dist-info-metadata='true'>b</a>"
-                     "<a href='../../beta-1.0.tar.gz'>b</a><a href='../../unrelated-1.0.tar.gz'>u</a>");
+    write_file(path, "<a href='../../beta-1.0-py3-none-any.whl#sha256=" SHA_AB "' "
+                     "data-dist-info-metadata='true'>b</a>"
+                     "<a href='../../beta-1.0.tar.gz#sha256=" SHA_AB "'>b</a>"
+                     "<a href='../../unrelated-1.0.tar.gz#sha256=" SHA_AB "'>u</a>");
     free(path);
 
     el_ctx *ctx = el_ctx_new();
