@@ -196,6 +196,8 @@ typedef struct rsv {
     /* the crawl's cache runs, for ENVLOCK_DEBUG_STATS (resolver_crawl_note()) */
     unsigned crawl_runs;
     cache_run_stats crawl_seen;   /* the cache's counters at the last note */
+    unsigned solves;              /* resolver_solve_note() */
+    double t0_ms;                 /* resolver_now_ms() when resolver_resolve() began */
 } rsv;
 
 /* resolver_solv() : the side-table entry of p (grown on demand; zero until
@@ -341,6 +343,17 @@ void resolver_prefetch_locked(rsv *r, const char *eco, void (*submit)(rsv *r, co
  *  R requests, K network, V revalidated, H hits" (what the cache did since
  *  the previous note), so tests can count the runs that went to the network. */
 void resolver_crawl_note(rsv *r);
+/* resolver_solve_note() :
+ *  Called after every solve (by resolver_resolve()), `widened` the number of
+ *  PyPI names its problems widened (0 on success or when nothing can be
+ *  widened). Under ENVLOCK_DEBUG_STATS prints "envlock-stats: solve N:
+ *  S solvables, V pypi versions of K names, P problems, W names widened,
+ *  T ms since the resolve began" to stderr: S counts the whole pool
+ *  (libsolv's two reserved solvables and every ecosystem), V the PyPI
+ *  versions with a solvable. */
+void resolver_solve_note(rsv *r, int nproblems, size_t widened);
+/* resolver_now_ms() : CLOCK_MONOTONIC in milliseconds (for the stats). */
+double resolver_now_ms(void);
 /* resolver_prefer_jobs() : SOLVER_FAVOR for every solvable whose version is
  *  locked; pushed after every other job so they outrank the ecosystems' own
  *  preferences. */

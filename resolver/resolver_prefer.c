@@ -12,11 +12,14 @@
  * Also here: the lock as a prefetch list (every PyPI and npm name it holds,
  * submitted before the crawl's first cache run, so a re-resolve revalidates
  * its index pages in one parallel batch), and the crawl's per-run counters
- * printed under ENVLOCK_DEBUG_STATS that make the batching visible. */
+ * printed under ENVLOCK_DEBUG_STATS that make the batching visible, and
+ * one line per solve (pool size, problems, names widened) that makes the
+ * widening rounds visible. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <solv/pool.h>
 #include <solv/repo.h>
@@ -83,6 +86,37 @@ void resolver_prefetch_locked(rsv *r, const char *eco, void (*submit)(rsv *r, co
         if (strcmp(p->ecosystem, eco) == 0 && p->name && p->name[0])
             submit(r, p->name);
     }
+}
+
+static bool stats_on(void)
+{
+    const char *env = getenv("ENVLOCK_DEBUG_STATS");
+    return env && env[0] && strcmp(env, "0") != 0;
+}
+
+double resolver_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void resolver_solve_note(rsv *r, int nproblems, size_t widened)
+{
+    r->solves++;
+    if (!stats_on() || !r->pool)
+        return;
+    size_t versions = 0;
+    for (size_t i = 0; i < r->pypi_names.len; i++) {
+        const rsv_pypi_name *n = r->pypi_names.items[i];
+        for (size_t k = 0; k < n->nent; k++)
+            versions += n->present[k];
+    }
+    fprintf(stderr,
+            "envlock-stats: solve %u: %d solvables, %zu pypi versions of %zu names, %d problems, "
+            "%zu names widened, %.1f ms since the resolve began\n",
+            r->solves, r->pool->nsolvables, versions, r->pypi_names.len, nproblems, widened,
+            resolver_now_ms() - r->t0_ms);
 }
 
 void resolver_crawl_note(rsv *r)

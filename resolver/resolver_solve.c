@@ -271,12 +271,12 @@ static el_code build_and_solve(rsv *r, int *nproblems)
 }
 
 /* After a failed solve: widens every PyPI name a problem rule's dependency
- * was cut on. Returns whether anything was widened. */
-static bool widen_for_problems(rsv *r, int nproblems)
+ * was cut on. Returns how many names were widened (0: none could be). */
+static size_t widen_for_problems(rsv *r, int nproblems)
 {
     Solver *solv = r->solver;
     Pool *pool = r->pool;
-    bool widened = false;
+    size_t widened = 0;
     Queue rules;
     queue_init(&rules);
     for (Id pr = 1; pr <= (Id)nproblems; pr++) {
@@ -296,7 +296,7 @@ static bool widen_for_problems(rsv *r, int nproblems)
                             n = r->pypi_names.items[j];
                     if (n && !n->all) {
                         resolver_pypi_widen(r, d->name);
-                        widened = true;
+                        widened++;
                     }
                 }
             }
@@ -365,6 +365,7 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
     r.c = c;
     r.rq = rq;
     r.mem = arena_new();
+    r.t0_ms = resolver_now_ms();
     queue_init(&r.job);
     const target_base *b = rq->base;
     el_code rc = pypi_target_init(ctx, &r.pt, b && b->python_version ? b->python_version : NULL,
@@ -415,6 +416,7 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
         if (rc != EL_OK)
             goto done;
         if (np == 0) {
+            resolver_solve_note(&r, 0, 0);
             if (resolver_pypi_recheck(&r)) { /* pip's pre-release rule */
                 drop_pool(&r);
                 continue;
@@ -426,7 +428,9 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
             rc = EL_OK;
             goto done;
         }
-        if (attempt < RSV_MAX_WIDENINGS && widen_for_problems(&r, np)) {
+        size_t widened = attempt < RSV_MAX_WIDENINGS ? widen_for_problems(&r, np) : 0;
+        resolver_solve_note(&r, np, widened);
+        if (widened) {
             drop_pool(&r);
             rc = crawl(&r);
             if (rc != EL_OK)
