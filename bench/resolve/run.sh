@@ -89,26 +89,7 @@ rv_url=$(sed -n 's/^ENVLOCK_FIXTURE_URL=//p' "$work/state-rv")
 # ---- the timed runner ----
 res=$work/results
 : > "$res"
-timed() { # LABEL CMD... : appends "LABEL wall_ms rss_kib" (or FAIL) to $res
-    label=$1
-    shift
-    t0=$(date +%s%N)
-    # shellcheck disable=SC2016
-    if /usr/bin/time -f "%M" -o "$work/rss" sh -c '. "$here/tools.sh"; "$@"' sh "$@" \
-        > "$work/out" 2> "$work/err"; then
-        t1=$(date +%s%N)
-        echo "$label $(( (t1 - t0) / 1000 )) $(tail -1 "$work/rss")" |
-            awk '{ printf "%s %.1f %s\n", $1, $2 / 1000, $3 }' >> "$res"
-    else
-        st=$?
-        t1=$(date +%s%N)
-        what=FAIL
-        [ $st = 124 ] && what=TIMEOUT
-        echo "$label $what $(( (t1 - t0) / 1000000000 )) $st" >> "$res"
-        echo "== $label failed:" >&2
-        tail -n 5 "$work/out" "$work/err" >&2
-    fi
-}
+# timed LABEL CMD... (tools.sh) appends one result line to $res.
 
 # The tools' functions (tools.sh) and what they read.
 # shellcheck source=bench/resolve/tools.sh

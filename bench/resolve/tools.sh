@@ -1,7 +1,8 @@
 # bench/resolve/tools.sh — how run.sh runs each tool, one function each,
 # sourced by run.sh and by the `sh -c` that GNU time measures (so the
 # variables they read are exported by run.sh: work url rv_url el mirrors
-# rv_mirrors here pip_py platforms pnpm aptopts apt_pkgs).
+# rv_mirrors here pip_py platforms pnpm aptopts apt_pkgs); and timed(), the
+# runner run.sh and scale.sh time them with.
 # shellcheck shell=sh disable=SC2154
 
 envlock_resolve() { # SPEC [--offline] [--debug-solver DIR]
@@ -69,6 +70,35 @@ syn_resolve() { # DIR URL [--offline]: the synthetic universe's spec in DIR, ser
         resolve "$d/syn.yaml" --bases "$here/bases.yaml" -o "$d/syn.lock" "$@"
 }
 
+syn_fresh() { # DIR URL [ARGS]: the same with no previous lock (every window
+    # starts at its newest versions, so the deep conflicts are found by
+    # failed solves that widen them)
+    rm -f "$1/syn.lock"
+    syn_resolve "$@"
+}
+
 testsolv_replay() { # DIR: libsolv's load+solve of envlock's testcase
     testsolv "$1/testcase.t"
+}
+
+timed() { # LABEL CMD... : appends "LABEL wall_ms rss_kib" (or FAIL) to $res;
+    # the command's stdout and stderr are left in $work/out and $work/err
+    label=$1
+    shift
+    t0=$(date +%s%N)
+    # shellcheck disable=SC2016
+    if /usr/bin/time -f "%M" -o "$work/rss" sh -c '. "$here/tools.sh"; "$@"' sh "$@" \
+        > "$work/out" 2> "$work/err"; then
+        t1=$(date +%s%N)
+        echo "$label $(( (t1 - t0) / 1000 )) $(tail -1 "$work/rss")" |
+            awk '{ printf "%s %.1f %s\n", $1, $2 / 1000, $3 }' >> "$res"
+    else
+        st=$?
+        t1=$(date +%s%N)
+        what=FAIL
+        [ $st = 124 ] && what=TIMEOUT
+        echo "$label $what $(( (t1 - t0) / 1000000000 )) $st" >> "$res"
+        echo "== $label failed:" >&2
+        tail -n 5 "$work/out" "$work/err" >&2
+    fi
 }
