@@ -111,6 +111,10 @@ typedef struct cache_response {
                                   file:// (except a directory's index page)
                                   and for entries older than it */
     bool from_cache;           /* no body came over the network this run */
+    bool body_deferred;        /* a body_on_demand request served from the
+                                  cache: body is NULL, len and sha256 are
+                                  the stored entry's; cache_response_body()
+                                  reads it */
     unsigned attempts;         /* network attempts made (0 for a cache hit) */
     el_code code;              /* EL_OK, or the failure (see the reasons above) */
     const char *reason;        /* NULL on success */
@@ -166,6 +170,13 @@ typedef struct cache_request {
                                    hash; without `sha256` nothing is
                                    cached. Directories of `sink` must
                                    exist. */
+    bool body_on_demand;        /* a cache hit or a 304 is delivered without
+                                   reading the stored body (body_deferred):
+                                   for a caller that keeps a parsed form of
+                                   it under its sha256 and reads the body
+                                   only when that misses. The stored body is
+                                   then checked only when it is read. Not
+                                   for sink requests */
     bool sink_lazy;             /* write `sink` with FILE_LAZY (util.h): the
                                    caller checks it by hash before use and
                                    syncs its tree once (file_sync_fs()) */
@@ -220,6 +231,14 @@ el_code cache_response_fail(el_ctx *ctx, const cache_response *r);
  *  Takes ownership of the body (free with free()); afterwards r->body is
  *  NULL. Lets a callback keep a large body without copying it. */
 unsigned char *cache_response_take_body(cache_response *r, size_t *len);
+
+/* cache_response_body() :
+ *  r's body, read and fully verified from the cache when it was deferred
+ *  (body_on_demand); then owned by r like any other (takeable). NULL when
+ *  the entry is gone, corrupt (removed) or no longer holds the body r
+ *  describes (replaced by a concurrent run): the caller fails the request
+ *  as retryable. Call only from the done callback. */
+const unsigned char *cache_response_body(cache *c, cache_response *r);
 
 /* cache_fetch() :
  *  Convenience for one request: submits `rq` (its done/user are ignored),
@@ -365,6 +384,16 @@ typedef enum cache_entry_state {
 cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m,
                                   unsigned char **body, size_t *len, const char **why);
 
+/* cache_store_get_meta() :
+ *  The metadata of the entry for `key` without reading its body: the
+ *  header line, checked to parse and to re-derive the name. The body is
+ *  not verified (cache_store_get() does that when it is read), so this is
+ *  for a caller that may never need the body: one with a parsed form of
+ *  it, named by the sha256 recorded here, which carries its own checks.
+ *  A header that fails is unlinked and reported as CORRUPT (*why). */
+cache_entry_state cache_store_get_meta(cache_store *s, const char *key, cache_meta *m,
+                                       const char **why);
+
 /* cache_store_open_raw() :
  *  The fast read of a raw entry (cache_blob_open()): checks metadata, key,
  *  size and crc32 (not sha256; the crc32 only when the entry's seal, the
@@ -395,7 +424,9 @@ el_code cache_store_put_lazy(cache_store *s, el_ctx *ctx, const char *key, cache
  *  As cache_store_put() for an entry whose body is unchanged (metadata
  *  refreshed by a 304), without the fsyncs: a crash may leave the old entry
  *  or a torn one (which reads as corrupt and is refetched), never wrong
- *  bytes under a valid entry. */
+ *  bytes under a valid entry. `body` may be NULL (len then m->size): the
+ *  entry's encoded body is kept as it is on disk, or, when the file no
+ *  longer holds that body, nothing is written. */
 el_code cache_store_refresh(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
                             const void *body, size_t len);
 

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <search.h>
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -59,6 +60,9 @@
 /* Redirects followed per attempt (libcurl's CURLOPT_MAXREDIRS was 10). */
 #define MAX_REDIRECTS 10
 
+/* The order of the keys in cache.confirmed. */
+static int key_cmp(const void *a, const void *b) { return strcmp(a, b); }
+
 typedef enum xstate { X_NEW, X_LOCKWAIT, X_DELAY, X_ACTIVE } xstate;
 
 typedef struct xfer {
@@ -93,9 +97,11 @@ typedef struct xfer {
     unsigned attempts;
 
     cache_meta cached; /* the entry we hold for revalidation */
-    unsigned char *cached_body;
+    unsigned char *cached_body; /* NULL for an on-demand request until read */
     size_t cached_len;
     bool have_cached;
+    bool on_demand; /* body_on_demand: a hit or a 304 is served from the
+                       metadata alone; cache_response_body() reads the body */
 
     CURL *easy;
     struct curl_slist *hdrs;
@@ -141,6 +147,8 @@ struct cache {
     uint64_t submitted;
     bool progress;
     int64_t opened_ms;
+    void *confirmed; /* tsearch tree of the keys a 304 confirmed this run
+                        without their entry being rewritten (see fresh()) */
     int64_t progress_ms;
     bool progress_shown;
     /* for cache_fetch() */
@@ -278,6 +286,7 @@ static void succeed(xfer *x, const unsigned char *body, size_t len, const cache_
     r.content_type = m->content_type;
     r.from_cache = from_cache;
     r.final_url = final_url;
+    r.body_deferred = x->on_demand && from_cache && !body;
     if (x->sink) {
         r.path = x->sink;
         r.body = NULL;
@@ -302,6 +311,32 @@ unsigned char *cache_response_take_body(cache_response *r, size_t *len)
     *len = r->len;
     r->body = NULL;
     return b;
+}
+
+const unsigned char *cache_response_body(cache *c, cache_response *r)
+{
+    xfer *x = r->owner_;
+    if (!r->body_deferred || !x)
+        return r->body;
+    cache_meta m;
+    unsigned char *body = NULL;
+    size_t len = 0;
+    cache_meta_init(&m);
+    cache_entry_state s = cache_store_get(c->store, x->key, &m, &body, &len, NULL);
+    /* Another writer may have stored another version meanwhile: only the
+     * body the response describes will do. */
+    bool same = s == CACHE_ENTRY_OK && strcmp(m.sha256, r->sha256) == 0 && len == r->len;
+    cache_meta_clear(&m);
+    if (!same) {
+        free(body);
+        return NULL;
+    }
+    free(x->cached_body);
+    x->cached_body = body;
+    x->cached_len = len;
+    r->body = body;
+    r->body_deferred = false;
+    return body;
 }
 
 cache_failure cache_failure_of(const cache_response *r)
@@ -589,6 +624,11 @@ void cache_close(cache *c)
         c->cu->share_cleanup(c->share);
         cache_curl_unload(c->cu);
     }
+    while (c->confirmed) { /* tdestroy() is GNU's; this is POSIX */
+        char *k = *(char **)c->confirmed;
+        tdelete(k, &c->confirmed, key_cmp);
+        free(k);
+    }
     cache_store_close(c->store);
     cache_mirrors_free(c->mirrors);
     for (size_t i = 0; i < c->redirect_hosts.len; i++)
@@ -626,6 +666,7 @@ void cache_submit(cache *c, const cache_request *rq)
     x->policy = rq->policy;
     x->sink = rq->sink ? xstrdup(rq->sink) : NULL;
     x->sink_flags = rq->sink_lazy ? FILE_LAZY : 0;
+    x->on_demand = rq->body_on_demand && !rq->sink;
     x->max_bytes = rq->max_bytes ? rq->max_bytes : x->sink ? CACHE_SINK_MAX_BYTES : c->o.max_bytes;
     x->want_sha = rq->sha256 ? xstrdup(rq->sha256) : NULL;
     if (x->want_sha)
@@ -999,6 +1040,8 @@ static bool fresh(const xfer *x, const cache_meta *m)
      * sees one version of each page however often it asks. */
     if (m->fetched_ms >= x->c->opened_ms)
         return true;
+    if (tfind(x->key, &x->c->confirmed, key_cmp))
+        return true;
     return m->max_age > 0 && cache_now_ms() < m->fetched_ms + m->max_age * 1000;
 }
 
@@ -1017,7 +1060,10 @@ static bool try_cache(xfer *x)
     size_t len = 0;
     const char *why = NULL;
     cache_meta_init(&m);
-    cache_entry_state s = cache_store_get(c->store, x->key, &m, &body, &len, &why);
+    cache_entry_state s = x->on_demand ? cache_store_get_meta(c->store, x->key, &m, &why)
+                                       : cache_store_get(c->store, x->key, &m, &body, &len, &why);
+    if (s == CACHE_ENTRY_OK && x->on_demand)
+        len = (size_t)m.size;
     if (s != CACHE_ENTRY_OK) {
         if (c->o.offline) {
             fail(x, "offline_cache_miss", 0, false,
@@ -1362,6 +1408,71 @@ static void follow_redirect(xfer *x, const char *loc)
     launch(x);
 }
 
+/* Remembers that a 304 confirmed `x`'s entry in this run (fresh() then
+ * serves it again without asking), for an entry not rewritten. */
+static void confirm(xfer *x)
+{
+    char *k = xstrdup(x->key);
+    char **at = tsearch(k, &x->c->confirmed, key_cmp);
+    if (!at || *at != k)
+        free(k);
+}
+
+/* A 304 for the entry we hold: serve it, with whatever the 304 changed in
+ * its metadata. The entry is rewritten (a new file, renamed over it) only
+ * when something a later run reads changed: a new validator or
+ * Content-Type, or a max-age whose window now starts again. Otherwise only
+ * the fetch time would change, which nothing reads but fresh() within
+ * this run (confirm()); a file created and renamed per page was most of
+ * the CPU of a run where every page is revalidated (ext4 inode allocation
+ * and the flush a rename over a file starts). */
+static void serve_not_modified(xfer *x, const char *final_url)
+{
+    cache *c = x->c;
+    c->st.revalidated++;
+    x->cached.fetched_ms = cache_now_ms();
+    int64_t age = max_age(x);
+    bool changed = age >= 0 && age != x->cached.max_age;
+    if (age >= 0)
+        x->cached.max_age = age;
+    /* A 304 names the validator of the representation we hold; one that
+     * differs only by weakness (W/"x" after "x", as servers that filter
+     * or compress bodies answer) is the same validator, so the stored one
+     * stands and what a lock records of this page does not flip. */
+    char *etag = header(x, "ETag");
+    if (etag && !(x->cached.etag && etag_weak_equal(etag, x->cached.etag))) {
+        free(x->cached.etag);
+        x->cached.etag = etag;
+        changed = true;
+    } else {
+        free(etag);
+    }
+    /* A 304 may repeat the Content-Type; else the stored one stands. */
+    char *ct = header(x, "Content-Type");
+    if (ct && !(x->cached.content_type && strcmp(ct, x->cached.content_type) == 0)) {
+        free(x->cached.content_type);
+        x->cached.content_type = ct;
+        changed = true;
+    } else {
+        free(ct);
+    }
+    if (changed || x->cached.max_age > 0) {
+        el_ctx *ctx = el_ctx_new();
+        cache_store_refresh(c->store, ctx, x->key, &x->cached, x->cached_body, x->cached_len);
+        el_ctx_free(ctx);
+    } else {
+        confirm(x);
+    }
+    const char *step;
+    int err = x->sink ? file_write_atomic_flags(x->sink, x->cached_body, x->cached_len,
+                                               x->sink_flags, &step)
+                      : 0;
+    if (err)
+        fail_sink(x, err);
+    else
+        succeed(x, x->cached_body, x->cached_len, &x->cached, true, final_url);
+}
+
 static void finish(xfer *x, CURLcode rc)
 {
     cache *c = x->c;
@@ -1456,40 +1567,7 @@ static void finish(xfer *x, CURLcode rc)
         free(canon);
     }
     if (status == 304 && x->have_cached) {
-        /* Still valid: refresh the metadata, keep the body. */
-        c->st.revalidated++;
-        x->cached.fetched_ms = cache_now_ms();
-        int64_t age = max_age(x);
-        if (age >= 0)
-            x->cached.max_age = age;
-        /* A 304 names the validator of the representation we hold; one that
-         * differs only by weakness (W/"x" after "x", as servers that filter
-         * or compress bodies answer) is the same validator, so the stored one
-         * stands and what a lock records of this page does not flip. */
-        char *etag = header(x, "ETag");
-        if (etag && !(x->cached.etag && etag_weak_equal(etag, x->cached.etag))) {
-            free(x->cached.etag);
-            x->cached.etag = etag;
-        } else {
-            free(etag);
-        }
-        /* A 304 may repeat the Content-Type; else the stored one stands. */
-        char *ct = header(x, "Content-Type");
-        if (ct) {
-            free(x->cached.content_type);
-            x->cached.content_type = ct;
-        }
-        el_ctx *ctx = el_ctx_new();
-        cache_store_refresh(c->store, ctx, x->key, &x->cached, x->cached_body, x->cached_len);
-        el_ctx_free(ctx);
-        const char *step;
-        int err = x->sink ? file_write_atomic_flags(x->sink, x->cached_body, x->cached_len,
-                                                   x->sink_flags, &step)
-                          : 0;
-        if (err)
-            fail_sink(x, err);
-        else
-            succeed(x, x->cached_body, x->cached_len, &x->cached, true, final_url);
+        serve_not_modified(x, final_url);
         free(final_url);
         return;
     }

@@ -508,6 +508,38 @@ cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m
     return CACHE_ENTRY_OK;
 }
 
+cache_entry_state cache_store_get_meta(cache_store *s, const char *key, cache_meta *m,
+                                       const char **why)
+{
+    char *path = cache_entry_path(s->dir, key, NULL);
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        free(path);
+        return CACHE_ENTRY_MISSING;
+    }
+    const char *bad = NULL;
+    if (!S_ISREG(st.st_mode) || !cache_entry_read_meta(path, m)) {
+        bad = !S_ISREG(st.st_mode) ? "not a regular file" : "unreadable metadata";
+    } else if (m->raw) {
+        bad = "a raw entry where a fetched body belongs";
+    } else {
+        char k[65];
+        cache_key(m->url, m->accept, k);
+        if (strcmp(k, key) != 0)
+            bad = "metadata does not match the entry name";
+    }
+    if (bad) {
+        cache_meta_clear(m);
+        unlink_if_same(path, &st);
+        free(path);
+        if (why)
+            *why = bad;
+        return CACHE_ENTRY_CORRUPT;
+    }
+    free(path);
+    return CACHE_ENTRY_OK;
+}
+
 /* ---- seals of raw entries ----
  *
  * A raw entry is read in place on every warm run (a Debian main .solv is
@@ -921,7 +953,10 @@ el_code cache_store_refresh(cache_store *s, el_ctx *ctx, const char *key, cache_
         }
     }
     free(old);
-    return store_put(s, ctx, key, m, body, len, true);
+    /* Without the body (a response delivered from metadata alone) there is
+     * nothing to write when another writer replaced the entry meanwhile:
+     * its entry stands, and this run's freshness is only lost. */
+    return body ? store_put(s, ctx, key, m, body, len, true) : EL_OK;
 }
 
 int cache_store_lock(cache_store *s, const char *key, bool *busy)

@@ -161,10 +161,11 @@ static npm_packument *read_blob(npm_loader *l, cache *c, const cache_response *r
 }
 
 /* parse_or_read() : npm_packument_parse() of r's body, or its parsed form
- *  from the cache when that verifies; a fresh parse is stored as a blob
+ *  from the cache when that verifies (the body is then never read: the
+ *  request asks for it on demand); a fresh parse is stored as a blob
  *  (best effort, without fsyncs: a blob lost in a crash costs one parse)
- *  for the next run. */
-static int parse_or_read(npm_loader *l, cache *c, const cache_response *r,
+ *  for the next run. 1 when a deferred body could not be read. */
+static int parse_or_read(npm_loader *l, cache *c, cache_response *r,
                          const npm_parse_options *po, npm_packument **p, const char **reason,
                          char **err)
 {
@@ -172,6 +173,10 @@ static int parse_or_read(npm_loader *l, cache *c, const cache_response *r,
     if (name && (*p = read_blob(l, c, r, name, po)) != NULL) {
         free(name);
         return 0;
+    }
+    if (!cache_response_body(c, r)) {
+        free(name);
+        return 1;
     }
     int rc = npm_packument_parse((const char *)r->body, r->len, po, p, reason, err);
     if (rc == 0 && name) {
@@ -184,6 +189,8 @@ static int parse_or_read(npm_loader *l, cache *c, const cache_response *r,
     free(name);
     return rc;
 }
+
+static void request(npm_loader *l, load_item *it, bool on_demand);
 
 static void on_done(cache *c, cache_response *r, void *user)
 {
@@ -221,6 +228,12 @@ static void on_done(cache *c, cache_response *r, void *user)
     char *err = NULL;
     int prc = parse_or_read(l, c, r, &po, &p, &reason, &err);
     free(served);
+    if (prc == 1) {
+        /* The stored body was damaged (and removed) or replaced since its
+         * metadata was read: ask again for the body itself. */
+        request(l, it, false);
+        return;
+    }
     if (prc != 0) {
         char *msg = xasprintf("%s (%s)", err, r->url);
         finish(it, failed(l, it->name, EL_PACKAGE_NOT_FOUND, reason, msg, r->status, false));
@@ -250,12 +263,20 @@ void npm_loader_submit(npm_loader *l, const char *name)
         free(err);
         return;
     }
-    char *url = npm_packument_url(l->registry, name);
+    request(l, it, true);
+}
+
+/* The packument's request; on demand: its body read only when its parsed
+ * form misses (parse_or_read()). */
+static void request(npm_loader *l, load_item *it, bool on_demand)
+{
+    char *url = npm_packument_url(l->registry, it->name);
     const char *headers[1] = { l->auth };
     cache_request rq = {
         .url = url,
         .accept = l->target.cutoff ? NPM_ACCEPT_FULL : NPM_ACCEPT_ABBREVIATED,
         .policy = CACHE_REVALIDATE,
+        .body_on_demand = on_demand,
         .max_bytes = l->max_bytes,
         .headers = l->auth ? headers : NULL,
         .n_headers = l->auth ? 1 : 0,

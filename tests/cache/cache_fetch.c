@@ -3,7 +3,8 @@
  * final {"stats":...} line, so the Python fault tests can check codes,
  * reasons, timings and request counts. Also the "killed writer" helper:
  * --hang-writing URL starts an entry write, prints "writing" and sleeps until
- * killed. Exit 0 if every fetch succeeded, 1 otherwise, 2 on usage. */
+ * killed. --on-demand asks for bodies on demand (cache_response_body()
+ * reads a deferred one unless --no-read). Exit 0 if every fetch succeeded, 1 otherwise, 2 on usage. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 static int failures;
 static cache_request chain_rq; /* --chain: follow "next=URL" bodies */
 static bool chain;
+static bool no_read; /* --on-demand --no-read: leave a deferred body unread */
 
 static void done(cache *c, cache_response *r, void *user)
 {
@@ -32,13 +34,18 @@ static void done(cache *c, cache_response *r, void *user)
     json_object_object_add(o, "from_cache", json_object_new_boolean(r->from_cache));
     json_object_object_add(o, "attempts", json_object_new_int64(r->attempts));
     json_object_object_add(o, "len", json_object_new_int64((int64_t)r->len));
+    if (r->body_deferred) {
+        json_object_object_add(o, "deferred", json_object_new_boolean(true));
+        if (!no_read && !cache_response_body(c, r))
+            json_object_object_add(o, "body_error", json_object_new_boolean(true));
+    }
     if (r->sha256)
         json_object_object_add(o, "sha256", json_object_new_string(r->sha256));
     if (r->content_type)
         json_object_object_add(o, "content_type", json_object_new_string(r->content_type));
     if (r->etag)
         json_object_object_add(o, "etag", json_object_new_string(r->etag));
-    if (r->code == EL_OK && r->len < 256 && utf8_valid((const char *)r->body, r->len))
+    if (r->code == EL_OK && r->body && r->len < 256 && utf8_valid((const char *)r->body, r->len))
         json_object_object_add(o, "body", json_object_new_string_len((const char *)r->body, (int)r->len));
     if (r->code != EL_OK) {
         /* What the index readers will record: exercise cache_response_fail. */
@@ -85,6 +92,8 @@ int main(int argc, char **argv)
         if (ARG("--dir")) o.dir = v;
         else if (strcmp(a, "--offline") == 0) o.offline = true;
         else if (strcmp(a, "--chain") == 0) chain = true;
+        else if (strcmp(a, "--on-demand") == 0) rq.body_on_demand = true;
+        else if (strcmp(a, "--no-read") == 0) no_read = true;
         else if (strcmp(a, "--mirror-config") == 0) mirror_config = true;
         else if (ARG("--mirror")) { if (o.n_mirrors < 16) mirrors[o.n_mirrors++] = v; }
         else if (ARG("--stall")) o.stall_seconds = atol(v);

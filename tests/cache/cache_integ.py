@@ -96,12 +96,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         STATE.seen(path, status, auth)
 
         if path.startswith("/ok/") or path.startswith("/m/"):
+            # "-ma" in the name: a max-age on the 200 and on the 304.
+            fresh = [("Cache-Control", "max-age=1")] if "-ma" in path else []
             if status == 304:
                 self.send_response(304)
                 self.send_header("ETag", etag)
+                for k, v in fresh:
+                    self.send_header(k, v)
                 self.end_headers()
                 return
-            self.send_body(200, body, [("ETag", etag), ("Content-Type", "text/plain")])
+            self.send_body(200, body, [("ETag", etag), ("Content-Type", "text/plain")] + fresh)
         elif path.startswith("/flaky500/") or path.startswith("/r429/"):
             if status == 500:
                 self.send_body(500, b"boom\n")
@@ -577,6 +581,50 @@ def sc_etag_revalidate(base, d):
     # The Accept header is part of the key.
     r, _, rc, _ = fetch(d, "--policy", "immutable", "--accept", "application/json", url)
     check(rc == 0 and not r[0]["from_cache"] and STATE.counts["/ok/i"] == 2, "accept in key")
+
+
+def sc_on_demand(base, d):
+    """body_on_demand: a 304 is served from the entry's metadata alone and,
+    with nothing a later run reads changed, leaves the entry file as it was;
+    the body is read (and verified) only when asked for; a 304 that carries
+    a max-age rewrites the entry, so that the next run needs no request."""
+    url = base + "/ok/od"
+    fetch(d, url)
+    [entry] = entry_files(d)
+    before = open(entry, "rb").read()
+    st0 = os.stat(entry)
+    r, st, rc, _ = fetch(d, "--on-demand", url)
+    want = body_for("/ok/od")
+    check(rc == 0 and r[0]["deferred"] and r[0]["status"] == 200 and r[0]["len"] == len(want) and
+          r[0]["sha256"] == hashlib.sha256(want).hexdigest() and r[0]["body"] == want.decode(),
+          "a deferred body, read on demand: %s" % r)
+    check(STATE.statuses["/ok/od"] == [200, 304] and st["revalidated"] == 1, "revalidated: %s" % st)
+    st1 = os.stat(entry)
+    check((st1.st_ino, st1.st_mtime_ns) == (st0.st_ino, st0.st_mtime_ns) and
+          open(entry, "rb").read() == before, "a plain 304 does not rewrite the entry")
+    # Without --on-demand the body is read as before.
+    r, _, rc, _ = fetch(d, url)
+    check(rc == 0 and "deferred" not in r[0] and r[0]["body"] == want.decode(), "eager: %s" % r)
+    # A damaged body goes unnoticed until it is read; then it is refused and removed.
+    data = bytearray(before)
+    data[-3] ^= 0x55
+    with open(entry, "wb") as f:
+        f.write(data)
+    r, _, rc, _ = fetch(d, "--on-demand", "--no-read", url)
+    check(rc == 0 and r[0]["deferred"] and "body" not in r[0] and os.path.exists(entry),
+          "unread, the damage is not looked at: %s" % r)
+    r, _, rc, _ = fetch(d, "--on-demand", url)
+    check(r[0].get("body_error") and "body" not in r[0] and not os.path.exists(entry),
+          "read, the damaged entry is refused and removed: %s" % r)
+    # A 304 that restarts a max-age window is written down.
+    url = base + "/ok/od-ma"
+    fetch(d, url)
+    time.sleep(1.2)
+    r, st, rc, _ = fetch(d, "--on-demand", url)
+    check(rc == 0 and st["revalidated"] == 1, "stale after its max-age: %s" % st)
+    r, st, rc, _ = fetch(d, "--on-demand", url)
+    check(rc == 0 and st["network"] == 0 and st["hits"] == 1 and r[0]["body"] == body_for("/ok/od-ma").decode(),
+          "fresh again after the 304's max-age: %s" % st)
 
 
 def sc_offline(base, d):

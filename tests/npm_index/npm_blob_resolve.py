@@ -12,7 +12,14 @@ answered 304. The workload is bench/resolve's npm part (gen_npm.py: express
    parsed form (N read, 0 written), L's bytes;
 3. every parsed form in C damaged (its last byte flipped): the cache refuses
    them, the packuments are parsed again (0 read, N written), L's bytes;
-4. warm again: N read, L's bytes.
+4. warm again: N read, L's bytes;
+5. every stored packument body damaged (a byte of its frame flipped): the
+   bodies are asked for on demand and, their parsed forms verifying, never
+   read: N read, L's bytes, the damaged entries still there;
+6. the bodies and the parsed forms damaged: reading a body on demand finds
+   it damaged (removed), the packument is fetched again and parsed (0 read,
+   N written; N revalidated, then N more requests, each a 200), L's bytes;
+7. warm again: N read, L's bytes.
 
 Exit 0 pass, 1 fail, 77 skip (no nginx). Standard library only."""
 
@@ -88,6 +95,35 @@ def damage_forms(cache_dir):
     return n
 
 
+def damage_bodies(cache_dir, at=-2):
+    """Flips a byte in the stored body of every packument; returns how many."""
+    n = 0
+    for path in packument_entries(cache_dir):
+        data = bytearray(read(path))
+        data[at] ^= 0x10
+        with open(path, "wb") as f:
+            f.write(data)
+        n += 1
+    return n
+
+
+def packument_entries(cache_dir):
+    found = []
+    for top, _, files in os.walk(cache_dir):
+        for name in files:
+            path = os.path.join(top, name)
+            with open(path, "rb") as f:
+                head = f.read(4096)
+            if head.startswith(b"envlock-cache 1\n") and b'"url":"https://registry.npmjs.org/' in head:
+                found.append(path)
+    return found
+
+
+def damage_all(cache_dir):
+    k = damage_bodies(cache_dir, -3)  # -2 is damaged already: flipping it again would mend it
+    return k if damage_forms(cache_dir) == k else -1
+
+
 def scenario(envlock, work, url):
     with open(os.path.join(work, "bases.yaml"), "w") as f:
         f.write(CATALOG)
@@ -105,8 +141,11 @@ def scenario(envlock, work, url):
     n = forms[1]
     print("cold: %d packuments parsed, their parsed forms stored" % n)
 
-    steps = [("warm", (n, 0), None), ("damaged", (0, n), damage_forms), ("warm again", (n, 0), None)]
-    for what, want_forms, before in steps:
+    # (what, (read, written), damage before, requests made)
+    steps = [("warm", (n, 0), None, n), ("damaged", (0, n), damage_forms, n),
+             ("warm again", (n, 0), None, n), ("bodies damaged", (n, 0), damage_bodies, n),
+             ("both damaged", (0, n), damage_all, 2 * n), ("warm at last", (n, 0), None, n)]
+    for what, want_forms, before, want_requests in steps:
         if before:
             k = before(os.path.join(work, "C"))
             if k != n:
@@ -117,13 +156,16 @@ def scenario(envlock, work, url):
             fail("%s resolve exited %d: %s" % (what, rc, err[-2000:]))
             continue
         revalidated = sum(r[3] for r in runs)
-        if revalidated < n:
-            fail("%s: %d pages revalidated, want every one of %d (runs %s)"
-                 % (what, revalidated, n, runs))
+        requests = sum(r[1] for r in runs)
+        if revalidated != n or requests != want_requests:
+            fail("%s: %d pages revalidated in %d requests, want all %d in %d (runs %s)"
+                 % (what, revalidated, requests, n, want_requests, runs))
         if forms != want_forms:
             fail("%s: parsed forms (read, written) %s, want %s" % (what, forms, want_forms))
         if read(out) != want:
             fail("%s: the lock differs from the cold resolve's" % what)
+        if before is damage_bodies and len(packument_entries(os.path.join(work, "C"))) != n:
+            fail("%s: the damaged bodies were read (and removed)" % what)
         print("%s: %d revalidated, parsed forms %s" % (what, revalidated, forms))
 
 
