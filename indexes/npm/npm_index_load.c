@@ -138,12 +138,14 @@ static char *canonical_url(void *user, const char *url)
 }
 
 /* read_blob() : the parsed form of r's body, or NULL (a miss, or one
- *  that does not verify). Only for a body the cache already held: a body
- *  just fetched has no parsed form yet. */
+ *  that does not verify). Also for a body just fetched: a registry that
+ *  sends no validators (as some proxies serve npmjs.org) answers every run
+ *  with a full 200, most often of the same bytes, whose parsed form the
+ *  last run stored. */
 static npm_packument *read_blob(npm_loader *l, cache *c, const cache_response *r, const char *name,
                                 const npm_parse_options *po)
 {
-    if (!r->from_cache || r->len > l->max_bytes)
+    if (r->len > l->max_bytes)
         return NULL;
     size_t len = 0;
     FILE *f = cache_blob_open(c, name, &len);

@@ -19,7 +19,11 @@ answered 304. The workload is bench/resolve's npm part (gen_npm.py: express
 6. the bodies and the parsed forms damaged: reading a body on demand finds
    it damaged (removed), the packument is fetched again and parsed (0 read,
    N written; N revalidated, then N more requests, each a 200), L's bytes;
-7. warm again: N read, L's bytes.
+7. warm again: N read, L's bytes;
+8. every stored packument body removed, the parsed forms kept: each page
+   is fetched again (a 200, as from a registry that sends no validators)
+   with the same bytes, so its parsed form is read: N read, 0 written,
+   L's bytes.
 
 Exit 0 pass, 1 fail, 77 skip (no nginx). Standard library only."""
 
@@ -119,6 +123,14 @@ def packument_entries(cache_dir):
     return found
 
 
+def remove_bodies(cache_dir):
+    n = 0
+    for path in packument_entries(cache_dir):
+        os.unlink(path)
+        n += 1
+    return n
+
+
 def damage_all(cache_dir):
     k = damage_bodies(cache_dir, -3)  # -2 is damaged already: flipping it again would mend it
     return k if damage_forms(cache_dir) == k else -1
@@ -141,10 +153,11 @@ def scenario(envlock, work, url):
     n = forms[1]
     print("cold: %d packuments parsed, their parsed forms stored" % n)
 
-    # (what, (read, written), damage before, requests made)
-    steps = [("warm", (n, 0), None, n), ("damaged", (0, n), damage_forms, n),
-             ("warm again", (n, 0), None, n), ("bodies damaged", (n, 0), damage_bodies, n),
-             ("both damaged", (0, n), damage_all, 2 * n), ("warm at last", (n, 0), None, n)]
+    # (what, (read, written), damage before, (requests made, revalidated))
+    steps = [("warm", (n, 0), None, (n, n)), ("damaged", (0, n), damage_forms, (n, n)),
+             ("warm again", (n, 0), None, (n, n)), ("bodies damaged", (n, 0), damage_bodies, (n, n)),
+             ("both damaged", (0, n), damage_all, (2 * n, n)), ("warm at last", (n, 0), None, (n, n)),
+             ("bodies removed", (n, 0), remove_bodies, (n, 0))]
     for what, want_forms, before, want_requests in steps:
         if before:
             k = before(os.path.join(work, "C"))
@@ -157,9 +170,9 @@ def scenario(envlock, work, url):
             continue
         revalidated = sum(r[3] for r in runs)
         requests = sum(r[1] for r in runs)
-        if revalidated != n or requests != want_requests:
-            fail("%s: %d pages revalidated in %d requests, want all %d in %d (runs %s)"
-                 % (what, revalidated, requests, n, want_requests, runs))
+        if (requests, revalidated) != want_requests:
+            fail("%s: %d requests, %d pages revalidated, want %s (runs %s)"
+                 % (what, requests, revalidated, want_requests, runs))
         if forms != want_forms:
             fail("%s: parsed forms (read, written) %s, want %s" % (what, forms, want_forms))
         if read(out) != want:
