@@ -137,6 +137,12 @@ void resolver_crawl_note(rsv *r)
         fprintf(stderr, "envlock-stats: npm parsed forms: %zu read, %zu written\n", nread,
                 nwritten);
     }
+    if (env && env[0] && strcmp(env, "0") != 0 && r->pl) {
+        size_t nread, nwritten;
+        pypi_loader_blob_stats(r->pl, &nread, &nwritten);
+        fprintf(stderr, "envlock-stats: pypi parsed forms: %zu read, %zu written\n", nread,
+                nwritten);
+    }
     r->crawl_seen = st;
 }
 

@@ -7,6 +7,7 @@
  *   pypi_tags.c        wheel filenames and the target's ordered tag list
  *   pypi_meta.c        core metadata (RFC 822-style headers)
  *   pypi_page.c        project pages -> file records (JSON and HTML)
+ *   pypi_page_blob.c   a parsed page's compact binary form (cache blob)
  *   pypi_index_load.c  the loader: pages through the cache, several indexes,
  *                      exclusions, metadata fetching, one cache run
  *   pypi_index_show.c  `envlock index show pypi:NAME`
@@ -235,9 +236,56 @@ char *pypi_page_url(const char *index, const char *name);
  *  (pypi_page_parse_read(), the links resolved against the canonical URL
  *  and the URL the cache read), then every link a mirror wrote on its own
  *  host mapped back to the canonical URL, so `url` never names a mirror;
- *  `read_url` stays only where the file must be read elsewhere. */
+ *  `read_url` stays only where the file must be read elsewhere.
+ *  A page the cache already held (r->from_cache: a fresh hit or a 304) is
+ *  read from its parsed form when one verifies (pypi_page_blob_read()),
+ *  which gives the page the parse would; a page parsed here stores its
+ *  parsed form (cache_blob_put_lazy(), best effort) for the next run. */
 el_code pypi_page_read(el_ctx *ctx, cache *c, const cache_response *r, arena *a,
                        pypi_page *out);
+
+/* ---- the parsed form (pypi_page_blob.c) ----
+ * A page as pypi_page_parse_read() made it, in a compact binary form kept
+ * as a cache blob beside the body it came from, so that a page the cache
+ * already holds is not parsed again. */
+
+/* Bump when the layout or the meaning of a field changes. */
+#define PYPI_BLOB_FORMAT 1
+
+/* The inputs of a parse other than the body (pypi_page_parse_read()'s):
+ * all of them are part of a parsed form's key. */
+typedef struct pypi_page_src {
+    const char *page_url;     /* the canonical page URL links resolve against */
+    const char *read_url;     /* where the page was read from, or NULL */
+    const char *content_type; /* the response's, or NULL (only the format it
+                                 declares counts, pypi_page_format_of()) */
+} pypi_page_src;
+
+/* pypi_page_blob_name() :
+ *  The cache blob name for the parsed form of the body whose hex sha256 is
+ *  `body_sha256` read from `s`. The cache's mirror table is not part of it:
+ *  pypi_page_read() maps links back after a read as after a parse.
+ *  malloc'd. */
+char *pypi_page_blob_name(const char *body_sha256, const pypi_page_src *s);
+
+/* pypi_page_blob_write() :
+ *  Appends the parsed form of `pg` (a successful pypi_page_parse_read() of
+ *  the body with hex sha256 `body_sha256` from `s`) to `out`. */
+void pypi_page_blob_write(const pypi_page *pg, const char *body_sha256, const pypi_page_src *s,
+                          strbuf *out);
+
+/* pypi_page_blob_read() :
+ *  The page a parsed form describes, when it verifies: its magic, format
+ *  PYPI_BLOB_FORMAT, the body hash and sources it was made for, its CRC-32,
+ *  every length and count within the data, enums and flags in range,
+ *  strings free of NUL, hashes 64 lowercase hex digits, no field a parse
+ *  never gives (a yanked reason on a file not yanked, ...), and nothing
+ *  left over. The payload is copied into `a` once and the strings point
+ *  into it (also after a refusal, until `a` is freed).
+ *  @return 0 and *out (its memory in `a`), or -1 (*out zeroed): the caller
+ *  parses the body instead. */
+int pypi_page_blob_read(const unsigned char *data, size_t len, const char *body_sha256,
+                        const pypi_page_src *s, arena *a, pypi_page *out);
 
 /* pypi_page_identity() :
  *  The page's snapshot identity for a lock (format 2): "sha256:" and the
@@ -425,6 +473,11 @@ void pypi_loader_submit(pypi_loader *l, const char *name, size_t window);
  *  The project after cache_run(), or NULL if it was never submitted.
  *  Borrowed until pypi_loader_free(). */
 const pypi_project *pypi_loader_get(const pypi_loader *l, const char *name);
+
+/* pypi_loader_blob_stats() :
+ *  How many pages this loader read from their parsed form and how many
+ *  parsed forms it stored (ENVLOCK_DEBUG_STATS, tests). l may be NULL. */
+void pypi_loader_blob_stats(const pypi_loader *l, size_t *read, size_t *written);
 
 /* pypi_project_fail() : records a failed project's failure on ctx (code,
  *  message, detail.reason/url/status/package/index) and returns the code. */

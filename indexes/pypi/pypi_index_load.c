@@ -97,6 +97,11 @@ typedef struct meta_req {
     meta_stage stage;
 } meta_req;
 
+/* Parsed forms read and written: a loader's counters. */
+typedef struct blob_count {
+    size_t read, written;
+} blob_count;
+
 struct pypi_loader {
     cache *c;
     const pypi_target *t;
@@ -106,6 +111,7 @@ struct pypi_loader {
     ptrvec projects;
     ptrvec reqs;      /* pypi_requirement * */
     ptrvec versions;  /* pypi_version * */
+    blob_count blobs; /* pages read from their parsed form / stored as one */
 };
 
 pypi_loader *pypi_loader_new(cache *c, const pypi_target *t, const char *const *indexes,
@@ -700,25 +706,64 @@ static void build(proj *p, const pypi_page *page)
     ptrvec_release(&groups);
 }
 
-el_code pypi_page_read(el_ctx *ctx, cache *c, const cache_response *r, arena *a, pypi_page *out)
+/* read_blob() : true and *out when the parsed form `name` of r's body
+ *  verifies. Only for a body the cache already held: a body just fetched
+ *  has none yet. */
+static bool read_blob(cache *c, const cache_response *r, const char *name,
+                      const pypi_page_src *src, arena *a, pypi_page *out)
 {
-    const char *page_url = r->final_url ? r->final_url : r->url;
-    char *read_url = cache_served_url(c, page_url);
-    el_code rc = pypi_page_parse_read(ctx, a, (const char *)r->body, r->len, page_url,
-                                      strcmp(read_url, page_url) != 0 ? read_url : NULL,
-                                      r->content_type, out);
-    free(read_url);
-    if (rc != EL_OK)
-        return rc;
-    /* Relative links resolved against the (canonical) page URL; absolute
-     * ones written by a mirror name the mirror: map those back, so records
-     * never carry a mirror URL. Fetches go back through the mirror anyway
-     * (cache_submit rewrites), except for a relative link that leaves the
-     * mirrored prefix (a mirror of the simple index whose pages link
-     * `../../packages/...` on its own host): that file is read where the
-     * page as read points. */
-    for (size_t i = 0; i < out->nfiles; i++) {
-        pypi_file *f = &out->files[i];
+    if (!r->from_cache)
+        return false;
+    size_t len = 0;
+    FILE *f = cache_blob_open(c, name, &len);
+    if (!f)
+        return false;
+    unsigned char *data = xmalloc(len ? len : 1);
+    bool ok = fread(data, 1, len, f) == len &&
+              pypi_page_blob_read(data, len, r->sha256, src, a, out) == 0;
+    fclose(f);
+    free(data);
+    return ok;
+}
+
+/* parse_or_read() : pypi_page_parse_read() of r's body from `src`, or its
+ *  parsed form when that verifies; a fresh parse is stored as a blob (best
+ *  effort, without fsyncs: a blob lost in a crash costs one parse). */
+static el_code parse_or_read(el_ctx *ctx, cache *c, const cache_response *r,
+                             const pypi_page_src *src, arena *a, pypi_page *out, blob_count *n)
+{
+    char *name = r->sha256 ? pypi_page_blob_name(r->sha256, src) : NULL;
+    if (name && read_blob(c, r, name, src, a, out)) {
+        if (n)
+            n->read++;
+        free(name);
+        return EL_OK;
+    }
+    el_code rc = pypi_page_parse_read(ctx, a, (const char *)r->body, r->len, src->page_url,
+                                      src->read_url, src->content_type, out);
+    if (rc == EL_OK && name) {
+        strbuf sb = STRBUF_INIT;
+        pypi_page_blob_write(out, r->sha256, src, &sb);
+        if (cache_blob_put_lazy(c, name, sb.buf, sb.len) && n)
+            n->written++;
+        sb_release(&sb);
+    }
+    free(name);
+    return rc;
+}
+
+/* Relative links resolved against the (canonical) page URL; absolute ones
+ * written by a mirror name the mirror: map those back, so records never
+ * carry a mirror URL. Fetches go back through the mirror anyway
+ * (cache_submit rewrites), except for a relative link that leaves the
+ * mirrored prefix (a mirror of the simple index whose pages link
+ * `../../packages/...` on its own host): that file is read where the page
+ * as read points. Done after a blob read as after a parse: the mirror
+ * table is this run's. */
+static void map_back(cache *c, arena *a, pypi_page *pg)
+{
+    for (size_t i = 0; i < pg->nfiles; i++) {
+        pypi_file *f = &pg->files[i];
         if (f->bad_url)
             continue; /* the link as written: nothing to map */
         char *canon = cache_canonical_url(c, f->url);
@@ -731,7 +776,31 @@ el_code pypi_page_read(el_ctx *ctx, cache *c, const cache_response *r, arena *a,
             free(back);
         }
     }
-    return EL_OK;
+}
+
+static el_code page_read(el_ctx *ctx, cache *c, const cache_response *r, arena *a,
+                         pypi_page *out, blob_count *n)
+{
+    const char *page_url = r->final_url ? r->final_url : r->url;
+    char *read_url = cache_served_url(c, page_url);
+    pypi_page_src src = { page_url, strcmp(read_url, page_url) != 0 ? read_url : NULL,
+                          r->content_type };
+    el_code rc = parse_or_read(ctx, c, r, &src, a, out, n);
+    free(read_url);
+    if (rc == EL_OK)
+        map_back(c, a, out);
+    return rc;
+}
+
+el_code pypi_page_read(el_ctx *ctx, cache *c, const cache_response *r, arena *a, pypi_page *out)
+{
+    return page_read(ctx, c, r, a, out, NULL);
+}
+
+void pypi_loader_blob_stats(const pypi_loader *l, size_t *read, size_t *written)
+{
+    *read = l ? l->blobs.read : 0;
+    *written = l ? l->blobs.written : 0;
 }
 
 static void page_done(cache *c, cache_response *r, void *user)
@@ -768,7 +837,7 @@ static void page_done(cache *c, cache_response *r, void *user)
     p->pub.last_modified = r->last_modified ? arena_strdup(l->a, r->last_modified) : NULL;
     pypi_page page;
     el_ctx *ctx = el_ctx_new();
-    if (pypi_page_read(ctx, c, r, l->a, &page) != EL_OK) {
+    if (page_read(ctx, c, r, l->a, &page, &l->blobs) != EL_OK) {
         project_fail(p, el_ctx_code(ctx), "invalid_page", el_ctx_message(ctx), r->url, 0, false);
         el_ctx_free(ctx);
         p->page_done = true;

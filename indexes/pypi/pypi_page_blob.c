@@ -1,0 +1,293 @@
+/* pypi_page_blob.c — the parsed form of a project page: pypi_page in a
+ * compact binary layout, written after a parse and read back instead of
+ * parsing when the cache already holds the page (a fresh hit or a 304), as
+ * npm_packument_blob.c does for packuments. The reader trusts nothing: the
+ * data is a cache file that may be torn, stale or damaged, and any doubt
+ * means -1 and a parse of the body, never a wrong page.
+ *
+ * What is stored is what pypi_page_parse_read() gave for the body, before
+ * pypi_page_read() maps mirror links back through the cache's mirror table:
+ * that mapping is redone on every read, so this run's table applies. The
+ * parse itself depends on the body and on three inputs of the run, and all
+ * three are in the blob's key: the page URL links resolve against (a
+ * redirect changes it), the URL the page was read from (a mirror), and the
+ * format the Content-Type declares.
+ *
+ * Layout (integers little-endian):
+ *   "ELPYPG1\n" u32 format, then the body's hex sha256 and the source key
+ *   (64 hex each), u64 payload length, u32 CRC-32 of the payload (zlib's:
+ *   the cache's own check does not cover a blob handed to this reader from
+ *   elsewhere, e.g. the fuzzer), payload.
+ *   payload: u8 format, str api_version, u32 nfiles, file*:
+ *     str filename, url, read_url, sha256; i64 size; str upload_time;
+ *     i64 upload_s; str requires_python; u8 flags (FL_*); str yanked_reason,
+ *     core_metadata_sha256.
+ *   str: u32 length, the bytes, a NUL (so the reader points into its one
+ *   copy of the payload instead of copying every string); 0xffffffff and no
+ *   bytes is NULL.
+ * Does no I/O. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "pypi_index.h"
+
+#define MAGIC "ELPYPG1\n"
+#define NULL_LEN 0xffffffffu
+#define HEADER_LEN (8 + 4 + 128 + 8 + 4)
+
+enum { FL_YANKED = 1, FL_CORE_METADATA = 2, FL_BAD_URL = 4, FL_ALL = 7 };
+
+/* ---- the key ---- */
+
+static void key_field(strbuf *sb, const char *s)
+{
+    if (s) {
+        sb_adds(sb, s);
+        sb_addc(sb, '\n');
+    } else {
+        sb_adds(sb, "\x01\n"); /* NULL is not "" */
+    }
+}
+
+/* Hex sha256 of every input of the run that changes the parse. Only the
+ * format the Content-Type declares matters, not its spelling. */
+static void source_key(const pypi_page_src *s, char out[65])
+{
+    strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "pypi-page-blob %d\n", PYPI_BLOB_FORMAT);
+    key_field(&sb, s->page_url);
+    key_field(&sb, s->read_url);
+    sb_addf(&sb, "%d\n", pypi_page_format_of(s->content_type));
+    sha256_hex(sb.buf, sb.len, out);
+    sb_release(&sb);
+}
+
+char *pypi_page_blob_name(const char *body_sha256, const pypi_page_src *s)
+{
+    char key[65];
+    source_key(s, key);
+    return xasprintf("pypi-page/%s/%.16s/f%d", body_sha256, key, PYPI_BLOB_FORMAT);
+}
+
+/* ---- writing ---- */
+
+static void put_u32(strbuf *sb, uint32_t v)
+{
+    unsigned char b[4] = { (unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                           (unsigned char)(v >> 24) };
+    sb_add(sb, b, 4);
+}
+
+static void put_u64(strbuf *sb, uint64_t v)
+{
+    put_u32(sb, (uint32_t)v);
+    put_u32(sb, (uint32_t)(v >> 32));
+}
+
+static void put_str(strbuf *sb, const char *s)
+{
+    if (!s) {
+        put_u32(sb, NULL_LEN);
+        return;
+    }
+    size_t n = strlen(s);
+    put_u32(sb, (uint32_t)n);
+    sb_add(sb, s, n + 1);
+}
+
+static void put_file(strbuf *sb, const pypi_file *f)
+{
+    put_str(sb, f->filename);
+    put_str(sb, f->url);
+    put_str(sb, f->read_url);
+    put_str(sb, f->sha256);
+    put_u64(sb, (uint64_t)f->size);
+    put_str(sb, f->upload_time);
+    put_u64(sb, (uint64_t)f->upload_s);
+    put_str(sb, f->requires_python);
+    sb_addc(sb, (char)((f->yanked ? FL_YANKED : 0) | (f->core_metadata ? FL_CORE_METADATA : 0) |
+                       (f->bad_url ? FL_BAD_URL : 0)));
+    put_str(sb, f->yanked_reason);
+    put_str(sb, f->core_metadata_sha256);
+}
+
+void pypi_page_blob_write(const pypi_page *pg, const char *body_sha256, const pypi_page_src *s,
+                          strbuf *out)
+{
+    strbuf pl = STRBUF_INIT;
+    sb_addc(&pl, (char)pg->format);
+    put_str(&pl, pg->api_version);
+    put_u32(&pl, (uint32_t)pg->nfiles);
+    for (size_t i = 0; i < pg->nfiles; i++)
+        put_file(&pl, &pg->files[i]);
+
+    char key[65];
+    source_key(s, key);
+    sb_add(out, MAGIC, 8);
+    put_u32(out, PYPI_BLOB_FORMAT);
+    sb_add(out, body_sha256, 64);
+    sb_add(out, key, 64);
+    put_u64(out, pl.len);
+    put_u32(out, (uint32_t)crc32_z(0, (const unsigned char *)pl.buf, pl.len));
+    sb_add(out, pl.buf, pl.len);
+    sb_release(&pl);
+}
+
+/* ---- reading ---- */
+
+typedef struct rd {
+    const unsigned char *p, *end;
+    bool bad;
+} rd;
+
+static bool need(rd *r, size_t n)
+{
+    if (r->bad || (size_t)(r->end - r->p) < n)
+        r->bad = true;
+    return !r->bad;
+}
+
+static uint32_t get_u32(rd *r)
+{
+    if (!need(r, 4))
+        return 0;
+    uint32_t v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
+                 (uint32_t)r->p[3] << 24;
+    r->p += 4;
+    return v;
+}
+
+static uint64_t get_u64(rd *r)
+{
+    uint64_t lo = get_u32(r);
+    return lo | (uint64_t)get_u32(r) << 32;
+}
+
+static unsigned get_u8(rd *r, unsigned max)
+{
+    if (!need(r, 1))
+        return 0;
+    unsigned v = *r->p++;
+    if (v > max)
+        r->bad = true;
+    return r->bad ? 0 : v;
+}
+
+/* A string of the payload copy, in place: its NUL must be where its length
+ * says and nowhere before. */
+static const char *get_str(rd *r)
+{
+    uint32_t n = get_u32(r);
+    if (r->bad || n == NULL_LEN)
+        return NULL;
+    if (!need(r, (size_t)n + 1) || r->p[n] != '\0' || memchr(r->p, '\0', n)) {
+        r->bad = true;
+        return NULL;
+    }
+    const char *s = (const char *)r->p;
+    r->p += (size_t)n + 1;
+    return s;
+}
+
+/* A string that may be neither NULL nor "". */
+static const char *get_str_nn(rd *r)
+{
+    const char *s = get_str(r);
+    if (!s || !*s)
+        r->bad = true;
+    return s;
+}
+
+/* NULL, or 64 lowercase hex digits (what the parser keeps of a hash). */
+static const char *get_hash(rd *r)
+{
+    const char *s = get_str(r);
+    if (!s)
+        return NULL;
+    bool ok = strlen(s) == 64;
+    for (size_t i = 0; ok && i < 64; i++)
+        ok = isxdigit((unsigned char)s[i]) && !isupper((unsigned char)s[i]);
+    if (!ok)
+        r->bad = true;
+    return s;
+}
+
+static void get_file(rd *r, pypi_file *f)
+{
+    f->filename = get_str_nn(r);
+    f->url = get_str(r);
+    if (!f->url)
+        r->bad = true;
+    f->read_url = get_str(r);
+    f->sha256 = get_hash(r);
+    f->size = (int64_t)get_u64(r);
+    f->upload_time = get_str(r);
+    f->upload_s = (int64_t)get_u64(r);
+    f->requires_python = get_str(r);
+    unsigned fl = get_u8(r, FL_ALL);
+    f->yanked = fl & FL_YANKED;
+    f->core_metadata = fl & FL_CORE_METADATA;
+    f->bad_url = fl & FL_BAD_URL ? "unsupported_url" : NULL;
+    f->yanked_reason = get_str(r);
+    f->core_metadata_sha256 = get_hash(r);
+    /* what a parse never gives */
+    if (f->size < -1 || (!f->upload_time && f->upload_s != INT64_MIN) ||
+        (f->yanked_reason && (!f->yanked || !*f->yanked_reason)) ||
+        (f->core_metadata_sha256 && !f->core_metadata) || (f->bad_url && f->read_url) ||
+        (f->requires_python && !*f->requires_python))
+        r->bad = true;
+}
+
+/* The header, and the payload's length and CRC: false unless the blob was
+ * written whole for this body and these sources. */
+static bool read_header(rd *r, const char *body_sha256, const pypi_page_src *s)
+{
+    char key[65];
+    source_key(s, key);
+    if (!need(r, HEADER_LEN) || memcmp(r->p, MAGIC, 8) != 0)
+        return false;
+    r->p += 8;
+    if (get_u32(r) != PYPI_BLOB_FORMAT)
+        return false;
+    if (strlen(body_sha256) != 64 || memcmp(r->p, body_sha256, 64) != 0 ||
+        memcmp(r->p + 64, key, 64) != 0)
+        return false;
+    r->p += 128;
+    uint64_t n = get_u64(r);
+    uint32_t crc = get_u32(r);
+    return !r->bad && n == (uint64_t)(r->end - r->p) && crc32_z(0, r->p, (size_t)n) == crc;
+}
+
+int pypi_page_blob_read(const unsigned char *data, size_t len, const char *body_sha256,
+                        const pypi_page_src *s, arena *a, pypi_page *out)
+{
+    memset(out, 0, sizeof *out);
+    rd h = { .p = data, .end = data + len };
+    if (!read_header(&h, body_sha256, s))
+        return -1;
+    size_t n = (size_t)(h.end - h.p);
+    unsigned char *copy = arena_alloc(a, n ? n : 1);
+    memcpy(copy, h.p, n);
+    rd r = { .p = copy, .end = copy + n };
+    pypi_page pg = { 0 };
+    pg.format = (pypi_page_format)get_u8(&r, PYPI_PAGE_JSON);
+    pg.api_version = get_str(&r);
+    /* each file takes at least 50 bytes: a damaged count cannot ask for a
+     * huge allocation */
+    uint32_t nf = get_u32(&r);
+    if (!r.bad && (size_t)(r.end - r.p) / 50 < nf)
+        r.bad = true;
+    if (r.bad)
+        return -1;
+    pg.nfiles = nf;
+    pg.files = arena_alloc(a, (nf ? nf : 1) * sizeof *pg.files);
+    for (size_t i = 0; i < nf && !r.bad; i++)
+        get_file(&r, &pg.files[i]);
+    if (r.bad || r.p != r.end)
+        return -1;
+    *out = pg;
+    return 0;
+}
