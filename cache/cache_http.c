@@ -1239,6 +1239,38 @@ static int64_t max_age(const xfer *x)
     return age;
 }
 
+/* Remembers that a 304 (or a 200 of the same body) confirmed `x`'s entry
+ * in this run (fresh() then serves it again without asking), for an entry
+ * not rewritten. */
+static void confirm(xfer *x)
+{
+    char *k = xstrdup(x->key);
+    char **at = tsearch(k, &x->c->confirmed, key_cmp);
+    if (!at || *at != k)
+        free(k);
+}
+
+static bool str_same(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+/* Whether a 200 brought exactly the entry held already (m: its new
+ * metadata): the same body and nothing a later run reads changed, as a
+ * registry that sends no validators answers every run. Then, as after a
+ * plain 304, the entry is not written again (compressing a 10 MB
+ * packument again was most of a warm run against such a registry). Sets
+ * m's size and sha256 when it compares. */
+static bool same_as_cached(xfer *x, cache_meta *m)
+{
+    const cache_meta *o = &x->cached;
+    if (!x->have_cached || o->size != x->body.len || m->max_age > 0 || o->max_age != m->max_age ||
+        o->immutable != m->immutable || o->status != m->status || !str_same(o->etag, m->etag) ||
+        !str_same(o->last_modified, m->last_modified) ||
+        !str_same(o->content_type, m->content_type) || !str_same(o->accept, m->accept))
+        return false;
+    sha256_hex(x->body.buf, x->body.len, m->sha256);
+    m->size = x->body.len;
+    return strcmp(m->sha256, o->sha256) == 0;
+}
+
 static void store_and_serve(xfer *x, const char *final_url)
 {
     cache *c = x->c;
@@ -1263,10 +1295,14 @@ static void store_and_serve(xfer *x, const char *final_url)
     m.max_age = is_file_url(x->transport) ? -1 : max_age(x);
     m.fetched_ms = cache_now_ms();
     m.immutable = x->policy == CACHE_IMMUTABLE;
-    el_ctx *ctx = el_ctx_new();
-    /* A failed write is not a failed fetch: the body is good, serve it. */
-    cache_store_put(c->store, ctx, x->key, &m, x->body.buf, x->body.len);
-    el_ctx_free(ctx);
+    if (same_as_cached(x, &m)) {
+        confirm(x);
+    } else {
+        el_ctx *ctx = el_ctx_new();
+        /* A failed write is not a failed fetch: the body is good, serve it. */
+        cache_store_put(c->store, ctx, x->key, &m, x->body.buf, x->body.len);
+        el_ctx_free(ctx);
+    }
     cache_meta_clear(&x->cached);
     x->cached = m;
     succeed(x, (const unsigned char *)x->body.buf, x->body.len, &x->cached, false, final_url);
@@ -1406,16 +1442,6 @@ static void follow_redirect(xfer *x, const char *loc)
     x->hop = next;
     x->hops++;
     launch(x);
-}
-
-/* Remembers that a 304 confirmed `x`'s entry in this run (fresh() then
- * serves it again without asking), for an entry not rewritten. */
-static void confirm(xfer *x)
-{
-    char *k = xstrdup(x->key);
-    char **at = tsearch(k, &x->c->confirmed, key_cmp);
-    if (!at || *at != k)
-        free(k);
 }
 
 /* A 304 for the entry we hold: serve it, with whatever the 304 changed in

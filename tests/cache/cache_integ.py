@@ -140,6 +140,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
             STATE.stop.wait(30)  # bounded: the test ends before this
             self.close_connection = True
+        elif path.startswith("/nv/"):
+            # No validators, no Cache-Control: every request a 200 ("chg"
+            # in the name: a new body each time).
+            self.send_body(200, body + (b"%d\n" % n if "chg" in path else b""),
+                           [("Content-Type", "text/plain")])
         elif path.startswith("/big/"):
             self.send_body(200, b"x" * (2 << 20))
         elif path.startswith("/bigchunked/"):
@@ -583,6 +588,10 @@ def sc_etag_revalidate(base, d):
     check(rc == 0 and not r[0]["from_cache"] and STATE.counts["/ok/i"] == 2, "accept in key")
 
 
+def newest_entry(cache_dir):
+    return max(entry_files(cache_dir), key=lambda e: os.stat(e).st_mtime_ns)
+
+
 def sc_on_demand(base, d):
     """body_on_demand: a 304 is served from the entry's metadata alone and,
     with nothing a later run reads changed, leaves the entry file as it was;
@@ -616,6 +625,18 @@ def sc_on_demand(base, d):
     r, _, rc, _ = fetch(d, "--on-demand", url)
     check(r[0].get("body_error") and "body" not in r[0] and not os.path.exists(entry),
           "read, the damaged entry is refused and removed: %s" % r)
+    # A server that sends no validators: a 200 of the body held is not
+    # written again (and, on demand, served as fetched); a new body is.
+    for name, rewritten in (("/nv/same", False), ("/nv/chg", True)):
+        fetch(d, "--on-demand", base + name)
+        entry = newest_entry(d)
+        st0 = os.stat(entry)
+        r, st, rc, _ = fetch(d, "--on-demand", base + name)
+        st1 = os.stat(entry) if os.path.exists(entry) else None
+        check(rc == 0 and st["network"] == 1 and not r[0]["from_cache"] and "deferred" not in r[0],
+              "%s fetched again: %s %s" % (name, r, st))
+        same = st1 is not None and (st1.st_ino, st1.st_mtime_ns) == (st0.st_ino, st0.st_mtime_ns)
+        check(same != rewritten, "%s: entry rewritten %s, want %s" % (name, not same, rewritten))
     # A 304 that restarts a max-age window is written down.
     url = base + "/ok/od-ma"
     fetch(d, url)
