@@ -265,7 +265,8 @@ typedef struct pypi_page_src {
  *  The cache blob name for the parsed form of the body whose hex sha256 is
  *  `body_sha256` read from `s`. The cache's mirror table is not part of it:
  *  pypi_page_read() maps links back after a read as after a parse.
- *  malloc'd. */
+ *  malloc'd; NULL (no parsed form kept) for a page read from a URL with
+ *  credentials in it, which its form would hold. */
 char *pypi_page_blob_name(const char *body_sha256, const pypi_page_src *s);
 
 /* pypi_page_blob_write() :

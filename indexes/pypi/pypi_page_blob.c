@@ -65,8 +65,24 @@ static void source_key(const pypi_page_src *s, char out[65])
     sb_release(&sb);
 }
 
+/* Whether `u` names a user or password: a page read from such a URL (a
+ * mirror given as https://user:pw@host/...) resolves its links against it,
+ * so its parsed form would carry the credentials into the cache dir, which
+ * never holds one (cache_url_redact()). */
+static bool has_userinfo(const char *u)
+{
+    if (!u)
+        return false;
+    char *r = cache_url_redact(u);
+    bool has = strcmp(r, u) != 0;
+    free(r);
+    return has;
+}
+
 char *pypi_page_blob_name(const char *body_sha256, const pypi_page_src *s)
 {
+    if (has_userinfo(s->page_url) || has_userinfo(s->read_url))
+        return NULL;
     char key[65];
     source_key(s, key);
     return xasprintf("pypi-page/%s/%.16s/f%d", body_sha256, key, PYPI_BLOB_FORMAT);
