@@ -397,33 +397,6 @@ static void signed_message(const listed *ls, size_t n, strbuf *out)
         sb_addf(out, "%s %llu %s\n", ls[i].sha256, (unsigned long long)ls[i].size, ls[i].path);
 }
 
-static void hex_encode(const unsigned char *b, size_t n, char *out)
-{
-    static const char hex[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = hex[b[i] >> 4];
-        out[2 * i + 1] = hex[b[i] & 15];
-    }
-    out[2 * n] = '\0';
-}
-
-static bool hex_decode(const char *s, unsigned char *out, size_t n)
-{
-    if (!s || strlen(s) != 2 * n)
-        return false;
-    for (size_t i = 0; i < 2 * n; i++) {
-        char c = s[i];
-        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-        if (v < 0)
-            return false;
-        if (i % 2 == 0)
-            out[i / 2] = (unsigned char)(v << 4);
-        else
-            out[i / 2] |= (unsigned char)v;
-    }
-    return true;
-}
-
 static el_code key_failure(el_ctx *ctx, const char *key, const char *what, const char *why, int err)
 {
     if (err)

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "debver.h"
 #include "lock_internal.h"
 #include "npm_spec.h"
@@ -609,36 +611,24 @@ static const char *file_kind_problem(const char *eco, const char *name, const ch
     return "belongs to no known ecosystem";
 }
 
-static int b64_value(char ch)
-{
-    if (ch >= 'A' && ch <= 'Z')
-        return ch - 'A';
-    if (ch >= 'a' && ch <= 'z')
-        return ch - 'a' + 26;
-    if (ch >= '0' && ch <= '9')
-        return ch - '0' + 52;
-    return ch == '+' ? 62 : ch == '/' ? 63 : -1;
-}
-
-/* Canonical padded base64 of exactly `bytes` bytes, not all zero. */
+/* Canonical padded base64 of exactly `bytes` bytes, not all zero: OpenSSL
+ * decodes it, and encoding those bytes again must give `s` back (which
+ * refuses other alphabets, missing or extra padding and stray low bits). */
 static const char *b64_problem(const char *s, size_t bytes)
 {
-    size_t chars = (bytes * 8 + 5) / 6, pad = (3 - bytes % 3) % 3;
-    if (strlen(s) != chars + pad)
+    size_t len = strlen(s);
+    if (len != 4 * ((bytes + 2) / 3) || bytes > 64)
         return "has the wrong length";
-    bool zero = true;
-    for (size_t i = 0; i < chars; i++) {
-        int v = b64_value(s[i]);
-        if (v < 0)
-            return "is not base64";
-        zero = zero && v == 0;
-        if (i == chars - 1 && (v & ((1 << (chars * 6 - bytes * 8)) - 1)))
-            return "is not canonical base64";
-    }
-    for (size_t i = chars; i < chars + pad; i++)
-        if (s[i] != '=')
-            return "is not padded base64";
-    return zero ? "is all zeros" : NULL;
+    unsigned char raw[66], again[4 * 22 + 1];
+    if (EVP_DecodeBlock(raw, (const unsigned char *)s, (int)len) < 0)
+        return "is not base64";
+    EVP_EncodeBlock(again, raw, (int)bytes);
+    if (memcmp(again, s, len) != 0)
+        return "is not canonical padded base64";
+    for (size_t i = 0; i < bytes; i++)
+        if (raw[i])
+            return NULL;
+    return "is all zeros";
 }
 
 static const char *hash_problem(const char *eco, const char *h)

@@ -70,18 +70,38 @@ const char *file_strerror(int err)
     return err == EINVAL ? "not a regular file" : strerror(err);
 }
 
+void hex_encode(const void *data, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    const unsigned char *b = data;
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[b[i] >> 4];
+        out[2 * i + 1] = digits[b[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+bool hex_decode(const char *s, unsigned char *out, size_t n)
+{
+    if (!s || strlen(s) != 2 * n)
+        return false;
+    for (size_t i = 0; i < 2 * n; i++) {
+        char c = s[i];
+        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (v < 0)
+            return false;
+        out[i / 2] = (unsigned char)(i % 2 == 0 ? v << 4 : out[i / 2] | v);
+    }
+    return true;
+}
+
 void sha256_hex(const void *data, size_t n, char out[65])
 {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int mdlen = 0;
     if (!EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
         abort();
-    static const char hex[] = "0123456789abcdef";
-    for (unsigned i = 0; i < 32; i++) {
-        out[2 * i] = hex[md[i] >> 4];
-        out[2 * i + 1] = hex[md[i] & 15];
-    }
-    out[64] = '\0';
+    hex_encode(md, 32, out);
 }
 
 sha256_stream *sha256_begin(void)
@@ -105,12 +125,7 @@ void sha256_end(sha256_stream *s, char out[65])
     if (!EVP_DigestFinal_ex((EVP_MD_CTX *)s, md, &mdlen) || mdlen != 32)
         abort();
     EVP_MD_CTX_free((EVP_MD_CTX *)s);
-    static const char hex[] = "0123456789abcdef";
-    for (unsigned i = 0; i < 32; i++) {
-        out[2 * i] = hex[md[i] >> 4];
-        out[2 * i + 1] = hex[md[i] & 15];
-    }
-    out[64] = '\0';
+    hex_encode(md, 32, out);
 }
 
 /* One "ALGO-BASE64[?opts]" token of an SRI value against the data. */

@@ -141,6 +141,12 @@ int file_mkdirs(const char *path);
 bool file_holds(const char *path, const void *data, size_t len);
 
 /* ---- hashing (OpenSSL lives behind these two) ---- */
+/* hex_encode() : the 2n lowercase hex digits of `data` + NUL into out.
+ * hex_decode() : the n bytes that exactly 2n lowercase hex digits `s`
+ *  spell into out; false (out undefined) for anything else. */
+void hex_encode(const void *data, size_t n, char *out);
+bool hex_decode(const char *s, unsigned char *out, size_t n);
+
 /* sha256_hex() : writes 64 lowercase hex digits + NUL into out[65]. */
 void sha256_hex(const void *data, size_t n, char out[65]);
 /* sha256_stream : the same digest over data given piece by piece (files too
