@@ -237,10 +237,13 @@ char *pypi_page_url(const char *index, const char *name);
  *  and the URL the cache read), then every link a mirror wrote on its own
  *  host mapped back to the canonical URL, so `url` never names a mirror;
  *  `read_url` stays only where the file must be read elsewhere.
- *  A page the cache already held (r->from_cache: a fresh hit or a 304) is
- *  read from its parsed form when one verifies (pypi_page_blob_read()),
- *  which gives the page the parse would; a page parsed here stores its
- *  parsed form (cache_blob_put_lazy(), best effort) for the next run. */
+ *  The page is read from its parsed form, named by r->sha256, when one
+ *  verifies (pypi_page_blob_read()), which gives the page the parse would;
+ *  a page parsed here stores its parsed form (cache_blob_put_lazy(), best
+ *  effort) for the next run. r's body must be at hand (a request without
+ *  body_on_demand; the loader's own requests are on demand): a deferred
+ *  one whose form misses is EL_IO, retryable, detail.reason
+ *  cache_changed. */
 el_code pypi_page_read(el_ctx *ctx, cache *c, const cache_response *r, arena *a,
                        pypi_page *out);
 

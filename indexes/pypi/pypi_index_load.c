@@ -87,6 +87,7 @@ typedef struct proj {
     size_t index_i;
     size_t window;      /* SIZE_MAX: all */
     bool page_done;
+    bool eager;         /* the page is asked for with its body (not on demand) */
 } proj;
 
 typedef enum meta_stage { STAGE_METAFILE, STAGE_WHEEL, STAGE_SDIST } meta_stage;
@@ -245,6 +246,7 @@ static void submit_page(proj *p)
     rq.accept = PYPI_PAGE_ACCEPT;
     rq.policy = CACHE_REVALIDATE;
     rq.max_bytes = PYPI_PAGE_MAX;
+    rq.body_on_demand = !p->eager; /* read only when its parsed form misses */
     rq.done = page_done;
     rq.user = p;
     cache_submit(l->c, &rq);
@@ -707,13 +709,12 @@ static void build(proj *p, const pypi_page *page)
 }
 
 /* read_blob() : true and *out when the parsed form `name` of r's body
- *  verifies. Only for a body the cache already held: a body just fetched
- *  has none yet. */
+ *  verifies. Also for a body just fetched: an index that sends no
+ *  validators answers every run with a full 200, most often of the same
+ *  bytes, whose parsed form the last run stored (as the npm loader does). */
 static bool read_blob(cache *c, const cache_response *r, const char *name,
                       const pypi_page_src *src, arena *a, pypi_page *out)
 {
-    if (!r->from_cache)
-        return false;
     size_t len = 0;
     FILE *f = cache_blob_open(c, name, &len);
     if (!f)
@@ -727,10 +728,15 @@ static bool read_blob(cache *c, const cache_response *r, const char *name,
 }
 
 /* parse_or_read() : pypi_page_parse_read() of r's body from `src`, or its
- *  parsed form when that verifies; a fresh parse is stored as a blob (best
- *  effort, without fsyncs: a blob lost in a crash costs one parse). */
+ *  parsed form when that verifies (the body is then never read when
+ *  `lazy`, r itself, was asked for on demand); a fresh parse is stored as
+ *  a blob (best effort, without fsyncs: a blob lost in a crash costs one
+ *  parse). A deferred body that can no longer be read (damaged and
+ *  removed, or replaced by another run since its metadata was read) is
+ *  EL_IO, retryable, with *gone set. */
 static el_code parse_or_read(el_ctx *ctx, cache *c, const cache_response *r,
-                             const pypi_page_src *src, arena *a, pypi_page *out, blob_count *n)
+                             cache_response *lazy, const pypi_page_src *src, arena *a,
+                             pypi_page *out, blob_count *n, bool *gone)
 {
     char *name = r->sha256 ? pypi_page_blob_name(r->sha256, src) : NULL;
     if (name && read_blob(c, r, name, src, a, out)) {
@@ -739,7 +745,17 @@ static el_code parse_or_read(el_ctx *ctx, cache *c, const cache_response *r,
         free(name);
         return EL_OK;
     }
-    el_code rc = pypi_page_parse_read(ctx, a, (const char *)r->body, r->len, src->page_url,
+    const unsigned char *body = lazy ? cache_response_body(c, lazy) : r->body;
+    if (!body) {
+        free(name);
+        *gone = true;
+        el_fail(ctx, EL_IO, "the cached project page %s changed or was damaged while it was "
+                            "being read; run again", src->page_url);
+        el_detail_str(ctx, "reason", "cache_changed");
+        el_set_retryable(ctx, true);
+        return EL_IO;
+    }
+    el_code rc = pypi_page_parse_read(ctx, a, (const char *)body, r->len, src->page_url,
                                       src->read_url, src->content_type, out);
     if (rc == EL_OK && name) {
         strbuf sb = STRBUF_INIT;
@@ -778,14 +794,18 @@ static void map_back(cache *c, arena *a, pypi_page *pg)
     }
 }
 
-static el_code page_read(el_ctx *ctx, cache *c, const cache_response *r, arena *a,
-                         pypi_page *out, blob_count *n)
+/* page_read() : pypi_page_read(), counting parsed forms in `n` (NULL:
+ *  none); `lazy` is r itself when its body may be deferred (the loader's
+ *  on-demand requests), else NULL. */
+static el_code page_read(el_ctx *ctx, cache *c, const cache_response *r, cache_response *lazy,
+                         arena *a, pypi_page *out, blob_count *n, bool *gone)
 {
     const char *page_url = r->final_url ? r->final_url : r->url;
     char *read_url = cache_served_url(c, page_url);
     pypi_page_src src = { page_url, strcmp(read_url, page_url) != 0 ? read_url : NULL,
                           r->content_type };
-    el_code rc = parse_or_read(ctx, c, r, &src, a, out, n);
+    *gone = false;
+    el_code rc = parse_or_read(ctx, c, r, lazy, &src, a, out, n, gone);
     free(read_url);
     if (rc == EL_OK)
         map_back(c, a, out);
@@ -794,7 +814,8 @@ static el_code page_read(el_ctx *ctx, cache *c, const cache_response *r, arena *
 
 el_code pypi_page_read(el_ctx *ctx, cache *c, const cache_response *r, arena *a, pypi_page *out)
 {
-    return page_read(ctx, c, r, a, out, NULL);
+    bool gone;
+    return page_read(ctx, c, r, NULL, a, out, NULL, &gone);
 }
 
 void pypi_loader_blob_stats(const pypi_loader *l, size_t *read, size_t *written)
@@ -837,8 +858,18 @@ static void page_done(cache *c, cache_response *r, void *user)
     p->pub.last_modified = r->last_modified ? arena_strdup(l->a, r->last_modified) : NULL;
     pypi_page page;
     el_ctx *ctx = el_ctx_new();
-    if (page_read(ctx, c, r, l->a, &page, &l->blobs) != EL_OK) {
-        project_fail(p, el_ctx_code(ctx), "invalid_page", el_ctx_message(ctx), r->url, 0, false);
+    bool gone = false;
+    if (page_read(ctx, c, r, r, l->a, &page, &l->blobs, &gone) != EL_OK) {
+        if (gone && !p->eager) {
+            /* The stored body was damaged (and removed) or replaced since
+             * its metadata was read: ask again for the body itself. */
+            el_ctx_free(ctx);
+            p->eager = true;
+            submit_page(p);
+            return;
+        }
+        project_fail(p, el_ctx_code(ctx), gone ? "cache_changed" : "invalid_page",
+                     el_ctx_message(ctx), r->url, 0, gone);
         el_ctx_free(ctx);
         p->page_done = true;
         return;

@@ -11,15 +11,27 @@ sdist, an md5-only file). For each:
 
 1. cold resolve, cache C: lock L; every page parsed and its parsed form
    stored (ENVLOCK_DEBUG_STATS=1: "pypi parsed forms: 0 read, N written");
+   R requests in all (pages and metadata);
 2. warm resolve on C: every page revalidated, every page read from its
-   parsed form (N read, 0 written), L's bytes;
+   parsed form (N read, 0 written), R requests, L's bytes;
 3. every parsed form in C damaged (its last byte flipped): the cache refuses
    them, the pages are parsed again (0 read, N written), L's bytes;
 4. warm again: N read, L's bytes;
-5. a fresh cache D, resolved cold once with a second, different mirror URL
-   for the same server (another port name: localhost): L's bytes, and the
-   warm run on D reads D's forms (a form is keyed by the URL the page was
-   read from, and links are mapped back to canonical URLs on every read).
+5. every stored page body damaged (a byte of its frame flipped): the pages
+   are asked for on demand and, their parsed forms verifying, their bodies
+   are never read: N read, L's bytes, the damaged entries still there;
+6. the bodies and the parsed forms damaged: reading a body on demand finds
+   it damaged (removed), the page is fetched again and parsed (0 read, N
+   written; N revalidated, then N more requests, each a 200), L's bytes;
+7. warm again: N read, L's bytes;
+8. every stored page body removed, the parsed forms kept: each page is
+   fetched again (a 200, as from an index that sends no validators) with
+   the same bytes, so its parsed form is read: N read, 0 written, none
+   revalidated, L's bytes;
+9. a fresh cache D, resolved cold with another mirror URL for the same
+   server (localhost for 127.0.0.1): L's bytes, and the warm run on D reads
+   D's forms (a form is keyed by the URL the page was read from; links are
+   mapped back to canonical URLs on every read).
 
 Exit 0 pass, 1 fail, 77 skip (no nginx). Standard library only."""
 
@@ -109,8 +121,64 @@ def damage_forms(cache_dir):
     return n
 
 
+def page_entries(cache_dir):
+    """The cache entries holding project pages."""
+    found = []
+    for top, _, files in os.walk(cache_dir):
+        for name in files:
+            path = os.path.join(top, name)
+            with open(path, "rb") as f:
+                head = f.read(4096)
+            if head.startswith(b"envlock-cache 1\n") and b'"url":"https://pypi.org/simple/' in head:
+                found.append(path)
+    return found
+
+
+def damage_bodies(cache_dir, at=-2):
+    """Flips a byte in the stored body of every page; returns how many."""
+    n = 0
+    for path in page_entries(cache_dir):
+        data = bytearray(read(path))
+        data[at] ^= 0x10
+        with open(path, "wb") as f:
+            f.write(data)
+        n += 1
+    return n
+
+
+def remove_bodies(cache_dir):
+    n = 0
+    for path in page_entries(cache_dir):
+        os.unlink(path)
+        n += 1
+    return n
+
+
+def damage_all(cache_dir):
+    k = damage_bodies(cache_dir, -3)  # -2 is damaged already: flipping it again would mend it
+    return k if damage_forms(cache_dir) == k else -1
+
+
+def step(envlock, work, url, cache, what, want, want_forms, want_requests):
+    """One warm resolve; want_requests = (requests, pages revalidated)."""
+    out = os.path.join(work, what.replace(" ", "-") + ".lock")
+    rc, err, runs, forms = resolve(envlock, work, url, cache, out)
+    if rc != 0:
+        fail("%s resolve exited %d: %s" % (what, rc, err[-2000:]))
+        return
+    got = (sum(r[1] for r in runs), sum(r[3] for r in runs))
+    if got != want_requests:
+        fail("%s: %d requests, %d pages revalidated, want %s (runs %s)"
+             % (what, got[0], got[1], want_requests, runs))
+    if forms != want_forms:
+        fail("%s: parsed forms (read, written) %s, want %s" % (what, forms, want_forms))
+    if read(out) != want:
+        fail("%s: the lock differs from the cold resolve's" % what)
+    print("%s: %d requests, %d revalidated, parsed forms %s" % (what, got[0], got[1], forms))
+
+
 def cold(envlock, work, url, cache, what):
-    """A cold resolve into `cache`: (lock bytes, pages parsed) or None."""
+    """A cold resolve into `cache`: (lock bytes, pages parsed, requests) or None."""
     lock = os.path.join(work, cache + ".lock")
     rc, err, runs, forms = resolve(envlock, work, url, cache, lock)
     if rc != 0:
@@ -119,24 +187,7 @@ def cold(envlock, work, url, cache, what):
     if not forms or forms[0] != 0 or forms[1] == 0:
         fail("%s: cold resolve: want 0 parsed forms read and some written, got %s" % (what, forms))
         return None
-    return read(lock), forms[1]
-
-
-def warm(envlock, work, url, cache, what, want, want_forms):
-    out = os.path.join(work, what.replace(" ", "-") + ".lock")
-    rc, err, runs, forms = resolve(envlock, work, url, cache, out)
-    if rc != 0:
-        fail("%s resolve exited %d: %s" % (what, rc, err[-2000:]))
-        return
-    revalidated = sum(r[3] for r in runs)
-    n = max(want_forms)
-    if revalidated < n:
-        fail("%s: %d pages revalidated, want every one of %d (runs %s)" % (what, revalidated, n, runs))
-    if forms != want_forms:
-        fail("%s: parsed forms (read, written) %s, want %s" % (what, forms, want_forms))
-    if read(out) != want:
-        fail("%s: the lock differs from the cold resolve's" % what)
-    print("%s: %d revalidated, parsed forms %s" % (what, revalidated, forms))
+    return read(lock), forms[1], sum(r[1] for r in runs)
 
 
 def pins(lock_text):
@@ -161,18 +212,26 @@ def scenario(envlock, work, url, tag, index, deps, expect):
     got = cold(envlock, work, url, "C", tag)
     if not got:
         return
-    want, n = got
+    want, n, r = got
     have = pins(want.decode())
     missing = [p for p in expect if p not in have]
     if missing:
         fail("%s: the lock lacks %s (it pins %s)" % (tag, missing, sorted(have)))
-    print("%s cold: %d pages parsed, their parsed forms stored" % (tag, n))
-    warm(envlock, work, url, "C", tag + " warm", want, (n, 0))
-    k = damage_forms(os.path.join(work, "C"))
-    if k != n:
-        fail("%s damaged: %d parsed forms found in the cache, want %d" % (tag, k, n))
-    warm(envlock, work, url, "C", tag + " damaged", want, (0, n))
-    warm(envlock, work, url, "C", tag + " warm again", want, (n, 0))
+    print("%s cold: %d pages parsed, their parsed forms stored, %d requests" % (tag, n, r))
+    c = os.path.join(work, "C")
+    # (what, (read, written), damage before, (requests, pages revalidated))
+    steps = [("warm", (n, 0), None, (r, n)), ("damaged", (0, n), damage_forms, (r, n)),
+             ("warm again", (n, 0), None, (r, n)), ("bodies damaged", (n, 0), damage_bodies, (r, n)),
+             ("both damaged", (0, n), damage_all, (r + n, n)), ("warm at last", (n, 0), None, (r, n)),
+             ("bodies removed", (n, 0), remove_bodies, (r, 0))]
+    for what, want_forms, before, want_requests in steps:
+        if before:
+            k = before(c)
+            if k != n:
+                fail("%s %s: %d found in the cache, want %d" % (tag, what, k, n))
+        step(envlock, work, url, "C", tag + " " + what, want, want_forms, want_requests)
+        if before is damage_bodies and len(page_entries(c)) != n:
+            fail("%s %s: the damaged bodies were read (and removed)" % (tag, what))
     # the same server under another name: another read URL, other forms
     other = url.replace("127.0.0.1", "localhost")
     if other == url:
@@ -181,7 +240,7 @@ def scenario(envlock, work, url, tag, index, deps, expect):
     if got and got[0] != want:
         fail("%s other mirror: the lock differs from the first mirror's" % tag)
     if got:
-        warm(envlock, work, other, "D", tag + " other mirror warm", want, (got[1], 0))
+        step(envlock, work, other, "D", tag + " other mirror warm", want, (n, 0), (r, n))
 
 
 def main():
