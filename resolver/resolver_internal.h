@@ -106,6 +106,15 @@ typedef struct rsv_pypi_name {
     ptrvec extras;              /* char *, canonical, sorted as added */
     ptrvec specs;               /* const pypi_specset * (borrowed) */
     bool held;                  /* the base carries it at its protected pin: no index is asked */
+    /* resolver_pypi_round()'s memo, so a crawl run costs what is new in it:
+     * specs[0 .. specs_seen) are counted in spec_need against the project
+     * as it was when excl_seen of its versions were excluded (exclusions
+     * only grow, so an unchanged count is an unchanged project); noted[c]
+     * when candidate c's requirements were noted with noted_extras extras */
+    const pypi_project *memo_p;
+    size_t specs_seen, excl_seen, spec_need;
+    bool *noted;                /* memo_p->ncands entries */
+    size_t noted_extras;
     const pypi_project *p;      /* after the crawl (NULL: never loaded) */
     /* after resolver_pypi_add(): every known version, ascending */
     size_t nent;
@@ -136,6 +145,11 @@ typedef struct rsv_npm_name {
     size_t followed_ranges;     /* ranges and tags whose versions' */
     size_t followed_tags;       /* dependencies are noted already */
     bool queued;                /* in rsv.npm_todo */
+    /* ENVLOCK_DEBUG_STATS only (resolver_npm_finish()'s crawl line); they
+     * decide nothing */
+    unsigned depth;             /* fetches on the chain that asked for it (root = 1) */
+    unsigned min_depth;         /* shortest chain from a root in the crawled graph */
+    double arrived_ms;          /* since the resolve began; 0: not seen arrive */
 } rsv_npm_name;
 
 typedef struct rsv_root {
@@ -176,6 +190,9 @@ typedef struct rsv {
     ptrvec npm_todo;            /* names with a packument and requirements
                                    not followed yet (resolver_npm.c) */
     bool npm_following;
+    unsigned npm_cur_depth;     /* depth of the packument whose arrival is followed */
+    unsigned npm_note_depth;    /* depth a name noted now gets (stats only) */
+    double npm_follow_ms;       /* time spent following arrivals (stats only) */
     /* apt */
     apt_loader *al;
     int apt_exact_lo, apt_exact_hi; /* r->job elements of apt's own answer

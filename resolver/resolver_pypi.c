@@ -186,6 +186,65 @@ void resolver_pypi_seed(rsv *r)
  * extras grow exactly as they would without the prefetch and the pool is
  * the same. The later runs find every page fetched already; only metadata
  * the prefetch's window did not cover is read, from the cache. */
+/* Resets n's memo when it was kept for another project or the project has
+ * excluded more versions since (metadata can exclude one). */
+static void memo_check(rsv_pypi_name *n, const pypi_project *p)
+{
+    size_t excl = 0;
+    for (size_t i = 0; i < p->ncands; i++)
+        excl += p->cands[i].excluded != NULL;
+    if (n->memo_p == p && n->excl_seen == excl)
+        return;
+    if (n->memo_p != p) {
+        free(n->noted);
+        n->noted = xcalloc(p->ncands + 1, sizeof *n->noted);
+        n->noted_extras = 0;
+    }
+    n->memo_p = p;
+    n->excl_seen = excl;
+    n->specs_seen = 0;
+    n->spec_need = 0;
+}
+
+/* The largest window_for() over n's specs (the memo's, plus the new ones). */
+static size_t specs_need(rsv_pypi_name *n, const pypi_project *p)
+{
+    for (; n->specs_seen < n->specs.len; n->specs_seen++) {
+        size_t w = window_for(p, n->specs.items[n->specs_seen]);
+        if (w > n->spec_need)
+            n->spec_need = w;
+    }
+    return n->spec_need;
+}
+
+/* Notes the requirements of n's loaded candidates not noted yet under the
+ * extras n has (all of them again when extras were added: a marker may
+ * name a new one). Noting is append-only, so a candidate noted once adds
+ * nothing the next time: skipping it leaves every list as it was. */
+static void note_candidates(rsv *r, rsv_pypi_name *n, const pypi_project *p, bool *changed)
+{
+    if (n->noted_extras != n->extras.len) {
+        memset(n->noted, 0, (p->ncands + 1) * sizeof *n->noted);
+        n->noted_extras = n->extras.len;
+    }
+    for (size_t c = 0; c < p->ncands; c++) {
+        const pypi_candidate *pc = &p->cands[c];
+        if (n->noted[c] || pc->excluded || pc->meta != PYPI_META_LOADED)
+            continue;
+        n->noted[c] = true;
+        for (size_t d = 0; d < pc->ndeps; d++) {
+            const pypi_requirement *q = pc->deps[d].req;
+            if (!q)
+                continue;
+            bool use = resolver_pypi_marker_true(r, q, "");
+            for (size_t e = 0; e < n->extras.len && !use; e++)
+                use = resolver_pypi_marker_true(r, q, n->extras.items[e]);
+            if (use)
+                note_req(r, q, changed);
+        }
+    }
+}
+
 bool resolver_pypi_round(rsv *r)
 {
     bool changed = false;
@@ -195,13 +254,11 @@ bool resolver_pypi_round(rsv *r)
         const pypi_project *p = n->held ? NULL : pypi_loader_get(r->pl, n->name);
         if (!p || p->code != EL_OK)
             continue;
+        memo_check(n, p);
         if (!n->all) {
-            size_t need = n->window;
-            for (size_t k = 0; k < n->specs.len; k++) {
-                size_t w = window_for(p, n->specs.items[k]);
-                if (w > need)
-                    need = w;
-            }
+            size_t need = n->window, w = specs_need(n, p);
+            if (w > need)
+                need = w;
             /* a locked version older than the window needs its metadata */
             size_t lw = resolver_pypi_locked_window(r, p);
             if (lw > need)
@@ -212,21 +269,7 @@ bool resolver_pypi_round(rsv *r)
                 changed = true;
             }
         }
-        for (size_t c = 0; c < p->ncands; c++) {
-            const pypi_candidate *pc = &p->cands[c];
-            if (pc->excluded || pc->meta != PYPI_META_LOADED)
-                continue;
-            for (size_t d = 0; d < pc->ndeps; d++) {
-                const pypi_requirement *q = pc->deps[d].req;
-                if (!q)
-                    continue;
-                bool use = resolver_pypi_marker_true(r, q, "");
-                for (size_t e = 0; e < n->extras.len && !use; e++)
-                    use = resolver_pypi_marker_true(r, q, n->extras.items[e]);
-                if (use)
-                    note_req(r, q, &changed);
-            }
-        }
+        note_candidates(r, n, p, &changed);
     }
     return changed;
 }

@@ -325,6 +325,7 @@ static void rsv_free(rsv *r)
             free(n->extras.items[k]);
         ptrvec_release(&n->extras);
         ptrvec_release(&n->specs);
+        free(n->noted);
         free(n->name);
         free(n);
     }
