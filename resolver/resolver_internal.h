@@ -145,11 +145,6 @@ typedef struct rsv_npm_name {
     size_t followed_ranges;     /* ranges and tags whose versions' */
     size_t followed_tags;       /* dependencies are noted already */
     bool queued;                /* in rsv.npm_todo */
-    /* ENVLOCK_DEBUG_STATS only (resolver_npm_finish()'s crawl line); they
-     * decide nothing */
-    unsigned depth;             /* fetches on the chain that asked for it (root = 1) */
-    unsigned min_depth;         /* shortest chain from a root in the crawled graph */
-    double arrived_ms;          /* since the resolve began; 0: not seen arrive */
 } rsv_npm_name;
 
 typedef struct rsv_root {
@@ -190,9 +185,6 @@ typedef struct rsv {
     ptrvec npm_todo;            /* names with a packument and requirements
                                    not followed yet (resolver_npm.c) */
     bool npm_following;
-    unsigned npm_cur_depth;     /* depth of the packument whose arrival is followed */
-    unsigned npm_note_depth;    /* depth a name noted now gets (stats only) */
-    double npm_follow_ms;       /* time spent following arrivals (stats only) */
     /* apt */
     apt_loader *al;
     int apt_exact_lo, apt_exact_hi; /* r->job elements of apt's own answer
