@@ -185,6 +185,9 @@ typedef struct rsv {
     ptrvec npm_todo;            /* names with a packument and requirements
                                    not followed yet (resolver_npm.c) */
     bool npm_following;
+    unsigned npm_cur_depth;     /* depth of the packument whose arrival is followed */
+    unsigned npm_note_depth;    /* depth a name noted now gets (stats only) */
+    double npm_follow_ms;       /* time spent following arrivals (stats only) */
     /* apt */
     apt_loader *al;
     int apt_exact_lo, apt_exact_hi; /* r->job elements of apt's own answer

@@ -8,6 +8,7 @@
  * place where no other version of its name is visible. The previous lock's
  * names are submitted to the loader before the first cache run as a
  * prefetch; only names the crawl reaches count. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,7 @@ static rsv_npm_name *nname_get(rsv *r, const char *name)
         return n;
     n = xcalloc(1, sizeof *n);
     n->name = xstrdup(name);
+    n->depth = r->npm_note_depth;
     ptrvec_push(&r->npm_names, n);
     npm_loader_submit(r->nl, name);
     return n;
@@ -146,6 +148,7 @@ static void prefetch(rsv *r, const char *name)
 
 void resolver_npm_seed(rsv *r)
 {
+    r->npm_note_depth = 1;
     for (size_t i = 0; i < r->nroots; i++) {
         rsv_root *rt = &r->roots[i];
         if (rt->eco == RSV_NPM)
@@ -170,6 +173,9 @@ static bool follow(rsv *r, rsv_npm_name *n)
     const npm_packument *p = npm_loader_get(r->nl, n->name);
     if (!p)
         return false;
+    /* a name noted now waits for this packument and for the arrival being
+     * followed, whichever came later */
+    r->npm_note_depth = (n->depth > r->npm_cur_depth ? n->depth : r->npm_cur_depth) + 1;
     while (p->code == EL_OK &&
            (n->followed_ranges < n->ranges.len || n->followed_tags < n->tags.len)) {
         size_t from_r = n->followed_ranges, from_t = n->followed_tags;
@@ -227,8 +233,17 @@ static void follow_queued(rsv *r)
 void resolver_npm_loaded(npm_loader *l, const npm_packument *p, void *user)
 {
     (void)l;
-    (void)p;
-    follow_queued(user);
+    rsv *r = user;
+    if (r->npm_following)
+        return; /* an invalid name, failed inside a follow: only queued */
+    double t0 = resolver_now_ms();
+    rsv_npm_name *n = p && p->name ? nname_find(r, p->name) : NULL;
+    if (n && !n->arrived_ms)
+        n->arrived_ms = t0 - r->t0_ms;
+    r->npm_cur_depth = n ? n->depth : 0;
+    follow_queued(r);
+    r->npm_cur_depth = 0;
+    r->npm_follow_ms += resolver_now_ms() - t0;
 }
 
 /* After a cache run: follows what is left (names whose packuments came from
@@ -240,8 +255,111 @@ bool resolver_npm_round(rsv *r)
     return r->npm_names.len != before || r->npm_todo.len != 0;
 }
 
+/* ---- ENVLOCK_DEBUG_STATS: the crawl's critical path ---- */
+
+static int nname_ptr_cmp(const void *a, const void *b)
+{
+    const rsv_npm_name *const *x = a, *const *y = b;
+    return strcmp((*x)->name, (*y)->name);
+}
+
+static rsv_npm_name *sorted_find(rsv_npm_name **sorted, size_t n, const char *name)
+{
+    rsv_npm_name key = { .name = (char *)name }, *kp = &key;
+    rsv_npm_name **hit = bsearch(&kp, sorted, n, sizeof *sorted, nname_ptr_cmp);
+    return hit ? *hit : NULL;
+}
+
+/* Breadth-first from the roots over the edges follow() took (the relevant
+ * versions' dependencies): each name's shortest chain, the fewest
+ * sequential fetches any crawl needs to reach it. */
+static void min_depths(rsv *r, rsv_npm_name **sorted, size_t nn)
+{
+    rsv_npm_name **fifo = xcalloc(nn ? nn : 1, sizeof *fifo);
+    size_t head = 0, tail = 0;
+    for (size_t i = 0; i < nn; i++)
+        if (sorted[i]->depth == 1) {
+            sorted[i]->min_depth = 1;
+            fifo[tail++] = sorted[i];
+        }
+    while (head < tail) {
+        rsv_npm_name *n = fifo[head++];
+        const npm_packument *p = npm_loader_get(r->nl, n->name);
+        for (size_t k = 0; p && p->code == EL_OK && k < p->ncandidates; k++) {
+            const npm_version *v = &p->versions[k];
+            if (!relevant(n, p, v))
+                continue;
+            for (size_t d = 0; d < v->ndeps; d++) {
+                const npm_dep *dp = &v->deps[d];
+                const char *to = dp->spec_kind == NPM_SPEC_IS_ALIAS ? dp->alias_name : dp->name;
+                rsv_npm_name *t = to ? sorted_find(sorted, nn, to) : NULL;
+                if (t && !t->min_depth && dp->kind != NPM_DEP_PEER_OPTIONAL &&
+                    !bundled(v, dp->name)) {
+                    t->min_depth = n->min_depth + 1;
+                    fifo[tail++] = t;
+                }
+            }
+        }
+    }
+    free(fifo);
+}
+
+/* One line: names per depth as the crawl reached them (the chain of
+ * fetches that asked for each, root = 1: what this run waited for), per
+ * shortest depth, and the last arrival of each depth in ms since the
+ * resolve began; the time spent following arrivals (and computing this). */
+static void crawl_stats(rsv *r)
+{
+    double t0 = resolver_now_ms();
+    size_t nn = r->npm_names.len;
+    rsv_npm_name **sorted = xcalloc(nn ? nn : 1, sizeof *sorted);
+    unsigned maxd = 0;
+    for (size_t i = 0; i < nn; i++) {
+        sorted[i] = r->npm_names.items[i];
+        if (sorted[i]->depth > maxd)
+            maxd = sorted[i]->depth;
+    }
+    qsort(sorted, nn, sizeof *sorted, nname_ptr_cmp);
+    min_depths(r, sorted, nn);
+    size_t *at = xcalloc(maxd + 2, sizeof *at), *atmin = xcalloc(maxd + 2, sizeof *atmin);
+    double *last = xcalloc(maxd + 2, sizeof *last);
+    unsigned maxmin = 0;
+    for (size_t i = 0; i < nn; i++) {
+        const rsv_npm_name *n = sorted[i];
+        at[n->depth]++;
+        unsigned m = n->min_depth <= maxd ? n->min_depth : maxd + 1;
+        atmin[m]++;
+        if (m > maxmin)
+            maxmin = m;
+        if (n->arrived_ms > last[n->depth])
+            last[n->depth] = n->arrived_ms;
+    }
+    strbuf line = STRBUF_INIT;
+    sb_addf(&line, "envlock-stats: npm crawl: %zu names, depth %u (shortest %u); names per depth:",
+            nn, maxd, maxmin);
+    for (unsigned d = 1; d <= maxd; d++)
+        sb_addf(&line, " %u:%zu", d, at[d]);
+    sb_adds(&line, "; per shortest depth:");
+    for (unsigned d = 1; d <= maxmin; d++)
+        sb_addf(&line, " %u:%zu", d, atmin[d]);
+    sb_adds(&line, "; last arrival per depth, ms:");
+    for (unsigned d = 1; d <= maxd; d++)
+        sb_addf(&line, " %u:%.0f", d, last[d]);
+    sb_addf(&line, "; %.0f ms following arrivals, %.0f ms for this line", r->npm_follow_ms,
+            resolver_now_ms() - t0);
+    fprintf(stderr, "%s\n", line.buf);
+    sb_release(&line);
+    free(at);
+    free(atmin);
+    free(last);
+    free(sorted);
+}
+
 el_code resolver_npm_finish(rsv *r)
 {
+    const char *env = getenv("ENVLOCK_DEBUG_STATS");
+    if (env && env[0] && strcmp(env, "0") != 0)
+        crawl_stats(r);
     for (size_t i = 0; i < r->npm_names.len; i++) {
         rsv_npm_name *n = r->npm_names.items[i];
         const npm_packument *p = npm_loader_get(r->nl, n->name);
