@@ -145,6 +145,11 @@ typedef struct rsv_npm_name {
     size_t followed_ranges;     /* ranges and tags whose versions' */
     size_t followed_tags;       /* dependencies are noted already */
     bool queued;                /* in rsv.npm_todo */
+    /* ENVLOCK_DEBUG_STATS only (resolver_npm_finish()'s crawl line); they
+     * decide nothing */
+    unsigned depth;             /* fetches on the chain that asked for it (root = 1) */
+    unsigned min_depth;         /* shortest chain from a root in the crawled graph */
+    double arrived_ms;          /* since the resolve began; 0: not seen arrive */
 } rsv_npm_name;
 
 typedef struct rsv_root {
