@@ -253,6 +253,11 @@ typedef struct npm_parse_options {
  *  or "invalid_packument", static) and *err (malloc'd sentence). */
 int npm_packument_parse(const char *body, size_t len, const npm_parse_options *o,
                         npm_packument **out, const char **reason, char **err);
+/* npm_packument_parse_full_tree() :
+ *  For tests only: npm_packument_parse() from json-c's whole tree instead
+ *  of the pruned one, to show both give the same records and failures. */
+int npm_packument_parse_full_tree(const char *body, size_t len, const npm_parse_options *o,
+                                  npm_packument **out, const char **reason, char **err);
 void npm_packument_free(npm_packument *p);
 
 /* npm_tarball_assign() :

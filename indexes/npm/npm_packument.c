@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "npm_index.h"
+#include "npm_json_prune.h"
 #include "npm_spec.h"
 
 /* ---- small tables ---- */
@@ -697,6 +698,34 @@ static const char *identity_of(arena *a, const npm_packument *p, bool with_times
     return arena_sprintf(a, "sha256:%s", hex);
 }
 
+/* ---- what of a document is read ---- */
+
+/* The members read_version() and parse() read, and so the only ones the
+ * document's tree is built with (npm_json_prune.h): a full packument is
+ * mostly readmes, maintainers and descriptions nobody here reads. A field
+ * read_version() starts reading must be added here; npm_index_unit_prune
+ * compares models from this tree and from the whole one over every fixture. */
+static const npm_json_keep keep_dist[] = {
+    { .name = "tarball" }, { .name = "shasum" }, { .name = "integrity" }, { 0 },
+};
+static const npm_json_keep keep_scripts[] = { /* only whether they exist is read */
+    { .name = "preinstall" }, { .name = "install" }, { .name = "postinstall" }, { 0 },
+};
+static const npm_json_keep keep_manifest[] = {
+    { .name = "dependencies" }, { .name = "optionalDependencies" },
+    { .name = "peerDependencies" }, { .name = "peerDependenciesMeta" },
+    { .name = "bundleDependencies" }, { .name = "bundledDependencies" },
+    { .name = "deprecated" }, { .name = "os" }, { .name = "cpu" }, { .name = "libc" },
+    { .name = "engines" }, { .name = "hasInstallScript" },
+    { .name = "scripts", .only = keep_scripts }, { .name = "dist", .only = keep_dist },
+    { 0 },
+};
+static const npm_json_keep keep_versions[] = { { .any = true, .only = keep_manifest }, { 0 } };
+static const npm_json_keep keep_document[] = {
+    { .name = "name" }, { .name = "error" }, { .name = "modified" }, { .name = "dist-tags" },
+    { .name = "time" }, { .name = "versions", .only = keep_versions }, { 0 },
+};
+
 static int fail_parse(const char **reason, char **err, const char *why, char *msg)
 {
     *reason = why;
@@ -704,8 +733,8 @@ static int fail_parse(const char **reason, char **err, const char *why, char *ms
     return -1;
 }
 
-int npm_packument_parse(const char *body, size_t len, const npm_parse_options *o,
-                        npm_packument **out, const char **reason, char **err)
+static int parse(const char *body, size_t len, const npm_parse_options *o, bool full_tree,
+                 npm_packument **out, const char **reason, char **err)
 {
     *out = NULL;
     *reason = NULL;
@@ -729,20 +758,18 @@ int npm_packument_parse(const char *body, size_t len, const npm_parse_options *o
         return fail_parse(reason, err, "invalid_cutoff",
                           xasprintf("the cutoff `%s` is not an RFC 3339 time", t.cutoff));
 
-    json_tokener *tok = json_tokener_new_ex(64);
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    json_object *doc = json_tokener_parse_ex(tok, body, (int)len);
-    enum json_tokener_error jerr = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    if (!doc || jerr != json_tokener_success || end != len) {
-        json_object_put(doc);
-        const char *what = len == 0 ? "the body is empty"
-                           : jerr == json_tokener_continue ? "it ends early (truncated JSON)"
-                           : jerr == json_tokener_success ? "it has data after the JSON value"
-                                                          : json_tokener_error_desc(jerr);
-        return fail_parse(reason, err, "invalid_packument",
-                          xasprintf("the packument of %s is not valid JSON: %s", name, what));
+    json_object *doc = NULL;
+    char *what = NULL;
+    int rc = len == 0 ? -1
+             : full_tree ? npm_json_parse_full(body, len, &doc, &what)
+                         : npm_json_prune_parse(body, len, keep_document, &doc, &what);
+    if (rc != 0 || !doc) {
+        char *m = xasprintf("the packument of %s is not valid JSON: %s", name,
+                            len == 0 ? "the body is empty"
+                            : what   ? what
+                                     : "it has data after the JSON value");
+        free(what);
+        return fail_parse(reason, err, "invalid_packument", m);
     }
     if (!json_object_is_type(doc, json_type_object)) {
         char *m = xasprintf("the packument of %s is a JSON %s, not an object", name, type_name(doc));
@@ -833,6 +860,18 @@ int npm_packument_parse(const char *body, size_t len, const npm_parse_options *o
     p->identity = identity_of(x.a, p, x.have_cutoff);
     *out = p;
     return 0;
+}
+
+int npm_packument_parse(const char *body, size_t len, const npm_parse_options *o,
+                        npm_packument **out, const char **reason, char **err)
+{
+    return parse(body, len, o, false, out, reason, err);
+}
+
+int npm_packument_parse_full_tree(const char *body, size_t len, const npm_parse_options *o,
+                                  npm_packument **out, const char **reason, char **err)
+{
+    return parse(body, len, o, true, out, reason, err);
 }
 
 void npm_packument_free(npm_packument *p)

@@ -4,19 +4,67 @@
  * checked for the parser's promises: candidates first and in semver order,
  * excluded versions carry a reason id and a sentence, candidates have a
  * tarball, flags stay in range, dist-tags sorted. A failure must come with
- * one of the two reasons and a message. */
+ * one of the two reasons and a message. The pruned tree the parser builds
+ * must give what json-c's whole tree gives (npm_packument_parse_full_tree()):
+ * the same parsed form bytes, or a failure for the same reason; only where
+ * json-c's strict mode accepts what RFC 8259 (and yajl) refuses may the
+ * pruned parse fail alone. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <yajl/yajl_parse.h>
+
 #include "npm_index.h"
 
+static const char SHA0[] = "0000000000000000000000000000000000000000000000000000000000000000";
+
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
+
+/* yajl alone (no tree) accepts the document up to its first NUL. */
+static bool yajl_accepts(const char *data, size_t size)
+{
+    size_t n = strnlen(data, size);
+    yajl_handle h = yajl_alloc(NULL, NULL, NULL);
+    bool ok = yajl_parse(h, (const unsigned char *)data, n) == yajl_status_ok &&
+              yajl_complete_parse(h) == yajl_status_ok;
+    yajl_free(h);
+    return ok;
+}
+
+static void differential(const char *data, size_t size, const npm_parse_options *o)
+{
+    npm_packument *p = NULL, *q = NULL;
+    const char *rp = NULL, *rq = NULL;
+    char *ep = NULL, *eq = NULL;
+    int a = npm_packument_parse(data, size, o, &p, &rp, &ep);
+    int b = npm_packument_parse_full_tree(data, size, o, &q, &rq, &eq);
+    if (a != 0 && b == 0) {
+        CHECK(!yajl_accepts(data, size)); /* json-c's laxity, nothing else */
+    } else {
+        CHECK(a == b);
+        if (a != 0) {
+            CHECK(strcmp(rp, rq) == 0);
+        } else {
+            strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+            npm_packument_blob_write(p, SHA0, o, &x);
+            npm_packument_blob_write(q, SHA0, o, &y);
+            CHECK(x.len == y.len && memcmp(x.buf, y.buf, x.len) == 0);
+            sb_release(&x);
+            sb_release(&y);
+        }
+    }
+    npm_packument_free(p);
+    npm_packument_free(q);
+    free(ep);
+    free(eq);
+}
 
 static void check(const char *data, size_t size, const npm_target *t, const char *served)
 {
     npm_parse_options o = { .name = NULL, .target = t, .served_base = served,
                             .max_bytes = 1u << 20 };
+    differential(data, size, &o);
     npm_packument *p = NULL;
     const char *reason = NULL;
     char *err = NULL;
