@@ -37,6 +37,8 @@ typedef struct prune {
     const npm_json_keep *next_only;
     bool completing;              /* inside yajl_complete_parse() */
     bool ends_early;              /* a top-level number or literal at the end */
+    bool ended;                   /* the top-level value is complete ... */
+    size_t value_end;             /* ... and ended here */
     const char *fail;             /* our own refusal (static) */
 } prune;
 
@@ -116,6 +118,8 @@ static bool placed(prune *p, const npm_json_keep **only)
 static void attach(prune *p, json_object *v)
 {
     if (p->depth == 0) {
+        p->ended = true; /* a container: not yet, see open_container() */
+        p->value_end = p->completing ? p->stop : yajl_get_bytes_consumed(p->h);
         p->root = v;
         return;
     }
@@ -235,6 +239,8 @@ static int open_container(prune *p, bool object)
         o = object ? json_object_new_object() : json_object_new_array();
         attach(p, o);
     }
+    if (p->depth == 0)
+        p->ended = false;
     p->stack[p->depth].obj = o;
     p->stack[p->depth].only = object ? only : NULL;
     p->depth++;
@@ -246,8 +252,22 @@ static int on_start_array(void *ctx) { return open_container(ctx, false); }
 
 static int on_end(void *ctx)
 {
-    ((prune *)ctx)->depth--;
+    prune *p = ctx;
+    if (--p->depth == 0) {
+        p->ended = true;
+        p->value_end = yajl_get_bytes_consumed(p->h);
+    }
     return 1;
+}
+
+/* yajl takes an unterminated string (or number, literal) after the value
+ * for more input at the end and then says nothing: json-c refuses it. */
+static bool only_space_after(const prune *p)
+{
+    for (size_t i = p->value_end; i < p->stop; i++)
+        if (!strchr(" \t\n\r", p->body[i]))
+            return false;
+    return true;
 }
 
 static const yajl_callbacks callbacks = {
@@ -327,6 +347,8 @@ static char *judge(prune *p, yajl_status st)
     if (st == yajl_status_client_canceled)
         return xstrdup(p->fail ? p->fail : "unexpected character");
     bool complete = st == yajl_status_ok;
+    if (p->ended && !only_space_after(p))
+        return xstrdup("unexpected character");
     char c = p->stop < p->len ? p->body[p->stop] : 0;
     if (p->stop == p->len)
         return complete && !p->ends_early ? NULL : xstrdup("it ends early (truncated JSON)");
