@@ -180,6 +180,8 @@ typedef struct rsv {
     bool pt_ok;
     pypi_loader *pl;
     ptrvec pypi_names;          /* rsv_pypi_name * */
+    ptrvec pypi_ahead;          /* names (r->mem) asked for ahead of the
+                                   crawl, which it will reach (meta_arrived()) */
     ptrvec preinst;             /* pypi_requirement * of the base's preinstalled dists */
     ptrvec owned_versions;      /* pypi_version * parsed here */
     int pre_mode;               /* RSV_PRE_* of rq->prereleases */

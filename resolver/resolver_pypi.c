@@ -168,9 +168,49 @@ static void prefetch(rsv *r, const char *name)
         pypi_loader_submit(r->pl, name, RSV_PYPI_WINDOW);
 }
 
+static bool ahead(const rsv *r, const char *canon)
+{
+    return has_str(&r->pypi_ahead, canon);
+}
+
+/* The metadata of a candidate of a name the crawl reaches arrived (from
+ * cache_run()): the pages of its requirements, with the window every
+ * reached name starts with, are asked of the loader now, as prefetch()
+ * asks for the previous lock's names, instead of after the run. A round
+ * notes exactly these (every loaded candidate of a crawled name, markers
+ * true under the extras it has: at least "", which is all this uses for a
+ * name not crawled yet, and the extras it has now) and asks the same
+ * window, so the loader, the crawl and the pool end as they would
+ * without this; such a name is reached, so its own requirements are asked
+ * ahead in turn. Only the level barrier goes: a page is fetched when its
+ * dependent's metadata arrives, not after the slowest of the level (and
+ * the PEP 658 fetches of its newest versions follow it at once). */
+static void meta_arrived(pypi_loader *l, const pypi_project *p, size_t ci, void *user)
+{
+    (void)l;
+    rsv *r = user;
+    const rsv_pypi_name *n = pname_find(r, p->name);
+    const pypi_candidate *pc = &p->cands[ci];
+    if ((n && n->held) || (!n && !ahead(r, p->name)) || pc->excluded)
+        return;
+    for (size_t d = 0; d < pc->ndeps; d++) {
+        const pypi_requirement *q = pc->deps[d].req;
+        if (!q || pname_find(r, q->canonical_name) || ahead(r, q->canonical_name))
+            continue;
+        bool use = resolver_pypi_marker_true(r, q, "");
+        for (size_t e = 0; n && e < n->extras.len && !use; e++)
+            use = resolver_pypi_marker_true(r, q, n->extras.items[e]);
+        if (use) {
+            ptrvec_push(&r->pypi_ahead, arena_strdup(r->mem, q->canonical_name));
+            prefetch(r, q->canonical_name);
+        }
+    }
+}
+
 void resolver_pypi_seed(rsv *r)
 {
     bool changed = false;
+    pypi_loader_on_meta(r->pl, meta_arrived, r);
     for (size_t i = 0; i < r->nroots; i++) {
         rsv_root *rt = &r->roots[i];
         if (rt->eco == RSV_PYPI && !rt->skipped)

@@ -330,6 +330,7 @@ static void rsv_free(rsv *r)
         free(n);
     }
     ptrvec_release(&r->pypi_names);
+    ptrvec_release(&r->pypi_ahead);
     for (size_t i = 0; i < r->npm_names.len; i++) {
         rsv_npm_name *n = r->npm_names.items[i];
         ptrvec_release(&n->ranges);

@@ -473,6 +473,14 @@ void pypi_loader_free(pypi_loader *l);
  *  a later index could serve a look-alike of a private name. */
 void pypi_loader_submit(pypi_loader *l, const char *name, size_t window);
 
+/* pypi_loader_on_meta() :
+ *  Calls fn (from cache_run(), after the loader's own bookkeeping) each time
+ *  the metadata of one of a project's candidates (p->cands[cand]) has
+ *  loaded: for a crawl that asks for the next level's pages as soon as
+ *  their dependents' metadata arrives, not after the run. fn may submit. */
+typedef void (*pypi_meta_fn)(pypi_loader *l, const pypi_project *p, size_t cand, void *user);
+void pypi_loader_on_meta(pypi_loader *l, pypi_meta_fn fn, void *user);
+
 /* pypi_loader_get() :
  *  The project after cache_run(), or NULL if it was never submitted.
  *  Borrowed until pypi_loader_free(). */

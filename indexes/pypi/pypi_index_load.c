@@ -113,6 +113,8 @@ struct pypi_loader {
     ptrvec reqs;      /* pypi_requirement * */
     ptrvec versions;  /* pypi_version * */
     blob_count blobs; /* pages read from their parsed form / stored as one */
+    pypi_meta_fn on_meta;
+    void *on_meta_user;
 };
 
 pypi_loader *pypi_loader_new(cache *c, const pypi_target *t, const char *const *indexes,
@@ -1140,7 +1142,15 @@ static void meta_done(cache *c, cache_response *r, void *user)
         }
     }
     fill_window(p);
+    if (cand->meta == PYPI_META_LOADED && p->l->on_meta)
+        p->l->on_meta(p->l, &p->pub, m->ci, p->l->on_meta_user);
     (void)c;
+}
+
+void pypi_loader_on_meta(pypi_loader *l, pypi_meta_fn fn, void *user)
+{
+    l->on_meta = fn;
+    l->on_meta_user = user;
 }
 
 /* ---- submitting ---- */
