@@ -10,6 +10,7 @@
  * accepted by json-c and refused by the pruned parser.
  * Usage: npm_index_unit_prune [FILE|DIR...]; exit 1 on any difference. */
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +29,16 @@ static const npm_parse_options opts[] = {
     { .name = NULL, .served_base = "http://127.0.0.1:4873/npm/" },
 };
 
-static void fail(const char *what, const char *fmt, const char *a, const char *b)
+static void fail(const char *what, const char *fmt, ...) EL_PRINTF(2, 3);
+
+static void fail(const char *what, const char *fmt, ...)
 {
     failures++;
     fprintf(stderr, "FAIL %s: ", what);
-    fprintf(stderr, fmt, a ? a : "(null)", b ? b : "(null)");
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fputc('\n', stderr);
 }
 
@@ -55,17 +61,17 @@ static void compare(const char *doc, size_t len, const char *what, int expect)
             fail(what, "pruned: %s; full tree: %s", ep ? ep : "parsed", eq ? eq : "parsed");
         } else if (a != 0) {
             if (strcmp(rp, rq) != 0 || (expect != 3 && strcmp(ep, eq) != 0))
-                fail(what, "failures differ: `%s` vs `%s`", ep, eq);
+                fail(what, "failures differ: `%s` vs `%s`", ep ? ep : "(null)", eq ? eq : "(null)");
             if (expect == 0)
-                fail(what, "expected a parse, got `%s`%s", ep, "");
+                fail(what, "expected a parse, got `%s`", ep ? ep : "(null)");
         } else {
             strbuf x = STRBUF_INIT, y = STRBUF_INIT;
             npm_packument_blob_write(p, SHA0, &opts[k], &x);
             npm_packument_blob_write(q, SHA0, &opts[k], &y);
             if (x.len != y.len || memcmp(x.buf, y.buf, x.len) != 0)
-                fail(what, "the models differ%s%s", "", "");
+                fail(what, "the models differ");
             if (expect == 1 || expect == 3)
-                fail(what, "expected a failure, both parsed%s%s", "", "");
+                fail(what, "expected a failure, both parsed");
             sb_release(&x);
             sb_release(&y);
         }
@@ -231,7 +237,7 @@ static void compare_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fail(path, "cannot open%s%s", "", "");
+        fail(path, "cannot open");
         return;
     }
     strbuf sb = STRBUF_INIT;
@@ -248,7 +254,7 @@ static void walk(const char *path)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        fail(path, "missing%s%s", "", "");
+        fail(path, "missing");
         return;
     }
     if (!S_ISDIR(st.st_mode)) {
