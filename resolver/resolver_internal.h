@@ -150,6 +150,11 @@ typedef struct rsv_npm_name {
     unsigned depth;             /* fetches on the chain that asked for it (root = 1) */
     unsigned min_depth;         /* shortest chain from a root in the crawled graph */
     double arrived_ms;          /* since the resolve began; 0: not seen arrive */
+    /* relevant()'s memo: rel[k] for candidate k of rel_p, valid while the
+     * name has rel_ranges ranges and rel_tags tags */
+    const void *rel_p;
+    bool *rel;
+    size_t rel_ranges, rel_tags;
 } rsv_npm_name;
 
 typedef struct rsv_root {
@@ -192,6 +197,7 @@ typedef struct rsv {
     ptrvec npm_todo;            /* names with a packument and requirements
                                    not followed yet (resolver_npm.c) */
     bool npm_following;
+    void *npm_index;            /* tsearch tree of npm_names' entries, by name */
     unsigned npm_cur_depth;     /* depth of the packument whose arrival is followed */
     unsigned npm_note_depth;    /* depth a name noted now gets (stats only) */
     double npm_follow_ms;       /* time spent following arrivals (stats only) */
@@ -267,6 +273,8 @@ bool resolver_pypi_exact_pin(const pypi_specset *s);
 bool resolver_pypi_recheck(rsv *r);
 /* resolver_npm.c */
 void resolver_npm_seed(rsv *r);
+/* resolver_npm_free_index() : empties r->npm_index (before the names go). */
+void resolver_npm_free_index(rsv *r);
 /* resolver_npm_loaded() : the npm loader's `loaded` callback (user: the rsv). */
 void resolver_npm_loaded(npm_loader *l, const npm_packument *p, void *user);
 bool resolver_npm_round(rsv *r);

@@ -8,6 +8,7 @@
  * place where no other version of its name is visible. The previous lock's
  * names are submitted to the loader before the first cache run as a
  * prefetch; only names the crawl reaches count. */
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +21,25 @@
 #include "npm_spec.h"
 #include "resolver_internal.h"
 
+static int nname_tree_cmp(const void *a, const void *b)
+{
+    const rsv_npm_name *x = a, *y = b;
+    return strcmp(x->name, y->name);
+}
+
+/* By name through r->npm_index (a tsearch tree of npm_names' entries): the
+ * crawl looks a name up for every dependency of every version it follows. */
 static rsv_npm_name *nname_find(const rsv *r, const char *name)
 {
-    for (size_t i = 0; i < r->npm_names.len; i++) {
-        rsv_npm_name *n = r->npm_names.items[i];
-        if (strcmp(n->name, name) == 0)
-            return n;
-    }
-    return NULL;
+    rsv_npm_name key = { .name = (char *)name };
+    void *const *hit = tfind(&key, &r->npm_index, nname_tree_cmp);
+    return hit ? *(rsv_npm_name *const *)hit : NULL;
+}
+
+void resolver_npm_free_index(rsv *r)
+{
+    while (r->npm_index) /* tdestroy() is GNU's; this is POSIX */
+        tdelete(*(void **)r->npm_index, &r->npm_index, nname_tree_cmp);
 }
 
 static rsv_npm_name *nname_get(rsv *r, const char *name)
@@ -39,6 +51,7 @@ static rsv_npm_name *nname_get(rsv *r, const char *name)
     n->name = xstrdup(name);
     n->depth = r->npm_note_depth;
     ptrvec_push(&r->npm_names, n);
+    tsearch(n, &r->npm_index, nname_tree_cmp);
     npm_loader_submit(r->nl, name);
     return n;
 }
@@ -125,9 +138,24 @@ static bool relevant_from(const rsv_npm_name *n, const npm_packument *p, const n
     return false;
 }
 
-static bool relevant(const rsv_npm_name *n, const npm_packument *p, const npm_version *v)
+/* Memoized per name: the pool is built after the crawl, when a name's
+ * requirements no longer grow, and asks this for every candidate of a name
+ * once per dependency on it (npm_dep_id()), each test going through every
+ * range noted on the name (one per dependent version). */
+static bool relevant(const rsv_npm_name *cn, const npm_packument *p, const npm_version *v)
 {
-    return relevant_from(n, p, v, 0, 0);
+    rsv_npm_name *n = (rsv_npm_name *)cn;
+    if (n->rel_p != p || n->rel_ranges != n->ranges.len || n->rel_tags != n->tags.len) {
+        free(n->rel);
+        n->rel = xcalloc(p->ncandidates ? p->ncandidates : 1, sizeof *n->rel);
+        for (size_t k = 0; k < p->ncandidates; k++)
+            n->rel[k] = relevant_from(n, p, &p->versions[k], 0, 0);
+        n->rel_p = p;
+        n->rel_ranges = n->ranges.len;
+        n->rel_tags = n->tags.len;
+    }
+    size_t k = (size_t)(v - p->versions);
+    return k < p->ncandidates ? n->rel[k] : relevant_from(n, p, v, 0, 0);
 }
 
 static bool bundled(const npm_version *v, const char *name)
@@ -214,8 +242,8 @@ static void follow_queued(rsv *r)
         if (follow(r, n)) {
             n->queued = false;
             r->npm_todo.items[i] = r->npm_todo.items[r->npm_todo.len - 1];
-            r->npm_todo.len--;
-            i = 0; /* following may have queued names already loaded */
+            r->npm_todo.len--; /* slot i is checked again; names following
+                                  queued are appended, so this pass reaches them */
         } else {
             i++;
         }

@@ -331,10 +331,12 @@ static void rsv_free(rsv *r)
     }
     ptrvec_release(&r->pypi_names);
     ptrvec_release(&r->pypi_ahead);
+    resolver_npm_free_index(r);
     for (size_t i = 0; i < r->npm_names.len; i++) {
         rsv_npm_name *n = r->npm_names.items[i];
         ptrvec_release(&n->ranges);
         ptrvec_release(&n->tags);
+        free(n->rel);
         free(n->name);
         free(n);
     }

@@ -9,6 +9,7 @@
  * size cap, and the Authorization header (computed once per loader, handed
  * to the cache, which sends it to the registry's host only and never stores
  * it). Parsing is npm_packument.c's. */
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +34,18 @@ struct npm_loader {
     void (*loaded)(npm_loader *l, const npm_packument *p, void *user);
     void *user;
     ptrvec items;          /* load_item*, submission order */
+    void *by_name;         /* tsearch tree of the same, by name: a crawl asks
+                              for hundreds of names, each many times */
     size_t blobs_read;     /* packuments read from their parsed form */
     size_t blobs_written;
 };
 
 static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
+
+static int item_cmp(const void *a, const void *b)
+{
+    return strcmp(((const load_item *)a)->name, ((const load_item *)b)->name);
+}
 
 npm_loader *npm_loader_new(cache *c, const npm_loader_options *o)
 {
@@ -75,6 +83,8 @@ void npm_loader_free(npm_loader *l)
 {
     if (!l)
         return;
+    while (l->by_name) /* tdestroy() is GNU's; this is POSIX */
+        tdelete(*(void **)l->by_name, &l->by_name, item_cmp);
     for (size_t i = 0; i < l->items.len; i++) {
         load_item *it = l->items.items[i];
         npm_packument_free(it->p);
@@ -98,12 +108,9 @@ void npm_loader_free(npm_loader *l)
 
 static load_item *find(const npm_loader *l, const char *name)
 {
-    for (size_t i = 0; i < l->items.len; i++) {
-        load_item *it = l->items.items[i];
-        if (strcmp(it->name, name) == 0)
-            return it;
-    }
-    return NULL;
+    load_item key = { .name = (char *)name };
+    void *const *hit = tfind(&key, &l->by_name, item_cmp);
+    return hit ? *(load_item *const *)hit : NULL;
 }
 
 /* A packument that records a failure and holds no versions. */
@@ -257,6 +264,7 @@ void npm_loader_submit(npm_loader *l, const char *name)
     it->l = l;
     it->name = xstrdup(name);
     ptrvec_push(&l->items, it);
+    tsearch(it, &l->by_name, item_cmp);
     char *err = NULL;
     if (npm_name_check(name, NPM_NAME_LEGACY, &err) != 0) {
         char *msg = xasprintf("`%s` is not an npm package name: %s", name, err);
