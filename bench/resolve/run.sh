@@ -2,7 +2,9 @@
 # bench/resolve/run.sh [BUILD_DIR] — speed and memory of `envlock resolve`
 # (issue 4, "Speed and memory"), side by side with the ecosystems' tools on
 # the same inputs, interleaved (every tool once per round, best of
-# $BENCH_RUNS rounds, default 5), wall time and peak RSS (GNU time).
+# $BENCH_RUNS rounds, default 5), wall time and peak RSS (GNU time); then
+# $BENCH_COLD_RUNS (default 3) cold rounds of the Python and npm parts, every
+# tool from an empty cache (pypi:*-cold, npm:*-cold).
 #
 # The combined workload (specs/combined.yaml, a DataGen recipe): the "Data
 # Science" template's ten Python packages from a fixture PyPI mirror
@@ -198,6 +200,20 @@ while [ $i -lt "$runs" ]; do
     timed apt:envlock-offline envlock_resolve apt --offline
     timed apt:apt-get apt_resolve
     i=$((i + 1))
+done
+# ---- cold rounds: every tool from an empty cache, interleaved ----
+cold=${BENCH_COLD_RUNS:-3}
+i=0
+while [ $i -lt "$cold" ]; do
+    timed pypi:envlock-cold envlock_cold pypi
+    # shellcheck disable=SC2086
+    timed pypi:pip-cold pip_cold $py_pkgs
+    timed npm:envlock-cold envlock_cold npm
+    timed npm:npm-cold npm_cold
+    i=$((i + 1))
+done
+for s in pypi npm; do
+    cmp -s "$work/$s.lock" "$work/$s-cold.lock" || echo "!! $s: the cold lock differs from the warm one" >&2
 done
 load_mid=$(cut -d' ' -f1-3 /proc/loadavg)
 

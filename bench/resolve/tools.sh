@@ -24,6 +24,24 @@ envlock_revalidate() { # SPEC: against the server that sends validators only,
         --bases "$here/bases.yaml" -o "$work/$spec-rv.lock" "$@"
 }
 
+envlock_cold() { # SPEC: from an empty cache (the last one removed first), so
+    # every page and metadata file is fetched, against the max-age server
+    rm -rf "$work/envlock-cache-cold"
+    # shellcheck disable=SC2086
+    "$el" --quiet --cache-dir "$work/envlock-cache-cold" $mirrors resolve "$here/specs/$1.yaml" \
+        --bases "$here/bases.yaml" -o "$work/$1-cold.lock"
+}
+
+pip_cold() { # PACKAGES...: pip_resolve from an empty cache
+    rm -rf "$work/pip-cache-cold"
+    pip_resolve "${url}pypi/pypi/simple/" "$work/pip-cache-cold" "$@"
+}
+
+npm_cold() { # npm_resolve from an empty cache
+    rm -rf "$work/npm-cache-cold"
+    npm_resolve "$url" "$work/npm-cache-cold"
+}
+
 pip_resolve() { # INDEX_URL CACHE PACKAGES...
     index=$1 cache=$2
     shift 2
