@@ -141,6 +141,21 @@ int file_mkdirs(const char *path);
 bool file_holds(const char *path, const void *data, size_t len);
 
 /* ---- hashing (OpenSSL lives behind these two) ---- */
+/* The little-endian integers of the binary parsed forms (binform.c):
+ * bin_put_*() append to a strbuf; a bin_reader reads from p to end, and
+ * the first read past the end (or, for bin_u8, a value over `max`) sets
+ * `bad`, after which every read gives 0. */
+typedef struct bin_reader {
+    const unsigned char *p, *end;
+    bool bad;
+} bin_reader;
+void bin_put_u32(strbuf *sb, uint32_t v);
+void bin_put_u64(strbuf *sb, uint64_t v);
+bool bin_need(bin_reader *r, size_t n);
+uint32_t bin_u32(bin_reader *r);
+uint64_t bin_u64(bin_reader *r);
+unsigned bin_u8(bin_reader *r, unsigned max);
+
 /* hex_encode() : the 2n lowercase hex digits of `data` + NUL into out.
  * hex_decode() : the n bytes that exactly 2n lowercase hex digits `s`
  *  spell into out; false (out undefined) for anything else. */

@@ -72,35 +72,24 @@ char *npm_packument_blob_name(const char *body_sha256, const npm_parse_options *
 
 /* ---- writing ---- */
 
-static void put_u32(strbuf *sb, uint32_t v)
-{
-    unsigned char b[4] = { (unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-                           (unsigned char)(v >> 24) };
-    sb_add(sb, b, 4);
-}
 
-static void put_u64(strbuf *sb, uint64_t v)
-{
-    put_u32(sb, (uint32_t)v);
-    put_u32(sb, (uint32_t)(v >> 32));
-}
 
 static void put_u8(strbuf *sb, unsigned v) { sb_addc(sb, (char)(unsigned char)v); }
 
 static void put_str(strbuf *sb, const char *s)
 {
     if (!s) {
-        put_u32(sb, NULL_LEN);
+        bin_put_u32(sb, NULL_LEN);
         return;
     }
     size_t n = strlen(s);
-    put_u32(sb, (uint32_t)n);
+    bin_put_u32(sb, (uint32_t)n);
     sb_add(sb, s, n);
 }
 
 static void put_list(strbuf *sb, const char *const *v, size_t n)
 {
-    put_u32(sb, (uint32_t)n);
+    bin_put_u32(sb, (uint32_t)n);
     for (size_t i = 0; i < n; i++)
         put_str(sb, v[i]);
 }
@@ -124,7 +113,7 @@ static void put_version(strbuf *sb, const npm_version *v)
 {
     put_str(sb, v->version);
     put_u8(sb, v->semver.version != NULL);
-    put_u32(sb, (uint32_t)v->ndeps);
+    bin_put_u32(sb, (uint32_t)v->ndeps);
     for (size_t i = 0; i < v->ndeps; i++) {
         const npm_dep *d = &v->deps[i];
         put_str(sb, d->name);
@@ -140,7 +129,7 @@ static void put_version(strbuf *sb, const npm_version *v)
     put_list(sb, v->os, v->nos);
     put_list(sb, v->cpu, v->ncpu);
     put_list(sb, v->libc, v->nlibc);
-    put_u32(sb, (uint32_t)v->nengines);
+    bin_put_u32(sb, (uint32_t)v->nengines);
     for (size_t i = 0; i < v->nengines; i++) {
         put_str(sb, v->engines[i].name);
         put_str(sb, v->engines[i].range);
@@ -149,8 +138,8 @@ static void put_version(strbuf *sb, const npm_version *v)
     put_str(sb, v->shasum);
     put_str(sb, v->tarball_served ? v->tarball_served : v->tarball);
     put_str(sb, v->time);
-    put_u64(sb, (uint64_t)v->time_ms);
-    put_u32(sb, v->flags & ~NPM_FLAG_TARBALL_REBASED);
+    bin_put_u64(sb, (uint64_t)v->time_ms);
+    bin_put_u32(sb, v->flags & ~NPM_FLAG_TARBALL_REBASED);
     put_u8(sb, v->excluded);
     put_str(sb, v->why);
 }
@@ -165,24 +154,24 @@ void npm_packument_blob_write(const npm_packument *p, const char *body_sha256,
     put_str(&pl, p->modified);
     put_str(&pl, p->identity);
     put_u8(&pl, p->full);
-    put_u32(&pl, (uint32_t)p->ntags);
+    bin_put_u32(&pl, (uint32_t)p->ntags);
     for (size_t i = 0; i < p->ntags; i++) {
         put_str(&pl, p->tags[i].tag);
         put_str(&pl, p->tags[i].version);
     }
-    put_u32(&pl, (uint32_t)p->nversions);
-    put_u32(&pl, (uint32_t)p->ncandidates);
+    bin_put_u32(&pl, (uint32_t)p->nversions);
+    bin_put_u32(&pl, (uint32_t)p->ncandidates);
     for (size_t i = 0; i < p->nversions; i++)
         put_version(&pl, &p->versions[i]);
 
     char key[65];
     options_key(o, key);
     sb_add(out, MAGIC, 8);
-    put_u32(out, NPM_BLOB_FORMAT);
+    bin_put_u32(out, NPM_BLOB_FORMAT);
     sb_add(out, body_sha256, 64);
     sb_add(out, key, 64);
-    put_u64(out, pl.len);
-    put_u32(out, (uint32_t)crc32_z(0, (const unsigned char *)pl.buf, pl.len));
+    bin_put_u64(out, pl.len);
+    bin_put_u32(out, (uint32_t)crc32_z(0, (const unsigned char *)pl.buf, pl.len));
     sb_add(out, pl.buf, pl.len);
     sb_release(&pl);
 }
@@ -190,55 +179,25 @@ void npm_packument_blob_write(const npm_packument *p, const char *body_sha256,
 /* ---- reading ---- */
 
 typedef struct rd {
-    const unsigned char *p, *end;
-    bool bad;
+    bin_reader b;
     arena *a;
 } rd;
 
-static bool need(rd *r, size_t n)
-{
-    if (r->bad || (size_t)(r->end - r->p) < n)
-        r->bad = true;
-    return !r->bad;
-}
 
-static uint32_t get_u32(rd *r)
-{
-    if (!need(r, 4))
-        return 0;
-    uint32_t v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
-                 (uint32_t)r->p[3] << 24;
-    r->p += 4;
-    return v;
-}
 
-static uint64_t get_u64(rd *r)
-{
-    uint64_t lo = get_u32(r);
-    return lo | (uint64_t)get_u32(r) << 32;
-}
 
-static unsigned get_u8(rd *r, unsigned max)
-{
-    if (!need(r, 1))
-        return 0;
-    unsigned v = *r->p++;
-    if (v > max)
-        r->bad = true;
-    return r->bad ? 0 : v;
-}
 
 static const char *get_str(rd *r)
 {
-    uint32_t n = get_u32(r);
-    if (r->bad || n == NULL_LEN || !need(r, n))
+    uint32_t n = bin_u32(&r->b);
+    if (r->b.bad || n == NULL_LEN || !bin_need(&r->b, n))
         return NULL;
-    if (memchr(r->p, '\0', n)) {
-        r->bad = true;
+    if (memchr(r->b.p, '\0', n)) {
+        r->b.bad = true;
         return NULL;
     }
-    const char *s = arena_strndup(r->a, (const char *)r->p, n);
-    r->p += n;
+    const char *s = arena_strndup(r->a, (const char *)r->b.p, n);
+    r->b.p += n;
     return s;
 }
 
@@ -247,7 +206,7 @@ static const char *get_str_nn(rd *r)
 {
     const char *s = get_str(r);
     if (!s)
-        r->bad = true;
+        r->b.bad = true;
     return s ? s : "";
 }
 
@@ -255,17 +214,17 @@ static const char *get_str_nn(rd *r)
  * so that a damaged count cannot ask for a huge allocation. */
 static size_t get_count(rd *r, size_t min)
 {
-    uint32_t n = get_u32(r);
-    if (!r->bad && (size_t)(r->end - r->p) / min < n)
-        r->bad = true;
-    return r->bad ? 0 : n;
+    uint32_t n = bin_u32(&r->b);
+    if (!r->b.bad && (size_t)(r->b.end - r->b.p) / min < n)
+        r->b.bad = true;
+    return r->b.bad ? 0 : n;
 }
 
 static const char **get_list(rd *r, size_t *n)
 {
     *n = get_count(r, 4);
     const char **v = arena_alloc(r->a, (*n ? *n : 1) * sizeof *v);
-    for (size_t i = 0; i < *n && !r->bad; i++)
+    for (size_t i = 0; i < *n && !r->b.bad; i++)
         v[i] = get_str_nn(r);
     return v;
 }
@@ -274,14 +233,14 @@ static void get_dep(rd *r, npm_packument *p, npm_dep *d)
 {
     d->name = get_str_nn(r);
     d->spec = get_str_nn(r);
-    d->kind = (npm_dep_kind)get_u8(r, NPM_DEP_PEER_OPTIONAL);
-    d->spec_kind = (npm_dep_spec)get_u8(r, NPM_SPEC_IS_OTHER);
+    d->kind = (npm_dep_kind)bin_u8(&r->b, NPM_DEP_PEER_OPTIONAL);
+    d->spec_kind = (npm_dep_spec)bin_u8(&r->b, NPM_SPEC_IS_OTHER);
     d->alias_name = get_str(r);
     const char *rt = get_str(r);
-    if (rt && !r->bad) {
+    if (rt && !r->b.bad) {
         npm_range *range = NULL;
         if (npm_range_parse(rt, NPM_LOOSE, &range, NULL) != 0) {
-            r->bad = true;
+            r->b.bad = true;
             return;
         }
         ptrvec_push(&p->owned_, range);
@@ -293,14 +252,14 @@ static void get_version(rd *r, npm_packument *p, const char *served_base,
                         const npm_parse_options *o, npm_version *v)
 {
     v->version = get_str_nn(r);
-    bool valid = get_u8(r, 1);
-    if (valid && !r->bad && npm_semver_parse(&v->semver, v->version, NPM_LOOSE, NULL) != 0)
-        r->bad = true;
+    bool valid = bin_u8(&r->b, 1);
+    if (valid && !r->b.bad && npm_semver_parse(&v->semver, v->version, NPM_LOOSE, NULL) != 0)
+        r->b.bad = true;
     v->ndeps = get_count(r, 18);
     v->deps = arena_alloc(r->a, (v->ndeps ? v->ndeps : 1) * sizeof *v->deps);
-    for (size_t i = 0; i < v->ndeps && !r->bad; i++)
+    for (size_t i = 0; i < v->ndeps && !r->b.bad; i++)
         get_dep(r, p, &v->deps[i]);
-    v->bundle_all = get_u8(r, 1);
+    v->bundle_all = bin_u8(&r->b, 1);
     v->bundled = get_list(r, &v->nbundled);
     v->deprecated = get_str(r);
     v->os = get_list(r, &v->nos);
@@ -308,7 +267,7 @@ static void get_version(rd *r, npm_packument *p, const char *served_base,
     v->libc = get_list(r, &v->nlibc);
     v->nengines = get_count(r, 8);
     v->engines = arena_alloc(r->a, (v->nengines ? v->nengines : 1) * sizeof *v->engines);
-    for (size_t i = 0; i < v->nengines && !r->bad; i++) {
+    for (size_t i = 0; i < v->nengines && !r->b.bad; i++) {
         v->engines[i].name = get_str_nn(r);
         v->engines[i].range = get_str(r);
     }
@@ -316,14 +275,14 @@ static void get_version(rd *r, npm_packument *p, const char *served_base,
     v->shasum = get_str(r);
     const char *tarball = get_str(r);
     v->time = get_str(r);
-    v->time_ms = (int64_t)get_u64(r);
-    uint32_t flags = get_u32(r);
+    v->time_ms = (int64_t)bin_u64(&r->b);
+    uint32_t flags = bin_u32(&r->b);
     if (flags >> NPM_FLAG_COUNT || (flags & NPM_FLAG_TARBALL_REBASED))
-        r->bad = true;
+        r->b.bad = true;
     v->flags = flags;
-    v->excluded = (npm_exclusion)get_u8(r, NPM_EX_LIBC_MISMATCH);
+    v->excluded = (npm_exclusion)bin_u8(&r->b, NPM_EX_LIBC_MISMATCH);
     v->why = get_str(r);
-    if (tarball && !r->bad)
+    if (tarball && !r->b.bad)
         npm_tarball_assign(r->a, p->registry, p->name, served_base, o, v, tarball);
 }
 
@@ -331,18 +290,18 @@ static bool read_header(rd *r, const char *body_sha256, const npm_parse_options 
 {
     char key[65];
     options_key(o, key);
-    if (!need(r, 8) || memcmp(r->p, MAGIC, 8) != 0)
+    if (!bin_need(&r->b, 8) || memcmp(r->b.p, MAGIC, 8) != 0)
         return false;
-    r->p += 8;
-    if (get_u32(r) != NPM_BLOB_FORMAT || !need(r, 128))
+    r->b.p += 8;
+    if (bin_u32(&r->b) != NPM_BLOB_FORMAT || !bin_need(&r->b, 128))
         return false;
-    if (strlen(body_sha256) != 64 || memcmp(r->p, body_sha256, 64) != 0 ||
-        memcmp(r->p + 64, key, 64) != 0)
+    if (strlen(body_sha256) != 64 || memcmp(r->b.p, body_sha256, 64) != 0 ||
+        memcmp(r->b.p + 64, key, 64) != 0)
         return false;
-    r->p += 128;
-    uint64_t n = get_u64(r);
-    uint32_t crc = get_u32(r);
-    return !r->bad && n == (uint64_t)(r->end - r->p) && crc32_z(0, r->p, (size_t)n) == crc;
+    r->b.p += 128;
+    uint64_t n = bin_u64(&r->b);
+    uint32_t crc = bin_u32(&r->b);
+    return !r->b.bad && n == (uint64_t)(r->b.end - r->b.p) && crc32_z(0, r->b.p, (size_t)n) == crc;
 }
 
 static void read_payload(rd *r, npm_packument *p, const npm_parse_options *o)
@@ -352,23 +311,23 @@ static void read_payload(rd *r, npm_packument *p, const npm_parse_options *o)
     p->url = get_str_nn(r);
     p->modified = get_str(r);
     p->identity = get_str_nn(r);
-    p->full = get_u8(r, 1);
+    p->full = bin_u8(&r->b, 1);
     p->ntags = get_count(r, 8);
     p->tags = arena_alloc(r->a, (p->ntags ? p->ntags : 1) * sizeof *p->tags);
-    for (size_t i = 0; i < p->ntags && !r->bad; i++) {
+    for (size_t i = 0; i < p->ntags && !r->b.bad; i++) {
         p->tags[i].tag = get_str_nn(r);
         p->tags[i].version = get_str_nn(r);
     }
     size_t n = get_count(r, 4);
-    size_t nc = get_u32(r);
+    size_t nc = bin_u32(&r->b);
     if (nc > n)
-        r->bad = true;
-    if (r->bad)
+        r->b.bad = true;
+    if (r->b.bad)
         return;
     p->ncandidates = nc;
     p->versions = xcalloc(n ? n : 1, sizeof *p->versions);
     char *served = o->served_base ? npm_registry_normalize(o->served_base) : NULL;
-    for (size_t i = 0; i < n && !r->bad; i++) {
+    for (size_t i = 0; i < n && !r->b.bad; i++) {
         get_version(r, p, served, o, &p->versions[i]);
         p->nversions = i + 1; /* so that free releases what was parsed */
     }
@@ -379,14 +338,14 @@ int npm_packument_blob_read(const unsigned char *data, size_t len, const char *b
                             const npm_parse_options *o, npm_packument **out)
 {
     *out = NULL;
-    rd r = { .p = data, .end = data + len };
+    rd r = { .b = { .p = data, .end = data + len } };
     if (!read_header(&r, body_sha256, o))
         return -1;
     npm_packument *p = xcalloc(1, sizeof *p);
     p->arena_ = arena_new();
     r.a = p->arena_;
     read_payload(&r, p, o);
-    if (r.bad || r.p != r.end) {
+    if (r.b.bad || r.b.p != r.b.end) {
         npm_packument_free(p);
         return -1;
     }

@@ -90,27 +90,16 @@ char *pypi_page_blob_name(const char *body_sha256, const pypi_page_src *s)
 
 /* ---- writing ---- */
 
-static void put_u32(strbuf *sb, uint32_t v)
-{
-    unsigned char b[4] = { (unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-                           (unsigned char)(v >> 24) };
-    sb_add(sb, b, 4);
-}
 
-static void put_u64(strbuf *sb, uint64_t v)
-{
-    put_u32(sb, (uint32_t)v);
-    put_u32(sb, (uint32_t)(v >> 32));
-}
 
 static void put_str(strbuf *sb, const char *s)
 {
     if (!s) {
-        put_u32(sb, NULL_LEN);
+        bin_put_u32(sb, NULL_LEN);
         return;
     }
     size_t n = strlen(s);
-    put_u32(sb, (uint32_t)n);
+    bin_put_u32(sb, (uint32_t)n);
     sb_add(sb, s, n + 1);
 }
 
@@ -120,9 +109,9 @@ static void put_file(strbuf *sb, const pypi_file *f)
     put_str(sb, f->url);
     put_str(sb, f->read_url);
     put_str(sb, f->sha256);
-    put_u64(sb, (uint64_t)f->size);
+    bin_put_u64(sb, (uint64_t)f->size);
     put_str(sb, f->upload_time);
-    put_u64(sb, (uint64_t)f->upload_s);
+    bin_put_u64(sb, (uint64_t)f->upload_s);
     put_str(sb, f->requires_python);
     sb_addc(sb, (char)((f->yanked ? FL_YANKED : 0) | (f->core_metadata ? FL_CORE_METADATA : 0) |
                        (f->bad_url ? FL_BAD_URL : 0)));
@@ -136,18 +125,18 @@ void pypi_page_blob_write(const pypi_page *pg, const char *body_sha256, const py
     strbuf pl = STRBUF_INIT;
     sb_addc(&pl, (char)pg->format);
     put_str(&pl, pg->api_version);
-    put_u32(&pl, (uint32_t)pg->nfiles);
+    bin_put_u32(&pl, (uint32_t)pg->nfiles);
     for (size_t i = 0; i < pg->nfiles; i++)
         put_file(&pl, &pg->files[i]);
 
     char key[65];
     source_key(s, key);
     sb_add(out, MAGIC, 8);
-    put_u32(out, PYPI_BLOB_FORMAT);
+    bin_put_u32(out, PYPI_BLOB_FORMAT);
     sb_add(out, body_sha256, 64);
     sb_add(out, key, 64);
-    put_u64(out, pl.len);
-    put_u32(out, (uint32_t)crc32_z(0, (const unsigned char *)pl.buf, pl.len));
+    bin_put_u64(out, pl.len);
+    bin_put_u32(out, (uint32_t)crc32_z(0, (const unsigned char *)pl.buf, pl.len));
     sb_add(out, pl.buf, pl.len);
     sb_release(&pl);
 }
@@ -155,56 +144,26 @@ void pypi_page_blob_write(const pypi_page *pg, const char *body_sha256, const py
 /* ---- reading ---- */
 
 typedef struct rd {
-    const unsigned char *p, *end;
-    bool bad;
+    bin_reader b;
 } rd;
 
-static bool need(rd *r, size_t n)
-{
-    if (r->bad || (size_t)(r->end - r->p) < n)
-        r->bad = true;
-    return !r->bad;
-}
 
-static uint32_t get_u32(rd *r)
-{
-    if (!need(r, 4))
-        return 0;
-    uint32_t v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
-                 (uint32_t)r->p[3] << 24;
-    r->p += 4;
-    return v;
-}
 
-static uint64_t get_u64(rd *r)
-{
-    uint64_t lo = get_u32(r);
-    return lo | (uint64_t)get_u32(r) << 32;
-}
 
-static unsigned get_u8(rd *r, unsigned max)
-{
-    if (!need(r, 1))
-        return 0;
-    unsigned v = *r->p++;
-    if (v > max)
-        r->bad = true;
-    return r->bad ? 0 : v;
-}
 
 /* A string of the payload copy, in place: its NUL must be where its length
  * says and nowhere before. */
 static const char *get_str(rd *r)
 {
-    uint32_t n = get_u32(r);
-    if (r->bad || n == NULL_LEN)
+    uint32_t n = bin_u32(&r->b);
+    if (r->b.bad || n == NULL_LEN)
         return NULL;
-    if (!need(r, (size_t)n + 1) || r->p[n] != '\0' || memchr(r->p, '\0', n)) {
-        r->bad = true;
+    if (!bin_need(&r->b, (size_t)n + 1) || r->b.p[n] != '\0' || memchr(r->b.p, '\0', n)) {
+        r->b.bad = true;
         return NULL;
     }
-    const char *s = (const char *)r->p;
-    r->p += (size_t)n + 1;
+    const char *s = (const char *)r->b.p;
+    r->b.p += (size_t)n + 1;
     return s;
 }
 
@@ -213,7 +172,7 @@ static const char *get_str_nn(rd *r)
 {
     const char *s = get_str(r);
     if (!s || !*s)
-        r->bad = true;
+        r->b.bad = true;
     return s;
 }
 
@@ -227,7 +186,7 @@ static const char *get_hash(rd *r)
     for (size_t i = 0; ok && i < 64; i++)
         ok = isxdigit((unsigned char)s[i]) && !isupper((unsigned char)s[i]);
     if (!ok)
-        r->bad = true;
+        r->b.bad = true;
     return s;
 }
 
@@ -236,14 +195,14 @@ static void get_file(rd *r, pypi_file *f)
     f->filename = get_str_nn(r);
     f->url = get_str(r);
     if (!f->url)
-        r->bad = true;
+        r->b.bad = true;
     f->read_url = get_str(r);
     f->sha256 = get_hash(r);
-    f->size = (int64_t)get_u64(r);
+    f->size = (int64_t)bin_u64(&r->b);
     f->upload_time = get_str(r);
-    f->upload_s = (int64_t)get_u64(r);
+    f->upload_s = (int64_t)bin_u64(&r->b);
     f->requires_python = get_str(r);
-    unsigned fl = get_u8(r, FL_ALL);
+    unsigned fl = bin_u8(&r->b, FL_ALL);
     f->yanked = fl & FL_YANKED;
     f->core_metadata = fl & FL_CORE_METADATA;
     f->bad_url = fl & FL_BAD_URL ? "unsupported_url" : NULL;
@@ -254,7 +213,7 @@ static void get_file(rd *r, pypi_file *f)
         (f->yanked_reason && (!f->yanked || !*f->yanked_reason)) ||
         (f->core_metadata_sha256 && !f->core_metadata) || (f->bad_url && f->read_url) ||
         (f->requires_python && !*f->requires_python))
-        r->bad = true;
+        r->b.bad = true;
 }
 
 /* The header, and the payload's length and CRC: false unless the blob was
@@ -263,46 +222,46 @@ static bool read_header(rd *r, const char *body_sha256, const pypi_page_src *s)
 {
     char key[65];
     source_key(s, key);
-    if (!need(r, HEADER_LEN) || memcmp(r->p, MAGIC, 8) != 0)
+    if (!bin_need(&r->b, HEADER_LEN) || memcmp(r->b.p, MAGIC, 8) != 0)
         return false;
-    r->p += 8;
-    if (get_u32(r) != PYPI_BLOB_FORMAT)
+    r->b.p += 8;
+    if (bin_u32(&r->b) != PYPI_BLOB_FORMAT)
         return false;
-    if (strlen(body_sha256) != 64 || memcmp(r->p, body_sha256, 64) != 0 ||
-        memcmp(r->p + 64, key, 64) != 0)
+    if (strlen(body_sha256) != 64 || memcmp(r->b.p, body_sha256, 64) != 0 ||
+        memcmp(r->b.p + 64, key, 64) != 0)
         return false;
-    r->p += 128;
-    uint64_t n = get_u64(r);
-    uint32_t crc = get_u32(r);
-    return !r->bad && n == (uint64_t)(r->end - r->p) && crc32_z(0, r->p, (size_t)n) == crc;
+    r->b.p += 128;
+    uint64_t n = bin_u64(&r->b);
+    uint32_t crc = bin_u32(&r->b);
+    return !r->b.bad && n == (uint64_t)(r->b.end - r->b.p) && crc32_z(0, r->b.p, (size_t)n) == crc;
 }
 
 int pypi_page_blob_read(const unsigned char *data, size_t len, const char *body_sha256,
                         const pypi_page_src *s, arena *a, pypi_page *out)
 {
     memset(out, 0, sizeof *out);
-    rd h = { .p = data, .end = data + len };
+    rd h = { .b = { .p = data, .end = data + len } };
     if (!read_header(&h, body_sha256, s))
         return -1;
-    size_t n = (size_t)(h.end - h.p);
+    size_t n = (size_t)(h.b.end - h.b.p);
     unsigned char *copy = arena_alloc(a, n ? n : 1);
-    memcpy(copy, h.p, n);
-    rd r = { .p = copy, .end = copy + n };
+    memcpy(copy, h.b.p, n);
+    rd r = { .b = { .p = copy, .end = copy + n } };
     pypi_page pg = { 0 };
-    pg.format = (pypi_page_format)get_u8(&r, PYPI_PAGE_JSON);
+    pg.format = (pypi_page_format)bin_u8(&r.b, PYPI_PAGE_JSON);
     pg.api_version = get_str(&r);
     /* each file takes at least 50 bytes: a damaged count cannot ask for a
      * huge allocation */
-    uint32_t nf = get_u32(&r);
-    if (!r.bad && (size_t)(r.end - r.p) / 50 < nf)
-        r.bad = true;
-    if (r.bad)
+    uint32_t nf = bin_u32(&r.b);
+    if (!r.b.bad && (size_t)(r.b.end - r.b.p) / 50 < nf)
+        r.b.bad = true;
+    if (r.b.bad)
         return -1;
     pg.nfiles = nf;
     pg.files = arena_alloc(a, (nf ? nf : 1) * sizeof *pg.files);
-    for (size_t i = 0; i < nf && !r.bad; i++)
+    for (size_t i = 0; i < nf && !r.b.bad; i++)
         get_file(&r, &pg.files[i]);
-    if (r.bad || r.p != r.end)
+    if (r.b.bad || r.b.p != r.b.end)
         return -1;
     *out = pg;
     return 0;
