@@ -28,7 +28,6 @@ answered 304. The workload is bench/resolve's npm part (gen_npm.py: express
 Exit 0 pass, 1 fail, 77 skip (no nginx). Standard library only."""
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -37,12 +36,11 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
+import blob_steps  # noqa: E402
 import servers  # noqa: E402
 import specs  # noqa: E402
 
-RUN = re.compile(r"^envlock-stats: crawl run (\d+): (\d+) requests, (\d+) network, "
-                 r"(\d+) revalidated, (\d+) hits$")
-FORMS = re.compile(r"^envlock-stats: npm parsed forms: (\d+) read, (\d+) written$")
+DAMAGE = blob_steps.CacheDamage("npm-packument/", "https://registry.npmjs.org/")
 
 CATALOG = specs.test_catalog()
 
@@ -58,82 +56,8 @@ def fail(msg):
 
 def resolve(envlock, work, url, cache, lock):
     """envlock resolve; returns (status, stderr, [crawl runs], (read, written))."""
-    cmd = [envlock, "--quiet", "--cache-dir", os.path.join(work, cache),
-           "--mirror", "https://registry.npmjs.org=%s/npm" % url.rstrip("/"),
-           "resolve", os.path.join(work, "spec.yaml"), "-o", lock,
-           "--bases", os.path.join(work, "bases.yaml")]
-    env = dict(os.environ)
-    for k in ("ENVLOCK_MIRRORS", "ENVLOCK_CONFIG", "ENVLOCK_BASES", "ENVLOCK_CACHE_DIR"):
-        env.pop(k, None)
-    env["XDG_CONFIG_HOME"] = os.path.join(work, "xdg-config")
-    env["ENVLOCK_DEBUG_STATS"] = "1"
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    err = p.stderr.decode(errors="replace")
-    runs = [tuple(int(x) for x in m.groups())
-            for m in (RUN.match(ln) for ln in err.splitlines()) if m]
-    forms = [tuple(int(x) for x in m.groups())
-             for m in (FORMS.match(ln) for ln in err.splitlines()) if m]
-    return p.returncode, err, runs, forms[-1] if forms else None
-
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def damage_forms(cache_dir):
-    """Flips the last byte of every npm parsed-form blob; returns how many."""
-    n = 0
-    for top, _, files in os.walk(cache_dir):
-        for name in files:
-            path = os.path.join(top, name)
-            with open(path, "rb") as f:
-                head = f.read(4096)
-            if b'"blob:npm-packument/' not in head:
-                continue
-            data = bytearray(read(path))
-            data[-1] ^= 0x01
-            with open(path, "wb") as f:
-                f.write(data)
-            n += 1
-    return n
-
-
-def damage_bodies(cache_dir, at=-2):
-    """Flips a byte in the stored body of every packument; returns how many."""
-    n = 0
-    for path in packument_entries(cache_dir):
-        data = bytearray(read(path))
-        data[at] ^= 0x10
-        with open(path, "wb") as f:
-            f.write(data)
-        n += 1
-    return n
-
-
-def packument_entries(cache_dir):
-    found = []
-    for top, _, files in os.walk(cache_dir):
-        for name in files:
-            path = os.path.join(top, name)
-            with open(path, "rb") as f:
-                head = f.read(4096)
-            if head.startswith(b"envlock-cache 1\n") and b'"url":"https://registry.npmjs.org/' in head:
-                found.append(path)
-    return found
-
-
-def remove_bodies(cache_dir):
-    n = 0
-    for path in packument_entries(cache_dir):
-        os.unlink(path)
-        n += 1
-    return n
-
-
-def damage_all(cache_dir):
-    k = damage_bodies(cache_dir, -3)  # -2 is damaged already: flipping it again would mend it
-    return k if damage_forms(cache_dir) == k else -1
+    return blob_steps.resolve(envlock, work, cache, lock,
+                              "https://registry.npmjs.org=%s/npm" % url.rstrip("/"), "npm")
 
 
 def scenario(envlock, work, url):
@@ -146,7 +70,7 @@ def scenario(envlock, work, url):
     if rc != 0:
         fail("cold resolve exited %d: %s" % (rc, err[-2000:]))
         return
-    want = read(lock)
+    want = blob_steps.read(lock)
     if not forms or forms[0] != 0 or forms[1] == 0:
         fail("cold resolve: want 0 parsed forms read and some written, got %s" % (forms,))
         return
@@ -154,10 +78,10 @@ def scenario(envlock, work, url):
     print("cold: %d packuments parsed, their parsed forms stored" % n)
 
     # (what, (read, written), damage before, (requests made, revalidated))
-    steps = [("warm", (n, 0), None, (n, n)), ("damaged", (0, n), damage_forms, (n, n)),
-             ("warm again", (n, 0), None, (n, n)), ("bodies damaged", (n, 0), damage_bodies, (n, n)),
-             ("both damaged", (0, n), damage_all, (2 * n, n)), ("warm at last", (n, 0), None, (n, n)),
-             ("bodies removed", (n, 0), remove_bodies, (n, 0))]
+    steps = [("warm", (n, 0), None, (n, n)), ("damaged", (0, n), DAMAGE.damage_forms, (n, n)),
+             ("warm again", (n, 0), None, (n, n)), ("bodies damaged", (n, 0), DAMAGE.damage_bodies, (n, n)),
+             ("both damaged", (0, n), DAMAGE.damage_all, (2 * n, n)), ("warm at last", (n, 0), None, (n, n)),
+             ("bodies removed", (n, 0), DAMAGE.remove_bodies, (n, 0))]
     for what, want_forms, before, want_requests in steps:
         if before:
             k = before(os.path.join(work, "C"))
@@ -175,9 +99,9 @@ def scenario(envlock, work, url):
                  % (what, requests, revalidated, want_requests, runs))
         if forms != want_forms:
             fail("%s: parsed forms (read, written) %s, want %s" % (what, forms, want_forms))
-        if read(out) != want:
+        if blob_steps.read(out) != want:
             fail("%s: the lock differs from the cold resolve's" % what)
-        if before is damage_bodies and len(packument_entries(os.path.join(work, "C"))) != n:
+        if before == DAMAGE.damage_bodies and len(DAMAGE.pages(os.path.join(work, "C"))) != n:
             fail("%s: the damaged bodies were read (and removed)" % what)
         print("%s: %d revalidated, parsed forms %s" % (what, revalidated, forms))
 

@@ -38,19 +38,17 @@ Exit 0 pass, 1 fail, 77 skip (no nginx). Standard library only."""
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
+import blob_steps  # noqa: E402
 import servers  # noqa: E402
 import specs  # noqa: E402
 
-RUN = re.compile(r"^envlock-stats: crawl run (\d+): (\d+) requests, (\d+) network, "
-                 r"(\d+) revalidated, (\d+) hits$")
-FORMS = re.compile(r"^envlock-stats: pypi parsed forms: (\d+) read, (\d+) written$")
+DAMAGE = blob_steps.CacheDamage("pypi-page/", "https://pypi.org/simple/")
 
 CATALOG = specs.test_catalog()
 
@@ -80,83 +78,8 @@ def resolve(envlock, work, url, cache, lock):
     """envlock resolve; returns (status, stderr, [crawl runs], (read, written))."""
     with open(os.path.join(work, "index")) as f:
         index = f.read().strip()
-    cmd = [envlock, "--quiet", "--cache-dir", os.path.join(work, cache),
-           "--mirror", "https://pypi.org=%s/pypi/%s" % (url.rstrip("/"), index),
-           "resolve", os.path.join(work, "spec.yaml"), "-o", lock,
-           "--bases", os.path.join(work, "bases.yaml")]
-    env = dict(os.environ)
-    for k in ("ENVLOCK_MIRRORS", "ENVLOCK_CONFIG", "ENVLOCK_BASES", "ENVLOCK_CACHE_DIR"):
-        env.pop(k, None)
-    env["XDG_CONFIG_HOME"] = os.path.join(work, "xdg-config")
-    env["ENVLOCK_DEBUG_STATS"] = "1"
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    err = p.stderr.decode(errors="replace")
-    runs = [tuple(int(x) for x in m.groups())
-            for m in (RUN.match(ln) for ln in err.splitlines()) if m]
-    forms = [tuple(int(x) for x in m.groups())
-             for m in (FORMS.match(ln) for ln in err.splitlines()) if m]
-    return p.returncode, err, runs, forms[-1] if forms else None
-
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def damage_forms(cache_dir):
-    """Flips the last byte of every PyPI parsed-form blob; returns how many."""
-    n = 0
-    for top, _, files in os.walk(cache_dir):
-        for name in files:
-            path = os.path.join(top, name)
-            with open(path, "rb") as f:
-                head = f.read(4096)
-            if b'"blob:pypi-page/' not in head:
-                continue
-            data = bytearray(read(path))
-            data[-1] ^= 0x01
-            with open(path, "wb") as f:
-                f.write(data)
-            n += 1
-    return n
-
-
-def page_entries(cache_dir):
-    """The cache entries holding project pages."""
-    found = []
-    for top, _, files in os.walk(cache_dir):
-        for name in files:
-            path = os.path.join(top, name)
-            with open(path, "rb") as f:
-                head = f.read(4096)
-            if head.startswith(b"envlock-cache 1\n") and b'"url":"https://pypi.org/simple/' in head:
-                found.append(path)
-    return found
-
-
-def damage_bodies(cache_dir, at=-2):
-    """Flips a byte in the stored body of every page; returns how many."""
-    n = 0
-    for path in page_entries(cache_dir):
-        data = bytearray(read(path))
-        data[at] ^= 0x10
-        with open(path, "wb") as f:
-            f.write(data)
-        n += 1
-    return n
-
-
-def remove_bodies(cache_dir):
-    n = 0
-    for path in page_entries(cache_dir):
-        os.unlink(path)
-        n += 1
-    return n
-
-
-def damage_all(cache_dir):
-    k = damage_bodies(cache_dir, -3)  # -2 is damaged already: flipping it again would mend it
-    return k if damage_forms(cache_dir) == k else -1
+    return blob_steps.resolve(envlock, work, cache, lock,
+                              "https://pypi.org=%s/pypi/%s" % (url.rstrip("/"), index), "pypi")
 
 
 def step(envlock, work, url, cache, what, want, want_forms, want_requests):
@@ -172,7 +95,7 @@ def step(envlock, work, url, cache, what, want, want_forms, want_requests):
              % (what, got[0], got[1], want_requests, runs))
     if forms != want_forms:
         fail("%s: parsed forms (read, written) %s, want %s" % (what, forms, want_forms))
-    if read(out) != want:
+    if blob_steps.read(out) != want:
         fail("%s: the lock differs from the cold resolve's" % what)
     print("%s: %d requests, %d revalidated, parsed forms %s" % (what, got[0], got[1], forms))
 
@@ -187,7 +110,7 @@ def cold(envlock, work, url, cache, what):
     if not forms or forms[0] != 0 or forms[1] == 0:
         fail("%s: cold resolve: want 0 parsed forms read and some written, got %s" % (what, forms))
         return None
-    return read(lock), forms[1], sum(r[1] for r in runs)
+    return blob_steps.read(lock), forms[1], sum(r[1] for r in runs)
 
 
 def pins(lock_text):
@@ -220,17 +143,17 @@ def scenario(envlock, work, url, tag, index, deps, expect):
     print("%s cold: %d pages parsed, their parsed forms stored, %d requests" % (tag, n, r))
     c = os.path.join(work, "C")
     # (what, (read, written), damage before, (requests, pages revalidated))
-    steps = [("warm", (n, 0), None, (r, n)), ("damaged", (0, n), damage_forms, (r, n)),
-             ("warm again", (n, 0), None, (r, n)), ("bodies damaged", (n, 0), damage_bodies, (r, n)),
-             ("both damaged", (0, n), damage_all, (r + n, n)), ("warm at last", (n, 0), None, (r, n)),
-             ("bodies removed", (n, 0), remove_bodies, (r, 0))]
+    steps = [("warm", (n, 0), None, (r, n)), ("damaged", (0, n), DAMAGE.damage_forms, (r, n)),
+             ("warm again", (n, 0), None, (r, n)), ("bodies damaged", (n, 0), DAMAGE.damage_bodies, (r, n)),
+             ("both damaged", (0, n), DAMAGE.damage_all, (r + n, n)), ("warm at last", (n, 0), None, (r, n)),
+             ("bodies removed", (n, 0), DAMAGE.remove_bodies, (r, 0))]
     for what, want_forms, before, want_requests in steps:
         if before:
             k = before(c)
             if k != n:
                 fail("%s %s: %d found in the cache, want %d" % (tag, what, k, n))
         step(envlock, work, url, "C", tag + " " + what, want, want_forms, want_requests)
-        if before is damage_bodies and len(page_entries(c)) != n:
+        if before == DAMAGE.damage_bodies and len(DAMAGE.pages(c)) != n:
             fail("%s %s: the damaged bodies were read (and removed)" % (tag, what))
     # the same server under another name: another read URL, other forms
     other = url.replace("127.0.0.1", "localhost")
