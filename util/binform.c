@@ -1,6 +1,11 @@
 /* binform.c — the little-endian integers of envlock's binary parsed forms
  * (npm_packument_blob.c, pypi_page_blob.c): written to a strbuf, read
- * through a bin_reader that turns bad at the first read past its end. */
+ * through a bin_reader that turns bad at the first read past its end; and
+ * the frame both forms share (bin_frame_write(), bin_frame_open()). */
+#include <string.h>
+
+#include <zlib.h>
+
 #include "util.h"
 
 void bin_put_u32(strbuf *sb, uint32_t v)
@@ -47,4 +52,33 @@ unsigned bin_u8(bin_reader *r, unsigned max)
     if (v > max)
         r->bad = true;
     return r->bad ? 0 : v;
+}
+
+void bin_frame_write(strbuf *out, const char magic[8], uint32_t format, const char *body_sha256,
+                     const char key[65], const strbuf *payload)
+{
+    sb_add(out, magic, 8);
+    bin_put_u32(out, format);
+    sb_add(out, body_sha256, 64);
+    sb_add(out, key, 64);
+    bin_put_u64(out, payload->len);
+    bin_put_u32(out, (uint32_t)crc32_z(0, (const unsigned char *)payload->buf, payload->len));
+    sb_add(out, payload->buf, payload->len);
+}
+
+bool bin_frame_open(bin_reader *r, const char magic[8], uint32_t format, const char *body_sha256,
+                    const char key[65])
+{
+    if (!bin_need(r, 8) || memcmp(r->p, magic, 8) != 0)
+        return false;
+    r->p += 8;
+    if (bin_u32(r) != format || !bin_need(r, 128))
+        return false;
+    if (strlen(body_sha256) != 64 || memcmp(r->p, body_sha256, 64) != 0 ||
+        memcmp(r->p + 64, key, 64) != 0)
+        return false;
+    r->p += 128;
+    uint64_t n = bin_u64(r);
+    uint32_t crc = bin_u32(r);
+    return !r->bad && n == (uint64_t)(r->end - r->p) && crc32_z(0, r->p, (size_t)n) == crc;
 }

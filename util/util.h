@@ -155,6 +155,15 @@ bool bin_need(bin_reader *r, size_t n);
 uint32_t bin_u32(bin_reader *r);
 uint64_t bin_u64(bin_reader *r);
 unsigned bin_u8(bin_reader *r, unsigned max);
+/* A parsed form's frame: the 8-byte magic, u32 format, the body's hex
+ * sha256 and the options key (64 hex each), u64 payload length, u32 CRC-32
+ * (zlib's) of the payload, the payload. bin_frame_open() checks all of it
+ * against what the caller expects and leaves r at the payload, which runs
+ * to r->end; false on any difference. */
+void bin_frame_write(strbuf *out, const char magic[8], uint32_t format, const char *body_sha256,
+                     const char key[65], const strbuf *payload);
+bool bin_frame_open(bin_reader *r, const char magic[8], uint32_t format, const char *body_sha256,
+                    const char key[65]);
 
 /* hex_encode() : the 2n lowercase hex digits of `data` + NUL into out.
  * hex_decode() : the n bytes that exactly 2n lowercase hex digits `s`

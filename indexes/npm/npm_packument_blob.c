@@ -21,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
-
 #include "npm_index.h"
 #include "npm_spec.h"
 
@@ -166,13 +164,7 @@ void npm_packument_blob_write(const npm_packument *p, const char *body_sha256,
 
     char key[65];
     options_key(o, key);
-    sb_add(out, MAGIC, 8);
-    bin_put_u32(out, NPM_BLOB_FORMAT);
-    sb_add(out, body_sha256, 64);
-    sb_add(out, key, 64);
-    bin_put_u64(out, pl.len);
-    bin_put_u32(out, (uint32_t)crc32_z(0, (const unsigned char *)pl.buf, pl.len));
-    sb_add(out, pl.buf, pl.len);
+    bin_frame_write(out, MAGIC, NPM_BLOB_FORMAT, body_sha256, key, &pl);
     sb_release(&pl);
 }
 
@@ -290,18 +282,7 @@ static bool read_header(rd *r, const char *body_sha256, const npm_parse_options 
 {
     char key[65];
     options_key(o, key);
-    if (!bin_need(&r->b, 8) || memcmp(r->b.p, MAGIC, 8) != 0)
-        return false;
-    r->b.p += 8;
-    if (bin_u32(&r->b) != NPM_BLOB_FORMAT || !bin_need(&r->b, 128))
-        return false;
-    if (strlen(body_sha256) != 64 || memcmp(r->b.p, body_sha256, 64) != 0 ||
-        memcmp(r->b.p + 64, key, 64) != 0)
-        return false;
-    r->b.p += 128;
-    uint64_t n = bin_u64(&r->b);
-    uint32_t crc = bin_u32(&r->b);
-    return !r->b.bad && n == (uint64_t)(r->b.end - r->b.p) && crc32_z(0, r->b.p, (size_t)n) == crc;
+    return bin_frame_open(&r->b, MAGIC, NPM_BLOB_FORMAT, body_sha256, key);
 }
 
 static void read_payload(rd *r, npm_packument *p, const npm_parse_options *o)

@@ -30,13 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
-
 #include "pypi_index.h"
 
 #define MAGIC "ELPYPG1\n"
 #define NULL_LEN 0xffffffffu
-#define HEADER_LEN (8 + 4 + 128 + 8 + 4)
 
 enum { FL_YANKED = 1, FL_CORE_METADATA = 2, FL_BAD_URL = 4, FL_ALL = 7 };
 
@@ -131,13 +128,7 @@ void pypi_page_blob_write(const pypi_page *pg, const char *body_sha256, const py
 
     char key[65];
     source_key(s, key);
-    sb_add(out, MAGIC, 8);
-    bin_put_u32(out, PYPI_BLOB_FORMAT);
-    sb_add(out, body_sha256, 64);
-    sb_add(out, key, 64);
-    bin_put_u64(out, pl.len);
-    bin_put_u32(out, (uint32_t)crc32_z(0, (const unsigned char *)pl.buf, pl.len));
-    sb_add(out, pl.buf, pl.len);
+    bin_frame_write(out, MAGIC, PYPI_BLOB_FORMAT, body_sha256, key, &pl);
     sb_release(&pl);
 }
 
@@ -222,18 +213,7 @@ static bool read_header(rd *r, const char *body_sha256, const pypi_page_src *s)
 {
     char key[65];
     source_key(s, key);
-    if (!bin_need(&r->b, HEADER_LEN) || memcmp(r->b.p, MAGIC, 8) != 0)
-        return false;
-    r->b.p += 8;
-    if (bin_u32(&r->b) != PYPI_BLOB_FORMAT)
-        return false;
-    if (strlen(body_sha256) != 64 || memcmp(r->b.p, body_sha256, 64) != 0 ||
-        memcmp(r->b.p + 64, key, 64) != 0)
-        return false;
-    r->b.p += 128;
-    uint64_t n = bin_u64(&r->b);
-    uint32_t crc = bin_u32(&r->b);
-    return !r->b.bad && n == (uint64_t)(r->b.end - r->b.p) && crc32_z(0, r->b.p, (size_t)n) == crc;
+    return bin_frame_open(&r->b, MAGIC, PYPI_BLOB_FORMAT, body_sha256, key);
 }
 
 int pypi_page_blob_read(const unsigned char *data, size_t len, const char *body_sha256,
