@@ -14,7 +14,6 @@
 #include "lock.h"
 #include "util.h"
 
-struct cache_mirrors;
 
 /* Where a spec value was written: its field path and 1-based position
  * (0 when the spec text gave none, e.g. a defaulted value). */
@@ -92,19 +91,20 @@ typedef struct plan_input {
     bool base_cuda;               /* the base carries CUDA (the catalog's `cuda`) */
     const char *const *protected_pins; /* the base's pins, NULL-terminated, or NULL */
     const char *resolved_at;      /* "2026-09-14T15:00:00+00:00" for lock.txt; NULL: plan_resolved_at() */
-    /* The site's mirrors (cache/cache.h: --mirror, ENVLOCK_MIRRORS, the
-     * mirrors file), or NULL. Only the URLs an install step fetches from
-     * go through them (plan_mirror_url()): the Python index URLs, the npm
-     * registry, the apt sources; the lock, its digest and every file that
-     * restates the lock (lock.txt, expected-packages.json) stay canonical. */
-    const struct cache_mirrors *mirrors;
+    /* The site's mirrors, as a mapping the caller owns (verbs pass the
+     * cache's: --mirror, ENVLOCK_MIRRORS, the mirrors file), or NULL. Only
+     * the URLs an install step fetches from go through it
+     * (plan_mirror_url()): the Python index URLs, the npm registry, the apt
+     * sources; the lock, its digest and every file that restates the lock
+     * (lock.txt, expected-packages.json) stay canonical. map_url returns a
+     * new string, or NULL for "no mirror applies". */
+    char *(*map_url)(const void *user, const char *url);
+    const void *map_url_user;
 } plan_input;
 
 /* plan_mirror_url() :
- *  `url` as an install step fetches it: mapped by the cache's own mapping
- *  (cache_mirrors_rewrite(): the longest CANONICAL prefix at a path
- *  boundary) through in->mirrors; a copy when no mirror applies or there
- *  is no table. Caller frees. */
+ *  `url` as an install step fetches it: mapped through in->map_url; a copy
+ *  when no mirror applies or there is no mapping. Caller frees. */
 char *plan_mirror_url(const plan_input *in, const char *url);
 
 /* ---- exports ---- */
@@ -149,7 +149,7 @@ char *plan_package_json_text(const plan_input *in, size_t *len);
 
 /* plan_apt_sources_text() :
  *  The locked apt sources of the debs the lock installs, one
- *  "deb URI SUITE COMPONENT" line each (URI through in->mirrors), sorted,
+ *  "deb URI SUITE COMPONENT" line each (URI through in->map_url), sorted,
  *  no duplicates. NULL when the lock installs no deb. */
 char *plan_apt_sources_text(const plan_input *in, size_t *len);
 

@@ -8,7 +8,7 @@
  * It writes no variant's main file itself (plan_<variant>.c do), and it
  * never formats a lock export: lock.txt, requirements.txt, apt-packages.txt,
  * apt-sources.list, package.json and package-lock.json come from
- * plan_export.c. The site's mirrors (plan_input.mirrors) reach only the
+ * plan_export.c. The site's mirrors (plan_input.map_url) reach only the
  * install steps' URLs: the index URLs and registry of the commands here,
  * and the deb URIs of apt-sources.list and the package-lock's `resolved`,
  * which plan_export.c maps. No I/O, no state between calls. */
@@ -18,7 +18,6 @@
 
 #include <json-c/json.h>
 
-#include "cache.h"
 #include "plan_internal.h"
 
 /* ---- plan_files, refusals ---- */
@@ -397,7 +396,8 @@ void plan_first_word_upper(const char *cmd, char *out, size_t cap)
 
 char *plan_mirror_url(const plan_input *in, const char *url)
 {
-    return cache_mirrors_rewrite(in->mirrors, url);
+    char *m = in->map_url ? in->map_url(in->map_url_user, url) : NULL;
+    return m ? m : xstrdup(url);
 }
 
 /* ---- context files ---- */

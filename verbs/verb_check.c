@@ -1,5 +1,5 @@
 /* verb_check.c — the public el_check(): is a lock still a valid answer for
- * its spec? The request the spec makes now (target_request.c), the lock as
+ * its spec? The request the spec makes now (base_request.c), the lock as
  * read, the inputs as their indexes serve them now (verb_check_inputs.c),
  * compared by lock_check(). This file only sequences those steps. */
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "envlock/resolve.h"
-#include "target_request.h"
+#include "base_request.h"
 #include "verb_check_inputs.h"
 #include "verbs_internal.h"
 

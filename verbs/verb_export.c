@@ -11,7 +11,7 @@
 #include "envlock/plan.h"
 #include "plan.h"
 #include "pypi_index.h"
-#include "target.h"
+#include "base.h"
 #include "verbs_internal.h"
 
 /* ---- PyPI download URLs for pylock.toml ---- */

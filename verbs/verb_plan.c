@@ -19,7 +19,7 @@
 #include "envlock/plan.h"
 #include "plan.h"
 #include "spec_internal.h"
-#include "target.h"
+#include "base.h"
 #include "verbs_internal.h"
 
 static const char *const ALL_VARIANTS[] = { "datalayer", "e2b", "daytona", "modal", NULL };
@@ -303,6 +303,13 @@ static el_code take_base(el_ctx *ctx, plan_run *r, const char *bases_path)
     return EL_OK;
 }
 
+/* plan/ fetches nothing and knows no cache: it gets the mirror mapping as a
+ * function of the cache's table. */
+static char *map_url(const void *user, const char *url)
+{
+    return cache_mirrors_rewrite(user, url);
+}
+
 static el_code plan_prepare(el_ctx *ctx, plan_run *r, const el_spec *spec, const char *lock_path,
                             const el_plan_options *o, el_plan_result *res)
 {
@@ -322,7 +329,10 @@ static el_code plan_prepare(el_ctx *ctx, plan_run *r, const el_spec *spec, const
     r->in.lock_digest = r->lock_digest;
     r->in.spec = take_spec(r->mem, spec);
     r->in.base_registry = o->base_registry;
-    r->in.mirrors = r->mirrors;
+    if (r->mirrors) {
+        r->in.map_url = map_url;
+        r->in.map_url_user = r->mirrors;
+    }
     return EL_OK;
 }
 

@@ -1,5 +1,5 @@
 /* verb_resolve.c — the public el_resolve(): the catalog, the request
- * (target_request.c), the previous lock as a preference, the solve
+ * (base_request.c), the previous lock as a preference, the solve
  * (resolver_resolve) and the lock (lockfile/). It only sequences those
  * steps; it solves nothing, fetches nothing and writes no format itself. */
 #include <stdio.h>
@@ -13,8 +13,8 @@
 #include "cache.h"
 #include "pep508.h"
 #include "resolver.h"
-#include "target.h"
-#include "target_request.h"
+#include "base.h"
+#include "base_request.h"
 #include "verbs_internal.h"
 
 el_code el_exclude_newer_normalize(el_ctx *ctx, const char *value, char out[32])

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target_request.h"
+#include "base_request.h"
 #include "verbs_internal.h"
 
 static const char *cp(arena *a, const char *s)

@@ -1,5 +1,5 @@
 /* verb_resolve_targets.c — one lock for variants with different targets
- * (target_request.h: a `build.source: image` spec builds on the image, modal
+ * (base_request.h: a `build.source: image` spec builds on the image, modal
  * on the base). Each target is solved by resolver_resolve() with its own
  * Python, platform, markers and apt sources; every PyPI and Debian package
  * the other targets' locks hold is added to its roots at that version
@@ -18,7 +18,7 @@
 
 #include "cache.h"
 #include "resolver.h"
-#include "target_request.h"
+#include "base_request.h"
 #include "verbs_internal.h"
 
 /* Enough for two targets to settle: each round adds to a target only what

@@ -16,7 +16,7 @@
 #include <json-c/json.h>
 
 #include "envlock/bases.h"
-#include "target_request.h"
+#include "base_request.h"
 
 #ifndef BASES_YAML
 #error "BASES_YAML must name corpus/bases/bases.yaml"

@@ -1,10 +1,10 @@
-/* npm_internal.h — pieces shared by the npm grammar's files: JavaScript's
+/* semver_internal.h — pieces shared by the npm grammar's files: JavaScript's
  * idea of whitespace, and matchers for the version shapes node-semver's
  * regular expressions recognise (with the same length limits and the same
  * choices where a pattern could match in more than one way). Not installed,
- * not used outside indexes/npm. */
-#ifndef EL_NPM_INTERNAL_H
-#define EL_NPM_INTERNAL_H
+ * not used outside versions/npm. */
+#ifndef EL_SEMVER_INTERNAL_H
+#define EL_SEMVER_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1268,7 +1268,7 @@ spec_node *spec_datagen_import(arena *mem, const spec_node *root, const char *te
         put(&d, &spec, bat, "build", map_done(&d, &build, bat));
         /* The seed: the base image applies on Daytona only; Modal uses its
          * built-in Debian base. So the recipe builds for both, each on its
-         * own target, from one lock (target_request.c). */
+         * own target, from one lock (base_request.c). */
         mapb compat = { PTRVEC_INIT, PTRVEC_INIT }, vars = { PTRVEC_INIT, PTRVEC_INIT };
         ptrvec req = PTRVEC_INIT;
         ptrvec_push(&req, str_at(&d, bat, "daytona"));

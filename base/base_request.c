@@ -1,4 +1,4 @@
-/* target_request.c — builds the resolve_request for a valid spec: the base
+/* base_request.c — builds the resolve_request for a valid spec: the base
  * from the catalog with the reference's errors, digests per variant, the
  * protected-pin merge (REFERENCE §3 merge_requirements, exact messages), the
  * npm and apt roots, sources and options. A `build.source: image` spec
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "pep508.h"
-#include "target_request.h"
+#include "base_request.h"
 
 #define DEFAULT_NPM_REGISTRY "https://registry.npmjs.org"
 

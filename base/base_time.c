@@ -1,4 +1,4 @@
-/* target_time.c — the --exclude-newer cutoff: an RFC 3339 instant, a date,
+/* base_time.c — the --exclude-newer cutoff: an RFC 3339 instant, a date,
  * or a span back from now, normalized to one absolute UTC instant in whole
  * seconds. This file owns the cutoff's forms; RFC 3339 and the calendar
  * arithmetic are util's (time.c). */
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "target.h"
+#include "base.h"
 
 /* RFC 3339 date-time or full-date; true with *t in seconds since the epoch. */
 static bool parse_instant(const char *s, int64_t *t)

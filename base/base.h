@@ -1,12 +1,12 @@
-/* target.h — the approved bases as data, and the target a spec resolves
+/* base.h — the approved bases as data, and the target a spec resolves
  * for. The catalog (corpus/bases/bases.yaml by default, --bases FILE or
  * ENVLOCK_BASES to override) gives, per base ref and channel: the full Python
  * version, the platform (arch, libc and its version -> wheel platform tag),
  * per-variant image digests, apt sources with keyring and snapshot, the
  * image's dpkg status file, the Python distributions preinstalled, and the
  * protected pins. Not part of the public API. */
-#ifndef EL_TARGET_H
-#define EL_TARGET_H
+#ifndef EL_BASE_H
+#define EL_BASE_H
 
 #include <stdbool.h>
 #include <stddef.h>

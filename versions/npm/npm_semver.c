@@ -12,7 +12,7 @@
 
 #include "util.h"
 #include "semver.h"
-#include "npm_internal.h"
+#include "semver_internal.h"
 
 static void set_err(char **err, char *msg)
 {

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "util.h"
-#include "pypi/pep440.h"
-#include "npm/semver.h"
-#include "apt/debver.h"
+#include "pep440.h"
+#include "semver.h"
+#include "debver.h"
 
 int el_ecosystem_parse(const char *name, el_ecosystem *out)
 {

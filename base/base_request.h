@@ -1,12 +1,12 @@
-/* target_request.h — from a valid spec and the bases catalog to a
- * resolve_request (resolver.h): the base and its digests per variant, the
+/* base_request.h — from a valid spec and the bases catalog to a
+ * resolve_request (resolve_request.h): the base and its digests per variant, the
  * roots of every ecosystem with their spec positions, the protected pins
  * merged by the reference's rules (REFERENCE §3 merge_requirements), the
  * sources, and the options. Not part of the public API. */
-#ifndef EL_TARGET_REQUEST_H
-#define EL_TARGET_REQUEST_H
+#ifndef EL_BASE_REQUEST_H
+#define EL_BASE_REQUEST_H
 
-#include "resolver.h"
+#include "resolve_request.h"
 
 /* target_merge() :
  *  The reference's merge_requirements over the user's Python dependencies

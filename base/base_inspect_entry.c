@@ -1,6 +1,6 @@
-/* target_inspect_entry.c — el_base_inspect(): the catalog entry of an image
+/* base_inspect_entry.c — el_base_inspect(): the catalog entry of an image
  * (corpus/bases/README.md, `images:`) worked out from its files as
- * target_inspect.c reads them: the Python from include/python3.X/patchlevel.h
+ * base_inspect.c reads them: the Python from include/python3.X/patchlevel.h
  * (else the config's PYTHON_VERSION), the platform from the architecture and
  * the installed libc6 (glibc X.Y -> manylinux_X_Y_<machine>), the apt
  * sources from sources.list and sources.list.d (NAME.list, NAME.sources as deb822),
@@ -20,8 +20,8 @@
 
 #include "envlock/bases.h"
 #include "pep508.h"
-#include "target.h"
-#include "target_inspect.h"
+#include "base.h"
+#include "base_inspect.h"
 
 typedef struct entry {
     el_ctx *ctx;

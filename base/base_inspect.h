@@ -1,8 +1,8 @@
-/* target_inspect.h — an image archive's file system as `envlock base
- * inspect` needs it (target_inspect.c), and the catalog entry written from
- * it (target_inspect_entry.c). Not part of the public API. */
-#ifndef EL_TARGET_INSPECT_H
-#define EL_TARGET_INSPECT_H
+/* base_inspect.h — an image archive's file system as `envlock base
+ * inspect` needs it (base_inspect.c), and the catalog entry written from
+ * it (base_inspect_entry.c). Not part of the public API. */
+#ifndef EL_BASE_INSPECT_H
+#define EL_BASE_INSPECT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -17,7 +17,7 @@
 
 #include "util.h"
 #include "semver.h"
-#include "npm_internal.h"
+#include "semver_internal.h"
 
 typedef struct rcomp {
     npm_op op;

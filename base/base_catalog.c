@@ -1,11 +1,11 @@
-/* target_bases.c — the public face of the bases catalog (envlock/bases.h):
+/* base_catalog.c — the public face of the bases catalog (envlock/bases.h):
  * a loaded catalog and the view of it the spec rules take. It adds nothing
- * to what target.c reads and checks; the spec module stays free of the
+ * to what base_target.c reads and checks; the spec module stays free of the
  * catalog, the caller passes the view in. */
 #include <stdlib.h>
 
 #include "envlock/bases.h"
-#include "target.h"
+#include "base.h"
 
 struct el_bases {
     target_catalog *cat;

@@ -1,5 +1,5 @@
-/* target_inspect.c — reads an image archive into the few files of its final
- * file system that a catalog entry is worked out from (target_inspect.h).
+/* base_inspect.c — reads an image archive into the few files of its final
+ * file system that a catalog entry is worked out from (base_inspect.h).
  * Two passes over the archive with libarchive: the first keeps the small
  * members (manifest.json, index.json, configs and manifests under blobs/)
  * and the names of all; the second reads each layer the manifest names as
@@ -7,7 +7,7 @@
  * layers are then applied in the manifest's order, whiteouts first. Nothing
  * is extracted to disk, so a hostile name can do no harm; it is refused
  * anyway (path_traversal), since such an archive was not written by an
- * image tool. Owns no catalog format: target_inspect_entry.c does. */
+ * image tool. Owns no catalog format: base_inspect_entry.c does. */
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "target_inspect.h"
+#include "base_inspect.h"
 
 /* Manifests and configs are a few KiB; a member above this is a layer. */
 #define SMALL_MEMBER_MAX (4u << 20)

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "npm_internal.h"
+#include "semver_internal.h"
 
 size_t npm_ws_len(const char *s, size_t n, size_t i)
 {

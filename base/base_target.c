@@ -1,4 +1,4 @@
-/* target.c — the approved bases catalog: reads corpus/bases/bases.yaml (or
+/* base_target.c — the approved bases catalog: reads corpus/bases/bases.yaml (or
  * --bases FILE / $ENVLOCK_BASES) with the spec module's positioned YAML
  * reader, checks every field, and answers "which base is R:C, and what is
  * its digest for variant V" with the reference's codes and messages. It owns
@@ -36,7 +36,7 @@
 
 #include "spec_internal.h"
 #include "pep508.h"
-#include "target.h"
+#include "base.h"
 
 #ifndef ENVLOCK_BASES_DEFAULT
 #define ENVLOCK_BASES_DEFAULT "corpus/bases/bases.yaml"

@@ -1,0 +1,71 @@
+/* resolve_request.h — what the base stage hands the resolver: the target,
+ * the roots as the user wrote them with their spec positions (protected pins
+ * already merged), where to read indexes, and the options. base_request.c
+ * builds it from a spec and the catalog; resolver_resolve() takes it. Not
+ * part of the public API. */
+#ifndef EL_RESOLVE_REQUEST_H
+#define EL_RESOLVE_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+#include "lock.h"
+#include "base.h"
+
+typedef enum resolve_root_kind {
+    ROOT_REQUIREMENT, /* must be installed (spec dependency, or a protected pin) */
+    ROOT_CONSTRAINT   /* restricts versions if installed (spec constraint, protected pin as constraint) */
+} resolve_root_kind;
+
+typedef struct resolve_root {
+    const char *ecosystem;   /* "pypi" | "npm" | "deb" */
+    const char *text;        /* as written: "numpy==1.21.0", "zod@^3", "gdal-bin", "libpq-dev=15.8-0+deb12u1" */
+    resolve_root_kind kind;
+    bool protected_pin;      /* comes from the base's protected pins */
+    const char *field;       /* "spec.packages.python.dependencies[3]" or "protected" */
+    unsigned line, column;   /* spec position, 0 if none */
+    bool shared;             /* a version another target's lock holds, pinned so
+                                that one lock serves every target (verbs'
+                                multi-target resolve): in no requestedBy */
+} resolve_root;
+
+typedef struct resolve_request {
+    const target_base *base;
+    const char *spec_digest;
+    const char *const *pypi_indexes;   /* canonical, in order */
+    size_t n_pypi_indexes;
+    const char *npm_registry;          /* canonical */
+    const char *const *apt_sources;    /* canonical one-line sources: the base's, then the spec's */
+    size_t n_apt_sources;
+    const char *apt_keyring;           /* default keyring for sources without signed-by */
+    const char *const *variants;       /* the spec's variants (required + optional), sorted */
+    const resolve_root *roots;
+    size_t n_roots;
+    /* options */
+    const char *exclude_newer;         /* RFC 3339, already normalized, or NULL */
+    const lock_doc *previous;          /* an existing lock: its versions are preferred, or NULL */
+    bool upgrade_all;                  /* ignore `previous` */
+    const char *const *upgrade;        /* names freed from `previous` ("pypi:numpy" or bare "numpy") */
+    size_t n_upgrade;
+    const char *debug_solver_dir;      /* write libsolv's testcase here, or NULL */
+    bool explain_full;                 /* the whole derivation in conflict messages */
+    const char *prereleases;           /* pre-release mode: uv's disallow, allow,
+                                          if-necessary, explicit,
+                                          if-necessary-or-explicit, or pip (pip's
+                                          rule); NULL: if-necessary-or-explicit */
+    /* build options (uv's and pip's; pypi_build_opts): names any spelling,
+     * ":all:" for every project */
+    bool no_build;                     /* --no-build: no sdist */
+    const char *const *only_binary;    /* --only-binary: no sdist for these */
+    size_t n_only_binary;
+    const char *const *no_binary;      /* --no-binary: no wheel for these */
+    size_t n_no_binary;
+    /* what the user should know about a successful answer (a fallback the
+     * resolver took); called with the text, valid during the call only;
+     * NULL: notes are dropped */
+    void (*note)(void *user, const char *text);
+    void *note_user;
+} resolve_request;
+
+#endif
