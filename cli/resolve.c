@@ -182,7 +182,7 @@ int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
             printf("spec digest: %s\n", res.spec_digest);
             if (res.exclude_newer[0])
                 printf("exclude newer than: %s\n", res.exclude_newer);
-            printf("packages: %zu pypi, %zu npm, %zu deb (%zu already in the base)\n", res.n_pypi,
+            printf("packages: %zu pypi, %zu npm, %zu deb; %zu of them already in the base\n", res.n_pypi,
                    res.n_npm, res.n_deb, res.n_installed_in_base);
         }
         el_resolve_result_clear(&res);
