@@ -406,6 +406,38 @@ static void rule_apt(rules_ctx *r, json_object *system)
     }
 }
 
+/* One node_modules directory holds one copy of a name, so a spec naming a
+ * package twice (`zod@3` and `zod@4`) has no lock: the later entry is
+ * refused with both entries' lines. */
+static void rule_node_twice(rules_ctx *r, json_object *deps)
+{
+    size_t n = jlen(deps);
+    char **names = xcalloc(n ? n : 1, sizeof *names);
+    for (size_t i = 0; i < n; i++) {
+        const char *text = jat(deps, i);
+        names[i] = text ? spec_npm_name(text) : NULL;
+        for (size_t k = 0; names[i] && k < i; k++) {
+            if (!names[k] || strcmp(names[k], names[i]) != 0)
+                continue;
+            char *first = xasprintf("spec.packages.node.dependencies[%zu]", k);
+            char *field = xasprintf("spec.packages.node.dependencies[%zu]", i);
+            const spec_node *a = spec_node_at_path(r->root, first);
+            const spec_node *b = spec_node_at_path(r->root, field);
+            rules_add(r, field, EL_SPEC_INVALID,
+                      "`%s` (line %u:%u) names `%s` again after `%s` (line %u:%u): "
+                      "node_modules holds one `%s`, so list it once with one range",
+                      text, b ? b->line : 0, b ? b->column : 0, names[i], jat(deps, k),
+                      a ? a->line : 0, a ? a->column : 0, names[i]);
+            free(first);
+            free(field);
+            break;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
 static void rule_node(rules_ctx *r, json_object *node)
 {
     if (!node)
@@ -427,6 +459,7 @@ static void rule_node(rules_ctx *r, json_object *node)
         }
         free(err);
     }
+    rule_node_twice(r, deps);
     const char *registry = jstr(node, "registry");
     if (registry)
         check_url(r, "spec.packages.node.registry", registry, r->flags & SPEC_RULES_DATAGEN);

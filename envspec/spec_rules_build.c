@@ -42,6 +42,20 @@ bool spec_check_npm(const char *text, char **err)
     return false;
 }
 
+char *spec_npm_name(const char *text)
+{
+    npm_pkgspec ps;
+    char *err = NULL;
+    if (npm_pkgspec_parse(text, &ps, &err) != 0) {
+        free(err);
+        return NULL;
+    }
+    char *name = ps.name;
+    ps.name = NULL;
+    npm_pkgspec_release(&ps);
+    return name;
+}
+
 /* ---- requirements.txt ---- */
 
 static void check_requirements(rules_ctx *r, const char *content)

@@ -57,6 +57,10 @@ void check_url(rules_ctx *r, const char *field, const char *url, bool allow_http
  * valid; otherwise *err gets a malloc'd message. */
 bool spec_check_pep508(const char *text, char **err);
 bool spec_check_npm(const char *text, char **err);
+/* spec_npm_name() : the package name an npm entry asks for (`zod` of
+ * `zod@^3`, `@s/p` of `@s/p@1`), malloc'd; NULL when the entry is no valid
+ * registry spec (spec_check_npm() says why). */
+char *spec_npm_name(const char *text);
 
 /* spec_image_ref_parse() :
  *  Parses a container image reference (docker's grammar). On success returns
