@@ -275,7 +275,7 @@ void npm_tarball_assign(arena *a, const char *registry, const char *name, const 
  * cache already holds (a fresh hit, or a 304) is not parsed again. */
 
 /* Bump when the layout or the meaning of a field changes. */
-#define NPM_BLOB_FORMAT 1
+#define NPM_BLOB_FORMAT 2 /* 2: empty non-object dependency maps read as no dependencies */
 
 /* npm_packument_blob_name() :
  *  The cache blob name for the parsed form of the body whose hex sha256 is

@@ -307,13 +307,31 @@ static int dep_cmp(const void *pa, const void *pb)
     return strcmp(a->name, b->name);
 }
 
+/* True for a map value npm reads as no dependencies at all: arborist takes a
+ * version's edges from Object.entries() of the field, and pacote does not
+ * normalize registry manifests, so null, a boolean, a number, `[]` and ""
+ * give no edge (`pagination` 0.4.x writes `"dependencies": []`). A non-empty
+ * array or string would give edges named `0`, `1`, ... and is refused. */
+static bool no_entries(json_object *m)
+{
+    switch (json_object_get_type(m)) {
+    case json_type_null:
+    case json_type_boolean:
+    case json_type_int:
+    case json_type_double: return true;
+    case json_type_array: return json_object_array_length(m) == 0;
+    case json_type_string: return json_object_get_string_len(m) == 0;
+    default: return false;
+    }
+}
+
 /* Reads one dependency map. false (with the version excluded) when the map
- * or one of its values has the wrong type. */
+ * or one of its values has a type npm cannot read either. */
 static bool read_deps(pctx *x, npm_version *v, json_object *man, const char *field,
                       npm_dep_kind kind, json_object *skip, json_object *meta, ptrvec *acc)
 {
     json_object *m;
-    if (!json_object_object_get_ex(man, field, &m) || json_object_is_type(m, json_type_null))
+    if (!json_object_object_get_ex(man, field, &m) || no_entries(m))
         return true;
     if (!json_object_is_type(m, json_type_object)) {
         exclude(x, v, NPM_EX_INVALID_MANIFEST, "its %s is %s %s, not an object", field,

@@ -386,6 +386,48 @@ static void test_bad_versions(void **state)
     npm_packument_free(p);
 }
 
+/* `pagination` writes `"dependencies": []` in every version (the abbreviated
+ * document of registry.npmjs.org/pagination, 2026-12-04, two of its five
+ * versions, trimmed to the fields the reader takes): npm installs it with no
+ * dependency, so no version is excluded. Other maps npm reads as empty
+ * (false, a number, "") are ignored too; a non-empty array still is not. */
+static const char PAGINATION[] =
+    "{\"name\":\"pagination\",\"dist-tags\":{\"latest\":\"0.4.6\"},\"versions\":{"
+    "\"0.4.5\":{\"name\":\"pagination\",\"version\":\"0.4.5\",\"dependencies\":[],"
+    "\"dist\":{\"tarball\":\"https://registry.npmjs.org/pagination/-/pagination-0.4.5.tgz\","
+    "\"shasum\":\"6fa22c75863259f845b6ee07bdcb1d5ba7c14b7e\",\"integrity\":\"sha512-NoWDcvP5OuUXXtb"
+    "A/AMgATRIz5+QwPyAHj12wiyJk/Lm4JqZJ8c84vAfP1Qpg3QVjjb/sg2Xsev6BOfNH70Jnw==\"}},"
+    "\"0.4.6\":{\"name\":\"pagination\",\"version\":\"0.4.6\",\"dependencies\":[],"
+    "\"dist\":{\"tarball\":\"https://registry.npmjs.org/pagination/-/pagination-0.4.6.tgz\","
+    "\"shasum\":\"d25657bd58d1143545f55ac1af2d299f134b848e\",\"integrity\":\"sha512-TnZ3l17uuC5H9Wl"
+    "c9FMYuEi65JlUCSn1ZAbnLnvUGkR7RgaFknUNGQTEumhjq1Jy1ePkXSiYUFFbHH70LGb9dA==\"}}}}";
+
+static void test_empty_non_object_maps(void **state)
+{
+    (void)state;
+    npm_packument *p = parse_ok(PAGINATION, "pagination", NULL);
+    assert_int_equal(p->ncandidates, 2);
+    for (size_t i = 0; i < p->nversions; i++) {
+        assert_int_equal(p->versions[i].excluded, NPM_EX_NONE);
+        assert_int_equal(p->versions[i].ndeps, 0);
+    }
+    npm_packument_free(p);
+    const char other[] =
+        "{\"versions\":{"
+        "\"1.0.0\":{\"dependencies\":false,\"optionalDependencies\":3,\"peerDependencies\":\"\","
+        DIST("v", "1.0.0") "},"
+        "\"1.0.1\":{\"dependencies\":[],\"peerDependencies\":{\"a\":\"^1\"}," DIST("v", "1.0.1") "},"
+        "\"1.0.2\":{\"dependencies\":\"a b\"," DIST("v", "1.0.2") "}"
+        "}}";
+    p = parse_ok(other, "v", NULL);
+    assert_int_equal(npm_packument_find(p, "1.0.0")->excluded, NPM_EX_NONE);
+    assert_int_equal(npm_packument_find(p, "1.0.0")->ndeps, 0);
+    assert_int_equal(npm_packument_find(p, "1.0.1")->excluded, NPM_EX_NONE);
+    assert_int_equal(npm_packument_find(p, "1.0.1")->ndeps, 1);
+    assert_int_equal(npm_packument_find(p, "1.0.2")->excluded, NPM_EX_INVALID_MANIFEST);
+    npm_packument_free(p);
+}
+
 static void test_malformed(void **state)
 {
     (void)state;
@@ -539,7 +581,7 @@ int main(void)
         cmocka_unit_test(test_bundle_forms), cmocka_unit_test(test_platform),
         cmocka_unit_test(test_bad_versions), cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_huge),         cmocka_unit_test(test_tarball_rebase),
-        cmocka_unit_test(test_time),
+        cmocka_unit_test(test_time),         cmocka_unit_test(test_empty_non_object_maps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
