@@ -392,9 +392,9 @@ static void root_npm(checker *c, const char *text, const npm_pkgspec *s)
         line(c, "%s is no longer satisfied: the lock has %s", text, show(p->version));
 }
 
-/* 1 holds, 0 not, -1 unreadable, 1 also for what only the registry can
- * judge (dist-tags, aliases, URLs). */
-static int edge_npm(const lock_edge *e)
+/* 1 if `version` meets the edge's spec, 0 not, 1 also for what only the
+ * registry can judge (dist-tags, aliases, URLs). */
+static int npm_spec_holds(const lock_edge *e, const char *version)
 {
     const char *range = e->spec;
     const char *name, *ar;
@@ -409,15 +409,109 @@ static int edge_npm(const lock_edge *e)
     npm_range *r = NULL;
     if (npm_range_parse(range, NPM_LOOSE, &r, NULL) == 0) {
         npm_range_free(r);
-        return npm_satisfies(e->version, range, NPM_LOOSE);
+        return npm_satisfies(version, range, NPM_LOOSE);
     }
     npm_pkgspec s;
     if (npm_pkgspec_parse(range, &s, NULL) == 0) {
-        int ok = s.kind == NPM_SPEC_TAG || npm_satisfies(e->version, s.spec, NPM_LOOSE);
+        int ok = s.kind == NPM_SPEC_TAG || npm_satisfies(version, s.spec, NPM_LOOSE);
         npm_pkgspec_release(&s);
         return ok;
     }
     return 1;
+}
+
+static int edge_npm(const lock_edge *e) { return npm_spec_holds(e, e->version); }
+
+/* ---- npm: what Node loads ----
+ * `require(name)` from a package at node_modules/a/node_modules/b looks in
+ * its own node_modules, then in node_modules/ of each directory above it
+ * that is not itself a node_modules, up to the project root. A lock whose
+ * edge is met by some copy, but not by the copy this walk finds first, loads
+ * the wrong version; so every npm edge is checked against that copy. */
+
+static int path_cmp(const void *a, const void *b)
+{
+    const lock_package *x = *(const lock_package *const *)a, *y = *(const lock_package *const *)b;
+    return strcmp(x->path, y->path);
+}
+
+/* The npm packages that have a path, sorted by it; caller frees. */
+static const lock_package **npm_by_path(const lock_doc *d, size_t *n)
+{
+    const lock_package **v = xcalloc(d->n_packages ? d->n_packages : 1, sizeof *v);
+    *n = 0;
+    for (size_t i = 0; i < d->n_packages; i++)
+        if (lock_strcmp(d->packages[i].ecosystem, "npm") == 0 && d->packages[i].path)
+            v[(*n)++] = &d->packages[i];
+    qsort(v, *n, sizeof *v, path_cmp);
+    return v;
+}
+
+static const lock_package *at_path(const lock_package **v, size_t n, const char *path)
+{
+    lock_package key = { .path = path };
+    const lock_package *kp = &key;
+    const lock_package **hit = bsearch(&kp, v, n, sizeof *v, path_cmp);
+    return hit ? *hit : NULL;
+}
+
+/* The copy of `folder` Node finds from the package directory `from`
+ * (a lock path, "" for the project root), or NULL; *where gets its path
+ * (malloc'd) when found. */
+static const lock_package *node_walk(const lock_package **v, size_t n, const char *from,
+                                     const char *folder, char **where)
+{
+    char *dir = xstrdup(from);
+    const lock_package *hit = NULL;
+    for (;;) {
+        size_t len = strlen(dir);
+        const char *base = strrchr(dir, '/');
+        base = base ? base + 1 : dir;
+        if (strcmp(base, "node_modules") != 0) {
+            char *cand = len ? xasprintf("%s/node_modules/%s", dir, folder)
+                             : xasprintf("node_modules/%s", folder);
+            hit = at_path(v, n, cand);
+            if (hit) {
+                *where = cand;
+                break;
+            }
+            free(cand);
+        }
+        if (!len)
+            break;
+        char *slash = strrchr(dir, '/');
+        *(slash ? slash : dir) = '\0';
+    }
+    free(dir);
+    return hit;
+}
+
+static void check_npm_walk(checker *c)
+{
+    size_t n;
+    const lock_package **v = npm_by_path(c->lock, &n);
+    for (size_t i = 0; i < n; i++) {
+        const lock_package *p = v[i];
+        for (size_t j = 0; j < p->n_deps; j++) {
+            const lock_edge *e = &p->deps[j];
+            if (!e->name || (e->ecosystem && strcmp(e->ecosystem, "npm") != 0))
+                continue;
+            const char *folder = e->alias ? e->alias : e->name;
+            char *where = NULL, w[32];
+            at(e->line, w);
+            const lock_package *got = node_walk(v, n, p->path, folder, &where);
+            if (!got)
+                line(c, "npm:%s@%s at %s needs %s %s, but Node finds no %s from there%s",
+                     show(p->name), show(p->version), p->path, folder, show(e->spec), folder, w);
+            else if (e->spec && got->version && lock_strcmp(got->version, e->version) != 0 &&
+                     !npm_spec_holds(e, got->version)) /* the bound copy's own check said it */
+                line(c, "npm:%s@%s at %s needs %s %s, but Node loads %s %s from %s%s",
+                     show(p->name), show(p->version), p->path, folder, e->spec, folder,
+                     got->version, where, w);
+            free(where);
+        }
+    }
+    free(v);
 }
 
 /* ---- deb ---- */
@@ -965,6 +1059,7 @@ el_code lock_check(el_ctx *ctx, const lock_doc *lock, const lock_check_input *in
     if (rc != EL_OK)
         return rc;
     check_edges(&c);
+    check_npm_walk(&c);
     if (in->check_artifacts)
         check_artifacts(&c);
     *stale = c.stale;

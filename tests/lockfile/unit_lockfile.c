@@ -1039,11 +1039,66 @@ static void test_check_edges(void **state)
             if (strcmp(d->packages[i].name, "wrap-ansi") == 0) {
                 d->packages[i].deps[0].spec = specs[k][0];
                 d->packages[i].deps[0].alias = "@x/styles";
+            } else if (strcmp(d->packages[i].version, "4.3.0") == 0) {
+                d->packages[i].path = "node_modules/wrap-ansi/node_modules/@x/styles";
             }
         lock_doc_sort(d);
         expect_report(d, &in, specs[k][1]);
         lock_doc_free(d);
     }
+}
+
+/* An edge met by some copy in the lock but not by the copy Node's
+ * require() finds walking up node_modules from the dependent (express's
+ * shape: send needs ms 2.1.3, the hoisted ms is debug's 2.0.0). */
+static void walk_doc(lock_doc *d, const char *ms_213_path)
+{
+    const char *reg = "https://registry.npmjs.org";
+    lock_package *p = sample_pkg(d, "npm", "send", "0.18.0", reg);
+    p->path = "node_modules/send";
+    sample_dep(d, p, "ms", "2.1.3", "dependency", "2.1.3");
+    p = sample_pkg(d, "npm", "debug", "2.6.9", reg);
+    p->path = "node_modules/debug";
+    sample_dep(d, p, "ms", "2.0.0", "dependency", "2.0.0");
+    p = sample_pkg(d, "npm", "ms", "2.0.0", reg);
+    p->path = "node_modules/ms";
+    p = sample_pkg(d, "npm", "ms", "2.1.3", reg);
+    p->path = ms_213_path;
+    p = sample_pkg(d, "npm", "@s/p", "1.0.0", reg);
+    p->path = "node_modules/@s/p";
+    sample_dep(d, p, "debug", "2.6.9", "peer", "^2");
+    lock_doc_sort(d);
+}
+
+static void test_check_npm_walk(void **state)
+{
+    (void)state;
+    lock_check_input in = sample_input();
+    lock_doc *d = sample_doc();
+    walk_doc(d, "node_modules/send/node_modules/ms");
+    expect_report(d, &in, "");
+    lock_doc_free(d);
+
+    d = sample_doc();
+    walk_doc(d, "node_modules/debug/node_modules/ms");
+    expect_report(d, &in,
+                  "npm:debug@2.6.9 at node_modules/debug needs ms 2.0.0, but Node loads ms 2.1.3 "
+                  "from node_modules/debug/node_modules/ms\n"
+                  "npm:send@0.18.0 at node_modules/send needs ms 2.1.3, but Node loads ms 2.0.0 "
+                  "from node_modules/ms\n");
+    lock_doc_free(d);
+
+    /* debug's ms sits below another package: debug finds none */
+    d = sample_doc();
+    walk_doc(d, "node_modules/send/node_modules/ms");
+    for (size_t i = 0; i < d->n_packages; i++)
+        if (strcmp(d->packages[i].name, "ms") == 0 && strcmp(d->packages[i].version, "2.0.0") == 0)
+            d->packages[i].path = "node_modules/send/node_modules/x/node_modules/ms";
+    lock_doc_sort(d);
+    expect_report(d, &in,
+                  "npm:debug@2.6.9 at node_modules/debug needs ms 2.0.0, but Node finds no ms "
+                  "from there\n");
+    lock_doc_free(d);
 }
 
 static void test_check_bad_root(void **state)
@@ -1094,7 +1149,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_check_unchanged), cmocka_unit_test(test_check_spec_target_options),
         cmocka_unit_test(test_check_inputs),    cmocka_unit_test(test_check_pypi),
         cmocka_unit_test(test_check_npm),       cmocka_unit_test(test_check_deb),
-        cmocka_unit_test(test_check_edges),     cmocka_unit_test(test_check_bad_root),
+        cmocka_unit_test(test_check_edges), cmocka_unit_test(test_check_npm_walk),     cmocka_unit_test(test_check_bad_root),
     };
     const char *g = argc > 1 ? argv[1] : "all";
     int fails = 0;
