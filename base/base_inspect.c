@@ -1,62 +1,44 @@
 /* base_inspect.c — reads an image archive into the few files of its final
  * file system that a catalog entry is worked out from (base_inspect.h).
- * Two passes over the archive with libarchive: the first keeps the small
- * members (manifest.json, index.json, configs and manifests under blobs/)
- * and the names of all; the second reads each layer the manifest names as
- * a nested archive, streaming, and keeps only the interesting files. The
- * layers are then applied in the manifest's order, whiteouts first. Nothing
- * is extracted to disk, so a hostile name can do no harm; it is refused
+ * Two passes over the archive with libarchive: the first (here) keeps the
+ * names of all members and the bytes of the JSON ones (manifest.json,
+ * index.json, configs and manifests under blobs/), and works out the
+ * layers the manifest names; the second (base_inspect_layers.c) reads each
+ * layer as a nested archive, streaming, and applies them. Nothing is
+ * extracted to disk, so a hostile name can do no harm; it is refused
  * anyway (path_traversal), since such an archive was not written by an
- * image tool. Owns no catalog format: base_inspect_entry.c does. */
+ * image tool. Every count and size is bounded (INSPECT_*_MAX), and members
+ * are found by binary search, never by scanning. Owns no catalog format:
+ * base_inspect_entry.c does. */
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <json-c/json.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base_inspect.h"
 
-/* Manifests and configs are a few KiB; a member above this is a layer. */
-#define SMALL_MEMBER_MAX (4u << 20)
-/* An interesting file of a layer (a dpkg status is about 100 KiB per 100
- * packages): above this it is kept by name only. */
-#define KEEP_FILE_MAX (32u << 20)
-
 typedef struct member {
     const char *name;
+    size_t seq;       /* order in the archive: of two equal names the later wins */
     const char *data; /* NULL when not kept */
     size_t len;
 } member;
 
-typedef enum change_kind { CH_FILE, CH_WHITEOUT, CH_OPAQUE } change_kind;
-
-typedef struct change {
-    change_kind kind;
-    inspect_file f; /* CH_WHITEOUT: the path removed; CH_OPAQUE: its directory */
-} change;
-
-typedef struct layer {
-    const char *name; /* member of the archive */
-    bool seen;
-    ptrvec changes;
-} layer;
-
 typedef struct reader {
-    el_ctx *ctx;
-    const char *path;
-    arena *mem;
-    ptrvec members;
-    layer *layers;
+    inspect_reader r;
+    member *members;  /* sorted by name, then seq, once pass 1 is done */
+    size_t n_members, alloc;
+    const char **layers; /* cleaned member names, manifest order */
     size_t n_layers;
 } reader;
 
-static el_code bad(reader *R, const char *reason, const char *file, const char *fmt, ...)
-    EL_PRINTF(4, 5);
-static el_code bad(reader *R, const char *reason, const char *file, const char *fmt, ...)
+el_code inspect_bad(inspect_reader *R, const char *reason, const char *file, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -71,66 +53,146 @@ static el_code bad(reader *R, const char *reason, const char *file, const char *
     return EL_SPEC_INVALID;
 }
 
-/* "./a//b/" -> "a/b"; NULL for an absolute name or a `..` component. */
-static const char *clean_name(arena *mem, const char *name)
+el_code inspect_charge(inspect_reader *R, uint64_t n, const char *file, const char *entry)
 {
+    R->kept += n;
+    if (R->kept <= INSPECT_KEPT_MAX)
+        return EL_OK;
+    el_code rc = inspect_bad(
+        R, "too_large", file,
+        "holds more than the %u MiB of names, manifests and files that envlock keeps of an "
+        "image (passed at `%s`%s%s%s): this is no image a registry serves",
+        INSPECT_KEPT_MAX >> 20, file, entry ? ", at its entry `" : "", entry ? entry : "",
+        entry ? "`" : "");
+    el_detail_int(R->ctx, "limit", INSPECT_KEPT_MAX);
+    if (entry)
+        el_detail_str(R->ctx, "entry", entry);
+    return rc;
+}
+
+bool inspect_clean_name(const char *name, strbuf *sb)
+{
+    sb_reset(sb);
     if (name[0] == '/')
-        return NULL;
-    strbuf sb = STRBUF_INIT;
+        return false;
     for (const char *p = name; *p;) {
         size_t n = strcspn(p, "/");
-        if (n == 2 && p[0] == '.' && p[1] == '.') {
-            sb_release(&sb);
-            return NULL;
-        }
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return false;
         if (n && !(n == 1 && p[0] == '.')) {
-            if (sb.len)
-                sb_addc(&sb, '/');
-            sb_add(&sb, p, n);
+            if (sb->len)
+                sb_addc(sb, '/');
+            sb_add(sb, p, n);
         }
         p += n;
         while (*p == '/')
             p++;
     }
-    char *out = arena_strdup(mem, sb.buf ? sb.buf : "");
+    return true;
+}
+
+/* The cleaned name in the image's arena, or NULL (path_traversal). */
+static const char *clean_name(reader *R, const char *name)
+{
+    strbuf sb = STRBUF_INIT;
+    const char *out = inspect_clean_name(name, &sb) ? arena_strdup(R->r.mem, sb.buf) : NULL;
     sb_release(&sb);
     return out;
 }
 
-static struct archive *open_outer(reader *R, int fd)
+struct archive *inspect_tar_new(void)
 {
     struct archive *a = archive_read_new();
     archive_read_support_filter_all(a);
     archive_read_support_format_tar(a);
+    return a;
+}
+
+static struct archive *open_outer(reader *R, int fd)
+{
+    struct archive *a = inspect_tar_new();
     if (archive_read_open_fd(a, fd, 65536) != ARCHIVE_OK) {
-        bad(R, "not_an_image_archive", NULL, "is not an image archive (a tar): %s",
-            archive_error_string(a) ? archive_error_string(a) : "unreadable");
+        inspect_bad(&R->r, "not_an_image_archive", NULL, "is not an image archive (a tar): %s",
+                    archive_error_string(a) ? archive_error_string(a) : "unreadable");
         archive_read_free(a);
         return NULL;
     }
     return a;
 }
 
-static char *read_all(struct archive *a, size_t max, size_t *len)
+/* A JSON member's bytes, or NULL when the member is none: JSON opens with
+ * `{` or `[` (after blanks), which no tar or compressed layer does, so
+ * only the first block of a layer is ever read here. */
+static char *read_json_member(struct archive *a, size_t *len)
 {
     strbuf sb = STRBUF_INIT;
-    char buf[65536];
+    char buf[16384];
     la_ssize_t n;
     while ((n = archive_read_data(a, buf, sizeof buf)) > 0) {
-        if (sb.len + (size_t)n > max) {
-            sb_release(&sb);
-            return NULL;
+        if (!sb.len) {
+            size_t k = 0;
+            while (k < (size_t)n && memchr(" \t\r\n", buf[k], 4))
+                k++;
+            if (k < (size_t)n && buf[k] != '{' && buf[k] != '[')
+                break;
         }
+        if (sb.len + (size_t)n > INSPECT_JSON_MAX)
+            break;
         sb_add(&sb, buf, (size_t)n);
     }
-    if (n < 0) {
+    if (n != 0 || !sb.len) {
         sb_release(&sb);
         return NULL;
     }
     return sb_detach(&sb, len);
 }
 
-/* Pass 1: every member's name, and the bytes of the small ones. */
+/* One member of pass 1: its name, and its bytes if it is JSON. */
+static el_code add_member(reader *R, struct archive *a, struct archive_entry *e)
+{
+    const char *raw = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
+    if (R->n_members >= INSPECT_MEMBERS_MAX) {
+        el_code rc = inspect_bad(&R->r, "too_large", raw,
+                                 "has more than %u members (the last read is `%s`): an image "
+                                 "has a few per layer",
+                                 INSPECT_MEMBERS_MAX, raw);
+        el_detail_int(R->r.ctx, "limit", INSPECT_MEMBERS_MAX);
+        return rc;
+    }
+    const char *name = clean_name(R, raw);
+    if (!name)
+        return inspect_bad(&R->r, "path_traversal", raw,
+                           "the member `%s` names a path outside the archive", raw);
+    if (inspect_charge(&R->r, strlen(name) + sizeof(member), raw, NULL) != EL_OK)
+        return EL_SPEC_INVALID;
+    if (R->n_members == R->alloc) {
+        R->alloc = R->alloc ? 2 * R->alloc : 64;
+        R->members = xrealloc(R->members, R->alloc * sizeof *R->members);
+    }
+    member *m = &R->members[R->n_members];
+    *m = (member){ .name = name, .seq = R->n_members };
+    R->n_members++;
+    if (archive_entry_filetype(e) != AE_IFREG || archive_entry_size(e) > INSPECT_JSON_MAX)
+        return EL_OK;
+    size_t len = 0;
+    char *data = read_json_member(a, &len);
+    el_code rc = data ? inspect_charge(&R->r, len, raw, NULL) : EL_OK;
+    if (data && rc == EL_OK) {
+        m->data = arena_strndup(R->r.mem, data, len);
+        m->len = len;
+    }
+    free(data);
+    return rc;
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+    const member *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->seq < y->seq ? -1 : x->seq > y->seq);
+}
+
+/* Pass 1: every member's name, and the bytes of the JSON ones. */
 static el_code read_members(reader *R, int fd)
 {
     struct archive *a = open_outer(R, fd);
@@ -139,60 +201,47 @@ static el_code read_members(reader *R, int fd)
     struct archive_entry *e;
     int r;
     el_code rc = EL_OK;
-    while (rc == EL_OK && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-        const char *raw = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
-        const char *name = clean_name(R->mem, raw);
-        if (!name) {
-            rc = bad(R, "path_traversal", raw, "the member `%s` names a path outside the archive",
-                     raw);
-            break;
-        }
-        member *m = arena_alloc(R->mem, sizeof *m);
-        m->name = name;
-        if (archive_entry_filetype(e) == AE_IFREG && archive_entry_size(e) <= SMALL_MEMBER_MAX) {
-            size_t len = 0;
-            char *data = read_all(a, SMALL_MEMBER_MAX, &len);
-            if (data) {
-                m->data = arena_strndup(R->mem, data, len);
-                m->len = len;
-                free(data);
-            }
-        }
-        ptrvec_push(&R->members, m);
-    }
+    while (rc == EL_OK && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK)
+        rc = add_member(R, a, e);
     if (rc == EL_OK && r != ARCHIVE_EOF)
-        rc = bad(R, R->members.len ? "unreadable" : "not_an_image_archive", NULL,
-                 "is not an image archive (a tar): %s",
-                 archive_error_string(a) ? archive_error_string(a) : "unreadable");
+        rc = inspect_bad(&R->r, R->n_members ? "unreadable" : "not_an_image_archive", NULL,
+                         "is not an image archive (a tar): %s",
+                         archive_error_string(a) ? archive_error_string(a) : "unreadable");
     archive_read_free(a);
+    if (R->n_members)
+        qsort(R->members, R->n_members, sizeof *R->members, cmp_member);
     return rc;
 }
 
+/* The member named `name` (the last of that name), by binary search. */
 static const member *find_member(const reader *R, const char *name)
 {
-    for (size_t i = 0; i < R->members.len; i++) {
-        const member *m = R->members.items[i];
-        if (strcmp(m->name, name) == 0)
-            return m;
+    size_t lo = 0, hi = R->n_members;
+    while (lo < hi) { /* the first member whose name is above `name` */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(R->members[mid].name, name) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return NULL;
+    return lo && !strcmp(R->members[lo - 1].name, name) ? &R->members[lo - 1] : NULL;
 }
 
 /* A JSON member: parsed, owned by the caller; NULL after a
  * missing_manifest failure naming it. */
 static json_object *member_json(reader *R, const char *name, const char *what)
 {
-    const char *clean = clean_name(R->mem, name);
+    const char *clean = clean_name(R, name);
     if (!clean) {
-        bad(R, "path_traversal", name, "the %s `%s` names a path outside the archive", what,
-            name);
+        inspect_bad(&R->r, "path_traversal", name, "the %s `%s` names a path outside the archive",
+                    what, name);
         return NULL;
     }
     const member *m = find_member(R, clean);
     json_object *j = m && m->data ? json_tokener_parse(m->data) : NULL;
     if (!j)
-        bad(R, "missing_manifest", clean, "the %s `%s` is %s", what, clean,
-            m ? "not JSON" : "not in the archive");
+        inspect_bad(&R->r, "missing_manifest", clean, "the %s `%s` is %s", what, clean,
+                    m ? "not JSON" : "not in the archive");
     return j;
 }
 
@@ -219,14 +268,24 @@ static const char *blob_path(reader *R, const char *digest)
     const char *colon = digest ? strchr(digest, ':') : NULL;
     if (!colon)
         return NULL;
-    return arena_sprintf(R->mem, "blobs/%.*s/%s", (int)(colon - digest), digest, colon + 1);
+    return arena_sprintf(R->r.mem, "blobs/%.*s/%s", (int)(colon - digest), digest, colon + 1);
 }
 
-static void set_layers(reader *R, size_t n)
+/* Room for the `n` layers a manifest names; too_large past
+ * INSPECT_LAYERS_MAX (docker itself stops at 127). */
+static el_code set_layers(reader *R, size_t n, const char *manifest)
 {
-    R->layers = arena_alloc(R->mem, (n + 1) * sizeof *R->layers);
+    if (n > INSPECT_LAYERS_MAX) {
+        el_code rc = inspect_bad(&R->r, "too_large", manifest,
+                                 "%s names %zu layers, more than the %u envlock reads", manifest,
+                                 n, INSPECT_LAYERS_MAX);
+        el_detail_int(R->r.ctx, "limit", INSPECT_LAYERS_MAX);
+        return rc;
+    }
+    R->layers = arena_alloc(R->r.mem, (n + 1) * sizeof *R->layers);
     memset(R->layers, 0, (n + 1) * sizeof *R->layers);
     R->n_layers = n;
+    return EL_OK;
 }
 
 /* The config: architecture and the Env's PYTHON_VERSION (the official
@@ -235,13 +294,13 @@ static void read_config(reader *R, json_object *cfg, inspect_image *out)
 {
     const char *arch = jstr(cfg, "architecture");
     if (arch)
-        out->arch = arena_strdup(R->mem, arch);
+        out->arch = arena_strdup(R->r.mem, arch);
     json_object *env = jget(jget(cfg, "config"), "Env");
     for (size_t i = 0; json_object_is_type(env, json_type_array) &&
                        i < json_object_array_length(env); i++) {
         const char *kv = json_object_get_string(json_object_array_get_idx(env, i));
         if (kv && strncmp(kv, "PYTHON_VERSION=", 15) == 0)
-            out->python_env = arena_strdup(R->mem, kv + 15);
+            out->python_env = arena_strdup(R->r.mem, kv + 15);
     }
 }
 
@@ -255,12 +314,12 @@ static el_code docker_manifest(reader *R, json_object *root, inspect_image *out)
                            : NULL;
     json_object *layers = jget(img, "Layers");
     if (!json_object_is_type(layers, json_type_array))
-        return bad(R, "missing_manifest", "manifest.json",
-                   "manifest.json names no image with Layers");
+        return inspect_bad(&R->r, "missing_manifest", "manifest.json",
+                           "manifest.json names no image with Layers");
     json_object *tags = jget(img, "RepoTags");
     if (json_object_is_type(tags, json_type_array) && json_object_array_length(tags))
         out->reference = arena_strdup(
-            R->mem, json_object_get_string(json_object_array_get_idx(tags, 0)));
+            R->r.mem, json_object_get_string(json_object_array_get_idx(tags, 0)));
     const char *config = jstr(img, "Config");
     if (config) {
         json_object *cfg = member_json(R, config, "config");
@@ -269,12 +328,14 @@ static el_code docker_manifest(reader *R, json_object *root, inspect_image *out)
         read_config(R, cfg, out);
         json_object_put(cfg);
     }
-    set_layers(R, json_object_array_length(layers));
+    if (set_layers(R, json_object_array_length(layers), "manifest.json") != EL_OK)
+        return EL_SPEC_INVALID;
     for (size_t i = 0; i < R->n_layers; i++) {
         const char *l = json_object_get_string(json_object_array_get_idx(layers, i));
-        if (!l || !(R->layers[i].name = clean_name(R->mem, l)))
-            return bad(R, "path_traversal", l ? l : "(null)",
-                       "the layer `%s` names a path outside the archive", l ? l : "(null)");
+        if (!l || !(R->layers[i] = clean_name(R, l)))
+            return inspect_bad(&R->r, "path_traversal", l ? l : "(null)",
+                               "the layer `%s` names a path outside the archive",
+                               l ? l : "(null)");
     }
     return EL_OK;
 }
@@ -301,7 +362,7 @@ static void oci_reference(reader *R, json_object *desc, inspect_image *out)
     if (!name)
         name = jstr(ann, "org.opencontainers.image.ref.name");
     if (name && !out->reference)
-        out->reference = arena_strdup(R->mem, name);
+        out->reference = arena_strdup(R->r.mem, name);
 }
 
 /* OCI image layout: index.json -> (nested indexes) -> manifest -> config
@@ -314,8 +375,8 @@ static el_code oci_manifest(reader *R, json_object *index, inspect_image *out)
         json_object *desc = pick_manifest(index);
         const char *file = blob_path(R, jstr(desc, "digest"));
         if (!file) {
-            rc = bad(R, "missing_manifest", depth ? "(nested index)" : "index.json",
-                     "%s names no manifest", depth ? "a nested index" : "index.json");
+            rc = inspect_bad(&R->r, "missing_manifest", depth ? "(nested index)" : "index.json",
+                             "%s names no manifest", depth ? "a nested index" : "index.json");
             break;
         }
         oci_reference(R, desc, out);
@@ -330,7 +391,8 @@ static el_code oci_manifest(reader *R, json_object *index, inspect_image *out)
             man = next;
     }
     if (rc == EL_OK && !man)
-        rc = bad(R, "missing_manifest", "index.json", "index.json leads to no image manifest");
+        rc = inspect_bad(&R->r, "missing_manifest", "index.json",
+                         "index.json leads to no image manifest");
     if (rc == EL_OK) {
         const char *cfg_file = blob_path(R, jstr(jget(man, "config"), "digest"));
         json_object *cfg = cfg_file ? member_json(R, cfg_file, "config") : NULL;
@@ -341,231 +403,42 @@ static el_code oci_manifest(reader *R, json_object *index, inspect_image *out)
             rc = EL_SPEC_INVALID;
     }
     json_object *layers = man ? jget(man, "layers") : NULL;
-    if (rc == EL_OK) {
-        set_layers(R, json_object_array_length(layers));
-        for (size_t i = 0; i < R->n_layers && rc == EL_OK; i++) {
-            const char *digest = jstr(json_object_array_get_idx(layers, i), "digest");
-            const char *file = blob_path(R, digest);
-            if (!file || !(R->layers[i].name = clean_name(R->mem, file)))
-                rc = bad(R, "path_traversal", digest ? digest : "(null)",
-                         "the layer `%s` names a path outside the archive",
-                         digest ? digest : "(null)");
-        }
+    if (rc == EL_OK)
+        rc = set_layers(R, json_object_array_length(layers), "the image manifest");
+    for (size_t i = 0; i < R->n_layers && rc == EL_OK; i++) {
+        const char *digest = jstr(json_object_array_get_idx(layers, i), "digest");
+        const char *file = blob_path(R, digest);
+        if (!file || !(R->layers[i] = clean_name(R, file)))
+            rc = inspect_bad(&R->r, "path_traversal", digest ? digest : "(null)",
+                             "the layer `%s` names a path outside the archive",
+                             digest ? digest : "(null)");
     }
     json_object_put(owned);
     return rc;
 }
 
-/* ---- pass 2: the layers ---- */
-
-/* The files an entry is worked out from; with `*keep_data` false the file
- * is only known to exist. */
-static bool interesting(const char *p, bool *keep_data)
+/* The manifest (docker's or OCI's) into R->layers and out's hints. */
+static el_code read_manifest(reader *R, inspect_image *out)
 {
-    *keep_data = true;
-    if (!strcmp(p, "var/lib/dpkg/status") || !strcmp(p, "etc/apt/sources.list"))
-        return true;
-    if (!strncmp(p, "etc/apt/sources.list.d/", 23) && !strchr(p + 23, '/'))
-        return true;
-    const char *b = strrchr(p, '/');
-    b = b ? b + 1 : p;
-    if (!strcmp(b, "patchlevel.h") && strstr(p, "include/python3."))
-        return true;
-    if (!strcmp(b, "METADATA") && strstr(p, ".dist-info/METADATA") &&
-        (strstr(p, "/site-packages/") || strstr(p, "/dist-packages/")))
-        return true;
-    *keep_data = false;
-    return (!strncmp(p, "usr/local/bin/python3.", 22) && !strchr(p + 14, '/')) ||
-           (!strncmp(p, "usr/bin/python3.", 16) && !strchr(p + 8, '/'));
-}
-
-static void add_change(reader *R, layer *L, change_kind kind, const char *path,
-                       struct archive *a, bool keep)
-{
-    change *c = arena_alloc(R->mem, sizeof *c);
-    memset(c, 0, sizeof *c);
-    c->kind = kind;
-    c->f.path = path;
-    if (keep) {
-        size_t len = 0;
-        char *data = read_all(a, KEEP_FILE_MAX, &len);
-        if (data) {
-            c->f.data = arena_strndup(R->mem, data, len);
-            c->f.len = len;
-            free(data);
-        }
-    }
-    ptrvec_push(&L->changes, c);
-}
-
-typedef struct nested {
-    struct archive *outer;
-    char buf[65536];
-} nested;
-
-static la_ssize_t nested_read(struct archive *a, void *data, const void **out)
-{
-    (void)a;
-    nested *n = data;
-    *out = n->buf;
-    return archive_read_data(n->outer, n->buf, sizeof n->buf);
-}
-
-/* One entry of a layer: a whiteout, an opaque marker or a file. */
-static el_code layer_entry(reader *R, layer *L, struct archive *in, struct archive_entry *e)
-{
-    const char *raw = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
-    const char *p = clean_name(R->mem, raw);
-    const char *link = archive_entry_hardlink(e);
-    if (!p || (link && !clean_name(R->mem, link)))
-        return bad(R, "path_traversal", L->name,
-                   "the layer `%s` has the entry `%s`, a path outside the image", L->name,
-                   p ? link : raw);
-    const char *slash = strrchr(p, '/');
-    const char *base = slash ? slash + 1 : p;
-    size_t dirlen = slash ? (size_t)(slash - p) : 0;
-    if (!strcmp(base, ".wh..wh..opq")) {
-        add_change(R, L, CH_OPAQUE, arena_strndup(R->mem, p, dirlen), in, false);
-    } else if (!strncmp(base, ".wh.", 4)) {
-        const char *gone = slash ? arena_sprintf(R->mem, "%.*s/%s", (int)dirlen, p, base + 4)
-                                 : arena_strdup(R->mem, base + 4);
-        add_change(R, L, CH_WHITEOUT, gone, in, false);
-    } else {
-        bool keep = false;
-        mode_t t = archive_entry_filetype(e);
-        /* a directory entry leaves the lower layers' contents in place, and a
-         * file that is not interesting can only shadow one that was not either */
-        if (t != AE_IFDIR && interesting(p, &keep))
-            add_change(R, L, CH_FILE, p, in, keep && t == AE_IFREG);
-    }
-    return EL_OK;
-}
-
-static el_code read_layer(reader *R, layer *L, struct archive *outer)
-{
-    nested n = { .outer = outer };
-    struct archive *in = archive_read_new();
-    archive_read_support_filter_all(in);
-    archive_read_support_format_tar(in);
-    el_code rc = EL_OK;
-    if (archive_read_open(in, &n, NULL, nested_read, NULL) != ARCHIVE_OK) {
-        rc = bad(R, "unreadable", L->name, "the layer `%s` is not a tar: %s", L->name,
-                 archive_error_string(in) ? archive_error_string(in) : "unreadable");
-    } else {
-        struct archive_entry *e;
-        int r;
-        while (rc == EL_OK && (r = archive_read_next_header(in, &e)) == ARCHIVE_OK)
-            rc = layer_entry(R, L, in, e);
-        if (rc == EL_OK && r != ARCHIVE_EOF)
-            rc = bad(R, "unreadable", L->name, "the layer `%s` cannot be read: %s", L->name,
-                     archive_error_string(in) ? archive_error_string(in) : "unreadable");
-    }
-    archive_read_free(in);
-    L->seen = true;
-    return rc;
-}
-
-static el_code read_layers(reader *R, int fd)
-{
-    if (lseek(fd, 0, SEEK_SET) != 0)
-        return bad(R, "unreadable", NULL, "cannot be read twice: %s", strerror(errno));
-    struct archive *a = open_outer(R, fd);
-    if (!a)
+    const member *dm = find_member(R, "manifest.json");
+    const member *om = dm ? NULL : find_member(R, "index.json");
+    if (!dm && !om)
+        return inspect_bad(&R->r, "not_an_image_archive", NULL,
+                           "is not an image archive: it has neither manifest.json (docker "
+                           "save) nor index.json (OCI image layout)");
+    json_object *root = member_json(R, dm ? "manifest.json" : "index.json", "manifest");
+    if (!root)
         return EL_SPEC_INVALID;
-    struct archive_entry *e;
-    el_code rc = EL_OK;
-    while (rc == EL_OK && archive_read_next_header(a, &e) == ARCHIVE_OK) {
-        const char *name = clean_name(R->mem, archive_entry_pathname(e));
-        for (size_t i = 0; name && i < R->n_layers && rc == EL_OK; i++)
-            if (!R->layers[i].seen && !strcmp(R->layers[i].name, name)) {
-                rc = read_layer(R, &R->layers[i], a);
-                /* the same blob named twice is one member: share its changes */
-                for (size_t j = i + 1; j < R->n_layers; j++)
-                    if (!strcmp(R->layers[j].name, name)) {
-                        R->layers[j].changes = R->layers[i].changes;
-                        R->layers[j].seen = true;
-                    }
-                break;
-            }
-    }
-    archive_read_free(a);
-    for (size_t i = 0; rc == EL_OK && i < R->n_layers; i++)
-        if (!R->layers[i].seen)
-            rc = bad(R, "missing_layer", R->layers[i].name,
-                     "the layer `%s` (%zu of %zu) is not in the archive", R->layers[i].name,
-                     i + 1, R->n_layers);
+    el_code rc = dm ? docker_manifest(R, root, out) : oci_manifest(R, root, out);
+    json_object_put(root);
     return rc;
-}
-
-/* ---- applying the layers ---- */
-
-static bool under(const char *path, const char *dir)
-{
-    size_t n = strlen(dir);
-    if (n == 0)
-        return true;
-    return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
-}
-
-/* Removes from `fs` the files at or under `dir` (with `self_too`) or only
- * under it: a whiteout, an opaque directory, a file replacing lower ones. */
-static void remove_matching(ptrvec *fs, const char *dir, bool self_too)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < fs->len; i++) {
-        const inspect_file *f = fs->items[i];
-        bool gone = under(f->path, dir) && (self_too || strcmp(f->path, dir) != 0);
-        if (!gone)
-            fs->items[k++] = fs->items[i];
-    }
-    fs->len = k;
-}
-
-static void apply_layer(const layer *L, ptrvec *fs)
-{
-    for (size_t i = 0; i < L->changes.len; i++) {
-        const change *c = L->changes.items[i];
-        if (c->kind == CH_OPAQUE)
-            remove_matching(fs, c->f.path, false);
-        else if (c->kind == CH_WHITEOUT)
-            remove_matching(fs, c->f.path, true);
-    }
-    for (size_t i = 0; i < L->changes.len; i++) {
-        const change *c = L->changes.items[i];
-        if (c->kind != CH_FILE)
-            continue;
-        remove_matching(fs, c->f.path, true);
-        ptrvec_push(fs, (void *)&c->f);
-    }
-}
-
-static int cmp_file(const void *a, const void *b)
-{
-    return strcmp((*(const inspect_file *const *)a)->path, (*(const inspect_file *const *)b)->path);
-}
-
-/* The final file system (only interesting files were kept). */
-static void flatten(reader *R, inspect_image *out)
-{
-    ptrvec fs = PTRVEC_INIT;
-    for (size_t i = 0; i < R->n_layers; i++)
-        apply_layer(&R->layers[i], &fs);
-    out->files = arena_alloc(R->mem, (fs.len + 1) * sizeof *out->files);
-    size_t n = 0;
-    if (fs.len)
-        qsort(fs.items, fs.len, sizeof *fs.items, cmp_file);
-    for (size_t i = 0; i < fs.len; i++)
-        out->files[n++] = *(const inspect_file *)fs.items[i];
-    out->n_files = n;
-    out->n_layers = R->n_layers;
-    ptrvec_release(&fs);
 }
 
 el_code inspect_image_read(el_ctx *ctx, const char *path, inspect_image *out)
 {
     memset(out, 0, sizeof *out);
     out->mem = arena_new();
-    reader R = { .ctx = ctx, .path = path, .mem = out->mem, .members = PTRVEC_INIT };
+    reader R = { .r = { .ctx = ctx, .path = path, .mem = out->mem } };
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         el_fail(ctx, EL_SPEC_INVALID, "%s cannot be read: %s", path, strerror(errno));
@@ -574,34 +447,12 @@ el_code inspect_image_read(el_ctx *ctx, const char *path, inspect_image *out)
         return EL_SPEC_INVALID;
     }
     el_code rc = read_members(&R, fd);
-    if (rc == EL_OK) {
-        const member *dm = find_member(&R, "manifest.json");
-        const member *om = dm ? NULL : find_member(&R, "index.json");
-        const char *which = dm ? "manifest.json" : "index.json";
-        json_object *root = dm || om ? member_json(&R, which, "manifest") : NULL;
-        if (!dm && !om)
-            rc = bad(&R, "not_an_image_archive", NULL,
-                     "is not an image archive: it has neither manifest.json (docker save) nor "
-                     "index.json (OCI image layout)");
-        else if (!root)
-            rc = EL_SPEC_INVALID;
-        else
-            rc = dm ? docker_manifest(&R, root, out) : oci_manifest(&R, root, out);
-        json_object_put(root);
-    }
     if (rc == EL_OK)
-        rc = read_layers(&R, fd);
+        rc = read_manifest(&R, out);
+    free(R.members); /* the JSON they hold is read by now */
     if (rc == EL_OK)
-        flatten(&R, out);
+        rc = inspect_layers_read(&R.r, fd, R.layers, R.n_layers, out);
     close(fd);
-    ptrvec_release(&R.members);
-    for (size_t i = 0; i < R.n_layers; i++) {
-        bool shared = false;
-        for (size_t j = 0; j < i && !shared; j++)
-            shared = R.layers[j].changes.items == R.layers[i].changes.items;
-        if (!shared)
-            ptrvec_release(&R.layers[i].changes);
-    }
     return rc;
 }
 
@@ -611,12 +462,4 @@ void inspect_image_clear(inspect_image *im)
         arena_free(im->mem);
     if (im)
         memset(im, 0, sizeof *im);
-}
-
-const inspect_file *inspect_find(const inspect_image *im, const char *path)
-{
-    for (size_t i = 0; i < im->n_files; i++)
-        if (!strcmp(im->files[i].path, path))
-            return &im->files[i];
-    return NULL;
 }

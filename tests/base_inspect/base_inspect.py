@@ -407,8 +407,124 @@ def part_resolve(envlock, work):
         raise Failure("check against the inspected entry: rc %d %s%s" % (rc, out, err))
 
 
+def inspect_values(envlock, work, archive):
+    """The entry's preinstalled list and the status written beside it."""
+    rc, out, err = run(envlock, ["base", "inspect", archive, "-o", "e.yaml"], work)
+    if rc != 0:
+        raise Failure("%s: rc %d %s" % (archive, rc, err))
+    text = open(os.path.join(work, "e.yaml")).read()
+    pre = text[text.index("    preinstalled:\n"):].splitlines()[1:]
+    return [l.strip()[2:].strip('"') for l in pre], open(os.path.join(work, "e.status")).read()
+
+
+def part_shared(envlock, work):
+    """A manifest naming one layer twice, as images sharing a layer do:
+    docker applies it twice, so its second application is what shows. With
+    layers [1, 2, 1] (worked out by hand): layer 1 comes back over layer 2,
+    so Old_Pkg (whited out by 2) and setuptools 65.5.1 are there again, the
+    status is layer 1's, and Requests (2's) stays. With [2, 1, 2]: layer 2's
+    whiteouts remove Old_Pkg again, its status shows."""
+    one = "%064x/layer.tar" % 1
+    two = "%064x/layer.tar" % 2
+    layers = [layer_tar(f) for f in LAYERS[:2]]
+    cases = [([one, two, one], ["old-pkg==1.0", "pip==24.0", "requests==2.31.0",
+                                "setuptools==65.5.1"], STATUS_1),
+             ([two, one, two], ["pip==24.0", "requests==2.31.0", "setuptools==65.5.1"],
+              STATUS_2)]
+    for i, (names, dists, status) in enumerate(cases):
+        archive = "shared%d.tar" % i
+        docker_archive(os.path.join(work, archive), layers=layers,
+                       manifest=[{"Config": "config.json", "RepoTags": ["python:3.11-slim"],
+                                  "Layers": names}])
+        got, got_status = inspect_values(envlock, work, archive)
+        if got != dists or got_status != status:
+            raise Failure("%s (%s): got %s and status\n%s" % (archive, names, got, got_status))
+
+
+def gz_layer(entries):
+    """A gzip layer of (name, size, byte) entries, written as a stream so
+    that a large hostile layer costs the test little memory."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz", format=tarfile.GNU_FORMAT,
+                      compresslevel=1) as t:
+        for name, size, byte in entries:
+            ti = tarfile.TarInfo(name)
+            ti.size = size
+            t.addfile(ti, Repeat(byte, size))
+    return buf.getvalue()
+
+
+class Repeat(io.RawIOBase):
+    """`size` copies of one byte, read as a file."""
+
+    def __init__(self, byte, size):
+        self.byte, self.left = byte, size
+
+    def read(self, n=-1):
+        n = self.left if n is None or n < 0 else min(n, self.left)
+        self.left -= n
+        return self.byte * n
+
+
+def expect_too_large(envlock, work, archive, file, limit, words):
+    rc, out, err = run(envlock, ["--json", "base", "inspect", archive], work)
+    try:
+        body = json.loads(out)
+    except ValueError:
+        raise Failure("%s: no JSON error: rc %d %s %s" % (archive, rc, out, err[-2000:]))
+    det = body.get("detail", {})
+    ok = (rc == 10 and body.get("code") == "DL_ENV_SPEC_INVALID" and
+          det.get("reason") == "too_large" and det.get("file") == file and
+          det.get("limit") == limit and all(w in body.get("message", "") for w in words))
+    if not ok:
+        raise Failure("%s: want too_large (limit %d) naming %r %s, got rc %d %s" % (
+            archive, limit, file, words, rc, out))
+
+
+def part_limits(envlock, work):
+    """Hostile archives, each small on disk and refused with too_large,
+    the limit and the member named: more members than an image has, a
+    layer whose kept files pass the total that envlock keeps, a 45 MB dpkg
+    status (was taken for "no installed libc6"), a manifest naming more
+    layers than docker allows. Then 160000 METADATA files, which must be
+    read (in O(n log n); the ctest timeout is the only clock here)."""
+    def p(name):
+        return os.path.join(work, name)
+    with tarfile.open(p("members.tar.gz"), "w:gz", compresslevel=1) as t:
+        for i in range(100001):
+            add(t, "m%06d" % i, b"")
+    expect_too_large(envlock, work, "members.tar.gz", "m100000", 100000,
+                     ["100000 members", "m100000"])
+    layer = "%064x/layer.tar" % 1
+    site = "usr/local/lib/python3.11/site-packages/"
+    many = [(site + "p%03d-1.dist-info/METADATA" % i, 1 << 20, b"A") for i in range(130)]
+    docker_archive(p("kept.tar"), layers=[gz_layer(many)])
+    expect_too_large(envlock, work, "kept.tar", layer, 128 << 20, ["128 MiB", layer])
+    big = [("var/lib/dpkg/status", 45 * 1000 * 1000, b"\n")]
+    docker_archive(p("status.tar"), layers=[gz_layer(big)])
+    expect_too_large(envlock, work, "status.tar", layer, 32 << 20,
+                     ["var/lib/dpkg/status", "45000000 bytes", "32 MiB"])
+    docker_archive(p("layers.tar"), layers=[layer_tar(LAYERS[0])],
+                   manifest=[{"Config": "config.json", "Layers": [layer] * 1025}])
+    expect_too_large(envlock, work, "layers.tar", "manifest.json", 1024, ["1025 layers"])
+    dists = [(site + "d%06d-1.0.dist-info/METADATA" % i, 0, b"") for i in range(160000)]
+    base = layer_tar(LAYERS[0])
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz", compresslevel=1) as t:
+        for name, _, _ in dists:
+            add(t, name, meta("d%06d" % int(name[len(site) + 1:len(site) + 7]), "1.0").encode())
+    docker_archive(p("dists.tar"), layers=[base, buf.getvalue()],
+                   manifest=[{"Config": "config.json", "RepoTags": ["python:3.11-slim"],
+                              "Layers": [layer, "%064x/layer.tar" % 2]}])
+    got, _ = inspect_values(envlock, work, "dists.tar")
+    want = sorted(["d%06d==1.0" % i for i in range(160000)] +
+                  ["old-pkg==1.0", "pip==24.0", "setuptools==65.5.1"])
+    if got != want:
+        raise Failure("dists.tar: %d dists, first %s" % (len(got), got[:3]))
+
+
 PARTS = {"docker": part_docker, "oci": part_oci, "malformed": part_malformed,
-         "resolve": part_resolve}
+         "resolve": part_resolve, "shared": part_shared, "limits": part_limits}
 
 
 def main():
