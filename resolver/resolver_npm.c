@@ -666,60 +666,191 @@ static int depth_of(const rsv_npm_node *n)
     return d;
 }
 
-/* Binds edge d of a dependent at `from` the way npm's tree builder does: the
- * copy visible from there if it satisfies the edge, else npm's pick for the
- * edge alone, placed at the shallowest ancestor from which no other version
- * of the name is visible (nested below the dependent when it is shadowed). */
 /* A peer edge is bound from its dependent's parent (the peer must be the
  * copy visible beside the dependent): when a version that does not satisfy
  * it already sits there, no copy can be placed; the first such edge is
- * noted in *bad (with its dependent and the copy in the way) and NULL is
- * returned. */
+ * noted in *bad (with its dependent and the copy in the way). */
 typedef struct npm_peer_bad {
     const rsv_dep *d;
     rsv_npm_node *dependent, *in_way;
 } npm_peer_bad;
 
-static rsv_npm_node *bind_edge(rsv *r, rsv_npm_node *from, const rsv_dep *d, ptrvec *all,
-                               ptrvec *pending, rsv_npm_node *peer_of, npm_peer_bad *bad)
+/* One tree build: the npm dependencies grouped by dependent (the project's
+ * under 0), the nodes placed and those still to process. */
+typedef struct npm_build {
+    rsv *r;
+    ptrvec *all, pending;
+    npm_peer_bad *bad;
+    const rsv_dep **by_from; /* every npm dependency, by `from` then position */
+    size_t n_by_from;
+} npm_build;
+
+static int dep_from_cmp(const void *a, const void *b)
 {
+    const rsv_dep *x = *(const rsv_dep *const *)a, *y = *(const rsv_dep *const *)b;
+    if (x->from != y->from)
+        return x->from < y->from ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* The npm dependencies of solvable p (0: the project's roots): *n of them. */
+static const rsv_dep **deps_of(const npm_build *t, Id p, size_t *n)
+{
+    size_t lo = 0, hi = t->n_by_from;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->by_from[mid]->from < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = lo;
+    while (end < t->n_by_from && t->by_from[end]->from == p)
+        end++;
+    *n = end - lo;
+    return t->by_from + lo;
+}
+
+static bool descends(const rsv_npm_node *x, const rsv_npm_node *of)
+{
+    for (; x; x = x->parent)
+        if (x == of)
+            return true;
+    return false;
+}
+
+/* The copy of `folder` visible from `at` (its own node_modules first). */
+static rsv_npm_node *visible(const rsv_npm_node *at, const char *folder)
+{
+    for (; at; at = at->parent) {
+        rsv_npm_node *c = child_named(at, folder);
+        if (c)
+            return c;
+    }
+    return NULL;
+}
+
+/* Whether version v of p (npm's pick for edge d) meets dependency e. */
+static bool meets(const rsv_dep *e, const rsv_dep *d, const npm_packument *p, const npm_version *v)
+{
+    return strcmp(e->name, d->name) == 0 && admits(e, p, v);
+}
+
+/* arborist's CanPlaceDep where `loc` has no copy of the folder yet: a new
+ * copy v there is a CONFLICT when loc itself depends on the name and v does
+ * not satisfy it (unless that is the edge being placed), or when a
+ * dependent at or below loc that now loads the copy visible above loc, and
+ * is satisfied by it, would not be by v: placing v would hide it. */
+static bool no_current_conflict(const npm_build *t, const rsv_npm_node *loc, const char *folder,
+                                const rsv_dep *d, const npm_packument *p, const npm_version *v)
+{
+    size_t n;
+    const rsv_dep **own = deps_of(t, loc->p, &n);
+    for (size_t i = 0; i < n; i++) {
+        const char *f = own[i]->folder ? own[i]->folder : own[i]->name;
+        if (own[i] != d && strcmp(f, folder) == 0 && !meets(own[i], d, p, v))
+            return true;
+    }
+    rsv_npm_node *cur = visible(loc->parent, folder);
+    if (!cur)
+        return false;
+    const rsv_solv *cs = resolver_solv(t->r, cur->p);
+    const npm_packument *cp = npm_loader_get(t->r->nl, cs->name);
+    for (size_t i = 0; i < cur->dependents.len; i++) {
+        const rsv_npm_node *x = cur->dependents.items[i];
+        if (!descends(x, loc))
+            continue;
+        for (size_t j = 0; j < x->edges.len; j++)
+            if (x->edges.items[j].to == cur && !meets(x->edges.items[j].dep, d, p, v))
+                return true;
+    }
+    /* nodes not processed yet: their edges resolve by the same walk */
+    for (size_t i = 0; cp && i < t->pending.len; i++) {
+        const rsv_npm_node *x = t->pending.items[i];
+        if (!descends(x, loc) || visible(x, folder) != cur)
+            continue;
+        const rsv_dep **xd = deps_of(t, x->p, &n);
+        for (size_t j = 0; j < n; j++) {
+            const char *f = xd[j]->folder ? xd[j]->folder : xd[j]->name;
+            if (strcmp(f, folder) == 0 && meets(xd[j], xd[j], cp, cs->nv) &&
+                !meets(xd[j], d, p, v))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* arborist's canPlacePeers, one level: a new copy b at `loc` brings its
+ * peers to loc (or above), so where loc already holds another version of a
+ * peer that does not satisfy b's range, b cannot go there (CONFLICT). A
+ * peer with no copy at loc is placed beside b when b's edges are bound. */
+static bool peers_conflict(const npm_build *t, const rsv_npm_node *loc, Id b)
+{
+    size_t n;
+    const rsv_dep **bd = deps_of(t, b, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(bd[i]->kind, "peer") != 0)
+            continue;
+        const char *f = bd[i]->folder ? bd[i]->folder : bd[i]->name;
+        const rsv_npm_node *c = child_named(loc, f);
+        if (!c)
+            continue;
+        const rsv_solv *cs = resolver_solv(t->r, c->p);
+        const npm_packument *cp = npm_loader_get(t->r->nl, cs->name);
+        if (!cp || !meets(bd[i], bd[i], cp, cs->nv))
+            return true;
+    }
+    return false;
+}
+
+/* Binds edge d of a dependent at `from` the way npm's tree builder does: the
+ * copy visible from there if it satisfies the edge, else npm's pick for the
+ * edge alone, placed at the shallowest ancestor reached before a CONFLICT
+ * (another version of the name there, or no_current_conflict()); nested
+ * below the dependent when the first step up conflicts. A peer
+ * (`peer_of` its dependent) that cannot be placed returns NULL, see
+ * npm_peer_bad. */
+static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *d,
+                               rsv_npm_node *peer_of)
+{
+    rsv *r = t->r;
     const npm_packument *p = npm_loader_get(r->nl, d->name);
     /* an alias is placed, and looked for, under its own folder name */
     const char *folder = d->folder ? d->folder : d->name;
-    for (rsv_npm_node *loc = from; loc; loc = loc->parent) {
-        rsv_npm_node *ex = child_named(loc, folder);
-        if (ex) {
-            const rsv_solv *es = resolver_solv(r, ex->p);
-            if (p && strcmp(es->name, d->name) == 0 && admits(d, p, es->nv))
-                return ex;
-            break;
-        }
+    rsv_npm_node *ex = visible(from, folder);
+    if (ex) {
+        const rsv_solv *es = resolver_solv(r, ex->p);
+        if (p && strcmp(es->name, d->name) == 0 && admits(d, p, es->nv))
+            return ex;
     }
     Id b = npm_pick(r, d);
     if (!b)
         return NULL;
+    const npm_version *bv = resolver_solv(r, b)->nv;
     rsv_npm_node *cand = NULL;
     for (rsv_npm_node *loc = from; loc; loc = loc->parent) {
-        rsv_npm_node *ex = child_named(loc, folder);
+        ex = child_named(loc, folder);
         if (ex) {
             if (ex->p == b)
                 return ex;
             if (!cand && peer_of) {
-                if (bad && !bad->d) {
-                    bad->d = d;
-                    bad->dependent = peer_of;
-                    bad->in_way = ex;
+                if (t->bad && !t->bad->d) {
+                    t->bad->d = d;
+                    t->bad->dependent = peer_of;
+                    t->bad->in_way = ex;
                 }
                 return NULL;
             }
             break;
         }
+        if (cand && (no_current_conflict(t, loc, folder, d, p, bv) || peers_conflict(t, loc, b)))
+            break;
         cand = loc;
     }
     if (!cand)
         cand = from;
-    rsv_npm_node *n = node_new(cand, b, folder, all);
-    ptrvec_push(pending, n);
+    rsv_npm_node *n = node_new(cand, b, folder, t->all);
+    ptrvec_push(&t->pending, n);
     return n;
 }
 
@@ -730,57 +861,59 @@ static int dep_name_cmp(const void *a, const void *b)
     return c ? c : strcmp((*x)->kind, (*y)->kind);
 }
 
+/* Binds the edges of `node` (sorted by name), from node, or for a peer from
+ * its parent. */
+static void bind_node(npm_build *t, rsv_npm_node *node)
+{
+    size_t n;
+    const rsv_dep **own = deps_of(t, node->p, &n);
+    ptrvec mine = PTRVEC_INIT;
+    for (size_t i = 0; i < n; i++)
+        if (node->p || own[i]->root >= 0)
+            ptrvec_push(&mine, (void *)own[i]);
+    if (mine.len)
+        qsort(mine.items, mine.len, sizeof(void *), dep_name_cmp);
+    for (size_t i = 0; i < mine.len; i++) {
+        rsv_dep *d = mine.items[i];
+        bool peer = node->parent && strcmp(d->kind, "peer") == 0;
+        rsv_npm_node *to = bind_edge(t, peer ? node->parent : node, d, peer ? node : NULL);
+        if (!to)
+            continue;
+        rsv_npm_edge e = { d, to };
+        rsv_npm_edges_push(&node->edges, e);
+        if (node->p)
+            ptrvec_push(&to->dependents, node);
+        else
+            to->from_spec = true;
+    }
+    ptrvec_release(&mine);
+}
+
 static rsv_npm_node *layout(rsv *r, ptrvec *all, npm_peer_bad *bad)
 {
-    rsv_npm_node *top = node_new(NULL, 0, "", all);
-    ptrvec pending = PTRVEC_INIT;
-    ptrvec rootdeps = PTRVEC_INIT;
+    npm_build t = { .r = r, .all = all, .pending = PTRVEC_INIT, .bad = bad };
+    t.by_from = xcalloc(r->ndeps ? r->ndeps : 1, sizeof *t.by_from);
     for (size_t i = 0; i < r->ndeps; i++)
-        if (r->deps[i].from == 0 && r->deps[i].eco == RSV_NPM && r->deps[i].root >= 0)
-            ptrvec_push(&rootdeps, &r->deps[i]);
-    if (rootdeps.len)
-        qsort(rootdeps.items, rootdeps.len, sizeof(void *), dep_name_cmp);
-    for (size_t i = 0; i < rootdeps.len; i++) {
-        rsv_dep *d = rootdeps.items[i];
-        rsv_npm_node *n = bind_edge(r, top, d, all, &pending, NULL, bad);
-        if (!n)
-            continue;
-        rsv_npm_edge e = { d, n };
-        rsv_npm_edges_push(&top->edges, e);
-        n->from_spec = true;
-    }
-    ptrvec_release(&rootdeps);
+        if (r->deps[i].eco == RSV_NPM)
+            t.by_from[t.n_by_from++] = &r->deps[i];
+    qsort(t.by_from, t.n_by_from, sizeof *t.by_from, dep_from_cmp);
+    rsv_npm_node *top = node_new(NULL, 0, "", all);
+    bind_node(&t, top);
     /* npm's order: the shallowest placed node first, ties by path */
-    while (pending.len) {
+    while (t.pending.len) {
         size_t bi = 0;
-        for (size_t i = 1; i < pending.len; i++) {
-            rsv_npm_node *a = pending.items[i], *bb = pending.items[bi];
+        for (size_t i = 1; i < t.pending.len; i++) {
+            rsv_npm_node *a = t.pending.items[i], *bb = t.pending.items[bi];
             int da = depth_of(a), db = depth_of(bb);
             if (da < db || (da == db && strcmp(a->path, bb->path) < 0))
                 bi = i;
         }
-        rsv_npm_node *node = pending.items[bi];
-        pending.items[bi] = pending.items[--pending.len];
-        ptrvec mine = PTRVEC_INIT;
-        for (size_t i = 0; i < r->ndeps; i++)
-            if (r->deps[i].from == node->p)
-                ptrvec_push(&mine, &r->deps[i]);
-        if (mine.len)
-            qsort(mine.items, mine.len, sizeof(void *), dep_name_cmp);
-        for (size_t i = 0; i < mine.len; i++) {
-            rsv_dep *d = mine.items[i];
-            bool peer = strcmp(d->kind, "peer") == 0;
-            rsv_npm_node *from = peer && node->parent ? node->parent : node;
-            rsv_npm_node *n = bind_edge(r, from, d, all, &pending, peer && node->parent ? node : NULL, bad);
-            if (!n)
-                continue;
-            rsv_npm_edge e = { d, n };
-            rsv_npm_edges_push(&node->edges, e);
-            ptrvec_push(&n->dependents, node);
-        }
-        ptrvec_release(&mine);
+        rsv_npm_node *node = t.pending.items[bi];
+        t.pending.items[bi] = t.pending.items[--t.pending.len];
+        bind_node(&t, node);
     }
-    ptrvec_release(&pending);
+    ptrvec_release(&t.pending);
+    free(t.by_from);
     return top;
 }
 
