@@ -64,6 +64,48 @@ void inspect_image_clear(inspect_image *im);
 /* inspect_find() : the file at `path` in the image, or NULL. */
 const inspect_file *inspect_find(const inspect_image *im, const char *path);
 
+/* ---- the entry, written (base_inspect_write.c) ---- */
+
+/* What base_inspect_entry.c worked out; every string UTF-8 (a value that
+ * is not is left out before it gets here). */
+typedef struct inspect_entry {
+    const char *archive;      /* the archive's file name, for the header */
+    size_t n_layers;
+    const char *ref;          /* the entry's key, normalized */
+    const char *digest;       /* "sha256:<64 hex>" or NULL */
+    const char *python, *arch, *libc, *platform;
+    const char *const *sources;
+    size_t n_sources;
+    const char *keyring;      /* the one keyring every source names, or NULL */
+    bool keyring_here;        /* ... and this machine has it: written as keyring: */
+    const char *status_name;  /* dpkgStatus:, or NULL */
+    const char *const *dists; /* "name==version", sorted */
+    size_t n_dists;
+    const char *const *notes; /* header comment lines (already quoted) */
+    size_t n_notes;
+} inspect_entry;
+
+/* inspect_entry_yaml() : the catalog document holding the one entry
+ *  (malloc'd), made by libyaml's emitter with every value double-quoted,
+ *  so any control character (CR, NEL, LS, PS, C0, C1) is escaped; NULL if
+ *  the emitter refuses (it never should). */
+char *inspect_entry_yaml(const inspect_entry *x);
+
+/* inspect_yaml_quote() : appends `s` as a YAML double-quoted scalar, on
+ *  one line whatever it holds (bytes that are not UTF-8 become U+FFFD):
+ *  for naming a value inside a comment. */
+void inspect_yaml_quote(strbuf *sb, const char *s);
+
+/* inspect_write_pair() :
+ *  Writes the dpkg status to `status_path` and the entry `text` to
+ *  `entry_path` (either may be NULL), each with an exclusive temp file
+ *  renamed into place (util's file_stream), the status first. A path that
+ *  is a directory or not a regular file is refused before anything is
+ *  written; when the entry cannot be put in place after its status was, a
+ *  status that did not exist before is removed. EL_IO naming the path. */
+el_code inspect_write_pair(el_ctx *ctx, const char *entry_path, const char *text,
+                           const char *status_path, const char *status, size_t status_len);
+
 /* ---- shared by base_inspect.c (the archive, its manifests) and
  * base_inspect_layers.c (the layers, applied) ---- */
 

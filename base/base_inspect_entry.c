@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "envlock/bases.h"
+#include "pep440.h"
 #include "pep508.h"
 #include "base.h"
 #include "base_inspect.h"
@@ -287,6 +288,18 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* `name==version` as the catalog's preinstalled: takes it. */
+static bool exact_requirement(const char *line)
+{
+    char *err = NULL;
+    pypi_requirement *r = pypi_requirement_parse(line, &err);
+    bool ok = r && pypi_specset_len(r->specset) == 1 && !r->url && !r->marker && !r->nextras &&
+              !strcmp(pypi_specset_op(r->specset, 0), "==");
+    pypi_requirement_free(r);
+    free(err);
+    return ok;
+}
+
 static void find_dists(entry *E)
 {
     char minor[16];
@@ -310,8 +323,10 @@ static void find_dists(entry *E)
         if (!name || !version)
             continue;
         char *canon = pypi_name_canonical(name);
-        ptrvec_push(&E->dists, arena_sprintf(E->mem, "%s==%s", canon, version));
+        const char *req = arena_sprintf(E->mem, "%s==%s", canon, version);
         free(canon);
+        if (exact_requirement(req)) /* else no catalog could hold it */
+            ptrvec_push(&E->dists, (void *)req);
     }
     if (E->dists.len)
         qsort(E->dists.items, E->dists.len, sizeof *E->dists.items, cmp_str);
@@ -326,84 +341,62 @@ static bool is_sha256_digest(const char *s)
     return strspn(s + 7, "0123456789abcdef") == 64;
 }
 
-static void q(strbuf *sb, const char *s)
+/* The header's word on the keyring, which the entry names only when this
+ * machine has the file (the catalog reads it when it is loaded). */
+static const char *keyring_note(entry *E, bool *here)
 {
-    json_object *j = json_object_new_string(s);
-    sb_adds(sb, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
-                                                      JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(j);
-}
-
-static void write_entry(entry *E, const char *ref, const char *digest,
-                        const el_base_inspect_options *o, strbuf *sb)
-{
-    const char *arch_name = strrchr(E->path, '/') ? strrchr(E->path, '/') + 1 : E->path;
-    sb_addf(sb, "# Written by `envlock base inspect %s` from its %zu layer(s): the catalog\n"
-                "# entry of the image (format: corpus/bases/README.md). Pass this file to\n"
-                "# --bases, or copy the entry under `images:` into a site's catalog.\n",
-            arch_name, E->im->n_layers);
-    sb_adds(sb, "format: envlock-bases/1\nvariants: [datalayer, e2b, daytona, modal]\n"
-                "bases: {}\nimages:\n  ");
-    q(sb, ref);
-    sb_adds(sb, ":\n    python: ");
-    q(sb, E->python);
-    sb_addf(sb, "\n    arch: %s\n    libc: \"glibc %s\"\n", E->arch, E->glibc);
-    if (digest && is_sha256_digest(digest)) {
-        sb_adds(sb, "    digest: ");
-        q(sb, digest);
-        sb_addc(sb, '\n');
-    }
-    sb_addf(sb, "    platform: manylinux_%.*s_%s_%s\n", (int)strcspn(E->glibc, "."), E->glibc,
-            strchr(E->glibc, '.') + 1, E->machine);
-    if (E->sources.len) {
-        sb_adds(sb, "    apt:\n");
-        /* the catalog reads its keyring on this machine when it is loaded */
-        bool one = E->keyring && !E->keyring_mixed;
-        if (one && access(E->keyring, R_OK) == 0) {
-            sb_addf(sb, "      # the image verifies every source with %s: the\n"
-                        "      # same file of this machine is named here\n"
-                        "      keyring: ", E->keyring);
-            q(sb, E->keyring);
-            sb_addc(sb, '\n');
-        } else if (one) {
-            sb_addf(sb, "      # the image verifies every source with %s, which this\n"
-                        "      # machine does not have: name a copy as keyring:\n", E->keyring);
-        } else {
-            sb_adds(sb, "      # the sources name no one keyring: name the one to verify with\n"
-                        "      # as keyring:, or sign them with signed-by= in each line\n");
-        }
-        sb_adds(sb, "      sources:\n");
-        for (size_t i = 0; i < E->sources.len; i++) {
-            sb_adds(sb, "        - ");
-            q(sb, E->sources.items[i]);
-            sb_addc(sb, '\n');
-        }
-    }
-    if (o && o->status_name) {
-        sb_adds(sb, "    dpkgStatus: ");
-        q(sb, o->status_name);
-        sb_addc(sb, '\n');
+    strbuf sb = STRBUF_INIT;
+    bool one = E->keyring && !E->keyring_mixed;
+    *here = one && access(E->keyring, R_OK) == 0;
+    if (one) {
+        sb_adds(&sb, "apt: the image verifies every source with ");
+        inspect_yaml_quote(&sb, E->keyring);
+        sb_adds(&sb, *here ? ", the same file of this machine is the keyring:"
+                           : ", which this machine does not have: name a copy as keyring:");
     } else {
-        sb_adds(sb, "    # dpkgStatus: the image's var/lib/dpkg/status is written beside the\n"
-                    "    # entry with -o FILE\n");
+        sb_adds(&sb, "apt: the sources name no one keyring: name the one to verify with as "
+                     "keyring:, or sign them with signed-by= in each line");
     }
-    if (E->dists.len) {
-        sb_adds(sb, "    preinstalled:\n");
-        for (size_t i = 0; i < E->dists.len; i++) {
-            sb_adds(sb, "      - ");
-            q(sb, E->dists.items[i]);
-            sb_addc(sb, '\n');
-        }
-    }
+    const char *out = arena_strdup(E->mem, sb.buf);
+    sb_release(&sb);
+    return out;
 }
 
-static el_code write_status(entry *E, const char *path)
+static char *write_entry(entry *E, const char *ref, const char *digest,
+                         const el_base_inspect_options *o)
 {
-    const inspect_file *st = inspect_find(E->im, "var/lib/dpkg/status");
-    const char *step = NULL;
-    if (file_write_atomic(path, st->data, st->len, &step) != 0)
-        return el_fail_io(E->ctx, errno, "%s cannot be written (%s)", path, step ? step : "");
-    return EL_OK;
+    const char *notes[2];
+    inspect_entry x = {
+        .archive = strrchr(E->path, '/') ? strrchr(E->path, '/') + 1 : E->path,
+        .n_layers = E->im->n_layers, .ref = ref, .python = E->python, .arch = E->arch,
+        .libc = arena_sprintf(E->mem, "glibc %s", E->glibc),
+        .digest = digest && is_sha256_digest(digest) ? digest : NULL,
+        .platform = arena_sprintf(E->mem, "manylinux_%.*s_%s_%s", (int)strcspn(E->glibc, "."),
+                                  E->glibc, strchr(E->glibc, '.') + 1, E->machine),
+        .sources = (const char *const *)E->sources.items, .n_sources = E->sources.len,
+        .keyring = E->keyring_mixed ? NULL : E->keyring,
+        .status_name = o ? o->status_name : NULL,
+        .dists = (const char *const *)E->dists.items, .n_dists = E->dists.len, .notes = notes };
+    if (E->sources.len)
+        notes[x.n_notes++] = keyring_note(E, &x.keyring_here);
+    if (!x.status_name)
+        notes[x.n_notes++] = "dpkgStatus: the image's var/lib/dpkg/status is written beside the "
+                             "entry with -o FILE";
+    return inspect_entry_yaml(&x);
+}
+
+/* A reference or -o name that the YAML document cannot hold. */
+static el_code not_utf8(entry *E, const char *what)
+{
+    el_fail(E->ctx, EL_SPEC_INVALID, "%s: %s is not UTF-8, which a catalog is", E->path, what);
+    el_detail_str(E->ctx, "reason", "not_utf8");
+    el_detail_str(E->ctx, "path", E->path);
+    return EL_SPEC_INVALID;
+}
+
+static bool utf8_str(const char *s)
+{
+    return !s || utf8_valid(s, strlen(s));
 }
 
 char *el_base_inspect(el_ctx *ctx, const char *archive, const el_base_inspect_options *o)
@@ -425,15 +418,22 @@ char *el_base_inspect(el_ctx *ctx, const char *archive, const el_base_inspect_op
         find_sources(&E);
         find_dists(&E);
     }
-    if (rc == EL_OK && o && o->status_path)
-        rc = write_status(&E, o->status_path);
+    if (rc == EL_OK && !utf8_str(ref))
+        rc = not_utf8(&E, "the image's reference");
+    if (rc == EL_OK && o && !utf8_str(o->status_name))
+        rc = not_utf8(&E, "the name of the dpkg status file");
     char *out = NULL;
     if (rc == EL_OK) {
         const char *digest = NULL;
-        strbuf sb = STRBUF_INIT;
         const char *key = target_image_normalize(im.mem, ref, &digest);
-        write_entry(&E, key, digest, o, &sb);
-        out = sb_detach(&sb, NULL);
+        if (!(out = write_entry(&E, key, digest, o)))
+            rc = el_fail(ctx, EL_INTERNAL, "%s: the entry cannot be written as YAML", archive);
+    }
+    const inspect_file *st = inspect_find(&im, "var/lib/dpkg/status");
+    if (rc == EL_OK && o && (o->out_path || o->status_path) &&
+        inspect_write_pair(ctx, o->out_path, out, o->status_path, st->data, st->len) != EL_OK) {
+        free(out);
+        out = NULL;
     }
     ptrvec_release(&E.sources);
     ptrvec_release(&E.dists);

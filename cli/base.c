@@ -24,27 +24,6 @@ static char *status_path_for(const char *out)
     return p;
 }
 
-/* Written to FILE.tmp and renamed, so a failed run leaves no half entry. */
-static int write_text(el_ctx *ctx, const cli_opts *o, const char *path, const char *text)
-{
-    size_t n = strlen(path) + 8;
-    char *tmp = malloc(n);
-    if (!tmp)
-        abort();
-    snprintf(tmp, n, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    int ok = f && fputs(text, f) >= 0;
-    ok = f && fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        int err = errno;
-        unlink(tmp);
-        free(tmp);
-        return cli_usage_error(ctx, o, "-o %s cannot be written: %s", path, strerror(err));
-    }
-    free(tmp);
-    return 0;
-}
-
 static int inspect(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
 {
     const char *archive = NULL, *out = NULL;
@@ -71,13 +50,12 @@ static int inspect(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         io.status_path = status_path;
         io.status_name = strrchr(status_path, '/') ? strrchr(status_path, '/') + 1 : status_path;
     }
+    io.out_path = out; /* written by the library, atomically, with the status */
     char *text = el_base_inspect(ctx, archive, &io);
     int status = 0;
     if (!text)
         status = cli_report_failure(ctx, o);
-    else if (out)
-        status = write_text(ctx, o, out, text);
-    else
+    else if (!out)
         fputs(text, stdout);
     if (status == 0 && out && o->json) {
         fputs("{\"ok\":true,\"entry\":", stdout);

@@ -45,6 +45,12 @@ typedef struct el_base_inspect_options {
     const char *status_path; /* where to write the image's dpkg status, or NULL */
     const char *status_name; /* how the entry names that file (dpkgStatus:),
                                 relative to the entry's own file; with status_path */
+    const char *out_path;    /* also write the entry here, or NULL. Both files are
+                                written with an exclusive temp file renamed into
+                                place, the status first; on failure (EL_IO) neither
+                                is left half written, nor a new status without
+                                its entry, and no file is written through a
+                                planted temp name */
 } el_base_inspect_options;
 
 /* el_base_inspect() :
@@ -58,7 +64,10 @@ typedef struct el_base_inspect_options {
  *  detail.reason (not_an_image_archive, missing_manifest, missing_layer,
  *  path_traversal, unreadable, no_reference, no_python, no_glibc,
  *  unsupported_arch), detail.path (the archive) and detail.file (the
- *  member at fault), or EL_IO when the status cannot be written. */
+ *  member at fault), or EL_IO when the status or the entry cannot be
+ *  written (o->out_path a directory or not a regular file included).
+ *  Every value is double-quoted by libyaml's emitter, so a control
+ *  character the image holds reads back as itself, never as YAML. */
 EL_API char *el_base_inspect(el_ctx *ctx, const char *archive, const el_base_inspect_options *o);
 
 #ifdef __cplusplus

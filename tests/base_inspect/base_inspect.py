@@ -99,35 +99,34 @@ LAYERS = [
 # Old_Pkg whited out, setuptools 65.5.1's directory made opaque, Requests
 # normalized.
 EXPECTED = """\
-# Written by `envlock base inspect %(archive)s` from its 3 layer(s): the catalog
-# entry of the image (format: corpus/bases/README.md). Pass this file to
-# --bases, or copy the entry under `images:` into a site's catalog.
-format: envlock-bases/1
-variants: [datalayer, e2b, daytona, modal]
+# Written by `envlock base inspect` from the image archive "%(archive)s" (3 layer(s)):
+# the catalog entry of the image (format: corpus/bases/README.md). Pass this
+# file to --bases, or copy the entry under `images:` into a site's catalog.
+# apt: the image verifies every source with "%(keyring)s", the same file of this machine is the keyring:
+%(note)sformat: "envlock-bases/1"
+variants: ["datalayer", "e2b", "daytona", "modal"]
 bases: {}
 images:
   "python:3.11-slim":
     python: "3.11.9"
-    arch: amd64
+    arch: "amd64"
     libc: "glibc 2.36"
-    platform: manylinux_2_36_x86_64
+    platform: "manylinux_2_36_x86_64"
     apt:
-      # the image verifies every source with %(keyring)s: the
-      # same file of this machine is named here
       keyring: "%(keyring)s"
       sources:
-        - "deb http://deb.debian.org/debian bookworm contrib"
-        - "deb http://deb.debian.org/debian bookworm main"
-        - "deb http://deb.debian.org/debian bookworm-updates main"
-        - "deb http://deb.debian.org/debian-security bookworm-security main"
+      - "deb http://deb.debian.org/debian bookworm contrib"
+      - "deb http://deb.debian.org/debian bookworm main"
+      - "deb http://deb.debian.org/debian bookworm-updates main"
+      - "deb http://deb.debian.org/debian-security bookworm-security main"
 %(status)s    preinstalled:
-      - "pip==24.0"
-      - "requests==2.31.0"
-      - "setuptools==68.0.0"
+    - "pip==24.0"
+    - "requests==2.31.0"
+    - "setuptools==68.0.0"
 """
 STATUS_LINE = '    dpkgStatus: "%s"\n'
-NO_STATUS = ("    # dpkgStatus: the image's var/lib/dpkg/status is written beside the\n"
-             "    # entry with -o FILE\n")
+NO_STATUS_NOTE = ("# dpkgStatus: the image's var/lib/dpkg/status is written beside the entry "
+                  "with -o FILE\n")
 
 
 class Failure(Exception):
@@ -231,11 +230,12 @@ def run(envlock, args, cwd):
 
 def expect_entry(envlock, work, archive):
     rc, out, err = run(envlock, ["base", "inspect", archive], work)
-    want = EXPECTED % {"archive": archive, "keyring": KEYRING, "status": NO_STATUS}
+    want = EXPECTED % {"archive": archive, "keyring": KEYRING, "status": "",
+                       "note": NO_STATUS_NOTE}
     if rc != 0 or out != want:
         raise Failure("%s on stdout: rc %d\n--- got\n%s--- want\n%s%s" % (archive, rc, out, want, err))
     rc, out, err = run(envlock, ["base", "inspect", archive, "-o", "entry.yaml"], work)
-    want = EXPECTED % {"archive": archive, "keyring": KEYRING,
+    want = EXPECTED % {"archive": archive, "keyring": KEYRING, "note": "",
                        "status": STATUS_LINE % "entry.status"}
     got = open(os.path.join(work, "entry.yaml")).read() if rc == 0 else ""
     if rc != 0 or got != want:
@@ -288,8 +288,8 @@ def part_docker(envlock, work):
     docker_archive(os.path.join(work, "otherkey.tar"), layers=layers)
     rc, out, err = run(envlock, ["base", "inspect", "otherkey.tar", "-o", "other.yaml"], work)
     text = open(os.path.join(work, "other.yaml")).read() if rc == 0 else ""
-    said = ("      # the image verifies every source with %s, which this\n"
-            "      # machine does not have: name a copy as keyring:\n" % missing)
+    said = ('# apt: the image verifies every source with "%s", which this machine does '
+            "not have: name a copy as keyring:\n" % missing)
     if rc != 0 or said not in text or "keyring: " in text:
         raise Failure("a keyring missing here: rc %d\n%s%s" % (rc, text, err))
     rc, out, err = run(envlock, ["validate", "spec.yaml", "--bases", "other.yaml"], work)
@@ -523,11 +523,93 @@ def part_limits(envlock, work):
         raise Failure("dists.tar: %d dists, first %s" % (len(got), got[:3]))
 
 
+def part_output(envlock, work):
+    """-o FILE: a symlink planted at the old temp name (FILE.tmp) is not
+    written through (the temp file is exclusive, and its own); a write that
+    fails (FILE is a directory) is IO_ERROR, exit 74 (was 2, usage), and
+    leaves nothing behind: no FILE.status, no temp file."""
+    docker_archive(os.path.join(work, "docker.tar"))
+    victim = os.path.join(work, "victim")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    os.symlink(victim, os.path.join(work, "entry.yaml.tmp"))
+    os.symlink(victim, os.path.join(work, "entry.status.tmp"))
+    rc, out, err = run(envlock, ["base", "inspect", "docker.tar", "-o", "entry.yaml"], work)
+    if open(victim).read() != "precious\n":
+        raise Failure("a planted entry.yaml.tmp symlink was written through: rc %d %s" % (rc, err))
+    entry = os.path.join(work, "entry.yaml")
+    if rc != 0 or os.path.islink(entry) or 'dpkgStatus: "entry.status"' not in open(entry).read():
+        raise Failure("-o beside planted temp names: rc %d %s" % (rc, err))
+    os.mkdir(os.path.join(work, "out"))
+    os.mkdir(os.path.join(work, "out", "dir.yaml"))
+    rc, out, err = run(envlock, ["--json", "base", "inspect", "../docker.tar", "-o", "dir.yaml"],
+                       os.path.join(work, "out"))
+    left = sorted(os.listdir(os.path.join(work, "out")))
+    code = json.loads(out).get("code") if out.startswith("{") else None
+    if rc != 74 or code != "IO_ERROR" or left != ["dir.yaml"] or \
+            os.listdir(os.path.join(work, "out", "dir.yaml")):
+        raise Failure("-o onto a directory: rc %d code %s, left %s %s%s" % (rc, code, left, out, err))
+
+
+def part_inject(envlock, work):
+    """Control characters in what an image says, read back by the catalog
+    loader as they were: a Signed-By holding carriage returns that, printed
+    raw into a comment, became an apt `keyring:` line; URIs holding NEL,
+    LS, PS and a C1 control; a reference holding LS. The loader must give
+    exactly the image's values (the keyring, which this machine lacks, not
+    at all), and a distribution whose version no catalog takes is left out."""
+    key = "/nonexistent/k.gpg\r      keyring: /etc/hostname\r      #"
+    uris = ["http://deb.example/a\u0085b", "http://deb.example/c\u2028d\u2029e\u009bf"]
+    sources = ("Types: deb\nURIs: %s\nSuites: bookworm\nComponents: main\nSigned-By: %s\n"
+               % (" ".join(uris), key))
+    files = [LAYERS[0][0], LAYERS[0][4],
+             ("etc/apt/sources.list.d/evil.sources", sources),
+             (SITE + "ok-1.0.dist-info/METADATA", meta("ok", "1.0")),
+             (SITE + "evil-1.0.dist-info/METADATA", meta("evil", "1.0\u2028x"))]
+    ref = "python:3.11\u2028evil"
+    docker_archive(os.path.join(work, "evil.tar"), layers=[layer_tar(files)],
+                   manifest=[{"Config": "config.json", "RepoTags": [ref],
+                              "Layers": ["%064x/layer.tar" % 1]}])
+    rc, out, err = run(envlock, ["base", "inspect", "evil.tar", "-o", "evil.yaml"], work)
+    if rc != 0:
+        raise Failure("inspect: rc %d %s" % (rc, err))
+    p = subprocess.run([os.environ["CATALOG_VALUES"], os.path.join(work, "evil.yaml"), ref],
+                       capture_output=True, text=True)
+    got = json.loads(p.stdout) if p.returncode == 0 else p.stderr
+    want = {"image": ref, "python": "3.11.9", "arch": "amd64",
+            "platform": "manylinux_2_36_x86_64", "keyring": None,
+            "sources": ["deb %s bookworm main" % u for u in uris], "preinstalled": ["ok==1.0"]}
+    if got != want:
+        raise Failure("the catalog loader reads\n%r\nwhere the image says\n%r\n%s" % (
+            got, want, open(os.path.join(work, "evil.yaml")).read()))
+
+
 PARTS = {"docker": part_docker, "oci": part_oci, "malformed": part_malformed,
-         "resolve": part_resolve, "shared": part_shared, "limits": part_limits}
+         "resolve": part_resolve, "shared": part_shared, "limits": part_limits,
+         "output": part_output, "inject": part_inject}
+
+
+def write_seeds(d):
+    """The fuzz target's seeds (tests/fuzz/corpus/base_inspect): the small
+    archives the parts above build."""
+    os.makedirs(d, exist_ok=True)
+    docker_archive(os.path.join(d, "docker.tar"))
+    oci_archive(os.path.join(d, "oci.tar"))
+    one, two = "%064x/layer.tar" % 1, "%064x/layer.tar" % 2
+    docker_archive(os.path.join(d, "shared.tar"), layers=[layer_tar(f) for f in LAYERS[:2]],
+                   manifest=[{"Config": "config.json", "RepoTags": ["a:1"],
+                              "Layers": [one, two, one]}])
+    docker_archive(os.path.join(d, "gzip.tar"), layers=[gz_layer([("var/lib/dpkg/status", 64,
+                                                                   b"x")])])
+    docker_archive(os.path.join(d, "nolayer.tar"), skip=(two,))
+    bad = tarfile.TarInfo("../../etc/cron.d/evil")
+    docker_archive(os.path.join(d, "traversal.tar"), layers=[layer_tar(LAYERS[0], extra=[bad])])
 
 
 def main():
+    if sys.argv[1] == "--seeds":
+        write_seeds(sys.argv[2])
+        return 0
     envlock = os.path.abspath(sys.argv[1])
     parts = sys.argv[2:] or sorted(PARTS)
     failed = 0
