@@ -549,6 +549,8 @@ static int req_cmp(const void *x, const void *y)
  * serves for the target satisfies it. */
 static bool is_dead_end(rsv *r, const rsv_dep *d)
 {
+    if (d->optional_peer)
+        return false; /* asks nothing of the solve */
     return d->nomatch || !provided(r->pool, d->dep);
 }
 

@@ -97,6 +97,9 @@ typedef struct rsv_dep {
     const char *ntag;           /* npm: a dist-tag spec */
     const char *folder;         /* npm: the alias it is installed under
                                    (`"x": "npm:real@^1"`: "x"), else NULL */
+    bool optional_peer;         /* npm: a peer marked optional: no job or
+                                   requirement; the tree enforces its range
+                                   when a copy is in reach */
 } rsv_dep;
 
 typedef struct rsv_pypi_name {
@@ -197,6 +200,8 @@ typedef struct rsv {
     ptrvec npm_todo;            /* names with a packument and requirements
                                    not followed yet (resolver_npm.c) */
     bool npm_following;
+    ptrvec npm_opt_peers;       /* const npm_dep * optional peers on names
+                                   not crawled (yet): noted if one is */
     void *npm_index;            /* tsearch tree of npm_names' entries, by name */
     unsigned npm_cur_depth;     /* depth of the packument whose arrival is followed */
     unsigned npm_note_depth;    /* depth a name noted now gets (stats only) */

@@ -53,6 +53,12 @@ static rsv_npm_name *nname_get(rsv *r, const char *name)
     ptrvec_push(&r->npm_names, n);
     tsearch(n, &r->npm_index, nname_tree_cmp);
     npm_loader_submit(r->nl, name);
+    /* optional peers seen before the name was: their ranges count now */
+    for (size_t i = 0; i < r->npm_opt_peers.len; i++) {
+        const npm_dep *dp = r->npm_opt_peers.items[i];
+        if (strcmp(dp->name, name) == 0)
+            ptrvec_push(&n->ranges, (void *)dp->range);
+    }
     return n;
 }
 
@@ -158,6 +164,20 @@ static bool relevant(const rsv_npm_name *cn, const npm_packument *p, const npm_v
     return k < p->ncandidates ? n->rel[k] : relevant_from(n, p, v, 0, 0);
 }
 
+/* arborist keys a version's edges by name, loading peers first and then
+ * dependencies and optional ones over them: a peer also listed as a
+ * dependency is the dependency only. */
+static bool peer_overridden(const npm_version *v, const npm_dep *dp)
+{
+    if (dp->kind != NPM_DEP_PEER && dp->kind != NPM_DEP_PEER_OPTIONAL)
+        return false;
+    for (size_t i = 0; i < v->ndeps; i++)
+        if ((v->deps[i].kind == NPM_DEP_PROD || v->deps[i].kind == NPM_DEP_OPTIONAL) &&
+            strcmp(v->deps[i].name, dp->name) == 0)
+            return true;
+    return false;
+}
+
 static bool bundled(const npm_version *v, const char *name)
 {
     if (v->bundle_all)
@@ -194,6 +214,20 @@ static bool alias_ok(const npm_dep *dp)
     return npm_alias_split(dp->spec, &name, &n, &range) && n && (!range || dp->range);
 }
 
+/* An optional peer is installed only when some other edge brings its name
+ * into the tree; npm then enforces its range. So its range is noted on a
+ * name that is crawled (now, or when nname_get() creates it), never a
+ * reason to crawl one. */
+static void note_optional_peer(rsv *r, const npm_dep *dp)
+{
+    if (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range)
+        return;
+    if (nname_find(r, dp->name))
+        note(r, dp->name, dp->range, NULL);
+    else
+        ptrvec_push(&r->npm_opt_peers, (void *)dp);
+}
+
 /* Notes the dependencies of every version of n that its requirements not
  * followed yet admit; false when its packument is not there (yet). */
 static bool follow(rsv *r, rsv_npm_name *n)
@@ -215,9 +249,11 @@ static bool follow(rsv *r, rsv_npm_name *n)
                 continue;
             for (size_t d = 0; d < v->ndeps; d++) {
                 const npm_dep *dp = &v->deps[d];
-                if (dp->kind == NPM_DEP_PEER_OPTIONAL || bundled(v, dp->name))
+                if (bundled(v, dp->name))
                     continue;
-                if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range)
+                if (dp->kind == NPM_DEP_PEER_OPTIONAL)
+                    note_optional_peer(r, dp);
+                else if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range)
                     note(r, dp->name, dp->range, NULL);
                 else if (dp->spec_kind == NPM_SPEC_IS_TAG)
                     note(r, dp->name, NULL, dp->spec);
@@ -488,8 +524,11 @@ void resolver_npm_add(rsv *r)
             rs->nv = v;
             for (size_t d = 0; d < v->ndeps; d++) {
                 const npm_dep *dp = &v->deps[d];
-                if (dp->kind == NPM_DEP_PEER_OPTIONAL || bundled(v, dp->name))
-                    continue;
+                bool opt_peer = dp->kind == NPM_DEP_PEER_OPTIONAL;
+                if (bundled(v, dp->name) || peer_overridden(v, dp) ||
+                    (opt_peer && (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range ||
+                                  !nname_find(r, dp->name))))
+                    continue; /* an optional peer nothing else brings is never installed */
                 bool any = false;
                 Id did;
                 if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range)
@@ -507,7 +546,8 @@ void resolver_npm_add(rsv *r)
                 if (dp->kind == NPM_DEP_OPTIONAL && !any)
                     continue;
                 s = pool->solvables + sp;
-                s->requires = repo_addid_dep(r->repo_npm, s->requires, did, 0);
+                if (!opt_peer)
+                    s->requires = repo_addid_dep(r->repo_npm, s->requires, did, 0);
                 char *text = xasprintf("%s@%s", dp->name, dp->spec);
                 rsv_dep *rd = resolver_add_dep(r, sp, -1, did, RSV_NPM,
                                                alias ? dp->alias_name : dp->name,
@@ -518,6 +558,7 @@ void resolver_npm_add(rsv *r)
                            : alias && !dp->range          ? "latest"
                                                           : NULL;
                 rd->folder = alias ? dp->name : NULL;
+                rd->optional_peer = opt_peer;
                 free(text);
             }
         }
@@ -876,6 +917,9 @@ static void bind_node(npm_build *t, rsv_npm_node *node)
     for (size_t i = 0; i < mine.len; i++) {
         rsv_dep *d = mine.items[i];
         bool peer = node->parent && strcmp(d->kind, "peer") == 0;
+        /* an optional peer is installed only when a copy is in reach */
+        if (d->optional_peer && (!node->parent || !visible(node->parent, d->folder ? d->folder : d->name)))
+            continue;
         rsv_npm_node *to = bind_edge(t, peer ? node->parent : node, d, peer ? node : NULL);
         if (!to)
             continue;
