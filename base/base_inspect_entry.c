@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "envlock/bases.h"
+#include "debsources.h"
 #include "pep440.h"
 #include "pep508.h"
 #include "base.h"
@@ -37,6 +38,7 @@ typedef struct entry {
     const char *keyring;  /* the one Signed-By every source names, or NULL */
     bool keyring_mixed;
     ptrvec dists;         /* "name==version", sorted */
+    ptrvec notes;         /* the header's notes: sources left out */
 } entry;
 
 static el_code fail(entry *E, const char *reason, const char *fmt, ...) EL_PRINTF(3, 4);
@@ -181,86 +183,43 @@ static void signed_by(entry *E, const char *path)
         E->keyring_mixed = true;
 }
 
-/* One-line sources: "deb [opt=v ...] URI SUITE COMP...". */
-static void one_line_sources(entry *E, const inspect_file *f)
+/* One entry: kept in the catalog's form ("deb URI SUITE COMP...", the
+ * keyring apart) when the apt reader's parser takes it, else named in a
+ * note of the header. */
+static void add_source(entry *E, const char *file, const char *line)
 {
-    char *text = arena_strndup(E->mem, f->data ? f->data : "", f->len);
-    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        char *hash = strchr(l, '#');
-        if (hash)
-            *hash = '\0';
-        char *tok_save = NULL, *type = strtok_r(l, " \t\r", &tok_save);
-        if (!type || strcmp(type, "deb") != 0)
-            continue;
-        char *rest = tok_save ? tok_save : "";
-        rest += strspn(rest, " \t");
-        if (*rest == '[') {
-            char *close = strchr(rest, ']');
-            if (!close)
-                continue;
-            *close = '\0';
-            char *sb = strstr(rest, "signed-by=");
-            signed_by(E, sb ? arena_strndup(E->mem, sb + 10, strcspn(sb + 10, " \t]")) : NULL);
-            if (!sb)
-                E->keyring_mixed = true;
-            rest = close + 1;
-        } else {
-            E->keyring_mixed = true;
-        }
+    deb_source src;
+    char *err = NULL;
+    if (deb_source_parse(line, E->mem, &src, &err) != 0) {
         strbuf sb = STRBUF_INIT;
-        sb_adds(&sb, "deb");
-        for (char *t = strtok_r(rest, " \t\r", &tok_save); t; t = strtok_r(NULL, " \t\r", &tok_save))
-            sb_addf(&sb, " %s", t);
-        ptrvec_push(&E->sources, arena_strdup(E->mem, sb.buf));
+        sb_adds(&sb, "apt: left out, an entry of ");
+        inspect_yaml_quote(&sb, file);
+        sb_adds(&sb, ": ");
+        inspect_yaml_quote(&sb, err ? err : "unreadable");
+        ptrvec_push(&E->notes, arena_strdup(E->mem, sb.buf));
         sb_release(&sb);
+        free(err);
+        return;
     }
+    strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "deb %s %s", src.uri, src.suite);
+    for (size_t i = 0; i < src.n_components; i++)
+        sb_addf(&sb, " %s", src.components[i]);
+    ptrvec_push(&E->sources, arena_strdup(E->mem, sb.buf));
+    sb_release(&sb);
+    signed_by(E, src.signed_by);
+    if (!src.signed_by)
+        E->keyring_mixed = true;
 }
 
-static void words(arena *mem, const char *s, ptrvec *out)
+static void file_sources(entry *E, const inspect_file *f, bool deb822)
 {
-    for (const char *p = s; p && *p;) {
-        p += strspn(p, " \t\n");
-        size_t n = strcspn(p, " \t\n");
-        if (n)
-            ptrvec_push(out, arena_strndup(mem, p, n));
-        p += n;
-    }
-}
-
-/* deb822 sources (apt's sources.list(5)): one line per Types deb x URI x Suite. */
-static void deb822_sources(entry *E, const inspect_file *f)
-{
-    const char *s, *e;
-    size_t pos = 0;
-    while (f->data && next_stanza(f->data, f->len, &pos, &s, &e)) {
-        const char *types = field_in(E->mem, s, e, "Types");
-        const char *enabled = field_in(E->mem, s, e, "Enabled");
-        if (!types || !strstr(types, "deb") || (enabled && !strcasecmp(enabled, "no")))
-            continue;
-        ptrvec t = PTRVEC_INIT, uris = PTRVEC_INIT, suites = PTRVEC_INIT;
-        words(E->mem, types, &t);
-        words(E->mem, field_in(E->mem, s, e, "URIs"), &uris);
-        words(E->mem, field_in(E->mem, s, e, "Suites"), &suites);
-        const char *comps = field_in(E->mem, s, e, "Components");
-        const char *key = field_in(E->mem, s, e, "Signed-By");
-        bool has_deb = false;
-        for (size_t i = 0; i < t.len; i++)
-            has_deb |= !strcmp(t.items[i], "deb");
-        for (size_t u = 0; has_deb && u < uris.len; u++)
-            for (size_t k = 0; k < suites.len; k++) {
-                ptrvec_push(&E->sources, arena_sprintf(E->mem, "deb %s %s%s%s",
-                                                       (char *)uris.items[u],
-                                                       (char *)suites.items[k], comps ? " " : "",
-                                                       comps ? comps : ""));
-                if (key && key[0] == '/')
-                    signed_by(E, key);
-                else
-                    E->keyring_mixed = true; /* none, or an inline key */
-            }
-        ptrvec_release(&t);
-        ptrvec_release(&uris);
-        ptrvec_release(&suites);
-    }
+    ptrvec lines = PTRVEC_INIT;
+    if (f->data)
+        deb_sources_entries(f->data, f->len, deb822, E->mem, &lines);
+    for (size_t i = 0; i < lines.len; i++)
+        add_source(E, f->path, lines.items[i]);
+    ptrvec_release(&lines);
 }
 
 /* sources.list, then sources.list.d in name order, as apt reads them. */
@@ -268,16 +227,16 @@ static void find_sources(entry *E)
 {
     const inspect_file *main_list = inspect_find(E->im, "etc/apt/sources.list");
     if (main_list)
-        one_line_sources(E, main_list);
+        file_sources(E, main_list, false);
     for (size_t i = 0; i < E->im->n_files; i++) {
         const inspect_file *f = &E->im->files[i];
         size_t n = strlen(f->path);
         if (strncmp(f->path, "etc/apt/sources.list.d/", 23) != 0)
             continue;
         if (n > 5 && !strcmp(f->path + n - 5, ".list"))
-            one_line_sources(E, f);
+            file_sources(E, f, false);
         else if (n > 8 && !strcmp(f->path + n - 8, ".sources"))
-            deb822_sources(E, f);
+            file_sources(E, f, true);
     }
 }
 
@@ -365,7 +324,7 @@ static const char *keyring_note(entry *E, bool *here)
 static char *write_entry(entry *E, const char *ref, const char *digest,
                          const el_base_inspect_options *o)
 {
-    const char *notes[2];
+    const char **notes = arena_alloc(E->mem, (E->notes.len + 3) * sizeof *notes);
     inspect_entry x = {
         .archive = strrchr(E->path, '/') ? strrchr(E->path, '/') + 1 : E->path,
         .n_layers = E->im->n_layers, .ref = ref, .python = E->python, .arch = E->arch,
@@ -379,6 +338,8 @@ static char *write_entry(entry *E, const char *ref, const char *digest,
         .dists = (const char *const *)E->dists.items, .n_dists = E->dists.len, .notes = notes };
     if (E->sources.len)
         notes[x.n_notes++] = keyring_note(E, &x.keyring_here);
+    for (size_t i = 0; i < E->notes.len; i++)
+        notes[x.n_notes++] = E->notes.items[i];
     if (!x.status_name)
         notes[x.n_notes++] = "dpkgStatus: the image's var/lib/dpkg/status is written beside the "
                              "entry with -o FILE";
@@ -437,6 +398,7 @@ char *el_base_inspect(el_ctx *ctx, const char *archive, const el_base_inspect_op
     }
     ptrvec_release(&E.sources);
     ptrvec_release(&E.dists);
+    ptrvec_release(&E.notes);
     inspect_image_clear(&im);
     return out;
 }

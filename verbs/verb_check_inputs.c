@@ -304,7 +304,7 @@ static void allow_init(ti_allow *al, const resolve_request *rq, const char *cuto
         char *err = NULL;
         /* the source as the lock's resolve read it: a snapshot at its cutoff */
         const char *line = apt_source_at_cutoff(rq->apt_sources[i], cutoff, a);
-        if (apt_source_parse(line, a, &as, &err) != 0) {
+        if (deb_source_parse(line, a, &as, &err) != 0) {
             free(err);
             continue;
         }

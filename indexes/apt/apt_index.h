@@ -47,37 +47,17 @@
 #include <stdint.h>
 
 #include "util.h"
+#include "debsources.h"
 #include "cache.h"
 #include "envlock/index.h"
 
 struct s_Pool;
 
-/* ---- sources.list one-line entries (apt_sources.c) ---- */
+/* ---- sources.list entries (debsources.h) and snapshots (apt_sources.c) ---- */
 
-typedef struct apt_source {
-    const char *line;            /* as given (trimmed) */
-    const char *uri;             /* archive URI, always ending in '/' */
-    const char *suite;           /* "bookworm"; for a flat repository the
-                                    directory ("./", "sub/") */
-    bool flat;                   /* suite ends in '/' and no components */
-    const char *const *components;
-    size_t n_components;
-    const char *const *arches;   /* [arch=a,b]; n_arches == 0: any */
-    size_t n_arches;
-    const char *signed_by;       /* keyring path, or NULL */
-    bool trusted;                /* [trusted=yes] */
-    int check_valid_until;       /* [check-valid-until=]: 1 yes, 0 no, -1 unset */
-} apt_source;
-
-/* apt_source_parse() :
- *  Parses one line "deb [opt=val ...] URI SUITE [COMPONENT...]" into *out,
- *  allocating in `a`. Options: arch=, signed-by= (a file path; an inline key
- *  is refused), trusted=yes|no, check-valid-until=yes|no; other apt options
- *  (lang=, target=, pdiffs=, by-hash=, ...) are accepted and ignored. URIs
- *  are http, https or file. Returns 0, or -1 with *err a static-free
- *  malloc'd sentence (caller frees) saying what is wrong. `deb-src` lines,
- *  comments and blank lines are refused: the caller passes entries. */
-int apt_source_parse(const char *line, arena *a, apt_source *out, char **err);
+/* The entries' syntax is versions/deb's (debsources.h); this reader takes
+ * them as they are parsed there. */
+typedef deb_source apt_source;
 
 /* apt_snapshot_stamp_at() :
  *  Where the timestamp of a snapshot.debian.org URI starts

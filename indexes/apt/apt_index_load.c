@@ -147,7 +147,7 @@ apt_loader *apt_loader_new(el_ctx *ctx, cache *c, const apt_load_options *o)
     l->n_sources = n;
     for (size_t i = 0; i < n; i++) {
         char *err = NULL;
-        if (apt_source_parse(lines[i], l->a, &l->sources[i], &err) < 0) {
+        if (deb_source_parse(lines[i], l->a, &l->sources[i], &err) < 0) {
             el_fail(ctx, EL_SPEC_INVALID, "apt source %zu (`%s`): %s", i + 1,
                     lines[i] ? lines[i] : "", err);
             char *field = xasprintf("packages.system.sources[%zu]", i);

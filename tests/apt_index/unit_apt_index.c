@@ -22,7 +22,7 @@ static void test_source_plain(void **state)
     arena *a = arena_new();
     apt_source s;
     char *err = NULL;
-    assert_int_equal(apt_source_parse("  deb http://deb.debian.org/debian bookworm main contrib  ", a, &s,
+    assert_int_equal(deb_source_parse("  deb http://deb.debian.org/debian bookworm main contrib  ", a, &s,
                                       &err), 0);
     assert_string_equal(s.uri, "http://deb.debian.org/debian/");
     assert_string_equal(s.suite, "bookworm");
@@ -41,7 +41,7 @@ static void test_source_options(void **state)
     arena *a = arena_new();
     apt_source s;
     char *err = NULL;
-    assert_int_equal(apt_source_parse("deb [arch=amd64,arm64 signed-by=/k/key.gpg trusted=yes "
+    assert_int_equal(deb_source_parse("deb [arch=amd64,arm64 signed-by=/k/key.gpg trusted=yes "
                                       "check-valid-until=no lang=none] https://mirror.example/debian/ "
                                       "bookworm-updates main",
                                       a, &s, &err),
@@ -52,10 +52,10 @@ static void test_source_options(void **state)
     assert_true(s.trusted);
     assert_int_equal(s.check_valid_until, 0);
     assert_string_equal(s.uri, "https://mirror.example/debian/");
-    assert_int_equal(apt_source_parse("deb file:/srv/repo ./", a, &s, &err), 0);
+    assert_int_equal(deb_source_parse("deb file:/srv/repo ./", a, &s, &err), 0);
     assert_true(s.flat);
     assert_string_equal(s.uri, "file:/srv/repo/");
-    assert_int_equal(apt_source_parse("deb [ arch+=amd64 ] http://h/d sid main", a, &s, &err), 0);
+    assert_int_equal(deb_source_parse("deb [ arch+=amd64 ] http://h/d sid main", a, &s, &err), 0);
     assert_int_equal(s.n_arches, 1);
     arena_free(a);
 }
@@ -65,7 +65,7 @@ static void bad_source(const char *line, const char *frag)
     arena *a = arena_new();
     apt_source s;
     char *err = NULL;
-    assert_int_equal(apt_source_parse(line, a, &s, &err), -1);
+    assert_int_equal(deb_source_parse(line, a, &s, &err), -1);
     assert_non_null(err);
     if (!strstr(err, frag))
         fail_msg("`%s`: message `%s` lacks `%s`", line, err, frag);

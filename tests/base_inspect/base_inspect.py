@@ -90,7 +90,8 @@ LAYERS = [
     ],
 ]
 
-# Worked out by hand from the layers: Python from /usr/local's patchlevel.h
+# Worked out by hand from the layers (URIs as sources.list(5) entries end
+# in `/`, the form the apt reader's parser gives them): Python from /usr/local's patchlevel.h
 # (not Debian's 3.11.2); glibc 2.36 from layer 2's libc6 2.36-9+deb12u7 ->
 # manylinux_2_36_x86_64; sources: sources.list first (deb-src skipped), then
 # sources.list.d by name (old.list whited out; debian.sources, one line per
@@ -115,10 +116,10 @@ images:
     apt:
       keyring: "%(keyring)s"
       sources:
-      - "deb http://deb.debian.org/debian bookworm contrib"
-      - "deb http://deb.debian.org/debian bookworm main"
-      - "deb http://deb.debian.org/debian bookworm-updates main"
-      - "deb http://deb.debian.org/debian-security bookworm-security main"
+      - "deb http://deb.debian.org/debian/ bookworm contrib"
+      - "deb http://deb.debian.org/debian/ bookworm main"
+      - "deb http://deb.debian.org/debian/ bookworm-updates main"
+      - "deb http://deb.debian.org/debian-security/ bookworm-security main"
 %(status)s    preinstalled:
     - "pip==24.0"
     - "requests==2.31.0"
@@ -554,14 +555,18 @@ def part_output(envlock, work):
 def part_inject(envlock, work):
     """Control characters in what an image says, read back by the catalog
     loader as they were: a Signed-By holding carriage returns that, printed
-    raw into a comment, became an apt `keyring:` line; URIs holding NEL,
+    raw into a comment, became an apt `keyring:` line (now the parser the
+    apt reader uses refuses that entry, and the header's note on it quotes
+    it); URIs holding NEL,
     LS, PS and a C1 control; a reference holding LS. The loader must give
     exactly the image's values (the keyring, which this machine lacks, not
     at all), and a distribution whose version no catalog takes is left out."""
     key = "/nonexistent/k.gpg\r      keyring: /etc/hostname\r      #"
     uris = ["http://deb.example/a\u0085b", "http://deb.example/c\u2028d\u2029e\u009bf"]
-    sources = ("Types: deb\nURIs: %s\nSuites: bookworm\nComponents: main\nSigned-By: %s\n"
-               % (" ".join(uris), key))
+    sources = ("Types: deb\nURIs: %s\nSuites: bookworm\nComponents: main\n"
+               "Signed-By: /nonexistent/k.gpg\n\n"
+               "Types: deb\nURIs: http://deb.example/g\nSuites: sid\nComponents: main\n"
+               "Signed-By: %s\n" % (" ".join(uris), key))
     files = [LAYERS[0][0], LAYERS[0][4],
              ("etc/apt/sources.list.d/evil.sources", sources),
              (SITE + "ok-1.0.dist-info/METADATA", meta("ok", "1.0")),
@@ -578,7 +583,7 @@ def part_inject(envlock, work):
     got = json.loads(p.stdout) if p.returncode == 0 else p.stderr
     want = {"image": ref, "python": "3.11.9", "arch": "amd64",
             "platform": "manylinux_2_36_x86_64", "keyring": None,
-            "sources": ["deb %s bookworm main" % u for u in uris], "preinstalled": ["ok==1.0"]}
+            "sources": ["deb %s/ bookworm main" % u for u in uris], "preinstalled": ["ok==1.0"]}
     if got != want:
         raise Failure("the catalog loader reads\n%r\nwhere the image says\n%r\n%s" % (
             got, want, open(os.path.join(work, "evil.yaml")).read()))

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *line = arena_strndup(a, (const char *)data, size);
     apt_source s;
     char *err = NULL;
-    if (apt_source_parse(line, a, &s, &err) == 0) {
+    if (deb_source_parse(line, a, &s, &err) == 0) {
         CHECK(err == NULL);
         size_t ul = strlen(s.uri);
         CHECK(ul > 0 && s.uri[ul - 1] == '/');
