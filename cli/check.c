@@ -103,7 +103,9 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
                 while (*p) {
                     const char *nl = strchr(p, '\n');
                     size_t n = nl ? (size_t)(nl - p) : strlen(p);
-                    printf("  %.*s\n", (int)n, p);
+                    fputs("  ", stdout);
+                    cli_text(stdout, p, n);
+                    putchar('\n');
                     p += n + (nl ? 1 : 0);
                 }
             } else {
@@ -111,7 +113,11 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
             }
             if (!o->json && !o->quiet)
                 for (size_t i = 0; i < res.n_notes; i++)
-                    fprintf(stderr, "note: %s\n", res.notes[i]);
+                {
+                    fputs("note: ", stderr);
+                    cli_text(stderr, res.notes[i], strlen(res.notes[i]));
+                    fputc('\n', stderr);
+                }
         }
         el_check_result_clear(&res);
     }

@@ -58,7 +58,14 @@ int cli_report_failure(el_ctx *ctx, const cli_opts *o);
 int cli_usage_error(el_ctx *ctx, const cli_opts *o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* cli_json_string() : writes s as a JSON string literal (with quotes). */
+/* cli_text() : writes s[0..n) for a terminal: C0 and C1 control
+ *  characters (ESC, CR, NEL...) but newline and tab, DEL, U+2028 and U+2029
+ *  written as \xNN or \uNNNN, bytes that are not UTF-8 as \xNN, so a
+ *  string of a lock or an index cannot steer the terminal it is shown on. */
+void cli_text(FILE *f, const char *s, size_t n);
+/* cli_json_string() : writes s as a JSON string literal (with quotes); the
+ *  characters cli_text() escapes as \uNNNN, bytes that are not UTF-8 as
+ *  U+FFFD. */
 void cli_json_string(FILE *f, const char *s);
 
 /* cli_spec_options() : parses --format/--template at argv[*i] (advancing *i);

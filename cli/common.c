@@ -7,24 +7,83 @@
 
 #include "cli.h"
 
+/* The length of the UTF-8 sequence at s[0..n) and its code point, or 0
+ * when the bytes are not UTF-8 (overlong forms and surrogates included). */
+static size_t utf8_seq(const unsigned char *s, size_t n, unsigned *cp)
+{
+    size_t len = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : s[0] >= 0xe0 && s[0] < 0xf0 ? 3
+               : s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : 0;
+    if (!len || len > n)
+        return 0;
+    *cp = len == 1 ? s[0] : s[0] & (0x7f >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        *cp = (*cp << 6) | (s[i] & 0x3f);
+    }
+    static const unsigned least[] = { 0, 0, 0x80, 0x800, 0x10000 };
+    if (*cp < least[len] || *cp > 0x10ffff || (*cp >= 0xd800 && *cp < 0xe000))
+        return 0;
+    return len;
+}
+
+/* What a terminal would act on rather than show: C0 and C1 controls (ESC,
+ * CR, NEL...), DEL, the line and paragraph separators. */
+static bool steers_terminal(unsigned cp)
+{
+    return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029;
+}
+
+void cli_text(FILE *f, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        unsigned cp = 0;
+        size_t len = utf8_seq(u + i, n - i, &cp);
+        if (!len)
+            fprintf(f, "\\x%02x", u[i++]);
+        else if (steers_terminal(cp) && cp != '\n' && cp != '\t')
+            fprintf(f, cp < 0x80 ? "\\x%02x" : "\\u%04x", cp), i += len;
+        else
+            fwrite(u + i, 1, len, f), i += len;
+    }
+}
+
 void cli_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0, n = strlen(s); i < n;) {
+        unsigned cp = 0;
+        size_t len = utf8_seq(u + i, n - i, &cp);
+        if (!len) {
+            fputs("\\ufffd", f); /* not UTF-8: JSON cannot carry the byte */
+            i++;
+            continue;
+        }
+        switch (cp) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
         case '\n': fputs("\\n", f); break;
         case '\r': fputs("\\r", f); break;
         case '\t': fputs("\\t", f); break;
         default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
+            if (steers_terminal(cp))
+                fprintf(f, "\\u%04x", cp);
             else
-                fputc(*p, f);
+                fwrite(u + i, 1, len, f);
         }
+        i += len;
     }
     fputc('"', f);
+}
+
+/* cli_line() : one line of text through cli_text(), then a newline. */
+static void cli_line(FILE *f, const char *prefix, const char *s)
+{
+    fputs(prefix, f);
+    cli_text(f, s, strlen(s));
+    fputc('\n', f);
 }
 
 int cli_report_failure(el_ctx *ctx, const cli_opts *o)
@@ -35,7 +94,9 @@ int cli_report_failure(el_ctx *ctx, const cli_opts *o)
         printf("%s\n", body);
         el_free(body);
     } else {
-        fprintf(stderr, "envlock: %s: %s\n", el_code_name(code), el_ctx_message(ctx));
+        fprintf(stderr, "envlock: %s: ", el_code_name(code));
+        const char *msg = el_ctx_message(ctx);
+        cli_line(stderr, "", msg ? msg : "");
         if (code != EL_USAGE && code != EL_INTERNAL)
             fprintf(stderr, "  what to do: %s%s\n", el_code_user_action(code),
                     el_ctx_retryable(ctx) ? " (retryable)" : "");

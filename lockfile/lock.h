@@ -112,6 +112,9 @@ typedef struct lock_doc {
     const char *base_channel;
     const char **variants;      /* variant names, sorted, NULL-terminated */
     const char **base_digests;  /* parallel to variants: "sha256:..." or NULL if unpublished */
+    const unsigned *base_digest_lines; /* parallel to variants: where lock_read() found each
+                                   digest (1-based), or NULL for a lock built in memory */
+    unsigned line_target;       /* where lock_read() found `target`, or 0 */
     const char *image;          /* the one target is this image ("python:3.11-slim"), or NULL */
     lock_target *targets;       /* several targets (python/platform/arch/image are then
                                    NULL), or NULL */
@@ -174,6 +177,20 @@ lock_doc *lock_read_file(el_ctx *ctx, const char *path);
  *  for a reader that also digests them; NULL with ctx set as
  *  lock_read_file() sets it for a file that cannot be read or is too large. */
 char *lock_read_bytes(el_ctx *ctx, const char *path, size_t *len);
+
+/* lock_validate() :
+ *  Every string of `d` against its grammar, offline (docs/lock-format.md,
+ *  "Reading: what is refused"): the spec and base digests, the target's
+ *  words, each package's name and version in its ecosystem's grammar, npm
+ *  paths, sources (URLs without credentials; deb "URI SUITE/COMPONENT"),
+ *  artifact file names, hashes and URLs, edges, requestedBy, extras, and no
+ *  control character or line break in any free text. Whoever copies lock
+ *  strings into another tool's text (plan, export, bundle) calls it first.
+ *  @return EL_OK, or DL_ENV_SPEC_INVALID naming the first bad value: its
+ *  field, " (line N)" where lock_read() found it, the value with
+ *  non-printable bytes as \xNN, and why (detail.reason invalid_lock,
+ *  detail.field, detail.line). */
+el_code lock_validate(el_ctx *ctx, const lock_doc *d);
 
 /* lock_find() : the package (ecosystem, name[, version]) or NULL. With
  *  version NULL and several copies of the name (npm), the first in the

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
 
 #include "debver.h"
 #include "lock_internal.h"
@@ -39,12 +38,22 @@ typedef struct checker {
 
 static void line(checker *c, const char *fmt, ...) EL_PRINTF(2, 3);
 
+/* One report line. The lock's strings in it are the lock author's: a
+ * control byte among them (a newline would forge a line of its own) is
+ * written as \xNN. */
 static void line(checker *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    sb_vaddf(c->report, fmt, ap);
+    char *text = xvasprintf(fmt, ap);
     va_end(ap);
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            sb_addf(c->report, "\\x%02x", *p);
+        else
+            sb_addc(c->report, (char)*p);
+    }
+    free(text);
     sb_addc(c->report, '\n');
     c->stale = true;
 }
@@ -642,23 +651,6 @@ static void check_edges(checker *c)
 
 /* ---- artifacts ---- */
 
-/* A plain file name: not empty, no directory part, not hidden or a dot
- * name, no control characters. NULL when it is, else why not. */
-static const char *file_name_problem(const char *f)
-{
-    if (!f || !*f)
-        return "empty";
-    if (f[0] == '.')
-        return "starts with `.`";
-    for (const unsigned char *p = (const unsigned char *)f; *p; p++) {
-        if (*p == '/' || *p == '\\')
-            return "is not a plain file name (it has a directory part)";
-        if (*p < 0x20 || *p == 0x7f)
-            return "has a control character";
-    }
-    return NULL;
-}
-
 static bool has_suffix(const char *s, const char *tail)
 {
     size_t n = strlen(s), m = strlen(tail);
@@ -703,51 +695,6 @@ static const char *file_kind_problem(const char *eco, const char *name, const ch
     if (strcmp(eco, "npm") == 0)
         return has_suffix(f, ".tgz") ? NULL : "is not an npm tarball (.tgz)";
     return "belongs to no known ecosystem";
-}
-
-/* Canonical padded base64 of exactly `bytes` bytes, not all zero: OpenSSL
- * decodes it, and encoding those bytes again must give `s` back (which
- * refuses other alphabets, missing or extra padding and stray low bits). */
-static const char *b64_problem(const char *s, size_t bytes)
-{
-    size_t len = strlen(s);
-    if (len != 4 * ((bytes + 2) / 3) || bytes > 64)
-        return "has the wrong length";
-    unsigned char raw[66], again[4 * 22 + 1];
-    if (EVP_DecodeBlock(raw, (const unsigned char *)s, (int)len) < 0)
-        return "is not base64";
-    EVP_EncodeBlock(again, raw, (int)bytes);
-    if (memcmp(again, s, len) != 0)
-        return "is not canonical padded base64";
-    for (size_t i = 0; i < bytes; i++)
-        if (raw[i])
-            return NULL;
-    return "is all zeros";
-}
-
-static const char *hash_problem(const char *eco, const char *h)
-{
-    if (!h || !*h)
-        return "is empty";
-    if (strcmp(eco, "npm") == 0) {
-        if (strncmp(h, "sha512-", 7) == 0)
-            return b64_problem(h + 7, 64);
-        if (strncmp(h, "sha1-", 5) == 0)
-            return b64_problem(h + 5, 20);
-        return "is not an npm integrity (sha512-<base64> or sha1-<base64>)";
-    }
-    if (strncmp(h, "sha256:", 7) != 0)
-        return "is not sha256:<64 lowercase hex>";
-    size_t n = 0;
-    bool zero = true;
-    for (const char *p = h + 7; *p; p++, n++) {
-        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-            return "is not sha256:<64 lowercase hex>";
-        zero = zero && *p == '0';
-    }
-    if (n != 64)
-        return "is not sha256:<64 lowercase hex>";
-    return zero ? "is all zeros" : NULL;
 }
 
 /* The authority of an http(s)/file URL ("" for file:///), copied; NULL when
@@ -951,13 +898,13 @@ static void check_artifacts(checker *c)
         for (size_t j = 0; j < p->n_artifacts; j++) {
             const lock_artifact *a = &p->artifacts[j];
             const size_t before = c->report->len;
-            const char *why = file_name_problem(a->file);
+            const char *why = lock_file_name_problem(a->file);
             if (!why)
                 why = file_kind_problem(eco, p->name, a->file);
             const bool file_ok = !why;
             if (why)
                 malformed(c, p, i, j, "file", a->file, why);
-            if ((why = hash_problem(eco, a->hash)))
+            if ((why = lock_hash_problem(eco, a->hash)))
                 malformed(c, p, i, j, "hash", a->hash, why);
             /* the index's own URL for the file is canonical whatever its host */
             const lock_index_file *f = doc ? doc_file(doc, p, a) : NULL;

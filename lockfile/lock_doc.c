@@ -247,6 +247,7 @@ static void strv_sort_unique(const char **v)
 typedef struct variant_pair {
     const char *variant;
     const char *digest;
+    unsigned line;
 } variant_pair;
 
 static int pair_cmp(const void *pa, const void *pb)
@@ -262,7 +263,8 @@ void lock_doc_sort(lock_doc *d)
         size_t n = strv_len(d->variants);
         variant_pair *p = xcalloc(n ? n : 1, sizeof *p);
         for (size_t i = 0; i < n; i++)
-            p[i] = (variant_pair){ d->variants[i], d->base_digests ? d->base_digests[i] : NULL };
+            p[i] = (variant_pair){ d->variants[i], d->base_digests ? d->base_digests[i] : NULL,
+                                   d->base_digest_lines ? d->base_digest_lines[i] : 0 };
         msort(p, n, sizeof *p, pair_cmp);
         if (!d->base_digests && n) {
             d->base_digests = arena_alloc(d->mem, (n + 1) * sizeof *d->base_digests);
@@ -270,6 +272,8 @@ void lock_doc_sort(lock_doc *d)
         for (size_t i = 0; i < n; i++) {
             d->variants[i] = p[i].variant;
             d->base_digests[i] = p[i].digest;
+            if (d->base_digest_lines)
+                ((unsigned *)d->base_digest_lines)[i] = p[i].line;
         }
         free(p);
     }

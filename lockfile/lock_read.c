@@ -329,6 +329,13 @@ static bool get_strv(reader *r, yaml_node_t *n, const char *field, const char **
 
 /* ---- the sections ---- */
 
+/* The 1-based line a node starts on (check's report names it), 0 for none. */
+static unsigned line_of(const yaml_node_t *n)
+{
+    return n ? (unsigned)n->start_mark.line + 1 : 0;
+}
+
+
 static bool read_targets(reader *r, yaml_node_t *n)
 {
     static const char *const keys[] = { "variants", "python", "platform", "arch", "image", NULL };
@@ -365,6 +372,7 @@ static bool read_target(reader *r, yaml_node_t *n)
     static const char *const base_keys[] = { "ref", "channel", "digests", NULL };
     mapwalk w = { .keys = keys };
     lock_doc *d = r->d;
+    d->line_target = line_of(n);
     if (!walk_map(r, n, "target", &w) || !opt_str(r, &w, "target", "python", &d->python_version) ||
         !opt_str(r, &w, "target", "platform", &d->platform) ||
         !opt_str(r, &w, "target", "arch", &d->arch) ||
@@ -392,6 +400,8 @@ static bool read_target(reader *r, yaml_node_t *n)
         return true;
     d->variants = arena_alloc(d->mem, (cnt + 1) * sizeof *d->variants);
     d->base_digests = arena_alloc(d->mem, (cnt + 1) * sizeof *d->base_digests);
+    unsigned *lines = arena_alloc(d->mem, (cnt + 1) * sizeof *lines);
+    d->base_digest_lines = lines;
     for (size_t i = 0; i < cnt; i++) {
         yaml_node_pair_t *p = &dg->data.mapping.pairs.start[i];
         yaml_node_t *k = node(r, p->key, field);
@@ -405,6 +415,7 @@ static bool read_target(reader *r, yaml_node_t *n)
         yaml_node_t *v = node(r, p->value, f);
         if (!v)
             return false;
+        lines[i] = line_of(v);
         if (v->type == YAML_SCALAR_NODE && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
             v->data.scalar.length == 4 && memcmp(v->data.scalar.value, "null", 4) == 0)
             d->base_digests[i] = NULL; /* unpublished */
@@ -436,12 +447,6 @@ static bool read_options(reader *r, yaml_node_t *n)
         return false;
     yaml_node_t *up = val(&w, "upgradePackages");
     return !up || get_strv(r, up, "options.upgradePackages", &d->upgrade);
-}
-
-/* The 1-based line a node starts on (check's report names it), 0 for none. */
-static unsigned line_of(const yaml_node_t *n)
-{
-    return n ? (unsigned)n->start_mark.line + 1 : 0;
 }
 
 static bool read_inputs(reader *r, yaml_node_t *n)
@@ -561,6 +566,11 @@ static bool read_packages(reader *r, yaml_node_t *n)
             if (!val(&w, need[k]))
                 return fail_at(r, &it->start_mark, path2(r, f, need[k]),
                                "missing required key `%s`", need[k]);
+        const char *why = p->path && strcmp(p->ecosystem, "npm") == 0
+                              ? lock_path_segment_problem(p->path) : NULL;
+        if (why)
+            return fail_at(r, &val(&w, "path")->start_mark, path2(r, f, "path"),
+                           "`%s` %s", p->path, why);
         p->line = line_of(it);
         p->line_source = line_of(val(&w, "source"));
         d->n_packages++;

@@ -569,6 +569,19 @@ bool plan_refuse_regions(const plan_facts *f, const char *message, plan_refusal 
     return plan_refusal_set(r, f->spec->regions_at, "%s", message);
 }
 
+bool plan_refuse_copy_paths(const plan_facts *f, const char *builder, plan_refusal *r)
+{
+    for (size_t i = 0; i < f->spec->n_files; i++) {
+        const plan_file *pf = &f->spec->files[i];
+        if (pf->path && strchr(pf->path, '$'))
+            return plan_refusal_set(r, pf->at,
+                                    "`%s` holds `$`, which a Dockerfile's COPY expands as a "
+                                    "variable, so %s would put the file elsewhere. Rename the "
+                                    "path without `$`", pf->path, builder);
+    }
+    return false;
+}
+
 bool plan_refuse_no_base(const plan_facts *f, const char *variant, plan_refusal *r)
 {
     if (plan_base_digest(f->in, variant))
@@ -737,19 +750,58 @@ void plan_df_files(strbuf *sb, const plan_facts *f, const plan_df_style *st)
 /* Whether a command must be written in the exec (JSON) form: the shell
  * form would be misread by the Dockerfile parser when the text starts like
  * a flag or a JSON array, holds a heredoc marker, ends in a line
- * continuation, or holds a control byte. */
+ * continuation (a backslash followed by optional spaces and tabs, Docker's
+ * rule, which would join the next instruction to this one), or holds a
+ * control byte. */
 static bool df_needs_exec_form(const char *cmd)
 {
     const char *p = cmd;
     while (*p == ' ' || *p == '\t')
         p++;
     size_t n = strlen(cmd);
-    if (*p == '-' || *p == '[' || *p == '\0' || strstr(cmd, "<<") || cmd[n - 1] == '\\')
+    while (n && (cmd[n - 1] == ' ' || cmd[n - 1] == '\t'))
+        n--; /* Docker continues a line ending in `\` and optional blanks */
+    if (*p == '-' || *p == '[' || *p == '\0' || strstr(cmd, "<<") || (n && cmd[n - 1] == '\\'))
         return true;
     for (p = cmd; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             return true;
     return false;
+}
+
+void plan_secret_env_name(strbuf *sb, const char *name)
+{
+    if (*name >= '0' && *name <= '9')
+        sb_addc(sb, '_');
+    for (const char *p = name; *p; p++)
+        sb_addc(sb, (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+                        (*p >= '0' && *p <= '9') ? *p : '_');
+}
+
+bool plan_refuse_secret_env_names(const plan_facts *f, plan_refusal *r)
+{
+    const plan_spec *s = f->spec;
+    bool refused = false;
+    for (size_t i = 0; i < s->n_secrets && !refused; i++) {
+        if (s->secrets[i].mount_as && strcmp(s->secrets[i].mount_as, "env") != 0)
+            continue;
+        strbuf a = STRBUF_INIT;
+        plan_secret_env_name(&a, s->secrets[i].name ? s->secrets[i].name : "");
+        for (size_t j = 0; j < i && !refused; j++) {
+            if (s->secrets[j].mount_as && strcmp(s->secrets[j].mount_as, "env") != 0)
+                continue;
+            strbuf b = STRBUF_INIT;
+            plan_secret_env_name(&b, s->secrets[j].name ? s->secrets[j].name : "");
+            if (strcmp(a.buf, b.buf) == 0)
+                refused = plan_refusal_set(r, s->secrets[i].at,
+                                           "`%s` and `%s` are both exported as the shell variable "
+                                           "`%s`. Rename one, or set `mountAs: file`",
+                                           s->secrets[j].name, s->secrets[i].name, a.buf);
+            sb_release(&b);
+        }
+        sb_release(&a);
+    }
+    return refused;
 }
 
 static void df_secret_mounts(strbuf *sb, const plan_facts *f, const char *cmd, strbuf *body)
@@ -762,8 +814,11 @@ static void df_secret_mounts(strbuf *sb, const plan_facts *f, const char *cmd, s
         sb_addf(sb, " --mount=type=secret,id=%s,uid=1000,gid=100,required=true", s->id);
         if (file)
             sb_addf(sb, ",target=/run/secrets/%s", s->name);
-        else
-            sb_addf(body, "export %s=\"$(cat /run/secrets/%s)\" && ", s->name, s->id);
+        else {
+            sb_adds(body, "export ");
+            plan_secret_env_name(body, s->name);
+            sb_addf(body, "=\"$(cat /run/secrets/%s)\" && ", s->id);
+        }
     }
 }
 

@@ -12,6 +12,8 @@
 bool plan_datalayer_refuse(const plan_facts *f, plan_refusal *r)
 {
     return plan_refuse_common(f, "the datalayer builder", r) ||
+           plan_refuse_copy_paths(f, "the datalayer builder", r) ||
+           plan_refuse_secret_env_names(f, r) ||
            plan_refuse_gpu(f, "and the datalayer variant has none (D-20)",
                            "or build the GPU classes for modal or daytona on a CUDA base", r) ||
            plan_refuse_no_base(f, "datalayer", r);

@@ -11,6 +11,7 @@
 bool plan_daytona_refuse(const plan_facts *f, plan_refusal *r)
 {
     return plan_refuse_common(f, "the Daytona builder", r) ||
+           plan_refuse_copy_paths(f, "the Daytona builder", r) ||
            plan_refuse_secrets(f,
                                "Daytona has no per-step secret mechanism: a build secret cannot "
                                "be mounted on only the postInstall commands that name it. Remove "

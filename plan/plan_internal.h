@@ -153,6 +153,16 @@ bool plan_refuse_gpu_without_cuda(const plan_facts *f, const char *why, const ch
  *  region, with `message`. */
 bool plan_refuse_secrets(const plan_facts *f, const char *message, plan_refusal *r);
 bool plan_refuse_regions(const plan_facts *f, const char *message, plan_refusal *r);
+/* plan_secret_env_name() : the shell variable a secret mounted as env is
+ *  exported as: its name with every character but [A-Za-z0-9_] written
+ *  `_`, and `_` before a leading digit (`my.token` -> `my_token`), since
+ *  sh refuses other names and dash drops them from the environment. */
+void plan_secret_env_name(strbuf *sb, const char *name);
+/* plan_refuse_secret_env_names() : two env secrets exported as one name. */
+bool plan_refuse_secret_env_names(const plan_facts *f, plan_refusal *r);
+/* plan_refuse_copy_paths() : a spec.files path with `$` (COPY would
+ *  expand it as a variable), for the Dockerfile variants. */
+bool plan_refuse_copy_paths(const plan_facts *f, const char *builder, plan_refusal *r);
 /* plan_refuse_no_base() : the lock holds no base digest for `variant`. */
 bool plan_refuse_no_base(const plan_facts *f, const char *variant, plan_refusal *r);
 

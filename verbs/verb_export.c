@@ -185,7 +185,9 @@ el_code el_export(el_ctx *ctx, const char *lock_path, const el_export_options *o
     lock_doc *lock = verbs_lock_read(ctx, lock_path, digest);
     if (!lock)
         return el_ctx_code(ctx);
-    el_code rc = export_text(ctx, lock, digest, fmt, o, text, len);
+    el_code rc = lock_validate(ctx, lock);
+    if (rc == EL_OK)
+        rc = export_text(ctx, lock, digest, fmt, o, text, len);
     lock_doc_free(lock);
     if (rc == EL_OK && o->out_path)
         rc = write_out(ctx, o->out_path, *text, *len);

@@ -24,8 +24,9 @@
 
 static const char *const ALL_VARIANTS[] = { "datalayer", "e2b", "daytona", "modal", NULL };
 
-/* Every name a plan directory can hold (plan/README.md): only these are
- * removed when a new plan leaves them out. */
+/* Every name a plan directory can hold (plan/README.md): only these, and
+ * only as the last plan's manifest lists them, are removed when a new plan
+ * leaves them out. */
 static const char *const PLAN_FILE_NAMES[] = {
     "Dockerfile", "e2b.Dockerfile", "template.json", "modal_image.py", "lock.txt",
     "requirements.txt", "apt-packages.txt", "apt-sources.list", "package.json",
@@ -304,10 +305,19 @@ static el_code take_base(el_ctx *ctx, plan_run *r, const char *bases_path)
 }
 
 /* plan/ fetches nothing and knows no cache: it gets the mirror mapping as a
- * function of the cache's table. */
+ * function of the cache's table. A mirror's credentials (`user:password@`)
+ * never reach a plan: every file of it is build context or image layer,
+ * readable by whoever gets the image. The installers take them from netrc
+ * (pip, apt's auth.conf) or .npmrc, given to the build as a secret
+ * (docs/plans.md). */
 static char *map_url(const void *user, const char *url)
 {
-    return cache_mirrors_rewrite(user, url);
+    char *m = cache_mirrors_rewrite(user, url);
+    if (!m)
+        return NULL;
+    char *bare = cache_url_redact(m);
+    free(m);
+    return bare;
 }
 
 static el_code plan_prepare(el_ctx *ctx, plan_run *r, const el_spec *spec, const char *lock_path,
@@ -320,6 +330,8 @@ static el_code plan_prepare(el_ctx *ctx, plan_run *r, const el_spec *spec, const
         return el_ctx_code(ctx);
     if (!(r->lock = verbs_lock_read(ctx, lock_path, r->lock_digest)))
         return el_ctx_code(ctx);
+    if ((rc = lock_validate(ctx, r->lock)) != EL_OK)
+        return rc;
     snprintf(res->lock_digest, sizeof res->lock_digest, "%s", r->lock_digest);
     if ((rc = lock_answers_spec(ctx, r, lock_path, res->spec_digest)) != EL_OK)
         return rc;
@@ -481,22 +493,82 @@ static bool written(const plan_files *f, const char *name)
     return false;
 }
 
+/* The manifest of what the last plan wrote in a variant's directory: one
+ * "<sha256 hex>  <name>" line per file (sha256sum's format). A later plan
+ * removes a file only when that manifest lists it and the file still holds
+ * those bytes (after a first comment line naming the lock): a file of the user's that only shares a plan file's name
+ * (their own package.json) is never touched, nor one they edited. */
+#define PLAN_MANIFEST ".envlock-plan"
+
+static el_code write_one(el_ctx *ctx, const char *variant, const char *dir,
+                         const plan_out_file *f, el_plan_result *res);
+
+static bool plan_name(const char *name)
+{
+    for (size_t i = 0; PLAN_FILE_NAMES[i]; i++)
+        if (strcmp(PLAN_FILE_NAMES[i], name) == 0)
+            return true;
+    return false;
+}
+
 /* A plan file of an earlier plan that this one no longer has (the lock
- * lost its npm packages, say) would mislead a builder: remove it. Only the
- * names a plan can hold are touched. */
+ * lost its npm packages, say) would mislead a builder: remove it, when the
+ * earlier plan's manifest lists it with the bytes it still holds. */
 static el_code remove_stale(el_ctx *ctx, const char *dir, const plan_files *f)
 {
-    for (size_t i = 0; PLAN_FILE_NAMES[i]; i++) {
-        if (written(f, PLAN_FILE_NAMES[i]))
+    char *mpath = xasprintf("%s/" PLAN_MANIFEST, dir);
+    size_t len = 0;
+    char *text = read_file(mpath, 64 * 1024, &len);
+    free(mpath);
+    el_code rc = EL_OK;
+    for (char *save = NULL, *ln = text ? strtok_r(text, "\n", &save) : NULL; ln && rc == EL_OK;
+         ln = strtok_r(NULL, "\n", &save)) {
+        const char *name = strlen(ln) > 66 && ln[64] == ' ' && ln[65] == ' ' ? ln + 66 : "";
+        if (!plan_name(name) || written(f, name))
             continue;
-        char *path = xasprintf("%s/%s", dir, PLAN_FILE_NAMES[i]);
-        int err = unlink(path) == 0 || errno == ENOENT ? 0 : errno;
-        el_code rc = err ? io_fail(ctx, "removing a stale plan file", path, err) : EL_OK;
+        ln[64] = '\0';
+        char *path = xasprintf("%s/%s", dir, name), hex[65];
+        uint64_t size;
+        if (file_sha256(path, hex, &size) == 0 && strcmp(hex, ln) == 0 && unlink(path) != 0 &&
+            errno != ENOENT)
+            rc = io_fail(ctx, "removing a stale plan file", path, errno);
         free(path);
-        if (rc != EL_OK)
-            return rc;
     }
-    return EL_OK;
+    free(text);
+    return rc;
+}
+
+static el_code write_manifest(el_ctx *ctx, const char *variant, const char *dir,
+                              const plan_files *f, const char *lock_digest, el_plan_result *res)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "# The files envlock wrote here from lock %s\n", lock_digest);
+    for (size_t i = 0; i < f->n; i++) {
+        char hex[65];
+        sha256_hex(f->v[i].data, f->v[i].len, hex);
+        sb_addf(&sb, "%s  %s\n", hex, f->v[i].name);
+    }
+    char name[] = PLAN_MANIFEST;
+    plan_out_file m = { name, sb.buf, sb.len };
+    el_code rc = write_one(ctx, variant, dir, &m, res);
+    sb_release(&sb);
+    return rc;
+}
+
+/* The variant's directory, made if missing; a symbolic link there is
+ * refused, since writing and removing through it would reach files of
+ * whatever directory it points to. */
+static el_code variant_dir(el_ctx *ctx, const char *dir)
+{
+    struct stat st;
+    if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
+        el_code rc = el_fail(ctx, EL_IO, "cannot write the plan `%s`: it is a symbolic link; "
+                             "a plan writes only into a directory of its own", dir);
+        el_detail_str(ctx, "reason", "plan_write_failed");
+        el_detail_str(ctx, "path", dir);
+        return rc;
+    }
+    return make_dir(ctx, dir);
 }
 
 static el_code write_one(el_ctx *ctx, const char *variant, const char *dir,
@@ -528,11 +600,13 @@ static el_code write_variant(el_ctx *ctx, const plan_run *r, const char *variant
     plan_files f = { 0 };
     plan_variant(&r->in, variant, &f);
     char *dir = xasprintf("%s/%s", res->out_dir, variant);
-    el_code rc = make_dir(ctx, dir);
+    el_code rc = variant_dir(ctx, dir);
     for (size_t i = 0; rc == EL_OK && i < f.n; i++)
         rc = write_one(ctx, variant, dir, &f.v[i], res);
     if (rc == EL_OK)
         rc = remove_stale(ctx, dir, &f);
+    if (rc == EL_OK)
+        rc = write_manifest(ctx, variant, dir, &f, r->lock_digest, res);
     if (rc == EL_OK) {
         res->variants = xrealloc(res->variants, (res->n_variants + 1) * sizeof *res->variants);
         res->variants[res->n_variants++] = xstrdup(variant);

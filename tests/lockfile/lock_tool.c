@@ -72,9 +72,15 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s\n", el_ctx_message(ctx));
             rc = 1;
         }
+    } else if (argc == 3 && strcmp(argv[1], "validate") == 0) {
+        lock_doc *d = lock_read_file(ctx, argv[2]);
+        rc = d && lock_validate(ctx, d) == EL_OK ? 0 : 1;
+        if (rc)
+            fprintf(stderr, "%s\n", el_ctx_message(ctx));
+        lock_doc_free(d);
     } else {
         fprintf(stderr, "usage: lock_tool gen SEED [MAXPKG] | write SEED FILE | reread FILE | read FILE | "
-                        "sample\n");
+                        "validate FILE | sample\n");
     }
     el_ctx_free(ctx);
     return rc;

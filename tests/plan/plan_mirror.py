@@ -104,6 +104,8 @@ def files_of(d):
     out = {}
     for dp, _dn, fn in os.walk(d):
         for f in fn:
+            if f == ".envlock-plan":  # the plan's manifest of its own files (plan_hostile.py)
+                continue
             p = os.path.join(dp, f)
             out[os.path.relpath(p, d)] = open(p, "rb").read().decode("utf-8")
     return out

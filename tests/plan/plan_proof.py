@@ -1613,7 +1613,7 @@ def t_dockerfile_tampered(ctx):
 
 README_FILES = {"datalayer": ["Dockerfile"], "daytona": ["Dockerfile"], "e2b": ["e2b.Dockerfile", "template.json"],
                 "modal": ["modal_image.py"]}
-CONTEXT_FILES = ["lock.txt", "requirements.txt", "apt-packages.txt", "apt-sources.list", "package.json",
+CONTEXT_FILES = [".envlock-plan", "lock.txt", "requirements.txt", "apt-packages.txt", "apt-sources.list", "package.json",
                  "package-lock.json", "expected-packages.json"]
 
 
