@@ -195,7 +195,7 @@ static void fetch_done(cache *c, cache_response *r, void *user)
     }
     if (f->hash && strncmp(f->hash, "sha256:", 7) != 0 && !hash_ok(f->hash, r->body, r->len)) {
         cache_forget(c, f->url, NULL); /* or every rerun would serve it */
-        hash_mismatch(b, f, r->sha256);
+        hash_mismatch(b, f, r->local ? NULL : r->sha256); /* no local-file oracle */
         return;
     }
     if (r->path) { /* streamed into place by the cache, verified */

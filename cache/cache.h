@@ -30,9 +30,13 @@
  *   not_found           HTTP 404/410 or a missing file:// file (status 404);
  *                       not retryable: callers usually turn this into their
  *                       own "no such package" answer
- *   too_large           the body passed the request's size cap (not retryable)
+ *   too_large           the body passed the request's size cap (a file://
+ *                       file larger than the cap: refused before reading;
+ *                       not retryable)
  *   hash_mismatch       the body's sha256 is not the expected one; nothing is
- *                       cached (not retryable)
+ *                       cached (not retryable). The message gives the
+ *                       sha256 read only for a network body, never for a
+ *                       file:// read (cache_response.local)
  *   offline_cache_miss  offline and the cache has no valid entry (not
  *                       retryable until fetched online)
  *   write_failed        a request with a sink: its file could not be
@@ -40,7 +44,10 @@
  *                       ENOSPC for a full disk; not retryable here: the
  *                       caller words it with the path)
  *   bad_url             a URL libcurl refuses or a scheme other than
- *                       http/https/file (not retryable). Still
+ *                       http/https/file, or a file:// URL that names
+ *                       no regular file (a FIFO, a device, a socket:
+ *                       refused before it is opened, so /dev/zero or a
+ *                       FIFO never costs memory or time; not retryable). Still
  *                       EL_PACKAGE_NOT_FOUND: such URLs come from what a
  *                       server sent (a link, a tarball URL), and URLs from
  *                       the command line or a spec are checked before any
@@ -128,6 +135,12 @@ typedef struct cache_response {
                                   which now holds the verified body (body is
                                   then NULL and len its size); else NULL */
     int write_errno;           /* write_failed: the errno */
+    bool local;                /* the request went to a file:// URL (its
+                                  own, or a mirror's): a hash_mismatch
+                                  message then gives no hash of what was
+                                  read, so that no caller prints one (a
+                                  hash of a local file is an oracle for
+                                  whoever chose the URL) */
     void *owner_;              /* internal */
 } cache_response;
 
@@ -492,6 +505,19 @@ char *cache_mirrors_unrewrite(const cache_mirrors *m, const char *url);
  *  before any request, so that a bad one is a usage error and bad_url only
  *  ever means what a server sent. */
 bool cache_url_fetchable(const char *url);
+
+/* cache_link_allowed() :
+ *  Whether a document (a PyPI page, an npm packument) read from
+ *  `doc_read_url` — the URL actually read, a mirror's when one applies —
+ *  may name `link` (absolute, as the document resolves it) as something to
+ *  fetch. A document read over http or https links only to http or https,
+ *  as a redirect must (see redirect_refused): a remote index never makes
+ *  envlock read a local file. file:// links are followed only from a
+ *  document itself read from file://, an index or mirror the user
+ *  configured as local. A canonical http(s) link that a configured mirror
+ *  maps onto file:// is allowed: the mapping is the user's. The readers
+ *  mark a link this refuses and never submit it. */
+bool cache_link_allowed(const char *doc_read_url, const char *link);
 
 /* cache_fail_no_dir() : records why cache_default_dir() found no
  *  directory (HOME unset and no override: the environment, not envlock, is

@@ -197,6 +197,8 @@ static void xfer_free(xfer *x)
     free(x);
 }
 
+static bool is_file_url(const char *u) { return strncmp(u, "file://", 7) == 0; }
+
 static void deliver(xfer *x, cache_response *r)
 {
     cache *c = x->c;
@@ -204,6 +206,7 @@ static void deliver(xfer *x, cache_response *r)
     if (!r->final_url)
         r->final_url = x->redacted;
     r->attempts = x->attempts;
+    r->local = x->transport && is_file_url(x->transport);
     /* Release the lock before the callback: it may submit the same URL. */
     cache_store_unlock(x->lock_fd);
     x->lock_fd = -1;
@@ -771,8 +774,6 @@ static int on_progress(void *u, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
     return 0;
 }
 
-static bool is_file_url(const char *u) { return strncmp(u, "file://", 7) == 0; }
-
 /* A file:// directory stands for an index page. Its PEP 691 JSON form
  * (index.json) is the one that carries upload times (PEP 700), which a
  * cutoff needs; its HTML form (index.html) is what a PEP 503-only mirror
@@ -822,23 +823,59 @@ static bool accepts_type(const char *accept, const char *type)
  * regular file `name`. The URL's path (after the authority, before any
  * query or fragment) is percent-decoded as libcurl's file:// reader
  * decodes it; one with an encoded NUL (%00) names no file. */
-static bool file_dir_has(const char *dir_url, const char *name)
+static char *file_url_path(const char *url, const char *name)
 {
-    const char *p = dir_url + 7; /* after "file://" */
+    const char *p = url + 7; /* after "file://" */
     p += strcspn(p, "/?#");
     size_t n = strcspn(p, "?#");
     for (size_t i = 0; i + 2 < n; i++)
         if (p[i] == '%' && p[i + 1] == '0' && p[i + 2] == '0')
-            return false;
+            return NULL;
     char *path = xmlURIUnescapeString(p, (int)n, NULL);
     if (!path)
         abort(); /* out of memory */
     char *full = xasprintf("%s%s", path, name);
     xmlFree(path);
+    return full;
+}
+
+static bool file_dir_has(const char *dir_url, const char *name)
+{
+    char *full = file_url_path(dir_url, name);
     struct stat st;
-    bool ok = stat(full, &st) == 0 && S_ISREG(st.st_mode);
+    bool ok = full && stat(full, &st) == 0 && S_ISREG(st.st_mode);
     free(full);
     return ok;
+}
+
+/* Whether x's file:// URL may be read: the file it names (a directory's
+ * index page, see launch()) is a regular file within the size cap. A FIFO
+ * would block the one thread past every time limit (libcurl opens it
+ * without a timeout) and a device such as /dev/zero never ends, so
+ * neither is opened at all. A missing file is left to libcurl (not_found).
+ * Fails x and returns false otherwise. */
+static bool file_readable(xfer *x)
+{
+    const char *u = x->transport;
+    bool dir = u[strlen(u) - 1] == '/';
+    char *path = file_url_path(u, dir ? "index.html" : "");
+    if (dir && path && accepts_type(x->accept, PEP691_JSON) && file_dir_has(u, "index.json")) {
+        free(path);
+        path = file_url_path(u, "index.json");
+    }
+    struct stat st;
+    bool there = path && stat(path, &st) == 0;
+    free(path);
+    if (there && !S_ISREG(st.st_mode)) {
+        fail(x, "bad_url", 0, false, "cannot fetch %s: not a regular file", x->redacted);
+        return false;
+    }
+    if (there && x->max_bytes && (uint64_t)st.st_size > x->max_bytes) {
+        fail(x, "too_large", 0, false, "%s is larger than the %llu-byte cap", x->redacted,
+             (unsigned long long)x->max_bytes);
+        return false;
+    }
+    return true;
 }
 
 /* Same host (ignoring userinfo, port and scheme). */
@@ -894,6 +931,20 @@ static void fail_timeout(xfer *x, const char *limit, long limit_ms, const char *
 
 static void launch(xfer *x);
 
+/* Fails x for a body whose sha256 `got` is not the expected one. The hash
+ * of a file:// read is not given: the URL may come from whoever wrote an
+ * index, and the hash of a local file they cannot read is theirs to test
+ * guesses against. */
+static void hash_mismatch(xfer *x, long status, const char *got)
+{
+    if (is_file_url(x->transport))
+        fail(x, "hash_mismatch", status, false, "%s: the local file's sha256 is not the "
+             "expected %s; not used, not cached", x->redacted, x->want_sha);
+    else
+        fail(x, "hash_mismatch", status, false, "%s: sha256 is %s, expected %s; not used, "
+             "not cached", x->redacted, got, x->want_sha);
+}
+
 /* A new attempt at x, from its first URL. */
 static void start(xfer *x)
 {
@@ -914,6 +965,8 @@ static void start(xfer *x)
         ptrvec_push(&c->waiting, x);
         return;
     }
+    if (is_file_url(x->transport) && !file_readable(x))
+        return;
     x->attempts++;
     if (x->attempts > 1)
         c->st.retries++;
@@ -1347,8 +1400,7 @@ static void sink_serve(xfer *x, const char *final_url)
     sha256_end(x->hs, x->cached.sha256);
     x->hs = NULL;
     if (x->want_sha && strcmp(x->cached.sha256, x->want_sha) != 0) {
-        fail(x, "hash_mismatch", 200, false, "%s: sha256 is %s, expected %s; not used, not cached",
-             x->redacted, x->cached.sha256, x->want_sha);
+        hash_mismatch(x, 200, x->cached.sha256);
         return;
     }
     const char *step;
@@ -1642,9 +1694,7 @@ static void finish(xfer *x, CURLcode rc)
         sha256_hex(x->body.buf, x->body.len, sha);
         if (strcmp(sha, x->want_sha) != 0) {
             free(final_url);
-            fail(x, "hash_mismatch", status, false,
-                 "%s: sha256 is %s, expected %s; not used, not cached", x->redacted, sha,
-                 x->want_sha);
+            hash_mismatch(x, status, sha);
             return;
         }
     }

@@ -281,6 +281,15 @@ bool cache_url_fetchable(const char *url)
     return ok;
 }
 
+bool cache_link_allowed(const char *doc_read_url, const char *link)
+{
+    if (!doc_read_url || !link)
+        return false;
+    if (strncasecmp(link, "http://", 7) == 0 || strncasecmp(link, "https://", 8) == 0)
+        return true;
+    return strncasecmp(doc_read_url, "file://", 7) == 0;
+}
+
 el_code cache_fail_no_dir(el_ctx *ctx)
 {
     el_fail(ctx, EL_USAGE,

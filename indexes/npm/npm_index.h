@@ -113,8 +113,17 @@ typedef enum npm_exclusion {
                                   not a date (a missing entry is kept, as npm does) */
     NPM_EX_OS_MISMATCH,        /* "os_mismatch" */
     NPM_EX_CPU_MISMATCH,       /* "cpu_mismatch" */
-    NPM_EX_LIBC_MISMATCH       /* "libc_mismatch" */
+    NPM_EX_LIBC_MISMATCH,      /* "libc_mismatch" */
+    NPM_EX_BAD_TARBALL         /* "bad_tarball": dist.tarball is no http(s) URL
+                                  in a packument read over http(s) (a file://
+                                  one only from a registry read from file://,
+                                  cache_link_allowed()), or its file name (the
+                                  last path segment, what a lock records) is
+                                  outside [A-Za-z0-9._~+-], "." or "..", or it
+                                  has a query or fragment; the version then
+                                  has no tarball */
 } npm_exclusion;
+#define NPM_EX_LAST NPM_EX_BAD_TARBALL
 
 /* Facts that do not exclude a version but matter to the resolver or a user
  * (npm_flag_name() for each bit). */
@@ -275,7 +284,8 @@ void npm_tarball_assign(arena *a, const char *registry, const char *name, const 
  * cache already holds (a fresh hit, or a 304) is not parsed again. */
 
 /* Bump when the layout or the meaning of a field changes. */
-#define NPM_BLOB_FORMAT 2 /* 2: empty non-object dependency maps read as no dependencies */
+#define NPM_BLOB_FORMAT 3 /* 2: empty non-object dependency maps read as no dependencies;
+                             3: bad_tarball */
 
 /* npm_packument_blob_name() :
  *  The cache blob name for the parsed form of the body whose hex sha256 is

@@ -9,6 +9,7 @@
  * `versions`/`dist-tags` have the wrong type, or that names another
  * package, or is over the size cap) fails as a whole. JSON is json-c's job;
  * the version grammar is semver.h's. */
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@
 
 static const char *const exclusion_ids[] = {
     "", "invalid_version", "invalid_manifest", "missing_dist", "after_cutoff",
-    "no_publish_time", "os_mismatch", "cpu_mismatch", "libc_mismatch",
+    "no_publish_time", "os_mismatch", "cpu_mismatch", "libc_mismatch", "bad_tarball",
 };
 
 const char *npm_exclusion_id(npm_exclusion e)
@@ -452,9 +453,44 @@ void npm_tarball_assign(arena *a, const char *reg, const char *name, const char 
     }
 }
 
+/* Why the tarball URL `url` of a packument read from `doc` (the registry
+ * URL actually read) is not to be fetched or locked, or NULL: a scheme
+ * cache_link_allowed() refuses (a remote registry never makes envlock read
+ * a local file), or a file name, the last path segment that a lock and
+ * `export` write as the artifact's name, outside the grammar of npm's
+ * tarball names (`NAME-VERSION.tgz`: unreserved URL characters and `+`),
+ * so that no hostile string ever reaches a lock or a shell. */
+static const char *tarball_refusal(const char *doc, const char *url)
+{
+    if (!cache_link_allowed(doc, url))
+        return "is not an http or https URL, and the packument was read over the network";
+    if (url[strcspn(url, "?#")])
+        return "has a query or fragment";
+    const char *file = strrchr(url, '/');
+    file = file ? file + 1 : url;
+    if (!*file || strcmp(file, ".") == 0 || strcmp(file, "..") == 0)
+        return "names no file";
+    for (const char *p = file; *p; p++)
+        if (!isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80)
+            if (!strchr("._~+-", *p))
+                return "has a file name outside [A-Za-z0-9._~+-]";
+    return NULL;
+}
+
 static void set_tarball(pctx *x, npm_version *v, const char *url)
 {
-    npm_tarball_assign(x->a, x->p->registry, x->p->name, x->served_base, x->o, v, url);
+    const char *doc = x->served_base ? x->served_base : x->p->registry;
+    const char *why = tarball_refusal(doc, url);
+    if (!why) {
+        npm_tarball_assign(x->a, x->p->registry, x->p->name, x->served_base, x->o, v, url);
+        return;
+    }
+    char *shown = xstrndup(url, strnlen(url, 200));
+    for (char *p = shown; *p; p++)
+        if ((unsigned char)*p < ' ' || *p == 0x7f)
+            *p = '?';
+    exclude(x, v, NPM_EX_BAD_TARBALL, "its dist.tarball `%s` %s", shown, why);
+    free(shown);
 }
 
 static void join(strbuf *sb, const char *const *list, size_t n)

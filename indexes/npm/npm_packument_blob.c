@@ -272,7 +272,7 @@ static void get_version(rd *r, npm_packument *p, const char *served_base,
     if (flags >> NPM_FLAG_COUNT || (flags & NPM_FLAG_TARBALL_REBASED))
         r->b.bad = true;
     v->flags = flags;
-    v->excluded = (npm_exclusion)bin_u8(&r->b, NPM_EX_LIBC_MISMATCH);
+    v->excluded = (npm_exclusion)bin_u8(&r->b, NPM_EX_LAST);
     v->why = get_str(r);
     if (tarball && !r->b.bad)
         npm_tarball_assign(r->a, p->registry, p->name, served_base, o, v, tarball);

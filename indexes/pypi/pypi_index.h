@@ -19,6 +19,9 @@
  *                      or file URL with a host (`file:/x`, `a-1.0+02:00`,
  *                      which RFC 3986 reads as scheme `a-1.0+02`); such a
  *                      file is listed with this reason, never fetched
+ *   local_link         no file of the version has a link envlock may fetch:
+ *                      each is a file:// link on a page read over http or
+ *                      https (cache_link_allowed()); listed, never read
  *   no_hash            no fetchable file has a sha256 on the page (PEP 503
  *                      `#sha256=`, PEP 691 `hashes.sha256`; md5 alone does
  *                      not do): a lock pins every file by hash and installs
@@ -184,7 +187,10 @@ typedef struct pypi_file {
                                      http, https or file URL with a host:
                                      then `url` is the link as written
                                      (control bytes shown as '?', at most
-                                     200 bytes) and never fetched; else NULL */
+                                     200 bytes) and never fetched;
+                                     "local_link" for a file:// link on a
+                                     page read over http(s) (the same, see
+                                     cache_link_allowed()); else NULL */
 } pypi_file;
 
 typedef struct pypi_page {
@@ -253,7 +259,7 @@ el_code pypi_page_read(el_ctx *ctx, cache *c, const cache_response *r, arena *a,
  * already holds is not parsed again. */
 
 /* Bump when the layout or the meaning of a field changes. */
-#define PYPI_BLOB_FORMAT 1
+#define PYPI_BLOB_FORMAT 2
 
 /* The inputs of a parse other than the body (pypi_page_parse_read()'s):
  * all of them are part of a parsed form's key. */

@@ -492,21 +492,23 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
      * undated file and a file after the cutoff reads "after_cutoff"
      * whatever order the page lists them in. */
     size_t left = c->nartifacts;
-    const char *bad_link = NULL;
+    const pypi_file *bad = NULL;
     for (size_t i = 0; i < c->nartifacts; i++) {
         pypi_artifact *ar = &c->artifacts[i];
         if (ar->file->bad_url) {
             ar->dropped = ar->file->bad_url;
-            if (!bad_link || strcmp(ar->file->url, bad_link) < 0)
-                bad_link = ar->file->url;
+            if (!bad || strcmp(ar->file->url, bad->url) < 0)
+                bad = ar->file;
             left--;
         }
     }
-    if (!left) {
-        c->excluded = "unsupported_url";
-        c->why = arena_sprintf(a, "no file has a link envlock can fetch: `%s` is no http, https "
-                                  "or file URL with a host",
-                               bad_link);
+    if (!left && bad) {
+        c->excluded = bad->bad_url;
+        c->why = strcmp(bad->bad_url, "local_link") == 0
+                     ? arena_sprintf(a, "no file has a link envlock may fetch: `%s` is a local "
+                                        "file named by a page read over the network", bad->url)
+                     : arena_sprintf(a, "no file has a link envlock can fetch: `%s` is no http, "
+                                        "https or file URL with a host", bad->url);
         return;
     }
     if (drop_unhashed(a, c, &left))

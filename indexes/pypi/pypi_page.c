@@ -108,10 +108,15 @@ static const char *shown_link(arena *a, const char *href)
  * name) and, when the page was read from elsewhere (a mirror), against the
  * URL actually read (`read_base`: where this run fetches the file). The
  * second is NULL when it is the same. The fragment is split off; a sha256
- * is taken from it when it names one. false when the link is not
- * fetchable(): then *url is shown_link(href) and *read_url NULL. */
-static bool resolve(arena *a, const char *base, const char *read_base, const char *href,
-                    const char **url, const char **read_url, const char **frag_sha)
+ * is taken from it when it names one. `doc` is the URL the page was read
+ * from. NULL when the link can be followed; else why not, and then *url
+ * is shown_link(href) and *read_url NULL: "unsupported_url" when it is
+ * not fetchable(), "local_link" when it is a file:// link in a page read
+ * over http(s) (cache_link_allowed(): a remote index never makes envlock
+ * read a local file, whatever <base href> says). */
+static const char *resolve(arena *a, const char *doc, const char *base, const char *read_base,
+                           const char *href, const char **url, const char **read_url,
+                           const char **frag_sha)
 {
     *frag_sha = NULL;
     *read_url = NULL;
@@ -129,18 +134,22 @@ static bool resolve(arena *a, const char *base, const char *read_base, const cha
     char *abs = cache_url_join(base, ref);
     char *rd = abs && read_base ? cache_url_join(read_base, ref) : NULL;
     free(ref);
-    if (!abs || !fetchable(abs)) {
+    const char *why = !abs || !fetchable(abs) ? "unsupported_url"
+                      : !cache_link_allowed(doc, abs) || (rd && !cache_link_allowed(doc, rd))
+                          ? "local_link"
+                          : NULL;
+    if (why) {
         free(abs);
         free(rd);
         *url = shown_link(a, href);
-        return false;
+        return why;
     }
     *url = arena_strdup(a, abs);
     if (rd && strcmp(rd, abs) != 0)
         *read_url = arena_strdup(a, rd);
     free(abs);
     free(rd);
-    return true;
+    return NULL;
 }
 
 static void file_init(pypi_file *f)
@@ -252,10 +261,11 @@ static el_code parse_json(el_ctx *ctx, arena *a, const char *body, size_t len,
         if (!url || !filename || !*filename)
             continue;
         const char *abs, *rd, *frag;
-        bool ok = resolve(a, page_url, read_url, url, &abs, &rd, &frag);
+        const char *why = resolve(a, read_url ? read_url : page_url, page_url, read_url, url,
+                                  &abs, &rd, &frag);
         pypi_file *f = files_add(&fv);
         f->filename = arena_strdup(a, filename);
-        f->bad_url = ok ? NULL : "unsupported_url";
+        f->bad_url = why;
         f->url = abs;
         f->read_url = rd;
         f->sha256 = json_object_object_get_ex(fo, "hashes", &v) ? hashes_sha256(a, v) : NULL;
@@ -444,7 +454,8 @@ static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len
         if (!href)
             continue;
         const char *abs, *rd, *frag;
-        bool ok = resolve(a, base, read_base, href, &abs, &rd, &frag);
+        const char *why = resolve(a, read_url ? read_url : page_url, base, read_base, href,
+                                  &abs, &rd, &frag);
         xmlFree(href);
         char *fname = url_basename(a, abs);
         if (!*fname) {
@@ -464,7 +475,7 @@ static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len
             continue;
         pypi_file *f = files_add(&fv);
         f->filename = fname;
-        f->bad_url = ok ? NULL : "unsupported_url";
+        f->bad_url = why;
         f->url = abs;
         f->read_url = rd;
         f->sha256 = frag;

@@ -35,7 +35,7 @@
 #define MAGIC "ELPYPG1\n"
 #define NULL_LEN 0xffffffffu
 
-enum { FL_YANKED = 1, FL_CORE_METADATA = 2, FL_BAD_URL = 4, FL_ALL = 7 };
+enum { FL_YANKED = 1, FL_CORE_METADATA = 2, FL_BAD_URL = 4, FL_LOCAL_LINK = 8, FL_ALL = 15 };
 
 /* ---- the key ---- */
 
@@ -111,7 +111,8 @@ static void put_file(strbuf *sb, const pypi_file *f)
     bin_put_u64(sb, (uint64_t)f->upload_s);
     put_str(sb, f->requires_python);
     sb_addc(sb, (char)((f->yanked ? FL_YANKED : 0) | (f->core_metadata ? FL_CORE_METADATA : 0) |
-                       (f->bad_url ? FL_BAD_URL : 0)));
+                       (f->bad_url ? FL_BAD_URL : 0) |
+                       (f->bad_url && strcmp(f->bad_url, "local_link") == 0 ? FL_LOCAL_LINK : 0)));
     put_str(sb, f->yanked_reason);
     put_str(sb, f->core_metadata_sha256);
 }
@@ -196,7 +197,9 @@ static void get_file(rd *r, pypi_file *f)
     unsigned fl = bin_u8(&r->b, FL_ALL);
     f->yanked = fl & FL_YANKED;
     f->core_metadata = fl & FL_CORE_METADATA;
-    f->bad_url = fl & FL_BAD_URL ? "unsupported_url" : NULL;
+    f->bad_url = fl & FL_LOCAL_LINK ? "local_link" : fl & FL_BAD_URL ? "unsupported_url" : NULL;
+    if ((fl & FL_LOCAL_LINK) && !(fl & FL_BAD_URL))
+        r->b.bad = true;
     f->yanked_reason = get_str(r);
     f->core_metadata_sha256 = get_hash(r);
     /* what a parse never gives */

@@ -251,6 +251,119 @@ static void test_fifo_entry(void **state)
     free(dir);
 }
 
+/* ---- file:// URLs that name no ordinary file ---- */
+
+static el_code fetch_local(cache *c, el_ctx *ctx, const char *url, uint64_t max,
+                           const char *sha, const char *sink)
+{
+    cache_request rq = { .url = url, .policy = CACHE_IMMUTABLE, .max_bytes = max,
+                         .sha256 = sha, .sink = sink };
+    unsigned char *body = NULL;
+    size_t len = 0;
+    el_code rc = cache_fetch(c, ctx, &rq, &body, &len);
+    free(body);
+    return rc;
+}
+
+static bool reason_is(el_ctx *ctx, const char *reason)
+{
+    char *js = el_ctx_error_json(ctx, false);
+    char *want = xasprintf("\"reason\":\"%s\"", reason);
+    bool ok = strstr(js, want) != NULL;
+    if (!ok)
+        fprintf(stderr, "error: %s\n", js);
+    free(want);
+    el_free(js);
+    return ok;
+}
+
+/* A FIFO is never opened (it would block past every time limit), a device
+ * such as /dev/zero never read (it never ends), a file over the cap never
+ * read, in memory or into a sink; and a hash mismatch of a local file says
+ * nothing of the file's hash (an oracle for whoever chose the URL). */
+static void test_local_not_regular(void **state)
+{
+    (void)state;
+    char *dir = mkdir_tmp();
+    el_ctx *ctx = el_ctx_new();
+    el_cache_options o = { 0 };
+    char *cdir = xasprintf("%s/cache", dir);
+    o.dir = cdir;
+    o.no_mirror_config = true;
+    o.quiet = true;
+    cache *c = cache_open(ctx, &o);
+    assert_non_null(c);
+    alarm(60); /* a FIFO opened for reading would hang here */
+    char *fifo = xasprintf("%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    char *url = xasprintf("file://%s", fifo);
+    assert_int_equal(fetch_local(c, ctx, url, 0, NULL, NULL), EL_PACKAGE_NOT_FOUND);
+    assert_true(reason_is(ctx, "bad_url"));
+    free(url);
+    assert_int_equal(fetch_local(c, ctx, "file:///dev/zero", 0, NULL, NULL), EL_PACKAGE_NOT_FOUND);
+    assert_true(reason_is(ctx, "bad_url"));
+    char *sink = xasprintf("%s/out.whl", dir);
+    assert_int_equal(fetch_local(c, ctx, "file:///dev/zero", 0,
+                                 "0000000000000000000000000000000000000000000000000000000000000000",
+                                 sink), EL_PACKAGE_NOT_FOUND);
+    assert_true(reason_is(ctx, "bad_url"));
+    assert_int_not_equal(access(sink, F_OK), 0);
+    /* a symbolic link to a device is the device */
+    char *link = xasprintf("%s/zero.whl", dir);
+    assert_int_equal(symlink("/dev/zero", link), 0);
+    url = xasprintf("file://%s", link);
+    assert_int_equal(fetch_local(c, ctx, url, 0, NULL, NULL), EL_PACKAGE_NOT_FOUND);
+    assert_true(reason_is(ctx, "bad_url"));
+    free(url);
+    /* over the cap: refused before it is read */
+    char *big = xasprintf("%s/big", dir);
+    FILE *f = fopen(big, "wb");
+    assert_non_null(f);
+    fputs("secret-bytes-of-a-local-file\n", f);
+    fclose(f);
+    url = xasprintf("file://%s", big);
+    assert_int_equal(fetch_local(c, ctx, url, 8, NULL, NULL), EL_PACKAGE_NOT_FOUND);
+    assert_true(reason_is(ctx, "too_large"));
+    /* a wrong hash: the message gives the expected hash, never the file's */
+    char real[65];
+    sha256_hex("secret-bytes-of-a-local-file\n", 29, real);
+    const char *want = "1111111111111111111111111111111111111111111111111111111111111111";
+    assert_int_equal(fetch_local(c, ctx, url, 0, want, NULL), EL_PACKAGE_NOT_FOUND);
+    assert_true(reason_is(ctx, "hash_mismatch"));
+    assert_non_null(strstr(el_ctx_message(ctx), want));
+    assert_null(strstr(el_ctx_message(ctx), real));
+    assert_int_equal(fetch_local(c, ctx, url, 0, want, sink), EL_PACKAGE_NOT_FOUND);
+    assert_true(reason_is(ctx, "hash_mismatch"));
+    assert_null(strstr(el_ctx_message(ctx), real));
+    /* and the right hash reads it */
+    assert_int_equal(fetch_local(c, ctx, url, 0, real, NULL), EL_OK);
+    alarm(0);
+    free(url);
+    free(big);
+    free(link);
+    free(sink);
+    free(fifo);
+    cache_close(c);
+    free(cdir);
+    el_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* The link rule every reader applies (cache_link_allowed()). */
+static void test_link_rule(void **state)
+{
+    (void)state;
+    assert_true(cache_link_allowed("https://pypi.org/simple/a/", "https://files.example/a.whl"));
+    assert_true(cache_link_allowed("http://127.0.0.1:8080/simple/a/", "HTTP://h/a.whl"));
+    assert_false(cache_link_allowed("https://pypi.org/simple/a/", "file:///etc/shadow"));
+    assert_false(cache_link_allowed("http://127.0.0.1/simple/a/", "FILE:///dev/zero"));
+    assert_false(cache_link_allowed("https://registry.npmjs.org/", "ftp://h/a.tgz"));
+    assert_true(cache_link_allowed("file:///srv/mirror/simple/a/", "file:///srv/mirror/a.whl"));
+    assert_true(cache_link_allowed("file:///srv/mirror/simple/a/", "https://h/a.whl"));
+    assert_false(cache_link_allowed(NULL, "https://h/a.whl"));
+}
+
 /* ---- staging left by a killed import ---- */
 
 /* Makes <dir>/v1/.import-<name> holding `bytes` bytes, with a .lock file
@@ -574,6 +687,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_frame_bomb),
         cmocka_unit_test(test_fifo_entry),
+        cmocka_unit_test(test_local_not_regular),
+        cmocka_unit_test(test_link_rule),
         cmocka_unit_test(test_stale_staging),
         cmocka_unit_test(test_signed_archive),
     };

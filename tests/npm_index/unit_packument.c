@@ -554,6 +554,57 @@ static void test_tarball_rebase(void **state)
     npm_packument_free(p);
 }
 
+/* A packument read over http(s) names no local file and no tarball whose
+ * file name (what a lock records) is outside npm's: such versions are
+ * excluded as bad_tarball with no tarball; a registry read from file://
+ * (configured as local, or mirrored there) may name local tarballs. */
+static void test_bad_tarball(void **state)
+{
+    (void)state;
+    const char *doc =
+        "{\"name\":\"v\",\"versions\":{"
+        "\"1.0.0\":{\"dist\":{\"tarball\":\"file:///etc/shadow\"}},"
+        "\"1.0.1\":{\"dist\":{\"tarball\":\"https://registry.npmjs.org/v/-/v-1.0.1;touch${IFS}x.tgz\"}},"
+        "\"1.0.2\":{\"dist\":{\"tarball\":\"https://registry.npmjs.org/v/-/v-1.0.2.tgz?x=1\"}},"
+        "\"1.0.3\":{\"dist\":{\"tarball\":\"ftp://h/v-1.0.3.tgz\"}},"
+        "\"1.0.4\":{\"dist\":{\"tarball\":\"https://cdn.example/download/v/1.0.4/abc\"}},"
+        "\"1.0.5\":{\"dist\":{\"tarball\":\"https://registry.npmjs.org/v/-/\"}},"
+        "\"1.0.6\":{\"dist\":{\"tarball\":\"https://registry.npmjs.org/v/-/v-1.0.6.tgz\"}},"
+        "\"1.0.7\":{\"dist\":{\"tarball\":\"https://registry.npmjs.org/v/-/$(id).tgz\"}}"
+        "}}";
+    npm_packument *p = parse_ok(doc, "v", NULL);
+    static const char *const bad[] = { "1.0.0", "1.0.1", "1.0.2", "1.0.3", "1.0.5", "1.0.7" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const npm_version *v = npm_packument_find(p, bad[i]);
+        assert_int_equal(v->excluded, NPM_EX_BAD_TARBALL);
+        assert_null(v->tarball);
+        assert_non_null(v->why);
+    }
+    assert_string_equal(npm_exclusion_id(NPM_EX_BAD_TARBALL), "bad_tarball");
+    assert_non_null(strstr(npm_packument_find(p, "1.0.0")->why, "file:///etc/shadow"));
+    assert_int_equal(npm_packument_find(p, "1.0.4")->excluded, NPM_EX_NONE);
+    assert_int_equal(npm_packument_find(p, "1.0.6")->excluded, NPM_EX_NONE);
+    npm_packument_free(p);
+    /* read over http from a mirror: the same */
+    npm_parse_options o = { .name = "v", .served_base = "http://127.0.0.1:4873/npm/" };
+    const char *reason;
+    char *err = NULL;
+    assert_int_equal(npm_packument_parse(doc, strlen(doc), &o, &p, &reason, &err), 0);
+    assert_int_equal(npm_packument_find(p, "1.0.0")->excluded, NPM_EX_BAD_TARBALL);
+    npm_packument_free(p);
+    /* a registry read from file://: its local tarballs are fine */
+    o = (npm_parse_options){ .name = "v", .registry = "file:///srv/npm/" };
+    assert_int_equal(npm_packument_parse(doc, strlen(doc), &o, &p, &reason, &err), 0);
+    assert_int_equal(npm_packument_find(p, "1.0.0")->excluded, NPM_EX_NONE);
+    assert_string_equal(npm_packument_find(p, "1.0.0")->tarball, "file:///etc/shadow");
+    assert_int_equal(npm_packument_find(p, "1.0.1")->excluded, NPM_EX_BAD_TARBALL);
+    npm_packument_free(p);
+    o = (npm_parse_options){ .name = "v", .served_base = "file:///srv/npm/" };
+    assert_int_equal(npm_packument_parse(doc, strlen(doc), &o, &p, &reason, &err), 0);
+    assert_int_equal(npm_packument_find(p, "1.0.0")->excluded, NPM_EX_NONE);
+    npm_packument_free(p);
+}
+
 static void test_time(void **state)
 {
     (void)state;
@@ -582,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_bad_versions), cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_huge),         cmocka_unit_test(test_tarball_rebase),
         cmocka_unit_test(test_time),         cmocka_unit_test(test_empty_non_object_maps),
+        cmocka_unit_test(test_bad_tarball),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -252,6 +252,56 @@ static void test_html_base_and_errors(void **state)
     el_ctx_free(ctx);
 }
 
+/* ---- links to local files ---- */
+
+static const char *bad_of(const char *body, const char *page_url, const char *read_url,
+                          size_t i)
+{
+    static char why[32];
+    arena *a = arena_new();
+    el_ctx *ctx = el_ctx_new();
+    pypi_page pg;
+    assert_int_equal(pypi_page_parse_read(ctx, a, body, strlen(body), page_url, read_url, NULL,
+                                          &pg),
+                     EL_OK);
+    assert_true(i < pg.nfiles);
+    snprintf(why, sizeof why, "%s", pg.files[i].bad_url ? pg.files[i].bad_url : "ok");
+    el_ctx_free(ctx);
+    arena_free(a);
+    return why;
+}
+
+/* A page read over http(s) never makes envlock read a local file: an
+ * absolute file:// link, a relative one under <base href="file:...">, in
+ * either format, from the index or from an http mirror of it, is listed as
+ * local_link; a page read from file:// (a local index or mirror) may link
+ * to local files, and https links stay fetchable from anywhere. */
+static void test_local_links(void **state)
+{
+    (void)state;
+    const char *json = "{\"files\":[{\"filename\":\"demo-1.0-py3-none-any.whl\","
+                       "\"url\":\"file:///etc/shadow\",\"hashes\":{\"sha256\":\"" SHA_A "\"}},"
+                       "{\"filename\":\"demo-1.0.tar.gz\",\"url\":\"../../f/demo-1.0.tar.gz\","
+                       "\"hashes\":{\"sha256\":\"" SHA_A "\"}}]}";
+    const char *html = "<a href=\"FILE:///dev/zero#sha256=" SHA_A "\">demo-1.0-py3-none-any.whl</a>"
+                       "<a href=\"https://files.example/demo-1.0.tar.gz\">demo-1.0.tar.gz</a>";
+    const char *based = "<base href=\"file:///home/u/\"><a href=\"demo-1.0-py3-none-any.whl\">"
+                        "demo-1.0-py3-none-any.whl</a>";
+    assert_string_equal(bad_of(json, PAGE, NULL, 0), "local_link");
+    assert_string_equal(bad_of(json, PAGE, NULL, 1), "ok");
+    assert_string_equal(bad_of(html, PAGE, NULL, 0), "local_link");
+    assert_string_equal(bad_of(html, PAGE, NULL, 1), "ok");
+    assert_string_equal(bad_of(based, PAGE, NULL, 0), "local_link");
+    /* an http mirror of the index: the same */
+    assert_string_equal(bad_of(json, PAGE, "http://127.0.0.1:9/simple/demo/", 0), "local_link");
+    assert_string_equal(bad_of(based, PAGE, "http://127.0.0.1:9/simple/demo/", 0), "local_link");
+    /* read from file://, as an index or as the mirror of one: allowed */
+    assert_string_equal(bad_of(json, "file:///srv/simple/demo/", NULL, 0), "ok");
+    assert_string_equal(bad_of(json, PAGE, "file:///srv/m/simple/demo/", 0), "ok");
+    assert_string_equal(bad_of(json, PAGE, "file:///srv/m/simple/demo/", 1), "ok");
+    assert_string_equal(bad_of(html, PAGE, "file:///srv/m/simple/demo/", 0), "ok");
+}
+
 /* ---- the page's identity (lock format 2) ---- */
 
 static void identity_of(const char *body, const char *page_url, char out[PYPI_IDENTITY_LEN])
@@ -802,6 +852,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_page_content_type), cmocka_unit_test(test_page_identity),
+        cmocka_unit_test(test_local_links),
         cmocka_unit_test(test_json_full),     cmocka_unit_test(test_json_malformed),
         cmocka_unit_test(test_html_full),     cmocka_unit_test(test_html_base_and_errors),
         cmocka_unit_test(test_time),          cmocka_unit_test(test_meta_basic),

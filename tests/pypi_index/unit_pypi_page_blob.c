@@ -122,7 +122,8 @@ done:
  * yanked as true, false, a reason and ""; hashes upper case, missing, md5
  * alone, a fragment; PEP 714 and PEP 658 metadata keys, true, false and
  * hashed; sizes and upload times valid, negative and unparsable; a link
- * that cannot be fetched; an absolute link on the mirror's host. */
+ * that cannot be fetched; an absolute link on the mirror's host; a local
+ * file's link on a page read over http(s). */
 static const char JSON_DOC[] =
     "{\"meta\":{\"api-version\":\"1.1\"},\"name\":\"x\",\"files\":["
     "{\"filename\":\"x-1.0-py3-none-any.whl\",\"url\":\"../../files/x-1.0-py3-none-any.whl\","
@@ -137,6 +138,7 @@ static const char JSON_DOC[] =
     "{\"filename\":\"x-0.8.zip\",\"url\":\"a-1.0+02:00\",\"hashes\":{\"sha256\":\"" H64 "\"},"
     "\"yanked\":false,\"core-metadata\":{}},"
     "{\"filename\":\"x-0.7.zip\",\"url\":\"/packages/x-0.7.zip\"},"
+    "{\"filename\":\"x-0.6.zip\",\"url\":\"file:///etc/x-0.6.zip\"},"
     "{\"filename\":\"\",\"url\":\"skipped\"},{\"url\":\"skipped\"},7"
     "]}";
 
@@ -191,7 +193,7 @@ static void test_round_trip(void **state)
     assert_int_equal(pypi_page_parse_read(ctx, a, JSON_DOC, strlen(JSON_DOC), ss[1].page_url,
                                           ss[1].read_url, ss[1].content_type, &p),
                      EL_OK);
-    assert_int_equal(p.nfiles, 5);
+    assert_int_equal(p.nfiles, 6);
     assert_string_equal(p.files[0].yanked_reason, "bad build");
     assert_string_equal(p.files[0].sha256, H64);
     assert_non_null(p.files[0].core_metadata_sha256);
@@ -204,6 +206,7 @@ static void test_round_trip(void **state)
     assert_null(p.files[2].sha256);
     assert_string_equal(p.files[3].bad_url, "unsupported_url");
     assert_non_null(p.files[4].read_url); /* leaves the mirrored prefix */
+    assert_string_equal(p.files[5].bad_url, "local_link");
     el_ctx_free(ctx);
     arena_free(a);
     /* pages with no files, no api version, nothing at all */
