@@ -42,6 +42,8 @@ el_code resolver_apt_prepare(rsv *r)
     o.arch = r->rq->base && r->rq->base->arch ? r->rq->base->arch : "amd64";
     o.status_file = r->rq->base ? r->rq->base->dpkg_status : NULL;
     o.ignore_valid_until = true; /* snapshots are old by design */
+    o.note = r->rq->note; /* Packages entries outside Debian's grammar */
+    o.note_user = r->rq->note_user;
     r->al = apt_loader_new(r->ctx, r->c, &o);
     if (!r->al)
         return el_ctx_code(r->ctx);

@@ -169,6 +169,11 @@ typedef struct apt_load_options {
     int64_t now;                 /* for Valid-Until; 0: the wall clock */
     const char *status_file;     /* a dpkg status file to load as the installed
                                     repo, or NULL */
+    /* Told once per Packages entry refused for a name, version or
+     * Filename outside Debian's grammar (apt_loader_refused()); NULL:
+     * notes are dropped. */
+    void (*note)(void *user, const char *text);
+    void *note_user;
 } apt_load_options;
 
 /* What the lock records about one loaded Packages index. */
@@ -240,6 +245,26 @@ apt_loader *apt_loader_read(el_ctx *ctx, cache *c, const apt_load_options *o);
  *  (`Filename:`, relative to the archive URI, as apt reads it for flat
  *  repositories too). In `a`. */
 const char *apt_repo_file_url(const apt_repo_info *ri, const char *filename, arena *a);
+
+/* A Packages entry that is not a candidate: its Package name is not
+ * Debian's (policy 5.6.1: [a-z0-9][a-z0-9+.-]+), its Version not one dpkg
+ * takes silently (policy 5.6.12, deb_version_parse() DEB_VALID), or its
+ * Filename holds a character outside [A-Za-z0-9._+~%/-], a `..` segment or
+ * a leading `/`. Such strings would reach apt-packages.txt, the lock and
+ * `export --format apt` unquoted; they are removed from the pool right
+ * after the load (a parsed-form .solv keeps them, so every run refuses
+ * and notes them again). Strings shown with control bytes as `?`, at most
+ * 120 bytes. */
+typedef struct apt_refused {
+    const char *name;      /* as written (shown form) */
+    const char *version;   /* as written (shown form) */
+    const char *reason;    /* "invalid_name", "invalid_version", "invalid_filename" */
+    const char *why;       /* a sentence naming the index */
+} apt_refused;
+
+/* apt_loader_refused() : the entries refused by the last load, in index
+ *  order. Borrowed until apt_loader_free(). */
+const apt_refused *apt_loader_refused(const apt_loader *l, size_t *n);
 
 /* apt_loader_repos() : the loaded indexes, in source order. Borrowed until
  *  apt_loader_free(). */

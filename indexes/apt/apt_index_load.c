@@ -27,6 +27,7 @@
 
 #include "apt_index.h"
 #include "apt_internal.h"
+#include "debver.h"
 
 /* Bump when the blob's content changes (extra keys, repo layout). */
 #define APT_SOLV_FORMAT 2
@@ -89,6 +90,8 @@ struct apt_loader {
     apt_load_stats st;
     struct s_Pool *pool;
     bool own_pool;                  /* apt_loader_load_own(): freed here */
+    apt_refused *refused;           /* grown with xrealloc */
+    size_t n_refused, cap_refused;
 };
 
 /* ---- failures: the first one wins ---- */
@@ -167,6 +170,7 @@ void apt_loader_free(apt_loader *l)
 {
     if (!l)
         return;
+    free(l->refused);
     for (size_t i = 0; i < l->suites.len; i++) {
         apt_suite_job *sj = l->suites.items[i];
         free(sj->rel);
@@ -736,6 +740,97 @@ static bool load_blob(apt_loader *l, apt_index_job *ij, Repo *repo)
     return rc == 0;
 }
 
+/* ---- entries outside Debian's grammar ---- */
+
+/* `s` for a message or a note: control bytes as '?', at most 120 bytes. */
+static const char *shown(arena *a, const char *s)
+{
+    char *t = arena_strndup(a, s, strnlen(s, 120));
+    for (char *p = t; *p; p++)
+        if ((unsigned char)*p < ' ' || *p == 0x7f)
+            *p = '?';
+    return t;
+}
+
+/* Whether a Packages Filename is a relative path of Debian file name
+ * characters (no `..` segment), as every archive writes them. */
+static bool filename_ok(const char *f)
+{
+    if (!*f || *f == '/')
+        return false;
+    for (const char *p = f; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              strchr("._+~%/-", *p)))
+            return false;
+    for (const char *p = f; p; p = strchr(p, '/'), p = p ? p + 1 : NULL)
+        if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]))
+            return false;
+    return true;
+}
+
+/* Why solvable s may not be a candidate (its reason id; *what the field),
+ * or NULL. */
+static const char *entry_refusal(Pool *pool, Solvable *s, const char **what)
+{
+    const char *name = pool_id2str(pool, s->name);
+    const char *evr = pool_id2str(pool, s->evr);
+    deb_version v;
+    unsigned medianr = 0;
+    const char *loc = solvable_lookup_location(s, &medianr);
+    if (!deb_name_valid(name, strlen(name)))
+        return *what = "its Package name is outside Debian's grammar", "invalid_name";
+    if (deb_version_parse(evr, strlen(evr), &v, NULL) != DEB_VALID)
+        return *what = "its Version is outside Debian's grammar", "invalid_version";
+    if (loc && !filename_ok(loc))
+        return *what = "its Filename is outside the characters of Debian file names",
+               "invalid_filename";
+    return NULL;
+}
+
+static void refuse(apt_loader *l, Repo *repo, Id p, const char *reason, const char *what,
+                   const apt_repo_info *ri)
+{
+    Pool *pool = repo->pool;
+    Solvable *s = pool->solvables + p;
+    if (l->n_refused == l->cap_refused) {
+        l->cap_refused = l->cap_refused ? l->cap_refused * 2 : 8;
+        l->refused = xrealloc(l->refused, l->cap_refused * sizeof *l->refused);
+    }
+    apt_refused *r = &l->refused[l->n_refused++];
+    r->name = shown(l->a, pool_id2str(pool, s->name));
+    r->version = shown(l->a, pool_id2str(pool, s->evr));
+    r->reason = reason;
+    char *url = cache_url_redact(ri->packages_url ? ri->packages_url : ri->repo_name);
+    r->why = arena_sprintf(l->a, "apt: %s lists `%s` version `%s`, not used: %s", url, r->name,
+                           r->version, what);
+    free(url);
+    if (l->o.note)
+        l->o.note(l->o.note_user, r->why);
+    repo_free_solvable(repo, p, 1);
+}
+
+/* Removes from `repo` every entry outside Debian's grammar (apt_refused),
+ * before anything reads the pool. */
+static void refuse_outside_grammar(apt_loader *l, Repo *repo, const apt_repo_info *ri)
+{
+    Pool *pool = repo->pool;
+    Solvable *s;
+    Id p;
+    FOR_REPO_SOLVABLES(repo, p, s)
+    {
+        const char *what = NULL;
+        const char *reason = entry_refusal(pool, s, &what);
+        if (reason)
+            refuse(l, repo, p, reason, what, ri);
+    }
+}
+
+const apt_refused *apt_loader_refused(const apt_loader *l, size_t *n)
+{
+    *n = l->n_refused;
+    return l->refused;
+}
+
 el_code apt_loader_load_into(apt_loader *l, struct s_Pool *pool)
 {
     if (l->failed)
@@ -796,6 +891,7 @@ el_code apt_loader_load_into(apt_loader *l, struct s_Pool *pool)
     l->infos = arena_alloc(l->a, (l->n_infos ? l->n_infos : 1) * sizeof *l->infos);
     for (size_t i = 0; i < l->indexes.len; i++) {
         apt_index_job *ij = l->indexes.items[i];
+        refuse_outside_grammar(l, repos[i], &ij->info);
         ij->info.n_packages = (unsigned)repos[i]->nsolvables;
         repos[i]->appdata = &l->infos[i];
         l->infos[i] = ij->info;

@@ -306,6 +306,38 @@ static void cand_text(const apt_candidate *c, strbuf *out)
         sb_addf(out, "    size: %llu\n", (unsigned long long)c->size);
 }
 
+/* The entries of `name` the loader refused (apt_refused), as index show
+ * lists them: JSON objects into `arr`, or text lines into `out`. */
+static void refused_show(const apt_loader *l, const char *name, json_object *arr, strbuf *out)
+{
+    size_t nr;
+    const apt_refused *r = apt_loader_refused(l, &nr);
+    for (size_t i = 0; i < nr; i++) {
+        if (strcmp(r[i].name, name) != 0)
+            continue;
+        if (arr) {
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "version", json_object_new_string(r[i].version));
+            json_object_object_add(o, "reason", json_object_new_string(r[i].reason));
+            json_object_object_add(o, "why", json_object_new_string(r[i].why));
+            json_object_array_add(arr, o);
+        } else {
+            sb_addf(out, "  excluded %s (%s): %s\n", r[i].version, r[i].reason, r[i].why);
+        }
+    }
+}
+
+/* The first refusal of `name`, or NULL. */
+static const apt_refused *refused_first(const apt_loader *l, const char *name)
+{
+    size_t nr;
+    const apt_refused *r = apt_loader_refused(l, &nr);
+    for (size_t i = 0; i < nr; i++)
+        if (strcmp(r[i].name, name) == 0)
+            return &r[i];
+    return NULL;
+}
+
 el_code apt_index_show(el_ctx *ctx, cache *c, const el_index_query *q, bool json, strbuf *out)
 {
     const char *name = strchr(q->package, ':') + 1;
@@ -333,9 +365,10 @@ el_code apt_index_show(el_ctx *ctx, cache *c, const el_index_query *q, bool json
         if (n == 0) {
             size_t nr;
             apt_loader_repos(l, &nr);
+            const apt_refused *rf = refused_first(l, name);
             rc = el_fail(ctx, EL_PACKAGE_NOT_FOUND,
-                         "no package or virtual package `%s` in the %zu apt index%s read", name, nr,
-                         nr == 1 ? "" : "es");
+                         "no package or virtual package `%s` in the %zu apt index%s read%s%s", name,
+                         nr, nr == 1 ? "" : "es", rf ? "; " : "", rf ? rf->why : "");
             el_detail_str(ctx, "reason", "unknown_package");
             el_detail_str(ctx, "package", name);
         }
@@ -354,7 +387,9 @@ el_code apt_index_show(el_ctx *ctx, cache *c, const el_index_query *q, bool json
             for (size_t i = 0; i < n; i++)
                 json_object_array_add(arr, cand_json(&cands[i]));
             json_object_object_add(root, "candidates", arr);
-            json_object_object_add(root, "excluded", json_object_new_array());
+            json_object *ex = json_object_new_array();
+            refused_show(l, name, ex, NULL);
+            json_object_object_add(root, "excluded", ex);
             json_object *ra = json_object_new_array();
             for (size_t i = 0; i < nr; i++)
                 json_object_array_add(ra, repo_json(&repos[i]));
@@ -367,6 +402,7 @@ el_code apt_index_show(el_ctx *ctx, cache *c, const el_index_query *q, bool json
                     virtual_only ? ", a virtual package" : "", n, n == 1 ? "" : "s");
             for (size_t i = 0; i < n; i++)
                 cand_text(&cands[i], out);
+            refused_show(l, name, NULL, out);
             sb_adds(out, "repositories:\n");
             for (size_t i = 0; i < nr; i++) {
                 char *rn = cache_url_redact(repos[i].repo_name);

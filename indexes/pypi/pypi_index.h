@@ -86,8 +86,10 @@ typedef struct pypi_wheel_name {
  *  Split a wheel filename (no directory) into its parts, allocating from `a`.
  *  false with *err (malloc'd) when it is not a wheel filename: wrong number
  *  of dash-separated parts, an empty part, a name with characters other
- *  than letters, digits, `_` and `.`, or a build tag not starting with a
- *  digit. The version is not checked here. */
+ *  than ASCII letters, digits, `_` and `.`, a build tag not a digit then
+ *  those, or a tag with other characters (the binary distribution format;
+ *  so no shell or path character reaches a lock). The version is not
+ *  checked here (PEP 440 is, by the loader). */
 bool pypi_wheel_name_parse(arena *a, const char *filename, pypi_wheel_name *out, char **err);
 
 /* The target's supported tags in packaging's sys_tags() preference order

@@ -10,6 +10,7 @@
  * know page formats (pypi_page.c) or tag rules (pypi_tags.c). */
 #include <archive.h>
 #include <archive_entry.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +276,12 @@ static bool sdist_split(arena *a, const char *filename, const char *project, con
     }
     if (!stem)
         return false;
+    /* an sdist's name is NAME-VERSION.EXT: name characters, PEP 440's and
+     * `-`; anything else (a shell or path character) never reaches a lock */
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)filename[i]) || (unsigned char)filename[i] >= 0x80)
+            if (!strchr("._+!-", filename[i]))
+                return false;
     /* NAME-VERSION where NAME may itself contain dashes (legacy sdists):
      * the split whose left side normalizes to the project name. */
     for (size_t i = 1; i < stem; i++) {

@@ -70,6 +70,16 @@ static size_t split_dots(arena *a, const char *s, char ***out)
     return n;
 }
 
+/* The characters of a wheel filename's name, build tag and tags (the binary
+ * distribution format: each is escaped to [A-Za-z0-9_.]); the version is
+ * left to PEP 440. Nothing else may reach a lock, a requirements file or a
+ * bundle's path through a file name. */
+static bool wheel_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '.';
+}
+
 bool pypi_wheel_name_parse(arena *a, const char *filename, pypi_wheel_name *out, char **err)
 {
     memset(out, 0, sizeof *out);
@@ -109,8 +119,7 @@ bool pypi_wheel_name_parse(arena *a, const char *filename, pypi_wheel_name *out,
         }
     }
     for (const char *q = parts[0]; *q; q++) {
-        unsigned char ch = (unsigned char)*q;
-        if (!(isalnum(ch) || ch == '_' || ch == '.' || ch >= 0x80)) {
+        if (!wheel_char(*q)) {
             if (err)
                 *err = xasprintf("`%s` is not a wheel filename (invalid project name `%s`)",
                                  filename, parts[0]);
@@ -131,11 +140,29 @@ bool pypi_wheel_name_parse(arena *a, const char *filename, pypi_wheel_name *out,
                                  "with a digit)", filename, b);
             return false;
         }
+        for (const char *q = b + digits; *q; q++) {
+            if (!wheel_char(*q)) {
+                if (err)
+                    *err = xasprintf("`%s` is not a wheel filename (build tag `%s` is not a "
+                                     "digit then letters, digits, `_` and `.`)", filename, b);
+                return false;
+            }
+        }
         out->build = b;
         char *digs = arena_strndup(a, b, digits);
         out->build_num = pypi_num_u64(digs);
         out->build_rest = b + digits;
         t = 3;
+    }
+    for (size_t i = t; i < n; i++) {
+        for (const char *q = parts[i]; *q; q++) {
+            if (!wheel_char(*q)) {
+                if (err)
+                    *err = xasprintf("`%s` is not a wheel filename (tag `%s` is not letters, "
+                                     "digits, `_` and `.`)", filename, parts[i]);
+                return false;
+            }
+        }
     }
     char **py, **abi, **plat;
     size_t npy = split_dots(a, parts[t], &py);

@@ -558,6 +558,50 @@ with servers.Nginx(mir, work=os.path.join(tmp, "nginx")) as ng:
             rc, j, out, n = vload(src(base + "verdict-detached/"))
             check(rc == 1 and err_reason(j) == "bad_signature",
                   "detached: Release changed after signing refused (run %d)" % i, out)
+    elif CASE == "grammar":
+        # a signed archive whose Packages names a package, a version and a
+        # Filename outside Debian's grammar (policy 5.6.1, 5.6.12): those
+        # entries are refused with a reason naming the index, never loaded
+        import hashlib
+        d = copy_tree("hostile")
+        bd = os.path.join(d, "dists/bookworm/main/binary-amd64")
+        shutil.rmtree(os.path.join(bd, "by-hash"))
+        text = open(os.path.join(bd, "Packages"), "rb").read().rstrip(b"\n") + b"\n\n"
+        text += (b"Package: weird;touch${IFS}/x;\nVersion: 1.0\nArchitecture: amd64\n"
+                 b"Filename: pool/main/w/weird_1.0_amd64.deb\n\n"
+                 b"Package: okname\nVersion: 2.0`id`\nArchitecture: amd64\n"
+                 b"Filename: pool/main/o/okname_2.0_amd64.deb\n\n"
+                 b"Package: okfile\nVersion: 1.0\nArchitecture: amd64\n"
+                 b"Filename: pool/main/o/okfile;id.deb\n\n"
+                 b"Package: okdots\nVersion: 1.0\nArchitecture: amd64\n"
+                 b"Filename: pool/../../etc/okdots_1.0_amd64.deb\n\n"
+                 b"Package: okfine\nVersion: 1:1.0~rc1+dfsg-2\nArchitecture: amd64\n"
+                 b"Filename: pool/main/o/okfine_1.0~rc1+dfsg-2_amd64.deb\n")
+        with open(os.path.join(bd, "Packages"), "wb") as f:
+            f.write(text)
+        gzd = gzip.compress(text, mtime=0)
+        with open(os.path.join(bd, "Packages.gz"), "wb") as f:
+            f.write(gzd)
+        rel = open(os.path.join(d, "dists/bookworm/Release")).read()
+        rel = drop_release_lines(rel, (".xz", "Packages.gz", "binary-amd64/Packages"))
+        rel = rel.replace("Acquire-By-Hash: yes\n", "").rstrip("\n") + "\n"
+        for name, data in (("Packages", text), ("Packages.gz", gzd)):
+            rel += " %s %16d main/binary-amd64/%s\n" % (hashlib.sha256(data).hexdigest(), len(data), name)
+        resign(os.path.join(d, "dists/bookworm"), rel)
+        for run_no in (1, 2):  # cold, then from the .solv blob: refused both times
+            rc, j, out = load(src(base + "hostile/"), cache=os.path.join(tmp, "cg"))
+            ref = sorted((x["name"], x["reason"]) for x in (j or {}).get("refused", []))
+            check(rc == 0 and j["repos"][0]["packages"] == 10 and ref == [
+                ("okdots", "invalid_filename"), ("okfile", "invalid_filename"),
+                ("okname", "invalid_version"), ("weird;touch${IFS}/x;", "invalid_name")]
+                and all("hostile/dists/bookworm/main/binary-amd64/Packages" in x["why"]
+                        for x in j["refused"]),
+                  "entries outside Debian's grammar refused, naming the index (run %d)" % run_no, out)
+        rc, j, out = load("--show", "okname", "--json", src(base + "hostile/"), cache=os.path.join(tmp, "cg"))
+        check(rc == 1 and "2.0`id`" in out and "outside Debian" in out,
+              "index show says why okname is not there", out)
+        rc, j, out = load("--show", "okfine", "--json", src(base + "hostile/"), cache=os.path.join(tmp, "cg"))
+        check(rc == 0 and "1:1.0~rc1+dfsg-2" in out, "a valid entry beside them is shown", out)
     else:
         print("unknown case %s" % CASE)
         sys.exit(2)

@@ -1,6 +1,6 @@
 /* apt_load.c — test and bench driver for the apt reader: loads the sources
  * on its command line through one cache (as the resolver will) and prints one
- * JSON object: {"repos":[...], "stats":{...}, "timing":{...}} on success, or
+ * JSON object: {"repos":[...], "refused":[...], "stats":{...}, "timing":{...}} on success, or
  * {"error":{...}} on failure; with --show NAME, what apt_index_show prints
  * instead. Exit 0 on success, 1 on failure, 2 on usage.
  *
@@ -174,6 +174,18 @@ int main(int argc, char **argv)
             json_object_array_add(ra, x);
         }
         json_object_object_add(root, "repos", ra);
+        size_t nrf;
+        const apt_refused *rf = apt_loader_refused(l, &nrf);
+        json_object *rfa = json_object_new_array();
+        for (size_t i = 0; i < nrf; i++) {
+            json_object *x = json_object_new_object();
+            json_object_object_add(x, "name", json_object_new_string(rf[i].name));
+            json_object_object_add(x, "version", json_object_new_string(rf[i].version));
+            json_object_object_add(x, "reason", json_object_new_string(rf[i].reason));
+            json_object_object_add(x, "why", json_object_new_string(rf[i].why));
+            json_object_array_add(rfa, x);
+        }
+        json_object_object_add(root, "refused", rfa);
         apt_load_stats st;
         apt_loader_stats(l, &st);
         cache_run_stats cs;

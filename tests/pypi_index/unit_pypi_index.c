@@ -497,6 +497,10 @@ static void test_wheel_names(void **state)
         "foo-1.0-py3-none-any.zip", "foo-1.0-py3-none.whl", "foo-1.0-1-2-py3-none-any.whl",
         "foo-1.0-x1-py3-none-any.whl", "foo--py3-none-any.whl", "fo+o-1.0-py3-none-any.whl",
         ".whl", "foo-1.0-py3-none-any..whl", "foo-1.0-py3..py2-none-any.whl",
+        /* outside the format's characters: nothing of it may reach a lock */
+        "foo-1.0-1$(touch${IFS}x)-py3-none-any.whl", "foo-1.0-1`id`-py3-none-any.whl",
+        "foo-1.0-1_a.b-py3-none-any;id.whl", "foo-1.0-py3-none-any x.whl",
+        "f\xc3\xb6o-1.0-py3-none-any.whl", "foo-1.0-1/..-py3-none-any.whl",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err = NULL;
