@@ -637,28 +637,31 @@ static int npm_collate(const char *a, const char *b)
 
 typedef struct npm_dep {
     const char *name, *spec;
+    size_t at; /* its place in the input: the first of a repeated name wins */
 } npm_dep;
 
-static int cmp_npm_dep(const void *a, const void *b)
+static int cmp_npm_dep_first(const void *a, const void *b)
 {
-    return npm_collate(((const npm_dep *)a)->name, ((const npm_dep *)b)->name);
+    const npm_dep *x = a, *y = b;
+    int c = npm_collate(x->name, y->name);
+    return c ? c : (x->at > y->at) - (x->at < y->at);
 }
 
 /* A {name: spec} object in npm's order (first of a repeated name kept);
- * NULL when empty, as npm leaves empty objects out. */
+ * NULL when empty, as npm leaves empty objects out. One sort, so the roots
+ * of a lock of 65,000 npm packages cost n log n, not n squared. */
 static json_object *npm_dep_object(npm_dep *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < i; j++)
-            if (v[j].name && strcmp(v[j].name, v[i].name) == 0)
-                v[i].name = NULL;
+        v[i].at = i;
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_npm_dep_first);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (v[i].name)
+        if (!k || strcmp(v[k - 1].name, v[i].name) != 0)
             v[k++] = v[i];
     if (!k)
         return NULL;
-    qsort(v, k, sizeof *v, cmp_npm_dep);
     json_object *o = json_object_new_object();
     for (size_t i = 0; i < k; i++)
         json_object_object_add(o, v[i].name, json_object_new_string(v[i].spec));
@@ -688,7 +691,14 @@ typedef struct npm_tree {
     size_t *root;    /* the spec roots: packages at node_modules/<folder> */
     size_t n_root;
     bool *any, *nonopt, *nonpeer; /* reached at all / by non-optional / by non-peer edges */
+    struct nv_ref *by_nv; /* the packages with a path, by (name, version, index) */
+    size_t n_nv;
 } npm_tree;
+
+typedef struct nv_ref {
+    const char *name, *version;
+    size_t i;        /* index into npm_tree.p */
+} nv_ref;
 
 static int cmp_path(const void *a, const void *b)
 {
@@ -710,6 +720,34 @@ static long npm_at(const npm_tree *t, const char *path)
             hi = mid;
     }
     return -1;
+}
+
+static int cmp_nv(const nv_ref *r, const char *name, const char *version)
+{
+    int c = strcmp(r->name, name);
+    return c ? c : strcmp(r->version, version);
+}
+
+static int cmp_nv_ref(const void *a, const void *b)
+{
+    const nv_ref *x = a, *y = b;
+    int c = cmp_nv(x, y->name, y->version);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The first copy (in path order) of name@version, or -1: a binary search
+ * of by_nv, so an edge that misses node's lookup costs log n, not n. */
+static long npm_by_name(const npm_tree *t, const char *name, const char *version)
+{
+    size_t lo = 0, hi = t->n_nv;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_nv(&t->by_nv[mid], name, version) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->n_nv && cmp_nv(&t->by_nv[lo], name, version) == 0 ? (long)t->by_nv[lo].i : -1;
 }
 
 /* Node's lookup: `name` under `from`, then under each ancestor, then at
@@ -736,11 +774,7 @@ static long npm_resolve(const npm_tree *t, const char *from, const char *name, c
     }
     sb_release(&base);
     sb_release(&cand);
-    for (size_t i = 0; hit < 0 && i < t->p.n; i++)
-        if (t->p.v[i]->path && strcmp(t->p.v[i]->name, name) == 0 &&
-            strcmp(t->p.v[i]->version, version) == 0)
-            hit = (long)i;
-    return hit;
+    return hit >= 0 ? hit : npm_by_name(t, name, version);
 }
 
 /* Marks in `seen` what the root reaches through edges not of kind `skip`. */
@@ -787,6 +821,13 @@ static void npm_tree_build(npm_tree *t, const lock_doc *d)
             strncmp(p->path, "node_modules/", 13) == 0 && folder_name(p->path) == p->path + 13)
             t->root[t->n_root++] = i;
     }
+    t->by_nv = xcalloc(t->p.n + 1, sizeof *t->by_nv);
+    t->n_nv = 0;
+    for (size_t i = 0; i < t->p.n; i++)
+        if (t->p.v[i]->path)
+            t->by_nv[t->n_nv++] = (nv_ref){ t->p.v[i]->name, t->p.v[i]->version, i };
+    if (t->n_nv > 1)
+        qsort(t->by_nv, t->n_nv, sizeof *t->by_nv, cmp_nv_ref);
     t->any = xcalloc(t->p.n + 1, 3 * sizeof(bool));
     t->nonopt = t->any + t->p.n + 1;
     t->nonpeer = t->nonopt + t->p.n + 1;
@@ -800,6 +841,7 @@ static void npm_tree_free(npm_tree *t)
     free(t->p.v);
     free(t->root);
     free(t->any);
+    free(t->by_nv);
 }
 
 char *plan_npm_tarball_url(const lock_package *p)
@@ -859,7 +901,7 @@ static json_object *npm_entry(const npm_tree *t, const plan_input *in, size_t i)
             const lock_edge *e = &p->deps[j];
             if ((!e->ecosystem || strcmp(e->ecosystem, "npm") == 0) &&
                 strcmp(e->kind ? e->kind : "dependency", kinds[k][0]) == 0)
-                v[n++] = (npm_dep){ e->alias ? e->alias : e->name, e->spec ? e->spec : e->version };
+                v[n++] = (npm_dep){ e->alias ? e->alias : e->name, e->spec ? e->spec : e->version, 0 };
         }
         json_add_opt(o, kinds[k][1], npm_dep_object(v, n));
     }
