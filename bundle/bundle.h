@@ -77,9 +77,14 @@ void bundle_stats_clear(bundle_stats *st);
  *  Writes DIR/SHA256SUMS ("HEX  PATH" for every other file of DIR, in byte
  *  order, as sha256sum writes it) and DIR/SHA256SUMS.sig (the raw 64-byte
  *  Ed25519 signature of SHA256SUMS by the private key at key_path).
- *  EL_POLICY_DENIED (reason not_a_file) for an entry that is not a regular
- *  file or directory; EL_USAGE for a key that is not one; EL_IO. */
-el_code bundle_sign(el_ctx *ctx, const char *dir, const char *key_path, size_t *n_files);
+ *  `only` (relative paths, sorted here; NULL: any) lists what the caller wrote or
+ *  verified: a file of DIR outside it is not vouched for but refused,
+ *  EL_POLICY_DENIED reason not_written (it was planted, or is left from
+ *  another lock). EL_POLICY_DENIED (reason not_a_file) for an entry that
+ *  is not a regular file or directory; EL_USAGE for a key that is not one;
+ *  EL_IO. */
+el_code bundle_sign(el_ctx *ctx, const char *dir, const char *key_path, ptrvec *only,
+                    size_t *n_files);
 
 /* bundle_verify() :
  *  Checks DIR/SHA256SUMS.sig against SHA256SUMS with the key at key_path

@@ -279,6 +279,28 @@ static void submit_debs(bundle *b)
     }
 }
 
+/* Whether the Release files of `in` land under DIR: its URL is the lock's,
+ * so a `..` in it would let the server's bytes go anywhere. Else records
+ * EL_SPEC_INVALID naming the lock line. */
+static bool input_safe(bundle *b, const dist_job *d, const lock_input *in)
+{
+    char *rel = xasprintf("%s%s", d->dist_rel, d->signed_name);
+    bool ok = bundle_safe_rel(rel);
+    free(rel);
+    if (ok)
+        return true;
+    if (bundle_claim(b)) {
+        el_fail(b->ctx, EL_SPEC_INVALID,
+                "the lock's apt input `%s` (line %u) is no safe path in a bundle: its Release "
+                "files would be written outside the bundle directory",
+                in->url, in->line);
+        el_detail_str(b->ctx, "reason", "unsafe_path");
+        el_detail_str(b->ctx, "url", in->url);
+        el_detail_int(b->ctx, "line", in->line);
+    }
+    return false;
+}
+
 void bundle_apt_submit(bundle *b)
 {
     const lock_doc *d = b->lock;
@@ -299,6 +321,8 @@ void bundle_apt_submit(bundle *b)
                                 strcmp(last, "InRelease") == 0 ? "InRelease" : "Release",
                                 in->identity);
         free(dist_url);
+        if (!input_safe(b, dj, in))
+            continue;
         for (size_t k = 0; k < 3; k++) {
             file_job *fj = arena_alloc(b->a, sizeof *fj);
             fj->d = dj;

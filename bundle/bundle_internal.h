@@ -22,8 +22,22 @@ typedef struct bundle {
     arena *a;               /* everything of the run */
     ptrvec trees;           /* bundle_tree* */
     bundle_stats *st;
+    int dir_fd;             /* DIR, flock'ed for the run */
+    ptrvec done;            /* rel of every file this run wrote or verified */
     bool failed;            /* the first failure is on ctx */
 } bundle;
+
+/* bundle_dir_lock() : DIR opened (no link followed) and locked for the
+ *  run (flock, released when the fd is closed). -1 after recording
+ *  EL_QUOTA_EXCEEDED (reason bundle_busy: another run holds it, fail fast
+ *  as apt-get does) or EL_IO. */
+int bundle_dir_lock(el_ctx *ctx, const char *dir);
+/* bundle_dir_sweep() : removes the NAME.tmp-PID-N files under DIR whose
+ *  PID is no live process (a run killed mid-write). false after EL_IO. */
+bool bundle_dir_sweep(bundle *b);
+/* bundle_done() : records DIR/rel as this run's (written or verified):
+ *  only those are signed. */
+void bundle_done(bundle *b, const char *rel);
 
 /* bundle_tree_for() : the tree of (ecosystem, canonical), made on first
  *  use; the first of an ecosystem is named after it, the next NAME-2, ...

@@ -70,8 +70,11 @@ bool bundle_sync(bundle *b)
 
 bool bundle_put(bundle *b, const char *rel, const void *data, size_t len)
 {
+    if (!bundle_safe_rel(rel))
+        return bundle_unsafe(b, "a bundle file", rel);
     char *path = xasprintf("%s/%s", b->dir, rel);
     bool ok = true;
+    bundle_done(b, rel);
     if (file_holds(path, data, len)) {
         b->st->reused++;
         b->st->reused_bytes += len;
@@ -123,6 +126,7 @@ bool bundle_holds(bundle *b, const char *rel, const char *hash)
         free(data);
     }
     if (ok) {
+        bundle_done(b, rel);
         b->st->reused++;
         b->st->reused_bytes += len;
     }
@@ -199,6 +203,7 @@ static void fetch_done(cache *c, cache_response *r, void *user)
         return;
     }
     if (r->path) { /* streamed into place by the cache, verified */
+        bundle_done(b, f->rel);
         b->st->written++;
         b->st->written_bytes += r->len;
     } else if (!bundle_put(b, f->rel, r->body, r->len))

@@ -4,6 +4,7 @@
  * README). Owns no ecosystem: bundle_pypi.c, bundle_npm.c, bundle_apt.c. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bundle_internal.h"
 
@@ -28,6 +29,11 @@ bundle_tree *bundle_tree_for(bundle *b, const char *ecosystem, const char *canon
     t->dir = same_eco ? arena_sprintf(b->a, "%s-%u", stem, same_eco + 1) : arena_strdup(b->a, stem);
     ptrvec_push(&b->trees, t);
     return t;
+}
+
+void bundle_done(bundle *b, const char *rel)
+{
+    ptrvec_push(&b->done, arena_strdup(b->a, rel));
 }
 
 bool bundle_claim(bundle *b)
@@ -59,6 +65,18 @@ static void fill_mirrors(bundle *b)
     qsort(st->mirrors, st->n_mirrors, sizeof *st->mirrors, cmp_mirror);
 }
 
+/* The run's end: DIR unlocked, its memory freed, its code. */
+static el_code finish(bundle *b)
+{
+    for (size_t i = 0; i < b->trees.len; i++)
+        ptrvec_release(&((bundle_tree *)b->trees.items[i])->names);
+    ptrvec_release(&b->trees);
+    ptrvec_release(&b->done);
+    close(b->dir_fd);
+    arena_free(b->a);
+    return b->failed ? el_ctx_code(b->ctx) : EL_OK;
+}
+
 el_code bundle_write(el_ctx *ctx, cache *c, const lock_doc *lock, const bundle_options *o,
                      bundle_stats *st)
 {
@@ -72,6 +90,12 @@ el_code bundle_write(el_ctx *ctx, cache *c, const lock_doc *lock, const bundle_o
         arena_free(b.a);
         return EL_IO;
     }
+    if ((b.dir_fd = bundle_dir_lock(ctx, o->out_dir)) < 0) {
+        arena_free(b.a);
+        return el_ctx_code(ctx);
+    }
+    if (!bundle_dir_sweep(&b))
+        return finish(&b);
     /* Inputs first, in the lock's order, so tree names are stable. */
     bundle_apt_submit(&b);
     bundle_npm_submit(&b);
@@ -84,8 +108,9 @@ el_code bundle_write(el_ctx *ctx, cache *c, const lock_doc *lock, const bundle_o
     fill_mirrors(&b);
     if (!b.failed && bundle_sync(&b))
         bundle_readme(&b, o->base_url ? o->base_url : "http://localhost:8080");
-    /* the signed list last: it covers the README too */
-    if (!b.failed && o->sign_key && bundle_sign(ctx, o->out_dir, o->sign_key,
+    /* the signed list last: it covers the README too, and only what this
+     * run wrote or verified */
+    if (!b.failed && o->sign_key && bundle_sign(ctx, o->out_dir, o->sign_key, &b.done,
                                                 &st->signed_files) != EL_OK)
         b.failed = true;
     cache_run_stats cs;
@@ -93,11 +118,7 @@ el_code bundle_write(el_ctx *ctx, cache *c, const lock_doc *lock, const bundle_o
     st->requests = cs.requests;
     st->network = cs.network;
     st->network_bytes = cs.bytes;
-    for (size_t i = 0; i < b.trees.len; i++)
-        ptrvec_release(&((bundle_tree *)b.trees.items[i])->names);
-    ptrvec_release(&b.trees);
-    arena_free(b.a);
-    return b.failed ? el_ctx_code(ctx) : EL_OK;
+    return finish(&b);
 }
 
 void bundle_stats_clear(bundle_stats *st)

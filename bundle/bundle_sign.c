@@ -118,18 +118,34 @@ static ed25519_key *load_key(el_ctx *ctx, const char *key_path, bool need_privat
     return NULL;
 }
 
+/* The first of `paths` (sorted) that `only` lacks, or NULL. Sorts only. */
+static const char *first_unlisted(const ptrvec *paths, ptrvec *only)
+{
+    qsort(only->items, only->len, sizeof *only->items, cmp_str);
+    for (size_t i = 0; i < paths->len; i++)
+        if (!bsearch(&paths->items[i], only->items, only->len, sizeof *only->items, cmp_str))
+            return paths->items[i];
+    return NULL;
+}
+
 /* SHA256SUMS's text for the files under dir. */
-static el_code sums_text(el_ctx *ctx, const char *dir, strbuf *out, size_t *n_files)
+static el_code sums_text(el_ctx *ctx, const char *dir, ptrvec *only, strbuf *out,
+                         size_t *n_files)
 {
     ptrvec paths = PTRVEC_INIT;
     char *odd = NULL;
     int err = list_files(dir, &paths, &odd);
     el_code rc = EL_OK;
+    const char *extra = NULL;
     if (err)
         rc = io_failed(ctx, err, dir, "list");
     else if (odd)
         rc = refuse(ctx, dir, "not_a_file", odd, "refusing to sign the bundle %s: `%s` is not a "
                     "regular file (a link or a device could point anywhere)", dir, odd);
+    else if (only && (extra = first_unlisted(&paths, only)) != NULL)
+        rc = refuse(ctx, dir, "not_written", extra, "refusing to sign the bundle %s: `%s` is "
+                    "not a file of this lock's bundle (planted, or left from another lock); "
+                    "remove it, or bundle into an empty directory", dir, extra);
     for (size_t i = 0; rc == EL_OK && i < paths.len; i++) {
         char *p = xasprintf("%s/%s", dir, (char *)paths.items[i]), hex[65];
         uint64_t size;
@@ -145,14 +161,15 @@ static el_code sums_text(el_ctx *ctx, const char *dir, strbuf *out, size_t *n_fi
     return rc;
 }
 
-el_code bundle_sign(el_ctx *ctx, const char *dir, const char *key_path, size_t *n_files)
+el_code bundle_sign(el_ctx *ctx, const char *dir, const char *key_path, ptrvec *only,
+                    size_t *n_files)
 {
     *n_files = 0;
     ed25519_key *key = load_key(ctx, key_path, true);
     if (!key)
         return el_ctx_code(ctx);
     strbuf sums = STRBUF_INIT;
-    el_code rc = sums_text(ctx, dir, &sums, n_files);
+    el_code rc = sums_text(ctx, dir, only, &sums, n_files);
     unsigned char sig[ED25519_SIG_LEN];
     if (rc == EL_OK && !ed25519_sign(key, sums.buf ? sums.buf : "", sums.len, sig))
         rc = el_fail(ctx, EL_INTERNAL, "cannot sign %s/%s: libcrypto refused", dir, SUMS);
@@ -246,36 +263,58 @@ static el_code check_sums(el_ctx *ctx, const char *dir, char *sums, size_t *n_fi
     return rc;
 }
 
+/* DIR/name, one of the two list files, into *out: a hostile bundle may
+ * put a FIFO, a directory, a link or a huge file there, which is refused
+ * (POLICY_DENIED, reason not_a_file or too_large), not read: lstat() says
+ * what the name is, read_file() opens without blocking and bounds the
+ * size. A missing one: reason unsigned. */
+static el_code read_list(el_ctx *ctx, const char *dir, const char *name, size_t max, char **out,
+                         size_t *len)
+{
+    char *p = xasprintf("%s/%s", dir, name);
+    struct stat st;
+    int err = lstat(p, &st) != 0 ? errno : S_ISREG(st.st_mode) ? 0 : EINVAL;
+    if (!err && !(*out = read_file(p, max, len)))
+        err = errno ? errno : EIO;
+    el_code rc = EL_OK;
+    if (err == ENOENT)
+        rc = refuse(ctx, dir, "unsigned", name, "the bundle %s is not signed: it has no `%s`",
+                    dir, name);
+    else if (err == EINVAL || err == EISDIR)
+        rc = refuse(ctx, dir, "not_a_file", name,
+                    "the bundle %s does not verify: `%s` is not a regular file", dir, name);
+    else if (err == EFBIG)
+        rc = refuse(ctx, dir, "too_large", name,
+                    "the bundle %s does not verify: `%s` is larger than any it signs (%zu bytes)",
+                    dir, name, max);
+    else if (err)
+        rc = io_failed(ctx, err, p, "read");
+    free(p);
+    return rc;
+}
+
 el_code bundle_verify(el_ctx *ctx, const char *dir, const char *key_path, size_t *n_files)
 {
     *n_files = 0;
     ed25519_key *key = load_key(ctx, key_path, false);
     if (!key)
         return el_ctx_code(ctx);
-    char *sp = xasprintf("%s/%s", dir, SUMS), *gp = xasprintf("%s/%s", dir, SUMS_SIG);
     size_t sn = 0, gn = 0;
-    char *sums = read_file(sp, SUMS_MAX, &sn);
-    char *sig = sums ? read_file(gp, ED25519_SIG_LEN + 1, &gn) : NULL;
-    el_code rc = EL_OK;
-    if (!sums || !sig)
-        rc = errno == ENOENT
-                 ? refuse(ctx, dir, "unsigned", !sums ? SUMS : SUMS_SIG,
-                          "the bundle %s is not signed: it has no `%s`", dir,
-                          !sums ? SUMS : SUMS_SIG)
-                 : io_failed(ctx, errno ? errno : EIO, !sums ? sp : gp, "read");
-    else if (gn != ED25519_SIG_LEN || strlen(sums) != sn ||
-             !ed25519_verify(key, sums, sn, (const unsigned char *)sig))
+    char *sums = NULL, *sig = NULL;
+    el_code rc = read_list(ctx, dir, SUMS, SUMS_MAX, &sums, &sn);
+    if (rc == EL_OK)
+        rc = read_list(ctx, dir, SUMS_SIG, ED25519_SIG_LEN + 1, &sig, &gn);
+    if (rc == EL_OK && (gn != ED25519_SIG_LEN || strlen(sums) != sn ||
+             !ed25519_verify(key, sums, sn, (const unsigned char *)sig)))
         rc = refuse(ctx, dir, "bad_signature", SUMS_SIG,
                     "the bundle %s does not verify: `%s` is no signature of SHA256SUMS by this "
                     "key", dir, SUMS_SIG);
-    else
+    else if (rc == EL_OK)
         rc = check_sums(ctx, dir, sums, n_files);
     if (rc != EL_OK && key_path)
         el_detail_str(ctx, "key", key_path);
     free(sums);
     free(sig);
-    free(sp);
-    free(gp);
     ed25519_key_free(key);
     return rc;
 }
