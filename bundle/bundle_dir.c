@@ -1,7 +1,8 @@
 /* bundle_dir.c — DIR as a whole: one run at a time (an exclusive flock on
- * DIR itself, so no lock file lands in the bundle), and the temp files a
- * killed run left (NAME.tmp-PID-N, util/file.c's temp names) removed before
- * a resume writes anything. Owns no file of the bundle's layout. */
+ * DIR itself, so no lock file lands in the bundle), the temp files a killed
+ * run left (NAME.tmp-PID-N, util/file.c's temp names) removed before a
+ * resume writes anything, and the directories beneath DIR opened without
+ * following links. Owns no file of the bundle's layout. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +17,7 @@
 
 int bundle_dir_lock(el_ctx *ctx, const char *dir)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* DIR is the user's choice */
     if (fd < 0) {
         int err = errno;
         el_fail_io(ctx, err, "cannot open the bundle directory %s: %s", dir, strerror(err));
@@ -106,4 +107,54 @@ bool bundle_dir_sweep(bundle *b)
         el_detail_str(b->ctx, "path", b->dir);
     }
     return !err;
+}
+
+/* Opens (making when missing) each directory of `rel`'s parent beneath
+ * DIR, one component at a time with O_NOFOLLOW from the locked DIR fd, so
+ * a link planted in DIR (DIR/npm -> /etc) stops the run instead of being
+ * written through. 0, or the errno (ELOOP/ENOTDIR for a link). */
+static int open_parents(int dir_fd, const char *rel)
+{
+    char *copy = xstrdup(rel);
+    char *slash = strrchr(copy, '/');
+    int fd = dup(dir_fd), err = fd < 0 ? errno : 0;
+    char *save = NULL;
+    if (slash)
+        *slash = '\0';
+    for (char *part = slash ? strtok_r(copy, "/", &save) : NULL; part && !err;
+         part = strtok_r(NULL, "/", &save)) {
+        if (mkdirat(fd, part, 0777) != 0 && errno != EEXIST)
+            err = errno;
+        int sub = err ? -1 : openat(fd, part, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (!err && sub < 0)
+            err = errno;
+        close(fd);
+        fd = sub;
+    }
+    if (fd >= 0)
+        close(fd);
+    free(copy);
+    return err;
+}
+
+bool bundle_parents(bundle *b, const char *rel)
+{
+    int err = open_parents(b->dir_fd, rel);
+    if (!err)
+        return true;
+    if (bundle_claim(b)) {
+        if (err == ELOOP || err == ENOTDIR) {
+            el_fail(b->ctx, EL_POLICY_DENIED,
+                    "the bundle directory %s holds a link or a file where `%s` needs a "
+                    "directory: refusing to write through it (remove it and run again)",
+                    b->dir, rel);
+            el_detail_str(b->ctx, "reason", "not_a_directory");
+            el_detail_str(b->ctx, "file", rel);
+        } else {
+            el_fail_io(b->ctx, err, "cannot make the directories of %s/%s: %s", b->dir, rel,
+                       strerror(err));
+        }
+        el_detail_str(b->ctx, "path", b->dir);
+    }
+    return false;
 }

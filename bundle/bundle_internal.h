@@ -35,6 +35,12 @@ int bundle_dir_lock(el_ctx *ctx, const char *dir);
 /* bundle_dir_sweep() : removes the NAME.tmp-PID-N files under DIR whose
  *  PID is no live process (a run killed mid-write). false after EL_IO. */
 bool bundle_dir_sweep(bundle *b);
+/* bundle_parents() : the directories of DIR/rel made, each opened from
+ *  DIR without following a link (a link planted in DIR is refused,
+ *  EL_POLICY_DENIED reason not_a_directory, never written through). false
+ *  after recording the failure. The file itself is renamed into place, which
+ *  replaces a link rather than following it. */
+bool bundle_parents(bundle *b, const char *rel);
 /* bundle_done() : records DIR/rel as this run's (written or verified):
  *  only those are signed. */
 void bundle_done(bundle *b, const char *rel);

@@ -78,14 +78,11 @@ bool bundle_put(bundle *b, const char *rel, const void *data, size_t len)
     if (file_holds(path, data, len)) {
         b->st->reused++;
         b->st->reused_bytes += len;
+    } else if (!bundle_parents(b, rel)) {
+        ok = false;
     } else {
-        char *slash = strrchr(path, '/');
-        *slash = '\0';
-        int err = file_mkdirs(path);
-        *slash = '/';
-        const char *step = "making its directory";
-        if (!err)
-            err = file_write_atomic_flags(path, data, len, FILE_LAZY, &step); /* bundle_sync() */
+        const char *step = "writing";
+        int err = file_write_atomic_flags(path, data, len, FILE_LAZY, &step); /* bundle_sync() */
         if (err) {
             ok = io_fail(b, err, path, step);
         } else {
@@ -241,14 +238,8 @@ void bundle_submit(bundle *b, const bundle_fetch *f)
     rq.sha256 = f->hash && strncmp(f->hash, "sha256:", 7) == 0 ? f->hash + 7 : NULL;
     if (f->artifact && rq.sha256 && !f->also_rel) {
         j->sink = arena_sprintf(b->a, "%s/%s", b->dir, f->rel);
-        char *slash = strrchr(j->sink, '/');
-        *slash = '\0';
-        int err = file_mkdirs(j->sink);
-        *slash = '/';
-        if (err) {
-            io_fail(b, err, j->sink, "making its directory");
+        if (!bundle_parents(b, f->rel))
             return;
-        }
         rq.sink = j->sink;
         rq.sink_lazy = true; /* checked by hash on reuse; bundle_sync() */
     }

@@ -12,8 +12,9 @@ built, served by nginx and resolved as in bundle_e2e.py; then:
   planted     a page planted in DIR before a --sign run: DL_ENV_POLICY_DENIED
               (not_written) naming it, nothing signed; removed, the rerun
               signs and verifies
-  symlink     a planted directory symlink in DIR is refused and nothing
-              lands outside DIR
+  symlink     a directory symlink planted in DIR (DIR/npm -> elsewhere):
+              DL_ENV_POLICY_DENIED (not_a_directory), nothing written
+              through it
   incomplete  the lock without its npm or apt inputs (or `inputs: []`):
               `check` says stale naming a package, `bundle` fails naming it
   concurrent  a bundle run holds DIR: a second one at the same time fails
@@ -141,7 +142,9 @@ def part_symlink(el, work, lock, cache, mirrors):
     os.makedirs(away)
     os.symlink(away, os.path.join(out2, "npm"))
     r = run(el, ["--json", "--cache-dir", cache] + mirrors + ["bundle", lock, "-o", out2])
-    check(r.returncode != 0 and not os.listdir(away),
+    e = err_of(r)
+    check(r.returncode == 18 and e.get("detail", {}).get("reason") == "not_a_directory" and
+          e.get("detail", {}).get("file", "").startswith("npm/") and not os.listdir(away),
           "planted: a symlinked DIR/npm is refused, nothing written through it: %d %s %s"
           % (r.returncode, os.listdir(away), r.stdout[-300:]))
 
