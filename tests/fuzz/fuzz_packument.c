@@ -81,6 +81,9 @@ static void check(const char *data, size_t size, const npm_target *t, const char
         CHECK(v->flags < (1u << NPM_FLAG_COUNT));
         if (i < p->ncandidates) {
             CHECK(v->tarball && v->semver.version && !v->why);
+            /* read over https (or a http mirror): no local tarball */
+            CHECK(strncmp(v->tarball, "file:", 5) != 0 &&
+                  (!v->tarball_served || strncmp(v->tarball_served, "file:", 5) != 0));
             if (i > 0)
                 CHECK(npm_semver_compare_build(&p->versions[i - 1].semver, &v->semver) >= 0);
         } else {

@@ -9,13 +9,15 @@
 
 #include "pypi_index.h"
 
-/* A usable file's URL is absolute with an authority; an unusable one
+/* A usable file's URL is absolute with an authority, and http(s): the
+ * page is read over https, so it never names a local file; an unusable one
  * (bad_url) is the link as written, short and free of control bytes. */
 static int url_ok(const pypi_file *f)
 {
     if (!f->bad_url)
-        return strstr(f->url, "://") != NULL;
-    if (strcmp(f->bad_url, "unsupported_url") != 0 || f->read_url || strlen(f->url) > 200)
+        return strncmp(f->url, "http://", 7) == 0 || strncmp(f->url, "https://", 8) == 0;
+    if ((strcmp(f->bad_url, "unsupported_url") != 0 && strcmp(f->bad_url, "local_link") != 0) ||
+        f->read_url || strlen(f->url) > 200)
         return 0;
     for (const char *p = f->url; *p; p++)
         if ((unsigned char)*p < ' ' || *p == 0x7f)

@@ -43,7 +43,8 @@ static void check(const pypi_page *pg)
         check_hash(f->sha256);
         check_hash(f->core_metadata_sha256);
         CHECK(f->size >= -1);
-        CHECK(!f->bad_url || (!f->read_url && strcmp(f->bad_url, "unsupported_url") == 0));
+        CHECK(!f->bad_url || (!f->read_url && (strcmp(f->bad_url, "unsupported_url") == 0 ||
+                                               strcmp(f->bad_url, "local_link") == 0)));
         CHECK(!f->yanked_reason || f->yanked);
         CHECK(!f->core_metadata_sha256 || f->core_metadata);
     }
