@@ -65,6 +65,24 @@ static void fill_mirrors(bundle *b)
     qsort(st->mirrors, st->n_mirrors, sizeof *st->mirrors, cmp_mirror);
 }
 
+/* Whether every package's index is among the lock's inputs: else the
+ * bundle would lack what the site resolves from. */
+static bool indexed(bundle *b)
+{
+    const lock_package *p = lock_unindexed(b->lock);
+    if (!p)
+        return true;
+    bundle_claim(b);
+    el_fail(b->ctx, EL_SPEC_INVALID,
+            "the lock is incomplete: %s %s %s (line %u) has no index among its inputs, so a "
+            "bundle could not serve it; resolve the lock again", p->ecosystem, p->name,
+            p->version ? p->version : "", p->line);
+    el_detail_str(b->ctx, "reason", "incomplete_lock");
+    el_detail_str(b->ctx, "package", p->name);
+    el_detail_int(b->ctx, "line", p->line);
+    return false;
+}
+
 /* The run's end: DIR unlocked, its memory freed, its code. */
 static el_code finish(bundle *b)
 {
@@ -94,7 +112,7 @@ el_code bundle_write(el_ctx *ctx, cache *c, const lock_doc *lock, const bundle_o
         arena_free(b.a);
         return el_ctx_code(ctx);
     }
-    if (!bundle_dir_sweep(&b))
+    if (!bundle_dir_sweep(&b) || !indexed(&b))
         return finish(&b);
     /* Inputs first, in the lock's order, so tree names are stable. */
     bundle_apt_submit(&b);

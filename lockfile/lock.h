@@ -192,6 +192,12 @@ char *lock_read_bytes(el_ctx *ctx, const char *path, size_t *len);
  *  detail.field, detail.line). */
 el_code lock_validate(el_ctx *ctx, const lock_doc *d);
 
+/* lock_unindexed() : the first package not installed in the base whose
+ *  index document (its PyPI page, npm packument or apt Release, by its
+ *  source) is not among the lock's inputs, or NULL. Such a lock cannot be
+ *  checked or bundled: what it was resolved from is not recorded. */
+const lock_package *lock_unindexed(const lock_doc *d);
+
 /* lock_find() : the package (ecosystem, name[, version]) or NULL. With
  *  version NULL and several copies of the name (npm), the first in the
  *  doc's order; the doc need not be sorted (linear scan). */

@@ -303,3 +303,57 @@ const lock_package *lock_find(const lock_doc *d, const char *ecosystem, const ch
     }
     return NULL;
 }
+
+/* Whether `url` is the index document of `p`'s source: a PyPI page
+ * SOURCE/NAME/, an npm packument SOURCE/NAME ("%2f" for a scope's '/'), or
+ * for a deb "URI SUITE/COMP" source URI dists/SUITE/(In)Release (flat
+ * "URI SUITE": URI SUITE(In)Release). */
+static bool input_serves(const lock_package *p, const char *url)
+{
+    const char *src = p->source;
+    size_t n = strlen(src);
+    if (strcmp(p->ecosystem, "deb") == 0) {
+        const char *sp = strchr(src, ' ');
+        if (!sp)
+            return false;
+        const char *suite = sp + 1, *slash = strchr(suite, '/');
+        char *dist = slash ? xasprintf("%.*sdists/%.*s/", (int)(sp - src), src,
+                                       (int)(slash - suite), suite)
+                           : xasprintf("%.*s%s", (int)(sp - src), src, suite);
+        size_t dn = strlen(dist);
+        bool ok = strncmp(url, dist, dn) == 0 &&
+                  (strcmp(url + dn, "InRelease") == 0 || strcmp(url + dn, "Release") == 0);
+        free(dist);
+        return ok;
+    }
+    while (n && src[n - 1] == '/')
+        n--;
+    if (strncmp(url, src, n) != 0 || url[n] != '/')
+        return false;
+    const char *u = url + n + 1, *name = p->name;
+    for (; *name; name++, u++) {
+        if (*name == '/' && strcmp(p->ecosystem, "npm") == 0 && u[0] == '%' && u[1] == '2' &&
+            (u[2] == 'f' || u[2] == 'F'))
+            u += 2;
+        else if (*u != *name)
+            return false;
+    }
+    return strcmp(p->ecosystem, "pypi") == 0 ? strcmp(u, "/") == 0 : *u == '\0';
+}
+
+const lock_package *lock_unindexed(const lock_doc *d)
+{
+    for (size_t i = 0; i < d->n_packages; i++) {
+        const lock_package *p = &d->packages[i];
+        if (p->installed_in_base)
+            continue;
+        bool found = false;
+        for (size_t k = 0; k < d->n_inputs && !found; k++)
+            found = p->source && d->inputs[k].url &&
+                    strcmp(d->inputs[k].ecosystem, p->ecosystem) == 0 &&
+                    input_serves(p, d->inputs[k].url);
+        if (!found)
+            return p;
+    }
+    return NULL;
+}
