@@ -1,6 +1,6 @@
 /* base.h — the approved bases as data, and the target a spec resolves
  * for. The catalog (corpus/bases/bases.yaml by default, --bases FILE or
- * ENVLOCK_BASES to override) gives, per base ref and channel: the full Python
+ * the CLI's ENVLOCK_BASES to override) gives, per base ref and channel: the full Python
  * version, the platform (arch, libc and its version -> wheel platform tag),
  * per-variant image digests, apt sources with keyring and snapshot, the
  * image's dpkg status file, the Python distributions preinstalled, and the
@@ -45,8 +45,8 @@ typedef struct target_base {
 } target_base;
 
 /* target_catalog_load() :
- *  Loads the catalog at `path` (NULL: $ENVLOCK_BASES, else the built-in
- *  default path). Relative file paths inside it are resolved against the
+ *  Loads the catalog at `path` (NULL: the installed one,
+ *  target_catalog_default_path()). Relative file paths inside it are resolved against the
  *  catalog's directory. DL_ENV_SPEC_INVALID with the position of what is
  *  malformed. */
 target_catalog *target_catalog_load(el_ctx *ctx, const char *path);
@@ -94,10 +94,10 @@ el_spec_base *target_catalog_spec_bases(const target_catalog *cat, size_t *n);
 /* target_catalog_path() : the file the catalog was read from. Borrowed. */
 const char *target_catalog_path(const target_catalog *cat);
 
-/* target_catalog_default_path() : $ENVLOCK_BASES if set and non-empty, else
- * the catalog shipped with envlock (corpus/bases/bases.yaml). Static or
- * environment storage. */
-const char *target_catalog_default_path(void);
+/* target_catalog_default_path() : the catalog installed with the library
+ *  (share/envlock/bases/bases.yaml beside the lib/ directory it was loaded
+ *  from; corpus/bases/ in the source tree). Caller frees. */
+char *target_catalog_default_path(void);
 
 /* target_time_normalize() :
  *  Reads an --exclude-newer value: an RFC 3339 date-time ("2026-09-14T15:00:00Z",

@@ -458,6 +458,8 @@ static el_code build_part(el_ctx *ctx, target_request *r, const el_spec *spec,
         rq->n_upgrade = o->n_upgrade;
         rq->debug_solver_dir = o->debug_solver_dir;
         rq->explain_full = o->explain_full;
+        rq->stats = o->stats;
+        rq->stats_user = o->stats_user;
     }
     return EL_OK;
 }

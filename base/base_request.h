@@ -49,6 +49,8 @@ typedef struct target_request_options {
     size_t n_upgrade;
     const char *debug_solver_dir;
     bool explain_full;
+    void (*stats)(void *user, const char *line); /* see resolve_request */
+    void *stats_user;
 } target_request_options;
 
 /* The request for one target and the variants that build on it. */

@@ -27,8 +27,11 @@
  *       digest: sha256:<64 hex>    (optional)
  *       apt: {...}  dpkgStatus: <file>  preinstalled: [name==version]
  * Relative file names are relative to the catalog's directory. */
+#define _GNU_SOURCE /* dladdr(): where this library was loaded from */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +41,11 @@
 #include "pep508.h"
 #include "base.h"
 
-#ifndef ENVLOCK_BASES_DEFAULT
-#define ENVLOCK_BASES_DEFAULT "corpus/bases/bases.yaml"
-#endif
+/* Where the catalog is installed, relative to the directory holding the
+ * library: lib/libenvlock.so and share/envlock/bases/bases.yaml under one
+ * prefix (CMakeLists.txt installs it so, and the build tree is laid out the
+ * same way). */
+#define CATALOG_FROM_LIBDIR "../share/envlock/bases/bases.yaml"
 
 #define CATALOG_FORMAT "envlock-bases/1"
 #define CATALOG_MAX_BYTES (1024 * 1024)
@@ -573,16 +578,41 @@ static void read_catalog(loader *L, const spec_node *root)
 
 /* ---- API ---- */
 
-const char *target_catalog_default_path(void)
+static target_catalog *catalog_load_path(el_ctx *ctx, const char *path);
+
+char *target_catalog_default_path(void)
 {
-    const char *env = getenv("ENVLOCK_BASES");
-    return env && *env ? env : ENVLOCK_BASES_DEFAULT;
+    Dl_info info;
+    if (!dladdr((void *)target_catalog_default_path, &info) || !info.dli_fname)
+        return xstrdup(CATALOG_FROM_LIBDIR);
+    /* the library's own directory, links resolved, so that messages name
+     * a plain path ("bin/../lib/.." when loaded through an $ORIGIN rpath) */
+    char *self = realpath(info.dli_fname, NULL);
+    if (!self)
+        self = xstrdup(info.dli_fname);
+    char *dir = xstrdup(dirname(self));
+    free(self);
+    char *path = xasprintf("%s/%s", dir, CATALOG_FROM_LIBDIR);
+    char *parent = strrchr(dir, '/');
+    if (parent && parent != dir) { /* "<prefix>/lib/../share" -> "<prefix>/share" */
+        *parent = '\0';
+        free(path);
+        path = xasprintf("%s/%s", dir, CATALOG_FROM_LIBDIR + 3);
+    }
+    free(dir);
+    return path;
 }
 
 target_catalog *target_catalog_load(el_ctx *ctx, const char *path)
 {
-    if (!path)
-        path = target_catalog_default_path();
+    char *dflt = path ? NULL : target_catalog_default_path();
+    target_catalog *cat = catalog_load_path(ctx, path ? path : dflt);
+    free(dflt);
+    return cat;
+}
+
+static target_catalog *catalog_load_path(el_ctx *ctx, const char *path)
+{
     target_catalog *cat = xcalloc(1, sizeof *cat);
     cat->mem = arena_new();
     cat->path = arena_strdup(cat->mem, path);

@@ -66,6 +66,9 @@ typedef struct resolve_request {
      * NULL: notes are dropped */
     void (*note)(void *user, const char *text);
     void *note_user;
+    /* statistics lines (el_resolve_options.stats), or NULL: none */
+    void (*stats)(void *user, const char *line);
+    void *stats_user;
 } resolve_request;
 
 #endif

@@ -437,57 +437,19 @@ static void progress(cache *c, bool final)
 
 /* ---- engine setup ---- */
 
-/* A whole number from the environment variable `name` into *out (left
- * alone when it is unset or empty). false after recording EL_USAGE (with
- * detail.variable) when it is not a number in [1, max]. */
-static bool env_number(el_ctx *ctx, const char *name, long max, long *out)
+/* Time bounds and the minimum speed: the option, else the default. */
+static void bounds(el_cache_options *o)
 {
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return true;
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (errno || end == v || *end || n < 1 || n > max) {
-        el_fail(ctx, EL_USAGE, "%s=%s: expected a whole number from 1 to %ld", name, v, max);
-        el_detail_str(ctx, "variable", name);
-        return false;
-    }
-    *out = n;
-    return true;
-}
-
-/* Time bounds and the minimum speed: the option, else the environment
- * variable, else the default. */
-static bool bounds(el_ctx *ctx, el_cache_options *o)
-{
-    static const long day = 86400;
-    long transfer = DEFAULT_TRANSFER_TIMEOUT_S, retry = DEFAULT_RETRY_MAX_S,
-         run = DEFAULT_RUN_TIMEOUT_S, speed = DEFAULT_MIN_SPEED,
-         speed_time = DEFAULT_MIN_SPEED_TIME_S;
-    if (!env_number(ctx, "ENVLOCK_TRANSFER_TIMEOUT", 7 * day, &transfer) ||
-        !env_number(ctx, "ENVLOCK_RETRY_MAX_TIME", 7 * day, &retry) ||
-        !env_number(ctx, "ENVLOCK_RUN_TIMEOUT", 7 * day, &run) ||
-        !env_number(ctx, "ENVLOCK_MIN_SPEED", 1L << 30, &speed) ||
-        !env_number(ctx, "ENVLOCK_MIN_SPEED_TIME", day, &speed_time))
-        return false;
     if (o->transfer_timeout_ms <= 0)
-        o->transfer_timeout_ms = transfer * 1000;
+        o->transfer_timeout_ms = DEFAULT_TRANSFER_TIMEOUT_S * 1000L;
     if (o->retry_max_ms <= 0)
-        o->retry_max_ms = retry * 1000;
+        o->retry_max_ms = DEFAULT_RETRY_MAX_S * 1000L;
     if (o->run_timeout_ms <= 0)
-        o->run_timeout_ms = run * 1000;
+        o->run_timeout_ms = DEFAULT_RUN_TIMEOUT_S * 1000L;
     if (o->stall_bytes_per_s <= 0)
-        o->stall_bytes_per_s = speed;
+        o->stall_bytes_per_s = DEFAULT_MIN_SPEED;
     if (o->stall_seconds <= 0)
-        o->stall_seconds = speed_time;
-    /* The in-memory cap of one response (not of a sink request's). */
-    long cap = 0;
-    if (!env_number(ctx, "ENVLOCK_MAX_BYTES", 1L << 40, &cap))
-        return false;
-    if (!o->max_bytes && cap)
-        o->max_bytes = (uint64_t)cap;
-    return true;
+        o->stall_seconds = DEFAULT_MIN_SPEED_TIME_S;
 }
 
 /* Adds the host names of a space- or comma-separated list, lowercased. */
@@ -522,11 +484,7 @@ cache *cache_open(el_ctx *ctx, const el_cache_options *o)
         return NULL;
     }
     el_cache_options opt = *o;
-    if (!bounds(ctx, &opt)) {
-        cache_mirrors_free(mir);
-        free(dir);
-        return NULL;
-    }
+    bounds(&opt);
     cache_store *store = cache_store_open(ctx, dir);
     if (!store) {
         cache_mirrors_free(mir);
@@ -544,11 +502,9 @@ cache *cache_open(el_ctx *ctx, const el_cache_options *o)
     /* netrc is always read, optional per host (libcurl's default file is
      * ~/.netrc); $NETRC names another file, as for curl and pip. */
     const char *netrc = o->netrc_file ? o->netrc_file : getenv("NETRC");
-    c->o.netrc = true;
     c->o.netrc_file = netrc && *netrc ? xstrdup(netrc) : NULL;
     for (size_t i = 0; i < o->n_redirect_hosts; i++)
         add_hosts(&c->redirect_hosts, o->redirect_hosts[i]);
-    add_hosts(&c->redirect_hosts, getenv("ENVLOCK_REDIRECT_HOSTS"));
     if (!c->o.max_parallel)
         c->o.max_parallel = DEFAULT_PARALLEL;
     if (!c->o.connect_timeout_ms)

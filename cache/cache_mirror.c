@@ -116,9 +116,9 @@ static bool add_list(cache_mirrors *m, el_ctx *ctx, const char *source, const ch
     return true;
 }
 
-static char *config_file(void)
+static char *config_file(const el_cache_options *o)
 {
-    const char *c = getenv("ENVLOCK_CONFIG");
+    const char *c = o->config_dir;
     if (c && *c)
         return xasprintf("%s/mirrors", c);
     const char *x = getenv("XDG_CONFIG_HOME");
@@ -142,12 +142,13 @@ cache_mirrors *cache_mirrors_load(el_ctx *ctx, const el_cache_options *o)
     }
     if (o->no_mirror_config)
         return m;
-    const char *env = getenv("ENVLOCK_MIRRORS");
-    if (env && !add_list(m, ctx, "ENVLOCK_MIRRORS", env, false)) {
+    const char *list = o->mirror_list;
+    const char *name = o->mirror_list_name ? o->mirror_list_name : "the mirror list";
+    if (list && !add_list(m, ctx, name, list, false)) {
         cache_mirrors_free(m);
         return NULL;
     }
-    char *path = config_file();
+    char *path = config_file(o);
     if (path) {
         size_t n;
         char *text = read_file(path, 1 << 20, &n);
@@ -260,9 +261,6 @@ char *cache_default_dir(const el_cache_options *o)
 {
     if (o && o->dir && *o->dir)
         return xstrdup(o->dir);
-    const char *e = getenv("ENVLOCK_CACHE_DIR");
-    if (e && *e)
-        return xstrdup(e);
     const char *x = getenv("XDG_CACHE_HOME");
     if (x && *x == '/')
         return xasprintf("%s/envlock", x);

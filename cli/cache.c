@@ -33,14 +33,28 @@ static void draw_progress(const el_progress *p, void *user)
 
 void cli_cache_options(const cli_opts *o, el_cache_options *co)
 {
-    memset(co, 0, sizeof *co);
-    co->dir = o->cache_dir;
+    *co = o->env;
+    co->redirect_hosts = o->env_redirect;
+    if (o->cache_dir)
+        co->dir = o->cache_dir;
     co->offline = o->offline;
     co->quiet = o->quiet || o->json;
     if (!co->quiet && isatty(2))
         co->progress = draw_progress;
     co->mirrors = o->mirrors;
     co->n_mirrors = o->n_mirrors;
+}
+
+void cli_print_stat(void *user, const char *line)
+{
+    (void)user;
+    fprintf(stderr, "envlock-stats: %s\n", line);
+}
+
+bool cli_debug_stats(void)
+{
+    const char *v = getenv("ENVLOCK_DEBUG_STATS");
+    return v && *v && strcmp(v, "0") != 0;
 }
 
 static void print_stats(const cli_opts *o, const char *verb, const char *dir,

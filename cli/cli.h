@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "envlock.h"
+#include "cli_env.h"
 
 typedef struct cli_opts {
     bool json;  /* one JSON object on stdout, nothing else there */
@@ -17,6 +18,8 @@ typedef struct cli_opts {
     bool offline;               /* --offline */
     const char *const *mirrors; /* --mirror CANONICAL=URL, repeatable */
     size_t n_mirrors;
+    el_cache_options env;       /* what the ENVLOCK_* variables set (env.c) */
+    const char *env_redirect[1]; /* ENVLOCK_REDIRECT_HOSTS, env.redirect_hosts */
 } cli_opts;
 
 /* Each subcommand takes the arguments after its name, with global options
@@ -35,8 +38,16 @@ int cli_export(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 int cli_bundle(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 int cli_base(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 
-/* cli_cache_options() : the fetch options the global flags select. */
+/* cli_cache_options() : the fetch options the global flags and the
+ *  ENVLOCK_* variables select (the flags win). Borrows from `o`. */
 void cli_cache_options(const cli_opts *o, el_cache_options *co);
+/* ENVLOCK_DEBUG_STATS set (and not "0"): statistics lines go to stderr as
+ * "envlock-stats: LINE" through cli_print_stat (an el_*_options.stats). */
+bool cli_debug_stats(void);
+/* cli_bases_path() : the catalog to use: `given` (--bases), else
+ *  $ENVLOCK_BASES, else NULL (the library's installed catalog). */
+const char *cli_bases_path(const char *given);
+void cli_print_stat(void *user, const char *line);
 
 /* cli_load_spec() : loads the spec named by FILE (or "-" for stdin, or none
  * with --template) with --format/--template applied. Returns NULL after

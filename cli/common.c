@@ -86,6 +86,14 @@ static void cli_line(FILE *f, const char *prefix, const char *s)
     fputc('\n', f);
 }
 
+const char *cli_bases_path(const char *given)
+{
+    if (given)
+        return given;
+    const char *env = getenv("ENVLOCK_BASES");
+    return env && *env ? env : NULL;
+}
+
 int cli_report_failure(el_ctx *ctx, const cli_opts *o)
 {
     el_code code = el_ctx_code(ctx);
@@ -189,11 +197,7 @@ el_spec *cli_load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
      * $ENVLOCK_BASES; with neither, the spec module's copy of the built-in
      * catalog (equal to it by test), so nothing is read. */
     el_bases *bases = NULL;
-    if (!bases_path) {
-        const char *env = getenv("ENVLOCK_BASES");
-        if (env && *env)
-            bases_path = env;
-    }
+    bases_path = cli_bases_path(bases_path);
     if (bases_path) {
         if (!(bases = el_bases_load(ctx, bases_path))) {
             *status = cli_report_failure(ctx, o);

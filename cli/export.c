@@ -52,6 +52,7 @@ int cli_export(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     if (status != 0)
         return status;
     eo.out_path = out;
+    eo.bases_path = cli_bases_path(eo.bases_path);
     el_cache_options co;
     cli_cache_options(o, &co);
     eo.cache = &co;

@@ -179,8 +179,11 @@ int main(int argc, char **argv)
         }
     }
     o.mirrors = mirrors;
+    if (status == -1 && cli_env_cache_options(ctx, &o.env, o.env_redirect) != EL_OK)
+        status = cli_report_failure(ctx, &o);
     if (status != -1) {
-        /* a usage error in the global options, already reported */
+        /* a usage error in the global options or the environment, already
+         * reported */
     } else if (nrest == 0) {
         status = cli_usage_error(ctx, &o, "no command given");
     } else if (strcmp(rest[0], "help") == 0 && nrest > 1) {

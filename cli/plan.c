@@ -132,6 +132,7 @@ int cli_plan(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         a.po.spec_path = a.spec_path;
         a.po.spec_opts = &so;
         a.po.variants = a.variants;
+        a.po.bases_path = cli_bases_path(a.po.bases_path);
         if (a.po.bases_path) { /* the spec is checked against the catalog the plan uses */
             a.spec_args[a.n_spec_args++] = "--bases";
             a.spec_args[a.n_spec_args++] = (char *)a.po.bases_path;

@@ -157,7 +157,12 @@ int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     ro.no_binary = (const char *const *)no_binary;
     ro.spec_path = spec_path;
     ro.spec_opts = &so;
+    if (cli_debug_stats()) {
+        ro.stats = cli_print_stat;
+        ro.stats_user = NULL;
+    }
 
+    ro.bases_path = cli_bases_path(ro.bases_path);
     if (ro.bases_path) { /* the spec is checked against the catalog the resolve uses */
         spec_args[n_spec_args++] = "--bases";
         spec_args[n_spec_args++] = (char *)ro.bases_path;

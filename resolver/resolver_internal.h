@@ -370,20 +370,25 @@ size_t resolver_pypi_locked_window(const rsv *r, const pypi_project *p);
  *  (404, offline miss, network) only then. */
 void resolver_prefetch_locked(rsv *r, const char *eco, void (*submit)(rsv *r, const char *name));
 /* resolver_crawl_note() :
- *  Called once after every cache run of the crawl (by crawl()). With ENVLOCK_DEBUG_STATS set in the environment,
- *  prints one line per run to stderr: "envlock-stats: crawl run N:
+ *  Called once after every cache run of the crawl (by crawl()). With a
+ *  stats callback on the request, gives it one line per run: "crawl run N:
  *  R requests, K network, V revalidated, H hits" (what the cache did since
  *  the previous note), so tests can count the runs that went to the network. */
 void resolver_crawl_note(rsv *r);
 /* resolver_solve_note() :
  *  Called after every solve (by resolver_resolve()), `widened` the number of
  *  PyPI names its problems widened (0 on success or when nothing can be
- *  widened). Under ENVLOCK_DEBUG_STATS prints "envlock-stats: solve N:
- *  S solvables, V pypi versions of K names, P problems, W names widened,
- *  T ms since the resolve began" to stderr: S counts the whole pool
+ *  widened). With a stats callback, gives it "solve N: S solvables, V pypi
+ *  versions of K names, P problems, W names widened, T ms since the
+ *  resolve began": S counts the whole pool
  *  (libsolv's two reserved solvables and every ecosystem), V the PyPI
  *  versions with a solvable. */
 void resolver_solve_note(rsv *r, int nproblems, size_t widened);
+/* resolver_stats_on() : whether the request gathers statistics. */
+bool resolver_stats_on(const rsv *r);
+/* resolver_stat() : one statistics line to the request's stats callback
+ *  (printf-style; nothing without a callback). */
+void resolver_stat(rsv *r, const char *fmt, ...) EL_PRINTF(2, 3);
 /* resolver_now_ms() : CLOCK_MONOTONIC in milliseconds (for the stats). */
 double resolver_now_ms(void);
 /* resolver_prefer_jobs() : SOLVER_FAVOR for every solvable whose version is

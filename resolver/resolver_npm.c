@@ -399,7 +399,7 @@ static void crawl_stats(rsv *r)
             last[n->depth] = n->arrived_ms;
     }
     strbuf line = STRBUF_INIT;
-    sb_addf(&line, "envlock-stats: npm crawl: %zu names, depth %u (shortest %u); names per depth:",
+    sb_addf(&line, "npm crawl: %zu names, depth %u (shortest %u); names per depth:",
             nn, maxd, maxmin);
     for (unsigned d = 1; d <= maxd; d++)
         sb_addf(&line, " %u:%zu", d, at[d]);
@@ -411,7 +411,7 @@ static void crawl_stats(rsv *r)
         sb_addf(&line, " %u:%.0f", d, last[d]);
     sb_addf(&line, "; %.0f ms following arrivals, %.0f ms for this line", r->npm_follow_ms,
             resolver_now_ms() - t0);
-    fprintf(stderr, "%s\n", line.buf);
+    resolver_stat(r, "%s", line.buf);
     sb_release(&line);
     free(at);
     free(atmin);
@@ -421,8 +421,7 @@ static void crawl_stats(rsv *r)
 
 el_code resolver_npm_finish(rsv *r)
 {
-    const char *env = getenv("ENVLOCK_DEBUG_STATS");
-    if (env && env[0] && strcmp(env, "0") != 0)
+    if (resolver_stats_on(r))
         crawl_stats(r);
     for (size_t i = 0; i < r->npm_names.len; i++) {
         rsv_npm_name *n = r->npm_names.items[i];

@@ -16,6 +16,7 @@
  * one line per solve (pool size, problems, names widened) that makes the
  * widening rounds visible. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,10 +89,22 @@ void resolver_prefetch_locked(rsv *r, const char *eco, void (*submit)(rsv *r, co
     }
 }
 
-static bool stats_on(void)
+bool resolver_stats_on(const rsv *r)
 {
-    const char *env = getenv("ENVLOCK_DEBUG_STATS");
-    return env && env[0] && strcmp(env, "0") != 0;
+    return r->rq->stats != NULL;
+}
+
+void resolver_stat(rsv *r, const char *fmt, ...)
+{
+    if (!r->rq->stats)
+        return;
+    strbuf line = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vaddf(&line, fmt, ap);
+    va_end(ap);
+    r->rq->stats(r->rq->stats_user, line.buf);
+    sb_release(&line);
 }
 
 double resolver_now_ms(void)
@@ -104,7 +117,7 @@ double resolver_now_ms(void)
 void resolver_solve_note(rsv *r, int nproblems, size_t widened)
 {
     r->solves++;
-    if (!stats_on() || !r->pool)
+    if (!resolver_stats_on(r) || !r->pool)
         return;
     size_t versions = 0;
     for (size_t i = 0; i < r->pypi_names.len; i++) {
@@ -112,9 +125,9 @@ void resolver_solve_note(rsv *r, int nproblems, size_t widened)
         for (size_t k = 0; k < n->nent; k++)
             versions += n->present[k];
     }
-    fprintf(stderr,
-            "envlock-stats: solve %u: %d solvables, %zu pypi versions of %zu names, %d problems, "
-            "%zu names widened, %.1f ms since the resolve began\n",
+    resolver_stat(r,
+            "solve %u: %d solvables, %zu pypi versions of %zu names, %d problems, "
+            "%zu names widened, %.1f ms since the resolve began",
             r->solves, r->pool->nsolvables, versions, r->pypi_names.len, nproblems, widened,
             resolver_now_ms() - r->t0_ms);
 }
@@ -124,24 +137,20 @@ void resolver_crawl_note(rsv *r)
     cache_run_stats st;
     cache_get_stats(r->c, &st);
     r->crawl_runs++;
-    const char *env = getenv("ENVLOCK_DEBUG_STATS");
-    if (env && env[0] && strcmp(env, "0") != 0)
-        fprintf(stderr,
-                "envlock-stats: crawl run %u: %" PRIu64 " requests, %" PRIu64 " network, %" PRIu64
-                " revalidated, %" PRIu64 " hits\n",
+    resolver_stat(r,
+                "crawl run %u: %" PRIu64 " requests, %" PRIu64 " network, %" PRIu64
+                " revalidated, %" PRIu64 " hits",
                 r->crawl_runs, st.requests - r->crawl_seen.requests, st.network - r->crawl_seen.network,
                 st.revalidated - r->crawl_seen.revalidated, st.hits - r->crawl_seen.hits);
-    if (env && env[0] && strcmp(env, "0") != 0 && r->nl) {
+    if (resolver_stats_on(r) && r->nl) {
         size_t nread, nwritten;
         npm_loader_blob_stats(r->nl, &nread, &nwritten);
-        fprintf(stderr, "envlock-stats: npm parsed forms: %zu read, %zu written\n", nread,
-                nwritten);
+        resolver_stat(r, "npm parsed forms: %zu read, %zu written", nread, nwritten);
     }
-    if (env && env[0] && strcmp(env, "0") != 0 && r->pl) {
+    if (resolver_stats_on(r) && r->pl) {
         size_t nread, nwritten;
         pypi_loader_blob_stats(r->pl, &nread, &nwritten);
-        fprintf(stderr, "envlock-stats: pypi parsed forms: %zu read, %zu written\n", nread,
-                nwritten);
+        resolver_stat(r, "pypi parsed forms: %zu read, %zu written", nread, nwritten);
     }
     r->crawl_seen = st;
 }

@@ -221,6 +221,8 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
         .n_upgrade = o->n_upgrade,
         .debug_solver_dir = o->debug_solver_dir,
         .explain_full = o->explain_full,
+        .stats = o->stats,
+        .stats_user = o->stats_user,
     };
     if ((rc = target_request_build(ctx, cat, spec, &to, &tr)) != EL_OK)
         goto out;

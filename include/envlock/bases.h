@@ -1,6 +1,7 @@
 /* envlock/bases.h — the approved bases catalog as the spec rules need it.
- * The catalog (corpus/bases/bases.yaml, a site's own with --bases FILE or
- * $ENVLOCK_BASES; format in corpus/bases/README.md) is the one source of
+ * The catalog (corpus/bases/bases.yaml, installed as
+ * share/envlock/bases/bases.yaml; a site's own with --bases FILE or the
+ * CLI's $ENVLOCK_BASES; format in corpus/bases/README.md) is the one source of
  * the approved bases: load it here and hand its view to el_spec_load_*()
  * through el_spec_options.bases, so that validation approves exactly what a
  * resolve against the same catalog can use. Part of envlock.h. */
@@ -19,8 +20,8 @@ extern "C" {
 typedef struct el_bases el_bases;
 
 /* el_bases_load() :
- *  Reads and checks the catalog at `path` (NULL: $ENVLOCK_BASES if set and
- *  non-empty, else the catalog shipped with envlock). NULL on failure, with
+ *  Reads and checks the catalog at `path` (NULL: the catalog installed
+ *  with the library). NULL on failure, with
  *  DL_ENV_SPEC_INVALID on ctx naming file:line:column and the field of what
  *  is malformed (or detail.reason "unreadable"). Free with el_bases_free(). */
 EL_API el_bases *el_bases_load(el_ctx *ctx, const char *path);

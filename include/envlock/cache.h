@@ -2,9 +2,11 @@
  * documents and artifacts. Part of envlock.h; include that instead.
  *
  * Every fetch envlock makes goes through one cache directory: by default
- * $XDG_CACHE_HOME/envlock (else ~/.cache/envlock), overridden by the
- * ENVLOCK_CACHE_DIR environment variable, overridden in turn by
- * el_cache_options.dir (the CLI's --cache-dir).
+ * $XDG_CACHE_HOME/envlock (else ~/.cache/envlock), overridden by
+ * el_cache_options.dir (the CLI's --cache-dir, else $ENVLOCK_CACHE_DIR).
+ * The library reads no ENVLOCK_* variable: the CLI turns them into these
+ * options. It reads what it emulates: HOME and the XDG directories, NETRC
+ * (as curl and pip do) and npm's own configuration (npmrc, npm_config_*).
  *
  * Mirrors ("CANONICAL=URL") redirect requests for URLs under CANONICAL to URL
  * (https://, http:// or file://) without changing what envlock reports: the
@@ -12,8 +14,9 @@
  * precedence first — for the same CANONICAL the first source that names it
  * wins; across different CANONICALs the longest matching prefix wins:
  *   1. el_cache_options.mirrors (the CLI's repeatable --mirror CANONICAL=URL)
- *   2. ENVLOCK_MIRRORS: pairs separated by spaces, commas or newlines
- *   3. the mirrors file: $ENVLOCK_CONFIG/mirrors if ENVLOCK_CONFIG is set, else
+ *   2. el_cache_options.mirror_list (the CLI's ENVLOCK_MIRRORS): pairs
+ *      separated by spaces, commas or newlines
+ *   3. the mirrors file: config_dir/mirrors (the CLI's ENVLOCK_CONFIG), else
  *      $XDG_CONFIG_HOME/envlock/mirrors (else ~/.config/envlock/mirrors);
  *      one CANONICAL=URL per line, blank lines and `#` comments ignored.
  * A prefix matches at a path boundary only ("https://a/simple" matches
@@ -59,36 +62,42 @@ typedef struct el_cache_options {
     void *progress_user;      /* passed to `progress` */
     const char *const *mirrors; /* "CANONICAL=URL" pairs, highest precedence */
     size_t n_mirrors;
-    bool no_mirror_config;    /* ignore ENVLOCK_MIRRORS and the mirrors file */
+    const char *mirror_list;  /* more mirrors, below `mirrors`: "CANONICAL=URL"
+                                 pairs separated by spaces or commas (the CLI
+                                 passes $ENVLOCK_MIRRORS); NULL: none */
+    const char *mirror_list_name; /* what to call mirror_list in messages */
+    const char *config_dir;   /* holds the `mirrors` file, lowest precedence;
+                                 NULL: $XDG_CONFIG_HOME/envlock, else
+                                 ~/.config/envlock (the CLI passes
+                                 $ENVLOCK_CONFIG) */
+    bool no_mirror_config;    /* ignore mirror_list and the mirrors file */
     unsigned max_parallel;    /* transfers at once; 0: 16 */
     long connect_timeout_ms;  /* per attempt; 0: 15000 */
     long stall_seconds;       /* the minimum-speed window: an attempt that
                                  receives under stall_bytes_per_s on average over
                                  this many seconds is aborted ("too_slow", then
-                                 retried); 0: $ENVLOCK_MIN_SPEED_TIME, else 30 */
-    long stall_bytes_per_s;   /* 0: $ENVLOCK_MIN_SPEED, else 1024 (1 KiB/s) */
+                                 retried); 0: 30 */
+    long stall_bytes_per_s;   /* 0: 1024 (1 KiB/s) */
     long attempt_timeout_ms;  /* one attempt; 0: no limit beyond the others */
     int retries;              /* retries after the first attempt; 0: 4; <0: none */
     long retry_base_ms;       /* first backoff; doubles each retry; 0: 500 */
     long retry_cap_ms;        /* cap on one backoff and on Retry-After; 0: 30000 */
     uint64_t max_bytes;       /* default size cap of one response held in memory
-                                 (a streamed artifact has its own); 0:
-                                 ENVLOCK_MAX_BYTES, else 512 MiB */
+                                 (a streamed artifact has its own); 0: 512 MiB */
     const char *ca_bundle;    /* PEM CA bundle instead of the system's */
-    bool netrc;               /* unused: netrc is always read (optional per host) */
     const char *netrc_file;   /* netrc path; NULL: $NETRC, else ~/.netrc */
     /* Bounds on time (every one of them is always finite). A request (all
      * its attempts and the waits between them) ends within transfer_timeout;
      * no retry starts, and no Retry-After is waited for, past retry_max
      * after its first attempt; nothing is fetched later than run_timeout
-     * after cache_open(). 0 takes the environment variable, else the default:
-     * ENVLOCK_TRANSFER_TIMEOUT 300 s, ENVLOCK_RETRY_MAX_TIME 60 s,
-     * ENVLOCK_RUN_TIMEOUT 900 s (whole seconds). */
+     * after cache_open(). 0 takes the default: transfer 300 s, retry_max
+     * 60 s, run 900 s. */
     long transfer_timeout_ms;
     long retry_max_ms;
     long run_timeout_ms;
     /* Hosts a redirect may lead to besides the requested one (exact names,
-     * case-insensitive), added to $ENVLOCK_REDIRECT_HOSTS (spaces or commas).
+     * case-insensitive; each entry may hold several, separated by spaces or
+     * commas, as $ENVLOCK_REDIRECT_HOSTS does).
      * Any other redirect off the host, and any from https to http, is
      * refused (EL_POLICY_DENIED, detail.reason redirect_refused). */
     const char *const *redirect_hosts;

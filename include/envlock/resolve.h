@@ -3,7 +3,8 @@
  * include that instead.
  *
  * A resolve reads the approved bases catalog (corpus/bases/bases.yaml by
- * default; $ENVLOCK_BASES or el_resolve_options.bases_path override it),
+ * default, installed as share/envlock/bases/; el_resolve_options.bases_path
+ * overrides it),
  * finds the spec's base, merges the base's protected pins, fetches what the
  * roots need through the cache (mirrors and --offline apply), solves once
  * for PyPI, npm and apt together, and writes the lock atomically. */
@@ -28,7 +29,7 @@ typedef struct el_resolve_options {
                                 the default lock is ./envlock.lock */
     const el_spec_options *spec_opts; /* as the spec was loaded (for positions); may be NULL */
     const char *lock_path;   /* where to write the lock; NULL: the default above */
-    const char *bases_path;  /* the bases catalog; NULL: $ENVLOCK_BASES, else the built-in */
+    const char *bases_path;  /* the bases catalog; NULL: the one installed with the library */
     const char *exclude_newer; /* RFC 3339 date-time, date, or a span back from
                                 now ("7d", "12h"); NULL: no cutoff. A span is
                                 turned into the absolute instant, which the lock
@@ -53,6 +54,12 @@ typedef struct el_resolve_options {
     size_t n_only_binary;
     const char *const *no_binary;   /* no wheel for these (--no-binary) */
     size_t n_no_binary;
+    /* Statistics of the run, one line of text at a time (solves and their
+     * pool sizes, crawl runs and their requests, parsed forms read and
+     * written, the npm crawl's depths), for benchmarks and tests; valid
+     * during the call only. NULL: none are gathered. */
+    void (*stats)(void *user, const char *line);
+    void *stats_user;
 } el_resolve_options;
 
 typedef struct el_resolve_result {

@@ -238,7 +238,7 @@ def sc_bomb_lying_manifest(work):
 
 
 def nobody_copy(work):
-    """envlock and libenvlock.so* (beside cli/, the build's top directory)
+    """envlock and libenvlock.so* (in lib/ beside cli/, the build's top directory)
     copied into work/bin, and the environment that loads that library."""
     import glob
     bindir = os.path.join(work, "bin")
@@ -246,7 +246,7 @@ def nobody_copy(work):
     exe = os.path.join(bindir, "envlock")
     shutil.copyfile(ENVLOCK, exe)
     top = os.path.dirname(os.path.dirname(os.path.abspath(ENVLOCK)))
-    for lib in glob.glob(os.path.join(top, "libenvlock.so*")):
+    for lib in glob.glob(os.path.join(top, "lib", "libenvlock.so*")):
         shutil.copyfile(lib, os.path.join(bindir, os.path.basename(lib)))
     env = dict(os.environ, LD_LIBRARY_PATH=bindir)
     return exe, env

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "cache.h"
+#include "cli_env.h"
 
 static int failures;
 static cache_request chain_rq; /* --chain: follow "next=URL" bodies */
@@ -102,7 +103,7 @@ int main(int argc, char **argv)
         else if (ARG("--retry-max-ms")) o.retry_max_ms = atol(v);
         else if (ARG("--run-timeout-ms")) o.run_timeout_ms = atol(v);
         else if (ARG("--attempt-timeout-ms")) o.attempt_timeout_ms = atol(v);
-        else if (ARG("--redirect-host")) { if (o.n_redirect_hosts < 16) redirect_hosts[o.n_redirect_hosts++] = v; }
+        else if (ARG("--redirect-host")) { if (o.n_redirect_hosts < 15) redirect_hosts[o.n_redirect_hosts++] = v; }
         else if (ARG("--connect-timeout-ms")) o.connect_timeout_ms = atol(v);
         else if (ARG("--retries")) o.retries = atoi(v);
         else if (ARG("--retry-base")) o.retry_base_ms = atol(v);
@@ -151,7 +152,10 @@ int main(int argc, char **argv)
         for (;;)
             pause();
     }
-    cache *c = cache_open(ctx, &o);
+    /* the ENVLOCK_* variables, as the envlock CLI reads them (cli/env.c) */
+    cache *c = NULL;
+    if (cli_env_cache_options(ctx, &o, &redirect_hosts[o.n_redirect_hosts]) == EL_OK)
+        c = cache_open(ctx, &o);
     if (!c) {
         char *body = el_ctx_error_json(ctx, false);
         printf("%s\n", body);

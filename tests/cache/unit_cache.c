@@ -973,9 +973,12 @@ static void test_redact(void **state)
 static void test_default_dir(void **state)
 {
     el_cache_options o = { 0 };
+    /* the library reads no ENVLOCK_* variable: the CLI passes it as o.dir */
     setenv("ENVLOCK_CACHE_DIR", "/from/env", 1);
+    setenv("HOME", "/home/u", 1);
+    unsetenv("XDG_CACHE_HOME");
     char *d = cache_default_dir(&o);
-    assert_string_equal(d, "/from/env");
+    assert_string_equal(d, "/home/u/.cache/envlock");
     free(d);
     o.dir = "/from/option";
     d = cache_default_dir(&o);
