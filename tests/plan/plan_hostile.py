@@ -41,6 +41,9 @@ DEMO = os.path.join(ROOT, "corpus", "demo", "demo.yaml")
 APT = "https://snapshot.debian.org/archive/debian/20260914T150000Z"
 DOCTOR = "RUN /opt/datalayer/bin/datalayer-sandbox doctor --json > /tmp/doctor.json"
 
+sys.path.insert(0, HERE)
+from plan_mirror import files_of, run  # noqa: E402  (the same runner and reader)
+
 failures = []
 
 
@@ -49,28 +52,8 @@ def fail(msg):
     print("FAIL: " + msg)
 
 
-def env():
-    e = {k: v for k, v in os.environ.items() if not k.startswith("ENVLOCK_")}
-    e["ENVLOCK_CONFIG"] = "/nonexistent"
-    e["XDG_CONFIG_HOME"] = "/nonexistent"
-    return e
-
-
-def run(el, args):
-    return subprocess.run([el] + args, env=env(), capture_output=True, text=True, timeout=300)
-
-
 def plan(el, spec, lock, out, extra=()):
     return run(el, list(extra) + ["plan", spec, lock, "--bases", BASES, "-o", out])
-
-
-def files_of(d):
-    out = {}
-    for dp, _dn, fn in os.walk(d):
-        for f in fn:
-            p = os.path.join(dp, f)
-            out[os.path.relpath(p, d)] = open(p, "rb").read().decode("utf-8", "replace")
-    return out
 
 
 def line_of(text, needle):
