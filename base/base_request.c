@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pep508.h"
+#include "spec_requirements.h"
 #include "base_request.h"
 
 #define DEFAULT_NPM_REGISTRY "https://registry.npmjs.org"
@@ -186,12 +187,32 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The requirements of a `requirements` dependency file, or NULL for any
+ * other source. */
+static bool is_requirements(const el_spec *spec)
+{
+    const char *source = el_spec_text(spec, "spec.build.source");
+    const char *format = el_spec_text(spec, "spec.build.dependencyFile.sourceFormat");
+    return source && format && strcmp(source, "dependencyFile") == 0 &&
+           strcmp(format, "requirements") == 0;
+}
+
 static el_code check_source(el_ctx *ctx, const el_spec *spec)
 {
     const char *source = el_spec_text(spec, "spec.build.source");
-    if (source && strcmp(source, "packages") != 0 && strcmp(source, "image") != 0) {
+    if (source && strcmp(source, "dependencyFile") == 0 && !is_requirements(spec)) {
+        const char *format = el_spec_text(spec, "spec.build.dependencyFile.sourceFormat");
         el_fail(ctx, EL_CAPABILITY_UNSUPPORTED,
-                "`%s` is not resolved by envlock yet: only `packages` and `image` are", source);
+                "a `%s` dependency file is not resolved by envlock yet: only `requirements` is",
+                format ? format : "(unknown)");
+        el_detail_str(ctx, "field", "spec.build.dependencyFile.sourceFormat");
+        return EL_CAPABILITY_UNSUPPORTED;
+    }
+    if (source && strcmp(source, "packages") != 0 && strcmp(source, "image") != 0 &&
+        strcmp(source, "dependencyFile") != 0) {
+        el_fail(ctx, EL_CAPABILITY_UNSUPPORTED,
+                "`%s` is not resolved by envlock yet: only `packages`, `dependencyFile` and "
+                "`image` are", source);
         el_detail_str(ctx, "field", "spec.build.source");
         return EL_CAPABILITY_UNSUPPORTED;
     }
@@ -499,6 +520,36 @@ static el_code build_parts(el_ctx *ctx, target_request *r, const el_spec *spec,
     return EL_OK;
 }
 
+/* A requirements file's lines stand where `packages.python.dependencies`
+ * stands (REFERENCE §3: the source's requirements, then the same merge):
+ * `all` with its Python dependencies replaced by the file's requirements,
+ * each with its field `content[i]` and its position in the spec text. The
+ * lists stay in their bit order, which take() relies on. */
+static el_spec_entry *with_requirements(target_request *r, const el_spec *spec,
+                                        const target_request_options *o, el_spec_entry *all,
+                                        size_t *n_all)
+{
+    const char *content = el_spec_text(spec, "spec.build.dependencyFile.content");
+    spec_reqfile *f = spec_reqfile_parse(r->mem, content ? content : "");
+    spec_reqfile_locate(o ? o->spec_text : NULL, o ? o->spec_len : 0, o ? o->spec_opts : NULL,
+                        f->reqs, f->n_reqs);
+    r->reqfile = f;
+    el_spec_entry *out = xcalloc(f->n_reqs + *n_all + 1, sizeof *out);
+    size_t k = 0;
+    for (size_t i = 0; i < f->n_reqs; i++)
+        out[k++] = (el_spec_entry){
+            EL_SPEC_PYTHON_DEPENDENCIES, f->reqs[i].text,
+            arena_sprintf(r->mem, "spec.build.dependencyFile.content[%u]", f->reqs[i].index),
+            f->reqs[i].file_line, f->reqs[i].file_column
+        };
+    for (size_t i = 0; i < *n_all; i++)
+        if (all[i].list != EL_SPEC_PYTHON_DEPENDENCIES)
+            out[k++] = all[i];
+    free(all);
+    *n_all = k;
+    return out;
+}
+
 el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_spec *spec,
                              const target_request_options *o, target_request **out)
 {
@@ -516,6 +567,8 @@ el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_sp
                                          &n_all);
     if (o && o->spec_text)
         el_spec_entries_locate(all, n_all, o->spec_text, o->spec_len, o->spec_opts);
+    if (is_requirements(spec))
+        all = with_requirements(r, spec, o, all, &n_all);
     size_t nv = 0;
     const char **variants = spec_variants(r->mem, all, n_all, &nv);
     r->rq.variants = variants;

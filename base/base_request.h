@@ -72,12 +72,18 @@ typedef struct target_request {
     size_t n_notes;
     const char **resolved_bases;   /* parallel to rq.variants: "<repository>@<digest>" */
     char spec_digest[EL_DIGEST_SIZE];
+    /* a `requirements` dependency file as read (its requirements are the
+     * Python roots; its --pre, --only-binary, --no-binary and hashes are
+     * the verb's to apply), or NULL for any other source */
+    const struct spec_reqfile *reqfile;
 } target_request;
 
 /* target_request_build() :
  *  The whole request for `spec` (which must have no findings) against the
  *  catalog: refuses what cannot be resolved (build sources other than
- *  `packages` and `image`, the conda manager) with CAPABILITY_UNSUPPORTED;
+ *  `packages`, `image` and a `requirements` dependency file, the conda
+ *  manager) with CAPABILITY_UNSUPPORTED; a requirements file's lines stand
+ *  for `packages.python.dependencies`, with fields `content[i]`;
  *  finds the base (unknown ref or channel: SPEC_INVALID) and for an `image`
  *  source the image's entry (target_catalog_find_image()); checks the spec's
  *  Python against the base, or the image for an image source; resolves the

@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "spec_internal.h"
+#include "spec_requirements.h"
 
 static json_object *at_path(const el_spec *s, const char *path)
 {
@@ -75,6 +76,41 @@ el_spec_entry *el_spec_entries(const el_spec *spec, unsigned lists, size_t *n)
     return out;
 }
 
+/* The tree of the text a spec was loaded from, as el_spec_load_text()
+ * chose to read it (a recipe imported, keeping the recipe's positions). */
+static spec_node *reread(arena *mem, spec_findings *fs, const char *text, size_t len,
+                         const el_spec_options *opts)
+{
+    el_spec_format format = opts ? opts->format : EL_SPEC_FORMAT_AUTO;
+    const char *template_name = opts ? opts->template_name : NULL;
+    spec_node *root = spec_yaml_parse(mem, text, len, fs);
+    if (root && (format == EL_SPEC_FORMAT_DATAGEN || template_name ||
+                 (format == EL_SPEC_FORMAT_AUTO && spec_datagen_looks_like(root))))
+        root = spec_datagen_import(mem, root, template_name, fs);
+    return root;
+}
+
+void spec_reqfile_locate(const char *text, size_t len, const el_spec_options *opts,
+                         spec_req *reqs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        reqs[i].file_line = reqs[i].file_column = 0;
+    if (!text || !n)
+        return;
+    arena *mem = arena_new();
+    spec_findings fs;
+    spec_findings_init(&fs, mem);
+    spec_node *root = reread(mem, &fs, text, len, opts);
+    const spec_node *at =
+        root ? spec_node_at_path(root, "spec.build.dependencyFile.content") : NULL;
+    for (size_t i = 0; at && at->kind == SN_STR && i < n; i++)
+        spec_reqfile_file_position(at->line, at->column, at->body_line, at->body_column,
+                                   reqs[i].line, reqs[i].column, &reqs[i].file_line,
+                                   &reqs[i].file_column);
+    spec_findings_release(&fs);
+    arena_free(mem);
+}
+
 void el_spec_entries_locate(el_spec_entry *entries, size_t n, const char *text, size_t len,
                             const el_spec_options *opts)
 {
@@ -83,14 +119,7 @@ void el_spec_entries_locate(el_spec_entry *entries, size_t n, const char *text, 
     arena *mem = arena_new();
     spec_findings fs;
     spec_findings_init(&fs, mem);
-    el_spec_format format = opts ? opts->format : EL_SPEC_FORMAT_AUTO;
-    const char *template_name = opts ? opts->template_name : NULL;
-    spec_node *root = spec_yaml_parse(mem, text, len, &fs);
-    /* The same choice as el_spec_load_text(): a recipe is imported, and the
-     * imported tree keeps the recipe's positions. */
-    if (root && (format == EL_SPEC_FORMAT_DATAGEN || template_name ||
-                 (format == EL_SPEC_FORMAT_AUTO && spec_datagen_looks_like(root))))
-        root = spec_datagen_import(mem, root, template_name, &fs);
+    spec_node *root = reread(mem, &fs, text, len, opts);
     for (size_t i = 0; root && i < n; i++) {
         const spec_node *node = spec_node_at_path(root, entries[i].field);
         /* Only an exact hit counts: the deepest ancestor is not the entry. */

@@ -46,6 +46,11 @@ struct spec_node {
     const char *text;       /* scalar: the value text (decoded); NUL-terminated */
     size_t text_len;        /* may contain NULs from escapes: use text_len */
     bool quoted;            /* scalar was quoted or a block scalar */
+    unsigned body_line;     /* a literal block scalar (`|`): where its first
+                             * content line starts (line, and column of its
+                             * indentation), so a position inside the text
+                             * maps to the file; 0 for any other node */
+    unsigned body_column;
     bool date;              /* SN_STR that PyYAML's safe_load would read as a
                              * timestamp (2026-09-12): not a string to pydantic */
     bool b;                 /* SN_BOOL */

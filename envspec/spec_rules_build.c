@@ -8,12 +8,14 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <json-c/json.h>
 
 #include "npm_spec.h"
 #include "pep508.h"
 
+#include "spec_requirements.h"
 #include "spec_rules_internal.h"
 
 #define MAX_TEXT_BYTES 1048576
@@ -58,47 +60,69 @@ char *spec_npm_name(const char *text)
 
 /* ---- requirements.txt ---- */
 
-static void check_requirements(rules_ctx *r, const char *content)
+/* Two index URLs name the same index: scheme and host in any case, the
+ * rest byte for byte, trailing slashes aside. */
+static bool same_index(const char *a, const char *b)
 {
-    const char *field = "spec.build.dependencyFile.content";
-    size_t idx = 0;
-    const char *p = content;
-    while (*p) {
-        const char *eol = strchr(p, '\n');
-        size_t n = eol ? (size_t)(eol - p) : strlen(p);
-        char *line = xstrndup(p, n);
-        p += n + (eol ? 1 : 0);
-        /* strip; skip comments; cut at whitespace-preceded `#`; strip again;
-         * skip empty lines and pip options */
-        char *s = line;
-        while (isspace((unsigned char)*s))
-            s++;
-        if (*s == '#') {
-            free(line);
-            continue;
-        }
-        for (char *h = s + 1; *s && *h; h++)
-            if (*h == '#' && isspace((unsigned char)h[-1])) {
-                *h = '\0';
-                break;
-            }
-        size_t len = strlen(s);
-        while (len > 0 && isspace((unsigned char)s[len - 1]))
-            s[--len] = '\0';
-        if (len == 0 || s[0] == '-') {
-            free(line);
-            continue;
-        }
-        char *err = NULL;
-        if (!spec_check_pep508(s, &err)) {
-            char *f = xasprintf("%s[%zu]", field, idx);
-            rules_add(r, f, EL_SPEC_INVALID, "`%s`: %s", s, err);
-            free(f);
-        }
-        free(err);
-        free(line);
-        idx++;
+    size_t na = strlen(a), nb = strlen(b);
+    while (na && a[na - 1] == '/')
+        na--;
+    while (nb && b[nb - 1] == '/')
+        nb--;
+    if (na != nb)
+        return false;
+    const char *sep = strstr(a, "://");
+    size_t host_end = sep ? (size_t)(sep - a) + 3 + strcspn(sep + 3, "/") : 0;
+    if (host_end > na)
+        host_end = na;
+    return strncasecmp(a, b, host_end) == 0 && memcmp(a + host_end, b + host_end, na - host_end) == 0;
+}
+
+/* Each problem at its position in the content and, through the content
+ * node, in the spec file; the field is `content[i]` for a requirement's
+ * line (i among requirement lines, as the reference counts them). */
+static void req_finding(rules_ctx *r, const spec_node *at, long index, unsigned line,
+                        unsigned column, el_code code, const char *message)
+{
+    const char *base = "spec.build.dependencyFile.content";
+    char *field = index >= 0 ? xasprintf("%s[%ld]", base, index) : xstrdup(base);
+    unsigned fl = 0, fc = 0;
+    if (at)
+        spec_reqfile_file_position(at->line, at->column, at->body_line, at->body_column, line,
+                                   column, &fl, &fc);
+    spec_finding_add_pos(r->fs, fl, fc, field, code, "line %u, column %u of the requirements: %s",
+                         line, column, message);
+    free(field);
+}
+
+static void check_requirements(rules_ctx *r, json_object *spec, const char *content)
+{
+    const spec_node *at = spec_node_at_path(r->root, "spec.build.dependencyFile.content");
+    if (at && at->kind != SN_STR)
+        at = NULL;
+    arena *mem = arena_new();
+    spec_reqfile *f = spec_reqfile_parse(mem, content);
+    for (size_t i = 0; i < f->n_problems; i++) {
+        const spec_req_problem *p = &f->problems[i];
+        req_finding(r, at, p->index, p->line, p->column, p->code, p->message);
     }
+    /* an index is the spec's policy, not a pasted file's */
+    json_object *indexes = jget(jget(jget(spec, "packages"), "python"), "indexes");
+    for (size_t i = 0; i < f->n_indexes; i++) {
+        const spec_req_index *ix = &f->indexes[i];
+        bool named = false;
+        for (size_t k = 0; k < jlen(indexes) && !named; k++)
+            named = jat(indexes, k) && same_index(jat(indexes, k), ix->url);
+        if (named)
+            continue;
+        char *m = xasprintf("`%s %s` names an index the spec does not: the indexes are the "
+                            "spec's choice, so add it to `spec.packages.python.indexes` or "
+                            "remove the line",
+                            ix->extra ? "--extra-index-url" : "--index-url", ix->url);
+        req_finding(r, at, -1, ix->line, ix->column, EL_SPEC_INVALID, m);
+        free(m);
+    }
+    arena_free(mem);
 }
 
 /* ---- environment.yml ---- */
@@ -193,7 +217,7 @@ out:
     arena_free(mem);
 }
 
-static void rule_dependency_file(rules_ctx *r, json_object *build)
+static void rule_dependency_file(rules_ctx *r, json_object *spec, json_object *build)
 {
     if (jfailed(build, "dependencyFile"))
         return; /* it failed its type check; that finding says enough */
@@ -220,7 +244,7 @@ static void rule_dependency_file(rules_ctx *r, json_object *build)
             rules_add(r, "spec.build.dependencyFile.content", EL_SPEC_INVALID,
                       "is over 1048576 bytes");
         else if (strcmp(format, "requirements") == 0)
-            check_requirements(r, content);
+            check_requirements(r, spec, content);
         else if (strcmp(format, "conda") == 0)
             check_conda(r, content);
     }
@@ -656,7 +680,7 @@ void spec_rules_build(rules_ctx *r, json_object *spec)
     if (!source)
         return;
     if (strcmp(source, "dependencyFile") == 0)
-        rule_dependency_file(r, build);
+        rule_dependency_file(r, spec, build);
     else if (strcmp(source, "image") == 0)
         rule_image(r, build);
     else if (strcmp(source, "dockerfile") == 0)

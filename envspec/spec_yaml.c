@@ -482,6 +482,27 @@ static spec_node *new_node(composer *y, spec_node_kind kind, const yaml_mark_t *
     return n;
 }
 
+/* A literal block's content starts on the line after its header, indented
+ * as its first non-blank line is: each content line is one file line. */
+static void literal_body(const composer *y, const yaml_event_t *ev, spec_node *node)
+{
+    /* libyaml's mark index counts characters, not bytes: find the header's
+     * line by counting line breaks, and the content on the line after it */
+    size_t i = 0, line = 0;
+    while (i < y->len && line <= ev->start_mark.line)
+        line += y->text[i++] == '\n';
+    if (i >= y->len)
+        return;
+    size_t k = i;
+    unsigned col = 0;
+    while (k < y->len && (y->text[k] == ' ' || y->text[k] == '\n' || y->text[k] == '\r')) {
+        col = y->text[k] == ' ' ? col + 1 : 0;
+        k++;
+    }
+    node->body_line = (unsigned)ev->start_mark.line + 2;
+    node->body_column = col + 1;
+}
+
 /* A scalar event to a node, applying an explicit core tag if there is one. */
 static spec_node *compose_scalar(composer *y, yaml_event_t *ev)
 {
@@ -493,6 +514,8 @@ static spec_node *compose_scalar(composer *y, yaml_event_t *ev)
     node->text_len = n;
     bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
     node->quoted = !plain;
+    if (ev->data.scalar.style == YAML_LITERAL_SCALAR_STYLE)
+        literal_body(y, ev, node);
     if (!tag || strcmp(tag, "!") == 0) {
         if (plain && !tag)
             spec_yaml_resolve_plain(value, n, node);

@@ -56,6 +56,7 @@ typedef struct plan_spec {
     const char *manager;          /* spec.packages.python.manager: "uv" | "pip" */
     plan_pos manager_at;
     const char *build_source;     /* spec.build.source */
+    const char *build_format;     /* spec.build.dependencyFile.sourceFormat, or NULL */
     plan_pos build_source_at;
     const char *architecture;     /* spec.platform.architecture */
     plan_pos architecture_at;

@@ -173,6 +173,7 @@ static plan_spec *take_spec(arena *mem, const el_spec *spec)
     ps->manager = jstr(doc, "spec.packages.python.manager");
     ps->manager_at = pos_of(mem, spec, "spec.packages.python.manager");
     ps->build_source = jstr(doc, "spec.build.source");
+    ps->build_format = jstr(doc, "spec.build.dependencyFile.sourceFormat");
     ps->build_source_at = pos_of(mem, spec, "spec.build.source");
     ps->architecture = jstr(doc, "spec.platform.architecture");
     ps->architecture_at = pos_of(mem, spec, "spec.platform.architecture");

@@ -136,6 +136,8 @@ static el_code solve_and_write(el_ctx *ctx, const el_cache_options *co, const ta
                                  : resolver_resolve(ctx, c, &rq, &doc);
     cache_close(c);
     if (rc == EL_OK)
+        rc = verbs_reqfile_hashes(ctx, tr, doc);
+    if (rc == EL_OK)
         rc = lock_write_file(ctx, doc, res->lock_path, res->lock_digest);
     if (rc == EL_OK)
         count_packages(doc, res);
@@ -232,6 +234,7 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     tr->rq.n_only_binary = o->n_only_binary;
     tr->rq.no_binary = o->no_binary;
     tr->rq.n_no_binary = o->n_no_binary;
+    verbs_reqfile_options(tr, o->prerelease, o);
     snprintf(res->spec_digest, sizeof res->spec_digest, "%s", tr->spec_digest);
     for (size_t i = 0; i < tr->n_notes; i++)
         add_note(res, tr->notes[i]);

@@ -55,4 +55,21 @@ el_code verbs_resolve_targets(el_ctx *ctx, struct cache *c, const struct target_
  *  inputs (copied into it) and its target given as `targets`. */
 lock_doc *verbs_merge_locks(const struct target_request *tr, lock_doc *const *locks);
 
+/* verbs_reqfile_options() :
+ *  A `requirements` dependency file's --pre (uv's `allow`, unless
+ *  --prerelease was given), --only-binary and --no-binary (joined with the
+ *  command line's) set on tr->rq, so the solve and the lock's options carry
+ *  them. Nothing for any other source. */
+struct target_request;
+struct el_resolve_options;
+void verbs_reqfile_options(struct target_request *tr, const char *asked_prerelease,
+                           const struct el_resolve_options *o);
+
+/* verbs_reqfile_hashes() :
+ *  pip's hash-checking mode over the solved lock: each artifact locked for
+ *  a requirement with --hash is one it lists, else DL_ENV_RESOLVE_CONFLICT
+ *  naming the line and the hash the index serves (detail field
+ *  `content[i]`, package, served, line, column). EL_OK otherwise. */
+el_code verbs_reqfile_hashes(el_ctx *ctx, const struct target_request *tr, const lock_doc *doc);
+
 #endif

@@ -722,8 +722,8 @@ static void request_refusals(void **state)
                                ctx),
                      EL_CAPABILITY_UNSUPPORTED);
     assert_string_equal(el_ctx_message(ctx),
-                        "`dockerfile` is not resolved by envlock yet: only `packages` and `image` "
-                        "are");
+                        "`dockerfile` is not resolved by envlock yet: only `packages`, "
+                        "`dependencyFile` and `image` are");
     /* a spec with findings is refused with them */
     assert_int_equal(build_for("apiVersion: environments.datalayer.io/v1alpha1\nkind: Environment\n"
                                "metadata: {name: X}\nspec:\n  language: {version: \"3.13\"}\n"
