@@ -99,6 +99,11 @@ el_code bundle_write(el_ctx *ctx, cache *c, const lock_doc *lock, const bundle_o
                      bundle_stats *st)
 {
     memset(st, 0, sizeof *st);
+    /* every lock string by its grammar before any of it names a file, a URL
+     * or a line of the README (the lock is untrusted input) */
+    el_code valid = lock_validate(ctx, lock);
+    if (valid != EL_OK)
+        return valid;
     bundle b = { .ctx = ctx, .c = c, .lock = lock, .dir = o->out_dir, .a = arena_new(), .st = st };
     int err = file_mkdirs(o->out_dir);
     if (err) {

@@ -197,6 +197,9 @@ el_code lock_validate(el_ctx *ctx, const lock_doc *d);
  *  source) is not among the lock's inputs, or NULL. Such a lock cannot be
  *  checked or bundled: what it was resolved from is not recorded. */
 const lock_package *lock_unindexed(const lock_doc *d);
+/* lock_package_indexed() : whether `p` is in the base or its index document
+ *  is among the inputs of `d` (lock_unindexed()'s test for one package). */
+bool lock_package_indexed(const lock_doc *d, const lock_package *p);
 
 /* lock_find() : the package (ecosystem, name[, version]) or NULL. With
  *  version NULL and several copies of the name (npm), the first in the

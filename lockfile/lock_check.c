@@ -289,6 +289,22 @@ static void check_inputs(checker *c)
     free(f);
 }
 
+/* A package whose index document is not among the lock's inputs: the lock
+ * does not record what it was resolved from, so nothing can confirm it and
+ * a bundle could not serve it (lock_unindexed()). */
+static void check_indexed(checker *c)
+{
+    const lock_doc *d = c->lock;
+    for (size_t i = 0; i < d->n_packages; i++) {
+        const lock_package *p = &d->packages[i];
+        if (lock_package_indexed(d, p))
+            continue;
+        char w[32];
+        line(c, "package without its index among the inputs: %s %s %s packages[%zu]%s",
+             show(p->ecosystem), show(p->name), show(p->version), i, at(p->line, w));
+    }
+}
+
 /* ---- pypi ---- */
 
 static pypi_prerelease pre_mode(const char *mode)
@@ -969,6 +985,7 @@ el_code lock_check(el_ctx *ctx, const lock_doc *lock, const lock_check_input *in
     check_target(&c);
     check_options(&c);
     check_inputs(&c);
+    check_indexed(&c);
     for (size_t i = 0; i < in->n_roots && rc == EL_OK; i++) {
         const lock_check_root *r = &in->roots[i];
         const char *eco = r->ecosystem ? r->ecosystem : "";

@@ -341,19 +341,22 @@ static bool input_serves(const lock_package *p, const char *url)
     return strcmp(p->ecosystem, "pypi") == 0 ? strcmp(u, "/") == 0 : *u == '\0';
 }
 
+bool lock_package_indexed(const lock_doc *d, const lock_package *p)
+{
+    if (p->installed_in_base)
+        return true;
+    for (size_t k = 0; k < d->n_inputs; k++)
+        if (p->source && d->inputs[k].url && p->ecosystem && d->inputs[k].ecosystem &&
+            strcmp(d->inputs[k].ecosystem, p->ecosystem) == 0 &&
+            input_serves(p, d->inputs[k].url))
+            return true;
+    return false;
+}
+
 const lock_package *lock_unindexed(const lock_doc *d)
 {
-    for (size_t i = 0; i < d->n_packages; i++) {
-        const lock_package *p = &d->packages[i];
-        if (p->installed_in_base)
-            continue;
-        bool found = false;
-        for (size_t k = 0; k < d->n_inputs && !found; k++)
-            found = p->source && d->inputs[k].url &&
-                    strcmp(d->inputs[k].ecosystem, p->ecosystem) == 0 &&
-                    input_serves(p, d->inputs[k].url);
-        if (!found)
-            return p;
-    }
+    for (size_t i = 0; i < d->n_packages; i++)
+        if (!lock_package_indexed(d, &d->packages[i]))
+            return &d->packages[i];
     return NULL;
 }

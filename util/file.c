@@ -2,7 +2,9 @@
  * for a buffer, file_stream_* for bytes that arrive piece by piece,
  * file_link_atomic for a hard link) and the same-bytes test that lets a
  * writer skip rewriting an unchanged file. The lock, plans, exports and
- * streamed downloads are all written through it. Owns no policy about
+ * streamed downloads are all written through it; the bytes go to an
+ * unnamed file (O_TMPFILE) where the kernel has them, so an interrupted run
+ * leaves no temp file behind. Owns no policy about
  * what a failure means: callers word their own errors. */
 /* syncfs(2) is a GNU extension */
 #define _GNU_SOURCE
@@ -79,6 +81,35 @@ static int open_temp(const char *path, char **tmp)
     return fd;
 }
 
+/* An unnamed file in the directory of `path` (O_TMPFILE), or -1 where the
+ * filesystem or kernel has none. A run killed or interrupted while writing
+ * leaves nothing behind: the file gets a name only at commit, for the
+ * instant between link_temp() and the rename. Naming it needs /proc
+ * (linkat through /proc/self/fd works without privileges). */
+static int open_unnamed(const char *path)
+{
+    if (access("/proc/self/fd", X_OK) != 0)
+        return -1;
+    char *dir = dir_of(path);
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    free(dir);
+    return fd;
+}
+
+/* Gives the unnamed file `fd` a unique temp name beside `path` (*tmp). */
+static int link_temp(int fd, const char *path, char **tmp)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    int err = EEXIST;
+    for (unsigned attempt = 0; attempt < 100 && err == EEXIST; attempt++) {
+        free(*tmp);
+        *tmp = xasprintf("%s.tmp-%ld-%u", path, (long)getpid(), attempt);
+        err = linkat(AT_FDCWD, proc, AT_FDCWD, *tmp, AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
+    }
+    return err;
+}
+
 /* The directory holding `path` made durable: a rename is durable once its
  * directory is. Best effort (some filesystems refuse fsync on a directory). */
 static void sync_dir_of(const char *path)
@@ -95,7 +126,7 @@ static void sync_dir_of(const char *path)
 struct file_stream {
     int fd;
     char *path;
-    char *tmp;
+    char *tmp;        /* NULL while the file is unnamed */
     unsigned flags;   /* FILE_LAZY */
     int err;          /* the first failure, 0 if none */
     const char *step; /* ... and what it was doing */
@@ -110,7 +141,9 @@ file_stream *file_stream_begin(const char *path, int *err)
 file_stream *file_stream_begin_flags(const char *path, unsigned flags, int *err)
 {
     char *tmp = NULL;
-    int fd = open_temp(path, &tmp);
+    int fd = open_unnamed(path);
+    if (fd < 0)
+        fd = open_temp(path, &tmp);
     if (fd < 0) {
         *err = errno;
         free(tmp);
@@ -150,14 +183,18 @@ int file_stream_commit(file_stream *s, const char **step)
     bool lazy = s->flags & FILE_LAZY;
     if (!err && !lazy && fsync(s->fd) != 0)
         err = errno, *step = "syncing";
+    if (!err && !s->tmp && (err = link_temp(s->fd, s->path, &s->tmp)) != 0)
+        *step = "naming the temporary file";
     if (close(s->fd) != 0 && !err)
         err = errno, *step = "closing";
     if (!err && rename(s->tmp, s->path) != 0)
         err = errno, *step = "renaming the temporary file into place";
-    if (err)
-        unlink(s->tmp);
-    else if (!lazy)
+    if (err) {
+        if (s->tmp)
+            unlink(s->tmp);
+    } else if (!lazy) {
         sync_dir_of(s->path);
+    }
     stream_free(s);
     return err;
 }
@@ -167,7 +204,8 @@ void file_stream_abort(file_stream *s)
     if (!s)
         return;
     close(s->fd);
-    unlink(s->tmp);
+    if (s->tmp)
+        unlink(s->tmp);
     stream_free(s);
 }
 

