@@ -16,6 +16,7 @@
 #include "pep508.h"
 
 #include "spec_requirements.h"
+#include "spec_toml.h"
 #include "spec_rules_internal.h"
 
 #define MAX_TEXT_BYTES 1048576
@@ -122,6 +123,66 @@ static void check_requirements(rules_ctx *r, json_object *spec, const char *cont
         req_finding(r, at, -1, ix->line, ix->column, EL_SPEC_INVALID, m);
         free(m);
     }
+    arena_free(mem);
+}
+
+/* ---- pyproject.toml + uv.lock ---- */
+
+/* `text` read as TOML: a refusal is a finding at `field` with its line and
+ * column inside the text and, through the text's node, in the spec file.
+ * NULL then; else the root table (in `mem`). */
+static void text_finding(rules_ctx *r, const char *field, const char *what, unsigned line,
+                         unsigned col, el_code code, const char *message)
+{
+    const spec_node *at = spec_node_at_path(r->root, field);
+    unsigned fl = 0, fc = 0;
+    if (at && at->kind == SN_STR)
+        spec_reqfile_file_position(at->line, at->column, at->body_line, at->body_column, line,
+                                   col, &fl, &fc);
+    spec_finding_add_pos(r->fs, fl, fc, field, code, "line %u, column %u of the %s: %s", line,
+                         col, what, message);
+}
+
+static toml_value *check_toml(rules_ctx *r, arena *mem, const char *field, const char *what,
+                              const char *text)
+{
+    char *err = NULL;
+    unsigned line = 0, col = 0;
+    toml_value *root = toml_parse(mem, text, strlen(text), &err, &line, &col);
+    if (!root)
+        text_finding(r, field, what, line, col, EL_SPEC_INVALID, err);
+    free(err);
+    return root;
+}
+
+/* uv.lock's `version`: 1 is the format uv writes (its `revision` counts
+ * compatible additions, so any revision of version 1 is read). */
+static void check_uv_lock_version(rules_ctx *r, const toml_value *lock)
+{
+    const toml_value *v = toml_get(lock, "version");
+    const char *field = "spec.build.dependencyFile.lockContent";
+    if (!v)
+        rules_add(r, field, EL_SPEC_INVALID,
+                  "has no `version`: it is not a uv.lock (uv writes `version = 1`)");
+    else if (v->kind != TOML_INTEGER || v->i != 1) {
+        char *m = xasprintf("`version = %s`: envlock reads uv.lock version 1",
+                            v->kind == TOML_INTEGER ? v->s : "(not an integer)");
+        text_finding(r, field, "uv.lock", v->line, v->column, EL_CAPABILITY_UNSUPPORTED, m);
+        free(m);
+    }
+}
+
+static void check_pyproject(rules_ctx *r, const char *content, const char *lock)
+{
+    arena *mem = arena_new();
+    if (content && !is_blank(content))
+        check_toml(r, mem, "spec.build.dependencyFile.content", "pyproject.toml", content);
+    toml_value *l = lock && !is_blank(lock) && strlen(lock) <= MAX_TEXT_BYTES
+                        ? check_toml(r, mem, "spec.build.dependencyFile.lockContent", "uv.lock",
+                                     lock)
+                        : NULL;
+    if (l)
+        check_uv_lock_version(r, l);
     arena_free(mem);
 }
 
@@ -248,6 +309,8 @@ static void rule_dependency_file(rules_ctx *r, json_object *spec, json_object *b
         else if (strcmp(format, "conda") == 0)
             check_conda(r, content);
     }
+    if (strcmp(format, "pyproject") == 0)
+        check_pyproject(r, content && strlen(content) <= MAX_TEXT_BYTES ? content : NULL, lock);
     if (!lock)
         return;
     if (strcmp(format, "pyproject") == 0) {

@@ -27,6 +27,7 @@ typedef struct tp {
     char *err;
     unsigned err_line, err_col;
     ptrvec pending; /* tables dotted keys made in the current section */
+    unsigned key_line, key_col; /* where the key of the pair being read starts */
 } tp;
 
 static bool fail(tp *t, const char *fmt, ...) EL_PRINTF(2, 3);
@@ -620,6 +621,9 @@ static toml_value *inline_table(tp *t, unsigned depth)
     }
     for (;;) {
         ptrvec parts = PTRVEC_INIT;
+        skip_ws(t);
+        t->key_line = t->line;
+        t->key_col = (unsigned)(t->p - t->bol) + 1;
         bool ok = key(t, &parts);
         if (ok && peek(t, 0) != '=')
             ok = fail(t, "expected `=` after the key");
@@ -724,8 +728,12 @@ static bool set_kv(tp *t, toml_value *base, ptrvec *parts, toml_value *v, bool s
         tb = x;
     }
     const tkey *last = parts->items[parts->len - 1];
-    if (get_mut(tb, last))
-        return fail(t, "`%s` is defined twice", last->s);
+    if (get_mut(tb, last)) {
+        fail(t, "`%s` is defined twice", last->s);
+        t->err_line = t->key_line; /* the finding names the key, not what follows */
+        t->err_col = t->key_col;
+        return false;
+    }
     push(t, tb, last, v);
     return true;
 }
@@ -824,6 +832,8 @@ toml_value *toml_parse(arena *mem, const char *text, size_t len, char **err, uns
             continue;
         }
         ptrvec parts = PTRVEC_INIT;
+        t.key_line = t.line;
+        t.key_col = (unsigned)(t.p - t.bol) + 1;
         if (key(&t, &parts)) {
             if (peek(&t, 0) != '=') {
                 fail(&t, "expected `=` after the key");
