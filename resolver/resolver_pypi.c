@@ -314,6 +314,20 @@ bool resolver_pypi_round(rsv *r)
     return changed;
 }
 
+/* A page listing wheel or sdist names outside their grammar (a shell or
+ * path character) is either broken or hostile: those files are never
+ * candidates, and the user hears which index served them. */
+static void note_refused(rsv *r, const pypi_project *p)
+{
+    if (!r->rq->note)
+        return;
+    char *t = xasprintf("pypi: %s at %s lists %zu file%s whose name%s not a wheel or sdist file "
+                        "name (e.g. `%s`); not used", p->name, p->page_url, p->nrefused,
+                        p->nrefused == 1 ? "" : "s", p->nrefused == 1 ? " is" : "s are", p->refused);
+    r->rq->note(r->rq->note_user, t);
+    free(t);
+}
+
 el_code resolver_pypi_finish(rsv *r)
 {
     for (size_t i = 0; i < r->pypi_names.len; i++) {
@@ -321,6 +335,8 @@ el_code resolver_pypi_finish(rsv *r)
         n->p = n->held ? NULL : pypi_loader_get(r->pl, n->name);
         if (n->p && n->p->code != EL_OK && !(n->p->reason && strcmp(n->p->reason, "not_found") == 0))
             return pypi_project_fail(r->ctx, n->p);
+        if (n->p && n->p->nrefused)
+            note_refused(r, n->p);
     }
     return EL_OK;
 }

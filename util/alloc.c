@@ -212,6 +212,15 @@ void *arena_alloc(arena *a, size_t n)
     return p;
 }
 
+char *arena_shown(arena *a, const char *s, size_t max)
+{
+    char *t = arena_strndup(a, s, strnlen(s, max));
+    for (char *p = t; *p; p++)
+        if ((unsigned char)*p < ' ' || *p == 0x7f)
+            *p = '?';
+    return t;
+}
+
 char *arena_strndup(arena *a, const char *s, size_t n)
 {
     char *p = arena_alloc(a, n + 1);

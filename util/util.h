@@ -58,6 +58,9 @@ void *arena_alloc(arena *a, size_t n);
 char *arena_strdup(arena *a, const char *s);
 char *arena_strndup(arena *a, const char *s, size_t n);
 char *arena_sprintf(arena *a, const char *fmt, ...) EL_PRINTF(2, 3);
+/* arena_shown() : `s` cut at `max` bytes with control bytes (and DEL) as
+ *  '?': a string from a hostile document, fit for a note or a message. */
+char *arena_shown(arena *a, const char *s, size_t max);
 
 /* ---- ptrvec: a growable array of pointers (does not own the pointees) ---- */
 typedef struct ptrvec {

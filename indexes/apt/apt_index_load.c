@@ -745,11 +745,7 @@ static bool load_blob(apt_loader *l, apt_index_job *ij, Repo *repo)
 /* `s` for a message or a note: control bytes as '?', at most 120 bytes. */
 static const char *shown(arena *a, const char *s)
 {
-    char *t = arena_strndup(a, s, strnlen(s, 120));
-    for (char *p = t; *p; p++)
-        if ((unsigned char)*p < ' ' || *p == 0x7f)
-            *p = '?';
-    return t;
+    return arena_shown(a, s, 120);
 }
 
 /* Whether a Packages Filename is a relative path of Debian file name

@@ -439,6 +439,9 @@ typedef struct pypi_project {
     pypi_candidate *cands;        /* every version, newest first; invalid
                                      versions last */
     size_t ncands;
+    size_t nrefused;              /* wheel or sdist files whose names leave
+                                     their grammar: never candidates */
+    const char *refused;          /* the first of them, control bytes as `?` */
     /* failure of the whole project (EL_OK when loaded) */
     el_code code;
     const char *reason;           /* detail.reason */

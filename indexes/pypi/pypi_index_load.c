@@ -263,7 +263,9 @@ typedef struct fileinfo {
     pypi_wheel_name wheel;
 } fileinfo;
 
-static bool sdist_split(arena *a, const char *filename, const char *project, const char **ver)
+/* 1: an sdist of `project` (*ver set); 0: not one; -1: an sdist file name
+ * outside the grammar, refused. */
+static int sdist_split(arena *a, const char *filename, const char *project, const char **ver)
 {
     static const char *const exts[] = { ".tar.gz", ".zip", ".tar.bz2", ".tgz" };
     size_t n = strlen(filename), stem = 0;
@@ -275,13 +277,13 @@ static bool sdist_split(arena *a, const char *filename, const char *project, con
         }
     }
     if (!stem)
-        return false;
+        return 0;
     /* an sdist's name is NAME-VERSION.EXT: name characters, PEP 440's and
      * `-`; anything else (a shell or path character) never reaches a lock */
     for (size_t i = 0; i < n; i++)
         if (!isalnum((unsigned char)filename[i]) || (unsigned char)filename[i] >= 0x80)
             if (!strchr("._+!-", filename[i]))
-                return false;
+                return -1;
     /* NAME-VERSION where NAME may itself contain dashes (legacy sdists):
      * the split whose left side normalizes to the project name. */
     for (size_t i = 1; i < stem; i++) {
@@ -294,33 +296,35 @@ static bool sdist_split(arena *a, const char *filename, const char *project, con
         free(canon);
         if (match && i + 1 < stem) {
             *ver = arena_strndup(a, filename + i + 1, stem - i - 1);
-            return true;
+            return 1;
         }
     }
-    return false;
+    return 0;
 }
 
-static bool classify(arena *a, const pypi_file *f, const char *project, fileinfo *fi)
+/* 1: a candidate file of `project` (fi filled); 0: some other file (another
+ * project's, an egg, an installer), skipped as pip skips it; -1: a wheel or
+ * sdist whose name leaves its grammar, refused with a note. */
+static int classify(arena *a, const pypi_file *f, const char *project, fileinfo *fi)
 {
     memset(fi, 0, sizeof *fi);
     size_t n = strlen(f->filename);
     if (n > 4 && strcasecmp(f->filename + n - 4, ".whl") == 0) {
         if (!pypi_wheel_name_parse(a, f->filename, &fi->wheel, NULL))
-            return false;
+            return -1;
         char *canon = pypi_name_canonical(fi->wheel.name);
         bool ok = strcmp(canon, project) == 0;
         free(canon);
         if (!ok)
-            return false;
+            return 0;
         fi->kind = PYPI_WHEEL;
         fi->version = fi->wheel.version;
-        return true;
+        return 1;
     }
-    if (sdist_split(a, f->filename, project, &fi->version)) {
+    int s = sdist_split(a, f->filename, project, &fi->version);
+    if (s > 0)
         fi->kind = PYPI_SDIST;
-        return true;
-    }
-    return false;
+    return s;
 }
 
 typedef struct group {
@@ -677,10 +681,15 @@ static void build(proj *p, const pypi_page *page)
     pypi_loader *l = p->l;
     arena *a = l->a;
     ptrvec groups = PTRVEC_INIT;
+    p->pub.nrefused = 0;
+    p->pub.refused = NULL;
     for (size_t i = 0; i < page->nfiles; i++) {
         const pypi_file *f = &page->files[i];
         fileinfo *fi = arena_alloc(a, sizeof *fi);
-        if (!classify(a, f, p->pub.name, fi))
+        int kind = classify(a, f, p->pub.name, fi);
+        if (kind < 0 && p->pub.nrefused++ == 0)
+            p->pub.refused = arena_shown(a, f->filename, 120);
+        if (kind <= 0)
             continue;
         pypi_version *v = pypi_version_parse(fi->version, NULL);
         group *g = NULL;

@@ -785,7 +785,10 @@ static void test_loader_file_index(void **state)
     write_file(path, "<a href='../../beta-1.0-py3-none-any.whl#sha256=" SHA_AB "' "
                      "data-dist-info-metadata='true'>b</a>"
                      "<a href='../../beta-1.0.tar.gz#sha256=" SHA_AB "'>b</a>"
-                     "<a href='../../unrelated-1.0.tar.gz#sha256=" SHA_AB "'>u</a>");
+                     "<a href='../../unrelated-1.0.tar.gz#sha256=" SHA_AB "'>u</a>"
+                     /* outside the grammars: refused and counted for a note */
+                     "<a href='../../beta-1.0-1$(id)-py3-none-any.whl#sha256=" SHA_AB "'>h</a>"
+                     "<a href='../../beta-1.0;id.tar.gz#sha256=" SHA_AB "'>h</a>");
     free(path);
 
     el_ctx *ctx = el_ctx_new();
@@ -826,6 +829,9 @@ static void test_loader_file_index(void **state)
     assert_int_equal(b->cands[0].nartifacts, 2);
     assert_int_equal(b->cands[0].chosen, 0); /* the wheel over the sdist */
     assert_string_equal(b->cands[0].meta_source, "metadata-file");
+    assert_int_equal(b->nrefused, 2);
+    assert_string_equal(b->refused, "beta-1.0-1$(id)-py3-none-any.whl");
+    assert_int_equal(pypi_loader_get(l, "alpha")->nrefused, 0);
     const pypi_project *g = pypi_loader_get(l, "gamma");
     assert_int_equal(g->code, EL_PACKAGE_NOT_FOUND);
     assert_string_equal(g->reason, "not_found");
