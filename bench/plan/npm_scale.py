@@ -3,8 +3,8 @@
 19, "plan is quadratic in npm packages"): every package a spec root at
 node_modules/pkg-<i>, each depending on the next one, and every tenth on a
 name no package has (the lookup falls back to a search by name). Valid by
-lock_validate(); about 250 bytes a package, so 65,000 fit in the 16 MiB
-limit. Not a resolver's answer: a shape for `envlock export --format
+lock_validate(); about 400 bytes a package, so at most about 41,000 fit in
+the 16 MiB limit. Not a resolver's answer: a shape for `envlock export --format
 package-lock` and `envlock plan`, whose cost grows with it."""
 import base64
 import hashlib
