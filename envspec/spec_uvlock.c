@@ -1,0 +1,514 @@
+/* spec_uvlock.c — pyproject.toml + uv.lock as a spec source
+ * (spec_uvlock.h). The lock format is the one uv documents for its
+ * lockfile (docs/concepts/projects/layout.md, "The lockfile"): `[[package]]`
+ * tables with `name`, `version`, `source`, `dependencies` (edges: `name`,
+ * optional `version`/`source` where several copies exist, `marker`,
+ * `extra`), `optional-dependencies`, `dev-dependencies`, `sdist`, `wheels`,
+ * `resolution-markers`, and the project's `[package.metadata]`
+ * (`requires-dist`, `requires-dev`) that `uv lock --check` compares with
+ * pyproject.toml. It owns the selection and the checks; what the spec
+ * allows beyond its indexes is the base stage's call, and the positions in
+ * the spec file are the caller's (spec_entries.c). */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pep508.h"
+#include "spec_toml.h"
+#include "spec_uvlock.h"
+
+#define F_CONTENT "spec.build.dependencyFile.content"
+#define F_LOCK "spec.build.dependencyFile.lockContent"
+#define RUN_UV_LOCK "run `uv lock` and bring the updated uv.lock"
+
+typedef struct sel {
+    arena *mem;
+    const toml_value *pyproject, *lock;
+    const toml_value *const *pkgs; /* uv.lock's [[package]] tables */
+    size_t n;
+    const pypi_env *env;
+    bool *chosen;
+    ptrvec extras_seen;            /* "<index>\n<extra>" already followed */
+    ptrvec problems;
+    long root;
+} sel;
+
+bool spec_index_same(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    while (na && a[na - 1] == '/')
+        na--;
+    while (nb && b[nb - 1] == '/')
+        nb--;
+    if (na != nb)
+        return false;
+    const char *sep = strstr(a, "://");
+    size_t host_end = sep ? (size_t)(sep - a) + 3 + strcspn(sep + 3, "/") : 0;
+    if (host_end > na)
+        host_end = na;
+    return strncasecmp(a, b, host_end) == 0 && memcmp(a + host_end, b + host_end, na - host_end) == 0;
+}
+
+static const char *str_at(const toml_value *t, const char *key)
+{
+    const toml_value *v = t && t->kind == TOML_TABLE ? toml_get(t, key) : NULL;
+    return v && v->kind == TOML_STRING ? v->s : NULL;
+}
+
+static const toml_value *kind_at(const toml_value *t, const char *key, toml_kind kind)
+{
+    const toml_value *v = t && t->kind == TOML_TABLE ? toml_get(t, key) : NULL;
+    return v && v->kind == kind ? v : NULL;
+}
+
+static void problem(sel *s, el_code code, const char *field, const char *package,
+                    const toml_value *at, const char *fmt, ...) EL_PRINTF(6, 7);
+
+static void problem(sel *s, el_code code, const char *field, const char *package,
+                    const toml_value *at, const char *fmt, ...)
+{
+    spec_uvproblem *p = arena_alloc(s->mem, sizeof *p);
+    va_list ap;
+    va_start(ap, fmt);
+    char *m = xvasprintf(fmt, ap);
+    va_end(ap);
+    p->code = code;
+    p->field = field;
+    p->package = package ? arena_strdup(s->mem, package) : NULL;
+    p->line = at ? at->line : 0;
+    p->column = at ? at->column : 0;
+    p->message = arena_strdup(s->mem, m);
+    free(m);
+    ptrvec_push(&s->problems, p);
+}
+
+static char *canonical(sel *s, const char *name)
+{
+    char *c = pypi_name_canonical(name ? name : "");
+    char *out = arena_strdup(s->mem, c);
+    free(c);
+    return out;
+}
+
+/* A marker uv wrote, evaluated where the environment is built: one that
+ * does not parse or evaluate is a problem, and false. */
+static bool holds(sel *s, const toml_value *at, const char *marker)
+{
+    if (!marker)
+        return true;
+    char *err = NULL;
+    pypi_marker *m = pypi_marker_parse(marker, true, &err);
+    int r = m ? pypi_marker_evaluate(m, s->env, &err) : -1;
+    pypi_marker_free(m);
+    if (r < 0)
+        problem(s, EL_SPEC_INVALID, F_LOCK, NULL, at, "`%s`: %s", marker, err ? err : "");
+    free(err);
+    return r == 1;
+}
+
+/* A fork's copy applies where one of its resolution-markers holds; a
+ * package without them applies everywhere. */
+static bool applies(sel *s, const toml_value *pkg)
+{
+    const toml_value *rm = kind_at(pkg, "resolution-markers", TOML_ARRAY);
+    if (!rm || rm->n == 0)
+        return true;
+    for (size_t i = 0; i < rm->n; i++)
+        if (rm->items[i]->kind == TOML_STRING && holds(s, rm->items[i], rm->items[i]->s))
+            return true;
+    return false;
+}
+
+static bool same_source(const toml_value *a, const toml_value *b)
+{
+    const char *ra = str_at(a, "registry"), *rb = str_at(b, "registry");
+    return !ra || !rb || strcmp(ra, rb) == 0;
+}
+
+/* The package an edge names: by name, then the edge's version and source
+ * where it gives them, then the copy whose resolution-markers hold. */
+static long target_of(sel *s, const toml_value *edge)
+{
+    const char *want = canonical(s, str_at(edge, "name"));
+    const char *version = str_at(edge, "version");
+    const toml_value *source = kind_at(edge, "source", TOML_TABLE);
+    long found = -1, applying = -1;
+    size_t n_found = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const toml_value *p = s->pkgs[i];
+        if (strcmp(canonical(s, str_at(p, "name")), want) != 0 ||
+            (version && (!str_at(p, "version") || strcmp(str_at(p, "version"), version) != 0)) ||
+            (source && !same_source(source, kind_at(p, "source", TOML_TABLE))))
+            continue;
+        n_found++;
+        found = (long)i;
+        if (applying < 0 && applies(s, p))
+            applying = (long)i;
+    }
+    return n_found > 1 ? applying : found;
+}
+
+static void follow(sel *s, long i, const char *extra);
+
+/* Each edge of `edges` (an array of inline tables) whose marker holds. */
+static void walk(sel *s, long from, const toml_value *edges)
+{
+    for (size_t k = 0; edges && k < edges->n; k++) {
+        const toml_value *e = edges->items[k];
+        const char *name = str_at(e, "name");
+        if (e->kind != TOML_TABLE || !name) {
+            problem(s, EL_SPEC_INVALID, F_LOCK, NULL, e,
+                    "a dependency of `%s` is not a table with a `name`",
+                    str_at(s->pkgs[from], "name"));
+            continue;
+        }
+        if (!holds(s, e, str_at(e, "marker")))
+            continue;
+        long to = target_of(s, e);
+        if (to < 0) {
+            problem(s, EL_SPEC_INVALID, F_LOCK, canonical(s, name), e,
+                    "`%s` depends on `%s`, and uv.lock has no package for it here: " RUN_UV_LOCK,
+                    str_at(s->pkgs[from], "name"), name);
+            continue;
+        }
+        follow(s, to, NULL);
+        const toml_value *ex = kind_at(e, "extra", TOML_ARRAY);
+        for (size_t x = 0; ex && x < ex->n; x++)
+            if (ex->items[x]->kind == TOML_STRING)
+                follow(s, to, ex->items[x]->s);
+    }
+}
+
+/* Package `i`, and with `extra` its optional dependencies of that name;
+ * each followed once. */
+static void follow(sel *s, long i, const char *extra)
+{
+    if (!extra) {
+        if (s->chosen[i])
+            return;
+        s->chosen[i] = true;
+        walk(s, i, kind_at(s->pkgs[i], "dependencies", TOML_ARRAY));
+        return;
+    }
+    char *key = arena_sprintf(s->mem, "%ld\n%s", i, canonical(s, extra));
+    for (size_t k = 0; k < s->extras_seen.len; k++)
+        if (strcmp(s->extras_seen.items[k], key) == 0)
+            return;
+    ptrvec_push(&s->extras_seen, key);
+    const toml_value *opt = kind_at(s->pkgs[i], "optional-dependencies", TOML_TABLE);
+    for (size_t k = 0; opt && k < opt->n; k++)
+        if (strcmp(canonical(s, opt->keys[k]), canonical(s, extra)) == 0 &&
+            opt->items[k]->kind == TOML_ARRAY)
+            walk(s, i, opt->items[k]);
+}
+
+/* The groups `uv sync` installs by default: pyproject's
+ * `[tool.uv] default-groups` (a list, or "all"), else `dev`. */
+static bool default_group(sel *s, const char *group)
+{
+    const toml_value *uv = kind_at(kind_at(s->pyproject, "tool", TOML_TABLE), "uv", TOML_TABLE);
+    const toml_value *dg = uv ? toml_get(uv, "default-groups") : NULL;
+    if (!dg)
+        return strcmp(canonical(s, group), "dev") == 0;
+    if (dg->kind == TOML_STRING)
+        return strcmp(dg->s, "all") == 0;
+    for (size_t i = 0; dg->kind == TOML_ARRAY && i < dg->n; i++)
+        if (dg->items[i]->kind == TOML_STRING &&
+            strcmp(canonical(s, dg->items[i]->s), canonical(s, group)) == 0)
+            return true;
+    return false;
+}
+
+static bool is_project_source(const toml_value *pkg)
+{
+    const toml_value *src = kind_at(pkg, "source", TOML_TABLE);
+    const char *e = str_at(src, "editable"), *v = str_at(src, "virtual");
+    return (e && strcmp(e, ".") == 0) || (v && strcmp(v, ".") == 0);
+}
+
+static void select_from_root(sel *s)
+{
+    for (size_t i = 0; i < s->n && s->root < 0; i++)
+        if (is_project_source(s->pkgs[i]))
+            s->root = (long)i;
+    if (s->root < 0) {
+        problem(s, EL_SPEC_INVALID, F_LOCK, NULL, NULL,
+                "has no package for the project itself (`source = { editable = \".\" }` or "
+                "`{ virtual = \".\" }`): it is not the uv.lock of this pyproject.toml");
+        return;
+    }
+    s->chosen[s->root] = true;
+    const toml_value *root = s->pkgs[s->root];
+    walk(s, s->root, kind_at(root, "dependencies", TOML_ARRAY));
+    const toml_value *groups = kind_at(root, "dev-dependencies", TOML_TABLE);
+    for (size_t g = 0; groups && g < groups->n; g++)
+        if (groups->items[g]->kind == TOML_ARRAY && default_group(s, groups->keys[g]))
+            walk(s, s->root, groups->items[g]);
+}
+
+/* ---- what each selected package is, and whether envlock can lock it ---- */
+
+static void add_hash(sel *s, ptrvec *hashes, const toml_value *file)
+{
+    const char *h = str_at(file, "hash");
+    if (h)
+        ptrvec_push(hashes, (void *)h);
+}
+
+/* A registry the spec names, else the problem with the source's kind. */
+static bool lockable(sel *s, const toml_value *pkg, const char *name, const char *const *indexes,
+                     size_t n_indexes)
+{
+    const toml_value *src = kind_at(pkg, "source", TOML_TABLE);
+    const char *reg = str_at(src, "registry");
+    if (reg) {
+        for (size_t k = 0; k < n_indexes; k++)
+            if (spec_index_same(indexes[k], reg))
+                return true;
+        problem(s, EL_SPEC_INVALID, F_LOCK, name, pkg,
+                "`%s` comes from `%s` in uv.lock, an index the spec does not name: the indexes "
+                "are the spec's choice, so add it to `spec.packages.python.indexes`",
+                name, reg);
+        return false;
+    }
+    static const char *const kinds[] = {"git", "path", "directory", "editable", "virtual", "url"};
+    const char *kind = "(no source)", *where = "";
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+        if (str_at(src, kinds[k])) {
+            kind = kinds[k];
+            where = str_at(src, kinds[k]);
+            break;
+        }
+    problem(s, EL_CAPABILITY_UNSUPPORTED, F_LOCK, name, pkg,
+            "`%s` comes from %s `%s` in uv.lock: a lock installs only files an index serves by "
+            "hash, so publish it to one of the spec's indexes and lock it from there",
+            name, kind, where);
+    return false;
+}
+
+static void collect(sel *s, spec_uvlock *out, const char *const *indexes, size_t n_indexes)
+{
+    out->pkgs = arena_alloc(s->mem, (s->n + 1) * sizeof *out->pkgs);
+    for (size_t i = 0; i < s->n; i++) {
+        if (!s->chosen[i] || (long)i == s->root)
+            continue;
+        const toml_value *p = s->pkgs[i];
+        const char *name = canonical(s, str_at(p, "name"));
+        if (!lockable(s, p, name, indexes, n_indexes))
+            continue;
+        ptrvec hashes = PTRVEC_INIT;
+        const toml_value *wheels = kind_at(p, "wheels", TOML_ARRAY);
+        for (size_t w = 0; wheels && w < wheels->n; w++)
+            add_hash(s, &hashes, wheels->items[w]);
+        add_hash(s, &hashes, kind_at(p, "sdist", TOML_TABLE));
+        spec_uvpkg *u = &out->pkgs[out->n_pkgs++];
+        u->name = name;
+        u->version = str_at(p, "version") ? str_at(p, "version") : "";
+        u->hashes = arena_alloc(s->mem, (hashes.len + 1) * sizeof *u->hashes);
+        for (size_t h = 0; h < hashes.len; h++)
+            u->hashes[h] = hashes.items[h];
+        u->n_hashes = hashes.len;
+        u->line = p->line;
+        u->column = p->column;
+        ptrvec_release(&hashes);
+        if (!u->n_hashes)
+            problem(s, EL_CAPABILITY_UNSUPPORTED, F_LOCK, name, p,
+                    "`%s` %s has no file with a hash in uv.lock, and a lock installs only "
+                    "files it can check", name, u->version);
+    }
+}
+
+/* ---- drift: does uv.lock still answer pyproject.toml? ---- */
+
+/* A specifier set as a canonical text: its clauses with normalized
+ * versions, sorted, so `>=2.31, <3` and `<3,>=2.31.0` compare equal. */
+static char *spec_key(sel *s, const char *text)
+{
+    pypi_specset *set = pypi_specset_parse(text ? text : "", NULL);
+    if (!set)
+        return arena_strdup(s->mem, text ? text : "");
+    size_t n = pypi_specset_len(set);
+    char **clauses = xcalloc(n + 1, sizeof *clauses);
+    for (size_t i = 0; i < n; i++) {
+        pypi_version *v = pypi_version_parse(pypi_specset_version(set, i), NULL);
+        clauses[i] = xasprintf("%s%s", pypi_specset_op(set, i),
+                               v ? pypi_version_str(v) : pypi_specset_version(set, i));
+        pypi_version_free(v);
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && strcmp(clauses[j - 1], clauses[j]) > 0; j--) {
+            char *t = clauses[j];
+            clauses[j] = clauses[j - 1];
+            clauses[j - 1] = t;
+        }
+    strbuf sb;
+    sb_init(&sb);
+    for (size_t i = 0; i < n; i++) {
+        sb_addf(&sb, "%s%s", i ? "," : "", clauses[i]);
+        free(clauses[i]);
+    }
+    free(clauses);
+    pypi_specset_free(set);
+    char *out = arena_strdup(s->mem, sb.buf);
+    sb_release(&sb);
+    return out;
+}
+
+/* The version uv.lock selected for `name` here, or NULL. */
+static const char *selected_version(const sel *s, const char *name)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (!s->chosen[i] || (long)i == s->root)
+            continue;
+        char *c = pypi_name_canonical(str_at(s->pkgs[i], "name") ? str_at(s->pkgs[i], "name") : "");
+        bool same = strcmp(c, name) == 0;
+        free(c);
+        if (same)
+            return str_at(s->pkgs[i], "version");
+    }
+    return NULL;
+}
+
+/* The lock's entry (a `requires-dist`/`requires-dev` table) for the same
+ * name, or NULL; entries for an extra (`extra == ...` markers) are the
+ * optional dependencies', not these. */
+static const toml_value *lock_entry(sel *s, const toml_value *list, const char *name)
+{
+    for (size_t k = 0; list && k < list->n; k++) {
+        const toml_value *e = list->items[k];
+        const char *marker = str_at(e, "marker");
+        if (marker && strstr(marker, "extra =="))
+            continue;
+        if (strcmp(canonical(s, str_at(e, "name")), name) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* One requirement of pyproject.toml against the lock's record of it. */
+static void drift_one(sel *s, const toml_value *req, const toml_value *list, const char *where)
+{
+    char *err = NULL;
+    pypi_requirement *r = pypi_requirement_parse(req->s, &err);
+    if (!r) {
+        problem(s, EL_SPEC_INVALID, F_CONTENT, NULL, req, "`%s`: %s", req->s, err ? err : "");
+        free(err);
+        return;
+    }
+    const toml_value *e = lock_entry(s, list, r->canonical_name);
+    const char *v = selected_version(s, r->canonical_name);
+    pypi_version *pv = v ? pypi_version_parse(v, NULL) : NULL;
+    if (!e)
+        problem(s, EL_RESOLVE_CONFLICT, F_LOCK, r->canonical_name, req,
+                "`%s` is not in uv.lock, and pyproject.toml %s asks for `%s`: " RUN_UV_LOCK,
+                r->canonical_name, where, req->s);
+    else if (pv && !pypi_specset_contains(r->specset, pv, PYPI_PRE_YES))
+        problem(s, EL_RESOLVE_CONFLICT, F_LOCK, r->canonical_name, req,
+                "`%s` is %s in uv.lock, and pyproject.toml asks for %s: " RUN_UV_LOCK,
+                r->canonical_name, v, r->specifier);
+    else if (strcmp(spec_key(s, r->specifier), spec_key(s, str_at(e, "specifier"))) != 0)
+        problem(s, EL_RESOLVE_CONFLICT, F_LOCK, r->canonical_name, req,
+                "`%s` is locked for `%s` in uv.lock, and pyproject.toml asks for `%s`: " RUN_UV_LOCK,
+                r->canonical_name, str_at(e, "specifier") ? str_at(e, "specifier") : "any version",
+                r->specifier[0] ? r->specifier : "any version");
+    pypi_version_free(pv);
+    pypi_requirement_free(r);
+}
+
+/* pyproject's list `reqs` (strings) against the lock's `list`, both ways. */
+static void drift_list(sel *s, const toml_value *reqs, const toml_value *list, const char *where)
+{
+    for (size_t k = 0; reqs && k < reqs->n; k++)
+        if (reqs->items[k]->kind == TOML_STRING)
+            drift_one(s, reqs->items[k], list, where);
+    for (size_t k = 0; list && k < list->n; k++) {
+        const toml_value *e = list->items[k];
+        const char *marker = str_at(e, "marker");
+        if (marker && strstr(marker, "extra =="))
+            continue;
+        const char *name = canonical(s, str_at(e, "name"));
+        bool asked = false;
+        for (size_t j = 0; reqs && j < reqs->n && !asked; j++) {
+            pypi_requirement *r = reqs->items[j]->kind == TOML_STRING
+                                      ? pypi_requirement_parse(reqs->items[j]->s, NULL)
+                                      : NULL;
+            asked = r && strcmp(r->canonical_name, name) == 0;
+            pypi_requirement_free(r);
+        }
+        if (!asked)
+            problem(s, EL_RESOLVE_CONFLICT, F_LOCK, name, e,
+                    "`%s` is in uv.lock, and pyproject.toml %s no longer asks for it: " RUN_UV_LOCK,
+                    name, where);
+    }
+}
+
+static void drift(sel *s)
+{
+    const toml_value *root = s->pkgs[s->root];
+    const toml_value *project = kind_at(s->pyproject, "project", TOML_TABLE);
+    const char *name = str_at(project, "name");
+    if (name && strcmp(canonical(s, name), canonical(s, str_at(root, "name"))) != 0)
+        problem(s, EL_RESOLVE_CONFLICT, F_LOCK, NULL, root,
+                "uv.lock locks the project `%s`, and pyproject.toml names it `%s`: " RUN_UV_LOCK,
+                str_at(root, "name"), name);
+    const toml_value *meta = kind_at(root, "metadata", TOML_TABLE);
+    drift_list(s, kind_at(project, "dependencies", TOML_ARRAY),
+               kind_at(meta, "requires-dist", TOML_ARRAY), "`[project] dependencies`");
+    const toml_value *groups = kind_at(s->pyproject, "dependency-groups", TOML_TABLE);
+    const toml_value *dev = kind_at(meta, "requires-dev", TOML_TABLE);
+    for (size_t g = 0; groups && g < groups->n; g++) {
+        char *where = arena_sprintf(s->mem, "`[dependency-groups] %s`", groups->keys[g]);
+        drift_list(s, groups->items[g]->kind == TOML_ARRAY ? groups->items[g] : NULL,
+                   kind_at(dev, groups->keys[g], TOML_ARRAY), where);
+    }
+    for (size_t g = 0; dev && g < dev->n; g++)
+        if (!kind_at(groups, dev->keys[g], TOML_ARRAY))
+            drift_list(s, NULL, dev->items[g]->kind == TOML_ARRAY ? dev->items[g] : NULL,
+                       arena_sprintf(s->mem, "`[dependency-groups] %s`", dev->keys[g]));
+}
+
+/* ---- the whole ---- */
+
+static const toml_value *parse(sel *s, const char *text, const char *field, const char *what)
+{
+    char *err = NULL;
+    unsigned line = 0, col = 0;
+    const toml_value *v = toml_parse(s->mem, text ? text : "", text ? strlen(text) : 0, &err,
+                                     &line, &col);
+    if (!v) {
+        toml_value at = {.line = line, .column = col};
+        problem(s, EL_SPEC_INVALID, field, NULL, &at, "the %s is not TOML: %s", what,
+                err ? err : "");
+    }
+    free(err);
+    return v;
+}
+
+spec_uvlock *spec_uvlock_select(arena *mem, const char *pyproject, const char *lock,
+                                const pypi_env *env, const char *const *indexes,
+                                size_t n_indexes)
+{
+    spec_uvlock *out = arena_alloc(mem, sizeof *out);
+    sel s = {.mem = mem, .env = env, .root = -1};
+    s.pyproject = parse(&s, pyproject, F_CONTENT, "pyproject.toml");
+    s.lock = parse(&s, lock, F_LOCK, "uv.lock");
+    const toml_value *pkgs = kind_at(s.lock, "package", TOML_ARRAY);
+    if (s.pyproject && s.lock) {
+        s.pkgs = pkgs ? (const toml_value *const *)pkgs->items : NULL;
+        s.n = pkgs ? pkgs->n : 0;
+        s.chosen = arena_alloc(mem, (s.n + 1) * sizeof *s.chosen);
+        select_from_root(&s);
+    }
+    if (s.root >= 0) {
+        drift(&s);
+        collect(&s, out, indexes, n_indexes);
+    }
+    out->problems = arena_alloc(mem, (s.problems.len + 1) * sizeof *out->problems);
+    for (size_t i = 0; i < s.problems.len; i++)
+        out->problems[i] = *(spec_uvproblem *)s.problems.items[i];
+    out->n_problems = s.problems.len;
+    ptrvec_release(&s.problems);
+    ptrvec_release(&s.extras_seen);
+    return out;
+}

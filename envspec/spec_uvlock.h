@@ -1,0 +1,70 @@
+/* spec_uvlock.h — a `pyproject` dependency file: pyproject.toml and the
+ * uv.lock beside it, read as the answer (REFERENCE §3: the lock is never
+ * re-solved). What the project installs on one target is selected from the
+ * lock as uv's installers select it: from the project's own package (source
+ * `editable = "."` or `virtual = "."`), its `dependencies` and default
+ * dependency groups, each edge's marker evaluated against the target, edge
+ * extras followed through `optional-dependencies`, a fork's copy chosen by
+ * the edge's `version`/`source` or its `resolution-markers`. Also checked
+ * here, without the network: that the lock still answers pyproject.toml
+ * (drift) and that each selected package is one an index serves by hash.
+ * Shared by the base stage (the resolve request); not part of the public
+ * API. */
+#ifndef EL_SPEC_UVLOCK_H
+#define EL_SPEC_UVLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "envlock/error.h"
+#include "util.h"
+
+struct pypi_env;
+
+typedef struct spec_uvpkg {
+    const char *name;     /* PEP 503 canonical */
+    const char *version;  /* as uv.lock writes it */
+    const char **hashes;  /* "sha256:<hex>" of its wheels and sdist, NULL-terminated */
+    size_t n_hashes;
+    unsigned line, column; /* its [[package]] table in uv.lock */
+} spec_uvpkg;
+
+/* What stops the source: the first one is the error. `field` is
+ * "spec.build.dependencyFile.content" (pyproject.toml) or
+ * "spec.build.dependencyFile.lockContent" (uv.lock); line and column are
+ * inside that text (0 when it gives none). */
+typedef struct spec_uvproblem {
+    el_code code;          /* RESOLVE_CONFLICT (drift), CAPABILITY_UNSUPPORTED
+                              (a source envlock cannot lock by hash),
+                              SPEC_INVALID (a shape uv does not write, or a
+                              registry the spec does not name) */
+    const char *field;
+    const char *package;   /* canonical, or NULL */
+    unsigned line, column;
+    const char *message;
+} spec_uvproblem;
+
+typedef struct spec_uvlock {
+    spec_uvpkg *pkgs;      /* selected, in uv.lock's order; the project itself is not one */
+    size_t n_pkgs;
+    spec_uvproblem *problems;
+    size_t n_problems;
+} spec_uvlock;
+
+/* spec_uvlock_select() :
+ *  Reads `pyproject` and `lock` (NUL-terminated) into `mem` and selects
+ *  what the project installs where `env` holds. `indexes` (n of them) are
+ *  the spec's Python indexes: a registry source that is none of them is a
+ *  problem. Never fails: what it cannot take is a problem (a text that is
+ *  not TOML, a lock without the project, an edge to no package, a git,
+ *  path, directory, editable or direct-URL source, drift between the two
+ *  files). */
+spec_uvlock *spec_uvlock_select(arena *mem, const char *pyproject, const char *lock,
+                                const struct pypi_env *env, const char *const *indexes,
+                                size_t n_indexes);
+
+/* spec_index_same() : two index URLs name the same index (scheme and host
+ *  in any case, the rest byte for byte, trailing slashes aside). */
+bool spec_index_same(const char *a, const char *b);
+
+#endif
