@@ -197,13 +197,24 @@ static bool is_requirements(const el_spec *spec)
            strcmp(format, "requirements") == 0;
 }
 
+/* A `pyproject` dependency file: pyproject.toml with its uv.lock. */
+static bool is_pyproject(const el_spec *spec)
+{
+    const char *source = el_spec_text(spec, "spec.build.source");
+    const char *format = el_spec_text(spec, "spec.build.dependencyFile.sourceFormat");
+    return source && format && strcmp(source, "dependencyFile") == 0 &&
+           strcmp(format, "pyproject") == 0;
+}
+
 static el_code check_source(el_ctx *ctx, const el_spec *spec)
 {
     const char *source = el_spec_text(spec, "spec.build.source");
-    if (source && strcmp(source, "dependencyFile") == 0 && !is_requirements(spec)) {
+    if (source && strcmp(source, "dependencyFile") == 0 && !is_requirements(spec) &&
+        !is_pyproject(spec)) {
         const char *format = el_spec_text(spec, "spec.build.dependencyFile.sourceFormat");
         el_fail(ctx, EL_CAPABILITY_UNSUPPORTED,
-                "a `%s` dependency file is not resolved by envlock yet: only `requirements` is",
+                "a `%s` dependency file is not resolved by envlock yet: only `requirements` "
+                "and `pyproject` are",
                 format ? format : "(unknown)");
         el_detail_str(ctx, "field", "spec.build.dependencyFile.sourceFormat");
         return EL_CAPABILITY_UNSUPPORTED;
@@ -532,7 +543,7 @@ static el_spec_entry *with_requirements(target_request *r, const el_spec *spec,
     const char *content = el_spec_text(spec, "spec.build.dependencyFile.content");
     spec_reqfile *f = spec_reqfile_parse(r->mem, content ? content : "");
     spec_reqfile_locate(o ? o->spec_text : NULL, o ? o->spec_len : 0, o ? o->spec_opts : NULL,
-                        f->reqs, f->n_reqs);
+                        NULL, f->reqs, f->n_reqs);
     r->reqfile = f;
     el_spec_entry *out = xcalloc(f->n_reqs + *n_all + 1, sizeof *out);
     size_t k = 0;
@@ -577,7 +588,9 @@ el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_sp
     if ((rc = find_targets(ctx, cat, spec, variants, &base, &image)) == EL_OK &&
         (rc = el_spec_digest(ctx, spec, r->spec_digest)) == EL_OK &&
         (rc = variant_digests(ctx, r, spec, base, image, variants, nv, &tb_base, &tb_image)) ==
-            EL_OK)
+            EL_OK &&
+        (!is_pyproject(spec) ||
+         (rc = target_pyproject(ctx, r, spec, tb_base, o, &all, &n_all)) == EL_OK))
         rc = build_parts(ctx, r, spec, all, n_all, tb_base, tb_image, o);
     free(all);
     if (rc != EL_OK) {

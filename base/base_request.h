@@ -74,7 +74,8 @@ typedef struct target_request {
     char spec_digest[EL_DIGEST_SIZE];
     /* a `requirements` dependency file as read (its requirements are the
      * Python roots; its --pre, --only-binary, --no-binary and hashes are
-     * the verb's to apply), or NULL for any other source */
+     * the verb's to apply), or a `pyproject` file's uv.lock selection read
+     * the same way (target_pyproject()), or NULL for any other source */
     const struct spec_reqfile *reqfile;
 } target_request;
 
@@ -93,6 +94,20 @@ typedef struct target_request {
  *  modal builds on the image of an image source; modal on the base.
  *  Caller frees with target_request_free(); the request borrows `cat` and
  *  `spec`, which must outlive it. */
+/* target_pyproject() :
+ *  A `pyproject` dependency file (base_pyproject.c): what uv.lock selects
+ *  for `tb` (spec_uvlock.h) replaces the Python dependencies in `*all` as
+ *  `name==version` lines at field `spec.build.dependencyFile.lockContent`,
+ *  and r->reqfile holds them with uv.lock's hashes in hash-checking mode.
+ *  Fails with the selection's first problem (RESOLVE_CONFLICT for drift,
+ *  CAPABILITY_UNSUPPORTED for a source no hash-pinned lock installs,
+ *  SPEC_INVALID), or PROTECTED_PACKAGE for a pin uv.lock leaves out or
+ *  locks outside its range; detail field, package, line/column in the
+ *  spec text and contentLine/contentColumn inside the file. */
+el_code target_pyproject(el_ctx *ctx, target_request *r, const el_spec *spec,
+                         const target_base *tb, const target_request_options *o,
+                         el_spec_entry **all, size_t *n_all);
+
 el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_spec *spec,
                              const target_request_options *o, target_request **out);
 void target_request_free(target_request *r);

@@ -91,7 +91,7 @@ static spec_node *reread(arena *mem, spec_findings *fs, const char *text, size_t
 }
 
 void spec_reqfile_locate(const char *text, size_t len, const el_spec_options *opts,
-                         spec_req *reqs, size_t n)
+                         const char *field, spec_req *reqs, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         reqs[i].file_line = reqs[i].file_column = 0;
@@ -102,7 +102,8 @@ void spec_reqfile_locate(const char *text, size_t len, const el_spec_options *op
     spec_findings_init(&fs, mem);
     spec_node *root = reread(mem, &fs, text, len, opts);
     const spec_node *at =
-        root ? spec_node_at_path(root, "spec.build.dependencyFile.content") : NULL;
+        root ? spec_node_at_path(root, field ? field : "spec.build.dependencyFile.content")
+             : NULL;
     for (size_t i = 0; at && at->kind == SN_STR && i < n; i++)
         spec_reqfile_file_position(at->line, at->column, at->body_line, at->body_column,
                                    reqs[i].line, reqs[i].column, &reqs[i].file_line,

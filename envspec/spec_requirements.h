@@ -32,6 +32,8 @@ typedef struct spec_req {
     unsigned file_line, file_column; /* in the spec text, once spec_reqfile_locate() ran; else 0 */
     const char **hashes;  /* "sha256:<hex>" as listed, NULL-terminated (NULL if none) */
     size_t n_hashes;
+    const char *field;    /* the spec field it stands for; NULL: `content[index]`
+                             (a uv.lock's packages: `lockContent`) */
 } spec_req;
 
 typedef struct spec_req_index {
@@ -55,6 +57,8 @@ typedef struct spec_reqfile {
     size_t n_no_binary;
     spec_req_problem *problems;
     size_t n_problems;
+    const char *what;     /* how messages name the text: NULL "the requirements",
+                             or "uv.lock" for a pyproject source's lock */
 } spec_reqfile;
 
 /* spec_reqfile_parse() :
@@ -75,11 +79,12 @@ void spec_reqfile_file_position(unsigned node_line, unsigned node_column, unsign
                                 unsigned *file_line, unsigned *file_column);
 
 /* spec_reqfile_locate() :
- *  Sets file_line/file_column of each of `reqs` (from the content of the
- *  spec loaded from `text` with `opts`): its position in that text (0, 0
- *  when the text gives none). */
+ *  Sets file_line/file_column of each of `reqs` (from the string at `field`,
+ *  NULL for `spec.build.dependencyFile.content`, of the spec loaded from
+ *  `text` with `opts`): its position in that text (0, 0 when the text gives
+ *  none). */
 struct el_spec_options;
 void spec_reqfile_locate(const char *text, size_t len, const struct el_spec_options *opts,
-                         spec_req *reqs, size_t n);
+                         const char *field, spec_req *reqs, size_t n);
 
 #endif

@@ -504,14 +504,16 @@ static bool is_size_class(const char *c)
 bool plan_refuse_common(const plan_facts *f, const char *builder, plan_refusal *r)
 {
     const plan_spec *s = f->spec;
-    /* a requirements file resolves to the lock a packages spec gives, and
-     * the plan installs the lock, never the file */
+    /* a requirements file, or a pyproject.toml's uv.lock, resolves to the
+     * lock a packages spec gives, and the plan installs the lock, never the
+     * file */
     bool from_requirements = s->build_source && strcmp(s->build_source, "dependencyFile") == 0 &&
-                             s->build_format && strcmp(s->build_format, "requirements") == 0;
+                             s->build_format && (strcmp(s->build_format, "requirements") == 0 ||
+                                                 strcmp(s->build_format, "pyproject") == 0);
     if (s->build_source && strcmp(s->build_source, "packages") != 0 && !from_requirements)
         return plan_refusal_set(r, s->build_source_at,
                                 "`%s` is not buildable from a lock yet: envlock plans only "
-                                "`packages` sources and requirements files. Set "
+                                "`packages` sources, requirements files and uv.lock files. Set "
                                 "`spec.build.source` to `packages`",
                                 s->build_source);
     if (s->manager && strcmp(s->manager, "uv") != 0 && strcmp(s->manager, "pip") != 0)

@@ -90,12 +90,19 @@ static el_code all_listed(el_ctx *ctx, const spec_reqfile *f, const lock_doc *do
         if (strcmp(p->ecosystem, "pypi") != 0 || p->installed_in_base || naming(f, p->name))
             continue;
         const char *by = p->requested_by && p->requested_by[0] ? p->requested_by[0] : "spec";
-        el_code rc = el_fail(ctx, EL_RESOLVE_CONFLICT,
-                             "%s %s is needed (by %s) and the requirements do not list it: in "
-                             "hash-checking mode pip installs nothing without a hash, so add "
-                             "`%s==%s` with its --hash lines",
-                             p->name, p->version, by, p->name, p->version);
-        el_detail_str(ctx, "field", "spec.build.dependencyFile.content");
+        el_code rc = f->what
+            ? el_fail(ctx, EL_RESOLVE_CONFLICT,
+                      "%s %s is needed (by %s) and %s does not lock it for this target: the "
+                      "index's metadata asks for more than uv resolved, so run `uv lock` and "
+                      "bring the updated uv.lock",
+                      p->name, p->version, by, f->what)
+            : el_fail(ctx, EL_RESOLVE_CONFLICT,
+                      "%s %s is needed (by %s) and the requirements do not list it: in "
+                      "hash-checking mode pip installs nothing without a hash, so add "
+                      "`%s==%s` with its --hash lines",
+                      p->name, p->version, by, p->name, p->version);
+        el_detail_str(ctx, "field", f->what ? "spec.build.dependencyFile.lockContent"
+                                            : "spec.build.dependencyFile.content");
         el_detail_str(ctx, "package", p->name);
         return rc;
     }
@@ -121,14 +128,17 @@ el_code verbs_reqfile_hashes(el_ctx *ctx, const target_request *tr, const lock_d
             if (listed(q, art->hash))
                 continue;
             el_code rc = el_fail(ctx, EL_RESOLVE_CONFLICT,
-                                 "`%s` (line %u of the requirements) lists %zu hash%s, and the "
+                                 "`%s` (line %u of the %s) lists %zu hash%s, and the "
                                  "index serves `%s` of %s %s with %s: bring the hashes of the "
                                  "files the index serves, or pin the version they belong to",
-                                 q->text, q->line, q->n_hashes, q->n_hashes == 1 ? "" : "es",
+                                 q->text, q->line, f->what ? f->what : "requirements",
+                                 q->n_hashes, q->n_hashes == 1 ? "" : "es",
                                  art->file, p->name, p->version, art->hash);
-            el_detail_str(ctx, "field", arena_sprintf(tr->mem,
-                                                      "spec.build.dependencyFile.content[%u]",
-                                                      q->index));
+            el_detail_str(ctx, "field",
+                          q->field ? q->field
+                                   : arena_sprintf(tr->mem,
+                                                   "spec.build.dependencyFile.content[%u]",
+                                                   q->index));
             el_detail_str(ctx, "package", p->name);
             el_detail_str(ctx, "served", art->hash);
             if (q->file_line) {

@@ -17,8 +17,8 @@ with `sourceFormat: requirements` (issue 20), on the demo mirror
                served hash), a dependency without a hash in hash-checking
                mode, a protected pin the file excludes (PROTECTED_PACKAGE
                at `content[i]` and its spec line), --pre and --only-binary
-               recorded in the lock's options, and a pyproject source still
-               refused as unsupported.
+               recorded in the lock's options, and a pyproject source whose
+               uv.lock has no package for the project.
 Expected values come from pip's documented requirements-file format, the
 mirror's own files and the catalog, not from envlock's output."""
 
@@ -253,8 +253,10 @@ def part_refusals(envlock, work):
     pyproject = HEAD + ("  build:\n    source: dependencyFile\n    dependencyFile:\n"
                         "      sourceFormat: pyproject\n      content: \"[project]\"\n"
                         "      lockContent: \"version = 1\"\n")
-    expect_error(envlock, work, "pyproject", pyproject, 11, "DL_ENV_CAPABILITY_UNSUPPORTED",
-                 "spec.build.dependencyFile.sourceFormat")
+    # a pyproject source is resolved now (pyproject_source.py); a uv.lock
+    # without the project's own package is not this project's lock
+    expect_error(envlock, work, "pyproject", pyproject, 10, "DL_ENV_SPEC_INVALID",
+                 "spec.build.dependencyFile.lockContent")
     print("refusals: hash, transitive hash, protected pin, options recorded, pyproject")
 
 

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""pyproject_source.py ENVLOCK PART — `build.source: dependencyFile` with
+`sourceFormat: pyproject` (issue 20) on the demo mirror
+(corpus/demo/mirror over file://), npm and apt resolved beside it.
+
+The uv.lock here is written in uv's lockfile format for a project whose
+packages the demo mirror serves (real uv.lock files cannot be resolved
+offline; tests/spec/uvlock_select.py reads those): its hashes are the
+mirror's own files', its graph the mirror's own Requires-Dist metadata
+(requests' `socks` extra, pandas -> numpy/tzdata), with a numpy fork by
+`resolution-markers` as uv writes one for requires-python >=3.12.
+
+  equivalence  the pyproject spec resolves to the lock of the packages
+               spec that pins what uv.lock selects for 3.13 (what
+               `uv export` writes, REFERENCE §3), but for specDigest, with
+               npm and apt in the same lock; check, plan, export and bundle
+               take it; check reports a changed uv.lock.
+  refusals     a hash the index does not serve, drift, a protected pin
+               missing or outside its range, a git source, a dependency the
+               index's metadata asks for that uv.lock does not hold: each
+               with its code and field, the first with its spec line."""
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+BASES = os.path.join(ROOT, "corpus", "demo", "bases.yaml")
+MIRROR = os.path.join(ROOT, "corpus", "demo", "mirror")
+FILES = os.path.join(MIRROR, "pypi", "pypi", "files")
+LOCKFIELD = "spec.build.dependencyFile.lockContent"
+
+HEAD = """apiVersion: environments.datalayer.io/v1alpha1
+kind: Environment
+metadata:
+  name: pyproject
+spec:
+  language:
+    version: "3.13"
+  base:
+    ref: datalayer/python-cpu
+    channel: "2026.09"
+  packages:
+    node:
+      dependencies:
+        - zod@^3
+    system:
+      apt:
+        - libpq-dev
+"""
+
+# the catalog's protected pins (corpus/demo/bases.yaml): REFERENCE §3 wants
+# each locked by uv.lock inside its range, so the project asks for them
+PINS = [("datalayer", "1.7.4"), ("ipykernel", "7.3.0"), ("jupyter-client", "8.9.1"),
+        ("jupyter-kernels", "1.2.23"), ("jupyter-server", "2.21.0+datalayer.1"),
+        ("jupyter-server-nbmodel", "0.2.8")]
+
+PYPROJECT = """[project]
+name = "demo"
+version = "0.1.0"
+requires-python = ">=3.12"
+dependencies = [
+    "requests[socks]>=2.31",
+    "pandas==2.2.3",
+%s]
+""" % "".join('    "%s==%s",\n' % p for p in PINS)
+
+
+def sha(filename):
+    with open(os.path.join(FILES, filename), "rb") as f:
+        return "sha256:" + hashlib.sha256(f.read()).hexdigest()
+
+
+def wheel(filename):
+    return ('    { url = "https://files.pythonhosted.org/packages/%s", hash = "%s", size = %d },\n'
+            % (filename, sha(filename), os.path.getsize(os.path.join(FILES, filename))))
+
+
+def package(name, version, filename=None, deps=(), extra="", optional=""):
+    text = '[[package]]\nname = "%s"\nversion = "%s"\n%s' % (name, version, extra)
+    text += 'source = { registry = "https://pypi.org/simple" }\n'
+    if deps:
+        text += "dependencies = [\n%s]\n" % "".join("    %s,\n" % d for d in deps)
+    if filename:
+        text += "wheels = [\n%s]\n" % wheel(filename)
+    else:  # the base's copy (the wheelhouse): a hash the base's file would have
+        h = hashlib.sha256(("%s-%s" % (name, version)).encode()).hexdigest()
+        text += ('wheels = [\n    { url = "https://files.pythonhosted.org/packages/%s-%s-py3-none-'
+                 'any.whl", hash = "sha256:%s" },\n]\n' % (name.replace("-", "_"), version, h))
+    return text + optional + "\n"
+
+
+def uv_lock():
+    cp313 = "cp313-cp313-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    root = ('[[package]]\nname = "demo"\nversion = "0.1.0"\nsource = { virtual = "." }\n'
+            "dependencies = [\n" +
+            "".join('    { name = "%s" },\n' % n for n, _ in PINS) +
+            '    { name = "pandas" },\n    { name = "requests", extra = ["socks"] },\n]\n\n'
+            "[package.metadata]\nrequires-dist = [\n" +
+            "".join('    { name = "%s", specifier = "==%s" },\n' % p for p in PINS) +
+            '    { name = "pandas", specifier = "==2.2.3" },\n'
+            '    { name = "requests", extras = ["socks"], specifier = ">=2.31" },\n]\n\n')
+    pkgs = [
+        package("certifi", "2025.4.26", "certifi-2025.4.26-py3-none-any.whl"),
+        package("charset-normalizer", "3.4.0", "charset_normalizer-3.4.0-" + cp313),
+        root,
+        package("idna", "3.10", "idna-3.10-py3-none-any.whl"),
+        package("numpy", "1.26.4", "numpy-1.26.4-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+                extra="resolution-markers = [\"python_full_version < '3.13'\"]\n"),
+        package("numpy", "2.2.6", "numpy-2.2.6-" + cp313,
+                extra="resolution-markers = [\"python_full_version >= '3.13'\"]\n"),
+        package("pandas", "2.2.3", "pandas-2.2.3-" + cp313,
+                deps=['{ name = "numpy", version = "1.26.4", source = { registry = "https://pypi.org/simple" }, marker = "python_full_version < \'3.13\'" }',
+                      '{ name = "numpy", version = "2.2.6", source = { registry = "https://pypi.org/simple" }, marker = "python_full_version >= \'3.13\'" }',
+                      '{ name = "tzdata" }']),
+        package("pysocks", "1.7.1", "pysocks-1.7.1-py3-none-any.whl"),
+        package("requests", "2.32.3", "requests-2.32.3-py3-none-any.whl",
+                deps=['{ name = "certifi" }', '{ name = "charset-normalizer" }',
+                      '{ name = "idna" }', '{ name = "urllib3" }'],
+                optional='\n[package.optional-dependencies]\nsocks = [\n    { name = "pysocks" },\n]\n'),
+        package("tzdata", "2025.2", "tzdata-2025.2-py2.py3-none-any.whl"),
+        package("urllib3", "2.2.3", "urllib3-2.2.3-py3-none-any.whl"),
+    ] + [package(n, v) for n, v in PINS]
+    pkgs.sort(key=lambda t: t.split('"')[1])
+    return ('version = 1\nrevision = 3\nrequires-python = ">=3.12"\nresolution-markers = [\n'
+            "    \"python_full_version >= '3.13'\",\n    \"python_full_version < '3.13'\",\n]\n\n"
+            + "".join(pkgs))
+
+
+# what the uv.lock selects for Python 3.13 on Linux, by the reading of uv's
+# format: the root's edges, requests' socks extra, the fork's >= 3.13 copy
+SELECTED = dict(PINS + [("certifi", "2025.4.26"), ("charset-normalizer", "3.4.0"),
+                        ("idna", "3.10"), ("numpy", "2.2.6"), ("pandas", "2.2.3"),
+                        ("pysocks", "1.7.1"), ("requests", "2.32.3"), ("tzdata", "2025.2"),
+                        ("urllib3", "2.2.3")])
+
+
+def block(text):
+    return "".join("        " + ln + "\n" if ln else "\n" for ln in text.splitlines())
+
+
+def pyproject_spec(pyproject=PYPROJECT, lock=None, head=HEAD):
+    return head + ("  build:\n    source: dependencyFile\n    dependencyFile:\n"
+                   "      sourceFormat: pyproject\n      content: |\n" + block(pyproject) +
+                   "      lockContent: |\n" + block(lock if lock is not None else uv_lock()))
+
+
+def lock_line_in_spec(spec_text, lock_line):
+    """The spec line of uv.lock line `lock_line` (a literal block maps line
+    for line, starting the line after `lockContent: |`)."""
+    lines = spec_text.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.strip() == "lockContent: |") + 2
+    return start + lock_line - 1
+
+
+def packages_spec(pins):
+    node = HEAD.index("  packages:\n") + len("  packages:\n")
+    return HEAD[:node] + "    python:\n      dependencies:\n" + "".join(
+        "        - %s==%s\n" % kv for kv in sorted(pins.items())) + HEAD[node:]
+
+
+class Fail(Exception):
+    pass
+
+
+def run(envlock, work, args):
+    cmd = [envlock, "--json", "--cache-dir", os.path.join(work, "cache"),
+           "--mirror", "https://pypi.org=file://" + os.path.join(MIRROR, "pypi", "pypi"),
+           "--mirror", "https://registry.npmjs.org=file://" + os.path.join(MIRROR, "npm"),
+           "--mirror", "https://snapshot.debian.org/archive/debian/20260914T150000Z=file://" +
+           os.path.join(MIRROR, "apt")] + args
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=work, timeout=300)
+    try:
+        js = json.loads(p.stdout) if p.stdout.strip() else None
+    except ValueError:
+        js = None
+    return p.returncode, js, p.stdout + p.stderr
+
+
+def write(work, name, text):
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def resolve(envlock, work, name, text, want_rc=0):
+    spec = write(work, name + ".yaml", text)
+    lock = os.path.join(work, name + ".lock")
+    rc, js, out = run(envlock, work, ["resolve", "--bases", BASES, spec, "-o", lock])
+    if rc != want_rc:
+        raise Fail("%s: resolve exited %d, expected %d: %s" % (name, rc, want_rc, out))
+    return spec, lock, js
+
+
+def part_equivalence(envlock, work):
+    s_py, l_py, _ = resolve(envlock, work, "pyproject", pyproject_spec())
+    s_pk, l_pk, _ = resolve(envlock, work, "pins", packages_spec(SELECTED))
+    doc = yaml.safe_load(open(l_py))
+    pypi = {p["name"]: p["version"] for p in doc["packages"] if p["ecosystem"] == "pypi"}
+    if pypi != SELECTED:
+        raise Fail("the lock holds %s, uv.lock selects %s" % (sorted(pypi.items()),
+                                                              sorted(SELECTED.items())))
+    ecosystems = {p["ecosystem"] for p in doc["packages"]}
+    if ecosystems != {"pypi", "npm", "deb"}:
+        raise Fail("one lock for the three ecosystems; it holds %s" % sorted(ecosystems))
+    for p in doc["packages"]:
+        if p["ecosystem"] == "pypi" and not p.get("installedInBase"):
+            filename = p["artifacts"][0]["file"]
+            if p["artifacts"][0]["hash"] != sha(filename):
+                raise Fail("%s: the lock's hash is not the mirror file's" % p["name"])
+    a = [ln for ln in open(l_py) if not ln.startswith("specDigest:")]
+    b = [ln for ln in open(l_pk) if not ln.startswith("specDigest:")]
+    if a != b:
+        raise Fail("the locks differ beyond specDigest")
+    rc, js, out = run(envlock, work, ["check", "--bases", BASES, s_py, l_py])
+    if rc != 0:
+        raise Fail("check exited %d: %s" % (rc, out))
+    changed = write(work, "changed.yaml", pyproject_spec(
+        lock=uv_lock().replace('revision = 3', 'revision = 2')))
+    rc, js, out = run(envlock, work, ["check", "--bases", BASES, changed, l_py])
+    if rc != 1:
+        raise Fail("check after uv.lock changed exited %d, expected 1: %s" % (rc, out))
+    rc, js, out = run(envlock, work, ["plan", "--bases", BASES, s_py, l_py, "-o",
+                                      os.path.join(work, "plan")])
+    if rc != 0:
+        raise Fail("plan exited %d: %s" % (rc, out))
+    rc, js, out = run(envlock, work, ["export", l_py, "--format", "requirements", "--bases",
+                                      BASES, "-o", os.path.join(work, "reqs.txt")])
+    if rc != 0:
+        raise Fail("export exited %d: %s" % (rc, out))
+    exported = open(os.path.join(work, "reqs.txt")).read()
+    for name, version in SELECTED.items():
+        if "%s==%s" % (name, version) not in exported and name not in dict(PINS):
+            raise Fail("the export has no %s==%s" % (name, version))
+    # the demo mirror has npm packuments but no tarballs: bundle the
+    # Python and apt part
+    no_npm = HEAD.replace("    node:\n      dependencies:\n        - zod@^3\n", "")
+    _s, l_b, _ = resolve(envlock, work, "bundled", pyproject_spec(head=no_npm))
+    rc, js, out = run(envlock, work, ["bundle", l_b, "-o", os.path.join(work, "bundle")])
+    if rc != 0:
+        raise Fail("bundle exited %d: %s" % (rc, out))
+    for name in ("requests-2.32.3-py3-none-any.whl", "numpy-2.2.6-cp313-cp313-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"):
+        found = [os.path.join(d, f) for d, _x, fs in os.walk(os.path.join(work, "bundle"))
+                 for f in fs if f == name]
+        if not found or "sha256:" + hashlib.sha256(open(found[0], "rb").read()).hexdigest() != sha(name):
+            raise Fail("the bundle has no verified %s" % name)
+    print("equivalence: %d Python packages as uv.lock selects them, npm and apt beside; "
+          "check, plan, export, bundle pass" % len(pypi))
+
+
+def expect_error(envlock, work, name, text, rc, code, field, package=None, words=(),
+                 line=None):
+    spec, lock, js = resolve(envlock, work, name, text, want_rc=rc)
+    if not js or js.get("code") != code:
+        raise Fail("%s: %s, expected %s" % (name, js, code))
+    d = js.get("detail", {})
+    if d.get("field") != field:
+        raise Fail("%s: field %s, expected %s" % (name, d.get("field"), field))
+    if package is not None and d.get("package") != package:
+        raise Fail("%s: package %s, expected %s" % (name, d.get("package"), package))
+    if not all(w in js.get("message", "") for w in words):
+        raise Fail("%s: message %r lacks %s" % (name, js.get("message"), words))
+    if line is not None and d.get("line") != line:
+        raise Fail("%s: line %s, expected %s" % (name, d.get("line"), line))
+    if os.path.exists(lock):
+        raise Fail("%s: a lock was written" % name)
+    return js
+
+
+def part_refusals(envlock, work):
+    lock = uv_lock()
+    served = sha("requests-2.32.3-py3-none-any.whl")
+    wrong = lock.replace(served, "sha256:" + "0" * 64)
+    text = pyproject_spec(lock=wrong)
+    at = wrong.splitlines().index('name = "requests"')  # 0-based: the [[package]] line
+    js = expect_error(envlock, work, "hash", text, 12, "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD,
+                      "requests", ["uv.lock"], line=lock_line_in_spec(text, at))
+    if js["detail"].get("served") != served:
+        raise Fail("hash: served %s, the mirror's file has %s" % (js["detail"], served))
+    expect_error(envlock, work, "drift",
+                 pyproject_spec(PYPROJECT.replace("requests[socks]>=2.31", "requests[socks]>=2.33")),
+                 12, "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD, "requests", ["2.32.3", ">=2.33", "uv lock"])
+    outside = pyproject_spec(PYPROJECT.replace("ipykernel==7.3.0", "ipykernel==7.2.0"),
+                             lock.replace('"ipykernel"\nversion = "7.3.0"', '"ipykernel"\nversion = "7.2.0"')
+                             .replace('{ name = "ipykernel", specifier = "==7.3.0" }',
+                                      '{ name = "ipykernel", specifier = "==7.2.0" }'))
+    expect_error(envlock, work, "pin-outside", outside, 14, "DL_ENV_PROTECTED_PACKAGE",
+                 LOCKFIELD, "ipykernel", ["7.2.0", "outside that range"])
+    missing = pyproject_spec(PYPROJECT.replace('    "ipykernel==7.3.0",\n', ""),
+                             lock.replace('    { name = "ipykernel" },\n', "")
+                             .replace('    { name = "ipykernel", specifier = "==7.3.0" },\n', ""))
+    expect_error(envlock, work, "pin-missing", missing, 14, "DL_ENV_PROTECTED_PACKAGE",
+                 LOCKFIELD, "ipykernel", ["does not lock it at all"])
+    git = lock.replace('name = "pysocks"\nversion = "1.7.1"\nsource = { registry = "https://pypi.org/simple" }',
+                       'name = "pysocks"\nversion = "1.7.1"\nsource = { git = "https://github.com/Anorov/PySocks?tag=1.7.1#1234567" }')
+    expect_error(envlock, work, "git", pyproject_spec(lock=git), 11,
+                 "DL_ENV_CAPABILITY_UNSUPPORTED", LOCKFIELD, "pysocks", ["git"])
+    # the mirror's pandas asks for tzdata; a uv.lock without it is not what
+    # uv resolved from that index
+    no_tz = lock.replace('    { name = "tzdata" },\n', "")
+    expect_error(envlock, work, "beyond", pyproject_spec(lock=no_tz), 12,
+                 "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD, "tzdata", ["uv lock"])
+    print("refusals: hash (with its spec line), drift, pin outside, pin missing, git source, "
+          "a dependency beyond uv.lock")
+
+
+def main():
+    envlock, part = os.path.abspath(sys.argv[1]), sys.argv[2]
+    work = tempfile.mkdtemp(prefix="pyproject-source-")
+    try:
+        {"equivalence": part_equivalence, "refusals": part_refusals}[part](envlock, work)
+    except Fail as e:
+        print("FAIL:", e)
+        return 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
