@@ -14,7 +14,9 @@ mirror's own files', its graph the mirror's own Requires-Dist metadata
                spec that pins what uv.lock selects for 3.13 (what
                `uv export` writes, REFERENCE §3), but for specDigest, with
                npm and apt in the same lock; check, plan, export and bundle
-               take it; check reports a changed uv.lock.
+               take it; check reports a changed uv.lock; real pip installs
+               the export with --require-hashes from the mirror, exactly
+               uv.lock's selection outside the base.
   refusals     a hash the index does not serve, drift, a protected pin
                missing or outside its range, a git source, a dependency the
                index's metadata asks for that uv.lock does not hold: each
@@ -35,6 +37,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 BASES = os.path.join(ROOT, "corpus", "demo", "bases.yaml")
 MIRROR = os.path.join(ROOT, "corpus", "demo", "mirror")
 FILES = os.path.join(MIRROR, "pypi", "pypi", "files")
+SIMPLE = os.path.join(MIRROR, "pypi", "pypi", "simple")
+PY313 = "/root/.pyenv/versions/3.13.0/bin/python3"
 LOCKFIELD = "spec.build.dependencyFile.lockContent"
 
 HEAD = """apiVersion: environments.datalayer.io/v1alpha1
@@ -240,6 +244,7 @@ def part_equivalence(envlock, work):
     for name, version in SELECTED.items():
         if "%s==%s" % (name, version) not in exported and name not in dict(PINS):
             raise Fail("the export has no %s==%s" % (name, version))
+    pip_installs(work, os.path.join(work, "reqs.txt"), SELECTED)
     # the demo mirror has npm packuments but no tarballs: bundle the
     # Python and apt part
     no_npm = HEAD.replace("    node:\n      dependencies:\n        - zod@^3\n", "")
@@ -254,6 +259,33 @@ def part_equivalence(envlock, work):
             raise Fail("the bundle has no verified %s" % name)
     print("equivalence: %d Python packages as uv.lock selects them, npm and apt beside; "
           "check, plan, export, bundle pass" % len(pypi))
+
+
+def pip_installs(work, exported, selected):
+    """Real pip (a Python 3.13, the target's minor; the machine's
+    PIP_FIND_LINKS dropped) installs the export as its header says, with
+    --require-hashes against the mirror, and would install exactly what
+    uv.lock selects outside the base."""
+    if not os.access(PY313, os.X_OK):
+        print("pip: no Python 3.13, not run")
+        return
+    report = os.path.join(work, "report.json")
+    env = dict(os.environ, PIP_CONFIG_FILE=os.devnull)
+    env.pop("PIP_FIND_LINKS", None)
+    cmd = [PY313, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
+           "--no-deps", "--require-hashes", "--target", os.path.join(work, "target"),
+           "--report", report, "--index-url", "file://" + SIMPLE, "--python-version", "3.13",
+           "--implementation", "cp", "--abi", "cp313", "--platform", "manylinux_2_36_x86_64",
+           "--platform", "manylinux_2_17_x86_64", "--only-binary", ":all:", "-r", exported]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    if p.returncode != 0:
+        raise Fail("pip refused the export: %s" % p.stderr)
+    got = {i["metadata"]["name"].lower().replace("_", "-"): i["metadata"]["version"]
+           for i in json.load(open(report))["install"]}
+    want = {n: v for n, v in selected.items() if n not in dict(PINS)}
+    if got != want:
+        raise Fail("pip installs %s, uv.lock selects %s" % (sorted(got.items()),
+                                                            sorted(want.items())))
 
 
 def expect_error(envlock, work, name, text, rc, code, field, package=None, words=(),
