@@ -18,7 +18,7 @@ static const char usage[] =
     "  normalize FILE [--format F] [--template NAME] [--bases FILE]\n"
     "                      print the normalized document with every default\n"
     "  version compare ECOSYSTEM A B\n"
-    "                      print <, = or > (ECOSYSTEM: pypi, npm or deb)\n"
+    "                      print <, = or > (ECOSYSTEM: pypi, npm, deb, conda)\n"
     "  version satisfies ECOSYSTEM RANGE V...\n"
     "                      print the versions that satisfy RANGE, one per line\n"
     "  templates           list the DataGen built-in templates\n"

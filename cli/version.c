@@ -1,4 +1,4 @@
-/* version.c — `envlock version compare|satisfies`: the three ecosystems'
+/* version.c — `envlock version compare|satisfies`: the four ecosystems'
  * version semantics for users and scripts. */
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,7 @@ static int parse_eco(el_ctx *ctx, const cli_opts *o, const char *name, el_ecosys
 {
     if (el_ecosystem_parse(name, eco) == 0)
         return 0;
-    return cli_usage_error(ctx, o, "ECOSYSTEM is pypi, npm or deb, not `%s`", name);
+    return cli_usage_error(ctx, o, "ECOSYSTEM is pypi, npm, deb or conda, not `%s`", name);
 }
 
 static int compare(el_ctx *ctx, const cli_opts *o, int argc, char **argv)

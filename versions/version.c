@@ -1,5 +1,5 @@
 /* version.c — the public el_version_* API: dispatch to the ecosystem's own
- * grammar (PEP 440, node-semver, dpkg) and turn its parse errors into
+ * grammar (PEP 440, node-semver, dpkg, conda) and turn its parse errors into
  * DL_ENV_SPEC_INVALID failures. No version logic lives here. */
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +8,7 @@
 #include "pep440.h"
 #include "semver.h"
 #include "debver.h"
+#include "condaver.h"
 
 int el_ecosystem_parse(const char *name, el_ecosystem *out)
 {
@@ -17,6 +18,8 @@ int el_ecosystem_parse(const char *name, el_ecosystem *out)
         *out = EL_ECO_NPM;
     else if (strcmp(name, "deb") == 0 || strcmp(name, "debian") == 0 || strcmp(name, "apt") == 0)
         *out = EL_ECO_DEB;
+    else if (strcmp(name, "conda") == 0)
+        *out = EL_ECO_CONDA;
     else
         return -1;
     return 0;
@@ -39,6 +42,7 @@ el_code el_version_compare(el_ctx *ctx, el_ecosystem eco, const char *a, const c
     case EL_ECO_PYPI: rc = pypi_version_cmp_str(a, b, cmp, &err); break;
     case EL_ECO_NPM: rc = npm_version_cmp_str(a, b, cmp, &err); break;
     case EL_ECO_DEB: rc = deb_version_cmp_str(a, b, cmp, &err); break;
+    case EL_ECO_CONDA: rc = conda_version_cmp_str(a, b, cmp, &err); break;
     default: return el_fail(ctx, EL_USAGE, "unknown ecosystem");
     }
     if (rc != 0) {
@@ -57,6 +61,7 @@ el_code el_version_filter(el_ctx *ctx, el_ecosystem eco, const char *range,
     case EL_ECO_PYPI: rc = pypi_filter(range, versions, n, keep, &err); break;
     case EL_ECO_NPM: rc = npm_filter(range, versions, n, keep, &err); break;
     case EL_ECO_DEB: rc = deb_filter(range, versions, n, keep, &err); break;
+    case EL_ECO_CONDA: rc = conda_filter(range, versions, n, keep, &err); break;
     default: return el_fail(ctx, EL_USAGE, "unknown ecosystem");
     }
     if (rc != 0)

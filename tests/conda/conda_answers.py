@@ -8,6 +8,7 @@ Each I and C/S line is re-answered by conda: a version conda refuses becomes
 an I line, comparisons between versions conda accepts get conda's sign.
 """
 import importlib.util
+import logging
 import sys
 import types
 
@@ -53,7 +54,26 @@ def esc(s):
     return "".join(out)
 
 
+# The versions a spec rattler refuses is matched against (rattler_cases.js).
+SAMPLE = ["0.9", "1", "1.0", "1.0.0", "1.0+1", "1.0+1.1", "1.0a1", "1.0dev1", "1.0.post1",
+          "1.1", "1.1.0g", "1.1.0g_", "1.1.0h", "1.2", "1.2.0", "1.2.1", "1.2a", "1.2.3", "1.20",
+          "1.3", "1.4", "1.4.2", "2", "2.0", "2.0.1", "3", "3.0", "1!0.1", "1!2.0", "2024.1.5",
+          "2023.12", "1.2.3_", "1.2.3a", "1.2.3.4", "1.0-1", "1.0_1", "0.0", "10.0", "1.2+abc"]
+
+
+def answer(vm, sp, spec, version, vo):
+    if vo(version) is None:
+        return
+    try:
+        m = sp.match(version)
+    except Exception:
+        print(f"B\t{esc(spec)}")
+        return
+    print(f"M\t{esc(spec)}\t{esc(version)}\t{1 if m else 0}")
+
+
 def main():
+    logging.disable(logging.CRITICAL)
     vm = load(sys.argv[1])
     cache = {}
 
@@ -74,6 +94,21 @@ def main():
             continue
         f = [unesc(x) for x in line.split("\t")]
         kind = f[0]
+        if kind in ("B", "M"):
+            try:
+                sp = vm.VersionSpec(f[1])
+                if kind == "B":
+                    # conda refuses some specs only when matching.
+                    sp.match("1.0")
+            except Exception:
+                print(f"B\t{esc(f[1])}")
+                continue
+            if kind == "B":
+                for s in SAMPLE:
+                    answer(vm, sp, f[1], s, vo)
+                continue
+            answer(vm, sp, f[1], f[2], vo)
+            continue
         inputs = f[1:2] if kind == "I" else f[1:3]
         bad = [s for s in inputs if vo(s) is None]
         for s in bad:

@@ -6,6 +6,8 @@
  *   I  text              text is not a conda version
  *   C  a  b  <|=|>       how a compares with b
  *   S  v  prefix  0|1    whether v starts with prefix (VersionOrder.startswith)
+ *   M  spec  v  0|1      whether v satisfies the version spec
+ *   B  spec              spec is not a version spec
  * With a second file (conda's own answers, conda_cases.txt), a case whose
  * recorded answer differs from envlock's still passes when conda's answer
  * for the same input is a different one and is what envlock gives: that is
@@ -47,6 +49,12 @@ static bool conda_explains(const char *kind, char **f, const char *want, const c
         const char *a = ref_answer(k);
         free(k);
         return a && strcmp(a, "0") == 0;
+    }
+    if (strncmp(got, "badspec ", 8) == 0 || strcmp(kind, "badspec") == 0) {
+        char *k = xasprintf("spec\t%s", f[1]);
+        const char *a = ref_answer(k);
+        free(k);
+        return a && strcmp(a, strcmp(kind, "badspec") == 0 ? "1" : "0") == 0;
     }
     if (strcmp(kind, "invalid") == 0) {
         char *k = xasprintf("valid\t%s", f[1]);
@@ -178,6 +186,19 @@ static void add_ref(char *buf)
     if ((f[0][0] == 'V' || f[0][0] == 'I') && nf >= 2) {
         key = xasprintf("valid\t%s", f[1]);
         ans = xstrdup(f[0][0] == 'V' ? "1" : "0");
+    } else if (f[0][0] == 'B' && nf == 2) {
+        key = xasprintf("spec\t%s", f[1]);
+        ans = xstrdup("0");
+    } else if (f[0][0] == 'M' && nf == 4) {
+        /* A spec conda answers a match for is one conda parses. */
+        key = xasprintf("spec\t%s", f[1]);
+        ans = xstrdup("1");
+        ref_keys = xrealloc(ref_keys, (n_ref + 1) * sizeof *ref_keys);
+        ref_answers = xrealloc(ref_answers, (n_ref + 1) * sizeof *ref_answers);
+        ref_keys[n_ref] = key;
+        ref_answers[n_ref++] = ans;
+        key = xasprintf("%s\t%s\t%s", f[0], f[1], f[2]);
+        ans = xstrdup(f[3]);
     } else if ((f[0][0] == 'C' || f[0][0] == 'S') && nf == 4) {
         key = xasprintf("%s\t%s\t%s", f[0], f[1], f[2]);
         ans = xstrdup(f[3]);
@@ -192,12 +213,38 @@ static void add_ref(char *buf)
         free(f[i]);
 }
 
+static void case_M(size_t line, char **f)
+{
+    conda_vspec *sp = conda_vspec_parse(f[1], strlen(f[1]), NULL);
+    conda_version *v = parse(f[2]);
+    char got[64];
+    if (!sp)
+        snprintf(got, sizeof got, "badspec %s", f[1]);
+    else if (!v)
+        snprintf(got, sizeof got, "unparsed %s", f[2]);
+    else
+        snprintf(got, sizeof got, "%s", conda_vspec_match(sp, v, f[2]) ? "1" : "0");
+    char *in = xasprintf("%s matches %s", f[2], f[1]);
+    check(line, "match", in, f[3], got);
+    free(in);
+    conda_vspec_free(sp);
+    conda_version_free(v);
+}
+
+static void case_B(size_t line, char **f)
+{
+    conda_vspec *sp = conda_vspec_parse(f[1], strlen(f[1]), NULL);
+    check(line, "badspec", f[1], "badspec", sp ? "parsed" : "badspec");
+    conda_vspec_free(sp);
+}
+
 static void run_line(size_t line, char *buf)
 {
     char *f[MAXF];
     size_t nf = split_fields(buf, f);
     static const struct { const char *kind; size_t nf; void (*fn)(size_t, char **); } kinds[] = {
         {"V", 3, case_V}, {"I", 2, case_I}, {"C", 4, case_C}, {"S", 4, case_S},
+        {"M", 4, case_M}, {"B", 2, case_B},
     };
     size_t k = 0;
     while (k < sizeof kinds / sizeof kinds[0] && strcmp(kinds[k].kind, f[0]) != 0)

@@ -82,4 +82,40 @@ char *conda_version_repr(const conda_version *v, bool local);
  *  naming the column (caller frees; `msg` may be NULL). */
 int conda_version_cmp_str(const char *a, const char *b, int *cmp, char **msg);
 
+/* ---- version specs ---- */
+
+typedef struct conda_vspec conda_vspec;
+
+/* conda_vspec_parse() :
+ *  Parses a version spec as conda's VersionSpec: `,` (and) binds tighter
+ *  than `|` (or), parentheses group; each item is one of
+ *    `*`                 any version
+ *    `^...$`             a regular expression over the version text (POSIX
+ *                        extended syntax here, Python's in conda)
+ *    `OP v`              == != < <= > >= (no blank after OP); `=v` and `v*`
+ *                        / `v.*` are "starts with v"; `!=v.*` "does not";
+ *                        `~=v` is ">= v and starts with v minus its last
+ *                        component" (v needs two components here: conda
+ *                        fails only when matching); `OPv.*` reads as `OPv`
+ *    `1.*.3`             a glob: `*` inside is any text
+ *    `v`                 equal to v in VersionOrder (1.1 == 1.1.0)
+ *    text with `@`       the exact text
+ *  Blanks around items are ignored. Spec texts over CONDA_VSPEC_MAX bytes
+ *  are refused. @return a new spec, or NULL with *err (column into `text`). */
+#define CONDA_VSPEC_MAX 4096
+conda_vspec *conda_vspec_parse(const char *text, size_t len, conda_error *err);
+void conda_vspec_free(conda_vspec *s);
+
+/* conda_vspec_match() :
+ *  Whether the version `raw` (its parse `v`, or NULL when it does not parse:
+ *  then only regex, glob and exact-text items can match) satisfies `s`. */
+bool conda_vspec_match(const conda_vspec *s, const conda_version *v, const char *raw);
+
+/* conda_filter() :
+ *  keep[i] = versions[i] satisfies the version spec `spec`. Versions that
+ *  are not conda versions never satisfy it. Returns 0, or -1 if the spec is
+ *  malformed, with *msg a malloc'd reason naming the column (caller frees;
+ *  `msg` may be NULL). */
+int conda_filter(const char *spec, const char *const *versions, size_t n, bool *keep, char **msg);
+
 #endif
