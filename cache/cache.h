@@ -163,6 +163,14 @@ typedef struct cache_request {
                                    logged or printed; a Range header becomes
                                    part of the cache key */
     size_t n_headers;
+    /* TLS material of this request only (npmrc cafile/certfile/keyfile for
+     * the npm registry): ca_file replaces the options' ca_bundle for it;
+     * the client certificate and key, like an Authorization header, go to
+     * the canonical host only (not to a mirror on another host, not across
+     * a redirect). NULL: none. */
+    const char *ca_file;
+    const char *client_cert;
+    const char *client_key;
     const char *sink;           /* or NULL. A file path: the body goes
                                    straight to a temp file beside it as it
                                    arrives (sha256 computed on the way) and
@@ -295,6 +303,10 @@ typedef struct cache_run_stats {
     uint64_t failures;
 } cache_run_stats;
 void cache_get_stats(const cache *c, cache_run_stats *st);
+
+/* cache_npm_token() : el_cache_options.npm_token (borrowed from `c`), or
+ *  NULL. */
+const char *cache_npm_token(const cache *c);
 
 /* Derived data (e.g. an apt index parsed into a .solv file) stored under a
  * name of the caller's choosing, with the same atomic, verified, compressed

@@ -77,6 +77,7 @@ typedef struct xfer {
     char *want_sha;
     char **headers;
     size_t n_headers;
+    char *ca_file, *client_cert, *client_key; /* cache_request's */
     cache_done_fn done;
     void *user;
     /* a request with a sink: the body goes to a temp file, not to `body` */
@@ -186,6 +187,9 @@ static void xfer_free(xfer *x)
     for (size_t i = 0; i < x->n_headers; i++)
         free(x->headers[i]);
     free(x->headers);
+    free(x->ca_file);
+    free(x->client_cert);
+    free(x->client_key);
     cache_meta_clear(&x->cached);
     free(x->cached_body);
     if (x->easy)
@@ -499,6 +503,8 @@ cache *cache_open(el_ctx *ctx, const el_cache_options *o)
     c->o.redirect_hosts = NULL;
     c->o.n_redirect_hosts = 0;
     c->o.ca_bundle = o->ca_bundle ? xstrdup(o->ca_bundle) : NULL;
+    c->o.ca_dir = o->ca_dir ? xstrdup(o->ca_dir) : NULL;
+    c->o.npm_token = o->npm_token ? xstrdup(o->npm_token) : NULL;
     /* netrc is always read, optional per host (libcurl's default file is
      * ~/.netrc); $NETRC names another file, as for curl and pip. */
     const char *netrc = o->netrc_file ? o->netrc_file : getenv("NETRC");
@@ -594,12 +600,19 @@ void cache_close(cache *c)
         free(c->redirect_hosts.items[i]);
     ptrvec_release(&c->redirect_hosts);
     free((char *)c->o.ca_bundle);
+    free((char *)c->o.ca_dir);
+    if (c->o.npm_token) {
+        memset((char *)c->o.npm_token, 0, strlen(c->o.npm_token));
+        free((char *)c->o.npm_token);
+    }
     free((char *)c->o.netrc_file);
     free(c->dir);
     free(c);
 }
 
 void cache_get_stats(const cache *c, cache_run_stats *st) { *st = c->st; }
+
+const char *cache_npm_token(const cache *c) { return c->o.npm_token; }
 
 char *cache_canonical_url(const cache *c, const char *served_url)
 {
@@ -638,6 +651,9 @@ void cache_submit(cache *c, const cache_request *rq)
             x->headers[i] = xstrdup(rq->headers[i]);
         x->n_headers = rq->n_headers;
     }
+    x->ca_file = rq->ca_file ? xstrdup(rq->ca_file) : NULL;
+    x->client_cert = rq->client_cert ? xstrdup(rq->client_cert) : NULL;
+    x->client_key = rq->client_key ? xstrdup(rq->client_key) : NULL;
     x->done = rq->done;
     x->user = rq->user;
     x->lock_fd = -1;
@@ -998,8 +1014,10 @@ static void launch(xfer *x)
     cu->easy_setopt(e, CURLOPT_WRITEDATA, x);
     cu->easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
     cu->easy_setopt(e, CURLOPT_USERAGENT, "envlock/" ENVLOCK_VERSION_STR);
-    if (c->o.ca_bundle)
-        cu->easy_setopt(e, CURLOPT_CAINFO, c->o.ca_bundle);
+    if (x->ca_file || c->o.ca_bundle)
+        cu->easy_setopt(e, CURLOPT_CAINFO, x->ca_file ? x->ca_file : c->o.ca_bundle);
+    if (c->o.ca_dir)
+        cu->easy_setopt(e, CURLOPT_CAPATH, c->o.ca_dir);
     /* netrc credentials for the host envlock was asked to fetch from (the
      * index, or its mirror), never for a host a redirect leads to. */
     bool first_host = !x->hop || same_host(x->hop, x->transport);
@@ -1026,6 +1044,13 @@ static void launch(xfer *x)
         free(h);
     }
     bool canonical_origin = same_origin(x->url, cur);
+    /* a client certificate is a credential of the canonical host, as an
+     * Authorization header is */
+    if (canonical_origin && x->client_cert) {
+        cu->easy_setopt(e, CURLOPT_SSLCERT, x->client_cert);
+        if (x->client_key)
+            cu->easy_setopt(e, CURLOPT_SSLKEY, x->client_key);
+    }
     for (size_t i = 0; i < x->n_headers; i++) {
         /* Credentials meant for the canonical host never go to a mirror on
          * another host, nor across a redirect; a mirror's own come from

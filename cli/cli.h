@@ -18,6 +18,7 @@ typedef struct cli_opts {
     bool offline;               /* --offline */
     const char *const *mirrors; /* --mirror CANONICAL=URL, repeatable */
     size_t n_mirrors;
+    const char *cert;           /* --cert FILE: the CA bundle to trust */
     el_cache_options env;       /* what the ENVLOCK_* variables set (env.c) */
     const char *env_redirect[1]; /* ENVLOCK_REDIRECT_HOSTS, env.redirect_hosts */
 } cli_opts;

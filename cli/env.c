@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "cli_env.h"
 
@@ -35,6 +36,41 @@ static const char *env_text(const char *name)
     return v && *v ? v : NULL;
 }
 
+el_code cli_ca_path(el_ctx *ctx, const char *what, const char *path, bool dir)
+{
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+    if (exists && (dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)))
+        return EL_OK;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s %.300s: %s", what, path,
+             !exists ? "no such file or directory" : dir ? "not a directory" : "not a file");
+    return el_usage_error(ctx, msg);
+}
+
+/* The CA certificates to trust, from the variables curl, OpenSSL and uv
+ * read, below envlock's own (docs/configuration.md gives the order):
+ * ENVLOCK_CERT, SSL_CERT_FILE, CURL_CA_BUNDLE for the bundle;
+ * SSL_CERT_DIR for the directory. A name that is not there is a usage
+ * error naming the variable, not a TLS failure at the first fetch. */
+static el_code env_ca(el_ctx *ctx, el_cache_options *co)
+{
+    static const char *const files[] = { "ENVLOCK_CERT", "SSL_CERT_FILE", "CURL_CA_BUNDLE" };
+    for (size_t i = 0; i < sizeof files / sizeof *files && !co->ca_bundle; i++) {
+        const char *v = env_text(files[i]);
+        if (v && cli_ca_path(ctx, files[i], v, false) != EL_OK)
+            return EL_USAGE;
+        co->ca_bundle = v;
+    }
+    const char *d = env_text("SSL_CERT_DIR");
+    if (d && !co->ca_dir) {
+        if (cli_ca_path(ctx, "SSL_CERT_DIR", d, true) != EL_OK)
+            return EL_USAGE;
+        co->ca_dir = d;
+    }
+    return EL_OK;
+}
+
 el_code cli_env_cache_options(el_ctx *ctx, el_cache_options *co, const char **redirect_slot)
 {
     static const long day = 86400;
@@ -45,7 +81,8 @@ el_code cli_env_cache_options(el_ctx *ctx, el_cache_options *co, const char **re
         (rc = env_number(ctx, "ENVLOCK_RUN_TIMEOUT", 7 * day, &run)) != EL_OK ||
         (rc = env_number(ctx, "ENVLOCK_MIN_SPEED", 1L << 30, &speed)) != EL_OK ||
         (rc = env_number(ctx, "ENVLOCK_MIN_SPEED_TIME", day, &speed_time)) != EL_OK ||
-        (rc = env_number(ctx, "ENVLOCK_MAX_BYTES", 1L << 40, &cap)) != EL_OK)
+        (rc = env_number(ctx, "ENVLOCK_MAX_BYTES", 1L << 40, &cap)) != EL_OK ||
+        (rc = env_ca(ctx, co)) != EL_OK)
         return rc;
     /* an option already set (a flag, a test driver's argument) wins */
     if (!co->transfer_timeout_ms)
@@ -65,6 +102,7 @@ el_code cli_env_cache_options(el_ctx *ctx, el_cache_options *co, const char **re
     co->mirror_list = env_text("ENVLOCK_MIRRORS");
     co->mirror_list_name = "ENVLOCK_MIRRORS";
     co->config_dir = env_text("ENVLOCK_CONFIG");
+    co->npm_token = env_text("ENVLOCK_NPM_TOKEN");
     /* the variable's hosts go after the options' own, in the slot the
      * caller keeps at the end of its redirect_hosts array */
     const char *hosts = env_text("ENVLOCK_REDIRECT_HOSTS");

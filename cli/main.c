@@ -75,6 +75,9 @@ static const char usage[] =
     "  --mirror CANONICAL=URL\n"
     "                      fetch URLs under CANONICAL from URL instead (repeatable;\n"
     "                      also ENVLOCK_MIRRORS and the mirrors config file)\n"
+    "  --cert FILE         trust the CA certificates of this PEM file for https\n"
+    "                      (else $ENVLOCK_CERT, $SSL_CERT_FILE, $CURL_CA_BUNDLE;\n"
+    "                      $SSL_CERT_DIR adds a directory; npmrc cafile: npm only)\n"
     "  --format F          environment, datagen or auto (default auto)\n"
     "  --template NAME     start from a DataGen built-in template\n"
     "  -h, --help          this text\n"
@@ -120,7 +123,7 @@ static bool command_help(const char *name)
         if (in) {
             if (!found)
                 fputs("usage: envlock [--json] [--quiet] [--cache-dir DIR] [--offline] "
-                      "[--mirror CANONICAL=URL]...\n", stdout);
+                      "[--mirror CANONICAL=URL]... [--cert FILE]\n", stdout);
             found = true;
             fwrite(l, 1, len, stdout);
         }
@@ -161,17 +164,22 @@ int main(int argc, char **argv)
         } else if (!after_dashdash && strcmp(argv[i], "--offline") == 0) {
             o.offline = true;
         } else if (!after_dashdash && (strcmp(argv[i], "--cache-dir") == 0 ||
-                                       strcmp(argv[i], "--mirror") == 0)) {
+                                       strcmp(argv[i], "--mirror") == 0 ||
+                                       strcmp(argv[i], "--cert") == 0)) {
             if (i + 1 >= argc) {
                 status = cli_usage_error(ctx, &o, "%s needs a value", argv[i]);
                 break;
             }
             if (strcmp(argv[i], "--cache-dir") == 0)
                 o.cache_dir = argv[++i];
+            else if (strcmp(argv[i], "--cert") == 0)
+                o.cert = argv[++i];
             else
                 mirrors[o.n_mirrors++] = argv[++i];
         } else if (!after_dashdash && strncmp(argv[i], "--cache-dir=", 12) == 0) {
             o.cache_dir = argv[i] + 12;
+        } else if (!after_dashdash && strncmp(argv[i], "--cert=", 7) == 0) {
+            o.cert = argv[i] + 7;
         } else if (!after_dashdash && strncmp(argv[i], "--mirror=", 9) == 0) {
             mirrors[o.n_mirrors++] = argv[i] + 9;
         } else {
@@ -179,6 +187,10 @@ int main(int argc, char **argv)
         }
     }
     o.mirrors = mirrors;
+    /* --cert wins over every variable naming a CA bundle (env.c) */
+    o.env.ca_bundle = o.cert;
+    if (status == -1 && o.cert && cli_ca_path(ctx, "--cert", o.cert, false) != EL_OK)
+        status = cli_usage_error(ctx, &o, "%s", el_ctx_message(ctx));
     if (status == -1 && cli_env_cache_options(ctx, &o.env, o.env_redirect) != EL_OK)
         status = cli_report_failure(ctx, &o);
     if (status != -1) {

@@ -84,8 +84,18 @@ typedef struct el_cache_options {
     long retry_cap_ms;        /* cap on one backoff and on Retry-After; 0: 30000 */
     uint64_t max_bytes;       /* default size cap of one response held in memory
                                  (a streamed artifact has its own); 0: 512 MiB */
-    const char *ca_bundle;    /* PEM CA bundle instead of the system's */
+    const char *ca_bundle;    /* PEM CA bundle to trust for https (libcurl's
+                                 CURLOPT_CAINFO: in place of the system's
+                                 bundle; the CLI's --cert, $ENVLOCK_CERT,
+                                 $SSL_CERT_FILE or $CURL_CA_BUNDLE); NULL: the
+                                 system's */
+    const char *ca_dir;       /* directory of hashed PEM CA certificates
+                                 (`openssl rehash`; CURLOPT_CAPATH; the CLI's
+                                 $SSL_CERT_DIR); NULL: the system's */
     const char *netrc_file;   /* netrc path; NULL: $NETRC, else ~/.netrc */
+    const char *npm_token;    /* bearer token for the npm registry, before
+                                 npmrc's (the CLI's $ENVLOCK_NPM_TOKEN); sent
+                                 to the registry's host only; NULL: none */
     /* Bounds on time (every one of them is always finite). A request (all
      * its attempts and the waits between them) ends within transfer_timeout;
      * no retry starts, and no Retry-After is waited for, past retry_max

@@ -360,12 +360,19 @@ const char *npm_rc_note(const npm_rc *rc, size_t i);
  *  NULL when nothing matches (also for non-http(s) URLs). */
 char *npm_rc_auth(const npm_rc *rc, const char *url);
 
+/* npm_rc_scoped() :
+ *  The value of a registry-scoped setting (`//host[:port]/path/:FIELD`,
+ *  such as certfile and keyfile) for `url`, with the longest matching path
+ *  as npm_rc_auth() walks it; borrowed from `rc`, or NULL. */
+const char *npm_rc_scoped(const npm_rc *rc, const char *url, const char *field);
+
 /* npm_auth_for_registry() :
  *  The Authorization value envlock sends to `registry` (and only to it):
- *  ENVLOCK_NPM_TOKEN if set, else what `rc` matches for the registry URL,
- *  else npm_config__authToken (npm's legacy unscoped token). malloc'd or
- *  NULL. Never printed, logged or recorded. */
-char *npm_auth_for_registry(const npm_rc *rc, const char *registry,
+ *  "Bearer TOKEN" for `token` when set (the caller's option: the CLI's
+ *  ENVLOCK_NPM_TOKEN), else what `rc` matches for the registry URL, else
+ *  npm_config__authToken (npm's legacy unscoped token). malloc'd or NULL.
+ *  Never printed, logged or recorded. */
+char *npm_auth_for_registry(const npm_rc *rc, const char *registry, const char *token,
                             const char *(*getenv_fn)(const char *name));
 
 /* ---- the loader ---- */

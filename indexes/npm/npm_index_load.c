@@ -29,6 +29,7 @@ struct npm_loader {
     npm_target target;     /* strings below are owned copies */
     char *t_os, *t_cpu, *t_libc, *t_node, *t_cutoff;
     char *auth;            /* "Authorization: ..." or NULL */
+    char *ca_file, *client_cert, *client_key; /* npmrc cafile, certfile, keyfile */
     uint64_t max_bytes;
     char *served_base;
     void (*loaded)(npm_loader *l, const npm_packument *p, void *user);
@@ -68,12 +69,17 @@ npm_loader *npm_loader_new(cache *c, const npm_loader_options *o)
     l->user = o->user;
     if (!o->no_auth) {
         npm_rc *own = o->rc ? NULL : npm_rc_load_user();
-        char *v = npm_auth_for_registry(o->rc ? o->rc : own, l->registry, NULL);
+        const npm_rc *rc = o->rc ? o->rc : own;
+        char *v = npm_auth_for_registry(rc, l->registry, cache_npm_token(c), NULL);
         if (v) {
             l->auth = xasprintf("Authorization: %s", v);
             memset(v, 0, strlen(v));
             free(v);
         }
+        /* npm's TLS settings for its registry (docs/configuration.md) */
+        l->ca_file = dup_or_null(npm_rc_get(rc, "cafile"));
+        l->client_cert = dup_or_null(npm_rc_scoped(rc, l->registry, "certfile"));
+        l->client_key = dup_or_null(npm_rc_scoped(rc, l->registry, "keyfile"));
         npm_rc_free(own);
     }
     return l;
@@ -103,6 +109,9 @@ void npm_loader_free(npm_loader *l)
         free(l->auth);
     }
     free(l->served_base);
+    free(l->ca_file);
+    free(l->client_cert);
+    free(l->client_key);
     free(l);
 }
 
@@ -290,6 +299,9 @@ static void request(npm_loader *l, load_item *it, bool on_demand)
         .max_bytes = l->max_bytes,
         .headers = l->auth ? headers : NULL,
         .n_headers = l->auth ? 1 : 0,
+        .ca_file = l->ca_file,
+        .client_cert = l->client_cert,
+        .client_key = l->client_key,
         .done = on_done,
         .user = it,
     };

@@ -1,7 +1,8 @@
 /* npm_rc.c — reading .npmrc (the ini-like config npm keeps per user) for
- * the one thing envlock needs from it: the credentials npm would send to a
- * registry URL. Also the environment variables that carry a token
- * (ENVLOCK_NPM_TOKEN, npm_config__authToken).
+ * what envlock needs from it: the credentials npm would send to a registry
+ * URL and its TLS settings (cafile, scoped certfile/keyfile). Also npm's
+ * own variable that carries a token (npm_config__authToken); envlock's
+ * ENVLOCK_NPM_TOKEN comes in as an option (el_cache_options.npm_token).
  *
  * The format, as npm's `ini` reader takes it: `key = value` lines, whitespace
  * around both trimmed; whole-line comments starting with `#` or `;`; on an
@@ -381,14 +382,39 @@ char *npm_rc_auth(const npm_rc *rc, const char *url)
     return out;
 }
 
-char *npm_auth_for_registry(const npm_rc *rc, const char *registry,
+const char *npm_rc_scoped(const npm_rc *rc, const char *url, const char *field)
+{
+    if (!rc || !url)
+        return NULL;
+    char *k = nerf(url);
+    if (!k)
+        return NULL;
+    /* the same walk up as npm_rc_auth() */
+    size_t n = strlen(k);
+    const char *out = NULL;
+    while (n > 2 && !out) {
+        k[n] = '\0';
+        char *key = xasprintf("%s:%s", k, field);
+        out = npm_rc_get(rc, key);
+        free(key);
+        if (k[n - 1] == '/')
+            n--;
+        else
+            while (n > 2 && k[n - 1] != '/')
+                n--;
+    }
+    free(k);
+    return out;
+}
+
+char *npm_auth_for_registry(const npm_rc *rc, const char *registry, const char *token,
                             const char *(*getenv_fn)(const char *name))
 {
     if (!getenv_fn)
         getenv_fn = plain_getenv;
-    const char *env = getenv_fn("ENVLOCK_NPM_TOKEN");
-    if (env && *env)
-        return xasprintf("Bearer %s", env);
+    if (token && *token)
+        return xasprintf("Bearer %s", token);
+    const char *env;
     char *reg = npm_registry_normalize(registry);
     char *a = npm_rc_auth(rc, reg);
     free(reg);

@@ -29,7 +29,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *a = npm_rc_auth(rc, urls[i]);
         CHECK(!a || strncmp(a, "Bearer ", 7) == 0 || strncmp(a, "Basic ", 6) == 0);
         free(a);
-        a = npm_auth_for_registry(rc, urls[i], env);
+        a = npm_auth_for_registry(rc, urls[i], NULL, env);
+        free(a);
+        a = npm_auth_for_registry(rc, urls[i], "tok", env);
+        CHECK(a && strcmp(a, "Bearer tok") == 0);
+        npm_rc_scoped(rc, urls[i], "certfile");
         free(a);
     }
     npm_rc_scope_registry(rc, "@s/x");

@@ -14,9 +14,8 @@ import sys
 LIBRARY = ["util", "versions", "cache", "indexes", "envspec", "lockfile", "base",
            "resolver", "plan", "bundle", "verbs"]
 # util/alloc.c: the out-of-memory message just before abort(), when no
-# caller can be told. indexes/npm/npm_rc.c: ENVLOCK_NPM_TOKEN, read beside
-# npm's own npm_config__authToken; still to move to an option.
-ALLOWED = {("util/alloc.c", "stderr"), ("indexes/npm/npm_rc.c", "ENVLOCK_NPM_TOKEN")}
+# caller can be told.
+ALLOWED = {("util/alloc.c", "stderr")}
 
 
 def sources(root, folders):

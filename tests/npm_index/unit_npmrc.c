@@ -138,6 +138,27 @@ static void test_matching(void **state)
     npm_rc_free(rc);
 }
 
+/* certfile/keyfile are scoped like _authToken (npm's config docs:
+ * "//other-registry.tld/:certfile=/path/to/cert.pem"). */
+static void test_scoped_settings(void **state)
+{
+    (void)state;
+    npm_rc *rc = rc_of("cafile=/etc/corp-ca.pem\n"
+                       "//npm.corp.example/:certfile=/c/root.pem\n"
+                       "//npm.corp.example/team/:certfile=/c/team.pem\n"
+                       "//npm.corp.example/team/:keyfile=/c/team.key\n");
+    assert_string_equal(npm_rc_get(rc, "cafile"), "/etc/corp-ca.pem");
+    assert_string_equal(npm_rc_scoped(rc, "https://npm.corp.example/team/", "certfile"),
+                        "/c/team.pem");
+    assert_string_equal(npm_rc_scoped(rc, "https://npm.corp.example/team/", "keyfile"),
+                        "/c/team.key");
+    assert_string_equal(npm_rc_scoped(rc, "https://npm.corp.example/", "certfile"), "/c/root.pem");
+    assert_null(npm_rc_scoped(rc, "https://npm.corp.example/", "keyfile"));
+    assert_null(npm_rc_scoped(rc, "https://registry.npmjs.org/", "certfile"));
+    assert_null(npm_rc_scoped(rc, "file:///srv/npm/", "certfile"));
+    npm_rc_free(rc);
+}
+
 static const char *env_with_envlock(const char *name)
 {
     if (strcmp(name, "ENVLOCK_NPM_TOKEN") == 0)
@@ -156,18 +177,25 @@ static void test_registry_auth(void **state)
 {
     (void)state;
     npm_rc *rc = rc_of("//npm.corp.example/:_authToken=rc\n");
-    char *a = npm_auth_for_registry(rc, "https://npm.corp.example", env_with_envlock);
-    assert_string_equal(a, "Bearer from-env");
+    /* the token option wins; the library never reads ENVLOCK_NPM_TOKEN
+     * itself (the CLI passes it as el_cache_options.npm_token) */
+    char *a = npm_auth_for_registry(rc, "https://npm.corp.example", "from-option", env_with_npm);
+    assert_string_equal(a, "Bearer from-option");
     free(a);
-    a = npm_auth_for_registry(rc, "https://npm.corp.example", env_with_npm);
+    a = npm_auth_for_registry(rc, "https://npm.corp.example", NULL, env_with_envlock);
     assert_string_equal(a, "Bearer rc");
     free(a);
-    a = npm_auth_for_registry(rc, "https://registry.npmjs.org", env_with_npm);
+    a = npm_auth_for_registry(rc, "https://registry.npmjs.org", NULL, env_with_envlock);
+    assert_null(a);
+    a = npm_auth_for_registry(rc, "https://npm.corp.example", NULL, env_with_npm);
+    assert_string_equal(a, "Bearer rc");
+    free(a);
+    a = npm_auth_for_registry(rc, "https://registry.npmjs.org", NULL, env_with_npm);
     assert_string_equal(a, "Bearer legacy");
     free(a);
-    a = npm_auth_for_registry(rc, "https://registry.npmjs.org", fake_env);
+    a = npm_auth_for_registry(rc, "https://registry.npmjs.org", NULL, fake_env);
     assert_null(a);
-    a = npm_auth_for_registry(NULL, NULL, fake_env);
+    a = npm_auth_for_registry(NULL, NULL, NULL, fake_env);
     assert_null(a);
     npm_rc_free(rc);
 }
@@ -177,7 +205,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_syntax),   cmocka_unit_test(test_env),
         cmocka_unit_test(test_scopes),   cmocka_unit_test(test_matching),
-        cmocka_unit_test(test_registry_auth),
+        cmocka_unit_test(test_registry_auth), cmocka_unit_test(test_scoped_settings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
