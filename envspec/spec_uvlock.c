@@ -11,6 +11,7 @@
  * the spec file are the caller's (spec_entries.c). */
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -22,14 +23,34 @@
 #define F_LOCK "spec.build.dependencyFile.lockContent"
 #define RUN_UV_LOCK "run `uv lock` and bring the updated uv.lock"
 
+/* A name and where it is, for sorted lookups (hostile locks are 1 MiB of
+ * packages and edges: every lookup is a binary search, never a scan). */
+typedef struct named {
+    const char *name;
+    size_t idx;
+    const void *ptr;
+} named;
+
+/* One step of the walk: a package, with `extra` its optional dependencies
+ * of that name. */
+typedef struct step {
+    long pkg;
+    const char *extra;
+} step;
+
 typedef struct sel {
     arena *mem;
     const toml_value *pyproject, *lock;
     const toml_value *const *pkgs; /* uv.lock's [[package]] tables */
     size_t n;
+    const char **names;            /* canonical name of each package */
+    named *by_name;                /* the packages sorted by (name, index) */
     const pypi_env *env;
     bool *chosen;
-    ptrvec extras_seen;            /* "<index>\n<extra>" already followed */
+    char **seen;                   /* open-addressing set of "<index>\n<extra>" followed */
+    size_t seen_cap, seen_len;
+    ptrvec todo;                   /* steps still to take (the walk is iterative: a
+                                      chain of 20,000 packages is no recursion) */
     ptrvec problems;
     long root;
 } sel;
@@ -91,6 +112,60 @@ static char *canonical(sel *s, const char *name)
     return out;
 }
 
+static int cmp_named(const void *a, const void *b)
+{
+    const named *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The first of `v` (n, sorted) named `name`, or n. */
+static size_t first_named(const named *v, size_t n, const char *name)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(v[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && strcmp(v[lo].name, name) == 0 ? lo : n;
+}
+
+static uint64_t fnv1a(const char *t)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *t; t++)
+        h = (h ^ (unsigned char)*t) * 1099511628211u;
+    return h;
+}
+
+/* Adds `key` to the set of followed extras; false if it was there. */
+static bool seen_add(sel *s, char *key)
+{
+    if (2 * (s->seen_len + 1) > s->seen_cap) {
+        size_t cap = s->seen_cap ? 2 * s->seen_cap : 64;
+        char **t = arena_alloc(s->mem, cap * sizeof *t);
+        for (size_t i = 0; i < s->seen_cap; i++)
+            if (s->seen[i]) {
+                size_t j = fnv1a(s->seen[i]) & (cap - 1);
+                while (t[j])
+                    j = (j + 1) & (cap - 1);
+                t[j] = s->seen[i];
+            }
+        s->seen = t;
+        s->seen_cap = cap;
+    }
+    size_t j = fnv1a(key) & (s->seen_cap - 1);
+    for (; s->seen[j]; j = (j + 1) & (s->seen_cap - 1))
+        if (strcmp(s->seen[j], key) == 0)
+            return false;
+    s->seen[j] = key;
+    s->seen_len++;
+    return true;
+}
+
 /* A marker uv wrote, evaluated where the environment is built: one that
  * does not parse or evaluate is a problem, and false. */
 static bool holds(sel *s, const toml_value *at, const char *marker)
@@ -135,10 +210,11 @@ static long target_of(sel *s, const toml_value *edge)
     const toml_value *source = kind_at(edge, "source", TOML_TABLE);
     long found = -1, applying = -1;
     size_t n_found = 0;
-    for (size_t i = 0; i < s->n; i++) {
+    for (size_t k = first_named(s->by_name, s->n, want);
+         k < s->n && strcmp(s->by_name[k].name, want) == 0; k++) {
+        size_t i = s->by_name[k].idx;
         const toml_value *p = s->pkgs[i];
-        if (strcmp(canonical(s, str_at(p, "name")), want) != 0 ||
-            (version && (!str_at(p, "version") || strcmp(str_at(p, "version"), version) != 0)) ||
+        if ((version && (!str_at(p, "version") || strcmp(str_at(p, "version"), version) != 0)) ||
             (source && !same_source(source, kind_at(p, "source", TOML_TABLE))))
             continue;
         n_found++;
@@ -149,7 +225,13 @@ static long target_of(sel *s, const toml_value *edge)
     return n_found > 1 ? applying : found;
 }
 
-static void follow(sel *s, long i, const char *extra);
+static void push(sel *s, long pkg, const char *extra)
+{
+    step *t = arena_alloc(s->mem, sizeof *t);
+    t->pkg = pkg;
+    t->extra = extra;
+    ptrvec_push(&s->todo, t);
+}
 
 /* Each edge of `edges` (an array of inline tables) whose marker holds. */
 static void walk(sel *s, long from, const toml_value *edges)
@@ -172,17 +254,17 @@ static void walk(sel *s, long from, const toml_value *edges)
                     str_at(s->pkgs[from], "name"), name);
             continue;
         }
-        follow(s, to, NULL);
+        push(s, to, NULL);
         const toml_value *ex = kind_at(e, "extra", TOML_ARRAY);
         for (size_t x = 0; ex && x < ex->n; x++)
             if (ex->items[x]->kind == TOML_STRING)
-                follow(s, to, ex->items[x]->s);
+                push(s, to, ex->items[x]->s);
     }
 }
 
-/* Package `i`, and with `extra` its optional dependencies of that name;
- * each followed once. */
-static void follow(sel *s, long i, const char *extra)
+/* One step: package `i`, and with `extra` its optional dependencies of
+ * that name (uv writes the keys canonical); each taken once. */
+static void take(sel *s, long i, const char *extra)
 {
     if (!extra) {
         if (s->chosen[i])
@@ -191,16 +273,22 @@ static void follow(sel *s, long i, const char *extra)
         walk(s, i, kind_at(s->pkgs[i], "dependencies", TOML_ARRAY));
         return;
     }
-    char *key = arena_sprintf(s->mem, "%ld\n%s", i, canonical(s, extra));
-    for (size_t k = 0; k < s->extras_seen.len; k++)
-        if (strcmp(s->extras_seen.items[k], key) == 0)
-            return;
-    ptrvec_push(&s->extras_seen, key);
+    const char *want = canonical(s, extra);
+    if (!seen_add(s, arena_sprintf(s->mem, "%ld\n%s", i, want)))
+        return;
     const toml_value *opt = kind_at(s->pkgs[i], "optional-dependencies", TOML_TABLE);
     for (size_t k = 0; opt && k < opt->n; k++)
-        if (strcmp(canonical(s, opt->keys[k]), canonical(s, extra)) == 0 &&
-            opt->items[k]->kind == TOML_ARRAY)
+        if (strcmp(opt->keys[k], want) == 0 && opt->items[k]->kind == TOML_ARRAY)
             walk(s, i, opt->items[k]);
+}
+
+/* Every step pushed, last first, until none is left. */
+static void take_all(sel *s)
+{
+    while (s->todo.len) {
+        step *t = s->todo.items[--s->todo.len];
+        take(s, t->pkg, t->extra);
+    }
 }
 
 /* The groups `uv sync` installs by default: pyproject's
@@ -227,8 +315,20 @@ static bool is_project_source(const toml_value *pkg)
     return (e && strcmp(e, ".") == 0) || (v && strcmp(v, ".") == 0);
 }
 
+static void index_names(sel *s)
+{
+    s->names = arena_alloc(s->mem, (s->n + 1) * sizeof *s->names);
+    s->by_name = arena_alloc(s->mem, (s->n + 1) * sizeof *s->by_name);
+    for (size_t i = 0; i < s->n; i++) {
+        s->names[i] = canonical(s, str_at(s->pkgs[i], "name"));
+        s->by_name[i] = (named){s->names[i], i, s->pkgs[i]};
+    }
+    qsort(s->by_name, s->n, sizeof *s->by_name, cmp_named);
+}
+
 static void select_from_root(sel *s)
 {
+    index_names(s);
     for (size_t i = 0; i < s->n && s->root < 0; i++)
         if (is_project_source(s->pkgs[i]))
             s->root = (long)i;
@@ -245,6 +345,7 @@ static void select_from_root(sel *s)
     for (size_t g = 0; groups && g < groups->n; g++)
         if (groups->items[g]->kind == TOML_ARRAY && default_group(s, groups->keys[g]))
             walk(s, s->root, groups->items[g]);
+    take_all(s);
 }
 
 /* ---- what each selected package is, and whether envlock can lock it ---- */
@@ -294,7 +395,7 @@ static void collect(sel *s, spec_uvlock *out, const char *const *indexes, size_t
         if (!s->chosen[i] || (long)i == s->root)
             continue;
         const toml_value *p = s->pkgs[i];
-        const char *name = canonical(s, str_at(p, "name"));
+        const char *name = s->names[i];
         if (!lockable(s, p, name, indexes, n_indexes))
             continue;
         ptrvec hashes = PTRVEC_INIT;
@@ -358,51 +459,40 @@ static char *spec_key(sel *s, const char *text)
 /* The version uv.lock selected for `name` here, or NULL. */
 static const char *selected_version(const sel *s, const char *name)
 {
-    for (size_t i = 0; i < s->n; i++) {
-        if (!s->chosen[i] || (long)i == s->root)
-            continue;
-        char *c = pypi_name_canonical(str_at(s->pkgs[i], "name") ? str_at(s->pkgs[i], "name") : "");
-        bool same = strcmp(c, name) == 0;
-        free(c);
-        if (same)
-            return str_at(s->pkgs[i], "version");
-    }
+    for (size_t k = first_named(s->by_name, s->n, name);
+         k < s->n && strcmp(s->by_name[k].name, name) == 0; k++)
+        if (s->chosen[s->by_name[k].idx] && (long)s->by_name[k].idx != s->root)
+            return str_at(s->pkgs[s->by_name[k].idx], "version");
     return NULL;
 }
 
-/* The lock's entry (a `requires-dist`/`requires-dev` table) for the same
- * name, or NULL; entries for an extra (`extra == ...` markers) are the
- * optional dependencies', not these. */
-static const toml_value *lock_entry(sel *s, const toml_value *list, const char *name)
+/* The entries of a lock list (`requires-dist`, a `requires-dev` group)
+ * by canonical name, sorted; those for an extra (`extra == ...` markers)
+ * are the optional dependencies', not these, and are left out. */
+static named *lock_names(sel *s, const toml_value *list, size_t *n)
 {
+    named *v = arena_alloc(s->mem, ((list ? list->n : 0) + 1) * sizeof *v);
+    *n = 0;
     for (size_t k = 0; list && k < list->n; k++) {
         const toml_value *e = list->items[k];
         const char *marker = str_at(e, "marker");
-        if (marker && strstr(marker, "extra =="))
-            continue;
-        if (strcmp(canonical(s, str_at(e, "name")), name) == 0)
-            return e;
+        if (!(marker && strstr(marker, "extra ==")))
+            v[(*n)++] = (named){canonical(s, str_at(e, "name")), k, e};
     }
-    return NULL;
+    return v;
 }
 
-/* One requirement of pyproject.toml against the lock's record of it. */
-static void drift_one(sel *s, const toml_value *req, const toml_value *list, const char *where)
+/* One requirement of pyproject.toml (`r`, written as `req`) against the
+ * lock's record of it (`e`, or NULL). */
+static void drift_one(sel *s, const toml_value *req, const pypi_requirement *r,
+                      const toml_value *e)
 {
-    char *err = NULL;
-    pypi_requirement *r = pypi_requirement_parse(req->s, &err);
-    if (!r) {
-        problem(s, EL_SPEC_INVALID, F_CONTENT, NULL, req, "`%s`: %s", req->s, err ? err : "");
-        free(err);
-        return;
-    }
-    const toml_value *e = lock_entry(s, list, r->canonical_name);
     const char *v = selected_version(s, r->canonical_name);
     pypi_version *pv = v ? pypi_version_parse(v, NULL) : NULL;
     if (!e)
         problem(s, EL_RESOLVE_CONFLICT, F_LOCK, r->canonical_name, req,
-                "`%s` is not in uv.lock, and pyproject.toml %s asks for `%s`: " RUN_UV_LOCK,
-                r->canonical_name, where, req->s);
+                "`%s` is not in uv.lock, and pyproject.toml asks for `%s`: " RUN_UV_LOCK,
+                r->canonical_name, req->s);
     else if (pv && !pypi_specset_contains(r->specset, pv, PYPI_PRE_YES))
         problem(s, EL_RESOLVE_CONFLICT, F_LOCK, r->canonical_name, req,
                 "`%s` is %s in uv.lock, and pyproject.toml asks for %s: " RUN_UV_LOCK,
@@ -413,34 +503,38 @@ static void drift_one(sel *s, const toml_value *req, const toml_value *list, con
                 r->canonical_name, str_at(e, "specifier") ? str_at(e, "specifier") : "any version",
                 r->specifier[0] ? r->specifier : "any version");
     pypi_version_free(pv);
-    pypi_requirement_free(r);
 }
 
-/* pyproject's list `reqs` (strings) against the lock's `list`, both ways. */
+/* pyproject's list `reqs` (strings, `where` in it) against the lock's
+ * `list`, both ways. */
 static void drift_list(sel *s, const toml_value *reqs, const toml_value *list, const char *where)
 {
-    for (size_t k = 0; reqs && k < reqs->n; k++)
-        if (reqs->items[k]->kind == TOML_STRING)
-            drift_one(s, reqs->items[k], list, where);
-    for (size_t k = 0; list && k < list->n; k++) {
-        const toml_value *e = list->items[k];
-        const char *marker = str_at(e, "marker");
-        if (marker && strstr(marker, "extra =="))
+    size_t n_lock = 0, n_req = 0, n = reqs ? reqs->n : 0;
+    named *locked = lock_names(s, list, &n_lock);
+    qsort(locked, n_lock, sizeof *locked, cmp_named);
+    named *asked = arena_alloc(s->mem, (n + 1) * sizeof *asked);
+    for (size_t k = 0; k < n; k++) {
+        const toml_value *q = reqs->items[k];
+        char *err = NULL;
+        pypi_requirement *r = q->kind == TOML_STRING ? pypi_requirement_parse(q->s, &err) : NULL;
+        if (!r && q->kind == TOML_STRING)
+            problem(s, EL_SPEC_INVALID, F_CONTENT, NULL, q, "`%s` in %s: %s", q->s, where,
+                    err ? err : "");
+        free(err);
+        if (!r)
             continue;
-        const char *name = canonical(s, str_at(e, "name"));
-        bool asked = false;
-        for (size_t j = 0; reqs && j < reqs->n && !asked; j++) {
-            pypi_requirement *r = reqs->items[j]->kind == TOML_STRING
-                                      ? pypi_requirement_parse(reqs->items[j]->s, NULL)
-                                      : NULL;
-            asked = r && strcmp(r->canonical_name, name) == 0;
-            pypi_requirement_free(r);
-        }
-        if (!asked)
-            problem(s, EL_RESOLVE_CONFLICT, F_LOCK, name, e,
-                    "`%s` is in uv.lock, and pyproject.toml %s no longer asks for it: " RUN_UV_LOCK,
-                    name, where);
+        size_t at = first_named(locked, n_lock, r->canonical_name);
+        drift_one(s, q, r, at < n_lock ? locked[at].ptr : NULL);
+        asked[n_req++] = (named){canonical(s, r->canonical_name), k, q};
+        pypi_requirement_free(r);
     }
+    qsort(asked, n_req, sizeof *asked, cmp_named);
+    named *in_order = lock_names(s, list, &n_lock);
+    for (size_t k = 0; k < n_lock; k++)
+        if (first_named(asked, n_req, in_order[k].name) == n_req)
+            problem(s, EL_RESOLVE_CONFLICT, F_LOCK, in_order[k].name, in_order[k].ptr,
+                    "`%s` is in uv.lock, and pyproject.toml %s no longer asks for it: " RUN_UV_LOCK,
+                    in_order[k].name, where);
 }
 
 static void drift(sel *s)
@@ -509,6 +603,6 @@ spec_uvlock *spec_uvlock_select(arena *mem, const char *pyproject, const char *l
         out->problems[i] = *(spec_uvproblem *)s.problems.items[i];
     out->n_problems = s.problems.len;
     ptrvec_release(&s.problems);
-    ptrvec_release(&s.extras_seen);
+    ptrvec_release(&s.todo);
     return out;
 }
