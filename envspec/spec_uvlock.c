@@ -466,17 +466,27 @@ static const char *selected_version(const sel *s, const char *name)
     return NULL;
 }
 
+/* Whether a requires-dist `marker` is for `extra` (uv writes
+ * `extra == 'name'`, joined to the requirement's own marker by `and`);
+ * with `extra` NULL, whether it is for no extra. */
+static bool for_extra(sel *s, const char *marker, const char *extra)
+{
+    if (!extra)
+        return !(marker && strstr(marker, "extra =="));
+    return marker && (strstr(marker, arena_sprintf(s->mem, "extra == '%s'", extra)) ||
+                      strstr(marker, arena_sprintf(s->mem, "extra == \"%s\"", extra)));
+}
+
 /* The entries of a lock list (`requires-dist`, a `requires-dev` group)
- * by canonical name, sorted; those for an extra (`extra == ...` markers)
- * are the optional dependencies', not these, and are left out. */
-static named *lock_names(sel *s, const toml_value *list, size_t *n)
+ * for `extra` (NULL: for none, the project's own dependencies) by
+ * canonical name, in the list's order. */
+static named *lock_names(sel *s, const toml_value *list, const char *extra, size_t *n)
 {
     named *v = arena_alloc(s->mem, ((list ? list->n : 0) + 1) * sizeof *v);
     *n = 0;
     for (size_t k = 0; list && k < list->n; k++) {
         const toml_value *e = list->items[k];
-        const char *marker = str_at(e, "marker");
-        if (!(marker && strstr(marker, "extra ==")))
+        if (for_extra(s, str_at(e, "marker"), extra))
             v[(*n)++] = (named){canonical(s, str_at(e, "name")), k, e};
     }
     return v;
@@ -507,10 +517,11 @@ static void drift_one(sel *s, const toml_value *req, const pypi_requirement *r,
 
 /* pyproject's list `reqs` (strings, `where` in it) against the lock's
  * `list`, both ways. */
-static void drift_list(sel *s, const toml_value *reqs, const toml_value *list, const char *where)
+static void drift_list(sel *s, const toml_value *reqs, const toml_value *list, const char *where,
+                       const char *extra)
 {
     size_t n_lock = 0, n_req = 0, n = reqs ? reqs->n : 0;
-    named *locked = lock_names(s, list, &n_lock);
+    named *locked = lock_names(s, list, extra, &n_lock);
     qsort(locked, n_lock, sizeof *locked, cmp_named);
     named *asked = arena_alloc(s->mem, (n + 1) * sizeof *asked);
     for (size_t k = 0; k < n; k++) {
@@ -529,12 +540,34 @@ static void drift_list(sel *s, const toml_value *reqs, const toml_value *list, c
         pypi_requirement_free(r);
     }
     qsort(asked, n_req, sizeof *asked, cmp_named);
-    named *in_order = lock_names(s, list, &n_lock);
+    named *in_order = lock_names(s, list, extra, &n_lock);
     for (size_t k = 0; k < n_lock; k++)
         if (first_named(asked, n_req, in_order[k].name) == n_req)
             problem(s, EL_RESOLVE_CONFLICT, F_LOCK, in_order[k].name, in_order[k].ptr,
                     "`%s` is in uv.lock, and pyproject.toml %s no longer asks for it: " RUN_UV_LOCK,
                     in_order[k].name, where);
+}
+
+/* `[project.optional-dependencies]` against requires-dist's entries for
+ * each extra, and the extras uv.lock records (`provides-extras`) that
+ * pyproject.toml no longer has. */
+static void drift_extras(sel *s, const toml_value *opt, const toml_value *rd,
+                         const toml_value *provides)
+{
+    for (size_t g = 0; opt && g < opt->n; g++)
+        drift_list(s, opt->items[g]->kind == TOML_ARRAY ? opt->items[g] : NULL, rd,
+                   arena_sprintf(s->mem, "`[project.optional-dependencies] %s`", opt->keys[g]),
+                   canonical(s, opt->keys[g]));
+    for (size_t x = 0; provides && x < provides->n; x++) {
+        const toml_value *v = provides->items[x];
+        bool kept = false;
+        for (size_t g = 0; opt && g < opt->n && !kept && v->kind == TOML_STRING; g++)
+            kept = strcmp(canonical(s, opt->keys[g]), canonical(s, v->s)) == 0;
+        if (!kept && v->kind == TOML_STRING)
+            drift_list(s, NULL, rd,
+                       arena_sprintf(s->mem, "`[project.optional-dependencies] %s`", v->s),
+                       canonical(s, v->s));
+    }
 }
 
 static void drift(sel *s)
@@ -547,19 +580,22 @@ static void drift(sel *s)
                 "uv.lock locks the project `%s`, and pyproject.toml names it `%s`: " RUN_UV_LOCK,
                 str_at(root, "name"), name);
     const toml_value *meta = kind_at(root, "metadata", TOML_TABLE);
-    drift_list(s, kind_at(project, "dependencies", TOML_ARRAY),
-               kind_at(meta, "requires-dist", TOML_ARRAY), "`[project] dependencies`");
+    const toml_value *rd = kind_at(meta, "requires-dist", TOML_ARRAY);
+    drift_list(s, kind_at(project, "dependencies", TOML_ARRAY), rd, "`[project] dependencies`",
+               NULL);
+    drift_extras(s, kind_at(project, "optional-dependencies", TOML_TABLE), rd,
+                 kind_at(meta, "provides-extras", TOML_ARRAY));
     const toml_value *groups = kind_at(s->pyproject, "dependency-groups", TOML_TABLE);
     const toml_value *dev = kind_at(meta, "requires-dev", TOML_TABLE);
     for (size_t g = 0; groups && g < groups->n; g++) {
         char *where = arena_sprintf(s->mem, "`[dependency-groups] %s`", groups->keys[g]);
         drift_list(s, groups->items[g]->kind == TOML_ARRAY ? groups->items[g] : NULL,
-                   kind_at(dev, groups->keys[g], TOML_ARRAY), where);
+                   kind_at(dev, groups->keys[g], TOML_ARRAY), where, NULL);
     }
     for (size_t g = 0; dev && g < dev->n; g++)
         if (!kind_at(groups, dev->keys[g], TOML_ARRAY))
             drift_list(s, NULL, dev->items[g]->kind == TOML_ARRAY ? dev->items[g] : NULL,
-                       arena_sprintf(s->mem, "`[dependency-groups] %s`", dev->keys[g]));
+                       arena_sprintf(s->mem, "`[dependency-groups] %s`", dev->keys[g]), NULL);
 }
 
 /* ---- the whole ---- */

@@ -74,6 +74,9 @@ dependencies = [
     "requests[socks]>=2.31",
     "pandas==2.2.3",
 %s]
+
+[project.optional-dependencies]
+socks = ["pysocks>=1.7"]
 """ % "".join('    "%s==%s",\n' % p for p in PINS)
 
 
@@ -110,7 +113,9 @@ def uv_lock():
             "[package.metadata]\nrequires-dist = [\n" +
             "".join('    { name = "%s", specifier = "==%s" },\n' % p for p in PINS) +
             '    { name = "pandas", specifier = "==2.2.3" },\n'
-            '    { name = "requests", extras = ["socks"], specifier = ">=2.31" },\n]\n\n')
+            '    { name = "pysocks", marker = "extra == \'socks\'", specifier = ">=1.7" },\n'
+            '    { name = "requests", extras = ["socks"], specifier = ">=2.31" },\n]\n'
+            'provides-extras = ["socks"]\n\n')
     pkgs = [
         package("certifi", "2025.4.26", "certifi-2025.4.26-py3-none-any.whl"),
         package("charset-normalizer", "3.4.0", "charset_normalizer-3.4.0-" + cp313),
@@ -320,6 +325,10 @@ def part_refusals(envlock, work):
     expect_error(envlock, work, "drift",
                  pyproject_spec(PYPROJECT.replace("requests[socks]>=2.31", "requests[socks]>=2.33")),
                  12, "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD, "requests", ["2.32.3", ">=2.33", "uv lock"])
+    expect_error(envlock, work, "drift-extra",
+                 pyproject_spec(PYPROJECT.replace('socks = ["pysocks>=1.7"]', 'socks = []')),
+                 12, "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD, "pysocks",
+                 ["optional-dependencies", "no longer asks"])
     outside = pyproject_spec(PYPROJECT.replace("ipykernel==7.3.0", "ipykernel==7.2.0"),
                              lock.replace('"ipykernel"\nversion = "7.3.0"', '"ipykernel"\nversion = "7.2.0"')
                              .replace('{ name = "ipykernel", specifier = "==7.3.0" }',
@@ -340,7 +349,7 @@ def part_refusals(envlock, work):
     no_tz = lock.replace('    { name = "tzdata" },\n', "")
     expect_error(envlock, work, "beyond", pyproject_spec(lock=no_tz), 12,
                  "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD, "tzdata", ["uv lock"])
-    print("refusals: hash (with its spec line), drift, pin outside, pin missing, git source, "
+    print("refusals: hash (with its spec line), drift, optional-dependency drift, pin outside, pin missing, git source, "
           "a dependency beyond uv.lock")
 
 
