@@ -127,13 +127,20 @@ el_code verbs_reqfile_hashes(el_ctx *ctx, const target_request *tr, const lock_d
             const lock_artifact *art = &p->artifacts[a];
             if (listed(q, art->hash))
                 continue;
-            el_code rc = el_fail(ctx, EL_RESOLVE_CONFLICT,
-                                 "`%s` (line %u of the %s) lists %zu hash%s, and the "
-                                 "index serves `%s` of %s %s with %s: bring the hashes of the "
-                                 "files the index serves, or pin the version they belong to",
-                                 q->text, q->line, f->what ? f->what : "requirements",
-                                 q->n_hashes, q->n_hashes == 1 ? "" : "es",
-                                 art->file, p->name, p->version, art->hash);
+            el_code rc = f->what
+                ? el_fail(ctx, EL_RESOLVE_CONFLICT,
+                          "`%s` (line %u of the %s) records %zu hash%s, and the index serves "
+                          "`%s` of %s %s with %s: the index is not the one uv locked from, or "
+                          "its file changed; run `uv lock` against the spec's index and bring "
+                          "the updated uv.lock",
+                          q->text, q->line, f->what, q->n_hashes, q->n_hashes == 1 ? "" : "es",
+                          art->file, p->name, p->version, art->hash)
+                : el_fail(ctx, EL_RESOLVE_CONFLICT,
+                          "`%s` (line %u of the requirements) lists %zu hash%s, and the "
+                          "index serves `%s` of %s %s with %s: bring the hashes of the "
+                          "files the index serves, or pin the version they belong to",
+                          q->text, q->line, q->n_hashes, q->n_hashes == 1 ? "" : "es",
+                          art->file, p->name, p->version, art->hash);
             el_detail_str(ctx, "field",
                           q->field ? q->field
                                    : arena_sprintf(tr->mem,

@@ -319,7 +319,7 @@ def part_refusals(envlock, work):
     text = pyproject_spec(lock=wrong)
     at = wrong.splitlines().index('name = "requests"')  # 0-based: the [[package]] line
     js = expect_error(envlock, work, "hash", text, 12, "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD,
-                      "requests", ["uv.lock"], line=lock_line_in_spec(text, at))
+                      "requests", ["uv.lock", "uv lock", served], line=lock_line_in_spec(text, at))
     if js["detail"].get("served") != served:
         raise Fail("hash: served %s, the mirror's file has %s" % (js["detail"], served))
     expect_error(envlock, work, "drift",
