@@ -399,8 +399,8 @@ conda_matchspec *conda_matchspec_parse(const char *text, size_t len, conda_error
         ok = merr(&p, 0, "bad build_number");
     if (ok && p.ms->build && p.ms->build[0] == '^') {
         regex_t re;
-        if (regcomp(&re, p.ms->build, REG_EXTENDED | REG_NOSUB) != 0)
-            ok = merr(&p, p.ms->build_column - 1, "invalid build regular expression");
+        if (!conda_regex_compile(&re, p.ms->build))
+            ok = merr(&p, p.ms->build_column - 1, "invalid or unsupported build regular expression");
         else
             regfree(&re);
     }
@@ -443,7 +443,7 @@ static bool str_match(const char *pattern, const char *s)
     size_t n = strlen(pattern);
     if (n >= 2 && pattern[0] == '^' && pattern[n - 1] == '$') {
         regex_t re;
-        if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0)
+        if (!conda_regex_compile(&re, pattern))
             return false;
         bool m = regexec(&re, s, 0, NULL, 0) == 0;
         regfree(&re);

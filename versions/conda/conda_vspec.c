@@ -41,6 +41,28 @@ typedef struct parser {
  * recursive descent must not run out of stack on hostile parentheses. */
 #define VS_MAX_DEPTH 64
 
+bool conda_regex_compile(struct re_pattern_buffer *re, const char *rx)
+{
+    size_t quantifiers = 0;
+    bool after_quantifier = false;
+    if (strlen(rx) > CONDA_REGEX_MAX)
+        return false;
+    for (const char *p = rx; *p; p++) {
+        if (*p == '\\' && p[1]) {
+            p++;
+            after_quantifier = false;
+            continue;
+        }
+        if (*p == '{' || *p == '}')
+            return false;
+        bool q = *p == '*' || *p == '+' || *p == '?';
+        if (q && (after_quantifier || ++quantifiers > 16))
+            return false;
+        after_quantifier = q;
+    }
+    return regcomp(re, rx, REG_EXTENDED | REG_NOSUB) == 0;
+}
+
 static void node_free(vs_node *n)
 {
     if (!n)
@@ -149,10 +171,10 @@ static vs_node *glob_item(parser *p, vs_node *n, size_t b, size_t e)
             sb_addc(&rx, c);
     }
     sb_adds(&rx, ")$");
-    int rc = regcomp(&n->re, rx.buf, REG_EXTENDED | REG_NOSUB);
+    bool ok = conda_regex_compile(&n->re, rx.buf);
     sb_release(&rx);
-    if (rc != 0)
-        return perr(p, b, "invalid glob", n);
+    if (!ok)
+        return perr(p, b, "invalid glob (or over 16 `*`)", n);
     n->kind = VS_REGEX;
     return n;
 }
@@ -166,10 +188,10 @@ static vs_node *item(parser *p, size_t b, size_t e)
         if (s[b] != '^' || s[e - 1] != '$' || e - b < 2)
             return perr(p, b, "regex specs must start with '^' and end with '$'", n);
         char *rx = xstrndup(s + b, e - b);
-        int rc = regcomp(&n->re, rx, REG_EXTENDED | REG_NOSUB);
+        bool ok = conda_regex_compile(&n->re, rx);
         free(rx);
-        if (rc != 0)
-            return perr(p, b, "invalid regular expression", n);
+        if (!ok)
+            return perr(p, b, "invalid or unsupported regular expression", n);
         n->kind = VS_REGEX;
         return n;
     }

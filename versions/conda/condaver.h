@@ -111,6 +111,17 @@ void conda_vspec_free(conda_vspec *s);
  *  then only regex, glob and exact-text items can match) satisfies `s`. */
 bool conda_vspec_match(const conda_vspec *s, const conda_version *v, const char *raw);
 
+/* conda_regex_compile() :
+ *  regcomp(re, rx, REG_EXTENDED | REG_NOSUB) for a regex from a spec, after
+ *  checking it is one glibc compiles in bounded memory: at most
+ *  CONDA_REGEX_MAX bytes and 16 quantifiers, no `{m,n}` counts and no
+ *  quantifier right after another (glibc's compiler duplicates the tree for
+ *  each, so "0+++++..." takes gigabytes). conda's specs use nothing beyond.
+ *  Returns true when compiled (the caller regfree()s). */
+#define CONDA_REGEX_MAX 256
+struct re_pattern_buffer;
+bool conda_regex_compile(struct re_pattern_buffer *re, const char *rx);
+
 /* conda_filter() :
  *  keep[i] = versions[i] satisfies the version spec `spec`. Versions that
  *  are not conda versions never satisfy it. Returns 0, or -1 if the spec is
