@@ -600,6 +600,23 @@ static void drift(sel *s)
 
 /* ---- the whole ---- */
 
+/* uv.lock's `requires-python` is the project's: a target outside it is
+ * one uv would not install the project on (PEP 440, pre-releases
+ * admitted as the reference's pins are). */
+static void python_fits(sel *s)
+{
+    const toml_value *rp = kind_at(s->lock, "requires-python", TOML_STRING);
+    pypi_specset *set = rp ? pypi_specset_parse(rp->s, NULL) : NULL;
+    pypi_version *v = set ? pypi_version_parse(s->env->python_full_version, NULL) : NULL;
+    if (v && !pypi_specset_contains(set, v, PYPI_PRE_YES))
+        problem(s, EL_RESOLVE_CONFLICT, F_LOCK, NULL, rp,
+                "uv.lock is for Python %s (`requires-python`), and the target's is %s: "
+                "choose a base with such a Python, or widen `requires-python` and run `uv lock`",
+                rp->s, s->env->python_full_version);
+    pypi_version_free(v);
+    pypi_specset_free(set);
+}
+
 static const toml_value *parse(sel *s, const char *text, const char *field, const char *what)
 {
     char *err = NULL;
@@ -631,6 +648,7 @@ spec_uvlock *spec_uvlock_select(arena *mem, const char *pyproject, const char *l
         select_from_root(&s);
     }
     if (s.root >= 0) {
+        python_fits(&s);
         drift(&s);
         collect(&s, out, indexes, n_indexes);
     }

@@ -177,13 +177,20 @@ def part_refusals(tool, fixtures):
     d = os.path.join(fixtures, "fast-dev-cli")
     expect(tool, (os.path.join(d, "pyproject.toml"), os.path.join(d, "uv.lock")), "3.12.9",
            pypi, "DL_ENV_SPEC_INVALID", lock, "anyio", ["mirrors.cloud.tencent.com"])
+    # uv.lock's requires-python is >=3.10: a 3.9 target is not the project's
+    lines = problems(dump(tool, os.path.join(d, "pyproject.toml"), os.path.join(d, "uv.lock"),
+                          "3.9.18", "linux", ["https://mirrors.cloud.tencent.com/pypi/simple/"]))
+    if not lines or not lines[0].startswith("problem DL_ENV_RESOLVE_CONFLICT " + lock + " 2 ") \
+            or ">=3.10" not in lines[0]:
+        raise SystemExit("requires-python: %s" % lines[:1])
     # consistent and from the spec's index: nothing to say
     d = os.path.join(fixtures, "chonkie-140-error")
     got = problems(dump(tool, os.path.join(d, "pyproject.toml"), os.path.join(d, "uv.lock"),
                         "3.13.7", "linux", pypi))
     if got:
         raise SystemExit("chonkie-140-error as recorded: %s" % got)
-    print("refusals: version drift, added, removed, editable, foreign registry")
+    print("refusals: version drift, added, removed, editable, foreign registry, "
+          "requires-python")
 
 
 def chain_lock(n):
