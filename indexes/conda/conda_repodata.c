@@ -1,0 +1,363 @@
+/* conda_repodata.c — repodata.json to conda_record lists (the contract and
+ * what is refused are in conda_repodata.h). JSON is json-c's job, the
+ * version and match-spec grammars are versions/conda's; this file only
+ * type-checks fields and never trusts one. No I/O, no fetching. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "util.h"
+#include "condaspec.h"
+#include "condaver.h"
+#include "conda_repodata.h"
+
+/* JSON nesting: repodata is four levels deep; 32 leaves room and keeps a
+ * hostile `[[[[...` from exhausting the parser's stack. */
+#define REPODATA_MAX_DEPTH 32
+#define FIELD_MAX 4096 /* any single string field, bytes */
+
+typedef struct loader {
+    arena *a;
+    const conda_repodata_options *o;
+    const char *doc_subdir;
+    conda_record *recs;
+    size_t n, cap;
+    conda_excluded *ex;
+    size_t nex, excap;
+} loader;
+
+static const char *str_field(json_object *rec, const char *key)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(rec, key, &v) || !json_object_is_type(v, json_type_string))
+        return NULL;
+    const char *s = json_object_get_string(v);
+    size_t n = (size_t)json_object_get_string_len(v);
+    return strlen(s) == n && n <= FIELD_MAX ? s : NULL;
+}
+
+/* A non-negative integer field: 1 ok, 0 absent or null, -1 wrong. */
+static int uint_field(json_object *rec, const char *key, uint64_t *out)
+{
+    json_object *v;
+    *out = 0;
+    if (!json_object_object_get_ex(rec, key, &v) || !v)
+        return 0;
+    if (!json_object_is_type(v, json_type_int))
+        return -1;
+    int64_t i = json_object_get_int64(v);
+    if (i < 0)
+        return -1;
+    *out = (uint64_t)i;
+    return 1;
+}
+
+static bool hex_of(const char *s, size_t n)
+{
+    if (!s || strlen(s) != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return false;
+    return true;
+}
+
+static const char *shown(loader *l, const char *val)
+{
+    return val ? arena_shown(l->a, val, 256) : "";
+}
+
+/* Records fn as excluded for `reason` with an English detail built from a
+ * literal format and one value (shown cut and with control bytes escaped). */
+#define EXCLUDE(l, fn, reason, fmt, val) \
+    exclude((l), (fn), (reason), arena_sprintf((l)->a, fmt, shown((l), (val))))
+
+static bool exclude(loader *l, const char *fn, const char *reason, const char *detail)
+{
+    if (l->nex == l->excap) {
+        l->excap = l->excap ? 2 * l->excap : 64;
+        l->ex = xrealloc(l->ex, l->excap * sizeof *l->ex);
+    }
+    conda_excluded *e = &l->ex[l->nex++];
+    e->fn = arena_shown(l->a, fn, 256);
+    e->reason = reason;
+    e->detail = detail;
+    return false;
+}
+
+/* A list of match specs (depends, constrains): every entry a string that
+ * parses. */
+static bool spec_list(loader *l, const char *fn, json_object *rec, const char *key,
+                      const char *const **out, size_t *n)
+{
+    json_object *arr;
+    *out = NULL, *n = 0;
+    if (!json_object_object_get_ex(rec, key, &arr) || !arr)
+        return true;
+    if (!json_object_is_type(arr, json_type_array))
+        return EXCLUDE(l, fn, "bad_dependency", "`%s` is not a list", key);
+    size_t len = json_object_array_length(arr);
+    if (len > CONDA_RECORD_MAX_DEPS)
+        return EXCLUDE(l, fn, "too_many_dependencies", "`%s` has over 4096 entries", key);
+    const char **items = arena_alloc(l->a, (len ? len : 1) * sizeof *items);
+    for (size_t i = 0; i < len; i++) {
+        json_object *it = json_object_array_get_idx(arr, i);
+        const char *s = it && json_object_is_type(it, json_type_string) ? json_object_get_string(it) : NULL;
+        if (!s || strlen(s) != (size_t)json_object_get_string_len(it))
+            return EXCLUDE(l, fn, "bad_dependency", "an entry of `%s` is not a string", key);
+        conda_error e = {0, NULL};
+        conda_matchspec *ms = conda_matchspec_parse(s, strlen(s), &e);
+        if (!ms)
+            return EXCLUDE(l, fn, "bad_dependency", "`%s` is not a match spec", s);
+        conda_matchspec_free(ms);
+        items[i] = arena_strdup(l->a, s);
+    }
+    *out = items, *n = len;
+    return true;
+}
+
+/* track_features: a string of names separated by `,` or blanks (a list in
+ * some old documents). */
+static void features(loader *l, json_object *rec, conda_record *r)
+{
+    const char *s = str_field(rec, "track_features");
+    r->track_features = NULL, r->n_track_features = 0;
+    if (!s || !*s)
+        return;
+    const char **items = arena_alloc(l->a, (strlen(s) / 2 + 1) * sizeof *items);
+    for (const char *p = s; *p;) {
+        p += strspn(p, ", \t");
+        size_t k = strcspn(p, ", \t");
+        if (k)
+            items[r->n_track_features++] = arena_strndup(l->a, p, k);
+        p += k;
+    }
+    r->track_features = items;
+}
+
+/* The file name must be exactly name-version-build plus the section's
+ * extension, so a record cannot point at another package's file. */
+static bool filename_ok(const conda_record *r, bool is_conda)
+{
+    const char *ext = is_conda ? ".conda" : ".tar.bz2";
+    char want[3 * FIELD_MAX + 16];
+    snprintf(want, sizeof want, "%s-%s-%s%s", r->name, r->version, r->build, ext);
+    return strcmp(want, r->fn) == 0 && !strchr(r->fn, '/') && r->fn[0] != '.';
+}
+
+static bool build_ok(const char *b)
+{
+    if (!b || !*b)
+        return false;
+    for (const char *p = b; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              strchr("_.+", *p)))
+            return false;
+    return true;
+}
+
+/* name, version, build and the file name. */
+static bool identity(loader *l, const char *fn, json_object *rec, conda_record *r, bool is_conda)
+{
+    const char *name = str_field(rec, "name"), *version = str_field(rec, "version");
+    const char *build = str_field(rec, "build");
+    if (!name || !conda_name_valid(name, strlen(name)))
+        return EXCLUDE(l, fn, "bad_name", "`%s` is not a conda package name", name ? name : "");
+    conda_version *v = version ? conda_version_parse(version, strlen(version), NULL) : NULL;
+    if (!v)
+        return EXCLUDE(l, fn, "bad_version", "`%s` is not a conda version", version ? version : "");
+    conda_version_free(v);
+    if (!build_ok(build))
+        return EXCLUDE(l, fn, "bad_build", "`%s` is not a build string", build ? build : "");
+    r->fn = arena_strdup(l->a, fn);
+    r->name = arena_strdup(l->a, name);
+    r->version = arena_strdup(l->a, version);
+    r->build = arena_strdup(l->a, build);
+    if (!filename_ok(r, is_conda))
+        return EXCLUDE(l, fn, "bad_filename", "`%s` is not name-version-build of the record", fn);
+    return true;
+}
+
+/* Hashes, sizes, numbers, noarch, license, subdir. */
+static bool details(loader *l, const char *fn, json_object *rec, conda_record *r)
+{
+    const char *sha = str_field(rec, "sha256"), *md5 = str_field(rec, "md5");
+    json_object *tmp;
+    if ((sha && !hex_of(sha, 64)) || (!sha && json_object_object_get_ex(rec, "sha256", &tmp) && tmp))
+        return EXCLUDE(l, fn, "bad_hash", "sha256 `%s` is not 64 lower-case hex digits", sha);
+    if ((md5 && !hex_of(md5, 32)) || (!md5 && json_object_object_get_ex(rec, "md5", &tmp) && tmp))
+        return EXCLUDE(l, fn, "bad_hash", "md5 `%s` is not 32 lower-case hex digits", md5);
+    r->sha256 = sha ? arena_strdup(l->a, sha) : NULL;
+    r->md5 = md5 ? arena_strdup(l->a, md5) : NULL;
+    uint64_t ts;
+    if (uint_field(rec, "size", &r->size) < 0 || uint_field(rec, "build_number", &r->build_number) < 0 ||
+        uint_field(rec, "timestamp", &ts) < 0 || ts > (uint64_t)INT64_MAX / 1000)
+        return EXCLUDE(l, fn, "bad_number", "%ssize, build_number or timestamp is not a non-negative integer", "");
+    /* conda reads timestamps below 253402300799 (year 9999 in seconds) as
+     * seconds and the rest as milliseconds. */
+    r->timestamp_ms = ts > 253402300799ull ? (int64_t)ts : (int64_t)ts * 1000;
+    json_object *na = NULL;
+    json_object_object_get_ex(rec, "noarch", &na);
+    const char *nas = na && json_object_is_type(na, json_type_string) ? json_object_get_string(na) : NULL;
+    if (na && json_object_is_type(na, json_type_boolean))
+        r->noarch = json_object_get_boolean(na) ? CONDA_NOARCH_GENERIC : CONDA_NOARCH_NONE;
+    else if (nas && strcmp(nas, "python") == 0)
+        r->noarch = CONDA_NOARCH_PYTHON;
+    else if (nas && strcmp(nas, "generic") == 0)
+        r->noarch = CONDA_NOARCH_GENERIC;
+    else if (na)
+        return EXCLUDE(l, fn, "bad_noarch", "noarch `%s` is not python or generic", nas ? nas : "?");
+    const char *lic = str_field(rec, "license"), *sub = str_field(rec, "subdir");
+    r->license = lic ? arena_strdup(l->a, lic) : NULL;
+    r->subdir = sub ? arena_strdup(l->a, sub) : l->doc_subdir;
+    return true;
+}
+
+static void read_record(loader *l, const char *fn, json_object *rec, bool is_conda)
+{
+    conda_record r;
+    memset(&r, 0, sizeof r);
+    r.is_conda = is_conda;
+    if (strlen(fn) > FIELD_MAX) {
+        EXCLUDE(l, fn, "bad_filename", "%sthe file name is over 4096 bytes", "");
+        return;
+    }
+    if (!json_object_is_type(rec, json_type_object)) {
+        EXCLUDE(l, fn, "bad_record", "%sthe record is not an object", "");
+        return;
+    }
+    if (!identity(l, fn, rec, &r, is_conda) || !details(l, fn, rec, &r) ||
+        !spec_list(l, fn, rec, "depends", &r.depends, &r.n_depends) ||
+        !spec_list(l, fn, rec, "constrains", &r.constrains, &r.n_constrains))
+        return;
+    features(l, rec, &r);
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->recs = xrealloc(l->recs, l->cap * sizeof *l->recs);
+    }
+    l->recs[l->n++] = r;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+    return strcmp(((const conda_record *)a)->fn, ((const conda_record *)b)->fn);
+}
+
+static int ex_cmp(const void *a, const void *b)
+{
+    int c = strcmp(((const conda_excluded *)a)->fn, ((const conda_excluded *)b)->fn);
+    return c ? c : strcmp(((const conda_excluded *)a)->reason, ((const conda_excluded *)b)->reason);
+}
+
+static el_code refuse(el_ctx *ctx, const conda_repodata_options *o, const char *reason, const char *msg)
+{
+    const char *ch = o && o->channel ? o->channel : "the channel";
+    const char *sd = o && o->subdir ? o->subdir : "?";
+    el_fail(ctx, EL_PACKAGE_NOT_FOUND, "`%s/%s/repodata.json`: %s", ch, sd, msg);
+    el_detail_str(ctx, "reason", reason);
+    el_detail_str(ctx, "channel", ch);
+    el_detail_str(ctx, "subdir", sd);
+    return EL_PACKAGE_NOT_FOUND;
+}
+
+static json_object *parse_json(const char *body, size_t len)
+{
+    json_tokener *tok = json_tokener_new_ex(REPODATA_MAX_DEPTH);
+    if (!tok)
+        abort();
+    json_object *doc = json_tokener_parse_ex(tok, body, (int)len);
+    size_t end = json_tokener_get_parse_end(tok);
+    bool ok = doc && json_tokener_get_error(tok) == json_tokener_success && end == len;
+    /* Trailing blanks after the document are fine; anything else is not. */
+    if (doc && !ok && json_tokener_get_error(tok) == json_tokener_success) {
+        ok = true;
+        for (size_t i = end; i < len; i++)
+            ok &= body[i] == ' ' || body[i] == '\n' || body[i] == '\r' || body[i] == '\t';
+    }
+    json_tokener_free(tok);
+    if (!ok) {
+        json_object_put(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/* The document's sections, checked before any record is read. */
+static el_code sections(el_ctx *ctx, const conda_repodata_options *o, json_object *doc,
+                        json_object **pk, json_object **pc, const char **subdir)
+{
+    json_object *info = NULL, *sd = NULL;
+    *pk = *pc = NULL;
+    json_object_object_get_ex(doc, "packages", pk);
+    json_object_object_get_ex(doc, "packages.conda", pc);
+    if ((*pk && !json_object_is_type(*pk, json_type_object)) ||
+        (*pc && !json_object_is_type(*pc, json_type_object)))
+        return refuse(ctx, o, "repodata_invalid", "`packages` and `packages.conda` must be objects");
+    *subdir = o && o->subdir ? o->subdir : NULL;
+    if (json_object_object_get_ex(doc, "info", &info) && json_object_is_type(info, json_type_object) &&
+        json_object_object_get_ex(info, "subdir", &sd) && json_object_is_type(sd, json_type_string)) {
+        if (*subdir && strcmp(*subdir, json_object_get_string(sd)) != 0)
+            return refuse(ctx, o, "repodata_wrong_subdir", "the document is for another subdir");
+        *subdir = json_object_get_string(sd);
+    }
+    size_t max = o && o->max_records ? o->max_records : CONDA_REPODATA_MAX_RECORDS;
+    size_t n = (*pk ? (size_t)json_object_object_length(*pk) : 0) +
+               (*pc ? (size_t)json_object_object_length(*pc) : 0);
+    if (n > max)
+        return refuse(ctx, o, "repodata_too_many_records", "the document holds too many records");
+    return EL_OK;
+}
+
+el_code conda_repodata_parse(el_ctx *ctx, const char *body, size_t len,
+                             const conda_repodata_options *o, conda_repodata **out)
+{
+    *out = NULL;
+    uint64_t max = o && o->max_bytes ? o->max_bytes : CONDA_REPODATA_MAX_BYTES;
+    if (len > max || len > INT_MAX)
+        return refuse(ctx, o, "repodata_too_large", "the document is over its size cap");
+    json_object *doc = parse_json(body, len);
+    if (!doc || !json_object_is_type(doc, json_type_object)) {
+        json_object_put(doc);
+        return refuse(ctx, o, "repodata_invalid", "the document is not a JSON object");
+    }
+    json_object *pk, *pc;
+    const char *subdir = NULL;
+    el_code rc = sections(ctx, o, doc, &pk, &pc, &subdir);
+    if (rc != EL_OK) {
+        json_object_put(doc);
+        return rc;
+    }
+    loader l = {arena_new(), o, NULL, NULL, 0, 0, NULL, 0, 0};
+    l.doc_subdir = subdir ? arena_strdup(l.a, subdir) : NULL;
+    if (pk) {
+        json_object_object_foreach(pk, fn, rec) read_record(&l, fn, rec, false);
+    }
+    if (pc) {
+        json_object_object_foreach(pc, fn, rec) read_record(&l, fn, rec, true);
+    }
+    json_object_put(doc);
+    if (l.n)
+        qsort(l.recs, l.n, sizeof *l.recs, rec_cmp);
+    if (l.nex)
+        qsort(l.ex, l.nex, sizeof *l.ex, ex_cmp);
+    conda_repodata *r = xcalloc(1, sizeof *r);
+    r->subdir = l.doc_subdir;
+    r->records = l.recs, r->n_records = l.n;
+    r->excluded = l.ex, r->n_excluded = l.nex;
+    r->arena_ = l.a;
+    *out = r;
+    return EL_OK;
+}
+
+void conda_repodata_free(conda_repodata *r)
+{
+    if (!r)
+        return;
+    free((void *)r->records);
+    free((void *)r->excluded);
+    arena_free(r->arena_);
+    free(r);
+}

@@ -1,0 +1,96 @@
+/* conda_repodata.h — the conda channel reader's wire format: one subdir's
+ * repodata.json (`info`, `packages` for .tar.bz2 files, `packages.conda`
+ * for .conda files) turned into records the resolver can rank.
+ *
+ * The document is hostile input. The whole load fails (a DL_ENV_* value on
+ * the context) only when the document is over its size cap, is not a JSON
+ * object, nests deeper than JSON records need, gives `packages` or
+ * `packages.conda` a non-object type, names another subdir than the one
+ * asked for, or holds more records than the cap. A single bad record is
+ * excluded with a reason (kept in `excluded`, for explanations) and the rest
+ * load: a record whose file name is not `name-version-build` plus its
+ * section's extension, whose name is not CEP 26, whose version or a
+ * depends/constrains entry does not parse in conda's grammars, whose
+ * sha256/md5 are not lower-case hex of the right length, whose size,
+ * build_number or timestamp are not non-negative integers, or whose lists
+ * are over their caps.
+ *
+ * Records come out sorted by file name (byte order), so equal documents
+ * give equal loads whatever their key order. Internal to envlock; names
+ * carry the `conda_` prefix. */
+#ifndef EL_CONDA_REPODATA_H
+#define EL_CONDA_REPODATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "envlock.h"
+
+/* Caps: conda-forge's linux-64 repodata.json is a few hundred MB with
+ * about a million records; the defaults leave room above that and refuse
+ * what no channel serves. */
+#define CONDA_REPODATA_MAX_BYTES (1024ull * 1024u * 1024u)
+#define CONDA_REPODATA_MAX_RECORDS 4000000u
+#define CONDA_RECORD_MAX_DEPS 4096u
+
+typedef enum conda_noarch {
+    CONDA_NOARCH_NONE = 0,
+    CONDA_NOARCH_GENERIC, /* "generic", or the legacy `noarch: true` */
+    CONDA_NOARCH_PYTHON
+} conda_noarch;
+
+typedef struct conda_record {
+    const char *fn;        /* "numpy-1.26.4-py311h64a7726_0.conda" */
+    const char *name;      /* lower-case, CEP 26 */
+    const char *version;   /* as written */
+    const char *build;
+    uint64_t build_number;
+    const char *const *depends;     /* match spec texts, each parses */
+    size_t n_depends;
+    const char *const *constrains;
+    size_t n_constrains;
+    const char *const *track_features; /* split on `,` and blanks */
+    size_t n_track_features;
+    int64_t timestamp_ms;  /* 0 when absent; seconds read as conda does (x1000) */
+    conda_noarch noarch;
+    const char *sha256;    /* 64 lower-case hex, or NULL when absent */
+    const char *md5;       /* 32 lower-case hex, or NULL */
+    uint64_t size;         /* 0 when absent */
+    const char *license;   /* NULL when absent */
+    const char *subdir;    /* the record's own, else the document's */
+    bool is_conda;         /* from `packages.conda` */
+} conda_record;
+
+typedef struct conda_excluded {
+    const char *fn;
+    const char *reason; /* stable id: "bad_filename", "bad_name", ... */
+    const char *detail; /* English, with the offending value */
+} conda_excluded;
+
+typedef struct conda_repodata {
+    const char *subdir;  /* info.subdir, or the one asked for */
+    const conda_record *records;
+    size_t n_records;
+    const conda_excluded *excluded;
+    size_t n_excluded;
+    void *arena_;        /* owns every string above */
+} conda_repodata;
+
+typedef struct conda_repodata_options {
+    const char *channel;  /* for messages: "conda-forge" or a URL */
+    const char *subdir;   /* the subdir asked for; NULL: any */
+    uint64_t max_bytes;   /* 0: CONDA_REPODATA_MAX_BYTES */
+    size_t max_records;   /* 0: CONDA_REPODATA_MAX_RECORDS */
+} conda_repodata_options;
+
+/* conda_repodata_parse() :
+ *  Parses `len` bytes of `body`. @return EL_OK with *out set (free with
+ *  conda_repodata_free()), or EL_PACKAGE_NOT_FOUND with detail {reason:
+ *  "repodata_too_large" | "repodata_invalid" | "repodata_wrong_subdir" |
+ *  "repodata_too_many_records", channel, subdir}. */
+el_code conda_repodata_parse(el_ctx *ctx, const char *body, size_t len,
+                             const conda_repodata_options *o, conda_repodata **out);
+void conda_repodata_free(conda_repodata *r);
+
+#endif

