@@ -56,7 +56,8 @@ static void locate(const target_request_options *o, const char *field, unsigned 
 static el_code fail_problem(el_ctx *ctx, const spec_uvproblem *p,
                             const target_request_options *o)
 {
-    const char *what = strstr(p->field, "lockContent") ? "uv.lock" : "pyproject.toml";
+    const char *at = p->at ? p->at : p->field;
+    const char *what = strstr(at, "lockContent") ? "uv.lock" : "pyproject.toml";
     el_code rc = p->line ? el_fail(ctx, p->code, "line %u of the %s: %s", p->line, what,
                                    p->message)
                          : el_fail(ctx, p->code, "the %s %s", what, p->message);
@@ -65,7 +66,7 @@ static el_code fail_problem(el_ctx *ctx, const spec_uvproblem *p,
         el_detail_str(ctx, "package", p->package);
     unsigned fl = 0, fc = 0;
     if (p->line)
-        locate(o, p->field, p->line, p->column, &fl, &fc);
+        locate(o, at, p->line, p->column, &fl, &fc);
     if (fl) {
         el_detail_int(ctx, "line", fl);
         el_detail_int(ctx, "column", fc);

@@ -96,6 +96,7 @@ static void problem(sel *s, el_code code, const char *field, const char *package
     va_end(ap);
     p->code = code;
     p->field = field;
+    p->at = field;
     p->package = package ? arena_strdup(s->mem, package) : NULL;
     p->line = at ? at->line : 0;
     p->column = at ? at->column : 0;
@@ -499,6 +500,7 @@ static void drift_one(sel *s, const toml_value *req, const pypi_requirement *r,
 {
     const char *v = selected_version(s, r->canonical_name);
     pypi_version *pv = v ? pypi_version_parse(v, NULL) : NULL;
+    size_t before = s->problems.len;
     if (!e)
         problem(s, EL_RESOLVE_CONFLICT, F_LOCK, r->canonical_name, req,
                 "`%s` is not in uv.lock, and pyproject.toml asks for `%s`: " RUN_UV_LOCK,
@@ -512,6 +514,8 @@ static void drift_one(sel *s, const toml_value *req, const pypi_requirement *r,
                 "`%s` is locked for `%s` in uv.lock, and pyproject.toml asks for `%s`: " RUN_UV_LOCK,
                 r->canonical_name, str_at(e, "specifier") ? str_at(e, "specifier") : "any version",
                 r->specifier[0] ? r->specifier : "any version");
+    if (s->problems.len > before) /* the position is the requirement's, in pyproject.toml */
+        ((spec_uvproblem *)s->problems.items[before])->at = F_CONTENT;
     pypi_version_free(pv);
 }
 

@@ -40,6 +40,8 @@ typedef struct spec_uvproblem {
                               registry the spec does not name) */
     const char *field;
     const char *package;   /* canonical, or NULL */
+    const char *at;        /* the field whose text line and column are in
+                              (drift at lockContent may point into pyproject.toml) */
     unsigned line, column;
     const char *message;
 } spec_uvproblem;

@@ -322,9 +322,12 @@ def part_refusals(envlock, work):
                       "requests", ["uv.lock", "uv lock", served], line=lock_line_in_spec(text, at))
     if js["detail"].get("served") != served:
         raise Fail("hash: served %s, the mirror's file has %s" % (js["detail"], served))
-    expect_error(envlock, work, "drift",
-                 pyproject_spec(PYPROJECT.replace("requests[socks]>=2.31", "requests[socks]>=2.33")),
-                 12, "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD, "requests", ["2.32.3", ">=2.33", "uv lock"])
+    # drift names lockContent, and points at the requirement in pyproject.toml
+    text = pyproject_spec(PYPROJECT.replace("requests[socks]>=2.31", "requests[socks]>=2.33"))
+    req_line = text.splitlines().index('            "requests[socks]>=2.33",') + 1
+    expect_error(envlock, work, "drift", text, 12, "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD,
+                 "requests", ["2.32.3", ">=2.33", "uv lock", "of the pyproject.toml"],
+                 line=req_line)
     expect_error(envlock, work, "drift-extra",
                  pyproject_spec(PYPROJECT.replace('socks = ["pysocks>=1.7"]', 'socks = []')),
                  12, "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD, "pysocks",
