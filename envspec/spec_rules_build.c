@@ -394,105 +394,127 @@ static bool host_ok(const char *s, size_t n)
     return true;
 }
 
-bool spec_image_ref_parse(const char *ref, char **registry, char **err)
+/* digest := algorithm ":" hex{32,} */
+static bool digest_ok(const char *d)
 {
-    *registry = NULL;
-    *err = NULL;
-    const char *at = strchr(ref, '@');
-    size_t name_tag_len = at ? (size_t)(at - ref) : strlen(ref);
-    if (at) {
-        /* digest := algorithm ":" hex{32,} */
-        const char *d = at + 1;
-        const char *colon = strchr(d, ':');
-        bool ok = colon && colon > d && isalpha((unsigned char)d[0]);
-        for (const char *q = d; ok && q < colon; q++)
-            ok = isalnum((unsigned char)*q) || strchr("+.-_", *q);
-        size_t hex = 0;
-        if (ok) {
-            for (const char *q = colon + 1; *q; q++, hex++)
-                if (!isxdigit((unsigned char)*q))
-                    ok = false;
-            ok = ok && hex >= 32;
-        }
-        if (!ok) {
-            *err = xasprintf("`%s` is not an image reference: `%s` is not a digest such as "
-                             "sha256:<64 hex digits>",
-                             ref, d);
-            return false;
-        }
-    }
-    char *nt = xstrndup(ref, name_tag_len);
-    /* the tag follows the last `:` after the last `/` */
-    char *slash = strrchr(nt, '/');
-    char *tag = strrchr(slash ? slash : nt, ':');
-    if (tag) {
-        *tag++ = '\0';
-        bool ok = *tag && (isalnum((unsigned char)*tag) || *tag == '_') && strlen(tag) <= 128;
-        for (const char *q = tag; ok && *q; q++)
-            ok = isalnum((unsigned char)*q) || strchr("_.-", *q);
-        if (!ok) {
-            *err = xasprintf("`%s` is not an image reference: `%s` is not a tag (letters, "
-                             "digits, `_`, `.`, `-`, at most 128)",
-                             ref, tag);
-            free(nt);
-            return false;
-        }
-    }
-    if (!*nt) {
-        *err = xasprintf("`%s` is not an image reference: it names no repository", ref);
-        free(nt);
+    const char *colon = strchr(d, ':');
+    bool ok = colon && colon > d && isalpha((unsigned char)d[0]);
+    for (const char *q = d; ok && q < colon; q++)
+        ok = isalnum((unsigned char)*q) || strchr("+.-_", *q);
+    if (!ok)
         return false;
-    }
-    if (strlen(nt) > 255) {
-        *err = xasprintf("`%s` is not an image reference: the name is over 255 characters", ref);
-        free(nt);
-        return false;
-    }
-    /* A first component with `.` or `:`, `localhost`, or uppercase is a
-     * registry host; otherwise the registry is Docker Hub. */
-    char *path = nt;
+    size_t hex = 0;
+    for (const char *q = colon + 1; *q; q++, hex++)
+        if (!isxdigit((unsigned char)*q))
+            return false;
+    return hex >= 32;
+}
+
+/* tag := [A-Za-z0-9_][A-Za-z0-9_.-]{0,127} */
+static bool tag_ok(const char *tag)
+{
+    bool ok = *tag && (isalnum((unsigned char)*tag) || *tag == '_') && strlen(tag) <= 128;
+    for (const char *q = tag; ok && *q; q++)
+        ok = isalnum((unsigned char)*q) || strchr("_.-", *q);
+    return ok;
+}
+
+/* The registry host `nt` starts with, or NULL for Docker Hub: a first
+ * component with `.` or `:`, `localhost`, or uppercase is a host. *path:
+ * the repository path after it. false with *err on a bad host. */
+static bool registry_host(const char *ref, char *nt, char **registry, char **path, char **err)
+{
+    *path = nt;
     char *first_slash = strchr(nt, '/');
-    if (first_slash) {
-        size_t fl = (size_t)(first_slash - nt);
-        bool upper = false;
-        for (size_t q = 0; q < fl; q++)
-            if (isupper((unsigned char)nt[q]))
-                upper = true;
-        if (memchr(nt, '.', fl) || memchr(nt, ':', fl) || (fl == 9 && strncmp(nt, "localhost", 9) == 0) ||
-            upper) {
-            if (!host_ok(nt, fl)) {
-                *err = xasprintf("`%s` is not an image reference: `%.*s` is not a registry host",
-                                 ref, (int)fl, nt);
-                free(nt);
-                return false;
-            }
-            *registry = xstrndup(nt, fl);
-            path = first_slash + 1;
-        }
+    if (!first_slash)
+        return true;
+    size_t fl = (size_t)(first_slash - nt);
+    bool upper = false;
+    for (size_t q = 0; q < fl; q++)
+        if (isupper((unsigned char)nt[q]))
+            upper = true;
+    if (!(memchr(nt, '.', fl) || memchr(nt, ':', fl) ||
+          (fl == 9 && strncmp(nt, "localhost", 9) == 0) || upper))
+        return true;
+    if (!host_ok(nt, fl)) {
+        *err = xasprintf("`%s` is not an image reference: `%.*s` is not a registry host", ref,
+                         (int)fl, nt);
+        return false;
     }
-    for (char *c = path;;) {
-        char *e = strchr(c, '/');
+    *registry = xstrndup(nt, fl);
+    *path = first_slash + 1;
+    return true;
+}
+
+/* Every `/`-separated component of the repository path. */
+static bool repo_path_ok(const char *ref, const char *path, char **err)
+{
+    for (const char *c = path;;) {
+        const char *e = strchr(c, '/');
         size_t cl = e ? (size_t)(e - c) : strlen(c);
         if (!path_component_ok(c, cl)) {
             *err = xasprintf("`%s` is not an image reference: `%.*s` is not a repository name "
                              "(lowercase letters, digits and separators)",
                              ref, (int)cl, c);
-            free(*registry);
-            *registry = NULL;
-            free(nt);
             return false;
         }
         if (!e)
-            break;
+            return true;
         c = e + 1;
     }
-    if (!*registry)
-        *registry = xstrdup("docker.io");
-    else if (strcmp(*registry, "index.docker.io") == 0 || strcmp(*registry, "registry-1.docker.io") == 0) {
+}
+
+/* The checks of NAME[:TAG] (cut into `nt`), the registry out. */
+static bool name_tag_ok(const char *ref, char *nt, char **registry, char **err)
+{
+    /* the tag follows the last `:` after the last `/` */
+    char *slash = strrchr(nt, '/');
+    char *tag = strrchr(slash ? slash : nt, ':');
+    if (tag) {
+        *tag++ = '\0';
+        if (!tag_ok(tag)) {
+            *err = xasprintf("`%s` is not an image reference: `%s` is not a tag (letters, "
+                             "digits, `_`, `.`, `-`, at most 128)",
+                             ref, tag);
+            return false;
+        }
+    }
+    if (!*nt) {
+        *err = xasprintf("`%s` is not an image reference: it names no repository", ref);
+        return false;
+    }
+    if (strlen(nt) > 255) {
+        *err = xasprintf("`%s` is not an image reference: the name is over 255 characters", ref);
+        return false;
+    }
+    char *path;
+    return registry_host(ref, nt, registry, &path, err) && repo_path_ok(ref, path, err);
+}
+
+bool spec_image_ref_parse(const char *ref, char **registry, char **err)
+{
+    *registry = NULL;
+    *err = NULL;
+    const char *at = strchr(ref, '@');
+    if (at && !digest_ok(at + 1)) {
+        *err = xasprintf("`%s` is not an image reference: `%s` is not a digest such as "
+                         "sha256:<64 hex digits>",
+                         ref, at + 1);
+        return false;
+    }
+    char *nt = xstrndup(ref, at ? (size_t)(at - ref) : strlen(ref));
+    bool ok = name_tag_ok(ref, nt, registry, err);
+    free(nt);
+    if (!ok) {
+        free(*registry);
+        *registry = NULL;
+        return false;
+    }
+    if (!*registry || strcmp(*registry, "index.docker.io") == 0 ||
+        strcmp(*registry, "registry-1.docker.io") == 0) {
         free(*registry);
         *registry = xstrdup("docker.io");
     }
-    free(nt);
     return true;
 }
 

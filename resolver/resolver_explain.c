@@ -732,17 +732,16 @@ static bool conflict_rule(rsv *r, const Queue *rules, const bfs *b, strbuf *msg,
     return false;
 }
 
-el_code resolver_explain(rsv *r, int nproblems)
+/* The requirements behind the problem rules (the spec's jobs and the
+ * packages' requires), each (from, dep) once. */
+static size_t problem_reqs(rsv *r, const Queue *rules, req **out)
 {
     Solver *solv = r->solver;
-    Queue rules;
-    queue_init(&rules);
-    solver_findallproblemrules(solv, 1, &rules);
-    req *reqs = xcalloc((size_t)rules.count + 1, sizeof *reqs);
+    req *reqs = xcalloc((size_t)rules->count + 1, sizeof *reqs);
     size_t nreq = 0;
-    for (int i = 0; i < rules.count; i++) {
+    for (int i = 0; i < rules->count; i++) {
         Id source, target, dep;
-        SolverRuleinfo t = solver_ruleinfo(solv, rules.elements[i], &source, &target, &dep);
+        SolverRuleinfo t = solver_ruleinfo(solv, rules->elements[i], &source, &target, &dep);
         req q = { 0 };
         q.root = -1;
         if (t == SOLVER_RULE_JOB || t == SOLVER_RULE_JOB_NOTHING_PROVIDES_DEP ||
@@ -769,155 +768,186 @@ el_code resolver_explain(rsv *r, int nproblems)
         }
         reqs[nreq++] = q;
     }
-    bfs b;
-    run_bfs(r, &b);
-    /* the pair that cannot both hold */
-    int ia = -1, ib = -1;
-    for (size_t i = 0; i < nreq && ia < 0; i++)
-        for (size_t k = i + 1; k < nreq && ia < 0; k++)
-            if (disjoint(r, &reqs[i], &reqs[k]))
-                ia = (int)i, ib = (int)k;
-    /* a requirement nothing satisfies: partner it with a reachable
-     * requirement on the same name that excludes it anyway */
-    req partner = { 0 };
-    int nf = -1;
-    if (ia < 0) {
-        for (size_t i = 0; i < nreq && nf < 0; i++)
-            if (reqs[i].rd && reqs[i].rd->nomatch)
-                nf = (int)i;
-        if (nf < 0)
-            for (size_t i = 0; i < nreq && nf < 0; i++) {
-                Pool *pool = r->pool;
-                if (!pool_whatprovides(pool, reqs[i].dep) ||
-                    !pool->whatprovidesdata[pool_whatprovides(pool, reqs[i].dep)])
-                    nf = (int)i;
-            }
-        if (nf >= 0) {
-            int bestd = -1;
-            for (size_t k = 0; k < r->ndeps; k++) {
-                const rsv_dep *d = &r->deps[k];
-                if (d->eco != RSV_PYPI || strcmp(d->name, reqs[nf].target) != 0 ||
-                    (d->from == reqs[nf].from && d->dep == reqs[nf].dep) || d->from == 0)
-                    continue;
-                if (b.dist[d->from] < 0)
-                    continue;
-                req c = { 0 };
-                c.from = d->from;
-                c.root = -1;
-                c.dep = d->dep;
-                dep_texts(r, d->from, d->dep, &c.text, &c.full, &c.target, &c.rd);
-                if (disjoint(r, &reqs[nf], &c) && (bestd < 0 || b.dist[d->from] < bestd)) {
-                    req_free(&partner);
-                    partner = c;
-                    bestd = b.dist[d->from];
-                } else {
-                    req_free(&c);
-                }
-            }
-            if (bestd < 0 && protected_partner(r, &reqs[nf], &partner))
-                bestd = 0;
-            if (bestd < 0) {
-                el_code rc = not_found(r, &reqs[nf], &b, nproblems);
-                for (size_t i = 0; i < nreq; i++)
-                    req_free(&reqs[i]);
-                free(reqs);
-                bfs_free(&b);
-                queue_free(&rules);
-                return rc;
-            }
+    *out = reqs;
+    return nreq;
+}
+
+/* The first requirement nothing satisfies (none matched on the index, or
+ * nothing provides it), or -1. */
+static int unsatisfied(rsv *r, const req *reqs, size_t nreq)
+{
+    for (size_t i = 0; i < nreq; i++)
+        if (reqs[i].rd && reqs[i].rd->nomatch)
+            return (int)i;
+    Pool *pool = r->pool;
+    for (size_t i = 0; i < nreq; i++)
+        if (!pool_whatprovides(pool, reqs[i].dep) ||
+            !pool->whatprovidesdata[pool_whatprovides(pool, reqs[i].dep)])
+            return (int)i;
+    return -1;
+}
+
+/* For a requirement `q` nothing satisfies: the reachable requirement on the
+ * same name, nearest the spec, that excludes it anyway (else a protected
+ * pin's) into *partner. false when there is none. */
+static bool find_partner(rsv *r, const bfs *b, const req *q, req *partner)
+{
+    int bestd = -1;
+    for (size_t k = 0; k < r->ndeps; k++) {
+        const rsv_dep *d = &r->deps[k];
+        if (d->eco != RSV_PYPI || strcmp(d->name, q->target) != 0 ||
+            (d->from == q->from && d->dep == q->dep) || d->from == 0)
+            continue;
+        if (b->dist[d->from] < 0)
+            continue;
+        req c = { 0 };
+        c.from = d->from;
+        c.root = -1;
+        c.dep = d->dep;
+        dep_texts(r, d->from, d->dep, &c.text, &c.full, &c.target, &c.rd);
+        if (disjoint(r, q, &c) && (bestd < 0 || b->dist[d->from] < bestd)) {
+            req_free(partner);
+            *partner = c;
+            bestd = b->dist[d->from];
+        } else {
+            req_free(&c);
         }
     }
-    const req *A = NULL, *B = NULL;
-    if (ia >= 0) {
-        A = &reqs[ia];
-        B = &reqs[ib];
-    } else if (nf >= 0) {
-        A = &partner;
-        B = &reqs[nf];
+    return bestd >= 0 || protected_partner(r, q, partner);
+}
+
+/* The message for two requirements that cannot both hold, their chains
+ * from the spec in `chains`; returns the suggestion. `nf`: the one nothing
+ * satisfies, or NULL. */
+static char *pair_text(rsv *r, bfs *b, const req *A, const req *B, const req *nf, strbuf *msg,
+                       json_object *detail_conflict, json_object *chains)
+{
+    strbuf la = STRBUF_INIT, lb = STRBUF_INIT;
+    json_object *ca = json_object_new_array(), *cb = json_object_new_array();
+    int na = chain(r, b, A, r->rq->explain_full, &la, ca);
+    int nb = chain(r, b, B, r->rq->explain_full, &lb, cb);
+    /* the longer story first, "against" the shorter one */
+    if (nb > na || (nb == na && strcmp(lb.buf, la.buf) < 0)) {
+        const req *t = A;
+        A = B;
+        B = t;
+        strbuf ts = la;
+        la = lb;
+        lb = ts;
+        json_object *tj = ca;
+        ca = cb;
+        cb = tj;
     }
-    strbuf msg = STRBUF_INIT;
-    json_object *detail_conflict = json_object_new_array();
-    json_object *chains = json_object_new_array();
-    json_object *derivation = json_object_new_array();
-    for (int i = 0; i < rules.count; i++) {
-        char *w = rule_words(r, rules.elements[i]);
-        json_object_array_add(derivation, json_object_new_string(w));
+    json_object_array_add(detail_conflict, json_object_new_string(A->text));
+    json_object_array_add(detail_conflict, json_object_new_string(B->text));
+    json_object_array_add(chains, ca);
+    json_object_array_add(chains, cb);
+    const req *root = B->from == 0 ? B : A->from == 0 ? A : NULL;
+    const req *other = root == B ? A : B;
+    char *suggestion;
+    if (root && other->from != 0 && !r->rq->roots[root->root].protected_pin)
+        suggestion = xasprintf("relax %s to %s", root->text, other->text);
+    else if (root && other->from == 0)
+        suggestion = xasprintf("remove %s or %s from the spec", A->text, B->text);
+    else
+        suggestion = xasprintf("pin other versions of the packages that ask for %s and %s", A->text,
+                               B->text);
+    sb_addf(msg, "`%s` and `%s` cannot both be satisfied: %s against %s", A->text, B->text, la.buf,
+            lb.buf);
+    if (nf && nf->rd && nf->rd->nomatch && !held(r, nf->target))
+        sb_addf(msg, " (and no version of %s that the index serves for this target matches %s)",
+                nf->target, nf->text);
+    sb_addf(msg, ". Suggestion: %s.", suggestion);
+    sb_release(&la);
+    sb_release(&lb);
+    return suggestion;
+}
+
+/* No pair and no conflict rule to tell: the first rules in words. */
+static void generic_text(rsv *r, const Queue *rules, const req *reqs, size_t nreq, strbuf *msg,
+                         json_object *detail_conflict)
+{
+    sb_adds(msg, "The requirements cannot be satisfied together");
+    for (int i = 0; i < rules->count && i < 3; i++) {
+        char *w = rule_words(r, rules->elements[i]);
+        sb_addf(msg, "%s%s", i ? "; " : ": ", w);
         free(w);
     }
-    char *suggestion = NULL;
-    if (A && B) {
-        strbuf la = STRBUF_INIT, lb = STRBUF_INIT;
-        json_object *ca = json_object_new_array(), *cb = json_object_new_array();
-        int na = chain(r, &b, A, r->rq->explain_full, &la, ca);
-        int nb = chain(r, &b, B, r->rq->explain_full, &lb, cb);
-        /* the longer story first, "against" the shorter one */
-        if (nb > na || (nb == na && strcmp(lb.buf, la.buf) < 0)) {
-            const req *t = A;
-            A = B;
-            B = t;
-            strbuf ts = la;
-            la = lb;
-            lb = ts;
-            json_object *tj = ca;
-            ca = cb;
-            cb = tj;
-        }
-        json_object_array_add(detail_conflict, json_object_new_string(A->text));
-        json_object_array_add(detail_conflict, json_object_new_string(B->text));
-        json_object_array_add(chains, ca);
-        json_object_array_add(chains, cb);
-        const req *root = B->from == 0 ? B : A->from == 0 ? A : NULL;
-        const req *other = root == B ? A : B;
-        if (root && other->from != 0 && !r->rq->roots[root->root].protected_pin)
-            suggestion = xasprintf("relax %s to %s", root->text, other->text);
-        else if (root && other->from == 0)
-            suggestion = xasprintf("remove %s or %s from the spec", A->text, B->text);
-        else
-            suggestion = xasprintf("pin other versions of the packages that ask for %s and %s", A->text,
-                                   B->text);
-        sb_addf(&msg, "`%s` and `%s` cannot both be satisfied: %s against %s", A->text, B->text, la.buf,
-                lb.buf);
-        if (nf >= 0 && reqs[nf].rd && reqs[nf].rd->nomatch && !held(r, reqs[nf].target))
-            sb_addf(&msg, " (and no version of %s that the index serves for this target matches %s)",
-                    reqs[nf].target, reqs[nf].text);
-        sb_addf(&msg, ". Suggestion: %s.", suggestion);
-        sb_release(&la);
-        sb_release(&lb);
-    } else if (conflict_rule(r, &rules, &b, &msg, detail_conflict, chains, &suggestion)) {
-        /* the message is written */
-    } else {
-        sb_adds(&msg, "The requirements cannot be satisfied together");
-        for (int i = 0; i < rules.count && i < 3; i++) {
-            char *w = rule_words(r, rules.elements[i]);
-            sb_addf(&msg, "%s%s", i ? "; " : ": ", w);
-            free(w);
-        }
-        sb_addc(&msg, '.');
-        for (size_t i = 0; i < nreq && i < 2; i++)
-            json_object_array_add(detail_conflict, json_object_new_string(reqs[i].text));
-    }
+    sb_addc(msg, '.');
+    for (size_t i = 0; i < nreq && i < 2; i++)
+        json_object_array_add(detail_conflict, json_object_new_string(reqs[i].text));
+}
+
+/* Records the failure: the message (with the derivation under
+ * --explain-full) and its details. */
+static void explain_fail(rsv *r, strbuf *msg, json_object *detail_conflict, json_object *chains,
+                         json_object *derivation, const char *suggestion, int nproblems)
+{
     if (r->rq->explain_full) {
-        sb_adds(&msg, "\nDerivation:");
+        sb_adds(msg, "\nDerivation:");
         for (size_t i = 0; i < json_object_array_length(derivation); i++)
-            sb_addf(&msg, "\n  - %s", json_object_get_string(json_object_array_get_idx(derivation, i)));
+            sb_addf(msg, "\n  - %s", json_object_get_string(json_object_array_get_idx(derivation, i)));
     }
     if (nproblems > 1)
-        sb_addf(&msg, "%s(%d more problem%s not shown)", r->rq->explain_full ? "\n" : " ", nproblems - 1,
+        sb_addf(msg, "%s(%d more problem%s not shown)", r->rq->explain_full ? "\n" : " ", nproblems - 1,
                 nproblems > 2 ? "s" : "");
-    el_fail(r->ctx, EL_RESOLVE_CONFLICT, "%s", msg.buf);
+    el_fail(r->ctx, EL_RESOLVE_CONFLICT, "%s", msg->buf);
     el_detail_take(r->ctx, "conflict", detail_conflict);
     el_detail_take(r->ctx, "chains", chains);
     if (suggestion)
         el_detail_str(r->ctx, "suggestion", suggestion);
     el_detail_take(r->ctx, "derivation", derivation);
     el_detail_int(r->ctx, "problems", nproblems);
-    free(suggestion);
-    sb_release(&msg);
+}
+
+/* rules -> the pair of requirements that cannot both hold -> text. */
+el_code resolver_explain(rsv *r, int nproblems)
+{
+    Queue rules;
+    queue_init(&rules);
+    solver_findallproblemrules(r->solver, 1, &rules);
+    req *reqs;
+    size_t nreq = problem_reqs(r, &rules, &reqs);
+    bfs b;
+    run_bfs(r, &b);
+    const req *A = NULL, *B = NULL, *nf = NULL;
+    for (size_t i = 0; i < nreq && !A; i++)
+        for (size_t k = i + 1; k < nreq && !A; k++)
+            if (disjoint(r, &reqs[i], &reqs[k]))
+                A = &reqs[i], B = &reqs[k];
+    req partner = { 0 };
+    el_code rc = EL_RESOLVE_CONFLICT;
+    int u = A ? -1 : unsatisfied(r, reqs, nreq);
+    if (u >= 0) {
+        nf = &reqs[u];
+        if (find_partner(r, &b, nf, &partner))
+            A = &partner, B = nf;
+        else
+            rc = not_found(r, nf, &b, nproblems);
+    }
+    if (A || !nf) {
+        strbuf msg = STRBUF_INIT;
+        json_object *detail_conflict = json_object_new_array(), *chains = json_object_new_array();
+        json_object *derivation = json_object_new_array();
+        for (int i = 0; i < rules.count; i++) {
+            char *w = rule_words(r, rules.elements[i]);
+            json_object_array_add(derivation, json_object_new_string(w));
+            free(w);
+        }
+        char *suggestion = NULL;
+        if (A)
+            suggestion = pair_text(r, &b, A, B, nf, &msg, detail_conflict, chains);
+        else if (!conflict_rule(r, &rules, &b, &msg, detail_conflict, chains, &suggestion))
+            generic_text(r, &rules, reqs, nreq, &msg, detail_conflict);
+        explain_fail(r, &msg, detail_conflict, chains, derivation, suggestion, nproblems);
+        free(suggestion);
+        sb_release(&msg);
+    }
     req_free(&partner);
     for (size_t i = 0; i < nreq; i++)
         req_free(&reqs[i]);
     free(reqs);
     bfs_free(&b);
     queue_free(&rules);
-    return EL_RESOLVE_CONFLICT;
+    return rc;
 }

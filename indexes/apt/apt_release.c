@@ -212,6 +212,84 @@ static int parse_sha256_list(arena *a, const char *v, apt_release *out, char **e
     return 0;
 }
 
+/* The value of the field whose line is [ls, ls+ll) after `colon`: the rest
+ * of the line plus the continuation lines from *p on (*p, *lineno moved
+ * past them); a single-line value without its trailing blanks. */
+static char *field_value(arena *a, const char *ls, size_t ll, const char *colon, const char **p,
+                         const char *end, size_t *lineno)
+{
+    strbuf v = STRBUF_INIT;
+    const char *vs = colon + 1;
+    while (vs < ls + ll && (*vs == ' ' || *vs == '\t'))
+        vs++;
+    sb_add(&v, vs, (size_t)(ls + ll - vs));
+    while (*p < end && (**p == ' ' || **p == '\t')) {
+        const char *n2 = memchr(*p, '\n', (size_t)(end - *p));
+        const char *e2 = n2 ? n2 : end;
+        size_t l2 = (size_t)(e2 - *p);
+        if (l2 && (*p)[l2 - 1] == '\r')
+            l2--;
+        sb_addc(&v, '\n');
+        sb_add(&v, *p, l2);
+        (*lineno)++;
+        *p = n2 ? n2 + 1 : end;
+    }
+    char *val = arena_strndup(a, v.buf, v.len);
+    sb_release(&v);
+    if (!strchr(val, '\n')) {
+        size_t n = strlen(val);
+        while (n && (val[n - 1] == ' ' || val[n - 1] == '\t'))
+            val[--n] = '\0';
+    }
+    return val;
+}
+
+/* One field into `out`; unknown fields are ignored. 0, or -1 with *err. */
+static int release_field(arena *a, const char *name, size_t fl, char *val, apt_release *out,
+                         bool *have_sha, char **err)
+{
+#define FIELD(f) (fl == sizeof(f) - 1 && strncasecmp(name, f, fl) == 0)
+    if (FIELD("Origin"))
+        out->origin = val;
+    else if (FIELD("Label"))
+        out->label = val;
+    else if (FIELD("Suite"))
+        out->suite = val;
+    else if (FIELD("Codename"))
+        out->codename = val;
+    else if (FIELD("Version"))
+        out->version = val;
+    else if (FIELD("Date")) {
+        if (apt_date_parse(val, &out->date) < 0)
+            return failf(err, "Date `%.80s` is not a date like `Sat, 10 Jun 2023 08:49:33 UTC`", val);
+        out->date_text = val;
+    } else if (FIELD("Valid-Until")) {
+        if (apt_date_parse(val, &out->valid_until) < 0)
+            return failf(err, "Valid-Until `%.80s` is not a date like `Sat, 10 Jun 2023 08:49:33 UTC`",
+                         val);
+        out->valid_until_text = val;
+    } else if (FIELD("Architectures"))
+        split_words(a, val, &out->architectures, &out->n_architectures);
+    else if (FIELD("Components"))
+        split_words(a, val, &out->components, &out->n_components);
+    else if (FIELD("Acquire-By-Hash"))
+        out->by_hash = strcasecmp(val, "yes") == 0;
+    else if (FIELD("NotAutomatic"))
+        out->not_automatic = strcasecmp(val, "yes") == 0;
+    else if (FIELD("ButAutomaticUpgrades"))
+        out->but_automatic_upgrades = strcasecmp(val, "yes") == 0;
+    else if (FIELD("No-Support-for-Architecture-all"))
+        out->no_arch_all_packages = strcmp(val, "Packages") == 0;
+    else if (FIELD("SHA256")) {
+        if (*have_sha)
+            return failf(err, "%s", "two SHA256 fields");
+        *have_sha = true;
+        return parse_sha256_list(a, val, out, err) < 0 ? -1 : 0;
+    }
+#undef FIELD
+    return 0;
+}
+
 int apt_release_parse(const char *text, size_t len, arena *a, apt_release *out, char **err)
 {
     memset(out, 0, sizeof *out);
@@ -243,72 +321,9 @@ int apt_release_parse(const char *text, size_t len, arena *a, apt_release *out, 
         for (const char *c = ls; c < colon; c++)
             if ((unsigned char)*c <= ' ' || (unsigned char)*c >= 0x7f)
                 return failf(err, "line %zu: field name has an invalid character", lineno);
-        size_t fl = (size_t)(colon - ls);
-        /* the value: rest of the line plus continuation lines */
-        strbuf v = STRBUF_INIT;
-        const char *vs = colon + 1;
-        while (vs < ls + ll && (*vs == ' ' || *vs == '\t'))
-            vs++;
-        sb_add(&v, vs, (size_t)(ls + ll - vs));
-        while (p < end && (*p == ' ' || *p == '\t')) {
-            const char *n2 = memchr(p, '\n', (size_t)(end - p));
-            const char *e2 = n2 ? n2 : end;
-            size_t l2 = (size_t)(e2 - p);
-            if (l2 && p[l2 - 1] == '\r')
-                l2--;
-            sb_addc(&v, '\n');
-            sb_add(&v, p, l2);
-            lineno++;
-            p = n2 ? n2 + 1 : end;
-        }
-        char *val = arena_strndup(a, v.buf, v.len);
-        sb_release(&v);
-        /* trim trailing blanks of single-line values */
-        if (!strchr(val, '\n')) {
-            size_t n = strlen(val);
-            while (n && (val[n - 1] == ' ' || val[n - 1] == '\t'))
-                val[--n] = '\0';
-        }
-#define FIELD(name) (fl == sizeof(name) - 1 && strncasecmp(ls, name, fl) == 0)
-        if (FIELD("Origin"))
-            out->origin = val;
-        else if (FIELD("Label"))
-            out->label = val;
-        else if (FIELD("Suite"))
-            out->suite = val;
-        else if (FIELD("Codename"))
-            out->codename = val;
-        else if (FIELD("Version"))
-            out->version = val;
-        else if (FIELD("Date")) {
-            if (apt_date_parse(val, &out->date) < 0)
-                return failf(err, "Date `%.80s` is not a date like `Sat, 10 Jun 2023 08:49:33 UTC`", val);
-            out->date_text = val;
-        } else if (FIELD("Valid-Until")) {
-            if (apt_date_parse(val, &out->valid_until) < 0)
-                return failf(err, "Valid-Until `%.80s` is not a date like `Sat, 10 Jun 2023 08:49:33 UTC`",
-                             val);
-            out->valid_until_text = val;
-        } else if (FIELD("Architectures"))
-            split_words(a, val, &out->architectures, &out->n_architectures);
-        else if (FIELD("Components"))
-            split_words(a, val, &out->components, &out->n_components);
-        else if (FIELD("Acquire-By-Hash"))
-            out->by_hash = strcasecmp(val, "yes") == 0;
-        else if (FIELD("NotAutomatic"))
-            out->not_automatic = strcasecmp(val, "yes") == 0;
-        else if (FIELD("ButAutomaticUpgrades"))
-            out->but_automatic_upgrades = strcasecmp(val, "yes") == 0;
-        else if (FIELD("No-Support-for-Architecture-all"))
-            out->no_arch_all_packages = strcmp(val, "Packages") == 0;
-        else if (FIELD("SHA256")) {
-            if (have_sha)
-                return failf(err, "%s", "two SHA256 fields");
-            have_sha = true;
-            if (parse_sha256_list(a, val, out, err) < 0)
-                return -1;
-        }
-#undef FIELD
+        char *val = field_value(a, ls, ll, colon, &p, end, &lineno);
+        if (release_field(a, ls, (size_t)(colon - ls), val, out, &have_sha, err) < 0)
+            return -1;
     }
     if (!out->date_text)
         return failf(err, "%s", "no Date field");

@@ -465,21 +465,33 @@ static bool drop_unhashed(arena *a, pypi_candidate *c, size_t *left)
     return true;
 }
 
-static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate *c)
+/* One candidate being judged: the stages below drop files one reason at a
+ * time; the version is excluded for the stage that dropped its last file. */
+typedef struct judging {
+    pypi_loader *l;
+    const char *project;
+    group *g;
+    pypi_candidate *c;
+    size_t left;                  /* files not dropped yet */
+    const char *wflag, *sflag;    /* the build options refusing wheels / sdists */
+    const char *wdrop, *sdrop;    /* set when they dropped one */
+} judging;
+
+/* The candidate's artifacts, its yanked state and its earliest upload. */
+static void judge_artifacts(judging *j)
 {
-    arena *a = l->a;
-    const pypi_target *t = l->t;
+    pypi_candidate *c = j->c;
     c->chosen = -1;
     c->upload_s = INT64_MIN;
-    c->nartifacts = g->files.len;
-    c->artifacts = arena_alloc(a, (c->nartifacts ? c->nartifacts : 1) * sizeof *c->artifacts);
+    c->nartifacts = j->g->files.len;
+    c->artifacts = arena_alloc(j->l->a, (c->nartifacts ? c->nartifacts : 1) * sizeof *c->artifacts);
     size_t nyanked = 0;
     for (size_t i = 0; i < c->nartifacts; i++) {
         pypi_artifact *ar = &c->artifacts[i];
-        fileinfo *fi = g->infos.items[i];
-        ar->file = g->files.items[i];
+        fileinfo *fi = j->g->infos.items[i];
+        ar->file = j->g->files.items[i];
         ar->kind = fi->kind;
-        ar->rank = fi->kind == PYPI_WHEEL ? pypi_wheel_rank(t->tags, &fi->wheel) : -1;
+        ar->rank = fi->kind == PYPI_WHEEL ? pypi_wheel_rank(j->l->t->tags, &fi->wheel) : -1;
         if (ar->file->yanked) {
             nyanked++;
             if (!c->yanked_reason && ar->file->yanked_reason)
@@ -492,17 +504,21 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
         }
     }
     c->yanked = c->nartifacts && nyanked == c->nartifacts;
-    if (!c->parsed) {
-        c->excluded = "invalid_version";
-        c->why = arena_sprintf(a, "`%s` is not a valid PEP 440 version", c->version);
-        return;
-    }
-    /* Per file, in order: a link that cannot be fetched, no sha256, no
-     * upload time (under a cutoff), cutoff, yanked, requires-python, tags. A version is
-     * excluded for the step that removed its last file, so one with an
-     * undated file and a file after the cutoff reads "after_cutoff"
-     * whatever order the page lists them in. */
-    size_t left = c->nartifacts;
+    j->left = c->nartifacts;
+}
+
+static bool stage_version(judging *j)
+{
+    if (j->c->parsed)
+        return false;
+    j->c->excluded = "invalid_version";
+    j->c->why = arena_sprintf(j->l->a, "`%s` is not a valid PEP 440 version", j->c->version);
+    return true;
+}
+
+static bool stage_link(judging *j)
+{
+    pypi_candidate *c = j->c;
     const pypi_file *bad = NULL;
     for (size_t i = 0; i < c->nartifacts; i++) {
         pypi_artifact *ar = &c->artifacts[i];
@@ -510,65 +526,83 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
             ar->dropped = ar->file->bad_url;
             if (!bad || strcmp(ar->file->url, bad->url) < 0)
                 bad = ar->file;
-            left--;
+            j->left--;
         }
     }
-    if (!left && bad) {
-        c->excluded = bad->bad_url;
-        c->why = strcmp(bad->bad_url, "local_link") == 0
-                     ? arena_sprintf(a, "no file has a link envlock may fetch: `%s` is a local "
-                                        "file named by a page read over the network", bad->url)
-                     : arena_sprintf(a, "no file has a link envlock can fetch: `%s` is no http, "
-                                        "https or file URL with a host", bad->url);
-        return;
-    }
-    if (drop_unhashed(a, c, &left))
-        return;
-    if (t->cutoff_s != INT64_MAX) {
-        /* uv's rule: with a cutoff, a file the page gives no upload time
-         * for (every PEP 503 HTML page; JSON without PEP 700 upload-time, or
-         * with one that is not RFC 3339) cannot be shown to predate it, so it
-         * is out; admitting it would let anything published since in. */
-        const char *bad_time = NULL;
-        for (size_t i = 0; i < c->nartifacts; i++) {
-            pypi_artifact *ar = &c->artifacts[i];
-            if (!ar->dropped && ar->file->upload_s == INT64_MIN) {
-                ar->dropped = "no_upload_time";
-                if (ar->file->upload_time && (!bad_time || strcmp(ar->file->upload_time, bad_time) < 0))
-                    bad_time = ar->file->upload_time;
-                left--;
-            }
+    if (j->left || !bad)
+        return false;
+    c->excluded = bad->bad_url;
+    c->why = strcmp(bad->bad_url, "local_link") == 0
+                 ? arena_sprintf(j->l->a, "no file has a link envlock may fetch: `%s` is a local "
+                                          "file named by a page read over the network", bad->url)
+                 : arena_sprintf(j->l->a, "no file has a link envlock can fetch: `%s` is no "
+                                          "http, https or file URL with a host", bad->url);
+    return true;
+}
+
+static bool stage_hash(judging *j)
+{
+    return drop_unhashed(j->l->a, j->c, &j->left);
+}
+
+/* uv's rule: with a cutoff, a file the page gives no upload time for
+ * (every PEP 503 HTML page; JSON without PEP 700 upload-time, or with one
+ * that is not RFC 3339) cannot be shown to predate it, so it is out;
+ * admitting it would let anything published since in. */
+static bool stage_upload_time(judging *j)
+{
+    const pypi_target *t = j->l->t;
+    pypi_candidate *c = j->c;
+    if (t->cutoff_s == INT64_MAX)
+        return false;
+    const char *bad_time = NULL;
+    for (size_t i = 0; i < c->nartifacts; i++) {
+        pypi_artifact *ar = &c->artifacts[i];
+        if (!ar->dropped && ar->file->upload_s == INT64_MIN) {
+            ar->dropped = "no_upload_time";
+            if (ar->file->upload_time && (!bad_time || strcmp(ar->file->upload_time, bad_time) < 0))
+                bad_time = ar->file->upload_time;
+            j->left--;
         }
-        if (!left) {
-            c->excluded = "no_upload_time";
-            c->why = bad_time ? arena_sprintf(a, "upload time `%s` is not an RFC 3339 time to "
-                                                 "compare with the cutoff %s",
-                                              bad_time, t->exclude_newer)
-                              : arena_sprintf(a, "no upload time to compare with the cutoff %s",
-                                              t->exclude_newer);
-            return;
-        }
     }
+    if (j->left)
+        return false;
+    c->excluded = "no_upload_time";
+    c->why = bad_time ? arena_sprintf(j->l->a, "upload time `%s` is not an RFC 3339 time to "
+                                               "compare with the cutoff %s",
+                                      bad_time, t->exclude_newer)
+                      : arena_sprintf(j->l->a, "no upload time to compare with the cutoff %s",
+                                      t->exclude_newer);
+    return true;
+}
+
+static bool stage_cutoff(judging *j)
+{
+    const pypi_target *t = j->l->t;
+    pypi_candidate *c = j->c;
     for (size_t i = 0; i < c->nartifacts; i++) {
         pypi_artifact *ar = &c->artifacts[i];
         if (!ar->dropped && ar->file->upload_s > t->cutoff_s) {
             ar->dropped = "after_cutoff";
-            left--;
+            j->left--;
         }
     }
-    if (!left) {
-        c->excluded = "after_cutoff";
-        c->why = arena_sprintf(a, "uploaded %s, after the cutoff %s",
-                               c->upload_time ? c->upload_time : "?", t->exclude_newer);
-        return;
-    }
+    if (j->left)
+        return false;
+    c->excluded = "after_cutoff";
+    c->why = arena_sprintf(j->l->a, "uploaded %s, after the cutoff %s",
+                           c->upload_time ? c->upload_time : "?", t->exclude_newer);
+    return true;
+}
+
+static bool stage_yanked(judging *j)
+{
+    pypi_candidate *c = j->c;
     size_t left_yanked = 0;
-    for (size_t i = 0; i < c->nartifacts; i++) {
-        pypi_artifact *ar = &c->artifacts[i];
-        if (!ar->dropped && ar->file->yanked)
+    for (size_t i = 0; i < c->nartifacts; i++)
+        if (!c->artifacts[i].dropped && c->artifacts[i].file->yanked)
             left_yanked++;
-    }
-    if (t->keep_yanked && left_yanked == left) {
+    if (j->l->t->keep_yanked && left_yanked == j->left) {
         /* Only yanked files remain: usable, flagged, for an exact pin. */
         c->yanked = true;
         left_yanked = 0;
@@ -577,15 +611,20 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
         pypi_artifact *ar = &c->artifacts[i];
         if (!ar->dropped && ar->file->yanked) {
             ar->dropped = "yanked";
-            left--;
+            j->left--;
         }
     }
-    if (!left) {
-        c->excluded = "yanked";
-        c->why = c->yanked_reason ? arena_sprintf(a, "yanked: %s", c->yanked_reason)
-                                  : arena_strdup(a, "yanked (no reason given)");
-        return;
-    }
+    if (j->left)
+        return false;
+    c->excluded = "yanked";
+    c->why = c->yanked_reason ? arena_sprintf(j->l->a, "yanked: %s", c->yanked_reason)
+                              : arena_strdup(j->l->a, "yanked (no reason given)");
+    return true;
+}
+
+static bool stage_requires_python(judging *j)
+{
+    pypi_candidate *c = j->c;
     const char *last_rp = NULL;
     for (size_t i = 0; i < c->nartifacts; i++) {
         pypi_artifact *ar = &c->artifacts[i];
@@ -593,39 +632,55 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
             continue;
         pypi_specset *s = pypi_specset_parse(ar->file->requires_python, NULL);
         /* An invalid Requires-Python is ignored, as pip does. */
-        if (s && !pypi_specset_contains(s, t->python, PYPI_PRE_YES)) {
+        if (s && !pypi_specset_contains(s, j->l->t->python, PYPI_PRE_YES)) {
             ar->dropped = "requires_python";
             last_rp = ar->file->requires_python;
-            left--;
+            j->left--;
         }
         pypi_specset_free(s);
     }
-    if (!left) {
-        c->excluded = "requires_python";
-        c->requires_python = last_rp;
-        c->why = arena_sprintf(a, "needs Python %s; the target is %s", last_rp, target_python(l));
-        return;
-    }
-    const char *wflag = NULL, *sflag = NULL, *wdrop = NULL, *sdrop = NULL;
-    pypi_build_refuses(&t->build, project, &wflag, &sflag);
+    if (j->left)
+        return false;
+    c->excluded = "requires_python";
+    c->requires_python = last_rp;
+    c->why = arena_sprintf(j->l->a, "needs Python %s; the target is %s", last_rp,
+                           target_python(j->l));
+    return true;
+}
+
+/* --no-binary / --only-binary / --no-build: never excludes by itself; the
+ * choice below says why when nothing is left. */
+static bool stage_build_options(judging *j)
+{
+    pypi_candidate *c = j->c;
+    pypi_build_refuses(&j->l->t->build, j->project, &j->wflag, &j->sflag);
     for (size_t i = 0; i < c->nartifacts; i++) {
         pypi_artifact *ar = &c->artifacts[i];
         if (ar->dropped)
             continue;
-        if (ar->kind == PYPI_WHEEL && wflag)
-            ar->dropped = wdrop = "no_binary";
-        else if (ar->kind == PYPI_SDIST && sflag)
-            ar->dropped = sdrop = "only_binary";
+        if (ar->kind == PYPI_WHEEL && j->wflag)
+            ar->dropped = j->wdrop = "no_binary";
+        else if (ar->kind == PYPI_SDIST && j->sflag)
+            ar->dropped = j->sdrop = "only_binary";
     }
-    long best = -1, sdist = -1;
-    size_t nwheels = 0;
+    return false;
+}
+
+/* The best wheel by tag rank (then build number), else the sdist (.tar.gz
+ * first); *nwheels counts the wheels still in. -1 when none. */
+static long best_file(judging *j, long *sdist, size_t *nwheels)
+{
+    pypi_candidate *c = j->c;
+    long best = -1;
+    *sdist = -1;
+    *nwheels = 0;
     for (size_t i = 0; i < c->nartifacts; i++) {
         pypi_artifact *ar = &c->artifacts[i];
         if (ar->dropped)
             continue;
-        fileinfo *fi = g->infos.items[i];
+        fileinfo *fi = j->g->infos.items[i];
         if (ar->kind == PYPI_WHEEL) {
-            nwheels++;
+            (*nwheels)++;
             if (ar->rank < 0) {
                 ar->dropped = "no_compatible_wheel";
                 continue;
@@ -634,44 +689,75 @@ static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate 
                 best = (long)i;
             else if (ar->rank == c->artifacts[best].rank) {
                 /* Same tag: the higher build number wins. */
-                fileinfo *bi = g->infos.items[best];
+                fileinfo *bi = j->g->infos.items[best];
                 if (fi->wheel.build_num > bi->wheel.build_num)
                     best = (long)i;
             }
         } else if (ar->kind == PYPI_SDIST) {
             size_t fl = strlen(ar->file->filename);
             bool targz = fl > 7 && strcasecmp(ar->file->filename + fl - 7, ".tar.gz") == 0;
-            if (sdist < 0 || targz)
-                sdist = (long)i;
+            if (*sdist < 0 || targz)
+                *sdist = (long)i;
         }
     }
-    /* A version whose wheels all miss the target falls back to its sdist, as
-     * pip and uv do; envlock can use it only without a build, which the
-     * metadata stage decides (PKG-INFO 2.2+ with static Requires-Dist). */
+    return best;
+}
+
+/* A version whose wheels all miss the target falls back to its sdist, as
+ * pip and uv do; envlock can use it only without a build, which the
+ * metadata stage decides (PKG-INFO 2.2+ with static Requires-Dist). */
+static void choose(judging *j)
+{
+    arena *a = j->l->a;
+    pypi_candidate *c = j->c;
+    long sdist;
+    size_t nwheels;
+    long best = best_file(j, &sdist, &nwheels);
     c->chosen = best >= 0 ? best : sdist;
     if (c->chosen >= 0) {
         c->requires_python = c->artifacts[c->chosen].file->requires_python;
         if (best < 0 && nwheels)
-            c->wheels_missed = wheels_missed(a, t, g, c);
-        else if (best < 0 && wdrop)
+            c->wheels_missed = wheels_missed(a, j->l->t, j->g, c);
+        else if (best < 0 && j->wdrop)
             c->wheels_missed = arena_sprintf(a, "its wheels are not used (%s)",
-                                             with_name(a, wflag, project));
+                                             with_name(a, j->wflag, j->project));
         return;
     }
-    if (wdrop) {
+    if (j->wdrop) {
         c->excluded = "no_binary";
-        c->why = sdrop ? arena_sprintf(a, "its wheels are not used (%s) and its sdist is not "
-                                          "used (%s)", with_name(a, wflag, project),
-                                       with_name(a, sflag, project))
-                       : arena_sprintf(a, "its wheels are not used (%s) and it has no sdist",
-                                       with_name(a, wflag, project));
+        c->why = j->sdrop ? arena_sprintf(a, "its wheels are not used (%s) and its sdist is not "
+                                             "used (%s)", with_name(a, j->wflag, j->project),
+                                          with_name(a, j->sflag, j->project))
+                          : arena_sprintf(a, "its wheels are not used (%s) and it has no sdist",
+                                          with_name(a, j->wflag, j->project));
         return;
     }
     c->excluded = "no_compatible_wheel";
-    c->why = wheels_missed(a, t, g, c);
-    if (sdrop)
+    c->why = wheels_missed(a, j->l->t, j->g, c);
+    if (j->sdrop)
         c->why = arena_sprintf(a, "%s; its sdist is not used (%s)", c->why,
-                               with_name(a, sflag, project));
+                               with_name(a, j->sflag, j->project));
+}
+
+/* Per file, in this order: a valid version, a link that can be fetched, a
+ * sha256, an upload time (under a cutoff), the cutoff, yanked,
+ * requires-python, the build options, then tags. A version is excluded for
+ * the stage that removed its last file, so one with an undated file and a
+ * file after the cutoff reads "after_cutoff" whatever order the page lists
+ * them in. */
+static bool (*const judge_stages[])(judging *) = {
+    stage_version, stage_link, stage_hash, stage_upload_time, stage_cutoff,
+    stage_yanked, stage_requires_python, stage_build_options,
+};
+
+static void judge(pypi_loader *l, const char *project, group *g, pypi_candidate *c)
+{
+    judging j = { .l = l, .project = project, .g = g, .c = c };
+    judge_artifacts(&j);
+    for (size_t i = 0; i < sizeof judge_stages / sizeof judge_stages[0]; i++)
+        if (judge_stages[i](&j))
+            return;
+    choose(&j);
 }
 
 static void fill_window(proj *p);

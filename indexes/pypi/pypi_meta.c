@@ -52,121 +52,135 @@ static bool is(const field *f, const char *name)
     return strlen(name) == f->name_len && strncasecmp(f->name, name, f->name_len) == 0;
 }
 
-bool pypi_core_meta_parse(arena *a, const char *text, size_t len, pypi_core_meta *out, char **err)
+/* The header fields read so far. */
+typedef struct fields {
+    field *fs;
+    size_t n, cap;
+} fields;
+
+/* One header line (no line end) into `fl`: a field, a continuation of the
+ * last one, or the start of the body (*body). NULL, or why the line breaks
+ * the format. */
+static const char *header_line(fields *fl, const char *p, size_t ll, bool *body)
 {
-    memset(out, 0, sizeof *out);
-    const char *p = text, *end = text + len;
-    if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
-        p += 3;
-    /* The header section: up to an empty line or a line that is not a
-     * header. */
-    size_t cap = 16, nf = 0;
-    field *fs = xmalloc(cap * sizeof *fs);
-    bool ok = true;
-    const char *why = NULL;
-    size_t lineno = 0, bad_line = 0;
-    while (p < end) {
+    if (memchr(p, '\0', ll))
+        return "a NUL byte in the headers";
+    if (!utf8_valid(p, ll))
+        return "headers that are not UTF-8";
+    if (ll == 0) {
+        *body = true;
+        return NULL;
+    }
+    if (p[0] == ' ' || p[0] == '\t') {
+        if (fl->n == 0)
+            return "a continuation line before any field";
+        sb_add(&fl->fs[fl->n - 1].value, p, ll);
+        return NULL;
+    }
+    size_t k = 0;
+    while (k < ll && name_char((unsigned char)p[k]))
+        k++;
+    if (k == 0 || k == ll || p[k] != ':') {
+        *body = true; /* not a header: the body starts here */
+        return NULL;
+    }
+    if (fl->n == fl->cap) {
+        fl->cap = fl->cap ? fl->cap * 2 : 16;
+        fl->fs = xrealloc(fl->fs, fl->cap * sizeof *fl->fs);
+    }
+    field *f = &fl->fs[fl->n++];
+    f->name = p;
+    f->name_len = k;
+    sb_init(&f->value);
+    sb_add(&f->value, p + k + 1, ll - k - 1);
+    return NULL;
+}
+
+/* The header section: up to an empty line or a line that is not a header.
+ * NULL, or why not (*bad_line: where). */
+static const char *read_headers(fields *fl, const char *p, const char *end, size_t *bad_line)
+{
+    size_t lineno = 0;
+    bool body = false;
+    while (p < end && !body) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;
         size_t ll = (size_t)(le - p);
         if (ll && p[ll - 1] == '\r')
             ll--;
         lineno++;
-        if (memchr(p, '\0', ll)) {
-            ok = false;
-            why = "a NUL byte in the headers";
-            bad_line = lineno;
-            break;
-        }
-        if (!utf8_valid(p, ll)) {
-            ok = false;
-            why = "headers that are not UTF-8";
-            bad_line = lineno;
-            break;
-        }
-        if (ll == 0)
-            break;
-        if (p[0] == ' ' || p[0] == '\t') {
-            if (nf == 0) {
-                ok = false;
-                why = "a continuation line before any field";
-            bad_line = lineno;
-                break;
-            }
-            sb_add(&fs[nf - 1].value, p, ll);
-        } else {
-            size_t k = 0;
-            while (k < ll && name_char((unsigned char)p[k]))
-                k++;
-            if (k == 0 || k == ll || p[k] != ':')
-                break; /* not a header: the body starts here */
-            if (nf == cap) {
-                cap *= 2;
-                fs = xrealloc(fs, cap * sizeof *fs);
-            }
-            field *f = &fs[nf++];
-            f->name = p;
-            f->name_len = k;
-            sb_init(&f->value);
-            sb_add(&f->value, p + k + 1, ll - k - 1);
+        const char *why = header_line(fl, p, ll, &body);
+        if (why) {
+            *bad_line = lineno;
+            return why;
         }
         p = nl ? nl + 1 : end;
     }
+    return NULL;
+}
+
+/* The fields envlock uses into `out`; the others are ignored. */
+static void apply_fields(arena *a, const fields *fl, pypi_core_meta *out)
+{
     size_t cap_rd = 0, cap_pe = 0, cap_dy = 0;
-    if (ok) {
-        for (size_t i = 0; i < nf; i++) {
-            field *f = &fs[i];
-            char *v = trimmed(a, f->value.buf, f->value.len);
-            if (is(f, "Metadata-Version")) {
-                out->metadata_version = v;
-                char *e1;
-                unsigned long mj = strtoul(v, &e1, 10);
-                unsigned long mn = 0;
-                if (*e1 == '.')
-                    mn = strtoul(e1 + 1, NULL, 10);
-                out->mv_major = mj > 99 ? 99 : (unsigned)mj;
-                out->mv_minor = mn > 99 ? 99 : (unsigned)mn;
-            } else if (is(f, "Name")) {
-                out->name = v;
-            } else if (is(f, "Version")) {
-                out->version = v;
-            } else if (is(f, "Requires-Python")) {
-                out->requires_python = v;
-            } else if (is(f, "Summary")) {
-                out->summary = v;
-            } else if (is(f, "Requires-Dist")) {
-                if (*v)
-                    push(a, &out->requires_dist, &out->n_requires_dist, &cap_rd, v);
-            } else if (is(f, "Provides-Extra")) {
-                if (*v) {
-                    char *c = pypi_name_canonical(v);
-                    push(a, &out->provides_extra, &out->n_provides_extra, &cap_pe,
-                         arena_strdup(a, c));
-                    free(c);
-                }
-            } else if (is(f, "Dynamic")) {
-                if (*v)
-                    push(a, &out->dynamic, &out->n_dynamic, &cap_dy, v);
-            }
-        }
-        if (!out->name || !out->name[0]) {
-            ok = false;
-            why = "no Name field";
-        } else if (!out->version || !out->version[0]) {
-            ok = false;
-            why = "no Version field";
+    for (size_t i = 0; i < fl->n; i++) {
+        const field *f = &fl->fs[i];
+        char *v = trimmed(a, f->value.buf, f->value.len);
+        if (is(f, "Metadata-Version")) {
+            out->metadata_version = v;
+            char *e1;
+            unsigned long mj = strtoul(v, &e1, 10);
+            unsigned long mn = 0;
+            if (*e1 == '.')
+                mn = strtoul(e1 + 1, NULL, 10);
+            out->mv_major = mj > 99 ? 99 : (unsigned)mj;
+            out->mv_minor = mn > 99 ? 99 : (unsigned)mn;
+        } else if (is(f, "Name")) {
+            out->name = v;
+        } else if (is(f, "Version")) {
+            out->version = v;
+        } else if (is(f, "Requires-Python")) {
+            out->requires_python = v;
+        } else if (is(f, "Summary")) {
+            out->summary = v;
+        } else if (is(f, "Requires-Dist") && *v) {
+            push(a, &out->requires_dist, &out->n_requires_dist, &cap_rd, v);
+        } else if (is(f, "Provides-Extra") && *v) {
+            char *c = pypi_name_canonical(v);
+            push(a, &out->provides_extra, &out->n_provides_extra, &cap_pe, arena_strdup(a, c));
+            free(c);
+        } else if (is(f, "Dynamic") && *v) {
+            push(a, &out->dynamic, &out->n_dynamic, &cap_dy, v);
         }
     }
-    for (size_t i = 0; i < nf; i++)
-        sb_release(&fs[i].value);
-    free(fs);
-    if (!ok && err) {
+}
+
+bool pypi_core_meta_parse(arena *a, const char *text, size_t len, pypi_core_meta *out, char **err)
+{
+    memset(out, 0, sizeof *out);
+    const char *p = text, *end = text + len;
+    if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+        p += 3;
+    fields fl = { 0 };
+    size_t bad_line = 0;
+    const char *why = read_headers(&fl, p, end, &bad_line);
+    if (!why) {
+        apply_fields(a, &fl, out);
+        if (!out->name || !out->name[0])
+            why = "no Name field";
+        else if (!out->version || !out->version[0])
+            why = "no Version field";
+    }
+    for (size_t i = 0; i < fl.n; i++)
+        sb_release(&fl.fs[i].value);
+    free(fl.fs);
+    if (why && err) {
         if (bad_line)
             *err = xasprintf("core metadata has %s (line %zu)", why, bad_line);
         else
             *err = xasprintf("core metadata has %s", why);
     }
-    return ok;
+    return !why;
 }
 
 bool pypi_core_meta_dynamic(const pypi_core_meta *m, const char *field_name)

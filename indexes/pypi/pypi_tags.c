@@ -80,17 +80,27 @@ static bool wheel_char(char c)
            c == '_' || c == '.';
 }
 
-bool pypi_wheel_name_parse(arena *a, const char *filename, pypi_wheel_name *out, char **err)
+/* false, with `msg` (malloc'd) in *err when the caller wants it. */
+static bool wheel_fail(char **err, char *msg)
 {
-    memset(out, 0, sizeof *out);
-    size_t len = strlen(filename);
-    if (len < 5 || strcmp(filename + len - 4, ".whl") != 0) {
-        if (err)
-            *err = xasprintf("`%s` is not a wheel filename (no .whl)", filename);
-        return false;
-    }
-    char *stem = arena_strndup(a, filename, len - 4);
-    char *parts[6];
+    if (err)
+        *err = msg;
+    else
+        free(msg);
+    return false;
+}
+
+static bool wheel_chars(const char *s)
+{
+    for (; *s; s++)
+        if (!wheel_char(*s))
+            return false;
+    return true;
+}
+
+/* stem's dash-separated parts (cut in place): 5 or 6, none empty. */
+static bool wheel_parts(const char *filename, char *stem, char *parts[6], size_t *np, char **err)
+{
     size_t n = 0;
     char *p = stem;
     for (;;) {
@@ -105,77 +115,55 @@ bool pypi_wheel_name_parse(arena *a, const char *filename, pypi_wheel_name *out,
         *dash = '\0';
         p = dash + 1;
     }
-    if (n != 5 && n != 6) {
-        if (err)
-            *err = xasprintf("`%s` is not a wheel filename (%s dash-separated parts; 5 or 6 expected)",
-                             filename, n > 6 ? "too many" : "too few");
-        return false;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (parts[i][0] == '\0') {
-            if (err)
-                *err = xasprintf("`%s` is not a wheel filename (an empty part)", filename);
-            return false;
-        }
-    }
-    for (const char *q = parts[0]; *q; q++) {
-        if (!wheel_char(*q)) {
-            if (err)
-                *err = xasprintf("`%s` is not a wheel filename (invalid project name `%s`)",
-                                 filename, parts[0]);
-            return false;
-        }
-    }
-    out->name = parts[0];
-    out->version = parts[1];
-    size_t t = 2;
-    if (n == 6) {
-        const char *b = parts[2];
-        size_t digits = 0;
-        while (isdigit((unsigned char)b[digits]))
-            digits++;
-        if (digits == 0) {
-            if (err)
-                *err = xasprintf("`%s` is not a wheel filename (build tag `%s` does not start "
-                                 "with a digit)", filename, b);
-            return false;
-        }
-        for (const char *q = b + digits; *q; q++) {
-            if (!wheel_char(*q)) {
-                if (err)
-                    *err = xasprintf("`%s` is not a wheel filename (build tag `%s` is not a "
-                                     "digit then letters, digits, `_` and `.`)", filename, b);
-                return false;
-            }
-        }
-        out->build = b;
-        char *digs = arena_strndup(a, b, digits);
-        out->build_num = pypi_num_u64(digs);
-        out->build_rest = b + digits;
-        t = 3;
-    }
-    for (size_t i = t; i < n; i++) {
-        for (const char *q = parts[i]; *q; q++) {
-            if (!wheel_char(*q)) {
-                if (err)
-                    *err = xasprintf("`%s` is not a wheel filename (tag `%s` is not letters, "
-                                     "digits, `_` and `.`)", filename, parts[i]);
-                return false;
-            }
-        }
-    }
+    if (n != 5 && n != 6)
+        return wheel_fail(err, xasprintf("`%s` is not a wheel filename (%s dash-separated "
+                                         "parts; 5 or 6 expected)",
+                                         filename, n > 6 ? "too many" : "too few"));
+    for (size_t i = 0; i < n; i++)
+        if (parts[i][0] == '\0')
+            return wheel_fail(err, xasprintf("`%s` is not a wheel filename (an empty part)",
+                                             filename));
+    *np = n;
+    return true;
+}
+
+/* The build tag: a digit run (its number), then wheel characters. */
+static bool wheel_build(arena *a, const char *filename, const char *b, pypi_wheel_name *out,
+                        char **err)
+{
+    size_t digits = 0;
+    while (isdigit((unsigned char)b[digits]))
+        digits++;
+    if (digits == 0)
+        return wheel_fail(err, xasprintf("`%s` is not a wheel filename (build tag `%s` does not "
+                                         "start with a digit)", filename, b));
+    if (!wheel_chars(b + digits))
+        return wheel_fail(err, xasprintf("`%s` is not a wheel filename (build tag `%s` is not a "
+                                         "digit then letters, digits, `_` and `.`)", filename, b));
+    out->build = b;
+    out->build_num = pypi_num_u64(arena_strndup(a, b, digits));
+    out->build_rest = b + digits;
+    return true;
+}
+
+/* The compressed tag set py-abi-plat, each dot-separated, expanded. */
+static bool wheel_tags(arena *a, const char *filename, char *const tags[3], pypi_wheel_name *out,
+                       char **err)
+{
+    for (size_t i = 0; i < 3; i++)
+        if (!wheel_chars(tags[i]))
+            return wheel_fail(err, xasprintf("`%s` is not a wheel filename (tag `%s` is not "
+                                             "letters, digits, `_` and `.`)", filename, tags[i]));
     char **py, **abi, **plat;
-    size_t npy = split_dots(a, parts[t], &py);
-    size_t nabi = split_dots(a, parts[t + 1], &abi);
-    size_t nplat = split_dots(a, parts[t + 2], &plat);
+    size_t npy = split_dots(a, tags[0], &py);
+    size_t nabi = split_dots(a, tags[1], &abi);
+    size_t nplat = split_dots(a, tags[2], &plat);
     for (size_t i = 0; i < npy; i++)
         for (size_t j = 0; j < nabi; j++)
             for (size_t k = 0; k < nplat; k++)
-                if (!py[i][0] || !abi[j][0] || !plat[k][0]) {
-                    if (err)
-                        *err = xasprintf("`%s` is not a wheel filename (an empty tag)", filename);
-                    return false;
-                }
+                if (!py[i][0] || !abi[j][0] || !plat[k][0])
+                    return wheel_fail(err, xasprintf("`%s` is not a wheel filename (an empty "
+                                                     "tag)", filename));
     out->ntags = npy * nabi * nplat;
     out->tags = arena_alloc(a, out->ntags * sizeof *out->tags);
     size_t m = 0;
@@ -184,6 +172,25 @@ bool pypi_wheel_name_parse(arena *a, const char *filename, pypi_wheel_name *out,
             for (size_t k = 0; k < nplat; k++)
                 out->tags[m++] = (pypi_tag){ py[i], abi[j], plat[k] };
     return true;
+}
+
+bool pypi_wheel_name_parse(arena *a, const char *filename, pypi_wheel_name *out, char **err)
+{
+    memset(out, 0, sizeof *out);
+    size_t len = strlen(filename), n;
+    if (len < 5 || strcmp(filename + len - 4, ".whl") != 0)
+        return wheel_fail(err, xasprintf("`%s` is not a wheel filename (no .whl)", filename));
+    char *parts[6];
+    if (!wheel_parts(filename, arena_strndup(a, filename, len - 4), parts, &n, err))
+        return false;
+    if (!wheel_chars(parts[0]))
+        return wheel_fail(err, xasprintf("`%s` is not a wheel filename (invalid project name "
+                                         "`%s`)", filename, parts[0]));
+    out->name = parts[0];
+    out->version = parts[1];
+    if (n == 6 && !wheel_build(a, filename, parts[2], out, err))
+        return false;
+    return wheel_tags(a, filename, parts + n - 3, out, err);
 }
 
 /* ---- the target's tag list ---- */
@@ -243,31 +250,90 @@ static bool parse_platform(const char *p, bool *musl, unsigned *maj, unsigned *m
     return true;
 }
 
-pypi_tags *pypi_tags_new(const char *python_version, const char *platform, char **err)
+/* X.Y or X.Y.Z, CPython 3 only, into parts; how many parts, 0 if invalid. */
+static size_t cpython_version(const char *s, unsigned parts[3])
 {
-    if (!python_version)
-        python_version = "3.13";
-    if (!platform)
-        platform = "manylinux_2_36_x86_64";
-    /* X.Y or X.Y.Z, CPython 3 only. */
-    unsigned parts[3] = { 0, 0, 0 };
     size_t np = 0;
-    const char *s = python_version;
     while (np < 3) {
         size_t d = 0;
         while (isdigit((unsigned char)s[d]))
             d++;
-        if (d == 0 || d > 3) {
-            np = 0; /* empty or oversized component (also after a dot) */
-            break;
-        }
+        if (d == 0 || d > 3)
+            return 0; /* empty or oversized component (also after a dot) */
         parts[np++] = (unsigned)atoi(s);
         s += d;
         if (*s != '.')
             break;
         s++;
     }
-    if (*s != '\0' || np < 2 || parts[0] != 3) {
+    return *s != '\0' || np < 2 || parts[0] != 3 ? 0 : np;
+}
+
+/* The platform tags a target accepts, best first (packaging's order). */
+static void platform_tags(bool musl, unsigned min, const char *arch, ptrvec *plats)
+{
+    if (musl) {
+        for (long m = (long)min; m >= 0; m--)
+            ptrvec_push(plats, xasprintf("musllinux_1_%ld_%s", m, arch));
+        return;
+    }
+    bool x86 = strcmp(arch, "x86_64") == 0 || strcmp(arch, "i686") == 0;
+    long lowest = x86 ? 5 : 17;
+    for (long m = (long)min; m >= lowest; m--) {
+        ptrvec_push(plats, xasprintf("manylinux_2_%ld_%s", m, arch));
+        if (m == 17)
+            ptrvec_push(plats, xasprintf("manylinux2014_%s", arch));
+        else if (m == 12)
+            ptrvec_push(plats, xasprintf("manylinux2010_%s", arch));
+        else if (m == 5)
+            ptrvec_push(plats, xasprintf("manylinux1_%s", arch));
+    }
+}
+
+/* sys_tags() for CPython 3.`minor` on `plats`: cpXY, abi3, none, older
+ * abi3, then pyXY/py3/py3N on the platforms, then the `any` ones. */
+static void cpython_tags(tagbuild *b, const char *cp, unsigned minor, const ptrvec *plats)
+{
+    for (size_t i = 0; i < plats->len; i++)
+        add_tag(b, cp, cp, plats->items[i]);
+    bool abi3 = minor >= 2; /* abi3 exists from 3.2 */
+    if (abi3)
+        for (size_t i = 0; i < plats->len; i++)
+            add_tag(b, cp, "abi3", plats->items[i]);
+    for (size_t i = 0; i < plats->len; i++)
+        add_tag(b, cp, "none", plats->items[i]);
+    for (long m = (long)minor - 1; abi3 && m >= 2; m--) {
+        char older[16];
+        snprintf(older, sizeof older, "cp3%ld", m);
+        for (size_t i = 0; i < plats->len; i++)
+            add_tag(b, older, "abi3", plats->items[i]);
+    }
+    /* pyXY, py3, py3(Y-1) ... py30 */
+    ptrvec pys = PTRVEC_INIT;
+    ptrvec_push(&pys, xasprintf("py3%u", minor));
+    ptrvec_push(&pys, xstrdup("py3"));
+    for (long m = (long)minor - 1; m >= 0; m--)
+        ptrvec_push(&pys, xasprintf("py3%ld", m));
+    for (size_t j = 0; j < pys.len; j++)
+        for (size_t i = 0; i < plats->len; i++)
+            add_tag(b, pys.items[j], "none", plats->items[i]);
+    add_tag(b, cp, "none", "any");
+    for (size_t j = 0; j < pys.len; j++)
+        add_tag(b, pys.items[j], "none", "any");
+    for (size_t j = 0; j < pys.len; j++)
+        free(pys.items[j]);
+    ptrvec_release(&pys);
+}
+
+pypi_tags *pypi_tags_new(const char *python_version, const char *platform, char **err)
+{
+    if (!python_version)
+        python_version = "3.13";
+    if (!platform)
+        platform = "manylinux_2_36_x86_64";
+    unsigned parts[3] = { 0, 0, 0 };
+    size_t np = cpython_version(python_version, parts);
+    if (!np) {
         if (err)
             *err = xasprintf("`%s` is not a CPython 3 version (3.X or 3.X.Y)", python_version);
         return NULL;
@@ -291,62 +357,13 @@ pypi_tags *pypi_tags_new(const char *python_version, const char *platform, char 
     t->python_full = np == 3 ? xasprintf("%u.%u.%u", parts[0], parts[1], parts[2])
                              : xasprintf("%u.%u.0", parts[0], parts[1]);
     t->interp = xasprintf("cp%u%u", parts[0], parts[1]);
-
-    /* Platforms, best first. */
     ptrvec plats = PTRVEC_INIT;
-    if (musl) {
-        for (long m = (long)min; m >= 0; m--)
-            ptrvec_push(&plats, xasprintf("musllinux_1_%ld_%s", m, arch));
-    } else {
-        bool x86 = strcmp(arch, "x86_64") == 0 || strcmp(arch, "i686") == 0;
-        long lowest = x86 ? 5 : 17;
-        for (long m = (long)min; m >= lowest; m--) {
-            ptrvec_push(&plats, xasprintf("manylinux_2_%ld_%s", m, arch));
-            if (m == 17)
-                ptrvec_push(&plats, xasprintf("manylinux2014_%s", arch));
-            else if (m == 12)
-                ptrvec_push(&plats, xasprintf("manylinux2010_%s", arch));
-            else if (m == 5)
-                ptrvec_push(&plats, xasprintf("manylinux1_%s", arch));
-        }
-    }
+    platform_tags(musl, min, arch, &plats);
     tagbuild b = { PTRVEC_INIT };
-    const char *cp = t->interp;
-    for (size_t i = 0; i < plats.len; i++)
-        add_tag(&b, cp, cp, plats.items[i]);
-    bool abi3 = parts[1] >= 2; /* abi3 exists from 3.2 */
-    if (abi3)
-        for (size_t i = 0; i < plats.len; i++)
-            add_tag(&b, cp, "abi3", plats.items[i]);
-    for (size_t i = 0; i < plats.len; i++)
-        add_tag(&b, cp, "none", plats.items[i]);
-    if (abi3) {
-        for (long m = (long)parts[1] - 1; m >= 2; m--) {
-            char older[16];
-            snprintf(older, sizeof older, "cp3%ld", m);
-            for (size_t i = 0; i < plats.len; i++)
-                add_tag(&b, older, "abi3", plats.items[i]);
-        }
-    }
-    /* pyXY, py3, py3(Y-1) ... py30 */
-    ptrvec pys = PTRVEC_INIT;
-    ptrvec_push(&pys, xasprintf("py3%u", parts[1]));
-    ptrvec_push(&pys, xstrdup("py3"));
-    for (long m = (long)parts[1] - 1; m >= 0; m--)
-        ptrvec_push(&pys, xasprintf("py3%ld", m));
-    for (size_t j = 0; j < pys.len; j++)
-        for (size_t i = 0; i < plats.len; i++)
-            add_tag(&b, pys.items[j], "none", plats.items[i]);
-    add_tag(&b, cp, "none", "any");
-    for (size_t j = 0; j < pys.len; j++)
-        add_tag(&b, pys.items[j], "none", "any");
+    cpython_tags(&b, t->interp, parts[1], &plats);
     for (size_t i = 0; i < plats.len; i++)
         free(plats.items[i]);
     ptrvec_release(&plats);
-    for (size_t j = 0; j < pys.len; j++)
-        free(pys.items[j]);
-    ptrvec_release(&pys);
-
     t->list = (char **)b.v.items;
     t->n = b.v.len;
     t->sorted = xmalloc((t->n ? t->n : 1) * sizeof *t->sorted);

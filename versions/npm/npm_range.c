@@ -964,51 +964,44 @@ void npm_range_free(npm_range *r)
     free(r);
 }
 
-int npm_range_parse(const char *text, unsigned opts, npm_range **out, char **err)
+/* `text` trimmed, every whitespace run as one space. */
+static void squeeze_ws(const char *text, strbuf *raw)
 {
-    *out = NULL;
-    /* trim, then every whitespace run becomes one space */
     size_t n = strlen(text), b, e;
     npm_trim(text, n, &b, &e);
-    strbuf raw = STRBUF_INIT;
     for (size_t i = b; i < e;) {
         size_t w = npm_ws_len(text, e, i);
         if (w) {
             while ((w = npm_ws_len(text, e, i)) != 0)
                 i += w;
-            sb_addc(&raw, ' ');
+            sb_addc(raw, ' ');
         } else {
-            sb_addc(&raw, text[i++]);
+            sb_addc(raw, text[i++]);
         }
     }
+}
 
-    npm_range *r = xcalloc(1, sizeof *r);
-    r->opts = opts;
+/* The `||`-separated sets of `raw` into r->sets (empty ones dropped); -1
+ * with *msg when one is invalid. */
+static int parse_sets(const strbuf *raw, unsigned opts, npm_range *r, char **msg)
+{
     size_t cap = 1;
-    for (size_t i = 0; i + 1 < raw.len; i++)
-        if (raw.buf[i] == '|' && raw.buf[i + 1] == '|') {
+    for (size_t i = 0; i + 1 < raw->len; i++)
+        if (raw->buf[i] == '|' && raw->buf[i + 1] == '|') {
             cap++;
             i++;
         }
     r->sets = xcalloc(cap, sizeof *r->sets);
-    char *msg = NULL;
     size_t start = 0;
-    for (size_t i = 0; i <= raw.len; i++) {
-        bool bar = i + 1 < raw.len && raw.buf[i] == '|' && raw.buf[i + 1] == '|';
-        if (i != raw.len && !bar)
+    for (size_t i = 0; i <= raw->len; i++) {
+        bool bar = i + 1 < raw->len && raw->buf[i] == '|' && raw->buf[i + 1] == '|';
+        if (i != raw->len && !bar)
             continue;
         size_t pb, pe;
-        npm_trim(raw.buf + start, i - start, &pb, &pe);
+        npm_trim(raw->buf + start, i - start, &pb, &pe);
         rset set;
-        if (parse_set(raw.buf + start + pb, pe - pb, opts, &set, &msg) != 0) {
-            if (err)
-                *err = msg;
-            else
-                free(msg);
-            sb_release(&raw);
-            npm_range_free(r);
+        if (parse_set(raw->buf + start + pb, pe - pb, opts, &set, msg) != 0)
             return -1;
-        }
         if (set.n)
             r->sets[r->nsets++] = set;
         else
@@ -1017,51 +1010,67 @@ int npm_range_parse(const char *text, unsigned opts, npm_range **out, char **err
             i++;
         start = i + 1;
     }
-    if (r->nsets == 0) {
+    return 0;
+}
+
+/* Of several sets: the null ones dropped unless all are (then one stays);
+ * then a lone "any" set wins over the rest. */
+static void simplify_sets(npm_range *r)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->nsets; i++)
+        if (!is_null_set(r->sets[i].c[0]))
+            k++;
+    if (k == 0) {
+        for (size_t i = 1; i < r->nsets; i++)
+            rset_release(&r->sets[i]);
+        r->nsets = 1;
+        return;
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < r->nsets; i++) {
+        if (is_null_set(r->sets[i].c[0]))
+            rset_release(&r->sets[i]);
+        else
+            r->sets[w++] = r->sets[i];
+    }
+    r->nsets = w;
+    for (size_t i = 0; i < r->nsets && r->nsets > 1; i++) {
+        if (r->sets[i].n == 1 && is_any(r->sets[i].c[0])) {
+            rset keep = r->sets[i];
+            for (size_t j = 0; j < r->nsets; j++)
+                if (j != i)
+                    rset_release(&r->sets[j]);
+            r->sets[0] = keep;
+            r->nsets = 1;
+        }
+    }
+}
+
+int npm_range_parse(const char *text, unsigned opts, npm_range **out, char **err)
+{
+    *out = NULL;
+    strbuf raw = STRBUF_INIT;
+    squeeze_ws(text, &raw);
+    npm_range *r = xcalloc(1, sizeof *r);
+    r->opts = opts;
+    char *msg = NULL;
+    int rc = parse_sets(&raw, opts, r, &msg);
+    if (rc == 0 && r->nsets == 0) {
+        msg = xasprintf("Invalid SemVer Range: %s", raw.buf ? raw.buf : "");
+        rc = -1;
+    }
+    sb_release(&raw);
+    if (rc != 0) {
         if (err)
-            *err = xasprintf("Invalid SemVer Range: %s", raw.buf);
-        sb_release(&raw);
+            *err = msg;
+        else
+            free(msg);
         npm_range_free(r);
         return -1;
     }
-    sb_release(&raw);
-
-    if (r->nsets > 1) {
-        /* drop null sets unless all are; then a lone "any" set wins */
-        size_t k = 0;
-        for (size_t i = 0; i < r->nsets; i++) {
-            if (!is_null_set(r->sets[i].c[0]))
-                k++;
-        }
-        if (k == 0) {
-            for (size_t i = 1; i < r->nsets; i++)
-                rset_release(&r->sets[i]);
-            r->nsets = 1;
-        } else {
-            size_t w = 0;
-            for (size_t i = 0; i < r->nsets; i++) {
-                if (is_null_set(r->sets[i].c[0]))
-                    rset_release(&r->sets[i]);
-                else
-                    r->sets[w++] = r->sets[i];
-            }
-            r->nsets = w;
-            if (r->nsets > 1) {
-                for (size_t i = 0; i < r->nsets; i++) {
-                    if (r->sets[i].n == 1 && is_any(r->sets[i].c[0])) {
-                        rset keep = r->sets[i];
-                        for (size_t j = 0; j < r->nsets; j++)
-                            if (j != i)
-                                rset_release(&r->sets[j]);
-                        r->sets[0] = keep;
-                        r->nsets = 1;
-                        break;
-                    }
-                }
-            }
-        }
-    }
-
+    if (r->nsets > 1)
+        simplify_sets(r);
     strbuf f = STRBUF_INIT;
     for (size_t i = 0; i < r->nsets; i++) {
         if (i)

@@ -150,26 +150,17 @@ typedef struct {
     view local;          /* n == 0: absent */
 } raw_version;
 
-/* Match the version grammar on [p, e); true if it covers all of it. On
- * success r->relv points at r->rel or a malloc'd array (caller frees when
- * != r->rel). */
-static bool match_version(const char *p, const char *e, raw_version *r)
+/* Each part of the grammar below matches at p and returns where the
+ * version goes on (p itself when the optional part is absent), or NULL
+ * when the text cannot be a version. */
+
+/* release: N(.N)*, into r->relv (grown past r->rel on the heap) */
+static const char *match_release(const char *p, const char *e, raw_version *r)
 {
-    memset(r, 0, sizeof *r);
-    r->relv = r->rel;
     size_t relalloc = 64;
-    if (p < e && lower(*p) == 'v')
-        p++;
-    /* epoch */
     size_t n = span_digits(p, e);
-    if (n > 0 && p + n < e && p[n] == '!') {
-        r->epoch = (view){p, n};
-        p += n + 1;
-    }
-    /* release */
-    n = span_digits(p, e);
     if (n == 0)
-        goto fail;
+        return NULL;
     for (;;) {
         if (r->nrel == relalloc) {
             relalloc *= 2;
@@ -187,85 +178,94 @@ static bool match_version(const char *p, const char *e, raw_version *r)
             n = span_digits(p, e);
             continue;
         }
-        break;
+        return p;
     }
-    /* pre-release */
-    {
-        const char *q = p;
-        if (q < e && is_sep(*q))
-            q++;
-        size_t wl;
-        int w = match_word(q, e, pre_words, 8, &wl);
-        if (w >= 0) {
-            q += wl;
-            r->pre = pre_kinds[w];
-            if (q < e && is_sep(*q))
-                q++;
-            n = span_digits(q, e);
-            r->pre_num = (view){q, n};
-            p = q + n;
-        }
-    }
-    /* post-release */
+}
+
+/* [sep] WORD [sep] N? for one of `words`; the number into *num, and the
+ * word's index (or -1: p unchanged). */
+static int match_tagged(const char **p, const char *e, const char *const *words, size_t nwords,
+                        view *num)
+{
+    const char *q = *p;
+    if (q < e && is_sep(*q))
+        q++;
+    size_t wl;
+    int w = match_word(q, e, words, nwords, &wl);
+    if (w < 0)
+        return -1;
+    q += wl;
+    if (q < e && is_sep(*q))
+        q++;
+    size_t n = span_digits(q, e);
+    *num = (view){q, n};
+    *p = q + n;
+    return w;
+}
+
+static const char *match_post(const char *p, const char *e, raw_version *r)
+{
     if (p + 1 < e && *p == '-' && is_digit(p[1])) {
-        n = span_digits(p + 1, e);
+        size_t n = span_digits(p + 1, e);
         r->has_post = true;
         r->post_num = (view){p + 1, n};
-        p += 1 + n;
-    } else {
-        const char *q = p;
-        if (q < e && is_sep(*q))
-            q++;
-        size_t wl;
-        if (match_word(q, e, post_words, 3, &wl) >= 0) {
-            q += wl;
-            if (q < e && is_sep(*q))
-                q++;
-            n = span_digits(q, e);
-            r->has_post = true;
-            r->post_num = (view){q, n};
-            p = q + n;
-        }
+        return p + 1 + n;
     }
-    /* dev-release */
-    {
-        const char *q = p;
-        if (q < e && is_sep(*q))
+    if (match_tagged(&p, e, post_words, 3, &r->post_num) >= 0)
+        r->has_post = true;
+    return p;
+}
+
+/* local: + alnum segments separated by . - _ */
+static const char *match_local(const char *p, const char *e, raw_version *r)
+{
+    if (p >= e || *p != '+')
+        return p;
+    const char *q = p + 1;
+    const char *start = q;
+    for (;;) {
+        size_t k = 0;
+        while (q + k < e && is_alnum_ci(q[k]))
+            k++;
+        if (k == 0)
+            return NULL;
+        q += k;
+        if (q + 1 < e && is_sep(*q) && is_alnum_ci(q[1])) {
             q++;
-        size_t wl;
-        if (match_word(q, e, dev_words, 1, &wl) >= 0) {
-            q += wl;
-            if (q < e && is_sep(*q))
-                q++;
-            n = span_digits(q, e);
+            continue;
+        }
+        break;
+    }
+    r->local = (view){start, (size_t)(q - start)};
+    return q;
+}
+
+/* Match the version grammar on [p, e); true if it covers all of it. On
+ * success r->relv points at r->rel or a malloc'd array (caller frees when
+ * != r->rel). */
+static bool match_version(const char *p, const char *e, raw_version *r)
+{
+    memset(r, 0, sizeof *r);
+    r->relv = r->rel;
+    if (p < e && lower(*p) == 'v')
+        p++;
+    size_t n = span_digits(p, e);
+    if (n > 0 && p + n < e && p[n] == '!') {
+        r->epoch = (view){p, n};
+        p += n + 1;
+    }
+    p = match_release(p, e, r);
+    if (p) {
+        int w = match_tagged(&p, e, pre_words, 8, &r->pre_num);
+        if (w >= 0)
+            r->pre = pre_kinds[w];
+        p = match_post(p, e, r);
+        if (match_tagged(&p, e, dev_words, 1, &r->dev_num) >= 0)
             r->has_dev = true;
-            r->dev_num = (view){q, n};
-            p = q + n;
-        }
-    }
-    /* local */
-    if (p < e && *p == '+') {
-        const char *q = p + 1;
-        const char *start = q;
-        for (;;) {
-            size_t k = 0;
-            while (q + k < e && is_alnum_ci(q[k]))
-                k++;
-            if (k == 0)
-                goto fail;
-            q += k;
-            if (q + 1 < e && is_sep(*q) && is_alnum_ci(q[1])) {
-                q++;
-                continue;
-            }
-            break;
-        }
-        r->local = (view){start, (size_t)(q - start)};
-        p = q;
+        p = match_local(p, e, r);
     }
     if (p == e)
         return true;
-fail:
     if (r->relv != r->rel)
         free(r->relv);
     r->relv = r->rel;
