@@ -6,8 +6,21 @@
  * Failures a callback can see (cache_response.code is then
  * EL_PACKAGE_NOT_FOUND; .reason is one of these and also lands in
  * detail.reason when cache_response_fail() records it):
- *   unreachable         connection refused/reset, DNS failure, TLS failure —
- *                       after every retry (retryable)
+ *   dns                 the host name did not resolve (after every retry;
+ *                       retryable)
+ *   connect             no connection to the host and port (refused, no
+ *                       route), after every retry (retryable)
+ *   proxy               the proxy did not resolve, could not be reached
+ *                       (told by the port libcurl connected to differing
+ *                       from the URL's), answered CONNECT with an error, or
+ *                       answered HTTP 407 (retryable but for 407)
+ *   tls                 the TLS handshake failed: an untrusted or wrong
+ *                       certificate, a client certificate refused
+ *                       (retryable only for a handshake error)
+ *   unreachable         any other transfer error after the connection was
+ *                       made (reset, closed, nothing received), after every
+ *                       retry (retryable)
+ *   auth                HTTP 401 or 403 (not retryable); detail.status
  *   timeout             a time bound passed: the request's transfer timeout,
  *                       the run's, or (after every retry) the connect or
  *                       attempt timeout; .limit names it ("transfer", "run",
@@ -22,8 +35,8 @@
  *   too_many_redirects  more than 10 redirects (not retryable)
  *   truncated           the body ended before its Content-Length, after every
  *                       retry (retryable)
- *   http_status         an HTTP status that is neither success, 304 nor
- *                       not-found (5xx and 429 after every retry: retryable;
+ *   http_status         an HTTP status that is neither success, 304,
+ *                       not-found, 401, 403 nor 407 (5xx and 429 after every retry: retryable;
  *                       others not); detail.status holds it. A Retry-After
  *                       that ends past the retry budget fails at once,
  *                       retryable, with .retry_after_s set
@@ -554,6 +567,10 @@ char *cache_url_redact(const char *url);
  *  userinfo or port (an IPv6 literal keeps its brackets), malloc'd; NULL if
  *  the URL has no "scheme://". */
 char *cache_url_host(const char *url);
+
+/* cache_url_port() : the port an http(s) URL connects to (its own, else 80
+ *  or 443); 0 for another scheme or a URL uriparser refuses. */
+unsigned cache_url_port(const char *url);
 
 /* cache_default_dir() : the directory el_cache_options selects, malloc'd,
  *  or NULL if no HOME is known. */

@@ -22,7 +22,10 @@
 #include <strings.h>
 #include <search.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <libxml/uri.h>
@@ -78,6 +81,7 @@ typedef struct xfer {
     char **headers;
     size_t n_headers;
     char *ca_file, *client_cert, *client_key; /* cache_request's */
+    unsigned socket_port; /* the port of the last socket libcurl opened */
     cache_done_fn done;
     void *user;
     /* a request with a sink: the body goes to a temp file, not to `body` */
@@ -948,6 +952,21 @@ static void start(xfer *x)
     launch(x);
 }
 
+/* libcurl's socket opener, recording the port it is about to connect to:
+ * when that is not the URL's own, the connection was to a proxy (libcurl
+ * takes HTTPS_PROXY and the rest from the environment itself, and 7.88
+ * has no CURLINFO_USED_PROXY to ask). */
+static curl_socket_t open_socket(void *user, curlsocktype purpose, struct curl_sockaddr *a)
+{
+    xfer *x = user;
+    (void)purpose;
+    if (a->family == AF_INET && a->addrlen >= sizeof(struct sockaddr_in))
+        x->socket_port = ntohs(((const struct sockaddr_in *)(const void *)&a->addr)->sin_port);
+    else if (a->family == AF_INET6 && a->addrlen >= sizeof(struct sockaddr_in6))
+        x->socket_port = ntohs(((const struct sockaddr_in6 *)(const void *)&a->addr)->sin6_port);
+    return socket(a->family, a->socktype, a->protocol);
+}
+
 /* Starts the transfer of x's current URL (x->hop, else x->transport). */
 static void launch(xfer *x)
 {
@@ -1013,6 +1032,9 @@ static void launch(xfer *x)
     cu->easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
     cu->easy_setopt(e, CURLOPT_WRITEDATA, x);
     cu->easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
+    x->socket_port = 0;
+    cu->easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+    cu->easy_setopt(e, CURLOPT_OPENSOCKETDATA, x);
     cu->easy_setopt(e, CURLOPT_USERAGENT, "envlock/" ENVLOCK_VERSION_STR);
     if (x->ca_file || c->o.ca_bundle)
         cu->easy_setopt(e, CURLOPT_CAINFO, x->ca_file ? x->ca_file : c->o.ca_bundle);
@@ -1175,6 +1197,47 @@ static bool advance(xfer *x)
     }
     start(x);
     return true;
+}
+
+/* detail.reason of a failed transfer (cache.h lists them; util/reasons.def
+ * says what to do about each): what failed, told apart so that a company
+ * network's usual causes (DNS, a firewall, the proxy, TLS inspection) each
+ * get their own advice. */
+static const char *curl_reason(const xfer *x, CURLcode rc)
+{
+    const cache_curl *cu = x->c->cu;
+    long connect_code = 0;
+    cu->easy_getinfo(x->easy, CURLINFO_HTTP_CONNECTCODE, &connect_code);
+    const char *cur = x->hop ? x->hop : x->transport;
+    bool via_proxy = x->socket_port && x->socket_port != cache_url_port(cur);
+    switch (rc) {
+    case CURLE_COULDNT_RESOLVE_PROXY:
+        return "proxy";
+    case CURLE_COULDNT_RESOLVE_HOST:
+        return "dns";
+    case CURLE_COULDNT_CONNECT:
+        return via_proxy ? "proxy" : "connect";
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_ENGINE_INITFAILED:
+    case CURLE_USE_SSL_FAILED:
+        return "tls";
+    case CURLE_PARTIAL_FILE:
+        return "truncated";
+    default:
+        /* a CONNECT the proxy answered with an error (CURLE_RECV_ERROR in
+         * 7.88, CURLE_PROXY later) */
+        return connect_code >= 300 || rc == CURLE_PROXY ? "proxy" : "unreachable";
+    }
 }
 
 static bool retryable_curl(CURLcode rc)
@@ -1600,9 +1663,10 @@ static void finish(xfer *x, CURLcode rc)
     if (rc != CURLE_OK) {
         if (retryable_curl(rc) && schedule_retry(x, 0))
             return;
-        const char *reason = rc == CURLE_PARTIAL_FILE ? "truncated" : "unreachable";
-        fail(x, reason, status, retryable_curl(rc), "cannot fetch %s after %u attempt%s: %s",
-             x->redacted, x->attempts, x->attempts == 1 ? "" : "s",
+        const char *reason = curl_reason(x, rc);
+        fail(x, reason, status, retryable_curl(rc), "cannot fetch %s%s after %u attempt%s: %s",
+             x->redacted, strcmp(reason, "proxy") == 0 ? " through the proxy" : "", x->attempts,
+             x->attempts == 1 ? "" : "s",
              x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc));
         return;
     }
@@ -1659,6 +1723,11 @@ static void finish(xfer *x, CURLcode rc)
         }
         if (status == 404 || status == 410)
             fail(x, "not_found", status, false, "%s: HTTP %ld (not found)", x->redacted, status);
+        else if (status == 401 || status == 403 || status == 407)
+            fail(x, status == 407 ? "proxy" : "auth", status, false, "%s: HTTP %ld (%s)",
+                 x->redacted, status,
+                 status == 401 ? "authentication required or refused"
+                 : status == 403 ? "forbidden" : "proxy authentication required");
         else
             fail(x, "http_status", status, retryable_status(status) || status >= 500,
                  "%s: HTTP %ld after %u attempt%s", x->redacted, status, x->attempts,

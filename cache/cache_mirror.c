@@ -396,3 +396,24 @@ char *cache_url_join(const char *base, const char *ref)
     free(enc);
     return out;
 }
+
+unsigned cache_url_port(const char *url)
+{
+    UriUriA u;
+    const char *err = NULL;
+    if (!url || uriParseSingleUriA(&u, url, &err) != URI_SUCCESS)
+        return 0;
+    unsigned port = 0;
+    if (u.portText.first && u.portText.afterLast > u.portText.first) {
+        for (const char *p = u.portText.first; p < u.portText.afterLast && port <= 65535; p++)
+            port = isdigit((unsigned char)*p) ? port * 10 + (unsigned)(*p - '0') : 65536;
+        if (port > 65535)
+            port = 0;
+    } else if (scheme_is(&u, "https")) {
+        port = 443;
+    } else if (scheme_is(&u, "http")) {
+        port = 80;
+    }
+    uriFreeUriMembersA(&u);
+    return port;
+}

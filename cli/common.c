@@ -106,7 +106,7 @@ int cli_report_failure(el_ctx *ctx, const cli_opts *o)
         const char *msg = el_ctx_message(ctx);
         cli_line(stderr, "", msg ? msg : "");
         if (code != EL_USAGE && code != EL_INTERNAL)
-            fprintf(stderr, "  what to do: %s%s\n", el_code_user_action(code),
+            fprintf(stderr, "  what to do: %s%s\n", el_ctx_user_action(ctx),
                     el_ctx_retryable(ctx) ? " (retryable)" : "");
     }
     return el_code_exit_status(code);

@@ -41,6 +41,23 @@ const char *el_code_meaning(el_code code) { return row(code)->meaning; }
 const char *el_code_user_action(el_code code) { return row(code)->action; }
 int el_code_exit_status(el_code code) { return row(code)->exit_status; }
 
+/* Advice per failure reason (reasons.def), before the code's own. */
+static const struct {
+    const char *reason, *action;
+} reason_actions[] = {
+#define R(r, a) { r, a },
+#include "reasons.def"
+#undef R
+};
+
+const char *el_reason_user_action(const char *reason)
+{
+    for (size_t i = 0; reason && i < sizeof reason_actions / sizeof reason_actions[0]; i++)
+        if (strcmp(reason_actions[i].reason, reason) == 0)
+            return reason_actions[i].action;
+    return NULL;
+}
+
 el_code el_code_from_name(const char *name)
 {
     for (unsigned i = 0; i < EL_CODE_COUNT; i++)
@@ -86,6 +103,16 @@ el_code el_ctx_code(const el_ctx *ctx) { return ctx->code; }
 const char *el_ctx_message(const el_ctx *ctx) { return ctx->message; }
 bool el_ctx_retryable(const el_ctx *ctx) { return ctx->retryable; }
 json_object *el_ctx_detail(const el_ctx *ctx) { return ctx->detail; }
+
+const char *el_ctx_user_action(const el_ctx *ctx)
+{
+    json_object *r = NULL;
+    const char *a = NULL;
+    if (ctx->detail && json_object_object_get_ex(ctx->detail, "reason", &r) &&
+        json_object_is_type(r, json_type_string))
+        a = el_reason_user_action(json_object_get_string(r));
+    return a ? a : el_code_user_action(ctx->code);
+}
 
 el_code el_fail(el_ctx *ctx, el_code code, const char *fmt, ...)
 {
@@ -175,7 +202,7 @@ char *el_ctx_error_json(const el_ctx *ctx, bool pretty)
     json_object_object_add(o, "message", json_object_new_string(ctx->message));
     json_object_object_add(o, "retryable", json_object_new_boolean(ctx->retryable));
     json_object_object_add(o, "userAction",
-                           json_object_new_string(el_code_user_action(ctx->code)));
+                           json_object_new_string(el_ctx_user_action(ctx)));
     json_object_object_add(o, "detail",
                            ctx->detail ? json_object_get(ctx->detail) : json_object_new_object());
     int flags = JSON_C_TO_STRING_NOSLASHESCAPE |

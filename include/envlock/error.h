@@ -89,11 +89,21 @@ EL_API void el_ctx_free(el_ctx *ctx);
 EL_API el_code el_ctx_code(const el_ctx *ctx);
 EL_API const char *el_ctx_message(const el_ctx *ctx);
 EL_API bool el_ctx_retryable(const el_ctx *ctx);
+
+/* el_ctx_user_action() / el_reason_user_action() :
+ *  What to do about the last failure: the advice for its detail.reason
+ *  when that reason has its own (dns, connect, proxy, tls, auth, ...;
+ *  docs/troubleshooting.md lists them), else el_code_user_action() of its
+ *  code. el_reason_user_action() gives a reason's advice, or NULL.
+ *  Static storage. */
+EL_API const char *el_ctx_user_action(const el_ctx *ctx);
+EL_API const char *el_reason_user_action(const char *reason);
 EL_API void el_ctx_clear(el_ctx *ctx);
 
 /* el_ctx_error_json() :
  *  The last failure as the API error body, one JSON object:
- *  {"code","message","retryable","userAction","detail"}. With `pretty`, indented.
+ *  {"code","message","retryable","userAction","detail"}; userAction is
+ *  el_ctx_user_action(). With `pretty`, indented.
  *  Caller frees with el_free(). Returns "{}"-like success body if no failure:
  *  {"code":"OK",...}. */
 EL_API char *el_ctx_error_json(const el_ctx *ctx, bool pretty);

@@ -348,8 +348,8 @@ def sc_reset(base, d):
     check(rc == 0 and r[0]["attempts"] == 2, "reset, then success: %s" % r)
     r, _, rc, _ = fetch(d, "--retries", "1", "--retry-base", "50", "--connect-timeout-ms", "2000",
                         "http://127.0.0.1:%d/x" % free_port())
-    check(rc == 1 and r[0]["reason"] == "unreachable" and r[0]["retryable"] and r[0]["attempts"] == 2,
-          "connection refused ends as unreachable: %s" % r)
+    check(rc == 1 and r[0]["reason"] == "connect" and r[0]["retryable"] and r[0]["attempts"] == 2,
+          "connection refused ends as connect: %s" % r)
 
 
 def env_with(**kw):
@@ -1125,7 +1125,7 @@ def sc_nginx_h2(base, d):
                                  "ssl_certificate %s; ssl_certificate_key %s;" % (cert, key))
         urls = ["https://127.0.0.1:%d/f%02d.txt" % (port, i) for i in range(24)]
         r, _, rc, _ = fetch(d, "--retries", "-1", urls[0])
-        check(rc == 1 and r[0]["reason"] == "unreachable", "untrusted certificate refused: %s" % r)
+        check(rc == 1 and r[0]["reason"] == "tls", "untrusted certificate refused: %s" % r)
         r, _, rc, dt = fetch(d, "--ca-bundle", cert, "--parallel", "8", *urls)
         check(rc == 0 and len(r) == 24, "all fetched over TLS: %s" % r[:2])
         log = open(os.path.join(root, "access.log")).read().split("\n")

@@ -74,6 +74,8 @@ int main(int argc, char **argv)
             max_bytes = strtoull(argv[++i], NULL, 10);
         else if (strcmp(a, "--retries") == 0)
             co.retries = atoi(argv[++i]);
+        else if (strcmp(a, "--npm-token") == 0)
+            co.npm_token = argv[++i]; /* the CLI's ENVLOCK_NPM_TOKEN */
         else {
             fprintf(stderr, "unknown option %s\n", a);
             return 2;

@@ -65,6 +65,9 @@ http {{
         location /private/ {{
             if ($ssl_client_verify != SUCCESS) {{ return 403; }}
         }}
+        location /auth/ {{
+            if ($http_authorization != "Bearer envlock-t0ken") {{ return 401; }}
+        }}
     }}
 }}
 """

@@ -164,6 +164,21 @@ static void ctx_failures(void **state)
     json_object_put(o);
     el_free(body);
 
+    /* A reason with its own advice (util/reasons.def) replaces the code's;
+     * one without keeps the code's. */
+    el_fail(ctx, EL_PACKAGE_NOT_FOUND, "cannot fetch");
+    el_detail_str(ctx, "reason", "tls");
+    assert_ptr_equal(el_ctx_user_action(ctx), el_reason_user_action("tls"));
+    assert_non_null(strstr(el_ctx_user_action(ctx), "--cert FILE"));
+    body = el_ctx_error_json(ctx, false);
+    assert_non_null(strstr(body, "--cert FILE"));
+    el_free(body);
+    el_detail_str(ctx, "reason", "no_such_reason");
+    assert_null(el_reason_user_action("no_such_reason"));
+    assert_string_equal(el_ctx_user_action(ctx), el_code_user_action(EL_PACKAGE_NOT_FOUND));
+    el_detail_int(ctx, "reason", 4);
+    assert_string_equal(el_ctx_user_action(ctx), el_code_user_action(EL_PACKAGE_NOT_FOUND));
+
     /* A fixed flag cannot be contradicted. */
     el_fail(ctx, EL_BUILD_TIMEOUT, "slow");
     assert_true(el_ctx_retryable(ctx));
