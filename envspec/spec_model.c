@@ -78,11 +78,8 @@ struct field {
 
 static bool is_hex64(const char *s)
 {
-    size_t n = 0;
-    for (; s[n]; n++)
-        if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
-            return false;
-    return n == 64;
+    unsigned char b[32];
+    return hex_decode(s, b, sizeof b); /* 64 lowercase hex digits */
 }
 
 static bool is_python_version(const char *s)

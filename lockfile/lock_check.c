@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uriparser/Uri.h>
 
 
 #include "debver.h"
@@ -736,33 +737,14 @@ static char *url_authority(const char *u)
     return a;
 }
 
-static int hex_value(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 /* Whether the URL's last path segment, percent-decoded, is `file`. */
 static bool url_ends_in(const char *u, const char *file)
 {
     const char *slash = strrchr(u, '/');
     if (!slash)
         return false;
-    strbuf sb = STRBUF_INIT;
-    for (const char *p = slash + 1; *p; p++) {
-        if (p[0] == '%' && hex_value(p[1]) >= 0 && hex_value(p[2]) >= 0) {
-            sb_addc(&sb, (char)(hex_value(p[1]) * 16 + hex_value(p[2])));
-            p += 2;
-        } else {
-            sb_addc(&sb, *p);
-        }
-    }
-    char *seg = sb_detach(&sb, NULL);
+    char *seg = xstrdup(slash + 1);
+    uriUnescapeInPlaceExA(seg, URI_FALSE, URI_BR_DONT_TOUCH);
     bool ok = strcmp(seg, file) == 0;
     free(seg);
     return ok;

@@ -81,13 +81,24 @@ void hex_encode(const void *data, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
+int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 bool hex_decode(const char *s, unsigned char *out, size_t n)
 {
     if (!s || strlen(s) != 2 * n)
         return false;
     for (size_t i = 0; i < 2 * n; i++) {
         char c = s[i];
-        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        int v = c >= 'A' && c <= 'F' ? -1 : hex_digit(c); /* lowercase only */
         if (v < 0)
             return false;
         out[i / 2] = (unsigned char)(i % 2 == 0 ? v << 4 : out[i / 2] | v);

@@ -173,6 +173,8 @@ bool bin_frame_open(bin_reader *r, const char magic[8], uint32_t format, const c
  *  spell into out; false (out undefined) for anything else. */
 void hex_encode(const void *data, size_t n, char *out);
 bool hex_decode(const char *s, unsigned char *out, size_t n);
+/* hex_digit() : the value of hex digit `c` in either case, or -1. */
+int hex_digit(char c);
 
 /* sha256_hex() : writes 64 lowercase hex digits + NUL into out[65]. */
 void sha256_hex(const void *data, size_t n, char out[65]);

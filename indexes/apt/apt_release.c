@@ -145,7 +145,7 @@ static bool is_hex64(const char *s, size_t n)
     if (n != 64)
         return false;
     for (size_t i = 0; i < n; i++)
-        if (!isxdigit((unsigned char)s[i]))
+        if (hex_digit(s[i]) < 0)
             return false;
     return true;
 }

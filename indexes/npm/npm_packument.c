@@ -382,29 +382,17 @@ static char *b64(const unsigned char *in, size_t n)
     return sb_detach(&sb, NULL);
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* "sha1-<base64>" from a 40-hex shasum, or NULL if it is not one. */
 static const char *sri_from_shasum(pctx *x, const char *hex)
 {
     if (strlen(hex) != 40)
         return NULL;
+    char lower[41];
+    for (int i = 0; i <= 40; i++)
+        lower[i] = (char)tolower((unsigned char)hex[i]);
     unsigned char raw[20];
-    for (int i = 0; i < 20; i++) {
-        int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return NULL;
-        raw[i] = (unsigned char)(hi << 4 | lo);
-    }
+    if (!hex_decode(lower, raw, sizeof raw))
+        return NULL;
     char *b = b64(raw, sizeof raw);
     const char *out = arena_sprintf(x->a, "sha1-%s", b);
     free(b);

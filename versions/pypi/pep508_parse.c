@@ -123,17 +123,6 @@ static size_t m_variable(const tk *t, const char **canon)
 
 /* ---- Python string literals ---- */
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static void put_utf8(strbuf *sb, unsigned long cp)
 {
     if (cp < 0x80) {
@@ -219,7 +208,7 @@ static char *decode_literal(const char *p, size_t n, const char **why)
         if (need) {
             cp = 0;
             for (int k = 0; k < need; k++) {
-                int h = i + 1 < n ? hexval(p[i + 1]) : -1;
+                int h = i + 1 < n ? hex_digit(p[i + 1]) : -1;
                 if (h < 0) {
                     *why = "truncated \\x, \\u or \\U escape";
                     goto bad;
@@ -464,7 +453,7 @@ static bool bracketed_host_ok(const char *h, size_t n)
     if (n > 0 && h[0] == 'v') {
         /* \Av[a-fA-F0-9]+\..+\Z */
         size_t i = 1;
-        while (i < n && hexval(h[i]) >= 0)
+        while (i < n && hex_digit(h[i]) >= 0)
             i++;
         return i > 1 && i < n && h[i] == '.' && i + 1 < n;
     }
