@@ -206,6 +206,12 @@ typedef struct rsv {
     unsigned npm_cur_depth;     /* depth of the packument whose arrival is followed */
     unsigned npm_note_depth;    /* depth a name noted now gets (stats only) */
     double npm_follow_ms;       /* time spent following arrivals (stats only) */
+    int npm_exact_lo, npm_exact_hi; /* r->job elements of npm's own tree
+                                   (resolver_npm_tree_jobs()) */
+    bool npm_search;            /* npm's tree does not hold: the solve searched,
+                                   and the tree is built from what it installed */
+    const char *npm_search_why; /* why (arena), for the note */
+    const char *npm_search_name; /* the package name it is about, or NULL */
     /* apt */
     apt_loader *al;
     int apt_exact_lo, apt_exact_hi; /* r->job elements of apt's own answer
@@ -317,6 +323,27 @@ void resolver_npm_layout_free(ptrvec *all);
  *  detail.conflict) when a copy that does not satisfy it is already there,
  *  as npm's ERESOLVE — never two versions at one node_modules path. */
 el_code resolver_npm_check(rsv *r);
+/* resolver_npm_tree_jobs() : builds npm's own tree before the solve and
+ *  pushes one SOLVER_INSTALL job per distinct solvable in it, the r->job
+ *  elements [npm_exact_lo, npm_exact_hi). When npm would refuse the spec
+ *  (a peer with no place: ERESOLVE; an edge no version satisfies: ETARGET)
+ *  no job is pushed and npm_search is set with the reason. */
+void resolver_npm_tree_jobs(rsv *r);
+/* resolver_npm_exact_failed() : after a solve with `nproblems` problems,
+ *  whether npm's exact jobs were in it; if so they are removed from r->job
+ *  (apt's range shifted) and npm_search is set, to solve again. */
+bool resolver_npm_exact_failed(rsv *r, int nproblems);
+/* resolver_npm_note() : after a successful solve, the note that the npm
+ *  part is not the tree npm would build, when the solve searched. */
+void resolver_npm_note(rsv *r);
+/* Shared by resolver_npm.c and resolver_npm_tree.c: npm-pick-manifest's
+ *  preference rank (3 best), its `latest` shortcut, a range's test as npm
+ *  applies it, a bundled dependency, an alias envlock follows. */
+int resolver_npm_rank(const npm_version *v);
+bool resolver_npm_latest_ok(const npm_packument *p, const npm_version *v);
+bool resolver_npm_range_admits(const npm_range *range, const npm_packument *p, const npm_version *v);
+bool resolver_npm_bundled(const npm_version *v, const char *name);
+bool resolver_npm_alias_ok(const npm_dep *dp);
 /* resolver_apt.c */
 el_code resolver_apt_prepare(rsv *r);
 el_code resolver_apt_load(rsv *r);

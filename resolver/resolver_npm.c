@@ -1,13 +1,12 @@
 /* resolver_npm.c — npm in the pool: the crawl through packuments (only the
  * versions some requirement admits are followed), `npm:NAME` solvables with
  * rank EVRs under SOLVER_MULTIVERSION, dependencies as rank intervals of
- * node-semver ranges, favor jobs so libsolv picks what `npm install` picks
- * (the `latest` dist-tag when it satisfies, non-deprecated versions), and
- * after the solve the node_modules layout: every edge bound to the highest
- * installed version satisfying it, each copy hoisted to the shallowest
- * place where no other version of its name is visible. The previous lock's
- * names are submitted to the loader before the first cache run as a
- * prefetch; only names the crawl reaches count. */
+ * node-semver ranges, and the jobs: the roots, favor jobs ordered as
+ * `npm install` prefers (the `latest` dist-tag when it satisfies,
+ * non-deprecated versions), and npm's own tree as exact jobs
+ * (resolver_npm_tree.c builds it, and the node_modules layout of the
+ * lock). The previous lock's names are submitted to the loader before the
+ * first cache run as a prefetch; only names the crawl reaches count. */
 #include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,34 +90,34 @@ static void note(rsv *r, const char *name, const npm_range *range, const char *t
     queue(r, n);
 }
 
-/* npm_rank() : npm-pick-manifest's order among the versions a range
+/* resolver_npm_rank() : npm-pick-manifest's order among the versions a range
  *  admits, best last: 3 not deprecated and engines.node admits the node npm
  *  runs with, 2 engines ok but deprecated, 1 not deprecated but engines
  *  not ok, 0 neither; the highest version within a rank. Without a known
  *  node every version's engines count as ok (NPM_FLAG_ENGINES_MISMATCH is
  *  set only against a node version; the request then carries a note). */
-static int npm_rank(const npm_version *v)
+int resolver_npm_rank(const npm_version *v)
 {
     bool engines_ok = !(v->flags & NPM_FLAG_ENGINES_MISMATCH);
     return engines_ok ? (v->deprecated ? 2 : 3) : (v->deprecated ? 0 : 1);
 }
 
-/* npm_latest_ok() : whether v is what npm-pick-manifest's latest shortcut
+/* resolver_npm_latest_ok() : whether v is what npm-pick-manifest's latest shortcut
  *  takes for any range admitting it: the `latest` dist-tag's version when it
  *  is not deprecated and its engines admit the node (npm 11). */
-static bool npm_latest_ok(const npm_packument *p, const npm_version *v)
+bool resolver_npm_latest_ok(const npm_packument *p, const npm_version *v)
 {
     const char *lt = npm_packument_find_tag(p, "latest");
-    return lt && strcmp(lt, v->version) == 0 && v->excluded == NPM_EX_NONE && npm_rank(v) == 3;
+    return lt && strcmp(lt, v->version) == 0 && v->excluded == NPM_EX_NONE && resolver_npm_rank(v) == 3;
 }
 
 /* Whether version v of packument p is admitted by some requirement seen. */
-/* npm_range_admits() : whether `range` admits v of p as npm does: the
+/* resolver_npm_range_admits() : whether `range` admits v of p as npm does: the
  *  node-semver test, and for the any-range (`*`, empty; node-semver formats
  *  `x` the same, so it is treated alike) also the version `latest` names,
  *  pre-release or not (npm-pick-manifest's `range === '*'` shortcut;
  *  arborist holds any version valid for `*`). */
-static bool npm_range_admits(const npm_range *range, const npm_packument *p, const npm_version *v)
+bool resolver_npm_range_admits(const npm_range *range, const npm_packument *p, const npm_version *v)
 {
     if (npm_range_test(range, &v->semver))
         return true;
@@ -134,7 +133,7 @@ static bool relevant_from(const rsv_npm_name *n, const npm_packument *p, const n
                           size_t from_r, size_t from_t)
 {
     for (size_t i = from_r; i < n->ranges.len; i++)
-        if (npm_range_admits(n->ranges.items[i], p, v))
+        if (resolver_npm_range_admits(n->ranges.items[i], p, v))
             return true;
     for (size_t i = from_t; i < n->tags.len; i++) {
         const char *tv = npm_packument_find_tag(p, n->tags.items[i]);
@@ -178,7 +177,7 @@ static bool peer_overridden(const npm_version *v, const npm_dep *dp)
     return false;
 }
 
-static bool bundled(const npm_version *v, const char *name)
+bool resolver_npm_bundled(const npm_version *v, const char *name)
 {
     if (v->bundle_all)
         return true;
@@ -207,7 +206,7 @@ void resolver_npm_seed(rsv *r)
 
 /* An alias envlock follows: `npm:NAME` or `npm:NAME@RANGE` of a valid
  * range (`npm:NAME@TAG` and the like are refused by unlockable()). */
-static bool alias_ok(const npm_dep *dp)
+bool resolver_npm_alias_ok(const npm_dep *dp)
 {
     const char *name, *range;
     size_t n;
@@ -249,7 +248,7 @@ static bool follow(rsv *r, rsv_npm_name *n)
                 continue;
             for (size_t d = 0; d < v->ndeps; d++) {
                 const npm_dep *dp = &v->deps[d];
-                if (bundled(v, dp->name))
+                if (resolver_npm_bundled(v, dp->name))
                     continue;
                 if (dp->kind == NPM_DEP_PEER_OPTIONAL)
                     note_optional_peer(r, dp);
@@ -257,7 +256,7 @@ static bool follow(rsv *r, rsv_npm_name *n)
                     note(r, dp->name, dp->range, NULL);
                 else if (dp->spec_kind == NPM_SPEC_IS_TAG)
                     note(r, dp->name, NULL, dp->spec);
-                else if (dp->spec_kind == NPM_SPEC_IS_ALIAS && alias_ok(dp))
+                else if (dp->spec_kind == NPM_SPEC_IS_ALIAS && resolver_npm_alias_ok(dp))
                     note(r, dp->alias_name, dp->range, dp->range ? NULL : "latest");
             }
         }
@@ -358,7 +357,7 @@ static void min_depths(rsv *r, rsv_npm_name **sorted, size_t nn)
                 const char *to = dp->spec_kind == NPM_SPEC_IS_ALIAS ? dp->alias_name : dp->name;
                 rsv_npm_name *t = to ? sorted_find(sorted, nn, to) : NULL;
                 if (t && !t->min_depth && dp->kind != NPM_DEP_PEER_OPTIONAL &&
-                    !bundled(v, dp->name)) {
+                    !resolver_npm_bundled(v, dp->name)) {
                     t->min_depth = n->min_depth + 1;
                     fifo[tail++] = t;
                 }
@@ -462,7 +461,7 @@ static Id npm_dep_id(rsv *r, const char *name, const npm_range *range, const cha
         const npm_version *v = &p->versions[nc - 1 - j];
         ranks[j] = j + 1;
         present[j] = relevant(n, p, v);
-        keep[j] = range ? npm_range_admits(range, p, v) : (tv && strcmp(tv, v->version) == 0);
+        keep[j] = range ? resolver_npm_range_admits(range, p, v) : (tv && strcmp(tv, v->version) == 0);
         if (keep[j] && present[j])
             *any = true;
     }
@@ -524,7 +523,7 @@ void resolver_npm_add(rsv *r)
             for (size_t d = 0; d < v->ndeps; d++) {
                 const npm_dep *dp = &v->deps[d];
                 bool opt_peer = dp->kind == NPM_DEP_PEER_OPTIONAL;
-                if (bundled(v, dp->name) || peer_overridden(v, dp) ||
+                if (resolver_npm_bundled(v, dp->name) || peer_overridden(v, dp) ||
                     (opt_peer && (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range ||
                                   !nname_find(r, dp->name))))
                     continue; /* an optional peer nothing else brings is never installed */
@@ -534,7 +533,7 @@ void resolver_npm_add(rsv *r)
                     did = npm_dep_id(r, dp->name, dp->range, NULL, &any);
                 else if (dp->spec_kind == NPM_SPEC_IS_TAG)
                     did = npm_dep_id(r, dp->name, NULL, dp->spec, &any);
-                else if (dp->spec_kind == NPM_SPEC_IS_ALIAS && alias_ok(dp))
+                else if (dp->spec_kind == NPM_SPEC_IS_ALIAS && resolver_npm_alias_ok(dp))
                     did = npm_dep_id(r, dp->alias_name, dp->range, dp->range ? NULL : "latest",
                                      &any);
                 else
@@ -588,7 +587,7 @@ void resolver_npm_jobs(rsv *r)
         rd->ntag = rt->ntag;
         queue_push2(&r->job, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, d);
     }
-    /* npm's preferences (npm_rank()): one favor job per rank, weakest
+    /* npm's preferences (resolver_npm_rank()): one favor job per rank, weakest
      * first (libsolv ranks favored candidates by their job, the later
      * wins, and takes the highest version within one job's set), then,
      * strongest, the versions npm takes by the latest shortcut */
@@ -600,7 +599,7 @@ void resolver_npm_jobs(rsv *r)
         Solvable *s;
         FOR_REPO_SOLVABLES(r->repo_npm, p, s) {
             const rsv_solv *rs = resolver_solv(r, p);
-            if (rank < 4 ? npm_rank(rs->nv) == rank : npm_latest_ok(rs->np, rs->nv))
+            if (rank < 4 ? resolver_npm_rank(rs->nv) == rank : resolver_npm_latest_ok(rs->np, rs->nv))
                 queue_push(&q, p);
         }
         if (q.count)
@@ -608,486 +607,7 @@ void resolver_npm_jobs(rsv *r)
                         pool_queuetowhatprovides(pool, &q));
     }
     queue_free(&q);
-}
-
-/* ---- node_modules ---- */
-
-/* resolver_npm_bind() : the installed solvable that edge `dep` binds to:
- *  the highest installed version providing it, or 0. */
-Id resolver_npm_bind(rsv *r, Id dep)
-{
-    Pool *pool = r->pool;
-    Id p, pp, best = 0;
-    FOR_PROVIDES(p, pp, dep) {
-        if (solver_get_decisionlevel(r->solver, p) <= 0)
-            continue;
-        if (!best || strcmp(pool_id2str(pool, pool->solvables[p].evr),
-                            pool_id2str(pool, pool->solvables[best].evr)) > 0)
-            best = p;
-    }
-    return best;
-}
-
-static rsv_npm_node *node_new(rsv_npm_node *parent, Id p, const char *name, ptrvec *all)
-{
-    rsv_npm_node *n = xcalloc(1, sizeof *n);
-    n->p = p;
-    n->parent = parent;
-    n->name = name;
-    if (parent) {
-        n->path = parent->path[0] ? xasprintf("%s/node_modules/%s", parent->path, name)
-                                  : xasprintf("node_modules/%s", name);
-        ptrvec_push(&parent->children, n);
-    } else {
-        n->path = xstrdup("");
-    }
-    ptrvec_push(all, n);
-    return n;
-}
-
-static rsv_npm_node *child_named(const rsv_npm_node *loc, const char *name)
-{
-    for (size_t i = 0; i < loc->children.len; i++) {
-        rsv_npm_node *c = loc->children.items[i];
-        if (strcmp(c->name, name) == 0)
-            return c;
-    }
-    return NULL;
-}
-
-static bool admits(const rsv_dep *d, const npm_packument *p, const npm_version *v)
-{
-    if (d->nrange)
-        return npm_range_admits(d->nrange, p, v);
-    const char *tv = d->ntag ? npm_packument_find_tag(p, d->ntag) : NULL;
-    return tv && strcmp(tv, v->version) == 0;
-}
-
-/* The solvable of the version npm picks for `d` on its own: a version the
- * previous lock has that satisfies it (npm keeps what its package-lock says
- * while it fits), else the `latest` tag when the shortcut takes it
- * (npm_latest_ok()) and it satisfies, else the highest of the best
- * npm_rank() that does. 0 when none is in the pool. */
-static Id npm_pick(rsv *r, const rsv_dep *d)
-{
-    const npm_packument *p = npm_loader_get(r->nl, d->name);
-    if (!p || p->code != EL_OK)
-        return 0;
-    const npm_version *best = NULL;
-    /* a locked version that still satisfies the edge comes first (the
-     * highest, when the lock has several copies of the name) */
-    for (size_t i = 0; i < p->ncandidates && !best; i++)
-        if (admits(d, p, &p->versions[i]) && resolver_locked(r, "npm", p->name, p->versions[i].version))
-            best = &p->versions[i];
-    const char *lt = npm_packument_find_tag(p, "latest");
-    const npm_version *lv = lt ? npm_packument_find(p, lt) : NULL;
-    if (!best && lv && npm_latest_ok(p, lv) && admits(d, p, lv))
-        best = lv;
-    /* versions are highest first: the first one of the best rank */
-    for (int rank = 3; rank >= 0 && !best; rank--)
-        for (size_t i = 0; i < p->ncandidates && !best; i++)
-            if (admits(d, p, &p->versions[i]) && npm_rank(&p->versions[i]) == rank)
-                best = &p->versions[i];
-    if (!best)
-        return 0;
-    Id sp;
-    Solvable *s;
-    FOR_REPO_SOLVABLES(r->repo_npm, sp, s)
-        if (resolver_solv(r, sp)->nv == best)
-            return sp;
-    return 0;
-}
-
-static int depth_of(const rsv_npm_node *n)
-{
-    int d = 0;
-    for (const rsv_npm_node *x = n; x->parent; x = x->parent)
-        d++;
-    return d;
-}
-
-/* A peer edge is bound from its dependent's parent (the peer must be the
- * copy visible beside the dependent): when a version that does not satisfy
- * it already sits there, no copy can be placed; the first such edge is
- * noted in *bad (with its dependent and the copy in the way). */
-typedef struct npm_peer_bad {
-    const rsv_dep *d;
-    rsv_npm_node *dependent, *in_way;
-} npm_peer_bad;
-
-/* One tree build: the npm dependencies grouped by dependent (the project's
- * under 0), the nodes placed and those still to process. */
-typedef struct npm_build {
-    rsv *r;
-    ptrvec *all, pending;
-    npm_peer_bad *bad;
-    const rsv_dep **by_from; /* every npm dependency, by `from` then position */
-    size_t n_by_from;
-} npm_build;
-
-static int dep_from_cmp(const void *a, const void *b)
-{
-    const rsv_dep *x = *(const rsv_dep *const *)a, *y = *(const rsv_dep *const *)b;
-    if (x->from != y->from)
-        return x->from < y->from ? -1 : 1;
-    return x < y ? -1 : x > y;
-}
-
-/* The npm dependencies of solvable p (0: the project's roots): *n of them. */
-static const rsv_dep **deps_of(const npm_build *t, Id p, size_t *n)
-{
-    size_t lo = 0, hi = t->n_by_from;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->by_from[mid]->from < p)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t end = lo;
-    while (end < t->n_by_from && t->by_from[end]->from == p)
-        end++;
-    *n = end - lo;
-    return t->by_from + lo;
-}
-
-static bool descends(const rsv_npm_node *x, const rsv_npm_node *of)
-{
-    for (; x; x = x->parent)
-        if (x == of)
-            return true;
-    return false;
-}
-
-/* The copy of `folder` visible from `at` (its own node_modules first). */
-static rsv_npm_node *visible(const rsv_npm_node *at, const char *folder)
-{
-    for (; at; at = at->parent) {
-        rsv_npm_node *c = child_named(at, folder);
-        if (c)
-            return c;
-    }
-    return NULL;
-}
-
-/* Whether version v of p (npm's pick for edge d) meets dependency e. */
-static bool meets(const rsv_dep *e, const rsv_dep *d, const npm_packument *p, const npm_version *v)
-{
-    return strcmp(e->name, d->name) == 0 && admits(e, p, v);
-}
-
-/* arborist's CanPlaceDep where `loc` has no copy of the folder yet: a new
- * copy v there is a CONFLICT when loc itself depends on the name and v does
- * not satisfy it (unless that is the edge being placed), or when a
- * dependent at or below loc that now loads the copy visible above loc, and
- * is satisfied by it, would not be by v: placing v would hide it. */
-static bool no_current_conflict(const npm_build *t, const rsv_npm_node *loc, const char *folder,
-                                const rsv_dep *d, const npm_packument *p, const npm_version *v)
-{
-    size_t n;
-    const rsv_dep **own = deps_of(t, loc->p, &n);
-    for (size_t i = 0; i < n; i++) {
-        const char *f = own[i]->folder ? own[i]->folder : own[i]->name;
-        if (own[i] != d && strcmp(f, folder) == 0 && !meets(own[i], d, p, v))
-            return true;
-    }
-    rsv_npm_node *cur = visible(loc->parent, folder);
-    if (!cur)
-        return false;
-    const rsv_solv *cs = resolver_solv(t->r, cur->p);
-    const npm_packument *cp = npm_loader_get(t->r->nl, cs->name);
-    for (size_t i = 0; i < cur->dependents.len; i++) {
-        const rsv_npm_node *x = cur->dependents.items[i];
-        if (!descends(x, loc))
-            continue;
-        for (size_t j = 0; j < x->edges.len; j++)
-            if (x->edges.items[j].to == cur && !meets(x->edges.items[j].dep, d, p, v))
-                return true;
-    }
-    /* nodes not processed yet: their edges resolve by the same walk */
-    for (size_t i = 0; cp && i < t->pending.len; i++) {
-        const rsv_npm_node *x = t->pending.items[i];
-        if (!descends(x, loc) || visible(x, folder) != cur)
-            continue;
-        const rsv_dep **xd = deps_of(t, x->p, &n);
-        for (size_t j = 0; j < n; j++) {
-            const char *f = xd[j]->folder ? xd[j]->folder : xd[j]->name;
-            if (strcmp(f, folder) == 0 && meets(xd[j], xd[j], cp, cs->nv) &&
-                !meets(xd[j], d, p, v))
-                return true;
-        }
-    }
-    return false;
-}
-
-/* arborist's canPlacePeers, one level: a new copy b at `loc` brings its
- * peers to loc (or above), so where loc already holds another version of a
- * peer that does not satisfy b's range, b cannot go there (CONFLICT). A
- * peer with no copy at loc is placed beside b when b's edges are bound. */
-static bool peers_conflict(const npm_build *t, const rsv_npm_node *loc, Id b)
-{
-    size_t n;
-    const rsv_dep **bd = deps_of(t, b, &n);
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(bd[i]->kind, "peer") != 0)
-            continue;
-        const char *f = bd[i]->folder ? bd[i]->folder : bd[i]->name;
-        const rsv_npm_node *c = child_named(loc, f);
-        if (!c)
-            continue;
-        const rsv_solv *cs = resolver_solv(t->r, c->p);
-        const npm_packument *cp = npm_loader_get(t->r->nl, cs->name);
-        if (!cp || !meets(bd[i], bd[i], cp, cs->nv))
-            return true;
-    }
-    return false;
-}
-
-/* Binds edge d of a dependent at `from` the way npm's tree builder does: the
- * copy visible from there if it satisfies the edge, else npm's pick for the
- * edge alone, placed at the shallowest ancestor reached before a CONFLICT
- * (another version of the name there, or no_current_conflict()); nested
- * below the dependent when the first step up conflicts. A peer
- * (`peer_of` its dependent) that cannot be placed returns NULL, see
- * npm_peer_bad. */
-static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *d,
-                               rsv_npm_node *peer_of)
-{
-    rsv *r = t->r;
-    const npm_packument *p = npm_loader_get(r->nl, d->name);
-    /* an alias is placed, and looked for, under its own folder name */
-    const char *folder = d->folder ? d->folder : d->name;
-    rsv_npm_node *ex = visible(from, folder);
-    if (ex) {
-        const rsv_solv *es = resolver_solv(r, ex->p);
-        if (p && strcmp(es->name, d->name) == 0 && admits(d, p, es->nv))
-            return ex;
-    }
-    Id b = npm_pick(r, d);
-    if (!b)
-        return NULL;
-    const npm_version *bv = resolver_solv(r, b)->nv;
-    rsv_npm_node *cand = NULL;
-    for (rsv_npm_node *loc = from; loc; loc = loc->parent) {
-        ex = child_named(loc, folder);
-        if (ex) {
-            if (ex->p == b)
-                return ex;
-            if (!cand && peer_of) {
-                if (t->bad && !t->bad->d) {
-                    t->bad->d = d;
-                    t->bad->dependent = peer_of;
-                    t->bad->in_way = ex;
-                }
-                return NULL;
-            }
-            break;
-        }
-        if (cand && (no_current_conflict(t, loc, folder, d, p, bv) || peers_conflict(t, loc, b)))
-            break;
-        cand = loc;
-    }
-    if (!cand)
-        cand = from;
-    rsv_npm_node *n = node_new(cand, b, folder, t->all);
-    ptrvec_push(&t->pending, n);
-    return n;
-}
-
-static int dep_name_cmp(const void *a, const void *b)
-{
-    const rsv_dep *const *x = a, *const *y = b;
-    int c = strcmp((*x)->name, (*y)->name);
-    return c ? c : strcmp((*x)->kind, (*y)->kind);
-}
-
-/* Binds the edges of `node` (sorted by name), from node, or for a peer from
- * its parent. */
-static void bind_node(npm_build *t, rsv_npm_node *node)
-{
-    size_t n;
-    const rsv_dep **own = deps_of(t, node->p, &n);
-    ptrvec mine = PTRVEC_INIT;
-    for (size_t i = 0; i < n; i++)
-        if (node->p || own[i]->root >= 0)
-            ptrvec_push(&mine, (void *)own[i]);
-    if (mine.len)
-        qsort(mine.items, mine.len, sizeof(void *), dep_name_cmp);
-    for (size_t i = 0; i < mine.len; i++) {
-        rsv_dep *d = mine.items[i];
-        bool peer = node->parent && strcmp(d->kind, "peer") == 0;
-        /* an optional peer is installed only when a copy is in reach */
-        if (d->optional_peer && (!node->parent || !visible(node->parent, d->folder ? d->folder : d->name)))
-            continue;
-        rsv_npm_node *to = bind_edge(t, peer ? node->parent : node, d, peer ? node : NULL);
-        if (!to)
-            continue;
-        rsv_npm_edge e = { d, to };
-        rsv_npm_edges_push(&node->edges, e);
-        if (node->p)
-            ptrvec_push(&to->dependents, node);
-        else
-            to->from_spec = true;
-    }
-    ptrvec_release(&mine);
-}
-
-static rsv_npm_node *layout(rsv *r, ptrvec *all, npm_peer_bad *bad)
-{
-    npm_build t = { .r = r, .all = all, .pending = PTRVEC_INIT, .bad = bad };
-    t.by_from = xcalloc(r->ndeps ? r->ndeps : 1, sizeof *t.by_from);
-    for (size_t i = 0; i < r->ndeps; i++)
-        if (r->deps[i].eco == RSV_NPM)
-            t.by_from[t.n_by_from++] = &r->deps[i];
-    qsort(t.by_from, t.n_by_from, sizeof *t.by_from, dep_from_cmp);
-    rsv_npm_node *top = node_new(NULL, 0, "", all);
-    bind_node(&t, top);
-    /* npm's order: the shallowest placed node first, ties by path */
-    while (t.pending.len) {
-        size_t bi = 0;
-        for (size_t i = 1; i < t.pending.len; i++) {
-            rsv_npm_node *a = t.pending.items[i], *bb = t.pending.items[bi];
-            int da = depth_of(a), db = depth_of(bb);
-            if (da < db || (da == db && strcmp(a->path, bb->path) < 0))
-                bi = i;
-        }
-        rsv_npm_node *node = t.pending.items[bi];
-        t.pending.items[bi] = t.pending.items[--t.pending.len];
-        bind_node(&t, node);
-    }
-    ptrvec_release(&t.pending);
-    free(t.by_from);
-    return top;
-}
-
-rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
-{
-    return layout(r, all, NULL);
-}
-
-/* The edge that placed `n` and the story of how the spec reaches it, into
- * *line ("app@^1 (spec line 3) → b@^2"); returns the edge (NULL if none). */
-static const rsv_dep *node_story(rsv *r, const rsv_npm_node *top, const rsv_npm_node *n, strbuf *line,
-                                 int depth)
-{
-    if (n->from_spec || depth > 64) {
-        for (size_t i = 0; i < top->edges.len; i++)
-            if (top->edges.items[i].to == n) {
-                const rsv_dep *d = top->edges.items[i].dep;
-                char *l = resolver_root_label(r, d->root);
-                sb_adds(line, l);
-                free(l);
-                return d;
-            }
-        return NULL;
-    }
-    if (!n->dependents.len)
-        return NULL;
-    const rsv_npm_node *up = n->dependents.items[0];
-    const rsv_dep *d = NULL;
-    for (size_t i = 0; i < up->edges.len && !d; i++)
-        if (up->edges.items[i].to == n)
-            d = up->edges.items[i].dep;
-    node_story(r, top, up, line, depth + 1);
-    if (d)
-        sb_addf(line, " → %s", d->text);
-    return d;
-}
-
-/* A chosen version that depends on something envlock cannot lock (git, a
- * tarball URL, file:, link:, workspace:, an alias): npm would choose it
- * too and install that dependency, so no lock is the npm answer. The
- * first one, in placement order, is DL_ENV_CAPABILITY_UNSUPPORTED naming
- * the dependency, the package and the chain from the spec. Such versions
- * are not avoided: choosing an older one would differ from npm silently. */
-static el_code unlockable(rsv *r, const rsv_npm_node *top, const ptrvec *all)
-{
-    for (size_t i = 0; i < all->len; i++) {
-        const rsv_npm_node *n = all->items[i];
-        const rsv_solv *s = n->p ? resolver_solv(r, n->p) : NULL;
-        const npm_version *v = s ? s->nv : NULL;
-        for (size_t d = 0; v && d < v->ndeps; d++) {
-            const npm_dep *dp = &v->deps[d];
-            if ((dp->spec_kind != NPM_SPEC_IS_OTHER &&
-                 (dp->spec_kind != NPM_SPEC_IS_ALIAS || alias_ok(dp))) ||
-                dp->kind == NPM_DEP_PEER_OPTIONAL || bundled(v, dp->name))
-                continue;
-            strbuf chain = STRBUF_INIT;
-            node_story(r, top, n, &chain, 0);
-            el_fail(r->ctx, EL_CAPABILITY_UNSUPPORTED,
-                    "%s %s depends on `%s@%s`, %s, which envlock cannot lock (it locks registry "
-                    "versions: semver ranges and dist-tags)%s%s. Suggestion: pin a version of %s "
-                    "that does not, or install %s outside the lock",
-                    s->name, s->version, dp->name, dp->spec, npm_dep_spec_what(dp->spec),
-                    chain.len ? "; asked for by " : "", chain.buf ? chain.buf : "", s->name,
-                    dp->name);
-            el_detail_str(r->ctx, "reason", "unlockable_dependency");
-            el_detail_str(r->ctx, "dependency", dp->name);
-            el_detail_str(r->ctx, "spec", dp->spec);
-            char *pkg = xasprintf("npm:%s@%s", s->name, s->version);
-            el_detail_str(r->ctx, "package", pkg);
-            free(pkg);
-            sb_release(&chain);
-            return EL_CAPABILITY_UNSUPPORTED;
-        }
-    }
-    return EL_OK;
-}
-
-el_code resolver_npm_check(rsv *r)
-{
-    ptrvec all = PTRVEC_INIT;
-    npm_peer_bad bad = { 0 };
-    rsv_npm_node *top = layout(r, &all, &bad);
-    el_code rc = unlockable(r, top, &all);
-    if (rc != EL_OK || !bad.d) {
-        resolver_npm_layout_free(&all);
-        return rc;
-    }
-    strbuf la = STRBUF_INIT, lb = STRBUF_INIT, msg = STRBUF_INIT;
-    const rsv_dep *a = node_story(r, top, bad.in_way, &la, 0);
-    node_story(r, top, bad.dependent, &lb, 0);
-    const rsv_solv *ds = resolver_solv(r, bad.dependent->p);
-    sb_addf(&lb, "%s%s (peer of %s %s)", lb.len ? " → " : "", bad.d->text, ds->name, ds->version);
-    const char *at = a ? a->text : bad.in_way->name;
-    char *suggestion = a && a->from == 0 && a->root >= 0 && !r->rq->roots[a->root].protected_pin
-                           ? xasprintf("relax %s in the spec", at)
-                           : xasprintf("pin other versions of the packages that ask for %s and %s", at,
-                                       bad.d->text);
-    sb_addf(&msg, "`%s` and `%s` cannot both be satisfied: %s against %s. Suggestion: %s.", at, bad.d->text,
-            la.buf, lb.buf, suggestion);
-    el_fail(r->ctx, EL_RESOLVE_CONFLICT, "%s", msg.buf);
-    json_object *pair = json_object_new_array();
-    json_object_array_add(pair, json_object_new_string(at));
-    json_object_array_add(pair, json_object_new_string(bad.d->text));
-    el_detail_take(r->ctx, "conflict", pair);
-    el_detail_str(r->ctx, "suggestion", suggestion);
-    free(suggestion);
-    sb_release(&la);
-    sb_release(&lb);
-    sb_release(&msg);
-    resolver_npm_layout_free(&all);
-    return EL_RESOLVE_CONFLICT;
-}
-
-void resolver_npm_layout_free(ptrvec *all)
-{
-    for (size_t i = 0; i < all->len; i++) {
-        rsv_npm_node *n = all->items[i];
-        free(n->path);
-        ptrvec_release(&n->children);
-        ptrvec_release(&n->dependents);
-        free(n->edges.items);
-        free(n);
-    }
-    ptrvec_release(all);
-}
-
-void rsv_npm_edges_push(rsv_npm_edges *v, rsv_npm_edge e)
-{
-    if (v->len == v->alloc) {
-        v->alloc = v->alloc ? 2 * v->alloc : 8;
-        v->items = xrealloc(v->items, v->alloc * sizeof *v->items);
-    }
-    v->items[v->len++] = e;
+    /* npm's own tree, as exact jobs: the favor jobs above only steer the
+     * search that runs where npm would refuse (resolver_npm_tree.c) */
+    resolver_npm_tree_jobs(r);
 }

@@ -228,6 +228,15 @@ static void create_whatprovides(Pool *pool)
     pool->ss.stringhashmask = mask;
 }
 
+/* A new solver over the same pool and r->job (some jobs dropped). */
+static int solve_again(rsv *r)
+{
+    solver_free(r->solver);
+    Solver *solv = r->solver = solver_create(r->pool);
+    solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, 1);
+    return solver_solve(solv, &r->job);
+}
+
 static el_code build_and_solve(rsv *r, int *nproblems)
 {
     Pool *pool = r->pool = pool_create();
@@ -258,13 +267,12 @@ static el_code build_and_solve(rsv *r, int *nproblems)
     *nproblems = solver_solve(solv, &r->job);
     if (*nproblems && resolver_apt_exact_failed(r, *nproblems)) {
         /* apt's own answer does not hold: every version (apt-candidate-only) */
-        solver_free(solv);
-        solv = r->solver = solver_create(pool);
-        solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, 1);
-        *nproblems = solver_solve(solv, &r->job);
+        *nproblems = solve_again(r);
         if (*nproblems)
             r->apt_all_versions = false; /* not apt's alone: its answer again next round */
     }
+    if (*nproblems && r->nl && resolver_npm_exact_failed(r, *nproblems))
+        *nproblems = solve_again(r); /* npm's tree does not hold: a search, noted */
     if (r->rq->debug_solver_dir)
         return write_testcase(r);
     return EL_OK;
@@ -430,6 +438,8 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
                 goto done;
             *out = resolver_make_lock(&r);
             resolver_apt_note(&r);
+            if (r.nl)
+                resolver_npm_note(&r);
             rc = EL_OK;
             goto done;
         }

@@ -1,0 +1,642 @@
+/* resolver_npm_tree.c — npm's ideal tree, built as arborist (npm 11) builds
+ * it: breadth-first by depth and then path, each edge bound to the visible
+ * copy when it satisfies the edge, else to npm-pick-manifest's version for
+ * the edge alone, placed at the shallowest place where it does not
+ * conflict (no shadowing of a copy others load, peers beside their
+ * dependent), nested under the dependent when the first step up conflicts.
+ * The tree is built before the solve and handed to it as exact install
+ * jobs (resolver_npm_tree_jobs), as resolver_apt_mark.c hands apt's walk;
+ * only where npm would refuse (ERESOLVE, ETARGET) or the tree cannot hold
+ * with the rest of the spec does the solve search, and the tree is then
+ * built from the versions the solve installed, with a note. Reads the pool
+ * and the packuments; writes nothing but jobs and notes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <solv/bitmap.h>
+#include <solv/pool.h>
+#include <solv/repo.h>
+#include <solv/solver.h>
+
+#include "npm_spec.h"
+#include "resolver_internal.h"
+
+/* ---- node_modules ---- */
+
+/* resolver_npm_bind() : the installed solvable that edge `dep` binds to:
+ *  the highest installed version providing it, or 0. */
+Id resolver_npm_bind(rsv *r, Id dep)
+{
+    Pool *pool = r->pool;
+    Id p, pp, best = 0;
+    FOR_PROVIDES(p, pp, dep) {
+        if (solver_get_decisionlevel(r->solver, p) <= 0)
+            continue;
+        if (!best || strcmp(pool_id2str(pool, pool->solvables[p].evr),
+                            pool_id2str(pool, pool->solvables[best].evr)) > 0)
+            best = p;
+    }
+    return best;
+}
+
+static rsv_npm_node *node_new(rsv_npm_node *parent, Id p, const char *name, ptrvec *all)
+{
+    rsv_npm_node *n = xcalloc(1, sizeof *n);
+    n->p = p;
+    n->parent = parent;
+    n->name = name;
+    if (parent) {
+        n->path = parent->path[0] ? xasprintf("%s/node_modules/%s", parent->path, name)
+                                  : xasprintf("node_modules/%s", name);
+        ptrvec_push(&parent->children, n);
+    } else {
+        n->path = xstrdup("");
+    }
+    ptrvec_push(all, n);
+    return n;
+}
+
+static rsv_npm_node *child_named(const rsv_npm_node *loc, const char *name)
+{
+    for (size_t i = 0; i < loc->children.len; i++) {
+        rsv_npm_node *c = loc->children.items[i];
+        if (strcmp(c->name, name) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+static bool admits(const rsv_dep *d, const npm_packument *p, const npm_version *v)
+{
+    if (d->nrange)
+        return resolver_npm_range_admits(d->nrange, p, v);
+    const char *tv = d->ntag ? npm_packument_find_tag(p, d->ntag) : NULL;
+    return tv && strcmp(tv, v->version) == 0;
+}
+
+/* The solvable of version v of p in the pool (0: not there). */
+static Id solv_of(rsv *r, const npm_packument *p, const npm_version *v)
+{
+    Pool *pool = r->pool;
+    char *pname = xasprintf("npm:%s", p->name);
+    Id name = pool_str2id(pool, pname, 0);
+    free(pname);
+    Id sp, pp;
+    if (name)
+        FOR_PROVIDES(sp, pp, name)
+            if (resolver_solv(r, sp)->nv == v)
+                return sp;
+    return 0;
+}
+
+/* Whether v may bind edge d: it satisfies d and, when the solve searched
+ * (npm_search), the solve installed it, so the tree is built from the
+ * solve's answer. */
+static bool usable(rsv *r, const rsv_dep *d, const npm_packument *p, const npm_version *v)
+{
+    if (!admits(d, p, v))
+        return false;
+    if (!r->npm_search || !r->solver)
+        return true;
+    Id sp = solv_of(r, p, v);
+    return sp && solver_get_decisionlevel(r->solver, sp) > 0;
+}
+
+/* The solvable of the version npm picks for `d` on its own: a version the
+ * previous lock has that satisfies it (npm keeps what its package-lock says
+ * while it fits), else the `latest` tag when the shortcut takes it
+ * (resolver_npm_latest_ok()) and it satisfies, else the highest of the best
+ * resolver_npm_rank() that does; among the installed versions only after a
+ * search (usable()). 0 when none is in the pool. */
+static Id npm_pick(rsv *r, const rsv_dep *d)
+{
+    const npm_packument *p = npm_loader_get(r->nl, d->name);
+    if (!p || p->code != EL_OK)
+        return 0;
+    const npm_version *best = NULL;
+    /* a locked version that still satisfies the edge comes first (the
+     * highest, when the lock has several copies of the name) */
+    for (size_t i = 0; i < p->ncandidates && !best; i++)
+        if (usable(r, d, p, &p->versions[i]) &&
+            resolver_locked(r, "npm", p->name, p->versions[i].version))
+            best = &p->versions[i];
+    const char *lt = npm_packument_find_tag(p, "latest");
+    const npm_version *lv = lt ? npm_packument_find(p, lt) : NULL;
+    if (!best && lv && resolver_npm_latest_ok(p, lv) && usable(r, d, p, lv))
+        best = lv;
+    /* versions are highest first: the first one of the best rank */
+    for (int rank = 3; rank >= 0 && !best; rank--)
+        for (size_t i = 0; i < p->ncandidates && !best; i++)
+            if (resolver_npm_rank(&p->versions[i]) == rank && usable(r, d, p, &p->versions[i]))
+                best = &p->versions[i];
+    return best ? solv_of(r, p, best) : 0;
+}
+
+static int depth_of(const rsv_npm_node *n)
+{
+    int d = 0;
+    for (const rsv_npm_node *x = n; x->parent; x = x->parent)
+        d++;
+    return d;
+}
+
+/* A peer edge is bound from its dependent's parent (the peer must be the
+ * copy visible beside the dependent): when a version that does not satisfy
+ * it already sits there, no copy can be placed; the first such edge is
+ * noted in *bad (with its dependent and the copy in the way). */
+typedef struct npm_peer_bad {
+    const rsv_dep *d;
+    rsv_npm_node *dependent, *in_way;
+    const rsv_dep *unbound; /* the first required edge no version
+                               satisfies (npm's ETARGET), or NULL */
+} npm_peer_bad;
+
+/* One tree build: the npm dependencies grouped by dependent (the project's
+ * under 0), the nodes placed and those still to process. */
+typedef struct npm_build {
+    rsv *r;
+    ptrvec *all, pending;
+    npm_peer_bad *bad;
+    const rsv_dep **by_from; /* every npm dependency, by `from` then position */
+    size_t n_by_from;
+} npm_build;
+
+static int dep_from_cmp(const void *a, const void *b)
+{
+    const rsv_dep *x = *(const rsv_dep *const *)a, *y = *(const rsv_dep *const *)b;
+    if (x->from != y->from)
+        return x->from < y->from ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* The npm dependencies of solvable p (0: the project's roots): *n of them. */
+static const rsv_dep **deps_of(const npm_build *t, Id p, size_t *n)
+{
+    size_t lo = 0, hi = t->n_by_from;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->by_from[mid]->from < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = lo;
+    while (end < t->n_by_from && t->by_from[end]->from == p)
+        end++;
+    *n = end - lo;
+    return t->by_from + lo;
+}
+
+static bool descends(const rsv_npm_node *x, const rsv_npm_node *of)
+{
+    for (; x; x = x->parent)
+        if (x == of)
+            return true;
+    return false;
+}
+
+/* The copy of `folder` visible from `at` (its own node_modules first). */
+static rsv_npm_node *visible(const rsv_npm_node *at, const char *folder)
+{
+    for (; at; at = at->parent) {
+        rsv_npm_node *c = child_named(at, folder);
+        if (c)
+            return c;
+    }
+    return NULL;
+}
+
+/* Whether version v of p (npm's pick for edge d) meets dependency e. */
+static bool meets(const rsv_dep *e, const rsv_dep *d, const npm_packument *p, const npm_version *v)
+{
+    return strcmp(e->name, d->name) == 0 && admits(e, p, v);
+}
+
+/* arborist's CanPlaceDep where `loc` has no copy of the folder yet: a new
+ * copy v there is a CONFLICT when loc itself depends on the name and v does
+ * not satisfy it (unless that is the edge being placed), or when a
+ * dependent at or below loc that now loads the copy visible above loc, and
+ * is satisfied by it, would not be by v: placing v would hide it. */
+static bool no_current_conflict(const npm_build *t, const rsv_npm_node *loc, const char *folder,
+                                const rsv_dep *d, const npm_packument *p, const npm_version *v)
+{
+    size_t n;
+    const rsv_dep **own = deps_of(t, loc->p, &n);
+    for (size_t i = 0; i < n; i++) {
+        const char *f = own[i]->folder ? own[i]->folder : own[i]->name;
+        if (own[i] != d && strcmp(f, folder) == 0 && !meets(own[i], d, p, v))
+            return true;
+    }
+    rsv_npm_node *cur = visible(loc->parent, folder);
+    if (!cur)
+        return false;
+    const rsv_solv *cs = resolver_solv(t->r, cur->p);
+    const npm_packument *cp = npm_loader_get(t->r->nl, cs->name);
+    for (size_t i = 0; i < cur->dependents.len; i++) {
+        const rsv_npm_node *x = cur->dependents.items[i];
+        if (!descends(x, loc))
+            continue;
+        for (size_t j = 0; j < x->edges.len; j++)
+            if (x->edges.items[j].to == cur && !meets(x->edges.items[j].dep, d, p, v))
+                return true;
+    }
+    /* nodes not processed yet: their edges resolve by the same walk */
+    for (size_t i = 0; cp && i < t->pending.len; i++) {
+        const rsv_npm_node *x = t->pending.items[i];
+        if (!descends(x, loc) || visible(x, folder) != cur)
+            continue;
+        const rsv_dep **xd = deps_of(t, x->p, &n);
+        for (size_t j = 0; j < n; j++) {
+            const char *f = xd[j]->folder ? xd[j]->folder : xd[j]->name;
+            if (strcmp(f, folder) == 0 && meets(xd[j], xd[j], cp, cs->nv) &&
+                !meets(xd[j], d, p, v))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* arborist's canPlacePeers, one level: a new copy b at `loc` brings its
+ * peers to loc (or above), so where loc already holds another version of a
+ * peer that does not satisfy b's range, b cannot go there (CONFLICT). A
+ * peer with no copy at loc is placed beside b when b's edges are bound. */
+static bool peers_conflict(const npm_build *t, const rsv_npm_node *loc, Id b)
+{
+    size_t n;
+    const rsv_dep **bd = deps_of(t, b, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(bd[i]->kind, "peer") != 0)
+            continue;
+        const char *f = bd[i]->folder ? bd[i]->folder : bd[i]->name;
+        const rsv_npm_node *c = child_named(loc, f);
+        if (!c)
+            continue;
+        const rsv_solv *cs = resolver_solv(t->r, c->p);
+        const npm_packument *cp = npm_loader_get(t->r->nl, cs->name);
+        if (!cp || !meets(bd[i], bd[i], cp, cs->nv))
+            return true;
+    }
+    return false;
+}
+
+/* Binds edge d of a dependent at `from` the way npm's tree builder does: the
+ * copy visible from there if it satisfies the edge, else npm's pick for the
+ * edge alone, placed at the shallowest ancestor reached before a CONFLICT
+ * (another version of the name there, or no_current_conflict()); nested
+ * below the dependent when the first step up conflicts. A peer
+ * (`peer_of` its dependent) that cannot be placed returns NULL, see
+ * npm_peer_bad. */
+static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *d,
+                               rsv_npm_node *peer_of)
+{
+    rsv *r = t->r;
+    const npm_packument *p = npm_loader_get(r->nl, d->name);
+    /* an alias is placed, and looked for, under its own folder name */
+    const char *folder = d->folder ? d->folder : d->name;
+    rsv_npm_node *ex = visible(from, folder);
+    if (ex) {
+        const rsv_solv *es = resolver_solv(r, ex->p);
+        if (p && strcmp(es->name, d->name) == 0 && admits(d, p, es->nv))
+            return ex;
+    }
+    Id b = npm_pick(r, d);
+    if (!b) {
+        if (t->bad && !t->bad->unbound && !d->optional_peer && strcmp(d->kind, "optional") != 0)
+            t->bad->unbound = d;
+        return NULL;
+    }
+    const npm_version *bv = resolver_solv(r, b)->nv;
+    rsv_npm_node *cand = NULL;
+    for (rsv_npm_node *loc = from; loc; loc = loc->parent) {
+        ex = child_named(loc, folder);
+        if (ex) {
+            if (ex->p == b)
+                return ex;
+            if (!cand && peer_of) {
+                if (t->bad && !t->bad->d) {
+                    t->bad->d = d;
+                    t->bad->dependent = peer_of;
+                    t->bad->in_way = ex;
+                }
+                return NULL;
+            }
+            break;
+        }
+        if (cand && (no_current_conflict(t, loc, folder, d, p, bv) || peers_conflict(t, loc, b)))
+            break;
+        cand = loc;
+    }
+    if (!cand)
+        cand = from;
+    rsv_npm_node *n = node_new(cand, b, folder, t->all);
+    ptrvec_push(&t->pending, n);
+    return n;
+}
+
+static int dep_name_cmp(const void *a, const void *b)
+{
+    const rsv_dep *const *x = a, *const *y = b;
+    int c = strcmp((*x)->name, (*y)->name);
+    return c ? c : strcmp((*x)->kind, (*y)->kind);
+}
+
+/* Binds the edges of `node` (sorted by name), from node, or for a peer from
+ * its parent. */
+static void bind_node(npm_build *t, rsv_npm_node *node)
+{
+    size_t n;
+    const rsv_dep **own = deps_of(t, node->p, &n);
+    ptrvec mine = PTRVEC_INIT;
+    for (size_t i = 0; i < n; i++)
+        if (node->p || own[i]->root >= 0)
+            ptrvec_push(&mine, (void *)own[i]);
+    if (mine.len)
+        qsort(mine.items, mine.len, sizeof(void *), dep_name_cmp);
+    for (size_t i = 0; i < mine.len; i++) {
+        rsv_dep *d = mine.items[i];
+        bool peer = node->parent && strcmp(d->kind, "peer") == 0;
+        /* an optional peer is installed only when a copy is in reach */
+        if (d->optional_peer && (!node->parent || !visible(node->parent, d->folder ? d->folder : d->name)))
+            continue;
+        rsv_npm_node *to = bind_edge(t, peer ? node->parent : node, d, peer ? node : NULL);
+        if (!to)
+            continue;
+        rsv_npm_edge e = { d, to };
+        rsv_npm_edges_push(&node->edges, e);
+        if (node->p)
+            ptrvec_push(&to->dependents, node);
+        else
+            to->from_spec = true;
+    }
+    ptrvec_release(&mine);
+}
+
+static rsv_npm_node *layout(rsv *r, ptrvec *all, npm_peer_bad *bad)
+{
+    npm_build t = { .r = r, .all = all, .pending = PTRVEC_INIT, .bad = bad };
+    t.by_from = xcalloc(r->ndeps ? r->ndeps : 1, sizeof *t.by_from);
+    for (size_t i = 0; i < r->ndeps; i++)
+        if (r->deps[i].eco == RSV_NPM)
+            t.by_from[t.n_by_from++] = &r->deps[i];
+    qsort(t.by_from, t.n_by_from, sizeof *t.by_from, dep_from_cmp);
+    rsv_npm_node *top = node_new(NULL, 0, "", all);
+    bind_node(&t, top);
+    /* npm's order: the shallowest placed node first, ties by path */
+    while (t.pending.len) {
+        size_t bi = 0;
+        for (size_t i = 1; i < t.pending.len; i++) {
+            rsv_npm_node *a = t.pending.items[i], *bb = t.pending.items[bi];
+            int da = depth_of(a), db = depth_of(bb);
+            if (da < db || (da == db && strcmp(a->path, bb->path) < 0))
+                bi = i;
+        }
+        rsv_npm_node *node = t.pending.items[bi];
+        t.pending.items[bi] = t.pending.items[--t.pending.len];
+        bind_node(&t, node);
+    }
+    ptrvec_release(&t.pending);
+    free(t.by_from);
+    return top;
+}
+
+rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
+{
+    return layout(r, all, NULL);
+}
+
+/* The edge that placed `n` and the story of how the spec reaches it, into
+ * *line ("app@^1 (spec line 3) → b@^2"); returns the edge (NULL if none). */
+static const rsv_dep *node_story(rsv *r, const rsv_npm_node *top, const rsv_npm_node *n, strbuf *line,
+                                 int depth)
+{
+    if (n->from_spec || depth > 64) {
+        for (size_t i = 0; i < top->edges.len; i++)
+            if (top->edges.items[i].to == n) {
+                const rsv_dep *d = top->edges.items[i].dep;
+                char *l = resolver_root_label(r, d->root);
+                sb_adds(line, l);
+                free(l);
+                return d;
+            }
+        return NULL;
+    }
+    if (!n->dependents.len)
+        return NULL;
+    const rsv_npm_node *up = n->dependents.items[0];
+    const rsv_dep *d = NULL;
+    for (size_t i = 0; i < up->edges.len && !d; i++)
+        if (up->edges.items[i].to == n)
+            d = up->edges.items[i].dep;
+    node_story(r, top, up, line, depth + 1);
+    if (d)
+        sb_addf(line, " → %s", d->text);
+    return d;
+}
+
+/* A chosen version that depends on something envlock cannot lock (git, a
+ * tarball URL, file:, link:, workspace:, an alias): npm would choose it
+ * too and install that dependency, so no lock is the npm answer. The
+ * first one, in placement order, is DL_ENV_CAPABILITY_UNSUPPORTED naming
+ * the dependency, the package and the chain from the spec. Such versions
+ * are not avoided: choosing an older one would differ from npm silently. */
+static el_code unlockable(rsv *r, const rsv_npm_node *top, const ptrvec *all)
+{
+    for (size_t i = 0; i < all->len; i++) {
+        const rsv_npm_node *n = all->items[i];
+        const rsv_solv *s = n->p ? resolver_solv(r, n->p) : NULL;
+        const npm_version *v = s ? s->nv : NULL;
+        for (size_t d = 0; v && d < v->ndeps; d++) {
+            const npm_dep *dp = &v->deps[d];
+            if ((dp->spec_kind != NPM_SPEC_IS_OTHER &&
+                 (dp->spec_kind != NPM_SPEC_IS_ALIAS || resolver_npm_alias_ok(dp))) ||
+                dp->kind == NPM_DEP_PEER_OPTIONAL || resolver_npm_bundled(v, dp->name))
+                continue;
+            strbuf chain = STRBUF_INIT;
+            node_story(r, top, n, &chain, 0);
+            el_fail(r->ctx, EL_CAPABILITY_UNSUPPORTED,
+                    "%s %s depends on `%s@%s`, %s, which envlock cannot lock (it locks registry "
+                    "versions: semver ranges and dist-tags)%s%s. Suggestion: pin a version of %s "
+                    "that does not, or install %s outside the lock",
+                    s->name, s->version, dp->name, dp->spec, npm_dep_spec_what(dp->spec),
+                    chain.len ? "; asked for by " : "", chain.buf ? chain.buf : "", s->name,
+                    dp->name);
+            el_detail_str(r->ctx, "reason", "unlockable_dependency");
+            el_detail_str(r->ctx, "dependency", dp->name);
+            el_detail_str(r->ctx, "spec", dp->spec);
+            char *pkg = xasprintf("npm:%s@%s", s->name, s->version);
+            el_detail_str(r->ctx, "package", pkg);
+            free(pkg);
+            sb_release(&chain);
+            return EL_CAPABILITY_UNSUPPORTED;
+        }
+    }
+    return EL_OK;
+}
+
+/* The sentence for a peer with no place (npm's ERESOLVE): the copy in the
+ * way and the peer, each with the chain from the spec, into *msg; *at the
+ * edge in the way as written; the suggestion (caller frees). */
+static char *peer_text(rsv *r, const rsv_npm_node *top, const npm_peer_bad *bad, strbuf *msg,
+                       const char **at)
+{
+    strbuf la = STRBUF_INIT, lb = STRBUF_INIT;
+    const rsv_dep *a = node_story(r, top, bad->in_way, &la, 0);
+    node_story(r, top, bad->dependent, &lb, 0);
+    const rsv_solv *ds = resolver_solv(r, bad->dependent->p);
+    sb_addf(&lb, "%s%s (peer of %s %s)", lb.len ? " → " : "", bad->d->text, ds->name, ds->version);
+    *at = a ? a->text : bad->in_way->name;
+    char *suggestion = a && a->from == 0 && a->root >= 0 && !r->rq->roots[a->root].protected_pin
+                           ? xasprintf("relax %s in the spec", *at)
+                           : xasprintf("pin other versions of the packages that ask for %s and %s", *at,
+                                       bad->d->text);
+    sb_addf(msg, "`%s` and `%s` cannot both be satisfied: %s against %s", *at, bad->d->text,
+            la.buf, lb.buf);
+    sb_release(&la);
+    sb_release(&lb);
+    return suggestion;
+}
+
+el_code resolver_npm_check(rsv *r)
+{
+    ptrvec all = PTRVEC_INIT;
+    npm_peer_bad bad = { 0 };
+    rsv_npm_node *top = layout(r, &all, &bad);
+    el_code rc = unlockable(r, top, &all);
+    if (rc != EL_OK || !bad.d) {
+        resolver_npm_layout_free(&all);
+        return rc;
+    }
+    strbuf msg = STRBUF_INIT;
+    const char *at;
+    char *suggestion = peer_text(r, top, &bad, &msg, &at);
+    el_fail(r->ctx, EL_RESOLVE_CONFLICT, "%s. Suggestion: %s.", msg.buf, suggestion);
+    json_object *pair = json_object_new_array();
+    json_object_array_add(pair, json_object_new_string(at));
+    json_object_array_add(pair, json_object_new_string(bad.d->text));
+    el_detail_take(r->ctx, "conflict", pair);
+    el_detail_str(r->ctx, "suggestion", suggestion);
+    free(suggestion);
+    sb_release(&msg);
+    resolver_npm_layout_free(&all);
+    return EL_RESOLVE_CONFLICT;
+}
+
+/* Why npm would refuse the tree it builds (arena), or NULL when it would
+ * not: a peer with no place (ERESOLVE), a required edge no version
+ * satisfies (ETARGET). *name: the package name it is about. */
+static const char *refusal(rsv *r, const rsv_npm_node *top, const npm_peer_bad *bad,
+                           const char **name)
+{
+    if (bad->d) {
+        strbuf msg = STRBUF_INIT;
+        const char *at;
+        free(peer_text(r, top, bad, &msg, &at));
+        const char *why = arena_sprintf(r->mem, "ERESOLVE: %s", msg.buf);
+        sb_release(&msg);
+        *name = bad->d->name;
+        return why;
+    }
+    if (!bad->unbound)
+        return NULL;
+    const rsv_dep *d = bad->unbound;
+    char *who = d->from ? xasprintf("%s %s", resolver_solv(r, d->from)->name,
+                                    resolver_solv(r, d->from)->version)
+                        : resolver_root_label(r, d->root);
+    const char *why = arena_sprintf(r->mem, "ETARGET: no version of %s satisfies `%s` of %s",
+                                    d->name, d->text, who);
+    free(who);
+    /* the dependent is what the search may choose otherwise */
+    *name = d->from ? resolver_solv(r, d->from)->name : d->name;
+    return why;
+}
+
+void resolver_npm_tree_jobs(rsv *r)
+{
+    r->npm_search = false;
+    r->npm_search_why = r->npm_search_name = NULL;
+    r->npm_exact_lo = r->npm_exact_hi = r->job.count;
+    ptrvec all = PTRVEC_INIT;
+    npm_peer_bad bad = { 0 };
+    rsv_npm_node *top = layout(r, &all, &bad);
+    r->npm_search_why = refusal(r, top, &bad, &r->npm_search_name);
+    r->npm_search = r->npm_search_why != NULL;
+    Map seen;
+    map_init(&seen, r->pool->nsolvables);
+    for (size_t i = 0; !r->npm_search && i < all.len; i++) {
+        Id p = ((rsv_npm_node *)all.items[i])->p;
+        if (p && !MAPTST(&seen, p)) {
+            MAPSET(&seen, p);
+            queue_push2(&r->job, SOLVER_INSTALL | SOLVER_SOLVABLE, p);
+        }
+    }
+    map_free(&seen);
+    r->npm_exact_hi = r->job.count;
+    resolver_npm_layout_free(&all);
+}
+
+bool resolver_npm_exact_failed(rsv *r, int nproblems)
+{
+    /* npm's names depend on npm's names only: a problem of a solve with
+     * the tree's jobs (apt's exact jobs already dropped) is the tree's */
+    if (!nproblems || r->npm_exact_hi == r->npm_exact_lo)
+        return false;
+    int n = r->npm_exact_hi - r->npm_exact_lo;
+    queue_deleten(&r->job, r->npm_exact_lo, n);
+    if (r->apt_exact_lo >= r->npm_exact_hi) {
+        r->apt_exact_lo -= n;
+        r->apt_exact_hi -= n;
+    }
+    r->npm_exact_hi = r->npm_exact_lo;
+    r->npm_search = true;
+    r->npm_search_why = "the tree npm builds cannot be installed with the rest of the spec";
+    r->npm_search_name = NULL;
+    return true;
+}
+
+void resolver_npm_note(rsv *r)
+{
+    if (!r->npm_search || !r->rq->note)
+        return;
+    strbuf t = STRBUF_INIT;
+    sb_addf(&t, "npm: npm install would refuse this spec (%s); envlock searched the versions "
+                "instead, and the lock is the tree built from the versions that search chose",
+            r->npm_search_why);
+    ptrvec all = PTRVEC_INIT;
+    resolver_npm_layout(r, &all);
+    const char *sep = ": ";
+    for (size_t i = 0; r->npm_search_name && i < all.len; i++) {
+        const rsv_npm_node *n = all.items[i];
+        const rsv_solv *s = n->p ? resolver_solv(r, n->p) : NULL;
+        if (s && strcmp(s->name, r->npm_search_name) == 0) {
+            sb_addf(&t, "%s%s %s at %s", sep, s->name, s->version, n->path);
+            sep = ", ";
+        }
+    }
+    resolver_npm_layout_free(&all);
+    r->rq->note(r->rq->note_user, t.buf);
+    sb_release(&t);
+}
+
+void resolver_npm_layout_free(ptrvec *all)
+{
+    for (size_t i = 0; i < all->len; i++) {
+        rsv_npm_node *n = all->items[i];
+        free(n->path);
+        ptrvec_release(&n->children);
+        ptrvec_release(&n->dependents);
+        free(n->edges.items);
+        free(n);
+    }
+    ptrvec_release(all);
+}
+
+void rsv_npm_edges_push(rsv_npm_edges *v, rsv_npm_edge e)
+{
+    if (v->len == v->alloc) {
+        v->alloc = v->alloc ? 2 * v->alloc : 8;
+        v->items = xrealloc(v->items, v->alloc * sizeof *v->items);
+    }
+    v->items[v->len++] = e;
+}
