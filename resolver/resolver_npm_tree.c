@@ -258,11 +258,38 @@ static bool no_current_conflict(const npm_build *t, const rsv_npm_node *loc, con
     return false;
 }
 
+/* Whether b's peer pd is one arborist marks peerConflicted while loading
+ * b's peer set for an edge of `from` (buildIdealTree's loadPeerSet): `from`
+ * has its own dependency on the name and no version satisfies both, so
+ * from's pick stands in the set and the peer is left unmet for now. Not
+ * for the project's own edges (npm refuses those: ERESOLVE), nor in
+ * strict-peer-deps mode, which envlock does not offer. */
+static bool peer_conflicted(const npm_build *t, const rsv_npm_node *from, const rsv_dep *pd)
+{
+    if (!from || !from->p)
+        return false;
+    const npm_packument *p = npm_loader_get(t->r->nl, pd->name);
+    size_t n;
+    const rsv_dep **own = deps_of(t, from->p, &n);
+    for (size_t i = 0; p && i < n; i++) {
+        if (strcmp(own[i]->kind, "peer") == 0 || strcmp(own[i]->name, pd->name) != 0)
+            continue;
+        for (size_t k = 0; k < p->ncandidates; k++)
+            if (admits(own[i], p, &p->versions[k]) && admits(pd, p, &p->versions[k]))
+                return false;
+        return true;
+    }
+    return false;
+}
+
 /* arborist's canPlacePeers, one level: a new copy b at `loc` brings its
  * peers to loc (or above), so where loc already holds another version of a
- * peer that does not satisfy b's range, b cannot go there (CONFLICT). A
- * peer with no copy at loc is placed beside b when b's edges are bound. */
-static bool peers_conflict(const npm_build *t, const rsv_npm_node *loc, Id b)
+ * peer that does not satisfy b's range, b cannot go there (CONFLICT),
+ * unless that peer is conflicted for the edge of `from` being placed
+ * (peer_conflicted()). A peer with no copy at loc is placed beside b when
+ * b's edges are bound. */
+static bool peers_conflict(const npm_build *t, const rsv_npm_node *loc, Id b,
+                           const rsv_npm_node *from)
 {
     size_t n;
     const rsv_dep **bd = deps_of(t, b, &n);
@@ -275,10 +302,75 @@ static bool peers_conflict(const npm_build *t, const rsv_npm_node *loc, Id b)
             continue;
         const rsv_solv *cs = resolver_solv(t->r, c->p);
         const npm_packument *cp = npm_loader_get(t->r->nl, cs->name);
-        if (!cp || !meets(bd[i], bd[i], cp, cs->nv))
+        if ((!cp || !meets(bd[i], bd[i], cp, cs->nv)) && !peer_conflicted(t, from, bd[i]))
             return true;
     }
     return false;
+}
+
+/* arborist's REPLACE of a copy in a peer's way (CanPlaceDep's
+ * checkCanPlaceCurrent, "can nest current"): the copy ex at loc may go
+ * when every edge bound to it is a dependency (not a peer) of a node below
+ * loc, so each can be met again deeper, under its dependent; never a copy
+ * the spec binds (the project's edge: npm's ERESOLVE). Only a copy with
+ * nothing placed under it and no edges of its own bound is replaced here;
+ * a deeper one stays a conflict. */
+static bool can_replace(const rsv_npm_node *loc, const rsv_npm_node *ex)
+{
+    if (ex->from_spec || ex->children.len || ex->edges.len || !ex->dependents.len)
+        return false;
+    for (size_t i = 0; i < ex->dependents.len; i++) {
+        const rsv_npm_node *x = ex->dependents.items[i];
+        if (x == loc || !descends(x, loc))
+            return false;
+        for (size_t j = 0; j < x->edges.len; j++)
+            if (x->edges.items[j].to == ex && strcmp(x->edges.items[j].dep->kind, "peer") == 0)
+                return false;
+    }
+    return true;
+}
+
+static void vec_drop(ptrvec *v, const void *item)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (v->items[i] == item) {
+            memmove(v->items + i, v->items + i + 1, (v->len - i - 1) * sizeof *v->items);
+            v->len--;
+            return;
+        }
+}
+
+static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *d,
+                               rsv_npm_node *peer_of);
+
+/* Puts b at loc in place of ex (can_replace()) and binds again every edge
+ * that was bound to ex, from its dependent: each now finds b, which does
+ * not satisfy it, and is placed deeper. Returns b's node. */
+static rsv_npm_node *replace(npm_build *t, rsv_npm_node *loc, rsv_npm_node *ex, Id b,
+                             const char *folder)
+{
+    vec_drop(&loc->children, ex);
+    vec_drop(&t->pending, ex);
+    vec_drop(t->all, ex);
+    rsv_npm_node *n = node_new(loc, b, folder, t->all);
+    ptrvec_push(&t->pending, n);
+    for (size_t i = 0; i < ex->dependents.len; i++) {
+        rsv_npm_node *x = ex->dependents.items[i];
+        for (size_t j = 0; j < x->edges.len; j++) {
+            if (x->edges.items[j].to != ex)
+                continue;
+            rsv_npm_node *to = bind_edge(t, x, x->edges.items[j].dep, NULL);
+            x->edges.items[j].to = to;
+            if (to)
+                ptrvec_push(&to->dependents, x);
+            else /* cannot be: ex's version satisfied it; the edge goes */
+                x->edges.items[j--] = x->edges.items[--x->edges.len];
+        }
+    }
+    ptrvec one = PTRVEC_INIT;
+    ptrvec_push(&one, ex);
+    resolver_npm_layout_free(&one);
+    return n;
 }
 
 /* Binds edge d of a dependent at `from` the way npm's tree builder does: the
@@ -314,6 +406,8 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
         if (ex) {
             if (ex->p == b)
                 return ex;
+            if (!cand && peer_of && can_replace(loc, ex))
+                return replace(t, loc, ex, b, folder);
             if (!cand && peer_of) {
                 if (t->bad && !t->bad->d) {
                     t->bad->d = d;
@@ -324,7 +418,7 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
             }
             break;
         }
-        if (cand && (no_current_conflict(t, loc, folder, d, p, bv) || peers_conflict(t, loc, b)))
+        if (cand && (no_current_conflict(t, loc, folder, d, p, bv) || peers_conflict(t, loc, b, from)))
             break;
         cand = loc;
     }
