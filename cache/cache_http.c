@@ -44,7 +44,7 @@
  * before fetching it ourselves; rename keeps the cache consistent either way. */
 #define LOCK_WAIT_MS 120000
 #define LOCK_POLL_MS 25
-/* Time bounds (include/envlock/cache.h; the README's "Reliability"). A
+/* Time bounds (include/envlock/cache.h; docs/testing.md, "Reliability"). A
  * request ends within the transfer timeout whatever the server does; the
  * retry budget bounds how long failures are retried (without it a server
  * that never answers took 157 s: five attempts of the stall window); the

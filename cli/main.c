@@ -84,7 +84,7 @@ static const char usage[] =
     "  --version           print envlock's version\n"
     "\n"
     "exit status: 0 ok; 1 a negative answer (no version satisfies); 2 usage;\n"
-    "10-24 the DL_ENV_* codes (see README); 70 internal error.\n";
+    "10-24 the DL_ENV_* codes (docs/troubleshooting.md); 70 internal error.\n";
 
 static const struct {
     const char *name;

@@ -22,7 +22,7 @@
 
 struct json_object;
 
-/* Limits on input, documented in the README. */
+/* Limits on input, documented in docs/specs.md. */
 #define SPEC_MAX_BYTES (1024 * 1024)      /* a spec document is at most 1 MiB */
 #define SPEC_MAX_DEPTH 64                 /* nesting deeper than this is refused */
 #define SPEC_MAX_NODES 200000             /* after alias expansion; stops "billion laughs" */

@@ -3,7 +3,7 @@
  * pip's rule for the `pip` manager) and the yanked versions a spec pins
  * exactly (PEP 592). Runs after resolver_pypi.c has laid a name's versions
  * out and before any requirement on it becomes a pool dependency; owns no
- * pool state. The modes are described in the README ("Pre-releases"). */
+ * pool state. The modes are described in docs/cli.md ("Pre-releases"). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -167,7 +167,7 @@ static el_code build_options_check(el_ctx *ctx, const el_resolve_options *o)
 }
 
 /* The pre-release mode the resolve uses: the one asked for, else the spec's
- * manager's default (README, "Pre-releases"). */
+ * manager's default (docs/cli.md, "Pre-releases"). */
 static const char *prerelease_mode(const el_spec *spec, const char *asked)
 {
     if (asked)

@@ -72,7 +72,7 @@ EL_API const char *el_code_user_action(el_code code);
 
 /* el_code_exit_status() :
  *  The process exit status the CLI uses for a failure with this code
- *  (documented in the README): 0 for EL_OK, 2 for EL_USAGE, 10+n for
+ *  (documented in docs/troubleshooting.md): 0 for EL_OK, 2 for EL_USAGE, 10+n for
  *  DL_ENV codes, 70 for EL_INTERNAL, 74 for EL_IO (sysexits' EX_IOERR). */
 EL_API int el_code_exit_status(el_code code);
 
