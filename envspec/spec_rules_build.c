@@ -17,6 +17,7 @@
 
 #include "spec_requirements.h"
 #include "spec_toml.h"
+#include "spec_uvlock.h"
 #include "spec_rules_internal.h"
 
 #define MAX_TEXT_BYTES 1048576
@@ -61,24 +62,6 @@ char *spec_npm_name(const char *text)
 
 /* ---- requirements.txt ---- */
 
-/* Two index URLs name the same index: scheme and host in any case, the
- * rest byte for byte, trailing slashes aside. */
-static bool same_index(const char *a, const char *b)
-{
-    size_t na = strlen(a), nb = strlen(b);
-    while (na && a[na - 1] == '/')
-        na--;
-    while (nb && b[nb - 1] == '/')
-        nb--;
-    if (na != nb)
-        return false;
-    const char *sep = strstr(a, "://");
-    size_t host_end = sep ? (size_t)(sep - a) + 3 + strcspn(sep + 3, "/") : 0;
-    if (host_end > na)
-        host_end = na;
-    return strncasecmp(a, b, host_end) == 0 && memcmp(a + host_end, b + host_end, na - host_end) == 0;
-}
-
 /* Each problem at its position in the content and, through the content
  * node, in the spec file; the field is `content[i]` for a requirement's
  * line (i among requirement lines, as the reference counts them). */
@@ -113,7 +96,7 @@ static void check_requirements(rules_ctx *r, json_object *spec, const char *cont
         const spec_req_index *ix = &f->indexes[i];
         bool named = false;
         for (size_t k = 0; k < jlen(indexes) && !named; k++)
-            named = jat(indexes, k) && same_index(jat(indexes, k), ix->url);
+            named = jat(indexes, k) && spec_index_same(jat(indexes, k), ix->url);
         if (named)
             continue;
         char *m = xasprintf("`%s %s` names an index the spec does not: the indexes are the "
