@@ -101,6 +101,13 @@ int osv_affected_eval(const osv_affected *af, const char *version, bool *hit, ch
 size_t osv_db_match(const osv_db *db, el_ecosystem eco, const char *name, const char *version,
                     ptrvec *out, ptrvec *bad);
 
+/* osv_smallest_fix() :
+ *  The lowest `fixed` version above `version` among r's entries for
+ *  (eco, name) (ECOSYSTEM and SEMVER ranges alike), or NULL when the record
+ *  names no fix above it (borrowed from the record). */
+const char *osv_smallest_fix(const osv_record *r, el_ecosystem eco, const char *name,
+                             const char *version);
+
 /* osv_name_key() : the name as records are keyed (PEP 503 for PyPI),
  *  malloc'd. */
 char *osv_name_key(el_ecosystem eco, const char *name);

@@ -156,3 +156,39 @@ int osv_affected_eval(const osv_affected *af, const char *version, bool *hit, ch
     *hit = listed(af, version);
     return 0;
 }
+
+/* Whether `cand` is a fix above `version` and below the best so far. */
+static bool better_fix(const osv_range *rg, el_ecosystem eco, const char *cand,
+                       const char *version, const char *best)
+{
+    int c = 0;
+    char *err = NULL;
+    bool ok = order_cmp(rg, eco, cand, version, &c, &err) == 0 && c > 0;
+    free(err);
+    err = NULL;
+    if (ok && best)
+        ok = order_cmp(rg, eco, cand, best, &c, &err) == 0 && c < 0;
+    free(err);
+    return ok;
+}
+
+const char *osv_smallest_fix(const osv_record *r, el_ecosystem eco, const char *name,
+                             const char *version)
+{
+    char *key = osv_name_key(eco, name);
+    const char *best = NULL;
+    for (size_t i = 0; i < r->n_affected; i++) {
+        const osv_affected *af = &r->affected[i];
+        if (af->eco != eco || strcmp(af->name, key) != 0)
+            continue;
+        for (size_t k = 0; k < af->n_ranges; k++)
+            for (size_t e = 0; e < af->ranges[k].n_events; e++) {
+                const osv_event *ev = &af->ranges[k].events[e];
+                if (ev->kind == OSV_FIXED &&
+                    better_fix(&af->ranges[k], eco, ev->version, version, best))
+                    best = ev->version;
+            }
+    }
+    free(key);
+    return best;
+}

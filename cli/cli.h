@@ -34,6 +34,7 @@ int cli_cache(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 int cli_index(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
+int cli_audit(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 int cli_plan(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 int cli_export(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 int cli_bundle(el_ctx *ctx, const cli_opts *o, int argc, char **argv);

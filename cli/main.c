@@ -38,6 +38,11 @@ static const char usage[] =
     "                      is the lock still a valid answer for the spec (requirements,\n"
     "                      target, options, inputs re-read through the cache)? exit 1\n"
     "                      and what changed when not; --offline: the cache only\n"
+    "  audit LOCK --advisories DIR [--format text|json|sarif] [--ignore ID]...\n"
+    "             [--max-age DAYS]\n"
+    "                      every locked package an advisory of the offline OSV\n"
+    "                      snapshot affects, with its path and fix; exit 1 when\n"
+    "                      some, another code when the snapshot cannot be used\n"
     "  plan SPEC LOCK [--variant V]... [-o DIR] [--bases FILE] [--base-registry HOST]\n"
     "                      write what each variant's builder consumes (V: datalayer,\n"
     "                      e2b, daytona, modal or all; default the spec's required and\n"
@@ -99,6 +104,7 @@ static const struct {
     { "index", cli_index },
     { "resolve", cli_resolve },
     { "check", cli_check },
+    { "audit", cli_audit },
     { "plan", cli_plan },
     { "export", cli_export },
     { "bundle", cli_bundle },

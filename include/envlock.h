@@ -22,5 +22,6 @@
 #include "envlock/resolve.h"
 #include "envlock/plan.h"
 #include "envlock/bundle.h"
+#include "envlock/audit.h"
 
 #endif

@@ -72,4 +72,12 @@ void verbs_reqfile_options(struct target_request *tr, const char *asked_prerelea
  *  `content[i]`, package, served, line, column). EL_OK otherwise. */
 el_code verbs_reqfile_hashes(el_ctx *ctx, const struct target_request *tr, const lock_doc *doc);
 
+/* verbs_advisories_load() (verb_advisories.c) :
+ *  The OSV snapshot at `dir` (advisories/osv.h) into *out, caller frees
+ *  with osv_db_free(). A malformed record fails the load with
+ *  DL_ENV_SPEC_INVALID naming the first and listing every one in
+ *  detail.findings ({file, message}): an unread advisory must not pass for
+ *  "not affected". */
+struct osv_db;
+el_code verbs_advisories_load(el_ctx *ctx, const char *dir, struct osv_db **out);
 #endif

@@ -1,0 +1,179 @@
+/* verb_audit.c — el_audit(): the lock's packages against an OSV snapshot,
+ * offline (advisories/ evaluates). Nothing is written; a snapshot or lock
+ * that cannot be read is a failure, so "could not audit" never reads as
+ * "clean". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "envlock/audit.h"
+#include "lock.h"
+#include "osv.h"
+#include "verbs_internal.h"
+
+static bool ignored(const el_audit_options *o, const osv_record *r)
+{
+    for (size_t i = 0; i < o->n_ignore; i++) {
+        if (strcmp(o->ignore[i], r->id) == 0)
+            return true;
+        for (size_t k = 0; k < r->n_aliases; k++)
+            if (strcmp(o->ignore[i], r->aliases[k]) == 0)
+                return true;
+    }
+    return false;
+}
+
+static const lock_package *find_pkg(const lock_doc *d, const char *ref)
+{
+    for (size_t i = 0; i < d->n_packages; i++) {
+        const lock_package *p = &d->packages[i];
+        char *k = xasprintf("%s:%s@%s", p->ecosystem, p->name, p->version);
+        bool same = strcmp(k, ref) == 0;
+        free(k);
+        if (same)
+            return p;
+    }
+    return NULL;
+}
+
+/* The first requestedBy path up to the spec (at most 16 steps). */
+static char *chain_of(const lock_doc *d, const lock_package *p)
+{
+    ptrvec steps = PTRVEC_INIT;
+    strbuf sb = STRBUF_INIT;
+    for (int depth = 0; p && depth < 16; depth++) {
+        ptrvec_push(&steps, xasprintf("%s:%s@%s", p->ecosystem, p->name, p->version));
+        const char *by = p->requested_by ? p->requested_by[0] : NULL;
+        if (!by || strcmp(by, "spec") == 0 || strcmp(by, "protected") == 0) {
+            ptrvec_push(&steps, xstrdup(by ? by : "?"));
+            break;
+        }
+        p = find_pkg(d, by);
+    }
+    for (size_t i = steps.len; i-- > 0;) {
+        sb_adds(&sb, steps.items[i]);
+        if (i)
+            sb_adds(&sb, " → ");
+        free(steps.items[i]);
+    }
+    ptrvec_release(&steps);
+    return sb_detach(&sb, NULL);
+}
+
+static char *aliases_of(const osv_record *r)
+{
+    strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < r->n_aliases; i++)
+        sb_addf(&sb, "%s%s", i ? "," : "", r->aliases[i]);
+    return sb_detach(&sb, NULL);
+}
+
+static void add_finding(ptrvec *out, const lock_doc *d, const lock_package *p, el_ecosystem eco,
+                        const osv_record *r)
+{
+    el_audit_finding *f = xcalloc(1, sizeof *f);
+    const char *fix = osv_smallest_fix(r, eco, p->name, p->version);
+    f->ecosystem = xstrdup(p->ecosystem);
+    f->name = xstrdup(p->name);
+    f->version = xstrdup(p->version);
+    f->advisory = xstrdup(r->id);
+    f->aliases = aliases_of(r);
+    f->summary = xstrdup(r->summary ? r->summary : "");
+    f->severity = xstrdup(r->severity ? r->severity : "");
+    f->fixed = xstrdup(fix ? fix : "");
+    f->chain = chain_of(d, p);
+    f->lock_line = p->line;
+    ptrvec_push(out, f);
+}
+
+static void judge(const lock_doc *d, const osv_db *db, const el_audit_options *o, ptrvec *out)
+{
+    for (size_t i = 0; i < d->n_packages; i++) {
+        const lock_package *p = &d->packages[i];
+        el_ecosystem eco;
+        ptrvec hits = PTRVEC_INIT;
+        if (el_ecosystem_parse(p->ecosystem, &eco) != 0)
+            continue;
+        osv_db_match(db, eco, p->name, p->version, &hits, NULL);
+        for (size_t k = 0; k < hits.len; k++)
+            if (!ignored(o, hits.items[k]))
+                add_finding(out, d, p, eco, hits.items[k]);
+        ptrvec_release(&hits);
+    }
+}
+
+/* --max-age: an old snapshot would report "clean" for what it never knew. */
+static el_code check_age(el_ctx *ctx, const osv_db *db, const el_audit_options *o)
+{
+    int64_t ms = 0;
+    if (o->max_age_days == 0)
+        return EL_OK;
+    if (!db->newest || !rfc3339_parse(db->newest, 0, &ms)) {
+        el_fail(ctx, EL_ARTIFACT_MISSING,
+                "the advisory snapshot %s has no `modified` time, so its age (--max-age %u) "
+                "cannot be told; fetch a current snapshot",
+                o->advisories_dir, o->max_age_days);
+        el_detail_str(ctx, "reason", "advisories_stale");
+        return EL_ARTIFACT_MISSING;
+    }
+    long long age_days = (o->now - ms / 1000) / 86400;
+    if (age_days <= (long long)o->max_age_days)
+        return EL_OK;
+    el_fail(ctx, EL_ARTIFACT_MISSING,
+            "the advisory snapshot %s is %lld days old (newest record modified %s), more "
+            "than --max-age %u; fetch a current snapshot",
+            o->advisories_dir, age_days, db->newest, o->max_age_days);
+    el_detail_str(ctx, "reason", "advisories_stale");
+    el_detail_str(ctx, "newest", db->newest);
+    return EL_ARTIFACT_MISSING;
+}
+
+el_code el_audit(el_ctx *ctx, const char *lock_path, const el_audit_options *o,
+                 el_audit_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (!o || !o->advisories_dir)
+        return el_fail(ctx, EL_USAGE, "audit needs an advisory snapshot: --advisories DIR");
+    osv_db *db = NULL;
+    el_code rc = verbs_advisories_load(ctx, o->advisories_dir, &db);
+    if (rc != EL_OK)
+        return rc;
+    if ((rc = check_age(ctx, db, o)) != EL_OK) {
+        osv_db_free(db);
+        return rc;
+    }
+    lock_doc *d = lock_read_file(ctx, lock_path);
+    if (!d) {
+        osv_db_free(db);
+        return el_ctx_code(ctx);
+    }
+    ptrvec out = PTRVEC_INIT;
+    judge(d, db, o, &out);
+    snprintf(res->snapshot, sizeof res->snapshot, "sha256:%s", db->digest);
+    res->n_records = db->n_records;
+    snprintf(res->newest, sizeof res->newest, "%s", db->newest ? db->newest : "");
+    res->n_packages = d->n_packages;
+    res->n_findings = out.len;
+    res->findings = xcalloc(out.len + 1, sizeof *res->findings);
+    for (size_t i = 0; i < out.len; i++) {
+        res->findings[i] = *(el_audit_finding *)out.items[i];
+        free(out.items[i]);
+    }
+    ptrvec_release(&out);
+    lock_doc_free(d);
+    osv_db_free(db);
+    return EL_OK;
+}
+
+void el_audit_result_clear(el_audit_result *res)
+{
+    for (size_t i = 0; res && i < res->n_findings; i++) {
+        el_audit_finding *f = &res->findings[i];
+        free(f->ecosystem), free(f->name), free(f->version), free(f->advisory);
+        free(f->aliases), free(f->summary), free(f->severity), free(f->fixed), free(f->chain);
+    }
+    if (res) {
+        free(res->findings);
+        memset(res, 0, sizeof *res);
+    }
+}
