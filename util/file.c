@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,16 +184,28 @@ int file_stream_commit(file_stream *s, const char **step)
     bool lazy = s->flags & FILE_LAZY;
     if (!err && !lazy && fsync(s->fd) != 0)
         err = errno, *step = "syncing";
+    /* An unnamed file is named only from link_temp() to the rename: the
+     * signals that stop a run wait (this thread, restored after) until the
+     * name is gone again, so an interrupted run leaves no temp file. */
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    bool unnamed = !s->tmp;
+    if (unnamed)
+        pthread_sigmask(SIG_BLOCK, &stop, &old);
     if (!err && !s->tmp && (err = link_temp(s->fd, s->path, &s->tmp)) != 0)
         *step = "naming the temporary file";
     if (close(s->fd) != 0 && !err)
         err = errno, *step = "closing";
     if (!err && rename(s->tmp, s->path) != 0)
         err = errno, *step = "renaming the temporary file into place";
-    if (err) {
-        if (s->tmp)
-            unlink(s->tmp);
-    } else if (!lazy) {
+    if (err && s->tmp)
+        unlink(s->tmp);
+    if (unnamed)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!err && !lazy) {
         sync_dir_of(s->path);
     }
     stream_free(s);
