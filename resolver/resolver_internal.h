@@ -109,6 +109,8 @@ typedef struct rsv_pypi_name {
     ptrvec extras;              /* char *, canonical, sorted as added */
     ptrvec specs;               /* const pypi_specset * (borrowed) */
     bool held;                  /* the base carries it at its protected pin: no index is asked */
+    bool refused_noted;         /* its page's refused file names were noted (once, though
+                                   every widening crawls again) */
     /* resolver_pypi_round()'s memo, so a crawl run costs what is new in it:
      * specs[0 .. specs_seen) are counted in spec_need against the project
      * as it was when excl_seen of its versions were excluded (exclusions

@@ -335,8 +335,10 @@ el_code resolver_pypi_finish(rsv *r)
         n->p = n->held ? NULL : pypi_loader_get(r->pl, n->name);
         if (n->p && n->p->code != EL_OK && !(n->p->reason && strcmp(n->p->reason, "not_found") == 0))
             return pypi_project_fail(r->ctx, n->p);
-        if (n->p && n->p->nrefused)
+        if (n->p && n->p->nrefused && !n->refused_noted) {
             note_refused(r, n->p);
+            n->refused_noted = true;
+        }
     }
     return EL_OK;
 }
