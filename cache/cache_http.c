@@ -967,13 +967,9 @@ static curl_socket_t open_socket(void *user, curlsocktype purpose, struct curl_s
     return socket(a->family, a->socktype, a->protocol);
 }
 
-/* Starts the transfer of x's current URL (x->hop, else x->transport). */
-static void launch(xfer *x)
+/* Clears what the previous attempt of x left behind. */
+static void begin_attempt(xfer *x)
 {
-    cache *c = x->c;
-    const cache_curl *cu = c->cu;
-    const char *cur = x->hop ? x->hop : x->transport;
-    c->st.network++;
     sb_reset(&x->body);
     sink_reset(x, true);
     x->too_large = false;
@@ -984,36 +980,13 @@ static void launch(xfer *x)
     x->rate_b[0] = 0;
     x->rate_head = 0;
     x->rate_n = 1;
-    if (!x->easy)
-        x->easy = cu->easy_init();
-    else
-        cu->easy_reset(x->easy);
-    CURL *e = x->easy;
-    char *url = NULL;
-    x->file_type = NULL;
-    if (!x->hop && is_file_url(x->transport) && x->transport[strlen(x->transport) - 1] == '/') {
-        bool json = accepts_type(x->accept, PEP691_JSON) && file_dir_has(x->transport, "index.json");
-        url = xasprintf("%s%s", x->transport, json ? "index.json" : "index.html");
-        x->file_type = json ? PEP691_JSON : "text/html";
-    }
-    cu->easy_setopt(e, CURLOPT_URL, url ? url : cur);
-    free(url); /* libcurl copies strings */
-    cu->easy_setopt(e, CURLOPT_PRIVATE, x);
-    cu->easy_setopt(e, CURLOPT_SHARE, c->share);
-    cu->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    cu->easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https,file");
-    /* Redirects are followed here, one hop at a time (follow_redirect()),
-     * so that each target is checked before anything is sent to it. */
-    cu->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
-    cu->easy_setopt(e, CURLOPT_UNRESTRICTED_AUTH, 0L);
-    cu->easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-    /* Wait for a connection to say whether it multiplexes only over TLS,
-     * where ALPN answers at the handshake; plain http is HTTP/1.1 here
-     * (CURL_HTTP_VERSION_2TLS), and waiting would serialize requests behind
-     * the first response. */
-    if (strncmp(cur, "https://", 8) == 0)
-        cu->easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-    cu->easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+}
+
+/* The attempt's bounds: connect timeout, the nearest time bound, size cap. */
+static void set_limits(xfer *x, CURL *e)
+{
+    cache *c = x->c;
+    const cache_curl *cu = c->cu;
     cu->easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->o.connect_timeout_ms);
     /* The minimum speed is on_progress()'s; the time bounds are one
      * CURLOPT_TIMEOUT: the nearest of the request's, the run's and the
@@ -1026,20 +999,14 @@ static void launch(xfer *x)
     }
     cu->easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(left > 0 ? left : 1));
     cu->easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
-    cu->easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
-    cu->easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
-    cu->easy_setopt(e, CURLOPT_XFERINFODATA, x);
-    cu->easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
-    cu->easy_setopt(e, CURLOPT_WRITEDATA, x);
-    cu->easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
-    x->socket_port = 0;
-    cu->easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-    cu->easy_setopt(e, CURLOPT_OPENSOCKETDATA, x);
-    cu->easy_setopt(e, CURLOPT_USERAGENT, "envlock/" ENVLOCK_VERSION_STR);
-    if (x->ca_file || c->o.ca_bundle)
-        cu->easy_setopt(e, CURLOPT_CAINFO, x->ca_file ? x->ca_file : c->o.ca_bundle);
-    if (c->o.ca_dir)
-        cu->easy_setopt(e, CURLOPT_CAPATH, c->o.ca_dir);
+}
+
+/* netrc, the conditional-request and Accept headers, the client
+ * certificate and the caller's headers, each sent only where it belongs. */
+static void set_credentials(xfer *x, CURL *e, const char *cur)
+{
+    cache *c = x->c;
+    const cache_curl *cu = c->cu;
     /* netrc credentials for the host envlock was asked to fetch from (the
      * index, or its mirror), never for a host a redirect leads to. */
     bool first_host = !x->hop || same_host(x->hop, x->transport);
@@ -1081,6 +1048,62 @@ static void launch(xfer *x)
             continue;
         x->hdrs = cu->slist_append(x->hdrs, x->headers[i]);
     }
+}
+
+/* Starts the transfer of x's current URL (x->hop, else x->transport). */
+static void launch(xfer *x)
+{
+    cache *c = x->c;
+    const cache_curl *cu = c->cu;
+    const char *cur = x->hop ? x->hop : x->transport;
+    c->st.network++;
+    begin_attempt(x);
+    if (!x->easy)
+        x->easy = cu->easy_init();
+    else
+        cu->easy_reset(x->easy);
+    CURL *e = x->easy;
+    char *url = NULL;
+    x->file_type = NULL;
+    if (!x->hop && is_file_url(x->transport) && x->transport[strlen(x->transport) - 1] == '/') {
+        bool json = accepts_type(x->accept, PEP691_JSON) && file_dir_has(x->transport, "index.json");
+        url = xasprintf("%s%s", x->transport, json ? "index.json" : "index.html");
+        x->file_type = json ? PEP691_JSON : "text/html";
+    }
+    cu->easy_setopt(e, CURLOPT_URL, url ? url : cur);
+    free(url); /* libcurl copies strings */
+    cu->easy_setopt(e, CURLOPT_PRIVATE, x);
+    cu->easy_setopt(e, CURLOPT_SHARE, c->share);
+    cu->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    cu->easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https,file");
+    /* Redirects are followed here, one hop at a time (follow_redirect()),
+     * so that each target is checked before anything is sent to it. */
+    cu->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+    cu->easy_setopt(e, CURLOPT_UNRESTRICTED_AUTH, 0L);
+    cu->easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    /* Wait for a connection to say whether it multiplexes only over TLS,
+     * where ALPN answers at the handshake; plain http is HTTP/1.1 here
+     * (CURL_HTTP_VERSION_2TLS), and waiting would serialize requests behind
+     * the first response. */
+    if (strncmp(cur, "https://", 8) == 0)
+        cu->easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    cu->easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+    set_limits(x, e);
+    cu->easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+    cu->easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+    cu->easy_setopt(e, CURLOPT_XFERINFODATA, x);
+    cu->easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+    cu->easy_setopt(e, CURLOPT_WRITEDATA, x);
+    cu->easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
+    x->socket_port = 0;
+    cu->easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+    cu->easy_setopt(e, CURLOPT_OPENSOCKETDATA, x);
+    cu->easy_setopt(e, CURLOPT_USERAGENT, "envlock/" ENVLOCK_VERSION_STR);
+    if (x->ca_file || c->o.ca_bundle)
+        cu->easy_setopt(e, CURLOPT_CAINFO, x->ca_file ? x->ca_file : c->o.ca_bundle);
+    if (c->o.ca_dir)
+        cu->easy_setopt(e, CURLOPT_CAPATH, c->o.ca_dir);
+    set_credentials(x, e, cur);
     cu->easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
     x->state = X_ACTIVE;
     ptrvec_push(&c->active, x);
@@ -1600,76 +1623,163 @@ static void serve_not_modified(xfer *x, const char *final_url)
         succeed(x, x->cached_body, x->cached_len, &x->cached, true, final_url);
 }
 
-static void finish(xfer *x, CURLcode rc)
+/* Takes a finished transfer out of the running set. */
+static void detach(xfer *x)
 {
     cache *c = x->c;
-    CURL *e = x->easy;
-    const cache_curl *cu = c->cu;
     for (size_t i = 0; i < c->active.len; i++) {
         if (c->active.items[i] == x) {
             c->active.items[i] = c->active.items[--c->active.len];
             break;
         }
     }
-    cu->multi_remove_handle(c->multi, e);
-    long status = 0;
-    cu->easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
-    c->st.bytes += x->sink ? x->got : x->body.len;
-    bool file = is_file_url(x->transport);
+    c->cu->multi_remove_handle(c->multi, x->easy);
+}
+
+/* A transfer that curl ended with a timeout: which bound ran out, and a
+ * retry when that bound leaves time for another attempt. */
+static void timed_out(xfer *x, CURLcode rc)
+{
+    cache *c = x->c;
+    const cache_curl *cu = c->cu;
+    /* Which bound: the connect timeout (no connection made), else the
+     * one that set CURLOPT_TIMEOUT. Only the connect and the attempt
+     * timeouts leave time for another attempt. */
+    curl_off_t connect_us = 0;
+    cu->easy_getinfo(x->easy, CURLINFO_CONNECT_TIME_T, &connect_us);
+    int64_t took = cache_now_ms() - x->started_ms;
+    bool connect = connect_us == 0 && took < x->tlimit_ms;
+    const char *limit = connect ? "connect" : x->tlimit;
+    long limit_ms = connect ? c->o.connect_timeout_ms : x->tlimit_ms;
+    bool again = connect || strcmp(limit, "attempt") == 0;
+    if (again && schedule_retry(x, 0))
+        return;
+    fail_timeout(x, limit, limit_ms, x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc));
+}
+
+/* The transfer's own failures (size cap, sink, URL, speed, timeouts, curl
+ * errors), answered or retried; false when the transfer came through and
+ * its HTTP status is the next thing to judge. */
+static bool failed_transfer(xfer *x, CURLcode rc, long status, bool file)
+{
+    cache *c = x->c;
+    const cache_curl *cu = c->cu;
     if (x->too_large || rc == CURLE_FILESIZE_EXCEEDED) {
         fail(x, "too_large", status, false, "%s is larger than the %llu-byte cap", x->redacted,
              (unsigned long long)x->max_bytes);
-        return;
+        return true;
     }
     if (x->werr) {
         fail_sink(x, x->werr);
-        return;
+        return true;
     }
     if (rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT) {
         fail(x, "bad_url", 0, false, "cannot fetch %s: %s", x->redacted,
              x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc));
-        return;
+        return true;
     }
     if (file && rc == CURLE_FILE_COULDNT_READ_FILE) {
         fail(x, "not_found", 404, false, "%s does not exist", x->redacted);
-        return;
+        return true;
     }
     if (x->too_slow) {
         if (schedule_retry(x, 0))
-            return;
+            return true;
         fail_extra fe = { .limit = "speed", .limit_seconds = c->o.stall_seconds };
         fail_x(x, "too_slow", status, true, &fe,
                "cannot fetch %s after %u attempt%s: under %ld bytes/s for %ld s (%s)",
                x->redacted, x->attempts, x->attempts == 1 ? "" : "s", c->o.stall_bytes_per_s,
                c->o.stall_seconds, limit_variable("speed"));
-        return;
+        return true;
     }
     if (rc == CURLE_OPERATION_TIMEDOUT) {
-        /* Which bound: the connect timeout (no connection made), else the
-         * one that set CURLOPT_TIMEOUT. Only the connect and the attempt
-         * timeouts leave time for another attempt. */
-        curl_off_t connect_us = 0;
-        cu->easy_getinfo(e, CURLINFO_CONNECT_TIME_T, &connect_us);
-        int64_t took = cache_now_ms() - x->started_ms;
-        bool connect = connect_us == 0 && took < x->tlimit_ms;
-        const char *limit = connect ? "connect" : x->tlimit;
-        long limit_ms = connect ? c->o.connect_timeout_ms : x->tlimit_ms;
-        bool again = connect || strcmp(limit, "attempt") == 0;
-        if (again && schedule_retry(x, 0))
-            return;
-        fail_timeout(x, limit, limit_ms, x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc));
-        return;
+        timed_out(x, rc);
+        return true;
     }
     if (rc != CURLE_OK) {
         if (retryable_curl(rc) && schedule_retry(x, 0))
-            return;
+            return true;
         const char *reason = curl_reason(x, rc);
         fail(x, reason, status, retryable_curl(rc), "cannot fetch %s%s after %u attempt%s: %s",
              x->redacted, strcmp(reason, "proxy") == 0 ? " through the proxy" : "", x->attempts,
              x->attempts == 1 ? "" : "s",
              x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc));
-        return;
+        return true;
     }
+    return false;
+}
+
+/* The URL a page was served from when a redirect moved it, as the caller
+ * should record it; NULL when it is the URL requested. */
+static char *redirected_url(xfer *x, bool file)
+{
+    cache *c = x->c;
+    char *eff = NULL;
+    char *final_url = NULL;
+    c->cu->easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff);
+    if (eff && strcmp(eff, x->transport) != 0 && !file) {
+        /* A redirect on the requested host: the page's own URL (links on it
+         * resolve against it), mapped back under the mirror. One that ends
+         * on another host (allowed by redirect_hosts) is reported as the
+         * URL requested: nothing recorded names where it was served from. */
+        char *canon = cache_mirrors_unrewrite(c->mirrors, eff);
+        if (same_host(canon, x->url))
+            final_url = cache_url_redact(canon);
+        free(canon);
+    }
+    return final_url;
+}
+
+/* A status outside 2xx: retried when the server says it may pass (within
+ * the retry budget, as long as Retry-After asks), else answered. */
+static void failed_status(xfer *x, long status)
+{
+    cache *c = x->c;
+    if (retryable_status(status)) {
+        curl_off_t ra = 0;
+        c->cu->easy_getinfo(x->easy, CURLINFO_RETRY_AFTER, &ra);
+        const char *limit;
+        long limit_ms;
+        int64_t until = cache_now_ms() + (int64_t)ra * 1000;
+        if (ra > 0 && (until > x->first_ms + c->o.retry_max_ms ||
+                       time_left(x, until, &limit, &limit_ms) <= 0)) {
+            /* Waiting as asked would pass the retry budget: say so now,
+             * with the time the server asked for. */
+            fail_extra fe = { .retry_after_s = (long)ra };
+            fail_x(x, "http_status", status, true, &fe,
+                   "%s: HTTP %ld, Retry-After %ld s, past the %ld s retry budget "
+                   "(ENVLOCK_RETRY_MAX_TIME); try again later",
+                   x->redacted, status, (long)ra, c->o.retry_max_ms / 1000);
+            return;
+        }
+        if (schedule_retry(x, (long)ra))
+            return;
+    }
+    if (status == 404 || status == 410)
+        fail(x, "not_found", status, false, "%s: HTTP %ld (not found)", x->redacted, status);
+    else if (status == 401 || status == 403 || status == 407)
+        fail(x, status == 407 ? "proxy" : "auth", status, false, "%s: HTTP %ld (%s)",
+             x->redacted, status,
+             status == 401 ? "authentication required or refused"
+             : status == 403 ? "forbidden" : "proxy authentication required");
+    else
+        fail(x, "http_status", status, retryable_status(status) || status >= 500,
+             "%s: HTTP %ld after %u attempt%s", x->redacted, status, x->attempts,
+             x->attempts == 1 ? "" : "s");
+}
+
+static void finish(xfer *x, CURLcode rc)
+{
+    cache *c = x->c;
+    CURL *e = x->easy;
+    const cache_curl *cu = c->cu;
+    detach(x);
+    long status = 0;
+    cu->easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    c->st.bytes += x->sink ? x->got : x->body.len;
+    bool file = is_file_url(x->transport);
+    if (failed_transfer(x, rc, status, file))
+        return;
     if (file)
         status = 200;
     if (!file && (status == 301 || status == 302 || status == 303 || status == 307 ||
@@ -1681,19 +1791,7 @@ static void finish(xfer *x, CURLcode rc)
             return;
         }
     }
-    char *eff = NULL;
-    char *final_url = NULL;
-    cu->easy_getinfo(e, CURLINFO_EFFECTIVE_URL, &eff);
-    if (eff && strcmp(eff, x->transport) != 0 && !file) {
-        /* A redirect on the requested host: the page's own URL (links on it
-         * resolve against it), mapped back under the mirror. One that ends
-         * on another host (allowed by redirect_hosts) is reported as the
-         * URL requested: nothing recorded names where it was served from. */
-        char *canon = cache_mirrors_unrewrite(c->mirrors, eff);
-        if (same_host(canon, x->url))
-            final_url = cache_url_redact(canon);
-        free(canon);
-    }
+    char *final_url = redirected_url(x, file);
     if (status == 304 && x->have_cached) {
         serve_not_modified(x, final_url);
         free(final_url);
@@ -1701,37 +1799,7 @@ static void finish(xfer *x, CURLcode rc)
     }
     if (status < 200 || status > 299) {
         free(final_url);
-        if (retryable_status(status)) {
-            curl_off_t ra = 0;
-            cu->easy_getinfo(e, CURLINFO_RETRY_AFTER, &ra);
-            const char *limit;
-            long limit_ms;
-            int64_t until = cache_now_ms() + (int64_t)ra * 1000;
-            if (ra > 0 && (until > x->first_ms + c->o.retry_max_ms ||
-                           time_left(x, until, &limit, &limit_ms) <= 0)) {
-                /* Waiting as asked would pass the retry budget: say so now,
-                 * with the time the server asked for. */
-                fail_extra fe = { .retry_after_s = (long)ra };
-                fail_x(x, "http_status", status, true, &fe,
-                       "%s: HTTP %ld, Retry-After %ld s, past the %ld s retry budget "
-                       "(ENVLOCK_RETRY_MAX_TIME); try again later",
-                       x->redacted, status, (long)ra, c->o.retry_max_ms / 1000);
-                return;
-            }
-            if (schedule_retry(x, (long)ra))
-                return;
-        }
-        if (status == 404 || status == 410)
-            fail(x, "not_found", status, false, "%s: HTTP %ld (not found)", x->redacted, status);
-        else if (status == 401 || status == 403 || status == 407)
-            fail(x, status == 407 ? "proxy" : "auth", status, false, "%s: HTTP %ld (%s)",
-                 x->redacted, status,
-                 status == 401 ? "authentication required or refused"
-                 : status == 403 ? "forbidden" : "proxy authentication required");
-        else
-            fail(x, "http_status", status, retryable_status(status) || status >= 500,
-                 "%s: HTTP %ld after %u attempt%s", x->redacted, status, x->attempts,
-                 x->attempts == 1 ? "" : "s");
+        failed_status(x, status);
         return;
     }
     if (x->sink) {
