@@ -490,21 +490,9 @@ static void join(strbuf *sb, const char *const *list, size_t n)
     }
 }
 
-static void read_version(pctx *x, npm_version *v, json_object *man)
+/* Dependencies of every kind, sorted. */
+static void read_all_deps(pctx *x, npm_version *v, json_object *man)
 {
-    char *err = NULL;
-    if (npm_semver_parse(&v->semver, v->version, NPM_LOOSE, &err) != 0) {
-        exclude(x, v, NPM_EX_INVALID_VERSION, "`%s` is not a semver version: %s", v->version,
-                err ? err : "invalid");
-        free(err);
-    }
-    if (!json_object_is_type(man, json_type_object)) {
-        exclude(x, v, NPM_EX_INVALID_MANIFEST, "its manifest is %s %s, not an object",
-                json_object_is_type(man, json_type_array) ? "an" : "a", type_name(man));
-        return;
-    }
-
-    /* dependencies of every kind */
     ptrvec acc = PTRVEC_INIT;
     json_object *opt = NULL, *meta = NULL;
     if (json_object_object_get_ex(man, "optionalDependencies", &opt) &&
@@ -522,8 +510,11 @@ static void read_version(pctx *x, npm_version *v, json_object *man)
     v->ndeps = acc.len;
     ptrvec_release(&acc);
     qsort(v->deps, v->ndeps, sizeof *v->deps, dep_cmp);
+}
 
-    /* bundled */
+/* bundleDependencies (or bundledDependencies): true, or a list of names. */
+static void read_bundled(pctx *x, npm_version *v, json_object *man)
+{
     json_object *b = NULL;
     if (!json_object_object_get_ex(man, "bundleDependencies", &b))
         json_object_object_get_ex(man, "bundledDependencies", &b);
@@ -531,8 +522,11 @@ static void read_version(pctx *x, npm_version *v, json_object *man)
         v->bundle_all = json_object_get_boolean(b);
     else if (b && json_object_is_type(b, json_type_array))
         v->bundled = string_list(x, b, &v->nbundled);
+}
 
-    /* deprecated: a message; "" or false means it was un-deprecated */
+/* deprecated: a message; "" or false means it was un-deprecated */
+static void read_deprecated(pctx *x, npm_version *v, json_object *man)
+{
     json_object *dep;
     if (json_object_object_get_ex(man, "deprecated", &dep)) {
         if (json_object_is_type(dep, json_type_string) && json_object_get_string_len(dep) > 0)
@@ -542,13 +536,13 @@ static void read_version(pctx *x, npm_version *v, json_object *man)
         if (v->deprecated)
             v->flags |= NPM_FLAG_DEPRECATED;
     }
+}
 
+/* engines: an object of ranges (old documents hold arrays: ignored), the
+ * node one checked against the target. */
+static void read_engines(pctx *x, npm_version *v, json_object *man)
+{
     json_object *j;
-    v->os = string_list(x, json_object_object_get_ex(man, "os", &j) ? j : NULL, &v->nos);
-    v->cpu = string_list(x, json_object_object_get_ex(man, "cpu", &j) ? j : NULL, &v->ncpu);
-    v->libc = string_list(x, json_object_object_get_ex(man, "libc", &j) ? j : NULL, &v->nlibc);
-
-    /* engines: an object of ranges (old documents hold arrays: ignored) */
     if (json_object_object_get_ex(man, "engines", &j) && json_object_is_type(j, json_type_object)) {
         v->engines = arena_alloc(x->a, (size_t)(json_object_object_length(j) + 1) * sizeof *v->engines);
         json_object_object_foreach(j, ek, ev)
@@ -566,8 +560,12 @@ static void read_version(pctx *x, npm_version *v, json_object *man)
             }
         }
     }
+}
 
-    /* install scripts: the abbreviated document's flag, or the full one's scripts */
+/* Install scripts: the abbreviated document's flag, or the full one's scripts. */
+static void read_install_scripts(pctx *x, npm_version *v, json_object *man)
+{
+    json_object *j;
     if (json_object_object_get_ex(man, "hasInstallScript", &j) &&
         json_object_is_type(j, json_type_boolean) && json_object_get_boolean(j))
         v->flags |= NPM_FLAG_INSTALL_SCRIPT;
@@ -576,8 +574,11 @@ static void read_version(pctx *x, npm_version *v, json_object *man)
              *s; s++)
             if (json_object_object_get_ex(j, *s, NULL))
                 v->flags |= NPM_FLAG_INSTALL_SCRIPT;
+}
 
-    /* dist */
+/* dist: the tarball, its shasum and its integrity. */
+static void read_dist(pctx *x, npm_version *v, json_object *man)
+{
     json_object *dist = NULL, *tb = NULL, *integ = NULL, *sha = NULL;
     if (!json_object_object_get_ex(man, "dist", &dist) || !json_object_is_type(dist, json_type_object) ||
         !json_object_object_get_ex(dist, "tarball", &tb) || !json_object_is_type(tb, json_type_string) ||
@@ -596,8 +597,12 @@ static void read_version(pctx *x, npm_version *v, json_object *man)
             v->flags |= NPM_FLAG_NO_INTEGRITY;
         }
     }
+}
 
-    /* publish time and the cutoff */
+/* The publish time, and the cutoff. */
+static void read_time(pctx *x, npm_version *v, json_object *man)
+{
+    json_object *j;
     v->time_ms = INT64_MIN;
     if (x->time && json_object_object_get_ex(x->time, v->version, &j) &&
         json_object_is_type(j, json_type_string)) {
@@ -620,8 +625,11 @@ static void read_version(pctx *x, npm_version *v, json_object *man)
             exclude(x, v, NPM_EX_AFTER_CUTOFF, "published %s, after the cutoff %s", v->time,
                     x->t->cutoff);
     }
+}
 
-    /* platform */
+/* The target's platform against the version's os, cpu and libc lists. */
+static void check_platform(pctx *x, npm_version *v)
+{
     strbuf sb = STRBUF_INIT;
     if (!list_allows(x->t->os, v->os, v->nos)) {
         join(&sb, v->os, v->nos);
@@ -636,6 +644,33 @@ static void read_version(pctx *x, npm_version *v, json_object *man)
                 x->t->libc);
     }
     sb_release(&sb);
+}
+
+static void read_version(pctx *x, npm_version *v, json_object *man)
+{
+    char *err = NULL;
+    if (npm_semver_parse(&v->semver, v->version, NPM_LOOSE, &err) != 0) {
+        exclude(x, v, NPM_EX_INVALID_VERSION, "`%s` is not a semver version: %s", v->version,
+                err ? err : "invalid");
+        free(err);
+    }
+    if (!json_object_is_type(man, json_type_object)) {
+        exclude(x, v, NPM_EX_INVALID_MANIFEST, "its manifest is %s %s, not an object",
+                json_object_is_type(man, json_type_array) ? "an" : "a", type_name(man));
+        return;
+    }
+    read_all_deps(x, v, man);
+    read_bundled(x, v, man);
+    read_deprecated(x, v, man);
+    json_object *j;
+    v->os = string_list(x, json_object_object_get_ex(man, "os", &j) ? j : NULL, &v->nos);
+    v->cpu = string_list(x, json_object_object_get_ex(man, "cpu", &j) ? j : NULL, &v->ncpu);
+    v->libc = string_list(x, json_object_object_get_ex(man, "libc", &j) ? j : NULL, &v->nlibc);
+    read_engines(x, v, man);
+    read_install_scripts(x, v, man);
+    read_dist(x, v, man);
+    read_time(x, v, man);
+    check_platform(x, v);
 }
 
 static int version_cmp(const void *pa, const void *pb)
