@@ -83,119 +83,152 @@ static void print_json_result(const el_resolve_result *r)
     printf("]}\n");
 }
 
-int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+/* What the command line asks of a resolve: the resolve's options, the spec
+ * options (also kept as argv words for cli_load_spec), and the spec. */
+typedef struct {
+    el_resolve_options ro;
+    el_spec_options so;
+    const char **upgrade;
+    char **only_binary, **no_binary, **spec_args;
+    int n_spec_args;
+    const char *spec_path;
+} resolve_args;
+
+static void resolve_args_free(resolve_args *a)
 {
-    el_resolve_options ro = { 0 };
-    el_spec_options so = { .format = EL_SPEC_FORMAT_AUTO };
-    const char **upgrade = calloc((size_t)argc + 1, sizeof *upgrade);
+    free(a->upgrade);
+    free(a->spec_args);
+    free_names(a->only_binary, a->ro.n_only_binary);
+    free_names(a->no_binary, a->ro.n_no_binary);
+}
+
+/* One word of the command line (and its value); a status, 0 to go on. */
+static int resolve_option(el_ctx *ctx, const cli_opts *o, int argc, char **argv, int *i,
+                          resolve_args *ra)
+{
+    el_resolve_options *ro = &ra->ro;
+    const char *a = argv[*i];
+    int status = 0;
+    int r = cli_spec_option(ctx, o, argc, argv, i, &ra->so);
+    if (r < 0) {
+        status = 2;
+    } else if (r > 0) {
+        ra->spec_args[ra->n_spec_args++] = argv[*i - 1];
+        ra->spec_args[ra->n_spec_args++] = argv[*i];
+    } else if (strcmp(a, "-o") == 0 || is_opt(a, "--output")) {
+        ro->lock_path = value_of(ctx, o, argc, argv, i, &status);
+    } else if (is_opt(a, "--bases")) {
+        ro->bases_path = value_of(ctx, o, argc, argv, i, &status);
+    } else if (is_opt(a, "--exclude-newer")) {
+        ro->exclude_newer = value_of(ctx, o, argc, argv, i, &status);
+    } else if (is_opt(a, "--upgrade-package")) {
+        const char *v = value_of(ctx, o, argc, argv, i, &status);
+        if (v)
+            ra->upgrade[ro->n_upgrade++] = v;
+    } else if (strcmp(a, "--upgrade") == 0 || strcmp(a, "-U") == 0) {
+        ro->upgrade_all = true;
+    } else if (is_opt(a, "--debug-solver")) {
+        ro->debug_solver_dir = value_of(ctx, o, argc, argv, i, &status);
+    } else if (strcmp(a, "--explain") == 0) {
+        ro->explain_full = true;
+    } else if (is_opt(a, "--prerelease")) {
+        ro->prerelease = value_of(ctx, o, argc, argv, i, &status);
+    } else if (strcmp(a, "--no-build") == 0) {
+        ro->no_build = true;
+    } else if (is_opt(a, "--only-binary") || is_opt(a, "--no-binary")) {
+        bool only = is_opt(a, "--only-binary");
+        const char *v = value_of(ctx, o, argc, argv, i, &status);
+        if (v)
+            add_names(v, only ? ra->only_binary : ra->no_binary,
+                      only ? &ro->n_only_binary : &ro->n_no_binary);
+    } else if (a[0] == '-' && a[1] != '\0') {
+        status = cli_usage_error(ctx, o, "unknown option `%s`\n%s", a, resolve_usage);
+    } else if (ra->spec_path) {
+        status = cli_usage_error(ctx, o, "one spec at a time (got `%s` and `%s`)", ra->spec_path, a);
+    } else {
+        ra->spec_path = a;
+    }
+    return status;
+}
+
+/* Reads the command line into ra; a status, 0 when the resolve can run. */
+static int resolve_parse(el_ctx *ctx, const cli_opts *o, int argc, char **argv, resolve_args *ra)
+{
+    ra->so.format = EL_SPEC_FORMAT_AUTO;
+    ra->upgrade = calloc((size_t)argc + 1, sizeof *ra->upgrade);
     size_t room = 1;
     for (int i = 0; i < argc; i++)
         room += strlen(argv[i]) + 1; /* at most one name per byte of a value */
-    char **only_binary = calloc(room, sizeof *only_binary), **no_binary = calloc(room, sizeof *no_binary);
-    char **spec_args = calloc((size_t)argc + 4, sizeof *spec_args);
-    int n_spec_args = 0;
-    const char *spec_path = NULL;
+    ra->only_binary = calloc(room, sizeof *ra->only_binary);
+    ra->no_binary = calloc(room, sizeof *ra->no_binary);
+    ra->spec_args = calloc((size_t)argc + 4, sizeof *ra->spec_args);
     int status = 0;
-    for (int i = 0; i < argc && status == 0; i++) {
-        const char *a = argv[i];
-        int r = cli_spec_option(ctx, o, argc, argv, &i, &so);
-        if (r < 0) {
-            status = 2;
-        } else if (r > 0) {
-            spec_args[n_spec_args++] = argv[i - 1];
-            spec_args[n_spec_args++] = argv[i];
-            continue;
-        } else if (strcmp(a, "-o") == 0 || is_opt(a, "--output")) {
-            ro.lock_path = value_of(ctx, o, argc, argv, &i, &status);
-        } else if (is_opt(a, "--bases")) {
-            ro.bases_path = value_of(ctx, o, argc, argv, &i, &status);
-        } else if (is_opt(a, "--exclude-newer")) {
-            ro.exclude_newer = value_of(ctx, o, argc, argv, &i, &status);
-        } else if (is_opt(a, "--upgrade-package")) {
-            const char *v = value_of(ctx, o, argc, argv, &i, &status);
-            if (v)
-                upgrade[ro.n_upgrade++] = v;
-        } else if (strcmp(a, "--upgrade") == 0 || strcmp(a, "-U") == 0) {
-            ro.upgrade_all = true;
-        } else if (is_opt(a, "--debug-solver")) {
-            ro.debug_solver_dir = value_of(ctx, o, argc, argv, &i, &status);
-        } else if (strcmp(a, "--explain") == 0) {
-            ro.explain_full = true;
-        } else if (is_opt(a, "--prerelease")) {
-            ro.prerelease = value_of(ctx, o, argc, argv, &i, &status);
-        } else if (strcmp(a, "--no-build") == 0) {
-            ro.no_build = true;
-        } else if (is_opt(a, "--only-binary") || is_opt(a, "--no-binary")) {
-            bool only = is_opt(a, "--only-binary");
-            const char *v = value_of(ctx, o, argc, argv, &i, &status);
-            if (v)
-                add_names(v, only ? only_binary : no_binary, only ? &ro.n_only_binary : &ro.n_no_binary);
-        } else if (a[0] == '-' && a[1] != '\0') {
-            status = cli_usage_error(ctx, o, "unknown option `%s`\n%s", a, resolve_usage);
-        } else if (spec_path) {
-            status = cli_usage_error(ctx, o, "one spec at a time (got `%s` and `%s`)", spec_path, a);
-        } else {
-            spec_path = a;
-        }
-    }
-    if (status == 0 && !spec_path)
+    for (int i = 0; i < argc && status == 0; i++)
+        status = resolve_option(ctx, o, argc, argv, &i, ra);
+    if (status == 0 && !ra->spec_path)
         status = cli_usage_error(ctx, o, "which spec? give a FILE\n%s", resolve_usage);
-    if (status == 0 && ro.exclude_newer) {
+    if (status == 0 && ra->ro.exclude_newer) {
         char cutoff[32];
-        if (el_exclude_newer_normalize(ctx, ro.exclude_newer, cutoff) != EL_OK)
+        if (el_exclude_newer_normalize(ctx, ra->ro.exclude_newer, cutoff) != EL_OK)
             status = cli_report_failure(ctx, o);
     }
+    return status;
+}
+
+static void print_text_result(const cli_opts *o, const el_resolve_result *res)
+{
+    if (!o->quiet)
+        for (size_t i = 0; i < res->n_notes; i++)
+            fprintf(stderr, "note: %s\n", res->notes[i]);
+    printf("lock: %s\n", res->lock_path);
+    printf("lock digest: %s\n", res->lock_digest);
+    printf("spec digest: %s\n", res->spec_digest);
+    if (res->exclude_newer[0])
+        printf("exclude newer than: %s\n", res->exclude_newer);
+    printf("packages: %zu pypi, %zu npm, %zu deb; %zu of them already in the base\n", res->n_pypi,
+           res->n_npm, res->n_deb, res->n_installed_in_base);
+}
+
+int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+{
+    resolve_args ra = { 0 };
+    el_resolve_options *ro = &ra.ro;
+    int status = resolve_parse(ctx, o, argc, argv, &ra);
     if (status != 0) {
-        free(upgrade);
-        free(spec_args);
-        free_names(only_binary, ro.n_only_binary);
-        free_names(no_binary, ro.n_no_binary);
+        resolve_args_free(&ra);
         return status;
     }
-    ro.upgrade = upgrade;
-    ro.only_binary = (const char *const *)only_binary;
-    ro.no_binary = (const char *const *)no_binary;
-    ro.spec_path = spec_path;
-    ro.spec_opts = &so;
+    ro->upgrade = ra.upgrade;
+    ro->only_binary = (const char *const *)ra.only_binary;
+    ro->no_binary = (const char *const *)ra.no_binary;
+    ro->spec_path = ra.spec_path;
+    ro->spec_opts = &ra.so;
     if (cli_debug_stats()) {
-        ro.stats = cli_print_stat;
-        ro.stats_user = NULL;
+        ro->stats = cli_print_stat;
+        ro->stats_user = NULL;
     }
 
-    ro.bases_path = cli_bases_path(ro.bases_path);
-    if (ro.bases_path) { /* the spec is checked against the catalog the resolve uses */
-        spec_args[n_spec_args++] = "--bases";
-        spec_args[n_spec_args++] = (char *)ro.bases_path;
+    ro->bases_path = cli_bases_path(ro->bases_path);
+    if (ro->bases_path) { /* the spec is checked against the catalog the resolve uses */
+        ra.spec_args[ra.n_spec_args++] = "--bases";
+        ra.spec_args[ra.n_spec_args++] = (char *)ro->bases_path;
     }
-    spec_args[n_spec_args++] = (char *)spec_path;
+    ra.spec_args[ra.n_spec_args++] = (char *)ra.spec_path;
     const char *path = NULL;
-    el_spec *spec = cli_load_spec(ctx, o, n_spec_args, spec_args, &path, &status);
+    el_spec *spec = cli_load_spec(ctx, o, ra.n_spec_args, ra.spec_args, &path, &status);
     if (spec && (status = cli_report_findings(ctx, o, spec, path)) == 0) {
         el_cache_options co;
         cli_cache_options(o, &co);
         el_resolve_result res;
-        if (el_resolve(ctx, &co, spec, &ro, &res) != EL_OK) {
+        if (el_resolve(ctx, &co, spec, ro, &res) != EL_OK)
             status = cli_report_failure(ctx, o);
-        } else if (o->json) {
+        else if (o->json)
             print_json_result(&res);
-        } else {
-            if (!o->quiet)
-                for (size_t i = 0; i < res.n_notes; i++)
-                    fprintf(stderr, "note: %s\n", res.notes[i]);
-            printf("lock: %s\n", res.lock_path);
-            printf("lock digest: %s\n", res.lock_digest);
-            printf("spec digest: %s\n", res.spec_digest);
-            if (res.exclude_newer[0])
-                printf("exclude newer than: %s\n", res.exclude_newer);
-            printf("packages: %zu pypi, %zu npm, %zu deb; %zu of them already in the base\n", res.n_pypi,
-                   res.n_npm, res.n_deb, res.n_installed_in_base);
-        }
+        else
+            print_text_result(o, &res);
         el_resolve_result_clear(&res);
     }
     el_spec_free(spec);
-    free(upgrade);
-    free(spec_args);
-    free_names(only_binary, ro.n_only_binary);
-    free_names(no_binary, ro.n_no_binary);
+    resolve_args_free(&ra);
     return status;
 }
