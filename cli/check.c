@@ -12,6 +12,64 @@
 static const char check_usage[] =
     "usage: envlock check SPEC LOCK [--bases FILE] [--exclude-newer TIME] [--offline]";
 
+/* The JSON answer: the lock, whether it is valid, the digests, one string
+ * a line of the change report, and the notes. */
+static void print_json(const char *lock_path, const el_check_result *res)
+{
+    printf("{\"lock\":");
+    cli_json_string(stdout, lock_path);
+    printf(",\"valid\":%s,\"lockDigest\":", res->stale ? "false" : "true");
+    cli_json_string(stdout, res->lock_digest);
+    printf(",\"specDigest\":");
+    cli_json_string(stdout, res->spec_digest);
+    printf(",\"changes\":[");
+    const char *p = res->report;
+    for (bool first = true; *p; first = false) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char *line = strndup(p, n);
+        if (!first)
+            putchar(',');
+        cli_json_string(stdout, line);
+        free(line);
+        p += n + (nl ? 1 : 0);
+    }
+    printf("],\"notes\":[");
+    for (size_t i = 0; i < res->n_notes; i++) {
+        if (i)
+            putchar(',');
+        cli_json_string(stdout, res->notes[i]);
+    }
+    printf("]}\n");
+}
+
+/* The text answer: stale with the changes indented, or up to date; the
+ * notes on stderr unless quiet. */
+static void print_text(const cli_opts *o, const char *spec_path, const char *lock_path,
+                       const el_check_result *res)
+{
+    if (res->stale) {
+        printf("%s is stale for %s:\n", lock_path, spec_path);
+        const char *p = res->report;
+        while (*p) {
+            const char *nl = strchr(p, '\n');
+            size_t n = nl ? (size_t)(nl - p) : strlen(p);
+            fputs("  ", stdout);
+            cli_text(stdout, p, n);
+            putchar('\n');
+            p += n + (nl ? 1 : 0);
+        }
+    } else {
+        printf("%s is up to date for %s\n", lock_path, spec_path);
+    }
+    if (!o->quiet)
+        for (size_t i = 0; i < res->n_notes; i++) {
+            fputs("note: ", stderr);
+            cli_text(stderr, res->notes[i], strlen(res->notes[i]));
+            fputc('\n', stderr);
+        }
+}
+
 int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
 {
     el_check_options co_check = { 0 };
@@ -72,53 +130,10 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
             status = cli_report_failure(ctx, o);
         } else {
             status = res.stale ? 1 : 0;
-            if (o->json) {
-                printf("{\"lock\":");
-                cli_json_string(stdout, lock_path);
-                printf(",\"valid\":%s,\"lockDigest\":", res.stale ? "false" : "true");
-                cli_json_string(stdout, res.lock_digest);
-                printf(",\"specDigest\":");
-                cli_json_string(stdout, res.spec_digest);
-                printf(",\"changes\":[");
-                const char *p = res.report;
-                for (bool first = true; *p; first = false) {
-                    const char *nl = strchr(p, '\n');
-                    size_t n = nl ? (size_t)(nl - p) : strlen(p);
-                    char *line = strndup(p, n);
-                    if (!first)
-                        putchar(',');
-                    cli_json_string(stdout, line);
-                    free(line);
-                    p += n + (nl ? 1 : 0);
-                }
-                printf("],\"notes\":[");
-                for (size_t i = 0; i < res.n_notes; i++) {
-                    if (i)
-                        putchar(',');
-                    cli_json_string(stdout, res.notes[i]);
-                }
-                printf("]}\n");
-            } else if (res.stale) {
-                printf("%s is stale for %s:\n", lock_path, spec_path);
-                const char *p = res.report;
-                while (*p) {
-                    const char *nl = strchr(p, '\n');
-                    size_t n = nl ? (size_t)(nl - p) : strlen(p);
-                    fputs("  ", stdout);
-                    cli_text(stdout, p, n);
-                    putchar('\n');
-                    p += n + (nl ? 1 : 0);
-                }
-            } else {
-                printf("%s is up to date for %s\n", lock_path, spec_path);
-            }
-            if (!o->json && !o->quiet)
-                for (size_t i = 0; i < res.n_notes; i++)
-                {
-                    fputs("note: ", stderr);
-                    cli_text(stderr, res.notes[i], strlen(res.notes[i]));
-                    fputc('\n', stderr);
-                }
+            if (o->json)
+                print_json(lock_path, &res);
+            else
+                print_text(o, spec_path, lock_path, &res);
         }
         el_check_result_clear(&res);
     }
