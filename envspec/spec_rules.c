@@ -263,6 +263,53 @@ static void rule_source(rules_ctx *r, json_object *spec)
     }
 }
 
+static bool is_apt_entry(const char *s);
+
+/* A list naming one package twice: the later entry is refused with both
+ * entries' lines. `name_of` gives an entry's name in the ecosystem's
+ * normal form (malloc'd), or NULL for an entry that cannot clash (invalid,
+ * or one python entry selected by a marker: `x; sys_platform == "linux"`
+ * beside `x; sys_platform == "win32"` is how one name is asked per
+ * platform). The message ends with `why_pre`, the name, `why_post`. */
+static void rule_twice(rules_ctx *r, json_object *arr, const char *list,
+                       char *(*name_of)(const char *), const char *why_pre,
+                       const char *why_post)
+{
+    size_t n = jlen(arr);
+    char **names = xcalloc(n ? n : 1, sizeof *names);
+    for (size_t i = 0; i < n; i++) {
+        const char *text = jat(arr, i);
+        names[i] = text ? name_of(text) : NULL;
+        for (size_t k = 0; names[i] && k < i; k++) {
+            if (!names[k] || strcmp(names[k], names[i]) != 0)
+                continue;
+            char *first = xasprintf("%s[%zu]", list, k);
+            char *field = xasprintf("%s[%zu]", list, i);
+            const spec_node *a = spec_node_at_path(r->root, first);
+            const spec_node *b = spec_node_at_path(r->root, field);
+            rules_add(r, field, EL_SPEC_INVALID,
+                      "`%s` (line %u:%u) names `%s` again after `%s` (line %u:%u): %s`%s`%s",
+                      text,
+                      b ? b->line : 0, b ? b->column : 0, names[i], jat(arr, k),
+                      a ? a->line : 0, a ? a->column : 0, why_pre, names[i], why_post);
+            free(first);
+            free(field);
+            break;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* The apt name of `name[=version]` (names are lower case by is_apt_entry). */
+static char *apt_name(const char *text)
+{
+    if (!is_apt_entry(text))
+        return NULL;
+    return xstrndup(text, strcspn(text, "="));
+}
+
 /* ---- rules 6-9 and the package extensions ---- */
 
 static void rule_manager(rules_ctx *r, json_object *python)
@@ -289,6 +336,9 @@ static void rule_requirements(rules_ctx *r, json_object *python)
             free(err);
         }
     }
+    /* a second entry would silently intersect with the first */
+    rule_twice(r, jget(python, "dependencies"), "spec.packages.python.dependencies",
+               spec_python_name, "list ", " once with one specifier");
 }
 
 static void rule_indexes(rules_ctx *r, json_object *python)
@@ -395,6 +445,9 @@ static void rule_apt(rules_ctx *r, json_object *system)
             free(field);
         }
     }
+    /* dpkg installs one version of a name per architecture */
+    rule_twice(r, arr, "spec.packages.system.apt", apt_name,
+               "dpkg installs one ", ", so list it once");
     json_object *sources = jget(system, "sources");
     for (size_t i = 0; i < jlen(sources); i++) {
         const char *line = jat(sources, i);
@@ -404,38 +457,6 @@ static void rule_apt(rules_ctx *r, json_object *system)
         check_source_line(r, field, line);
         free(field);
     }
-}
-
-/* One node_modules directory holds one copy of a name, so a spec naming a
- * package twice (`zod@3` and `zod@4`) has no lock: the later entry is
- * refused with both entries' lines. */
-static void rule_node_twice(rules_ctx *r, json_object *deps)
-{
-    size_t n = jlen(deps);
-    char **names = xcalloc(n ? n : 1, sizeof *names);
-    for (size_t i = 0; i < n; i++) {
-        const char *text = jat(deps, i);
-        names[i] = text ? spec_npm_name(text) : NULL;
-        for (size_t k = 0; names[i] && k < i; k++) {
-            if (!names[k] || strcmp(names[k], names[i]) != 0)
-                continue;
-            char *first = xasprintf("spec.packages.node.dependencies[%zu]", k);
-            char *field = xasprintf("spec.packages.node.dependencies[%zu]", i);
-            const spec_node *a = spec_node_at_path(r->root, first);
-            const spec_node *b = spec_node_at_path(r->root, field);
-            rules_add(r, field, EL_SPEC_INVALID,
-                      "`%s` (line %u:%u) names `%s` again after `%s` (line %u:%u): "
-                      "node_modules holds one `%s`, so list it once with one range",
-                      text, b ? b->line : 0, b ? b->column : 0, names[i], jat(deps, k),
-                      a ? a->line : 0, a ? a->column : 0, names[i]);
-            free(first);
-            free(field);
-            break;
-        }
-    }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
 }
 
 static void rule_node(rules_ctx *r, json_object *node)
@@ -459,7 +480,9 @@ static void rule_node(rules_ctx *r, json_object *node)
         }
         free(err);
     }
-    rule_node_twice(r, deps);
+    /* one node_modules directory holds one copy of a name */
+    rule_twice(r, deps, "spec.packages.node.dependencies", spec_npm_name,
+               "node_modules holds one ", ", so list it once with one range");
     const char *registry = jstr(node, "registry");
     if (registry)
         check_url(r, "spec.packages.node.registry", registry, r->flags & SPEC_RULES_DATAGEN);

@@ -60,6 +60,18 @@ char *spec_npm_name(const char *text)
     return name;
 }
 
+char *spec_python_name(const char *text)
+{
+    char *err = NULL;
+    pypi_requirement *req = pypi_requirement_parse(text, &err);
+    free(err);
+    char *name = NULL;
+    if (req && !req->marker)
+        name = xstrdup(req->canonical_name);
+    pypi_requirement_free(req);
+    return name;
+}
+
 /* ---- requirements.txt ---- */
 
 /* Each problem at its position in the content and, through the content

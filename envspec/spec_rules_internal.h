@@ -61,6 +61,10 @@ bool spec_check_npm(const char *text, char **err);
  * `zod@^3`, `@s/p` of `@s/p@1`), malloc'd; NULL when the entry is no valid
  * registry spec (spec_check_npm() says why). */
 char *spec_npm_name(const char *text);
+/* spec_python_name() : the PEP 503 name of a PEP 508 entry, malloc'd; NULL
+ * when it is invalid or carries a marker (entries selected per platform
+ * may name one package each). */
+char *spec_python_name(const char *text);
 
 /* spec_image_ref_parse() :
  *  Parses a container image reference (docker's grammar). On success returns
