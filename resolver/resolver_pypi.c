@@ -537,6 +537,117 @@ static Id add_solvable(rsv *r, Repo *repo, const char *name, size_t rank)
     return p;
 }
 
+/* Adds c's requirements whose markers hold (without an extra) to solvable
+ * p's requires. */
+static void add_requires(rsv *r, Id p, const pypi_candidate *c, Queue *deps)
+{
+    Pool *pool = r->pool;
+    for (size_t d = 0; d < c->ndeps; d++) {
+        const pypi_requirement *q = c->deps[d].req;
+        if (!q || !resolver_pypi_marker_true(r, q, ""))
+            continue;
+        queue_empty(deps);
+        req_deps(r, p, -1, q, c->deps[d].text, "requires", false, deps);
+        for (int j = 0; j < deps->count; j++)
+            pool->solvables[p].requires =
+                repo_addid_dep(r->repo_pypi, pool->solvables[p].requires, deps->elements[j], 0);
+    }
+}
+
+/* The solvable of name[ex] for candidate c (solvable p): it requires p
+ * exactly, and what the extra's markers add; extra_missing when the
+ * metadata names no such extra. */
+static void add_extra(rsv *r, const rsv_pypi_name *n, const pypi_candidate *c, Id p, size_t rank,
+                      const char *ex, Queue *deps)
+{
+    Pool *pool = r->pool;
+    char *xname = xasprintf("pypi:%s[%s]", n->name, ex);
+    Id xp = add_solvable(r, r->repo_pypi, xname, rank);
+    free(xname);
+    rsv_solv *xs = resolver_solv(r, xp);
+    *xs = *resolver_solv(r, p);
+    xs->extra = ex;
+    Solvable *s = pool->solvables + xp;
+    Id base = pool_rel2id(pool, pool->solvables[p].name, pool->solvables[p].evr, REL_EQ, 1);
+    s->requires = repo_addid_dep(r->repo_pypi, s->requires, base, 0);
+    char *btext = xasprintf("%s==%s", n->name, c->version);
+    resolver_add_dep(r, xp, -1, base, RSV_PYPI, n->name, arena_strdup(r->mem, btext), NULL,
+                     "requires");
+    free(btext);
+    bool provided = false;
+    for (size_t e = 0; e < c->nextras && !provided; e++)
+        provided = strcmp(c->extras[e], ex) == 0;
+    for (size_t d = 0; d < c->ndeps; d++) {
+        const pypi_requirement *q = c->deps[d].req;
+        if (!q || resolver_pypi_marker_true(r, q, "") || !resolver_pypi_marker_true(r, q, ex))
+            continue;
+        provided = true; /* metadata without Provides-Extra */
+        queue_empty(deps);
+        req_deps(r, xp, -1, q, c->deps[d].text, "requires", false, deps);
+        for (int j = 0; j < deps->count; j++)
+            pool->solvables[xp].requires =
+                repo_addid_dep(r->repo_pypi, pool->solvables[xp].requires, deps->elements[j], 0);
+    }
+    resolver_solv(r, xp)->extra_missing = !provided;
+}
+
+/* Entry k of n: the base's own version (ci < 0), or a candidate with its
+ * requirements, its installed twin when the base holds that version, and
+ * a solvable per extra asked for. */
+static void add_entry(rsv *r, rsv_pypi_name *n, const char *pname, size_t k, Queue *deps)
+{
+    Pool *pool = r->pool;
+    if (n->ci[k] < 0) {
+        Id p = add_solvable(r, pool->installed, pname, n->ranks[k]);
+        rsv_solv *rs = resolver_solv(r, p);
+        rs->ours = true;
+        rs->eco = RSV_PYPI;
+        rs->name = n->name;
+        rs->version = n->inst_version;
+        rs->pp = n->p;
+        n->inst = p;
+        return;
+    }
+    const pypi_candidate *c = &n->p->cands[n->ci[k]];
+    Id p = add_solvable(r, r->repo_pypi, pname, n->ranks[k]);
+    rsv_solv *rs = resolver_solv(r, p);
+    rs->ours = true;
+    rs->eco = RSV_PYPI;
+    rs->name = n->name;
+    rs->version = c->version;
+    rs->pp = n->p;
+    rs->pc = c;
+    add_requires(r, p, c, deps);
+    /* the installed copy of the same version, if the base has it */
+    if (n->inst_version && strcmp(n->inst_version, c->version) == 0) {
+        Id ip = add_solvable(r, pool->installed, pname, n->ranks[k]);
+        rsv_solv *is = resolver_solv(r, ip);
+        *is = *resolver_solv(r, p);
+        n->inst = ip;
+    }
+    for (size_t x = 0; x < n->extras.len; x++)
+        add_extra(r, n, c, p, n->ranks[k], n->extras.items[x], deps);
+}
+
+/* preinstalled dists nobody asked about: in the base all the same */
+static void add_unasked_preinstalled(rsv *r)
+{
+    for (size_t i = 0; i < r->preinst.len; i++) {
+        const pypi_requirement *q = r->preinst.items[i];
+        if (pname_find(r, q->canonical_name))
+            continue;
+        const char *pv = pinned_version(q);
+        char *pname = xasprintf("pypi:%s", q->canonical_name);
+        Id p = add_solvable(r, r->pool->installed, pname, 1);
+        free(pname);
+        rsv_solv *rs = resolver_solv(r, p);
+        rs->ours = true;
+        rs->eco = RSV_PYPI;
+        rs->name = arena_strdup(r->mem, q->canonical_name);
+        rs->version = arena_strdup(r->mem, pv ? pv : "");
+    }
+}
+
 el_code resolver_pypi_add(rsv *r)
 {
     Pool *pool = r->pool;
@@ -553,95 +664,12 @@ el_code resolver_pypi_add(rsv *r)
     for (size_t i = 0; i < r->pypi_names.len; i++) {
         rsv_pypi_name *n = r->pypi_names.items[i];
         char *pname = xasprintf("pypi:%s", n->name);
-        for (size_t k = 0; k < n->nent; k++) {
-            if (!n->present[k])
-                continue;
-            if (n->ci[k] < 0) {
-                Id p = add_solvable(r, pool->installed, pname, n->ranks[k]);
-                rsv_solv *rs = resolver_solv(r, p);
-                rs->ours = true;
-                rs->eco = RSV_PYPI;
-                rs->name = n->name;
-                rs->version = n->inst_version;
-                rs->pp = n->p;
-                n->inst = p;
-                continue;
-            }
-            const pypi_candidate *c = &n->p->cands[n->ci[k]];
-            Id p = add_solvable(r, r->repo_pypi, pname, n->ranks[k]);
-            rsv_solv *rs = resolver_solv(r, p);
-            rs->ours = true;
-            rs->eco = RSV_PYPI;
-            rs->name = n->name;
-            rs->version = c->version;
-            rs->pp = n->p;
-            rs->pc = c;
-            for (size_t d = 0; d < c->ndeps; d++) {
-                const pypi_requirement *q = c->deps[d].req;
-                if (!q || !resolver_pypi_marker_true(r, q, ""))
-                    continue;
-                queue_empty(&deps);
-                req_deps(r, p, -1, q, c->deps[d].text, "requires", false, &deps);
-                for (int j = 0; j < deps.count; j++)
-                    pool->solvables[p].requires =
-                        repo_addid_dep(r->repo_pypi, pool->solvables[p].requires, deps.elements[j], 0);
-            }
-            /* the installed copy of the same version, if the base has it */
-            if (n->inst_version && strcmp(n->inst_version, c->version) == 0) {
-                Id ip = add_solvable(r, pool->installed, pname, n->ranks[k]);
-                rsv_solv *is = resolver_solv(r, ip);
-                *is = *resolver_solv(r, p);
-                n->inst = ip;
-            }
-            for (size_t x = 0; x < n->extras.len; x++) {
-                const char *ex = n->extras.items[x];
-                char *xname = xasprintf("pypi:%s[%s]", n->name, ex);
-                Id xp = add_solvable(r, r->repo_pypi, xname, n->ranks[k]);
-                free(xname);
-                rsv_solv *xs = resolver_solv(r, xp);
-                *xs = *resolver_solv(r, p);
-                xs->extra = ex;
-                Solvable *s = pool->solvables + xp;
-                Id base = pool_rel2id(pool, pool->solvables[p].name, pool->solvables[p].evr, REL_EQ, 1);
-                s->requires = repo_addid_dep(r->repo_pypi, s->requires, base, 0);
-                char *btext = xasprintf("%s==%s", n->name, c->version);
-                resolver_add_dep(r, xp, -1, base, RSV_PYPI, n->name, arena_strdup(r->mem, btext),
-                                 NULL, "requires");
-                free(btext);
-                bool provided = false;
-                for (size_t e = 0; e < c->nextras && !provided; e++)
-                    provided = strcmp(c->extras[e], ex) == 0;
-                for (size_t d = 0; d < c->ndeps; d++) {
-                    const pypi_requirement *q = c->deps[d].req;
-                    if (!q || resolver_pypi_marker_true(r, q, "") || !resolver_pypi_marker_true(r, q, ex))
-                        continue;
-                    provided = true; /* metadata without Provides-Extra */
-                    queue_empty(&deps);
-                    req_deps(r, xp, -1, q, c->deps[d].text, "requires", false, &deps);
-                    for (int j = 0; j < deps.count; j++)
-                        pool->solvables[xp].requires =
-                            repo_addid_dep(r->repo_pypi, pool->solvables[xp].requires, deps.elements[j], 0);
-                }
-                resolver_solv(r, xp)->extra_missing = !provided;
-            }
-        }
+        for (size_t k = 0; k < n->nent; k++)
+            if (n->present[k])
+                add_entry(r, n, pname, k, &deps);
         free(pname);
     }
-    /* preinstalled dists nobody asked about: in the base all the same */
-    for (size_t i = 0; i < r->preinst.len; i++) {
-        const pypi_requirement *q = r->preinst.items[i];
-        if (pname_find(r, q->canonical_name))
-            continue;
-        const char *pv = pinned_version(q);
-        char *pname = xasprintf("pypi:%s", q->canonical_name);
-        Id p = add_solvable(r, pool->installed, pname, 1);
-        free(pname);
-        rsv_solv *rs = resolver_solv(r, p);
-        rs->ours = true;
-        rs->eco = RSV_PYPI;
-        rs->name = arena_strdup(r->mem, q->canonical_name);
-        rs->version = arena_strdup(r->mem, pv ? pv : "");
-    }
+    add_unasked_preinstalled(r);
     queue_free(&deps);
     /* the parsed preinstalled versions live as long as the resolve */
     for (size_t i = 0; i < owned.len; i++)
