@@ -19,102 +19,127 @@ static const char *need_value(el_ctx *ctx, const cli_opts *o, int argc, char **a
     return argv[++*i];
 }
 
-static int show(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
-{
-    el_index_query q = { 0 };
+/* What `index show` was asked: the query, and the lists it points into. */
+typedef struct {
+    el_index_query q;
     const char *indexes[MAX_LIST], *sources[MAX_LIST], *only[MAX_LIST], *nobin[MAX_LIST];
-    size_t nindexes = 0, nsources = 0;
-    const char *spec_path = NULL;
+    size_t nindexes, nsources;
+    const char *spec_path;
+} show_args;
+
+/* An option that may be given up to MAX_LIST times: its value goes into
+ * list; 0, or the usage error's status. */
+static int add_listed(el_ctx *ctx, const cli_opts *o, const char *a, const char *v,
+                      const char **list, size_t *n)
+{
+    if (*n == MAX_LIST)
+        return cli_usage_error(ctx, o, "at most %d %s options", MAX_LIST, a);
+    list[(*n)++] = v;
+    return 0;
+}
+
+/* Reads the command line into sa; 0, or the usage error's status. */
+static int show_parse(el_ctx *ctx, const cli_opts *o, int argc, char **argv, show_args *sa)
+{
+    el_index_query *q = &sa->q;
+    const struct {
+        const char *name;
+        const char **value;
+    } valued[] = {
+        { "--spec", &sa->spec_path },          { "--python", &q->python_version },
+        { "--platform", &q->platform },        { "--registry", &q->npm_registry },
+        { "--keyring", &q->apt_keyring },      { "--arch", &q->apt_arch },
+        { "--exclude-newer", &q->exclude_newer },
+    };
     int status = 0;
-    for (int i = 0; i < argc; i++) {
+    for (int i = 0; i < argc && status == 0; i++) {
         const char *a = argv[i], *v;
-        if (strcmp(a, "--spec") == 0) {
-            if (!(spec_path = need_value(ctx, o, argc, argv, &i, &status)))
-                return status;
-        } else if (strcmp(a, "--python") == 0) {
-            if (!(q.python_version = need_value(ctx, o, argc, argv, &i, &status)))
-                return status;
-        } else if (strcmp(a, "--platform") == 0) {
-            if (!(q.platform = need_value(ctx, o, argc, argv, &i, &status)))
-                return status;
-        } else if (strcmp(a, "--registry") == 0) {
-            if (!(q.npm_registry = need_value(ctx, o, argc, argv, &i, &status)))
-                return status;
-        } else if (strcmp(a, "--keyring") == 0) {
-            if (!(q.apt_keyring = need_value(ctx, o, argc, argv, &i, &status)))
-                return status;
-        } else if (strcmp(a, "--arch") == 0) {
-            if (!(q.apt_arch = need_value(ctx, o, argc, argv, &i, &status)))
-                return status;
-        } else if (strcmp(a, "--exclude-newer") == 0) {
-            if (!(q.exclude_newer = need_value(ctx, o, argc, argv, &i, &status)))
+        size_t k = 0;
+        while (k < sizeof valued / sizeof *valued && strcmp(a, valued[k].name) != 0)
+            k++;
+        if (k < sizeof valued / sizeof *valued) {
+            if (!(*valued[k].value = need_value(ctx, o, argc, argv, &i, &status)))
                 return status;
         } else if (strcmp(a, "--ignore-valid-until") == 0) {
-            q.ignore_valid_until = true;
+            q->ignore_valid_until = true;
         } else if (strcmp(a, "--no-build") == 0) {
-            q.no_build = true;
+            q->no_build = true;
         } else if (strcmp(a, "--only-binary") == 0 || strcmp(a, "--no-binary") == 0) {
             if (!(v = need_value(ctx, o, argc, argv, &i, &status)))
                 return status;
             bool ob = strcmp(a, "--only-binary") == 0;
-            size_t *n = ob ? &q.n_only_binary : &q.n_no_binary;
-            if (*n == MAX_LIST)
-                return cli_usage_error(ctx, o, "at most %d %s options", MAX_LIST, a);
-            (ob ? only : nobin)[(*n)++] = v;
+            status = add_listed(ctx, o, a, v, ob ? sa->only : sa->nobin,
+                                ob ? &q->n_only_binary : &q->n_no_binary);
         } else if (strcmp(a, "--index") == 0 || strcmp(a, "--apt-source") == 0) {
             if (!(v = need_value(ctx, o, argc, argv, &i, &status)))
                 return status;
             bool idx = strcmp(a, "--index") == 0;
-            size_t *n = idx ? &nindexes : &nsources;
-            if (*n == MAX_LIST)
-                return cli_usage_error(ctx, o, "at most %d %s options", MAX_LIST, a);
-            (idx ? indexes : sources)[(*n)++] = v;
+            status = add_listed(ctx, o, a, v, idx ? sa->indexes : sa->sources,
+                                idx ? &sa->nindexes : &sa->nsources);
         } else if (a[0] == '-' && a[1] != '\0') {
             return cli_usage_error(ctx, o, "unknown option `%s`", a);
-        } else if (!q.package) {
-            q.package = a;
+        } else if (!q->package) {
+            q->package = a;
         } else {
-            return cli_usage_error(ctx, o, "one package at a time (got `%s` and `%s`)", q.package, a);
+            return cli_usage_error(ctx, o, "one package at a time (got `%s` and `%s`)", q->package, a);
         }
     }
-    if (!q.package)
+    if (status == 0 && !q->package)
         return cli_usage_error(ctx, o, "usage: envlock index show ECOSYSTEM:NAME [options]");
-    q.only_binary = only;
-    q.no_binary = nobin;
+    return status;
+}
 
+/* Loads --spec, which supplies what the flags left open; 0, or the status
+ * of the spec's failure (*spec is then NULL). */
+static int show_spec(el_ctx *ctx, const cli_opts *o, show_args *sa, el_spec **spec)
+{
+    el_index_query *q = &sa->q;
+    int status = 0;
+    const char *sargv[1] = { sa->spec_path };
+    const char *path = NULL;
+    *spec = cli_load_spec(ctx, o, 1, (char **)sargv, &path, &status);
+    if (!*spec)
+        return status;
+    if ((status = cli_report_findings(ctx, o, *spec, path)) != 0) {
+        el_spec_free(*spec);
+        *spec = NULL;
+        return status;
+    }
+    if (!sa->nindexes)
+        q->pypi_indexes = el_spec_python_indexes(*spec, &q->n_pypi_indexes);
+    if (!sa->nsources)
+        q->apt_sources = el_spec_apt_sources(*spec, &q->n_apt_sources);
+    if (!q->npm_registry)
+        q->npm_registry = el_spec_npm_registry(*spec);
+    if (!q->python_version)
+        q->python_version = el_spec_python_version(*spec);
+    return 0;
+}
+
+static int show(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+{
+    show_args sa = { 0 };
+    el_index_query *q = &sa.q;
+    int status = show_parse(ctx, o, argc, argv, &sa);
+    if (status != 0)
+        return status;
+    q->only_binary = sa.only;
+    q->no_binary = sa.nobin;
     el_spec *spec = NULL;
-    if (spec_path) {
-        const char *sargv[1] = { spec_path };
-        const char *path = NULL;
-        spec = cli_load_spec(ctx, o, 1, (char **)sargv, &path, &status);
-        if (!spec)
-            return status;
-        if ((status = cli_report_findings(ctx, o, spec, path)) != 0) {
-            el_spec_free(spec);
-            return status;
-        }
-        /* The spec supplies what the flags left open. */
-        if (!nindexes)
-            q.pypi_indexes = el_spec_python_indexes(spec, &q.n_pypi_indexes);
-        if (!nsources)
-            q.apt_sources = el_spec_apt_sources(spec, &q.n_apt_sources);
-        if (!q.npm_registry)
-            q.npm_registry = el_spec_npm_registry(spec);
-        if (!q.python_version)
-            q.python_version = el_spec_python_version(spec);
+    if (sa.spec_path && (status = show_spec(ctx, o, &sa, &spec)) != 0)
+        return status;
+    if (sa.nindexes) {
+        q->pypi_indexes = sa.indexes;
+        q->n_pypi_indexes = sa.nindexes;
     }
-    if (nindexes) {
-        q.pypi_indexes = indexes;
-        q.n_pypi_indexes = nindexes;
-    }
-    if (nsources) {
-        q.apt_sources = sources;
-        q.n_apt_sources = nsources;
+    if (sa.nsources) {
+        q->apt_sources = sa.sources;
+        q->n_apt_sources = sa.nsources;
     }
     el_cache_options co;
     cli_cache_options(o, &co);
     char *out = NULL;
-    if (el_index_show(ctx, &co, &q, o->json, &out) != EL_OK)
+    if (el_index_show(ctx, &co, q, o->json, &out) != EL_OK)
         status = cli_report_failure(ctx, o);
     else
         fputs(out, stdout);
