@@ -450,11 +450,12 @@ static void add_input(ptrvec *v, arena *a, const char *eco, const char *url, con
     ptrvec_push(v, in);
 }
 
-lock_doc *resolver_make_lock(rsv *r)
+/* The target: format, spec digest, base facts, variants and each
+ * variant's base digest. */
+static void lock_base(rsv *r, lock_doc *d)
 {
     const resolve_request *rq = r->rq;
     const target_base *b = rq->base;
-    lock_doc *d = lock_doc_new();
     arena *a = d->mem;
     d->format_version = LOCK_FORMAT_VERSION;
     d->spec_digest = rq->spec_digest ? arena_strdup(a, rq->spec_digest) : NULL;
@@ -479,6 +480,14 @@ lock_doc *resolver_make_lock(rsv *r)
         for (size_t k = 0; b && b->variants && b->variants[k]; k++)
             if (strcmp(b->variants[k], d->variants[i]) == 0 && b->digests && b->digests[k])
                 d->base_digests[i] = arena_strdup(a, b->digests[k]);
+}
+
+/* What the resolve was asked: cutoff, prereleases, build and binary
+ * choices, upgrades. */
+static void lock_request(rsv *r, lock_doc *d)
+{
+    const resolve_request *rq = r->rq;
+    arena *a = d->mem;
     d->exclude_newer = rq->exclude_newer ? arena_strdup(a, rq->exclude_newer) : NULL;
     d->prereleases = resolver_prerelease_name(r->pre_mode);
     d->no_build = rq->no_build;
@@ -492,8 +501,13 @@ lock_doc *resolver_make_lock(rsv *r)
         d->upgrade = str_array(a, &up, false);
         ptrvec_release(&up);
     }
+}
 
-    /* packages */
+/* The packages of the answer, sorted, each with its requesters, extras
+ * and sorted edges. */
+static void lock_packages(rsv *r, lock_doc *d)
+{
+    arena *a = d->mem;
     ptrvec pkgs = PTRVEC_INIT;
     Id *map = xcalloc((size_t)r->pool->nsolvables + 1, sizeof *map);
     walk_solvables(r, &pkgs, map, a);
@@ -524,8 +538,13 @@ lock_doc *resolver_make_lock(rsv *r)
         free(k);
     }
     ptrvec_release(&pkgs);
+}
 
-    /* inputs */
+/* The inputs the answer was read from (index pages, packuments,
+ * Releases), sorted. */
+static void lock_inputs(rsv *r, lock_doc *d)
+{
+    arena *a = d->mem;
     ptrvec ins = PTRVEC_INIT;
     for (size_t i = 0; i < r->pypi_names.len; i++) {
         const rsv_pypi_name *n = r->pypi_names.items[i];
@@ -551,5 +570,14 @@ lock_doc *resolver_make_lock(rsv *r)
     if (d->n_inputs)
         qsort(d->inputs, d->n_inputs, sizeof *d->inputs, input_cmp);
     ptrvec_release(&ins);
+}
+
+lock_doc *resolver_make_lock(rsv *r)
+{
+    lock_doc *d = lock_doc_new();
+    lock_base(r, d);
+    lock_request(r, d);
+    lock_packages(r, d);
+    lock_inputs(r, d);
     return d;
 }
