@@ -537,20 +537,25 @@ static Id add_solvable(rsv *r, Repo *repo, const char *name, size_t rank)
     return p;
 }
 
+/* Adds requirement q (written text) to solvable p's requires. */
+static void require(rsv *r, Id p, const pypi_requirement *q, const char *text, Queue *deps)
+{
+    Pool *pool = r->pool;
+    queue_empty(deps);
+    req_deps(r, p, -1, q, text, "requires", false, deps);
+    for (int j = 0; j < deps->count; j++)
+        pool->solvables[p].requires =
+            repo_addid_dep(r->repo_pypi, pool->solvables[p].requires, deps->elements[j], 0);
+}
+
 /* Adds c's requirements whose markers hold (without an extra) to solvable
  * p's requires. */
 static void add_requires(rsv *r, Id p, const pypi_candidate *c, Queue *deps)
 {
-    Pool *pool = r->pool;
     for (size_t d = 0; d < c->ndeps; d++) {
         const pypi_requirement *q = c->deps[d].req;
-        if (!q || !resolver_pypi_marker_true(r, q, ""))
-            continue;
-        queue_empty(deps);
-        req_deps(r, p, -1, q, c->deps[d].text, "requires", false, deps);
-        for (int j = 0; j < deps->count; j++)
-            pool->solvables[p].requires =
-                repo_addid_dep(r->repo_pypi, pool->solvables[p].requires, deps->elements[j], 0);
+        if (q && resolver_pypi_marker_true(r, q, ""))
+            require(r, p, q, c->deps[d].text, deps);
     }
 }
 
@@ -582,11 +587,7 @@ static void add_extra(rsv *r, const rsv_pypi_name *n, const pypi_candidate *c, I
         if (!q || resolver_pypi_marker_true(r, q, "") || !resolver_pypi_marker_true(r, q, ex))
             continue;
         provided = true; /* metadata without Provides-Extra */
-        queue_empty(deps);
-        req_deps(r, xp, -1, q, c->deps[d].text, "requires", false, deps);
-        for (int j = 0; j < deps->count; j++)
-            pool->solvables[xp].requires =
-                repo_addid_dep(r->repo_pypi, pool->solvables[xp].requires, deps->elements[j], 0);
+        require(r, xp, q, c->deps[d].text, deps);
     }
     resolver_solv(r, xp)->extra_missing = !provided;
 }
