@@ -78,8 +78,7 @@ struct field {
 
 static bool is_hex64(const char *s)
 {
-    unsigned char b[32];
-    return hex_decode(s, b, sizeof b); /* 64 lowercase hex digits */
+    return is_lower_hex(s, 64);
 }
 
 static bool is_python_version(const char *s)

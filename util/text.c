@@ -92,6 +92,16 @@ int hex_digit(char c)
     return -1;
 }
 
+bool is_lower_hex(const char *s, size_t n)
+{
+    if (!s || strlen(s) != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return false;
+    return true;
+}
+
 bool hex_decode(const char *s, unsigned char *out, size_t n)
 {
     if (!s || strlen(s) != 2 * n)

@@ -175,6 +175,8 @@ void hex_encode(const void *data, size_t n, char *out);
 bool hex_decode(const char *s, unsigned char *out, size_t n);
 /* hex_digit() : the value of hex digit `c` in either case, or -1. */
 int hex_digit(char c);
+/* is_lower_hex() : whether `s` is exactly n lowercase hex digits. */
+bool is_lower_hex(const char *s, size_t n);
 
 /* sha256_hex() : writes 64 lowercase hex digits + NUL into out[65]. */
 void sha256_hex(const void *data, size_t n, char out[65]);

@@ -55,16 +55,6 @@ static int uint_field(json_object *rec, const char *key, uint64_t *out)
     return 1;
 }
 
-static bool hex_of(const char *s, size_t n)
-{
-    if (!s || strlen(s) != n)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-            return false;
-    return true;
-}
-
 static const char *shown(loader *l, const char *val)
 {
     return val ? arena_shown(l->a, val, 256) : "";
@@ -186,9 +176,9 @@ static bool details(loader *l, const char *fn, json_object *rec, conda_record *r
 {
     const char *sha = str_field(rec, "sha256"), *md5 = str_field(rec, "md5");
     json_object *tmp;
-    if ((sha && !hex_of(sha, 64)) || (!sha && json_object_object_get_ex(rec, "sha256", &tmp) && tmp))
+    if ((sha && !is_lower_hex(sha, 64)) || (!sha && json_object_object_get_ex(rec, "sha256", &tmp) && tmp))
         return EXCLUDE(l, fn, "bad_hash", "sha256 `%s` is not 64 lower-case hex digits", sha);
-    if ((md5 && !hex_of(md5, 32)) || (!md5 && json_object_object_get_ex(rec, "md5", &tmp) && tmp))
+    if ((md5 && !is_lower_hex(md5, 32)) || (!md5 && json_object_object_get_ex(rec, "md5", &tmp) && tmp))
         return EXCLUDE(l, fn, "bad_hash", "md5 `%s` is not 32 lower-case hex digits", md5);
     r->sha256 = sha ? arena_strdup(l->a, sha) : NULL;
     r->md5 = md5 ? arena_strdup(l->a, md5) : NULL;
