@@ -109,7 +109,7 @@ int cli_report_failure(el_ctx *ctx, const cli_opts *o)
             fprintf(stderr, "  what to do: %s%s\n", el_ctx_user_action(ctx),
                     el_ctx_retryable(ctx) ? " (retryable)" : "");
     }
-    return el_code_exit_status(code);
+    return el_ctx_exit_status(ctx);
 }
 
 int cli_usage_error(el_ctx *ctx, const cli_opts *o, const char *fmt, ...)

@@ -140,7 +140,7 @@ el_spec *el_spec_load_file(el_ctx *ctx, const char *path, const el_spec_options 
             return s;
         }
         el_fail(ctx, EL_SPEC_INVALID, "%s: cannot be read: %s", path, file_strerror(err));
-        el_detail_str(ctx, "reason", "unreadable");
+        el_detail_str(ctx, "reason", err == ENOENT ? "file_not_found" : "unreadable");
         el_detail_str(ctx, "path", path);
         return NULL;
     }

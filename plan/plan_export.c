@@ -161,7 +161,9 @@ void plan_resolved_at(const plan_input *in, char out[32])
 
 static char *refuse(el_ctx *ctx, plan_format fmt, const lock_package *p, const char *why)
 {
-    el_fail(ctx, EL_SPEC_INVALID, "the lock cannot be exported as %s: %s:%s@%s %s",
+    /* The lock is sound; the format cannot hold it: a capability, as plan
+     * says of a variant that cannot honour the spec (one status, 11). */
+    el_fail(ctx, EL_CAPABILITY_UNSUPPORTED, "the lock cannot be exported as %s: %s:%s@%s %s",
             format_name[fmt], p->ecosystem, p->name, p->version, why);
     el_detail_str(ctx, "reason", "unexportable_lock");
     el_detail_str(ctx, "format", format_name[fmt]);

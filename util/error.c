@@ -43,9 +43,11 @@ int el_code_exit_status(el_code code) { return row(code)->exit_status; }
 
 /* Advice per failure reason (reasons.def), before the code's own. */
 static const struct {
-    const char *reason, *action;
+    const char *reason;
+    int exit_status;
+    const char *action;
 } reason_actions[] = {
-#define R(r, a) { r, a },
+#define R(r, e, a) { r, e, a },
 #include "reasons.def"
 #undef R
 };
@@ -104,13 +106,27 @@ const char *el_ctx_message(const el_ctx *ctx) { return ctx->message; }
 bool el_ctx_retryable(const el_ctx *ctx) { return ctx->retryable; }
 json_object *el_ctx_detail(const el_ctx *ctx) { return ctx->detail; }
 
-const char *el_ctx_user_action(const el_ctx *ctx)
+static const char *ctx_reason(const el_ctx *ctx)
 {
     json_object *r = NULL;
-    const char *a = NULL;
     if (ctx->detail && json_object_object_get_ex(ctx->detail, "reason", &r) &&
         json_object_is_type(r, json_type_string))
-        a = el_reason_user_action(json_object_get_string(r));
+        return json_object_get_string(r);
+    return NULL;
+}
+
+int el_ctx_exit_status(const el_ctx *ctx)
+{
+    const char *reason = ctx_reason(ctx);
+    for (size_t i = 0; reason && i < sizeof reason_actions / sizeof reason_actions[0]; i++)
+        if (strcmp(reason_actions[i].reason, reason) == 0 && reason_actions[i].exit_status)
+            return reason_actions[i].exit_status;
+    return el_code_exit_status(ctx->code);
+}
+
+const char *el_ctx_user_action(const el_ctx *ctx)
+{
+    const char *a = el_reason_user_action(ctx_reason(ctx));
     return a ? a : el_code_user_action(ctx->code);
 }
 

@@ -100,6 +100,13 @@ EL_API const char *el_ctx_user_action(const el_ctx *ctx);
 EL_API const char *el_reason_user_action(const char *reason);
 EL_API void el_ctx_clear(el_ctx *ctx);
 
+/* el_ctx_exit_status() :
+ *  The exit status for the last failure: its detail.reason's own when that
+ *  reason has one (25: the index gave no answer about the package, as for
+ *  dns, connect, proxy, tls, auth; docs/cli.md "Exit status"), else
+ *  el_code_exit_status() of its code. 0 if no failure. */
+EL_API int el_ctx_exit_status(const el_ctx *ctx);
+
 /* el_ctx_error_json() :
  *  The last failure as the API error body, one JSON object:
  *  {"code","message","retryable","userAction","detail"}; userAction is

@@ -395,7 +395,7 @@ def part_faults(el, work, lock, nginx_url, arts):
             proxy.mode = mode
             r, j = bundle(el, lock, out, cache, mirrors_for(proxy.url), **fast)
             d = (j or {}).get("detail", {})
-            check(r.returncode == 13 and j and j["code"] == "DL_ENV_PACKAGE_NOT_FOUND" and j["retryable"] and
+            check(r.returncode == 25 and j and j["code"] == "DL_ENV_PACKAGE_NOT_FOUND" and j["retryable"] and
                   d.get("reason") == reason and whl in d.get("artifact", ""),
                   "%s for one wheel: reason %s, retryable, named: %s" % (mode, reason, j and j.get("message")))
             check(not any(".tmp-" in f for _, _, fs in os.walk(out) for f in fs), "%s: no temp file left" % mode)

@@ -459,8 +459,8 @@ def sc_retry_after_resolve(base, d):
         print("%s resolve behind a 429 Retry-After: 3600: %.2fs" % (eco, dt))
         body = body or {}
         e = body.get("detail", {})
-        check(rc == 13 and body.get("code") == "DL_ENV_PACKAGE_NOT_FOUND",
-              "%s: PACKAGE_NOT_FOUND, exit 13 (%s): %s" % (eco, rc, body))
+        check(rc == 25 and body.get("code") == "DL_ENV_PACKAGE_NOT_FOUND",
+              "%s: PACKAGE_NOT_FOUND, exit 25 (%s): %s" % (eco, rc, body))
         check(body.get("retryable") is True, "%s: retryable: %s" % (eco, body))
         check(e.get("retryAfterSeconds") == 3600 and e.get("status") == 429 and
               e.get("reason") == "http_status" and e.get("url") == canonical,

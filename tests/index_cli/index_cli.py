@@ -164,11 +164,11 @@ def case_offline_cold(cli):
             "deb": "http://deb.debian.org/debian/dists/bookworm/InRelease"}
     for case, url in want.items():
         rc, out, err = cli.run(QUERIES[case], offline=True)
-        check(rc == 13 and "offline and %s is not in the cache" % url in err,
-              "%s offline cold: exit 13 naming %s (got %d %r)" % (case, url, rc, err))
+        check(rc == 25 and "offline and %s is not in the cache" % url in err,
+              "%s offline cold: exit 25 naming %s (got %d %r)" % (case, url, rc, err))
         rc, out, err = cli.run(QUERIES[case], json_out=True, offline=True)
         doc = json.loads(out) if out.strip() else {}
-        check(rc == 13 and doc.get("code") == "DL_ENV_PACKAGE_NOT_FOUND"
+        check(rc == 25 and doc.get("code") == "DL_ENV_PACKAGE_NOT_FOUND"
               and doc.get("detail", {}).get("reason") == "offline_cache_miss"
               and doc.get("detail", {}).get("url") == url,
               "%s offline cold --json: %r" % (case, out))

@@ -70,7 +70,7 @@ def main():
                os.path.join(tmp, "cache"), "--json", "resolve", spec, "-o",
                os.path.join(tmp, "s.lock")]
         r = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        if r.returncode != 13 or "DL_ENV_PACKAGE_NOT_FOUND" not in r.stdout:
+        if r.returncode != 25 or "DL_ENV_PACKAGE_NOT_FOUND" not in r.stdout:
             fail("with the installed catalog: exit %d %s %s" % (r.returncode, r.stdout, r.stderr))
         shutil.move(os.path.join(prefix, "share/envlock/bases"), os.path.join(tmp, "moved"))
         env["ENVLOCK_BASES"] = ""

@@ -12,13 +12,14 @@ def main():
     root = sys.argv[1]
     text = lambda p: open(os.path.join(root, p), encoding="utf-8").read()  # noqa: E731
     doc = text("docs/troubleshooting.md")
-    reasons = re.findall(r'^R\("([a-z_]+)", "(.*)"\)$', text("util/reasons.def"), re.M)
+    reasons = re.findall(r'^R\("([a-z_]+)", (\d+), "(.*)"\)$', text("util/reasons.def"), re.M)
     codes = re.findall(r'^X\(\w+, "([A-Z_]+)", \w+, (\d+), "(.*?)", "(.*?)"\)$',
                        text("util/codes.def"), re.M)
     bad = []
     if len(reasons) < 10 or len(codes) < 18:
         bad.append("the .def patterns no longer match (%d reasons, %d codes)" % (len(reasons), len(codes)))
-    doc_reasons = re.findall(r"^\| `([a-z_]+)` \| (.*) \|$", doc, re.M)
+    doc_reasons = [(r, "0" if e == "-" else e, a) for r, e, a in
+                   re.findall(r"^\| `([a-z_]+)` \| (\d+|-) \| (.*) \|$", doc, re.M)]
     if doc_reasons != reasons:
         bad.append("the reasons table differs from util/reasons.def: %s"
                    % sorted(set(doc_reasons) ^ set(reasons)))

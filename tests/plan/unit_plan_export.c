@@ -328,7 +328,7 @@ static void expect_refusal(const plan_input *in, plan_format fmt, const char *pa
     char *t = plan_export(ctx, in, fmt, &len);
     assert_null(t);
     assert_int_equal(len, 0);
-    assert_int_equal(el_ctx_code(ctx), EL_SPEC_INVALID);
+    assert_int_equal(el_ctx_code(ctx), EL_CAPABILITY_UNSUPPORTED);
     const char *msg = el_ctx_message(ctx);
     if (!strstr(msg, package) || !strstr(msg, words))
         fail_msg("message `%s` lacks `%s` / `%s`", msg, package, words);
