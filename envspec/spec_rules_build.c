@@ -126,16 +126,23 @@ static void check_requirements(rules_ctx *r, json_object *spec, const char *cont
 /* `text` read as TOML: a refusal is a finding at `field` with its line and
  * column inside the text and, through the text's node, in the spec file.
  * NULL then; else the root table (in `mem`). */
-static void text_finding(rules_ctx *r, const char *field, const char *what, unsigned line,
-                         unsigned col, el_code code, const char *message)
+static void text_finding_at(rules_ctx *r, const char *field, const char *text_field,
+                            const char *what, unsigned line, unsigned col, el_code code,
+                            const char *message)
 {
-    const spec_node *at = spec_node_at_path(r->root, field);
+    const spec_node *at = spec_node_at_path(r->root, text_field);
     unsigned fl = 0, fc = 0;
     if (at && at->kind == SN_STR)
         spec_reqfile_file_position(at->line, at->column, at->body_line, at->body_column, line,
                                    col, &fl, &fc);
     spec_finding_add_pos(r->fs, fl, fc, field, code, "line %u, column %u of the %s: %s", line,
                          col, what, message);
+}
+
+static void text_finding(rules_ctx *r, const char *field, const char *what, unsigned line,
+                         unsigned col, el_code code, const char *message)
+{
+    text_finding_at(r, field, field, what, line, col, code, message);
 }
 
 static toml_value *check_toml(rules_ctx *r, arena *mem, const char *field, const char *what,
@@ -167,17 +174,48 @@ static void check_uv_lock_version(rules_ctx *r, const toml_value *lock)
     }
 }
 
-static void check_pyproject(rules_ctx *r, const char *content, const char *lock)
+/* What every target's resolve would refuse, seen without one: the edges
+ * uv.lock takes everywhere (spec_uvlock.h, `env` NULL), their sources and
+ * registries, and drift against pyproject.toml; each at its line. */
+static void check_uv_selection(rules_ctx *r, arena *mem, json_object *spec, const char *content,
+                               const char *lock)
+{
+    json_object *ix = jget(jget(jget(spec, "packages"), "python"), "indexes");
+    const char **indexes = arena_alloc(mem, (jlen(ix) + 1) * sizeof *indexes);
+    size_t n = 0;
+    for (size_t k = 0; k < jlen(ix); k++)
+        if (jat(ix, k))
+            indexes[n++] = jat(ix, k);
+    spec_uvlock *u = spec_uvlock_select(mem, content, lock, NULL, indexes, n);
+    for (size_t i = 0; i < u->n_problems; i++) {
+        const spec_uvproblem *p = &u->problems[i];
+        const char *at = p->at ? p->at : p->field;
+        if (!p->line) {
+            rules_add(r, p->field, p->code, "%s", p->message);
+            continue;
+        }
+        text_finding_at(r, p->field, at, strstr(at, "lockContent") ? "uv.lock" : "pyproject.toml",
+                        p->line, p->column, p->code, p->message);
+    }
+}
+
+static void check_pyproject(rules_ctx *r, json_object *spec, const char *content,
+                            const char *lock)
 {
     arena *mem = arena_new();
-    if (content && !is_blank(content))
-        check_toml(r, mem, "spec.build.dependencyFile.content", "pyproject.toml", content);
+    size_t before = r->fs->len;
+    toml_value *c = content && !is_blank(content)
+                        ? check_toml(r, mem, "spec.build.dependencyFile.content",
+                                     "pyproject.toml", content)
+                        : NULL;
     toml_value *l = lock && !is_blank(lock) && strlen(lock) <= MAX_TEXT_BYTES
                         ? check_toml(r, mem, "spec.build.dependencyFile.lockContent", "uv.lock",
                                      lock)
                         : NULL;
     if (l)
         check_uv_lock_version(r, l);
+    if (l && c && r->fs->len == before)
+        check_uv_selection(r, mem, spec, content, lock);
     arena_free(mem);
 }
 
@@ -305,7 +343,7 @@ static void rule_dependency_file(rules_ctx *r, json_object *spec, json_object *b
             check_conda(r, content);
     }
     if (strcmp(format, "pyproject") == 0)
-        check_pyproject(r, content && strlen(content) <= MAX_TEXT_BYTES ? content : NULL, lock);
+        check_pyproject(r, spec, content && strlen(content) <= MAX_TEXT_BYTES ? content : NULL, lock);
     if (!lock)
         return;
     if (strcmp(format, "pyproject") == 0) {

@@ -168,14 +168,15 @@ static bool seen_add(sel *s, char *key)
 }
 
 /* A marker uv wrote, evaluated where the environment is built: one that
- * does not parse or evaluate is a problem, and false. */
+ * does not parse or evaluate is a problem, and false. Without a target
+ * (validate) only an edge with no marker holds: it is taken on every one. */
 static bool holds(sel *s, const toml_value *at, const char *marker)
 {
     if (!marker)
         return true;
     char *err = NULL;
     pypi_marker *m = pypi_marker_parse(marker, true, &err);
-    int r = m ? pypi_marker_evaluate(m, s->env, &err) : -1;
+    int r = m ? (s->env ? pypi_marker_evaluate(m, s->env, &err) : 0) : -1;
     pypi_marker_free(m);
     if (r < 0)
         problem(s, EL_SPEC_INVALID, F_LOCK, NULL, at, "`%s`: %s", marker, err ? err : "");
@@ -203,7 +204,8 @@ static bool same_source(const toml_value *a, const toml_value *b)
 }
 
 /* The package an edge names: by name, then the edge's version and source
- * where it gives them, then the copy whose resolution-markers hold. */
+ * where it gives them, then the copy whose resolution-markers hold; -1
+ * for none, -2 for a fork none of whose copies applies. */
 static long target_of(sel *s, const toml_value *edge)
 {
     const char *want = canonical(s, str_at(edge, "name"));
@@ -223,7 +225,7 @@ static long target_of(sel *s, const toml_value *edge)
         if (applying < 0 && applies(s, p))
             applying = (long)i;
     }
-    return n_found > 1 ? applying : found;
+    return n_found > 1 ? (applying >= 0 ? applying : -2) : found;
 }
 
 static void push(sel *s, long pkg, const char *extra)
@@ -249,6 +251,8 @@ static void walk(sel *s, long from, const toml_value *edges)
         if (!holds(s, e, str_at(e, "marker")))
             continue;
         long to = target_of(s, e);
+        if (to == -2 && !s->env)
+            continue; /* which copy is the target's: only a target says */
         if (to < 0) {
             problem(s, EL_SPEC_INVALID, F_LOCK, canonical(s, name), e,
                     "`%s` depends on `%s`, and uv.lock has no package for it here: " RUN_UV_LOCK,
@@ -609,6 +613,8 @@ static void drift(sel *s)
  * admitted as the reference's pins are). */
 static void python_fits(sel *s)
 {
+    if (!s->env)
+        return;
     const toml_value *rp = kind_at(s->lock, "requires-python", TOML_STRING);
     pypi_specset *set = rp ? pypi_specset_parse(rp->s, NULL) : NULL;
     pypi_version *v = set ? pypi_version_parse(s->env->python_full_version, NULL) : NULL;

@@ -60,7 +60,10 @@ typedef struct spec_uvlock {
  *  problem. Never fails: what it cannot take is a problem (a text that is
  *  not TOML, a lock without the project, an edge to no package, a git,
  *  path, directory, editable or direct-URL source, drift between the two
- *  files). */
+ *  files). `env` NULL is validate's reading, without a target: only edges
+ *  without a marker are followed (a fork's copies not at all), which every
+ *  target takes, and requires-python is not checked; what it finds there
+ *  (drift, sources, registries) is what every target's resolve finds. */
 spec_uvlock *spec_uvlock_select(arena *mem, const char *pyproject, const char *lock,
                                 const struct pypi_env *env, const char *const *indexes,
                                 size_t n_indexes);
