@@ -320,10 +320,22 @@ Id resolver_npm_bind(rsv *r, Id dep);
  *  pushed on `all`, freed with resolver_npm_layout_free(). */
 rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all);
 void resolver_npm_layout_free(ptrvec *all);
+/* resolver_npm_misload() : Node's require() from each dependent walks up
+ *  node_modules (its own first) and loads the first copy of the folder.
+ *  Returns the first edge (nodes in `all` order, then edge order) for which
+ *  that copy is not the node the edge is bound to, or is one in_range()
+ *  refuses; *at its dependent, *got the copy Node loads (NULL: none).
+ *  NULL when every edge loads its own copy. */
+typedef bool (*rsv_npm_in_range)(void *user, const rsv_dep *d, const rsv_npm_node *got);
+const rsv_npm_edge *resolver_npm_misload(const ptrvec *all, rsv_npm_in_range in_range,
+                                         void *user, const rsv_npm_node **at,
+                                         const rsv_npm_node **got);
 /* resolver_npm_check() : after a solve, whether every peer dependency can be
  *  the one copy beside its dependent; EL_RESOLVE_CONFLICT (the pair in
  *  detail.conflict) when a copy that does not satisfy it is already there,
- *  as npm's ERESOLVE — never two versions at one node_modules path. */
+ *  as npm's ERESOLVE — never two versions at one node_modules path. Then
+ *  Node's own resolution (resolver_npm_misload): EL_INTERNAL naming the
+ *  edge, and no lock, when a dependent would load another copy. */
 el_code resolver_npm_check(rsv *r);
 /* resolver_npm_tree_jobs() : builds npm's own tree before the solve and
  *  pushes one SOLVER_INSTALL job per distinct solvable in it, the r->job

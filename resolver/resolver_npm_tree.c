@@ -592,12 +592,69 @@ static char *peer_text(rsv *r, const rsv_npm_node *top, const npm_peer_bad *bad,
     return suggestion;
 }
 
+const rsv_npm_edge *resolver_npm_misload(const ptrvec *all, rsv_npm_in_range in_range,
+                                         void *user, const rsv_npm_node **at,
+                                         const rsv_npm_node **got)
+{
+    for (size_t i = 0; i < all->len; i++) {
+        const rsv_npm_node *n = all->items[i];
+        for (size_t j = 0; j < n->edges.len; j++) {
+            const rsv_npm_edge *e = &n->edges.items[j];
+            const rsv_dep *d = e->dep;
+            const rsv_npm_node *g = visible(n, d->folder ? d->folder : d->name);
+            if (g && g == e->to && in_range(user, d, g))
+                continue;
+            *at = n;
+            *got = g;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+/* Whether the copy Node loads is the package the edge names, in range. */
+static bool loads_in_range(void *user, const rsv_dep *d, const rsv_npm_node *got)
+{
+    rsv *r = user;
+    const rsv_solv *gs = got->p ? resolver_solv(r, got->p) : NULL;
+    const npm_packument *p = npm_loader_get(r->nl, d->name);
+    return gs && p && strcmp(gs->name, d->name) == 0 && admits(d, p, gs->nv);
+}
+
+/* Node's own resolution of the tree, before a lock is written: a placement
+ * that hides a copy (a node put in an ancestor's node_modules, between a
+ * dependent and the copy its edge was bound to) gives a lock whose edge
+ * says one version while Node loads another. That is envlock's bug, so it
+ * is an internal error naming the edge and no lock. */
+static el_code node_resolves(rsv *r, const ptrvec *all)
+{
+    const rsv_npm_node *n, *got;
+    const rsv_npm_edge *e = resolver_npm_misload(all, loads_in_range, r, &n, &got);
+    if (!e)
+        return EL_OK;
+    const rsv_solv *ts = e->to && e->to->p ? resolver_solv(r, e->to->p) : NULL;
+    const rsv_solv *gs = got && got->p ? resolver_solv(r, got->p) : NULL;
+    el_fail(r->ctx, EL_INTERNAL,
+            "npm tree: `%s` of %s at %s is bound to %s %s at %s, but Node would load %s%s%s%s%s "
+            "from there; no lock is written",
+            e->dep->text, n->p ? resolver_solv(r, n->p)->name : "the project",
+            n->path[0] ? n->path : ".", ts ? ts->name : "?", ts ? ts->version : "?",
+            e->to ? e->to->path : "?", gs ? gs->name : "nothing", gs ? " " : "",
+            gs ? gs->version : "", gs ? " at " : "", gs ? got->path : "");
+    el_detail_str(r->ctx, "reason", "node_resolution");
+    el_detail_str(r->ctx, "edge", e->dep->text);
+    el_detail_str(r->ctx, "dependent", n->path[0] ? n->path : ".");
+    return EL_INTERNAL;
+}
+
 el_code resolver_npm_check(rsv *r)
 {
     ptrvec all = PTRVEC_INIT;
     npm_peer_bad bad = { 0 };
     rsv_npm_node *top = layout(r, &all, &bad);
     el_code rc = unlockable(r, top, &all);
+    if (rc == EL_OK && !bad.d)
+        rc = node_resolves(r, &all);
     if (rc != EL_OK || !bad.d) {
         resolver_npm_layout_free(&all);
         return rc;

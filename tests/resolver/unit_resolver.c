@@ -4,7 +4,9 @@
  * the interval dependencies select exactly those solvables in a pool. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +192,128 @@ static void test_interval_dep(void **state)
     pool_free(pool);
 }
 
+/* ---- Node's resolution of an npm tree (resolver_npm_misload) ---- */
+
+/* An edge with the versions that satisfy it, as solvable ids lo..hi (the
+ * tests number a copy by its version: ms 2.1.3 is 213). */
+typedef struct want {
+    rsv_dep d; /* first: the callback gets &want.d */
+    Id lo, hi;
+} want;
+
+static bool want_in_range(void *user, const rsv_dep *d, const rsv_npm_node *got)
+{
+    (void)user;
+    const want *w = (const want *)d;
+    return got->p >= w->lo && got->p <= w->hi;
+}
+
+static rsv_npm_node *tnode(ptrvec *all, rsv_npm_node *parent, const char *name, Id p)
+{
+    rsv_npm_node *n = calloc(1, sizeof *n);
+    n->p = p;
+    n->name = name;
+    n->parent = parent;
+    if (parent) {
+        size_t len = strlen(parent->path) + strlen(name) + 16;
+        n->path = malloc(len);
+        snprintf(n->path, len, "%s%snode_modules/%s", parent->path, parent->path[0] ? "/" : "",
+                 name);
+        ptrvec_push(&parent->children, n);
+    } else {
+        n->path = strdup("");
+    }
+    ptrvec_push(all, n);
+    return n;
+}
+
+static void tedge(rsv_npm_node *from, want *w, rsv_npm_node *to)
+{
+    rsv_npm_edge e = { &w->d, to };
+    rsv_npm_edges_push(&from->edges, e);
+}
+
+/* express's shape (send needs ms 2.1.3, debug ms 2.0.0): with 2.0.0
+ * placed in express's node_modules, send (below express) would load it
+ * although its edge is bound to the top 2.1.3; nested under send instead,
+ * every edge loads its own copy. */
+static void test_misload_send_ms(void **state)
+{
+    (void)state;
+    want ms213 = { .d = { .name = "ms", .text = "ms@2.1.3" }, 213, 213 };
+    want ms200 = { .d = { .name = "ms", .text = "ms@2.0.0" }, 200, 200 };
+    const rsv_npm_node *at, *got;
+
+    ptrvec bad = PTRVEC_INIT;
+    rsv_npm_node *top = tnode(&bad, NULL, "", 0);
+    rsv_npm_node *express = tnode(&bad, top, "express", 1);
+    rsv_npm_node *send = tnode(&bad, express, "send", 2);
+    rsv_npm_node *debug = tnode(&bad, express, "debug", 3);
+    rsv_npm_node *ms_top = tnode(&bad, top, "ms", 213);
+    rsv_npm_node *ms_hid = tnode(&bad, express, "ms", 200);
+    tedge(send, &ms213, ms_top);
+    tedge(debug, &ms200, ms_hid);
+    const rsv_npm_edge *e = resolver_npm_misload(&bad, want_in_range, NULL, &at, &got);
+    assert_non_null(e);
+    assert_ptr_equal(e->dep, &ms213.d);
+    assert_ptr_equal(at, send);
+    assert_string_equal(got->path, "node_modules/express/node_modules/ms");
+    resolver_npm_layout_free(&bad);
+
+    ptrvec good = PTRVEC_INIT;
+    top = tnode(&good, NULL, "", 0);
+    express = tnode(&good, top, "express", 1);
+    send = tnode(&good, top, "send", 2);
+    debug = tnode(&good, top, "debug", 3);
+    rsv_npm_node *ms_old = tnode(&good, top, "ms", 200);
+    rsv_npm_node *ms_new = tnode(&good, send, "ms", 213);
+    tedge(send, &ms213, ms_new);
+    tedge(debug, &ms200, ms_old);
+    assert_null(resolver_npm_misload(&good, want_in_range, NULL, &at, &got));
+    resolver_npm_layout_free(&good);
+}
+
+/* koa's shape (koa needs depd ^2, a sibling depd ^1): an edge bound to a
+ * copy out of its range, and one bound to a copy its dependent cannot
+ * reach (in a sibling's node_modules), are both caught. */
+static void test_misload_koa_depd(void **state)
+{
+    (void)state;
+    want depd2 = { .d = { .name = "depd", .text = "depd@^2.0.0" }, 200, 299 };
+    const rsv_npm_node *at, *got;
+
+    ptrvec all = PTRVEC_INIT;
+    rsv_npm_node *top = tnode(&all, NULL, "", 0);
+    rsv_npm_node *koa = tnode(&all, top, "koa", 1);
+    rsv_npm_node *depd1 = tnode(&all, top, "depd", 112);
+    tedge(koa, &depd2, depd1);
+    const rsv_npm_edge *e = resolver_npm_misload(&all, want_in_range, NULL, &at, &got);
+    assert_non_null(e);
+    assert_ptr_equal(at, koa);
+    assert_ptr_equal(got, depd1);
+    resolver_npm_layout_free(&all);
+
+    ptrvec far = PTRVEC_INIT;
+    top = tnode(&far, NULL, "", 0);
+    koa = tnode(&far, top, "koa", 1);
+    rsv_npm_node *other = tnode(&far, top, "http-errors", 4);
+    rsv_npm_node *depd200 = tnode(&far, other, "depd", 200);
+    tedge(koa, &depd2, depd200);
+    e = resolver_npm_misload(&far, want_in_range, NULL, &at, &got);
+    assert_non_null(e);
+    assert_null(got);
+    resolver_npm_layout_free(&far);
+
+    ptrvec ok = PTRVEC_INIT;
+    top = tnode(&ok, NULL, "", 0);
+    koa = tnode(&ok, top, "koa", 1);
+    tnode(&ok, top, "depd", 112);
+    depd200 = tnode(&ok, koa, "depd", 200);
+    tedge(koa, &depd2, depd200);
+    assert_null(resolver_npm_misload(&ok, want_in_range, NULL, &at, &got));
+    resolver_npm_layout_free(&ok);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +321,8 @@ int main(void)
         cmocka_unit_test(test_semver),
         cmocka_unit_test(test_intervals),
         cmocka_unit_test(test_interval_dep),
+        cmocka_unit_test(test_misload_send_ms),
+        cmocka_unit_test(test_misload_koa_depd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
