@@ -116,11 +116,14 @@ typedef enum plan_format {
     PLAN_PYLOCK,          /* PEP 751 pylock.toml */
     PLAN_PACKAGE_LOCK,    /* npm package-lock.json, lockfileVersion 3 */
     PLAN_APT,             /* name=version lines */
+    PLAN_CYCLONEDX,       /* CycloneDX 1.6 JSON SBOM */
+    PLAN_SPDX,            /* SPDX 2.3 JSON SBOM */
 } plan_format;
 
 /* plan_format_parse() : "uv-pip-compile" ... "apt" -> format; false if unknown. */
 bool plan_format_parse(const char *name, plan_format *out);
-/* plan_format_names() : "uv-pip-compile, requirements, pylock, package-lock, apt". */
+/* plan_format_names() : "uv-pip-compile, requirements, pylock, package-lock, apt,
+ *  cyclonedx, spdx". */
 const char *plan_format_names(void);
 
 /* plan_resolved_at() :
@@ -136,6 +139,22 @@ void plan_resolved_at(const plan_input *in, char out[32]);
  *  exported in that format (EL_USAGE when the lock has nothing of that
  *  ecosystem is NOT an error: an empty export is valid text). */
 char *plan_export(el_ctx *ctx, const plan_input *in, plan_format fmt, size_t *len);
+
+/* plan_sbom_text() :
+ *  The SBOM of in->lock as PLAN_CYCLONEDX or PLAN_SPDX (plan_sbom.c): with
+ *  variant NULL every package of the lock and the base image by
+ *  plan_lock_base_digest() as the root; with a variant only the packages
+ *  it installs (not those in the base) and the root by that variant's
+ *  digest. Deterministic: identities from in->lock_digest (and variant),
+ *  the time from the lock. Caller frees; *len its length. */
+char *plan_sbom_text(const plan_input *in, plan_format fmt, const char *variant, size_t *len);
+
+/* plan_purl() :
+ *  The package URL of `p` by the purl spec's rules for its type (pypi,
+ *  npm, deb with arch and distro qualifiers; deb_source names the apt
+ *  source a deb without its own (one in the base) takes its distro from,
+ *  or NULL). Caller frees. */
+char *plan_purl(const lock_package *p, const char *deb_source);
 
 /* plan_requirements_text() :
  *  The requirements export; with only_installs, restricted to the packages

@@ -24,7 +24,8 @@
 static const char *const format_name[] = {
     [PLAN_UV_PIP_COMPILE] = "uv-pip-compile", [PLAN_REQUIREMENTS] = "requirements",
     [PLAN_PYLOCK] = "pylock",                 [PLAN_PACKAGE_LOCK] = "package-lock",
-    [PLAN_APT] = "apt",
+    [PLAN_APT] = "apt",                       [PLAN_CYCLONEDX] = "cyclonedx",
+    [PLAN_SPDX] = "spdx",
 };
 
 bool plan_format_parse(const char *name, plan_format *out)
@@ -39,7 +40,7 @@ bool plan_format_parse(const char *name, plan_format *out)
 
 const char *plan_format_names(void)
 {
-    return "uv-pip-compile, requirements, pylock, package-lock, apt";
+    return "uv-pip-compile, requirements, pylock, package-lock, apt, cyclonedx, spdx";
 }
 
 /* ---- the lock's packages of one ecosystem, in name order ---- */
@@ -96,7 +97,7 @@ static int cmp_strp(const void *a, const void *b)
 }
 
 /* Sorts v[0..n) and drops repeats; returns the new count. */
-static size_t sort_unique(const char **v, size_t n)
+size_t plan_sort_unique(const char **v, size_t n)
 {
     qsort(v, n, sizeof *v, cmp_strp);
     size_t k = 0;
@@ -126,7 +127,7 @@ static size_t sha256s_of(const lock_package *p, const char ***out)
         if ((v[n] = sha256_hex_of(&p->artifacts[i])))
             n++;
     *out = v;
-    return sort_unique(v, n);
+    return plan_sort_unique(v, n);
 }
 
 /* ---- resolved-at ---- */
@@ -277,7 +278,7 @@ static const char *python_minor(const plan_input *in, char buf[16])
 }
 
 /* The datalayer variant's base digest, else the first published one. */
-static const char *base_digest(const lock_doc *d)
+const char *plan_lock_base_digest(const lock_doc *d)
 {
     const char *first = NULL;
     for (size_t i = 0; d->variants && d->variants[i]; i++) {
@@ -293,7 +294,7 @@ static const char *base_digest(const lock_doc *d)
 static void uv_base_line(strbuf *sb, const plan_input *in)
 {
     const char *repo = in->base_repository ? in->base_repository : in->lock->base_ref;
-    const char *dg = base_digest(in->lock);
+    const char *dg = plan_lock_base_digest(in->lock);
     sb_adds(sb, "# base: ");
     if (in->base_registry && *in->base_registry)
         sb_addf(sb, "%s/", in->base_registry);
@@ -325,7 +326,7 @@ static void uv_apt_lines(strbuf *sb, const plan_input *in, const pkgv *debs)
         if (debs->v[i]->source)
             src[ns++] = debs->v[i]->source;
     }
-    ns = sort_unique(src, ns);
+    ns = plan_sort_unique(src, ns);
     for (size_t i = 0; i < ns; i++)
         sb_addf(sb, "# datalayer-apt-source: %s\n", src[i]);
     if (debs->n && in->apt_snapshot)
@@ -369,7 +370,7 @@ static size_t uv_sources(const lock_package *p, const char ***out)
     for (const char **r = p->requested_by; r && *r; r++)
         if (strcmp(*r, "spec") && strcmp(*r, "protected"))
             deps[nd++] = *r;
-    nd = sort_unique(deps, nd);
+    nd = plan_sort_unique(deps, nd);
     memmove(v + n, deps, nd * sizeof *v);
     *out = v;
     return n + nd;
@@ -1104,6 +1105,9 @@ char *plan_export(el_ctx *ctx, const plan_input *in, plan_format fmt, size_t *le
         return export_package_lock(ctx, in, len);
     case PLAN_APT:
         return export_apt(in, len);
+    case PLAN_CYCLONEDX:
+    case PLAN_SPDX:
+        return plan_sbom_text(in, fmt, NULL, len);
     }
     el_fail(ctx, EL_INTERNAL, "unknown export format %d", (int)fmt);
     return NULL;

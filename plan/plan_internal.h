@@ -82,6 +82,12 @@ char *plan_json_text(struct json_object *o, size_t *len);
  *  dependency resolution, only requirements.txt. With `pip` the pip form;
  *  `no_cache` asks uv not to leave its cache in the image. */
 void plan_python_cmd(strbuf *sb, const plan_facts *f, bool pip, bool no_cache);
+/* plan_sort_unique() : sorts v[0..n) by bytes and drops repeats; the new count. */
+size_t plan_sort_unique(const char **v, size_t n);
+/* plan_lock_base_digest() : the lock's datalayer base digest, else its
+ *  first published one, else NULL. */
+const char *plan_lock_base_digest(const lock_doc *d);
+
 /* plan_npm_tarball_url() : where npm fetches the tarball of `p` (which has
  * an artifact): the lock's URL (format 1), else the registry layout npm's
  * registry and its mirrors serve, `<source>/<name>/-/<file>` (format 2

@@ -125,6 +125,49 @@ void sha256_hex(const void *data, size_t n, char out[65])
     hex_encode(md, 32, out);
 }
 
+bool base64_decode(const char *s, unsigned char *out, size_t cap, size_t *n)
+{
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t len = strlen(s);
+    if (len == 0 || len % 4 || len > INT32_MAX || len / 4 * 3 > cap)
+        return false;
+    size_t pad = (s[len - 1] == '=') + (s[len - 2] == '=');
+    if (strspn(s, alphabet) != len - pad)
+        return false;
+    /* EVP_DecodeBlock() counts the padding's bytes as zeros of the output. */
+    int got = EVP_DecodeBlock(out, (const unsigned char *)s, (int)len);
+    if (got < 0 || (size_t)got < pad)
+        return false;
+    *n = (size_t)got - pad;
+    return true;
+}
+
+bool uuid_v5(const char *ns, const char *name, char out[37])
+{
+    unsigned char b[16], md[EVP_MAX_MD_SIZE];
+    char hex[33];
+    size_t k = 0;
+    for (size_t i = 0; ns[i] && k < 32; i++)
+        if (ns[i] != '-')
+            hex[k++] = (char)(ns[i] >= 'A' && ns[i] <= 'F' ? ns[i] - 'A' + 'a' : ns[i]);
+    hex[k] = '\0';
+    if (strlen(ns) != 36 || k != 32 || !hex_decode(hex, b, 16))
+        return false;
+    unsigned int mdlen = 0;
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    if (!c || !EVP_DigestInit_ex(c, EVP_sha1(), NULL) || !EVP_DigestUpdate(c, b, 16) ||
+        !EVP_DigestUpdate(c, name, strlen(name)) || !EVP_DigestFinal_ex(c, md, &mdlen) ||
+        mdlen != 20)
+        abort();
+    EVP_MD_CTX_free(c);
+    md[6] = (unsigned char)((md[6] & 0x0f) | 0x50);
+    md[8] = (unsigned char)((md[8] & 0x3f) | 0x80);
+    hex_encode(md, 16, hex);
+    snprintf(out, 37, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16, hex + 20);
+    return true;
+}
+
 sha256_stream *sha256_begin(void)
 {
     EVP_MD_CTX *c = EVP_MD_CTX_new();

@@ -180,6 +180,17 @@ bool is_lower_hex(const char *s, size_t n);
 
 /* sha256_hex() : writes 64 lowercase hex digits + NUL into out[65]. */
 void sha256_hex(const void *data, size_t n, char out[65]);
+/* base64_decode() : the bytes standard base64 (RFC 4648 §4, padded) text
+ *  `s` spells into out (room for cap bytes), *n their count; false for
+ *  anything else, or when they do not fit. */
+bool base64_decode(const char *s, unsigned char *out, size_t cap, size_t *n);
+/* uuid_v5() : the name-based UUID (RFC 9562 §5.5: SHA-1 of the namespace's
+ *  16 bytes then the name, version 5, RFC variant) of `name` in namespace
+ *  `ns` (36-character text form, e.g. the URL namespace
+ *  "6ba7b811-9dad-11d1-80b4-00c04fd430c8"), written lowercase into out[37].
+ *  For identifiers that must be the same for the same input (an SBOM's
+ *  serial number), not for security. false if `ns` is not a UUID. */
+bool uuid_v5(const char *ns, const char *name, char out[37]);
 /* sha256_stream : the same digest over data given piece by piece (files too
  * large to hold at once). begin/update/end; end frees the stream. */
 typedef struct sha256_stream sha256_stream;

@@ -93,8 +93,8 @@ static void test_format_names(void **state)
 {
     (void)state;
     static const char *const names[] = { "uv-pip-compile", "requirements", "pylock",
-                                         "package-lock", "apt" };
-    for (int i = 0; i < 5; i++) {
+                                         "package-lock", "apt", "cyclonedx", "spdx" };
+    for (int i = 0; i < 7; i++) {
         plan_format f = PLAN_APT;
         assert_true(plan_format_parse(names[i], &f));
         assert_int_equal(f, i);
@@ -106,7 +106,8 @@ static void test_format_names(void **state)
     assert_false(plan_format_parse("", &f));
     assert_false(plan_format_parse(NULL, &f));
     assert_string_equal(plan_format_names(),
-                        "uv-pip-compile, requirements, pylock, package-lock, apt");
+                        "uv-pip-compile, requirements, pylock, package-lock, apt, cyclonedx, "
+                        "spdx");
 }
 
 static void test_resolved_at(void **state)
@@ -504,6 +505,38 @@ static int write_exports(const char *dir, const char *fixture, const char *stem)
     return bad;
 }
 
+/* Package URLs worked out by hand from the purl spec (purl-spec
+ * docs/standard/characters-and-encoding.md: only letters, digits, `.-_~`
+ * and `:` stay as they are; types/pypi-definition.json: runs of `-_.`
+ * are one `-`, lowercased; types/npm-definition.json: the scope's `@` is
+ * %40; types/deb-definition.json, whose own example is
+ * pkg:deb/debian/attr@1:2.4.47-2%2Bb1?arch=amd64). */
+static void test_purl(void **state)
+{
+    (void)state;
+    static const struct { lock_package p; const char *src, *want; } cases[] = {
+        { { .ecosystem = "pypi", .name = "Foo_Bar.baz", .version = "1.0" }, NULL,
+          "pkg:pypi/foo-bar-baz@1.0" },
+        { { .ecosystem = "pypi", .name = "zope..interface", .version = "7.2+local.1" }, NULL,
+          "pkg:pypi/zope-interface@7.2%2Blocal.1" },
+        { { .ecosystem = "npm", .name = "@types/node", .version = "22.10.1" }, NULL,
+          "pkg:npm/%40types/node@22.10.1" },
+        { { .ecosystem = "npm", .name = "left-pad", .version = "1.3.0-rc.1" }, NULL,
+          "pkg:npm/left-pad@1.3.0-rc.1" },
+        { { .ecosystem = "deb", .name = "attr", .version = "1:2.4.47-2+b1", .arch = "amd64" },
+          "https://deb.debian.org/debian bookworm-updates/main",
+          "pkg:deb/debian/attr@1:2.4.47-2%2Bb1?arch=amd64&distro=debian-12" },
+        { { .ecosystem = "deb", .name = "libc6", .version = "2.41-12", .arch = "arm64",
+            .source = "https://deb.debian.org/debian trixie/main" }, NULL,
+          "pkg:deb/debian/libc6@2.41-12?arch=arm64&distro=debian-13" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *got = plan_purl(&cases[i].p, cases[i].src);
+        assert_string_equal(got, cases[i].want);
+        free(got);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "write") == 0) {
@@ -521,7 +554,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_small_bare_input),   cmocka_unit_test(test_demo_deterministic),
         cmocka_unit_test(test_empty_lock),         cmocka_unit_test(test_refuse_unhashed),
         cmocka_unit_test(test_refuse_pypi_shapes), cmocka_unit_test(test_refuse_npm_shapes),
-        cmocka_unit_test(test_npm_flags),
+        cmocka_unit_test(test_npm_flags),          cmocka_unit_test(test_purl),
     };
     return cmocka_run_group_tests_name("plan_export", tests, NULL, NULL);
 }
