@@ -19,10 +19,14 @@ typedef struct mparse {
     size_t bversion_col;
     char *bchannel; /* channel= in the brackets */
     size_t bchannel_col;
+    char *bsubdir;      /* subdir= in the brackets */
+    bool outside_build; /* a build was given outside the brackets */
 } mparse;
 
 static bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+/* Only ' ': conda takes a tab inside a spec for part of the name, so the
+ * parser refuses control characters before looking for blanks. */
+static bool is_blank(char c) { return c == ' '; }
 
 static bool merr(mparse *p, size_t off, const char *msg)
 {
@@ -79,10 +83,10 @@ bool conda_name_valid(const char *s, size_t n)
 /* The bracket keys and where each lands. */
 static char **bracket_field(conda_matchspec *ms, const char *key, size_t klen)
 {
-    static const char *const keys[] = {"build", "build_number", "subdir", "md5",
+    static const char *const keys[] = {"build", "build_number", "md5",
                                        "sha256", "fn", "url", "license", "license_family",
                                        "track_features", "features"};
-    char **fields[] = {&ms->build, &ms->build_number, &ms->subdir, &ms->md5,
+    char **fields[] = {&ms->build, &ms->build_number, &ms->md5,
                        &ms->sha256, &ms->fn, &ms->url, &ms->license, &ms->license_family,
                        &ms->track_features, &ms->features};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -102,13 +106,15 @@ static bool bracket_pair(mparse *p, size_t *i, size_t end)
     if (k == *i)
         return merr(p, *i, "key-value mismatch in brackets; a key is missing");
     size_t kb = *i, klen = k - kb, e = k;
-    while (e < end && s[e] == ' ')
-        e++;
+    /* conda reads a pair only as `key=value`: with blanks around `=` it
+     * skips the pair without a word, so such a constraint would vanish. */
+    if (e < end && s[e] == ' ')
+        return merr(p, e, "blank before `=` in brackets (conda would ignore this key); write key=value");
     if (e >= end || s[e] != '=')
         return merr(p, e, "key-value mismatch in brackets; expected `=`");
     e++;
-    while (e < end && s[e] == ' ')
-        e++;
+    if (e < end && s[e] == ' ')
+        return merr(p, e, "blank after `=` in brackets (conda would ignore this key); write key=value");
     size_t vb = e, ve;
     if (e < end && (s[e] == '\'' || s[e] == '"')) {
         const char *q = memchr(s + e + 1, s[e], end - e - 1);
@@ -122,6 +128,12 @@ static bool bracket_pair(mparse *p, size_t *i, size_t end)
     }
     if (ve == vb)
         return merr(p, vb, "key-value mismatch in brackets; a value is missing");
+    /* conda takes the last `[` of the spec as the start of the brackets, so
+     * a `[` inside a value (a regex class) cuts the spec apart there. */
+    const char *nested = memchr(s + vb, '[', ve - vb);
+    if (nested)
+        return merr(p, (size_t)(nested - s), "`[` inside brackets (conda cannot read it); "
+                                            "write the build regex without a [...] class");
     char **slot = NULL;
     if (klen == 7 && memcmp(s + kb, "version", 7) == 0) {
         slot = &p->bversion;
@@ -129,6 +141,8 @@ static bool bracket_pair(mparse *p, size_t *i, size_t end)
     } else if (klen == 7 && memcmp(s + kb, "channel", 7) == 0) {
         slot = &p->bchannel;
         p->bchannel_col = vb;
+    } else if (klen == 6 && memcmp(s + kb, "subdir", 6) == 0) {
+        slot = &p->bsubdir;
     } else if (!(klen == 4 && memcmp(s + kb, "name", 4) == 0)) {
         slot = bracket_field(p->ms, s + kb, klen);
         if (!slot)
@@ -255,8 +269,9 @@ static bool outside(mparse *p, size_t b, size_t e)
     const char *c2 = memrchr(s + b, ':', e - b);
     if (c2) {
         const char *c1 = memrchr(s + b, ':', (size_t)(c2 - s) - b);
-        /* The brackets' channel wins over this one. */
-        if (c1 && !p->bchannel && !channel(p, s + b, (size_t)(c1 - s) - b, b))
+        /* Read even when the brackets name a channel: its subdir stays
+         * unless the brackets' channel or subdir= names another. */
+        if (c1 && !channel(p, s + b, (size_t)(c1 - s) - b, b))
             return false;
         b = (size_t)(c2 - s) + 1; /* a namespace before a lone `:` is ignored, as conda */
     }
@@ -292,6 +307,7 @@ static bool outside(mparse *p, size_t b, size_t e)
     p->ms->version_column = vb + 1;
     while (bb < e && is_blank(s[bb]))
         bb++;
+    p->outside_build = bb < e;
     if (bb < e && !p->ms->build) {
         p->ms->build = xstrndup(s + bb, e - bb);
         p->ms->build_column = bb + 1;
@@ -339,11 +355,12 @@ static bool check_build_number(mparse *p, const char *t)
 {
     const char *d = t;
     if (strchr("<>=!", *d)) {
-        static const char *const ops[] = {"==", "!=", "<=", ">=", "<", ">"};
+        /* conda reads a lone `=` as `==` */
+        static const char *const ops[] = {"==", "!=", "<=", ">=", "<", ">", "="};
         size_t k = 0;
-        while (k < 6 && strncmp(d, ops[k], strlen(ops[k])) != 0)
+        while (k < 7 && strncmp(d, ops[k], strlen(ops[k])) != 0)
             k++;
-        if (k == 6)
+        if (k == 7)
             return merr(p, 0, "invalid build_number operator");
         d += strlen(ops[k]);
     }
@@ -360,7 +377,9 @@ static bool finish_version(mparse *p)
     size_t col = p->bversion ? p->bversion_col : ms->version_column;
     if (!raw)
         return true;
-    ms->version = sanitize_version(raw, ms->build != NULL);
+    /* conda sanitizes a bracket version as if no build were given, and an
+     * outside one with the outside build only. */
+    ms->version = sanitize_version(raw, !p->bversion && p->outside_build);
     ms->version_column = col;
     conda_error e = {0, NULL};
     ms->vspec = conda_vspec_parse(ms->version, strlen(ms->version), &e);
@@ -371,7 +390,7 @@ static bool finish_version(mparse *p)
 
 conda_matchspec *conda_matchspec_parse(const char *text, size_t len, conda_error *err)
 {
-    mparse p = {text, xcalloc(1, sizeof(conda_matchspec)), {0, NULL}, NULL, NULL, 0, NULL, 0};
+    mparse p = {.s = text, .ms = xcalloc(1, sizeof(conda_matchspec))};
     size_t b = 0, e = len;
     const char *nul = memchr(text, '\0', len);
     const char *hash = memchr(text, '#', len);
@@ -382,19 +401,34 @@ conda_matchspec *conda_matchspec_parse(const char *text, size_t len, conda_error
         ok = merr(&p, 0, "match spec is longer than 4096 bytes");
     if (ok && hash)
         e = (size_t)(hash - text);
-    while (ok && b < e && is_blank(text[b]))
-        b++;
-    while (ok && e > b && is_blank(text[e - 1]))
+    /* conda strips trailing whitespace, finds no name after a leading
+     * blank and reads other control characters as part of the name. */
+    size_t nb = b;
+    while (nb < e && is_blank(text[nb]))
+        nb++;
+    while (ok && e > nb && (is_blank(text[e - 1]) || text[e - 1] == '\t' || text[e - 1] == '\r' ||
+                            text[e - 1] == '\n'))
         e--;
-    if (ok && b == e)
-        ok = merr(&p, b, "empty match spec");
+    for (size_t i = 0; ok && i < e; i++)
+        if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+            ok = merr(&p, i, "control character in a match spec");
+    if (ok && nb == e)
+        ok = merr(&p, nb, "empty match spec");
+    else if (ok && nb > b)
+        ok = merr(&p, b, "blank before the package name");
     ok = ok && refuse_shapes(&p, b, e) && split_brackets(&p, b, &e);
     if (ok && memchr(text + b, '(', e - b))
         ok = merr(&p, (size_t)((const char *)memchr(text + b, '(', e - b) - text),
                   "parentheses outside brackets are not supported; write [version='(...)']");
+    ok = ok && outside(&p, b, e);
     if (ok && p.bchannel)
         ok = channel(&p, p.bchannel, strlen(p.bchannel), p.bchannel_col);
-    ok = ok && outside(&p, b, e) && finish_version(&p);
+    if (ok && p.bsubdir) {
+        free(p.ms->subdir);
+        p.ms->subdir = p.bsubdir;
+        p.bsubdir = NULL;
+    }
+    ok = ok && finish_version(&p);
     if (ok && p.ms->build_number && !check_build_number(&p, p.ms->build_number))
         ok = merr(&p, 0, "bad build_number");
     if (ok && p.ms->build && p.ms->build[0] == '^') {
@@ -407,6 +441,7 @@ conda_matchspec *conda_matchspec_parse(const char *text, size_t len, conda_error
     free(p.version);
     free(p.bversion);
     free(p.bchannel);
+    free(p.bsubdir);
     if (!ok) {
         if (err)
             *err = p.err;
@@ -457,7 +492,7 @@ static bool build_number_match(const char *spec, uint64_t bn)
     const char *d = spec + strspn(spec, "<>=!");
     uint64_t want = strtoull(d, NULL, 10);
     size_t ol = (size_t)(d - spec);
-    if (ol == 0 || (ol == 2 && spec[0] == '=' && spec[1] == '='))
+    if (ol == 0 || spec[0] == '=')
         return bn == want;
     if (spec[0] == '!')
         return bn != want;

@@ -22,9 +22,17 @@
  * parenthesized `(...)` part outside brackets (conda silently deletes it),
  * ` if ` conditions (conda ignores them), package file names and URLs as
  * specs, `feature@` specs, a channel URL with credentials, unknown or
- * repeated bracket keys. Names follow CEP 26 (lower-cased; `__virtual`
- * names; `*` globs unchecked). Specs over CONDA_MATCHSPEC_MAX bytes are
- * refused: they are lines of hostile repodata. */
+ * repeated bracket keys, a bracket pair with blanks around `=` (conda skips
+ * it), a `[` inside a bracket value or a build (conda cuts the spec there),
+ * text after the brackets, a build_number that is not OP integer. Like
+ * conda: a leading blank or a control character inside the spec is
+ * refused; `build_number='=3'` is `==3`; a bracket version is sanitized as
+ * if no build were given (`[version='=1.2', build=x]` is 1.2*); a bracket
+ * channel replaces the outside one, keeping the outside subdir unless it
+ * names its own, and `subdir=` wins over both. Names follow CEP 26
+ * (lower-cased; `__virtual` names; `*` globs unchecked). Specs over
+ * CONDA_MATCHSPEC_MAX bytes are refused: they are lines of hostile
+ * repodata. tests/conda/conda_match_cases.txt holds conda's own answers. */
 #ifndef EL_CONDASPEC_H
 #define EL_CONDASPEC_H
 
