@@ -224,6 +224,11 @@ static void read_record(loader *l, const char *fn, json_object *rec, bool is_con
         !spec_list(l, fn, rec, "constrains", &r.constrains, &r.n_constrains))
         return;
     features(l, rec, &r);
+    int64_t cut = l->o ? l->o->cutoff_ms : 0;
+    if (cut && r.timestamp_ms > cut) {
+        EXCLUDE(l, fn, "after_cutoff", "%spublished after the cutoff (--exclude-newer)", "");
+        return;
+    }
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 256;
         l->recs = xrealloc(l->recs, l->cap * sizeof *l->recs);

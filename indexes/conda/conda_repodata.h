@@ -82,6 +82,9 @@ typedef struct conda_repodata_options {
     const char *subdir;   /* the subdir asked for; NULL: any */
     uint64_t max_bytes;   /* 0: CONDA_REPODATA_MAX_BYTES */
     size_t max_records;   /* 0: CONDA_REPODATA_MAX_RECORDS */
+    int64_t cutoff_ms;    /* 0: none; a record whose timestamp is later is
+                             excluded ("after_cutoff"); one without a
+                             timestamp is kept (nothing says it is newer) */
 } conda_repodata_options;
 
 /* conda_repodata_parse() :

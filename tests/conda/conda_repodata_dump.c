@@ -36,7 +36,7 @@ int main(int argc, char **argv)
         sb_add(&sb, buf, n);
     fclose(f);
     el_ctx *ctx = el_ctx_new();
-    conda_repodata_options o = {"test", argc == 3 ? argv[2] : NULL, 0, 0};
+    conda_repodata_options o = {.channel = "test", .subdir = argc == 3 ? argv[2] : NULL};
     conda_repodata *r = NULL;
     int status = 0;
     if (conda_repodata_parse(ctx, sb.buf, sb.len, &o, &r) != EL_OK) {

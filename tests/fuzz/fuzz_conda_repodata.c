@@ -16,7 +16,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     el_ctx *ctx = el_ctx_new();
-    conda_repodata_options o = {"fuzz", NULL, 1u << 20, 10000};
+    /* a cutoff so that the after_cutoff exclusion runs too */
+    conda_repodata_options o = {.channel = "fuzz", .max_bytes = 1u << 20, .max_records = 10000,
+                                .cutoff_ms = 1700000000000};
     conda_repodata *r = NULL;
     el_code rc = conda_repodata_parse(ctx, (const char *)data, size, &o, &r);
     if (rc != EL_OK) {
