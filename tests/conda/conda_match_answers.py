@@ -6,7 +6,12 @@ packages: python3-packaging python3-boltons python3-ruamel.yaml
 python3-platformdirs python3-pluggy python3-tqdm python3-requests
 python3-frozendict python3-zstandard python3-distro).
 
-usage: /usr/bin/python3 conda_match_answers.py CONDA_SOURCE_DIR [COMMIT] > conda_match_cases.txt
+usage: /usr/bin/python3 conda_match_answers.py CONDA_SOURCE_DIR COMMIT [REPODATA.json...]
+       > conda_match_cases.txt
+With recorded repodata documents (conda's tests/data/repodata/ r_linux-64.json
+and main_noarch.json at the same commit), their real `depends` and
+`constrains` specs are added too, each matched against real records of the
+package it names.
 
 Prints the case file conda_match_driver.c replays (format there):
   P spec name channel subdir build build_number   conda's parse ("-": absent)
@@ -18,6 +23,7 @@ The specs are a seeded combination of atoms (the same file on every run)
 plus hand-picked shapes; the records are matched on the fields envlock's
 conda_matchspec_match() covers (name, version, build, build_number).
 """
+import os
 import random
 import sys
 import types
@@ -229,9 +235,46 @@ def answer(MatchSpec, PackageRecord, spec, fields, rnd, out):
                               str(rec.build_number), "1" if ok else "0"]))
 
 
+def real_specs(paths, rnd):
+    """(spec, records) from recorded repodata: a seeded sample of the
+    distinct depends/constrains texts, each with up to 5 records of the
+    package it names (name, version, build, build_number as served)."""
+    import json
+    by_name, specs = {}, set()
+    for path in paths:
+        doc = json.load(open(path))
+        for sec in ("packages", "packages.conda"):
+            for rec in doc.get(sec, {}).values():
+                by_name.setdefault(rec["name"], []).append(rec)
+                specs.update(rec.get("depends", []))
+                specs.update(rec.get("constrains", []))
+    out = []
+    for spec in rnd.sample(sorted(specs), min(1500, len(specs))):
+        name = spec.split(" ")[0].split("=")[0].split("<")[0].split(">")[0].lower()
+        cands = sorted(by_name.get(name, []), key=lambda r: (r["version"], r["build"]))
+        out.append((spec, rnd.sample(cands, min(5, len(cands)))))
+    return out
+
+
+def answer_real(MatchSpec, PackageRecord, spec, recs, out):
+    try:
+        m = MatchSpec(spec)
+        comps = m._match_components
+    except Exception:
+        out.append("X\t" + esc(spec))
+        return
+    fields = ("name", "version", "build", "build_number")
+    for r in recs:
+        rec = PackageRecord(name=r["name"], version=r["version"], build=r["build"],
+                            build_number=r.get("build_number", 0))
+        ok = all(m._match_individual(rec, f, c) for f, c in comps.items() if f in fields)
+        out.append("\t".join(["R", esc(spec), rec.name, rec.version, rec.build,
+                              str(rec.build_number), "1" if ok else "0"]))
+
+
 def main():
-    if len(sys.argv) not in (2, 3):
-        sys.exit("usage: conda_match_answers.py CONDA_SOURCE_DIR [CONDA_COMMIT]")
+    if len(sys.argv) < 3:
+        sys.exit("usage: conda_match_answers.py CONDA_SOURCE_DIR CONDA_COMMIT [REPODATA.json...]")
     sys.path.insert(0, sys.argv[1])
     shim_old_debian_modules()
     import logging
@@ -248,11 +291,18 @@ def main():
             continue
         seen.add(spec)
         answer(MatchSpec, PackageRecord, spec, fields, rnd, out)
+    for spec, recs in real_specs(sys.argv[3:], random.Random(5)):
+        if spec not in seen:
+            seen.add(spec)
+            answer_real(MatchSpec, PackageRecord, spec, recs, out)
     for spec in DELIBERATE:
         MatchSpec(spec)  # conda accepts each: a shape it would stop accepting fails here
         out.append("D\t" + esc(spec))
     print("# Answered by conda's own MatchSpec (conda/models/match_spec.py, conda commit "
-          + (sys.argv[2] if len(sys.argv) > 2 else "unrecorded") + ") via conda_match_answers.py; do not edit.")
+          + sys.argv[2] + ") via conda_match_answers.py; do not edit.")
+    if sys.argv[3:]:
+        print("# Real specs and records from conda's tests/data/repodata/ at that commit: "
+              + ", ".join(os.path.basename(p) for p in sys.argv[3:]))
     print("\n".join(out))
 
 
