@@ -1,6 +1,7 @@
 /* conda_repodata.c — repodata.json to conda_record lists (the contract and
- * what is refused are in conda_repodata.h). JSON is json-c's job, the
- * version and match-spec grammars are versions/conda's; this file only
+ * what is refused are in conda_repodata.h). Reading the document is
+ * conda_repodata_json.c's (a stream, one record's json-c tree at a time),
+ * the version and match-spec grammars are versions/conda's; this file only
  * type-checks fields and never trusts one. No I/O, no fetching. */
 #include <limits.h>
 #include <stdio.h>
@@ -13,11 +14,16 @@
 #include "condaspec.h"
 #include "condaver.h"
 #include "conda_repodata.h"
+#include "conda_repodata_internal.h"
 
-/* JSON nesting: repodata is four levels deep; 32 leaves room and keeps a
- * hostile `[[[[...` from exhausting the parser's stack. */
-#define REPODATA_MAX_DEPTH 32
 #define FIELD_MAX 4096 /* any single string field, bytes */
+
+/* Every member name read, with its section: a name given twice in one
+ * section is refused (json-c and Python keep the last without a word). */
+typedef struct seen_fn {
+    const char *fn;
+    bool is_conda;
+} seen_fn;
 
 typedef struct loader {
     arena *a;
@@ -27,6 +33,10 @@ typedef struct loader {
     size_t n, cap;
     conda_excluded *ex;
     size_t nex, excap;
+    seen_fn *seen;
+    size_t nseen, seencap;
+    size_t max_records;
+    bool too_many;
 } loader;
 
 static const char *str_field(json_object *rec, const char *key)
@@ -202,7 +212,7 @@ static bool details(loader *l, const char *fn, json_object *rec, conda_record *r
         return EXCLUDE(l, fn, "bad_noarch", "noarch `%s` is not python or generic", nas ? nas : "?");
     const char *lic = str_field(rec, "license"), *sub = str_field(rec, "subdir");
     r->license = lic ? arena_strdup(l->a, lic) : NULL;
-    r->subdir = sub ? arena_strdup(l->a, sub) : l->doc_subdir;
+    r->subdir = sub ? arena_strdup(l->a, sub) : NULL; /* the document's, once known */
     return true;
 }
 
@@ -258,51 +268,68 @@ static el_code refuse(el_ctx *ctx, const conda_repodata_options *o, const char *
     return EL_PACKAGE_NOT_FOUND;
 }
 
-static json_object *parse_json(const char *body, size_t len)
+static bool on_record(void *user, const char *fn, json_object *rec, bool is_conda)
 {
-    json_tokener *tok = json_tokener_new_ex(REPODATA_MAX_DEPTH);
-    if (!tok)
-        abort();
-    json_object *doc = json_tokener_parse_ex(tok, body, (int)len);
-    size_t end = json_tokener_get_parse_end(tok);
-    bool ok = doc && json_tokener_get_error(tok) == json_tokener_success && end == len;
-    /* Trailing blanks after the document are fine; anything else is not. */
-    if (doc && !ok && json_tokener_get_error(tok) == json_tokener_success) {
-        ok = true;
-        for (size_t i = end; i < len; i++)
-            ok &= body[i] == ' ' || body[i] == '\n' || body[i] == '\r' || body[i] == '\t';
+    loader *l = user;
+    if (l->nseen >= l->max_records) {
+        l->too_many = true;
+        return false;
     }
-    json_tokener_free(tok);
-    if (!ok) {
-        json_object_put(doc);
-        return NULL;
+    if (l->nseen == l->seencap) {
+        l->seencap = l->seencap ? 2 * l->seencap : 256;
+        l->seen = xrealloc(l->seen, l->seencap * sizeof *l->seen);
     }
-    return doc;
+    l->seen[l->nseen++] = (seen_fn){arena_strdup(l->a, fn), is_conda};
+    read_record(l, fn, rec, is_conda);
+    return true;
 }
 
-/* The document's sections, checked before any record is read. */
-static el_code sections(el_ctx *ctx, const conda_repodata_options *o, json_object *doc,
-                        json_object **pk, json_object **pc, const char **subdir)
+static int seen_cmp(const void *a, const void *b)
 {
-    json_object *info = NULL, *sd = NULL;
-    *pk = *pc = NULL;
-    json_object_object_get_ex(doc, "packages", pk);
-    json_object_object_get_ex(doc, "packages.conda", pc);
-    if ((*pk && !json_object_is_type(*pk, json_type_object)) ||
-        (*pc && !json_object_is_type(*pc, json_type_object)))
-        return refuse(ctx, o, "repodata_invalid", "`packages` and `packages.conda` must be objects");
+    const seen_fn *x = a, *y = b;
+    int c = strcmp(x->fn, y->fn);
+    return c ? c : (int)x->is_conda - (int)y->is_conda;
+}
+
+/* The document's subdir (info.subdir), checked against the one asked for;
+ * NULL in *subdir when neither says. */
+static el_code document_subdir(el_ctx *ctx, const conda_repodata_options *o, json_object *info,
+                          const char **subdir)
+{
+    json_object *sd = NULL;
     *subdir = o && o->subdir ? o->subdir : NULL;
-    if (json_object_object_get_ex(doc, "info", &info) && json_object_is_type(info, json_type_object) &&
+    if (info && json_object_is_type(info, json_type_object) &&
         json_object_object_get_ex(info, "subdir", &sd) && json_object_is_type(sd, json_type_string)) {
         if (*subdir && strcmp(*subdir, json_object_get_string(sd)) != 0)
             return refuse(ctx, o, "repodata_wrong_subdir", "the document is for another subdir");
         *subdir = json_object_get_string(sd);
     }
-    size_t max = o && o->max_records ? o->max_records : CONDA_REPODATA_MAX_RECORDS;
-    size_t n = (*pk ? (size_t)json_object_object_length(*pk) : 0) +
-               (*pc ? (size_t)json_object_object_length(*pc) : 0);
-    if (n > max)
+    return EL_OK;
+}
+
+/* After the stream: refusals that need the whole document, then records
+ * get the document's subdir and a stable order. */
+static el_code finish(el_ctx *ctx, const conda_repodata_options *o, loader *l, json_object *info)
+{
+    if (l->too_many)
         return refuse(ctx, o, "repodata_too_many_records", "the document holds too many records");
+    if (l->nseen)
+        qsort(l->seen, l->nseen, sizeof *l->seen, seen_cmp);
+    for (size_t i = 1; i < l->nseen; i++)
+        if (seen_cmp(&l->seen[i - 1], &l->seen[i]) == 0)
+            return refuse(ctx, o, "repodata_invalid", "a record is given twice in one section");
+    const char *subdir;
+    el_code rc = document_subdir(ctx, o, info, &subdir);
+    if (rc != EL_OK)
+        return rc;
+    l->doc_subdir = subdir ? arena_strdup(l->a, subdir) : NULL;
+    for (size_t i = 0; i < l->n; i++)
+        if (!l->recs[i].subdir)
+            l->recs[i].subdir = l->doc_subdir;
+    if (l->n)
+        qsort(l->recs, l->n, sizeof *l->recs, rec_cmp);
+    if (l->nex)
+        qsort(l->ex, l->nex, sizeof *l->ex, ex_cmp);
     return EL_OK;
 }
 
@@ -311,33 +338,27 @@ el_code conda_repodata_parse(el_ctx *ctx, const char *body, size_t len,
 {
     *out = NULL;
     uint64_t max = o && o->max_bytes ? o->max_bytes : CONDA_REPODATA_MAX_BYTES;
-    if (len > max || len > INT_MAX)
+    if (len > max)
         return refuse(ctx, o, "repodata_too_large", "the document is over its size cap");
-    json_object *doc = parse_json(body, len);
-    if (!doc || !json_object_is_type(doc, json_type_object)) {
-        json_object_put(doc);
-        return refuse(ctx, o, "repodata_invalid", "the document is not a JSON object");
-    }
-    json_object *pk, *pc;
-    const char *subdir = NULL;
-    el_code rc = sections(ctx, o, doc, &pk, &pc, &subdir);
+    loader l = {.a = arena_new(), .o = o};
+    l.max_records = o && o->max_records ? o->max_records : CONDA_REPODATA_MAX_RECORDS;
+    crj_handler h = {.record = on_record, .user = &l};
+    json_object *info = NULL;
+    const char *what = NULL;
+    el_code rc = EL_OK;
+    if (crj_parse(body, len, &h, &info, &what) != 0)
+        rc = l.too_many ? refuse(ctx, o, "repodata_too_many_records", "the document holds too many records")
+                        : refuse(ctx, o, "repodata_invalid", what);
+    else
+        rc = finish(ctx, o, &l, info);
+    json_object_put(info);
+    free(l.seen);
     if (rc != EL_OK) {
-        json_object_put(doc);
+        free(l.recs);
+        free(l.ex);
+        arena_free(l.a);
         return rc;
     }
-    loader l = {arena_new(), o, NULL, NULL, 0, 0, NULL, 0, 0};
-    l.doc_subdir = subdir ? arena_strdup(l.a, subdir) : NULL;
-    if (pk) {
-        json_object_object_foreach(pk, fn, rec) read_record(&l, fn, rec, false);
-    }
-    if (pc) {
-        json_object_object_foreach(pc, fn, rec) read_record(&l, fn, rec, true);
-    }
-    json_object_put(doc);
-    if (l.n)
-        qsort(l.recs, l.n, sizeof *l.recs, rec_cmp);
-    if (l.nex)
-        qsort(l.ex, l.nex, sizeof *l.ex, ex_cmp);
     conda_repodata *r = xcalloc(1, sizeof *r);
     r->subdir = l.doc_subdir;
     r->records = l.recs, r->n_records = l.n;

@@ -2,11 +2,16 @@
  * repodata.json (`info`, `packages` for .tar.bz2 files, `packages.conda`
  * for .conda files) turned into records the resolver can rank.
  *
- * The document is hostile input. The whole load fails (a DL_ENV_* value on
- * the context) only when the document is over its size cap, is not a JSON
- * object, nests deeper than JSON records need, gives `packages` or
- * `packages.conda` a non-object type, names another subdir than the one
- * asked for, or holds more records than the cap. A single bad record is
+ * The document is hostile input, read as a stream (conda_repodata_json.c):
+ * memory grows with the records kept, not with the document (a 150 MB
+ * document of 300000 records: 350 MB peak where a json-c tree took 1.4 GB).
+ * The whole load fails (a DL_ENV_* value on the context) only when the
+ * document is over its size cap, is not a JSON object (strict RFC 8259:
+ * no NaN, comments or trailing commas), nests deeper than JSON records
+ * need, gives `packages` or `packages.conda` a non-object type, gives a
+ * top-level member or a record's file name twice (where conda's Python
+ * would keep the last silently), names another subdir than the one asked
+ * for, or holds more records than the cap. A single bad record is
  * excluded with a reason (kept in `excluded`, for explanations) and the rest
  * load: a record whose file name is not `name-version-build` plus its
  * section's extension, whose name is not CEP 26, whose version or a
