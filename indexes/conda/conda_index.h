@@ -43,6 +43,17 @@ char *conda_channel_url(const char *channel, const char **why);
  *  target also reads "noarch". */
 const char *conda_target_subdir(const char *deb_arch);
 
+/* conda_records_rank() :
+ *  Ranks records of one package from one channel in conda's preference
+ *  (its Resolve.version_key without channel priority): VersionOrder, then
+ *  build_number, then a platform record over one from the noarch subdir
+ *  (conda asks the subdir, not the `noarch` field), then timestamp, then
+ *  the build string by bytes. rank[i] is
+ *  recs[i]'s rank, 0 the least preferred; records equal on every key
+ *  (the same build as .conda and .tar.bz2) share a rank.
+ *  @return the number of distinct ranks. */
+size_t conda_records_rank(const conda_record *const *recs, size_t n, size_t *rank);
+
 /* One channel's subdir as loaded. */
 typedef struct conda_subdir_load {
     const char *channel;        /* canonical channel URL */
