@@ -77,6 +77,8 @@ typedef struct lock_package {
     lock_artifact *artifacts;
     size_t n_artifacts;
     bool installed_in_base; /* already in the base image (dpkg status / preinstalled dist) */
+    bool in_bundle;         /* npm: shipped inside an ancestor's tarball
+                               (bundleDependencies): no source, no artifact */
     unsigned line, line_source; /* where lock_read() found it and its source, or 0 */
 } lock_package;
 

@@ -171,6 +171,8 @@ static int package_cmp(const void *pa, const void *pb)
         return c;
     if (a->installed_in_base != b->installed_in_base)
         return a->installed_in_base ? 1 : -1;
+    if (a->in_bundle != b->in_bundle)
+        return a->in_bundle ? 1 : -1;
     for (size_t i = 0; i < a->n_deps && i < b->n_deps; i++)
         if ((c = edge_cmp(&a->deps[i], &b->deps[i])))
             return c;
@@ -343,7 +345,7 @@ static bool input_serves(const lock_package *p, const char *url)
 
 bool lock_package_indexed(const lock_doc *d, const lock_package *p)
 {
-    if (p->installed_in_base)
+    if (p->installed_in_base || p->in_bundle) /* in_bundle: in its bundler's tarball */
         return true;
     for (size_t k = 0; k < d->n_inputs; k++)
         if (p->source && d->inputs[k].url && p->ecosystem && d->inputs[k].ecosystem &&

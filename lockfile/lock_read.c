@@ -533,7 +533,8 @@ static bool read_packages(reader *r, yaml_node_t *n)
 {
     static const char *const keys[] = { "ecosystem",  "name",        "version",      "arch",
                                         "path",       "extras",      "source",       "installedInBase",
-                                        "requestedBy", "dependencies", "artifacts",   NULL };
+                                        "inBundle",   "requestedBy", "dependencies", "artifacts",
+                                        NULL };
     if (!want_type(r, n, YAML_SEQUENCE_NODE, "packages"))
         return false;
     size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
@@ -555,6 +556,8 @@ static bool read_packages(reader *r, yaml_node_t *n)
             return false;
         if ((v = val(&w, "installedInBase")) &&
             !get_bool(r, v, path2(r, f, "installedInBase"), &p->installed_in_base))
+            return false;
+        if ((v = val(&w, "inBundle")) && !get_bool(r, v, path2(r, f, "inBundle"), &p->in_bundle))
             return false;
         if (((v = val(&w, "requestedBy")) &&
              !get_strv(r, v, path2(r, f, "requestedBy"), &p->requested_by)) ||

@@ -442,6 +442,12 @@ static void validate_package(vd *v, const lock_package *p, size_t i)
     if (p->source)
         bad(v, F("source"), p->line_source ? p->line_source : p->line, p->source,
             lock_source_problem(eco, p->source));
+    if (p->in_bundle)
+        bad(v, F("inBundle"), p->line, "true",
+            strcmp(eco, "npm") || !p->path ? "is only for npm packages with a path"
+            : p->n_artifacts || p->source  ? "is for a package its bundler's tarball ships: no "
+                                             "source or artifacts of its own"
+                                           : NULL);
     for (size_t k = 0; p->extras && p->extras[k]; k++)
         bad(v, F("extras"), p->line, p->extras[k], lock_name_problem("pypi", p->extras[k]));
     for (size_t k = 0; p->requested_by && p->requested_by[k]; k++)

@@ -294,6 +294,8 @@ static void write_package(emit *e, const lock_package *p)
     kv_opt(e, "source", p->source);
     if (p->installed_in_base)
         kv_bool(e, "installedInBase", true);
+    if (p->in_bundle)
+        kv_bool(e, "inBundle", true);
     kv_strv(e, "requestedBy", p->requested_by);
     key(e, "dependencies");
     seq_start(e, YAML_BLOCK_SEQUENCE_STYLE);

@@ -867,7 +867,7 @@ static const char *npm_problem(const npm_tree *t, size_t i)
         return "has a path outside node_modules/";
     if (i && strcmp(t->p.v[i - 1]->path, p->path) == 0)
         return "shares its node_modules path with another package";
-    if (!p->installed_in_base && (!p->n_artifacts || !p->artifacts[0].hash ||
+    if (!p->installed_in_base && !p->in_bundle && (!p->n_artifacts || !p->artifacts[0].hash ||
                                   (!p->artifacts[0].url && !p->source)))
         return "has no tarball with an integrity to lock";
     return NULL;
@@ -888,6 +888,8 @@ static json_object *npm_entry(const npm_tree *t, const plan_input *in, size_t i)
         free(url);
         json_object_object_add(o, "integrity", json_object_new_string(p->artifacts[0].hash));
     }
+    if (p->in_bundle) /* shipped in its bundler's tarball: nothing to fetch */
+        json_object_object_add(o, "inBundle", json_object_new_boolean(1));
     if (!t->any[i])
         json_object_object_add(o, "extraneous", json_object_new_boolean(1));
     if (t->any[i] && !t->nonopt[i])

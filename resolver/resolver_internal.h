@@ -293,7 +293,7 @@ void resolver_npm_loaded(npm_loader *l, const npm_packument *p, void *user);
 bool resolver_npm_round(rsv *r);
 el_code resolver_npm_finish(rsv *r);
 void resolver_npm_add(rsv *r);
-void resolver_npm_jobs(rsv *r);
+el_code resolver_npm_jobs(rsv *r);
 /* node_modules placement of the installed npm solvables */
 typedef struct rsv_npm_node rsv_npm_node;
 typedef struct rsv_npm_edge {
@@ -313,6 +313,9 @@ struct rsv_npm_node {
     rsv_npm_edges edges;        /* its dependencies, bound */
     ptrvec dependents;          /* rsv_npm_node * whose edges bind here */
     bool from_spec;             /* a root binds here */
+    const npm_bundled *bundled; /* shipped in an ancestor's tarball (p is
+                                   then 0 and it has no edges): what that
+                                   tarball's node_modules holds */
 };
 void rsv_npm_edges_push(rsv_npm_edges *v, rsv_npm_edge e);
 Id resolver_npm_bind(rsv *r, Id dep);
@@ -343,6 +346,14 @@ el_code resolver_npm_check(rsv *r);
  *  (a peer with no place: ERESOLVE; an edge no version satisfies: ETARGET)
  *  no job is pushed and npm_search is set with the reason. */
 void resolver_npm_tree_jobs(rsv *r);
+/* resolver_npm_bundles() : reads the bundled tree of every node of npm's
+ *  tree whose version bundles dependencies (npm_loader_bundle()), building
+ *  the tree again until no bundler is left unread (a bundle's packages can
+ *  move where later nodes go). EL_OK, or the failure of a tarball. */
+el_code resolver_npm_bundles(rsv *r);
+/* resolver_npm_visible() : the node Node loads for folder `folder` from
+ *  `at` (its own node_modules first, then each ancestor's), or NULL. */
+rsv_npm_node *resolver_npm_visible(const rsv_npm_node *at, const char *folder);
 /* resolver_npm_exact_failed() : after a solve with `nproblems` problems,
  *  whether npm's exact jobs were in it; if so they are removed from r->job
  *  (apt's range shifted) and npm_search is set, to solve again. */

@@ -393,44 +393,114 @@ static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
     queue_free(&todo);
 }
 
+static const char *npm_kind(npm_dep_kind k)
+{
+    return k == NPM_DEP_OPTIONAL ? "optional"
+           : k == NPM_DEP_PROD   ? "dependency"
+                                 : "peer";
+}
+
+/* An edge the tree builder does not bind (to or from a bundled package):
+ * to the copy Node loads from n's place, when there is one. */
+static const rsv_npm_node *bundle_edge(rsv *r, pkg *k, const rsv_npm_node *n, const char *name,
+                                       const char *spec, npm_dep_kind kind, arena *a)
+{
+    const rsv_npm_node *to = resolver_npm_visible(n, name);
+    if (!to || to == n || (!to->bundled && !to->p))
+        return NULL;
+    const char *tn = to->bundled ? to->bundled->name : r->solv[to->p].name;
+    const char *tv = to->bundled ? to->bundled->version : r->solv[to->p].version;
+    add_edge(k, "npm", tn, tv, npm_kind(kind), spec, strcmp(tn, name) ? name : NULL, a);
+    return to;
+}
+
+/* The edges to or from bundled packages of node all[i] (made[i] its
+ * package), each also recorded as a requestedBy of the copy it reaches. */
+static void bundle_edges(rsv *r, const ptrvec *all, pkg **made, size_t i, arena *a)
+{
+    const rsv_npm_node *n = all->items[i];
+    const npm_version *v = n->bundled ? NULL : r->solv[n->p].nv;
+    size_t nd = n->bundled ? n->bundled->ndeps : v->nbundled ? v->ndeps : 0;
+    char *me = xasprintf("npm:%s@%s", made[i]->lp.name, made[i]->lp.version);
+    for (size_t j = 0; j < nd; j++) {
+        const rsv_npm_node *to;
+        if (n->bundled) {
+            const npm_bundled_dep *d = &n->bundled->deps[j];
+            to = bundle_edge(r, made[i], n, d->name, d->spec, d->kind, a);
+        } else {
+            const npm_dep *d = &v->deps[j];
+            to = resolver_npm_bundled(v, d->name) ? bundle_edge(r, made[i], n, d->name, d->spec, d->kind, a)
+                                                  : NULL;
+        }
+        for (size_t x = 1; to && x < all->len; x++)
+            if (all->items[x] == to)
+                push_unique(&made[x]->reqby, me);
+    }
+    free(me);
+}
+
+/* A package its bundler's tarball ships: no artifact of its own, its
+ * edges as its package.json writes them. */
+static pkg *bundled_pkg(rsv *r, const rsv_npm_node *n, arena *a)
+{
+    pkg *k = xcalloc(1, sizeof *k);
+    k->lp.ecosystem = "npm";
+    k->lp.name = arena_strdup(a, n->bundled->name);
+    k->lp.version = arena_strdup(a, n->bundled->version);
+    k->lp.path = arena_strdup(a, n->path);
+    k->lp.in_bundle = true;
+    return k;
+}
+
+static pkg *npm_pkg(rsv *r, const rsv_npm_node *n, arena *a)
+{
+    const rsv_solv *rs = &r->solv[n->p];
+    pkg *k = xcalloc(1, sizeof *k);
+    k->p = n->p;
+    k->lp.ecosystem = "npm";
+    k->lp.name = arena_strdup(a, rs->name);
+    k->lp.version = arena_strdup(a, rs->version);
+    k->lp.path = arena_strdup(a, n->path);
+    k->lp.source = rs->np->registry ? arena_strdup(a, rs->np->registry) : NULL;
+    if (rs->nv->tarball) {
+        lock_artifact *la = arena_alloc(a, sizeof *la);
+        const char *slash = strrchr(rs->nv->tarball, '/');
+        la->file = arena_strdup(a, slash ? slash + 1 : rs->nv->tarball);
+        la->hash = rs->nv->integrity ? arena_strdup(a, rs->nv->integrity) : NULL;
+        k->lp.artifacts = la;
+        k->lp.n_artifacts = 1;
+    }
+    if (n->from_spec)
+        push_unique(&k->reqby, "spec");
+    for (size_t j = 0; j < n->dependents.len; j++) {
+        char *l = label_of(r, ((rsv_npm_node *)n->dependents.items[j])->p);
+        push_unique(&k->reqby, l);
+        free(l);
+    }
+    for (size_t j = 0; j < n->edges.len; j++) {
+        const rsv_npm_edge *e = &n->edges.items[j];
+        const rsv_solv *ts = &r->solv[e->to->p];
+        const char *spec = e->dep->text;
+        const char *at = strchr(spec + 1, '@');
+        add_edge(k, "npm", ts->name, ts->version, e->dep->kind, at ? at + 1 : spec, e->dep->folder, a);
+    }
+    return k;
+}
+
 static void walk_npm(rsv *r, ptrvec *pkgs, arena *a)
 {
     ptrvec all = PTRVEC_INIT;
     resolver_npm_layout(r, &all);
+    pkg **made = xcalloc(all.len + 1, sizeof *made);
     for (size_t i = 1; i < all.len; i++) {
         rsv_npm_node *n = all.items[i];
-        const rsv_solv *rs = &r->solv[n->p];
-        pkg *k = xcalloc(1, sizeof *k);
-        k->p = n->p;
-        k->lp.ecosystem = "npm";
-        k->lp.name = arena_strdup(a, rs->name);
-        k->lp.version = arena_strdup(a, rs->version);
-        k->lp.path = arena_strdup(a, n->path);
-        k->lp.source = rs->np->registry ? arena_strdup(a, rs->np->registry) : NULL;
-        if (rs->nv->tarball) {
-            lock_artifact *la = arena_alloc(a, sizeof *la);
-            const char *slash = strrchr(rs->nv->tarball, '/');
-            la->file = arena_strdup(a, slash ? slash + 1 : rs->nv->tarball);
-            la->hash = rs->nv->integrity ? arena_strdup(a, rs->nv->integrity) : NULL;
-            k->lp.artifacts = la;
-            k->lp.n_artifacts = 1;
-        }
-        if (n->from_spec)
-            push_unique(&k->reqby, "spec");
-        for (size_t j = 0; j < n->dependents.len; j++) {
-            char *l = label_of(r, ((rsv_npm_node *)n->dependents.items[j])->p);
-            push_unique(&k->reqby, l);
-            free(l);
-        }
-        for (size_t j = 0; j < n->edges.len; j++) {
-            const rsv_npm_edge *e = &n->edges.items[j];
-            const rsv_solv *ts = &r->solv[e->to->p];
-            const char *spec = e->dep->text;
-            const char *at = strchr(spec + 1, '@');
-            add_edge(k, "npm", ts->name, ts->version, e->dep->kind, at ? at + 1 : spec, e->dep->folder, a);
-        }
-        ptrvec_push(pkgs, k);
+        made[i] = n->bundled ? bundled_pkg(r, n, a) : npm_pkg(r, n, a);
+        ptrvec_push(pkgs, made[i]);
     }
+    /* the tree builder binds no edge of a bundle: they are added here */
+    for (size_t i = 1; i < all.len; i++)
+        bundle_edges(r, &all, made, i, a);
+    free(made);
     resolver_npm_layout_free(&all);
 }
 

@@ -564,7 +564,7 @@ void resolver_npm_add(rsv *r)
     }
 }
 
-void resolver_npm_jobs(rsv *r)
+el_code resolver_npm_jobs(rsv *r)
 {
     Pool *pool = r->pool;
     for (size_t i = 0; i < r->npm_names.len; i++) {
@@ -608,6 +608,10 @@ void resolver_npm_jobs(rsv *r)
     }
     queue_free(&q);
     /* npm's own tree, as exact jobs: the favor jobs above only steer the
-     * search that runs where npm would refuse (resolver_npm_tree.c) */
-    resolver_npm_tree_jobs(r);
+     * search that runs where npm would refuse (resolver_npm_tree.c); the
+     * packages its tarballs bundle first, as they take places in it */
+    el_code rc = resolver_npm_bundles(r);
+    if (rc == EL_OK)
+        resolver_npm_tree_jobs(r);
+    return rc;
 }

@@ -10,6 +10,7 @@
  * with the rest of the spec does the solve search, and the tree is then
  * built from the versions the solve installed, with a note. Reads the pool
  * and the packuments; writes nothing but jobs and notes. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,8 @@ typedef struct npm_build {
     npm_peer_bad *bad;
     const rsv_dep **by_from; /* every npm dependency, by `from` then position */
     size_t n_by_from;
+    ptrvec *unread;          /* or NULL: the solvables (as Id) of bundlers
+                                whose bundle is not read yet */
 } npm_build;
 
 static int dep_from_cmp(const void *a, const void *b)
@@ -200,6 +203,11 @@ static bool descends(const rsv_npm_node *x, const rsv_npm_node *of)
 /* The copy of `folder` visible from `at` (its own node_modules first). */
 static rsv_npm_node *visible(const rsv_npm_node *at, const char *folder)
 {
+    return resolver_npm_visible(at, folder);
+}
+
+rsv_npm_node *resolver_npm_visible(const rsv_npm_node *at, const char *folder)
+{
     for (; at; at = at->parent) {
         rsv_npm_node *c = child_named(at, folder);
         if (c)
@@ -212,6 +220,23 @@ static rsv_npm_node *visible(const rsv_npm_node *at, const char *folder)
 static bool meets(const rsv_dep *e, const rsv_dep *d, const npm_packument *p, const npm_version *v)
 {
     return strcmp(e->name, d->name) == 0 && admits(e, p, v);
+}
+
+/* Whether node n (a placed version, or a bundled package, read by its
+ * version in the name's packument when that is loaded) satisfies edge d. */
+static bool node_admits(rsv *r, const rsv_dep *d, const rsv_npm_node *n)
+{
+    const npm_packument *p = npm_loader_get(r->nl, d->name);
+    if (!p || p->code != EL_OK)
+        return false;
+    if (n->bundled) {
+        const npm_version *v = strcmp(n->bundled->name, d->name) == 0
+                                   ? npm_packument_find(p, n->bundled->version)
+                                   : NULL;
+        return v && admits(d, p, v);
+    }
+    const rsv_solv *s = n->p ? resolver_solv(r, n->p) : NULL;
+    return s && strcmp(s->name, d->name) == 0 && admits(d, p, s->nv);
 }
 
 /* arborist's CanPlaceDep where `loc` has no copy of the folder yet: a new
@@ -230,7 +255,7 @@ static bool no_current_conflict(const npm_build *t, const rsv_npm_node *loc, con
             return true;
     }
     rsv_npm_node *cur = visible(loc->parent, folder);
-    if (!cur)
+    if (!cur || cur->bundled) /* a bundle is out of reach of loc's dependents */
         return false;
     const rsv_solv *cs = resolver_solv(t->r, cur->p);
     const npm_packument *cp = npm_loader_get(t->r->nl, cs->name);
@@ -300,9 +325,7 @@ static bool peers_conflict(const npm_build *t, const rsv_npm_node *loc, Id b,
         const rsv_npm_node *c = child_named(loc, f);
         if (!c)
             continue;
-        const rsv_solv *cs = resolver_solv(t->r, c->p);
-        const npm_packument *cp = npm_loader_get(t->r->nl, cs->name);
-        if ((!cp || !meets(bd[i], bd[i], cp, cs->nv)) && !peer_conflicted(t, from, bd[i]))
+        if (!node_admits(t->r, bd[i], c) && !peer_conflicted(t, from, bd[i]))
             return true;
     }
     return false;
@@ -388,11 +411,8 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
     /* an alias is placed, and looked for, under its own folder name */
     const char *folder = d->folder ? d->folder : d->name;
     rsv_npm_node *ex = visible(from, folder);
-    if (ex) {
-        const rsv_solv *es = resolver_solv(r, ex->p);
-        if (p && strcmp(es->name, d->name) == 0 && admits(d, p, es->nv))
-            return ex;
-    }
+    if (ex && node_admits(r, d, ex))
+        return ex;
     Id b = npm_pick(r, d);
     if (!b) {
         if (t->bad && !t->bad->unbound && !d->optional_peer && strcmp(d->kind, "optional") != 0)
@@ -436,10 +456,47 @@ static int dep_name_cmp(const void *a, const void *b)
     return c ? c : strcmp((*x)->kind, (*y)->kind);
 }
 
+/* arborist's crackOpen when it takes a node from its queue: a version with
+ * a bundleDependencies list gets its tarball's node_modules as its own
+ * children (bundled, never queued: npm resolves nothing for them), each
+ * under the folder its path names. An unread bundle is left for
+ * resolver_npm_bundles() (t->unread). */
+static void attach_bundle(npm_build *t, rsv_npm_node *node)
+{
+    const rsv_solv *s = resolver_solv(t->r, node->p);
+    if (!s->nv->nbundled)
+        return;
+    const npm_bundle *b = npm_loader_bundle_get(t->r->nl, s->np, s->nv);
+    if (!b) {
+        if (t->unread)
+            ptrvec_push(t->unread, (void *)(intptr_t)node->p);
+        return;
+    }
+    /* paths sorted: a folder's parent comes before it */
+    rsv_npm_node **made = xcalloc(b->n + 1, sizeof *made);
+    for (size_t i = 0; i < b->n; i++) {
+        const char *path = b->pkgs[i].path, *cut = NULL;
+        for (const char *c = strstr(path, "/node_modules/"); c; c = strstr(c + 1, "/node_modules/"))
+            cut = c;
+        rsv_npm_node *parent = cut ? NULL : node;
+        for (size_t j = i; cut && j-- > 0;)
+            if (made[j] && strlen(b->pkgs[j].path) == (size_t)(cut - path) &&
+                strncmp(b->pkgs[j].path, path, (size_t)(cut - path)) == 0)
+                parent = made[j];
+        if (!parent)
+            continue; /* a folder with no package.json above it */
+        made[i] = node_new(parent, 0, path + (cut ? cut - path + 14 : 13), t->all);
+        made[i]->bundled = &b->pkgs[i];
+    }
+    free(made);
+}
+
 /* Binds the edges of `node` (sorted by name), from node, or for a peer from
  * its parent. */
 static void bind_node(npm_build *t, rsv_npm_node *node)
 {
+    if (node->p)
+        attach_bundle(t, node);
     size_t n;
     const rsv_dep **own = deps_of(t, node->p, &n);
     ptrvec mine = PTRVEC_INIT;
@@ -467,9 +524,9 @@ static void bind_node(npm_build *t, rsv_npm_node *node)
     ptrvec_release(&mine);
 }
 
-static rsv_npm_node *layout(rsv *r, ptrvec *all, npm_peer_bad *bad)
+static rsv_npm_node *layout(rsv *r, ptrvec *all, npm_peer_bad *bad, ptrvec *unread)
 {
-    npm_build t = { .r = r, .all = all, .pending = PTRVEC_INIT, .bad = bad };
+    npm_build t = { .r = r, .all = all, .pending = PTRVEC_INIT, .bad = bad, .unread = unread };
     t.by_from = xcalloc(r->ndeps ? r->ndeps : 1, sizeof *t.by_from);
     for (size_t i = 0; i < r->ndeps; i++)
         if (r->deps[i].eco == RSV_NPM)
@@ -497,7 +554,30 @@ static rsv_npm_node *layout(rsv *r, ptrvec *all, npm_peer_bad *bad)
 
 rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
 {
-    return layout(r, all, NULL);
+    return layout(r, all, NULL, NULL);
+}
+
+el_code resolver_npm_bundles(rsv *r)
+{
+    /* each round reads at least one bundle, so this ends; the cap only
+     * bounds a pathological chain of bundlers reached through bundles */
+    for (int round = 0; round < 64; round++) {
+        ptrvec all = PTRVEC_INIT, unread = PTRVEC_INIT;
+        npm_peer_bad bad = { 0 };
+        layout(r, &all, &bad, &unread);
+        resolver_npm_layout_free(&all);
+        el_code rc = EL_OK;
+        for (size_t i = 0; rc == EL_OK && i < unread.len; i++) {
+            const rsv_solv *s = resolver_solv(r, (Id)(intptr_t)unread.items[i]);
+            const npm_bundle *b;
+            rc = npm_loader_bundle(r->nl, r->ctx, s->np, s->nv, &b);
+        }
+        bool done = unread.len == 0;
+        ptrvec_release(&unread);
+        if (rc != EL_OK || done)
+            return rc;
+    }
+    return EL_OK;
 }
 
 /* The edge that placed `n` and the story of how the spec reaches it, into
@@ -615,10 +695,7 @@ const rsv_npm_edge *resolver_npm_misload(const ptrvec *all, rsv_npm_in_range in_
 /* Whether the copy Node loads is the package the edge names, in range. */
 static bool loads_in_range(void *user, const rsv_dep *d, const rsv_npm_node *got)
 {
-    rsv *r = user;
-    const rsv_solv *gs = got->p ? resolver_solv(r, got->p) : NULL;
-    const npm_packument *p = npm_loader_get(r->nl, d->name);
-    return gs && p && strcmp(gs->name, d->name) == 0 && admits(d, p, gs->nv);
+    return node_admits(user, d, got);
 }
 
 /* Node's own resolution of the tree, before a lock is written: a placement
@@ -651,7 +728,7 @@ el_code resolver_npm_check(rsv *r)
 {
     ptrvec all = PTRVEC_INIT;
     npm_peer_bad bad = { 0 };
-    rsv_npm_node *top = layout(r, &all, &bad);
+    rsv_npm_node *top = layout(r, &all, &bad, NULL);
     el_code rc = unlockable(r, top, &all);
     if (rc == EL_OK && !bad.d)
         rc = node_resolves(r, &all);
@@ -710,7 +787,7 @@ void resolver_npm_tree_jobs(rsv *r)
     r->npm_exact_lo = r->npm_exact_hi = r->job.count;
     ptrvec all = PTRVEC_INIT;
     npm_peer_bad bad = { 0 };
-    rsv_npm_node *top = layout(r, &all, &bad);
+    rsv_npm_node *top = layout(r, &all, &bad, NULL);
     r->npm_search_why = refusal(r, top, &bad, &r->npm_search_name);
     r->npm_search = r->npm_search_why != NULL;
     Map seen;

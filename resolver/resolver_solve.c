@@ -255,8 +255,8 @@ static el_code build_and_solve(rsv *r, int *nproblems)
     create_whatprovides(pool);
     resolver_apt_multiarch_any(r);
     resolver_pypi_jobs(r);
-    if (r->nl)
-        resolver_npm_jobs(r);
+    if (r->nl && (rc = resolver_npm_jobs(r)) != EL_OK)
+        return rc;
     rc = resolver_apt_check_roots(r);
     if (rc != EL_OK)
         return rc;
@@ -434,7 +434,8 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
                 drop_pool(&r);
                 continue;
             }
-            if (r.nl && (rc = resolver_npm_check(&r)) != EL_OK)
+            if (r.nl && ((rc = resolver_npm_bundles(&r)) != EL_OK ||
+                         (rc = resolver_npm_check(&r)) != EL_OK))
                 goto done;
             *out = resolver_make_lock(&r);
             resolver_apt_note(&r);

@@ -99,6 +99,7 @@ static lock_package copy_package(arena *a, const lock_package *q)
     p.extras = q->extras ? join_strs(a, NULL, (const char *const *)q->extras) : NULL;
     p.requested_by = join_strs(a, NULL, (const char *const *)q->requested_by);
     p.installed_in_base = q->installed_in_base;
+    p.in_bundle = q->in_bundle;
     join_artifacts(a, &p, q);
     join_edges(a, &p, q);
     return p;

@@ -375,6 +375,49 @@ const char *npm_rc_scoped(const npm_rc *rc, const char *url, const char *field);
 char *npm_auth_for_registry(const npm_rc *rc, const char *registry, const char *token,
                             const char *(*getenv_fn)(const char *name));
 
+
+/* ---- bundled packages (npm_bundle.c) ----
+ * What a tarball ships in its own node_modules (bundleDependencies): npm
+ * reads it from the tarball, as its lock's `inBundle` entries show. */
+
+typedef struct npm_bundled_dep {
+    const char *name, *spec;
+    npm_dep_kind kind;
+} npm_bundled_dep;
+
+typedef struct npm_bundled {
+    const char *path;          /* below the bundler: "node_modules/a/node_modules/@s/b" */
+    const char *name;          /* its package.json name, else the folder */
+    const char *version;       /* as its package.json writes it */
+    npm_bundled_dep *deps;     /* dependencies, optional, peer (as npm's edges) */
+    size_t ndeps;
+} npm_bundled;
+
+typedef struct npm_bundle {
+    npm_bundled *pkgs;         /* sorted by path (bytes) */
+    size_t n;
+    arena *arena_;             /* internal */
+} npm_bundle;
+
+/* Size cap of a tarball read for its bundled tree (aws-cdk-lib: 35 MB). */
+#define NPM_BUNDLE_TARBALL_MAX_BYTES (256u * 1024u * 1024u)
+
+/* npm_bundle_parse() :
+ *  The packages in a tarball's node_modules (gzip'd tar, the top folder
+ *  whatever its name): every regular file NODE_MODULES_PATH/package.json
+ *  whose folders are npm package names (no "." or "..", at most 24 levels)
+ *  and whose JSON has a version. Other entries are skipped. Bounded: 400,000
+ *  entries, 5,000 packages, 1 MiB per package.json.
+ *  @return 0 and *out (npm_bundle_free()), or -1 and *err (malloc'd). */
+int npm_bundle_parse(const unsigned char *tgz, size_t len, npm_bundle **out, char **err);
+void npm_bundle_free(npm_bundle *b);
+/* The cache blob of the bundle of the tarball with `integrity` (malloc'd),
+ * its text, and reading it back (-1 when it does not verify). */
+char *npm_bundle_blob_name(const char *integrity);
+void npm_bundle_blob_write(const npm_bundle *b, const char *integrity, strbuf *out);
+int npm_bundle_blob_read(const unsigned char *data, size_t len, const char *integrity,
+                         npm_bundle **out);
+
 /* ---- the loader ---- */
 
 typedef struct npm_loader npm_loader;
@@ -425,6 +468,20 @@ const npm_packument *npm_loader_at(const npm_loader *l, size_t i);
  *  How many packuments this loader read from their parsed form in the
  *  cache (instead of parsing), and how many parsed forms it stored. */
 void npm_loader_blob_stats(const npm_loader *l, size_t *read, size_t *written);
+
+/* npm_loader_bundle() :
+ *  The bundled tree of version v of p (v has bundleDependencies): from the
+ *  cache blob of its integrity, else its tarball fetched (auth only when
+ *  the tarball is under the loader's registry), checked against the
+ *  integrity and read (npm_bundle_parse()). Kept by the loader: a second
+ *  call returns the same. Failures: the fetch's own code, or
+ *  DL_ENV_PACKAGE_NOT_FOUND (reason integrity_mismatch, invalid_tarball,
+ *  no_tarball) naming the package. *out borrowed until npm_loader_free(). */
+el_code npm_loader_bundle(npm_loader *l, el_ctx *ctx, const npm_packument *p,
+                          const npm_version *v, const npm_bundle **out);
+/* npm_loader_bundle_get() : a bundle npm_loader_bundle() has read, or NULL. */
+const npm_bundle *npm_loader_bundle_get(const npm_loader *l, const npm_packument *p,
+                                        const npm_version *v);
 
 /* npm_load_fail() : records a failed load on ctx (code, message,
  *  detail.reason, detail.package, detail.url, detail.status) and returns

@@ -17,6 +17,11 @@
 #include "npm_index.h"
 #include "npm_spec.h"
 
+typedef struct load_bundle {
+    const npm_version *v;
+    npm_bundle *b;
+} load_bundle;
+
 typedef struct load_item {
     npm_loader *l;
     char *name;
@@ -37,6 +42,7 @@ struct npm_loader {
     ptrvec items;          /* load_item*, submission order */
     void *by_name;         /* tsearch tree of the same, by name: a crawl asks
                               for hundreds of names, each many times */
+    ptrvec bundles;        /* load_bundle*: bundled trees read */
     size_t blobs_read;     /* packuments read from their parsed form */
     size_t blobs_written;
 };
@@ -98,6 +104,12 @@ void npm_loader_free(npm_loader *l)
         free(it);
     }
     ptrvec_release(&l->items);
+    for (size_t i = 0; i < l->bundles.len; i++) {
+        load_bundle *lb = l->bundles.items[i];
+        npm_bundle_free(lb->b);
+        free(lb);
+    }
+    ptrvec_release(&l->bundles);
     free(l->registry);
     free(l->t_os);
     free(l->t_cpu);
@@ -346,4 +358,106 @@ el_code npm_load_fail(el_ctx *ctx, const npm_packument *p)
         el_detail_int(ctx, "status", p->status);
     el_set_retryable(ctx, p->retryable);
     return code;
+}
+
+/* ---- bundled trees ---- */
+
+const npm_bundle *npm_loader_bundle_get(const npm_loader *l, const npm_packument *p,
+                                        const npm_version *v)
+{
+    (void)p;
+    for (size_t i = 0; i < l->bundles.len; i++) {
+        const load_bundle *lb = l->bundles.items[i];
+        if (lb->v == v)
+            return lb->b;
+    }
+    return NULL;
+}
+
+static el_code bundle_fail(el_ctx *ctx, const char *reason, const npm_packument *p,
+                           const npm_version *v, const char *why)
+{
+    el_fail(ctx, EL_PACKAGE_NOT_FOUND,
+            "npm package %s %s bundles dependencies, and its tarball %s: %s", p->name, v->version,
+            v->tarball ? v->tarball : "(none)", why);
+    el_detail_str(ctx, "reason", reason);
+    char *pkg = xasprintf("npm:%s@%s", p->name, v->version);
+    el_detail_str(ctx, "package", pkg);
+    free(pkg);
+    return EL_PACKAGE_NOT_FOUND;
+}
+
+/* The tarball's bytes, checked against v's integrity. */
+static el_code bundle_fetch(npm_loader *l, el_ctx *ctx, const npm_packument *p,
+                            const npm_version *v, unsigned char **body, size_t *len)
+{
+    bool ours = strncmp(v->tarball, l->registry, strlen(l->registry)) == 0;
+    const char *headers[1] = { l->auth };
+    cache_request rq = {
+        .url = v->tarball,
+        .policy = CACHE_IMMUTABLE,
+        .max_bytes = NPM_BUNDLE_TARBALL_MAX_BYTES,
+        .headers = ours && l->auth ? headers : NULL,
+        .n_headers = ours && l->auth ? 1 : 0,
+        .ca_file = ours ? l->ca_file : NULL,
+        .client_cert = ours ? l->client_cert : NULL,
+        .client_key = ours ? l->client_key : NULL,
+    };
+    el_code rc = cache_fetch(l->c, ctx, &rq, body, len);
+    if (rc != EL_OK) {
+        el_detail_str(ctx, "package", p->name);
+        return rc;
+    }
+    if (v->integrity && !sri_matches(v->integrity, *body, *len)) {
+        free(*body);
+        *body = NULL;
+        return bundle_fail(ctx, "integrity_mismatch", p, v,
+                           "the bytes served do not have the packument's integrity");
+    }
+    return EL_OK;
+}
+
+el_code npm_loader_bundle(npm_loader *l, el_ctx *ctx, const npm_packument *p,
+                          const npm_version *v, const npm_bundle **out)
+{
+    if ((*out = npm_loader_bundle_get(l, p, v)) != NULL)
+        return EL_OK;
+    if (!v->tarball)
+        return bundle_fail(ctx, "no_tarball", p, v, "is not usable");
+    npm_bundle *b = NULL;
+    char *blob = v->integrity ? npm_bundle_blob_name(v->integrity) : NULL;
+    unsigned char *data = NULL;
+    size_t len = 0;
+    if (blob && cache_blob_get(l->c, blob, &data, &len) &&
+        npm_bundle_blob_read(data, len, v->integrity, &b) != 0)
+        b = NULL;
+    free(data);
+    if (!b) {
+        el_code rc = bundle_fetch(l, ctx, p, v, &data, &len);
+        if (rc != EL_OK) {
+            free(blob);
+            return rc;
+        }
+        char *err = NULL;
+        int prc = npm_bundle_parse(data, len, &b, &err);
+        free(data);
+        if (prc != 0) {
+            rc = bundle_fail(ctx, "invalid_tarball", p, v, err);
+            free(err);
+            free(blob);
+            return rc;
+        }
+        strbuf sb = STRBUF_INIT;
+        npm_bundle_blob_write(b, v->integrity ? v->integrity : "", &sb);
+        if (blob)
+            cache_blob_put(l->c, blob, sb.buf, sb.len);
+        sb_release(&sb);
+    }
+    free(blob);
+    load_bundle *lb = xcalloc(1, sizeof *lb);
+    lb->v = v;
+    lb->b = b;
+    ptrvec_push(&l->bundles, lb);
+    *out = b;
+    return EL_OK;
 }

@@ -547,8 +547,6 @@ def rule_fails(ctx, key, rule):
     does, or when the rule has no mechanical check)."""
     rid = rule.split(":", 1)[0]
     entry = (ctx.get("npm_lock") or {}).get(key, {})
-    if rid == "npm-bundled" and not entry.get("inBundle"):
-        return "npm's lock does not mark %s inBundle" % key
     if rid == "apt-candidate-only":
         # envlock's answer must be what apt installs when told the versions
         base, e = ctx["apt"]

@@ -31,6 +31,24 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 BUILD = os.path.join(REPO, "tests", "fixtures", "build_mirror.py")
 
 
+def bundler_mirrors(mdir, registry="https://registry.npmjs.org"):
+    """`--mirror` pairs for the tarballs of names whose versions bundle
+    dependencies (envlock reads their node_modules): a file:// tree cannot
+    hold NAME as the flat packument and NAME/-/FILE.tgz, so each such NAME/-
+    maps to the built tree's own folder (the longest mirror prefix wins)."""
+    out = []
+    src = os.path.join(mdir, "npm")
+    for root, _dirs, files in sorted(os.walk(src)) if os.path.isdir(src) else []:
+        if "packument.json" not in files:
+            continue
+        with open(os.path.join(root, "packument.json")) as f:
+            if '"bundleDependencies"' not in f.read():
+                continue
+        name = os.path.relpath(root, src)
+        out += ["--mirror", "%s/%s/-=file://%s/-" % (registry.rstrip("/"), name, root)]
+    return out
+
+
 def flatten_npm(mdir):
     src = os.path.join(mdir, "npm")
     dst = os.path.join(mdir, "npmflat")
@@ -128,6 +146,7 @@ def run(driver, req, mdir, cache, extra=(), pypi_http=None):
         where = "%s/pypi/%s" % (pypi_http, name) if pypi_http else "file://%s/pypi/%s" % (mdir, name)
         mirrors += ["--mirror", "%s=%s" % (prefix, where)]
     mirrors += ["--mirror", "https://registry.npmjs.org=file://%s/npmflat" % mdir]
+    mirrors += bundler_mirrors(mdir)
     for url in sorted(set(man.get("apt-suites", {}).values())):
         mirrors += ["--mirror", "%s=file://%s/apt" % (url.rstrip("/"), mdir)]
     cmd = [driver, "--request", req, "--cache", cache,

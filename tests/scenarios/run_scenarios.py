@@ -180,6 +180,24 @@ def build_mirror(sc, out, gnupg, shuffle, has_deb):
         return json.load(f)
 
 
+def bundler_mirrors(mdir, registry="https://registry.npmjs.org"):
+    """`--mirror` pairs for the tarballs of names whose versions bundle
+    dependencies (envlock reads their node_modules): a file:// tree cannot
+    hold NAME as the flat packument and NAME/-/FILE.tgz, so each such NAME/-
+    maps to the built tree's own folder (the longest mirror prefix wins)."""
+    out = []
+    src = os.path.join(mdir, "npm")
+    for root, _dirs, files in sorted(os.walk(src)) if os.path.isdir(src) else []:
+        if "packument.json" not in files:
+            continue
+        with open(os.path.join(root, "packument.json")) as f:
+            if '"bundleDependencies"' not in f.read():
+                continue
+        name = os.path.relpath(root, src)
+        out += ["--mirror", "%s/%s/-=file://%s/-" % (registry.rstrip("/"), name, root)]
+    return out
+
+
 def flatten_npm(mdir):
     """A registry URL names no file: copy each packument to the flat path a
     file:// registry mirror is read at (scoped names both ways)."""
@@ -214,6 +232,7 @@ def mirror_flags(man, mdir, http_base=None):
         registries.add(man["npm-registry"].rstrip("/"))
     for reg in sorted(registries):
         out += ["--mirror", "%s=file://%s/npmflat" % (reg, mdir)]
+        out += bundler_mirrors(mdir, reg)
     for url in sorted(set(man.get("apt-suites", {}).values())):
         out += ["--mirror", "%s=file://%s/apt" % (url.rstrip("/"), mdir)]
     return out
@@ -321,7 +340,7 @@ def project(lock_text):
             cur = {"ecosystem": unquote(m.group(1))}
             out.append(cur)
             continue
-        m = re.match(r"^  (name|version|path|extras|installedInBase): (.*)$", line)
+        m = re.match(r"^  (name|version|path|extras|installedInBase|inBundle): (.*)$", line)
         if m and cur is not None:
             cur[m.group(1)] = m.group(2)
     lines = []
@@ -334,6 +353,8 @@ def project(lock_text):
             s += " extras=" + ",".join(unquote(x) for x in inner.split(",") if x.strip())
         if p.get("installedInBase") == "true":
             s += " base"
+        if p.get("inBundle") == "true":
+            s += " bundled"
         lines.append(s)
     return lines
 

@@ -9,6 +9,9 @@
                                   with envlock, compare with npm's tree
     npm_apps.py test-all ENVLOCK  the same for every set (NPM_APPS_ALL=1;
                                   77 without it)
+    npm_apps.py record-bundles    the bundled trees (bundleDependencies) of the
+                                  bundling versions npm's trees hold, from
+                                  their registry tarballs: bundles.jsonl.xz
     npm_apps.py live ENVLOCK      ENVLOCK_LIVE=1: npm and envlock both against
                                   the live registry, same cutoff (77 if the
                                   registry does not answer)
@@ -41,6 +44,11 @@ SETS = os.path.join(HERE, "sets.json")
 EXPECTED = os.path.join(HERE, "expected.json.xz")
 PACKUMENTS = os.path.join(HERE, "packuments.jsonl.xz")
 XFAIL = os.path.join(HERE, "expected-failures.txt")
+BUNDLES = os.path.join(HERE, "bundles.jsonl.xz")
+# what envlock's bundle reader keeps of a bundled package.json
+# (indexes/npm/npm_bundle.c)
+BUNDLE_KEEP = ("name", "version", "dependencies", "optionalDependencies", "peerDependencies",
+               "peerDependenciesMeta")
 UPSTREAM = "https://registry.npmjs.org"
 # versions published after this are not in the fixture; npm gets --before and
 # envlock --exclude-newer with it, so the live run asks the same question
@@ -91,11 +99,13 @@ def bundles(man):
 LINE_NAME = re.compile(r'"name":"((?:[^"\\]|\\.)*)","time":')
 
 
-def with_dist(doc, base):
+def with_dist(doc, base, tarballs=None):
     """A stored packument served: each version gets a tarball URL on this
     server and an integrity made from name@version (never fetched: a resolve
     reads packuments only), or the registry's integrity where the recording
-    kept it (bundling versions, whose tarballs npm reads)."""
+    kept it (bundling versions, whose tarballs npm reads), or, for a version
+    whose bundled tree is recorded (tarballs: (name, version) -> bytes), the
+    integrity of the tarball this server makes of it."""
     doc = json.loads(doc if isinstance(doc, str) else json.dumps(doc))
     name = doc["name"]
     for v, man in doc["versions"].items():
@@ -103,7 +113,53 @@ def with_dist(doc, base):
         man["name"], man["version"] = name, v
         man["dist"] = {"tarball": "%s/%s/-/%s-%s.tgz" % (base, name, name.split("/")[-1], v),
                        "integrity": (man.get("dist") or {}).get("integrity") or "sha512-" + h}
+        if tarballs and (name, v) in tarballs:
+            man["dist"]["integrity"] = "sha512-" + base64.b64encode(
+                hashlib.sha512(tarballs[(name, v)]).digest()).decode()
     return doc
+
+
+def make_tarball(name, version, packages):
+    """A gzip'd tar as npm publishes one (package/...), holding a
+    package.json and the recorded bundled package.json files; fixed times
+    and order, so the same record gives the same bytes."""
+    import gzip
+    import io
+    import tarfile
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as tf:
+        files = [("package/package.json", {"name": name, "version": version})]
+        files += [("package/%s/package.json" % p, m) for p, m in sorted(packages.items())]
+        for path, man in files:
+            data = json.dumps(man, sort_keys=True, indent=1).encode()
+            ti = tarfile.TarInfo(path)
+            ti.size, ti.mtime, ti.mode = len(data), 499162500, 0o644
+            tf.addfile(ti, io.BytesIO(data))
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", mtime=0) as gz:
+        gz.write(raw.getvalue())
+    return out.getvalue()
+
+
+def load_tarballs():
+    """(name, version) -> the tarball made of its recorded bundled tree."""
+    out = {}
+    if os.path.exists(BUNDLES):
+        with lzma.open(BUNDLES, "rt") as f:
+            for line in f:
+                b = json.loads(line)
+                out[(b["name"], b["version"])] = make_tarball(b["name"], b["version"], b["packages"])
+    return out
+
+
+def tarball_key(path):
+    """(name, version) a /NAME/-/FILE.tgz path asks for, or None."""
+    m = re.match(r"^/(.+)/-/([^/]+)\.tgz$", urllib.parse.unquote(path.split("?")[0]))
+    if not m:
+        return None
+    name, base = m.group(1), m.group(2)
+    short = name.split("/")[-1]
+    return (name, base[len(short) + 1:]) if base.startswith(short + "-") else None
 
 
 def packument_name(path):
@@ -130,6 +186,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         srv = self.server
         name = packument_name(self.path)
         if name is None:
+            tgz = srv.tarballs.get(tarball_key(self.path)) if srv.tarballs else None
+            if tgz is not None:
+                return self.send(200, tgz, "application/octet-stream")
             if not srv.upstream:
                 return self.send(404, b'{"error":"not found"}')
             try:
@@ -148,7 +207,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 doc = fetch_upstream(srv, name)
             if doc is None:
                 return self.send(404, b'{"error":"Not found"}')
-            body = json.dumps(with_dist(doc, srv.base)).encode()
+            body = json.dumps(with_dist(doc, srv.base, srv.tarballs)).encode()
             with srv.lock:
                 srv.served[name] = body
         self.send(200, body)
@@ -175,11 +234,13 @@ def fetch_upstream(srv, name):
         return srv.docs[name]
 
 
-def serve(docs, upstream=None, stale=()):
+def serve(docs, upstream=None, stale=(), tarballs=None):
     """Serve docs on 127.0.0.1; with upstream, fetch (and keep) what docs
-    lack and fetch the names in stale again on first use."""
+    lack and fetch the names in stale again on first use; tarballs (offline:
+    load_tarballs()) served as they are."""
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
+    srv.tarballs = tarballs
     srv.docs, srv.upstream, srv.lock, srv.served = docs, upstream, threading.Lock(), {}
     srv.stale = set(stale)
     srv.base = "http://127.0.0.1:%d" % srv.server_address[1]
@@ -314,11 +375,12 @@ def run_envlock(envlock, s, work, registry, node):
 
 
 def compare(npm_tree, el_tree, el_err):
-    """(outcome, difference lines). npm's bundled copies and its optional
-    copies for other platforms are left out first (deviations.txt)."""
+    """(outcome, difference lines). npm's optional copies for other
+    platforms are left out first (deviations.txt); its bundled copies
+    (inBundle) are compared like any other entry."""
     if el_err:
         return "refused", [el_err]
-    want = {p: (n, v) for p, (n, v, fl) in npm_tree.items() if not fl}
+    want = {p: (n, v) for p, (n, v, fl) in npm_tree.items() if "other-platform" not in fl}
     got = {p: tuple(nv) for p, nv in el_tree.items()}
     diff = ["%s envlock %s npm %s" % (p, "@".join(got[p]) if p in got else "-",
                                       "@".join(want[p]) if p in want else "-")
@@ -410,6 +472,48 @@ def cmd_record(envlock, jobs=3):
     return 0
 
 
+# node_modules/NAME[/node_modules/NAME...]/package.json (npm_bundle.c)
+BUNDLED_PATH = re.compile(r"^node_modules/(@[^/]+/)?[^/]+(/node_modules/(@[^/]+/)?[^/]+)*/package\.json$")
+
+
+def cmd_record_bundles():
+    """For every bundling version in npm's recorded trees, its registry
+    tarball (checked against the recorded integrity), read for the bundled
+    package.json files under node_modules, each trimmed to BUNDLE_KEEP."""
+    import io
+    import tarfile
+    with lzma.open(EXPECTED, "rt") as f:
+        expected = json.load(f)
+    docs = load_packuments()
+    want = set()
+    for tree in expected["sets"].values():
+        for path, (name, version, flags) in (tree.items() if "npm-error" not in tree else []):
+            man = (docs.get(name) or {"versions": {}})["versions"].get(version)
+            if man and bundles(man) and "bundled" not in flags:
+                want.add((name, version, man["dist"]["integrity"]))
+    out = []
+    for name, version, integrity in sorted(want):
+        url = "%s/%s/-/%s-%s.tgz" % (UPSTREAM, name, name.split("/")[-1], version)
+        with urllib.request.urlopen(url, timeout=300) as r:
+            data = r.read()
+        algo, b64 = integrity.split("-", 1)
+        if base64.b64encode(hashlib.new(algo, data).digest()).decode() != b64:
+            raise SystemExit("%s: not the recorded integrity" % url)
+        packages = {}
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tf:
+            for m in tf.getmembers():
+                parts = m.name.split("/", 1)
+                if m.isfile() and len(parts) == 2 and BUNDLED_PATH.match(parts[1]):
+                    man = json.loads(tf.extractfile(m).read())
+                    packages[parts[1][:-len("/package.json")]] = {k: man[k] for k in BUNDLE_KEEP if k in man}
+        out.append({"name": name, "version": version, "source": url, "packages": packages})
+        print("bundles %s@%s: %d packages" % (name, version, len(packages)))
+    with lzma.open(BUNDLES, "wt", preset=9 | lzma.PRESET_EXTREME) as f:
+        for b in out:
+            f.write(json.dumps(b, sort_keys=True, separators=(",", ":")) + "\n")
+    return 0
+
+
 def read_xfail():
     out = {}
     with open(XFAIL) as f:
@@ -457,7 +561,7 @@ def cmd_test(envlock, jobs, tier):
         return 77
     with lzma.open(EXPECTED, "rt") as f:
         expected = json.load(f)
-    srv = serve(load_packuments(lazy=True))
+    srv = serve(load_packuments(lazy=True), tarballs=load_tarballs())
     work = tempfile.mkdtemp(prefix="npm-apps-")
     chosen = load_sets(tier)
     npm_refuses = {s["id"]: expected["sets"][s["id"]]["npm-error"] for s in chosen
@@ -512,6 +616,8 @@ def main(argv):
     jobs = int(os.environ.get("NPM_APPS_JOBS", "2"))
     if argv[:1] == ["record"]:
         return cmd_record(argv[1] if len(argv) > 1 else None, jobs=3)
+    if argv[:1] == ["record-bundles"]:
+        return cmd_record_bundles()
     if argv[:1] in (["test"], ["test-all"]) and len(argv) == 2:
         return cmd_test(argv[1], jobs, "quick" if argv[0] == "test" else "all")
     if argv[:1] == ["live"] and len(argv) == 2:
