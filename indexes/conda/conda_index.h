@@ -63,6 +63,8 @@ typedef struct conda_subdir_load {
     bool absent;                /* a platform subdir the channel does not
                                    have (404): read as empty, as conda does */
     bool from_cache;            /* no body came over the network this run */
+    bool from_parsed_form;      /* read from the parsed form the cache kept
+                                   for this body (conda_repodata_blob_*) */
     const char *etag;           /* of the response, or NULL */
 } conda_subdir_load;
 
@@ -85,7 +87,8 @@ typedef struct conda_load_options {
 
 /* conda_channels_load() :
  *  Fetches every channel's platform and noarch repodata.json in one cache
- *  run (CACHE_REVALIDATE) and parses each. A channel or the target is
+ *  run (CACHE_REVALIDATE) and parses each, or reads the parsed form the
+ *  cache keeps for an unchanged body (written after each parse). A channel or the target is
  *  refused before anything is fetched (EL_SPEC_INVALID, detail.reason
  *  "bad_channel" / "unsupported_arch", detail.channel). A 404 of a
  *  platform subdir reads as an empty subdir; any other failure, a 404 of

@@ -138,6 +138,21 @@ static bool absent_marker(cache *c, const char *url, bool put)
     return ok;
 }
 
+static bool read_blob(cache *c, const char *name, const char *sha256,
+                      const conda_repodata_options *ro, conda_repodata **out)
+{
+    unsigned char *data = NULL;
+    size_t len = 0;
+    if (!cache_blob_get(c, name, &data, &len))
+        return false;
+    bool ok = conda_repodata_blob_read(data, len, sha256, ro, out);
+    free(data);
+    return ok;
+}
+
+static void parse_body(cache *c, cache_response *r, pending *p, const conda_repodata_options *ro,
+                       const char *blob);
+
 static void done(cache *c, cache_response *r, void *user)
 {
     pending *p = user;
@@ -161,6 +176,25 @@ static void done(cache *c, cache_response *r, void *user)
     }
     s->from_cache = r->from_cache;
     s->etag = r->etag ? arena_strdup(p->a, r->etag) : NULL;
+    conda_repodata_options ro = {.channel = s->channel, .subdir = s->subdir,
+                                 .max_bytes = p->o->max_bytes, .cutoff_ms = p->o->cutoff_ms};
+    char *blob = r->sha256 ? conda_repodata_blob_name(r->sha256, &ro) : NULL;
+    if (blob && read_blob(c, blob, r->sha256, &ro, &s->repodata)) {
+        s->from_parsed_form = true;
+        free(blob);
+        return;
+    }
+    parse_body(c, r, p, &ro, blob);
+    free(blob);
+}
+
+/* The body parsed (read from the cache when it was deferred), and its
+ * parsed form stored under `blob` for the next run (best effort, without
+ * fsyncs: a blob lost in a crash costs one parse). */
+static void parse_body(cache *c, cache_response *r, pending *p, const conda_repodata_options *ro,
+                       const char *blob)
+{
+    conda_subdir_load *s = p->slot;
     const unsigned char *body = cache_response_body(c, r);
     if (!body) {
         p->fail = (cache_failure){.code = EL_PACKAGE_NOT_FOUND, .reason = "cache_entry_gone",
@@ -169,12 +203,16 @@ static void done(cache *c, cache_response *r, void *user)
                                   .url = s->url, .retryable = true};
         return;
     }
-    conda_repodata_options ro = {.channel = s->channel, .subdir = s->subdir,
-                                 .max_bytes = p->o->max_bytes, .cutoff_ms = p->o->cutoff_ms};
     el_ctx *scratch = el_ctx_new();
-    if (conda_repodata_parse(scratch, (const char *)body, r->len, &ro, &s->repodata) != EL_OK)
+    if (conda_repodata_parse(scratch, (const char *)body, r->len, ro, &s->repodata) != EL_OK)
         parse_failed(p, scratch);
     el_ctx_free(scratch);
+    if (s->repodata && blob) {
+        strbuf sb = STRBUF_INIT;
+        conda_repodata_blob_write(s->repodata, r->sha256, ro, &sb);
+        cache_blob_put_lazy(c, blob, sb.buf, sb.len);
+        sb_release(&sb);
+    }
 }
 
 /* The channels as canonical URLs, or an error naming the first bad one. */
@@ -248,6 +286,7 @@ el_code conda_channels_load(el_ctx *ctx, cache *c, const conda_load_options *o,
         uint64_t cap = o->max_bytes ? o->max_bytes : CONDA_REPODATA_MAX_BYTES;
         cache_submit(c, &(cache_request){.url = s->url, .accept = "application/json",
                                          .policy = CACHE_REVALIDATE, .max_bytes = cap,
+                                         .body_on_demand = true,
                                          .done = done, .user = &p[i]});
     }
     rc = cache_run(c, ctx);

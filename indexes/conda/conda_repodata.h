@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "envlock.h"
+#include "util.h"
 
 /* Caps: conda-forge's linux-64 repodata.json is a few hundred MB with
  * about a million records; the defaults leave room above that and refuse
@@ -100,5 +101,20 @@ typedef struct conda_repodata_options {
 el_code conda_repodata_parse(el_ctx *ctx, const char *body, size_t len,
                              const conda_repodata_options *o, conda_repodata **out);
 void conda_repodata_free(conda_repodata *r);
+
+/* The parsed form (conda_repodata_blob.c), kept in the cache beside the
+ * body it was parsed from so that a warm load skips the parse.
+ * conda_repodata_blob_name() : the blob's cache name for a body (its hex
+ *  sha256) parsed with `o` (what changes the result is in the name).
+ * conda_repodata_blob_write() : appends r's parsed form to `out`.
+ * conda_repodata_blob_read() : the load a blob holds, or false (a blob of
+ *  another body, options or format, or damaged in any way: parse then).
+ *  The reasons of excluded records come back as the reader's own static
+ *  strings; a reason it does not know makes the blob unreadable. */
+char *conda_repodata_blob_name(const char *body_sha256, const conda_repodata_options *o);
+void conda_repodata_blob_write(const conda_repodata *r, const char *body_sha256,
+                               const conda_repodata_options *o, strbuf *out);
+bool conda_repodata_blob_read(const unsigned char *data, size_t len, const char *body_sha256,
+                              const conda_repodata_options *o, conda_repodata **out);
 
 #endif

@@ -1,6 +1,7 @@
 /* conda_load_dump.c — loads conda channels with indexes/conda through a
  * real cache and prints what came back: one S line per subdir (channel
- * URL, subdir, absent|loaded, records, excluded, from_cache), one X line
+ * URL, subdir, absent|loaded, records, excluded, from_cache,
+ * from_parsed_form), one X line
  * per excluded record (file, reason), or E code reason on failure (exit 1).
  * load_check.py drives it over file:// channels and mirrors.
  * usage: conda_load_dump CACHE_DIR [--offline] [--arch A] [--cutoff MS]
@@ -28,8 +29,9 @@ static void print_set(const conda_channel_set *s)
     for (size_t i = 0; i < s->n_subdirs; i++) {
         const conda_subdir_load *l = &s->subdirs[i];
         const conda_repodata *r = l->repodata;
-        printf("S\t%s\t%s\t%s\t%zu\t%zu\t%d\n", l->channel, l->subdir, l->absent ? "absent" : "loaded",
-               r ? r->n_records : 0, r ? r->n_excluded : 0, l->from_cache);
+        printf("S\t%s\t%s\t%s\t%zu\t%zu\t%d\t%d\n", l->channel, l->subdir,
+               l->absent ? "absent" : "loaded", r ? r->n_records : 0, r ? r->n_excluded : 0,
+               l->from_cache, l->from_parsed_form);
         for (size_t k = 0; r && k < r->n_excluded; k++)
             printf("X\t%s\t%s\n", r->excluded[k].fn, r->excluded[k].reason);
     }

@@ -19,7 +19,9 @@ expected answers computed here from the JSON itself:
   refused before any fetch;
 - --offline: a second run answers from the cache (from_cache 1, same
   records; a platform subdir that was absent stays absent), and a name
-  never fetched is an offline_cache_miss.
+  never fetched is an offline_cache_miss;
+- the parsed form: a second load reads it (from_parsed_form 1) and gives
+  the same records and exclusions; another cutoff is parsed again.
 
 usage: load_check.py DUMP_DRIVER REPODATA_DIR
 Prints "load_check: N passed, M failed".
@@ -119,13 +121,29 @@ def main():
         check("by name through a mirror", ["loaded", str(len(records(main_noarch)))],
               sd.get(("https://conda.anaconda.org/mirrored", "noarch"), [])[:2])
         rc, sd, _, err = run(cache, "--offline", "mirrored")
-        check("offline from the cache", ["loaded", str(len(records(main_noarch))), "0", "1"],
+        check("offline from the cache", ["loaded", str(len(records(main_noarch))), "0", "1", "1"],
               sd.get(("https://conda.anaconda.org/mirrored", "noarch"), []))
         rc, sd, _, err = run(cache, "--offline", f"{root}/a")
-        check("offline, a subdir absent when online", ["absent", "0", "0", "1"],
+        check("offline, a subdir absent when online", ["absent", "0", "0", "1", "0"],
               sd.get((f"{root}/a", "linux-64"), []))
         rc, sd, _, err = run(cache, "--offline", "never-fetched")
         check("offline miss", (1, "offline_cache_miss"), (rc, err and err[1]))
+
+        # the parsed form: a warm load reads it and gives the same load;
+        # another cutoff is another parsed form
+        warm = f"{tmp}/warm"
+        cold = run(warm, "--cutoff", str(cutoff), f"{root}/b", f"{root}/a")
+        again = run(warm, "--cutoff", str(cutoff), f"{root}/b", f"{root}/a")
+        flags = lambda r: sorted((k[1], v[0], v[4]) for k, v in r[1].items())
+        check("cold: parsed", [("linux-64", "absent", "0"), ("linux-64", "loaded", "0"),
+                               ("noarch", "loaded", "0"), ("noarch", "loaded", "0")], flags(cold))
+        check("warm: parsed form", [("linux-64", "absent", "0"), ("linux-64", "loaded", "1"),
+                                    ("noarch", "loaded", "1"), ("noarch", "loaded", "1")], flags(again))
+        strip = lambda r: (r[0], {k: v[:3] for k, v in r[1].items()}, r[2], r[3])
+        check("warm load equals cold load", strip(cold), strip(again))
+        check("warm load excludes", True, set(want) <= set(again[2]) and len(again[2]) > len(want))
+        other = run(warm, "--cutoff", str(cutoff + 1), f"{root}/b")
+        check("another cutoff parses again", "0", other[1][(f"{root}/b", "noarch")][4])
     finally:
         shutil.rmtree(tmp)
     print(f"load_check: {passed} passed, {failed} failed")

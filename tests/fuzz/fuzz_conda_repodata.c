@@ -2,7 +2,8 @@
  * repodata.json reader. Checks that nothing crashes, that a refusal is a
  * DL_ENV_PACKAGE_NOT_FOUND value, and that a load keeps its promises:
  * records sorted by file name, every record's file name built from its
- * name, version and build, every depends/constrains entry a match spec. */
+ * name, version and build, every depends/constrains entry a match spec,
+ * and the parsed form (conda_repodata_blob_*) giving the same load back. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         CHECK(!c->sha256 || strlen(c->sha256) == 64);
     }
+    /* The parsed form gives the same load back... */
+    static const char sha[] = "0000000000000000000000000000000000000000000000000000000000000000";
+    strbuf sb = STRBUF_INIT;
+    conda_repodata_blob_write(r, sha, &o, &sb);
+    conda_repodata *back = NULL;
+    CHECK(conda_repodata_blob_read((const unsigned char *)sb.buf, sb.len, sha, &o, &back));
+    CHECK(back->n_records == r->n_records && back->n_excluded == r->n_excluded);
+    for (size_t i = 0; i < r->n_records; i++) {
+        const conda_record *a = &r->records[i], *b = &back->records[i];
+        CHECK(!strcmp(a->fn, b->fn) && !strcmp(a->version, b->version) && a->n_depends == b->n_depends &&
+              a->timestamp_ms == b->timestamp_ms && a->build_number == b->build_number);
+    }
+    /* ...and a torn one none. */
+    conda_repodata *torn = NULL;
+    CHECK(!conda_repodata_blob_read((const unsigned char *)sb.buf, sb.len - 1, sha, &o, &torn));
+    sb_release(&sb);
+    conda_repodata_free(back);
     conda_repodata_free(r);
     el_ctx_free(ctx);
     return 0;
 }
+
