@@ -1,13 +1,10 @@
 /* base_pyproject.c — a `pyproject` dependency file in the resolve request.
  * uv.lock is the answer (REFERENCE §3, never re-solved): what it selects for
- * the target (spec_uvlock.h) becomes exact pins, each with the hashes uv.lock
- * records, read like a requirements file in pip's hash-checking mode. The
- * solve over the spec's indexes then only confirms it: every version is
- * pinned, every artifact must be one uv.lock hashed, and a dependency the
- * index's metadata asks for beyond the selection is refused
- * (verb_resolve_reqfile.c) — while npm and apt resolve beside it in the same
- * solve, into the one lock. Protected pins are checked, not forced: each
- * must be locked by uv.lock inside its range (REFERENCE §3). */
+ * the target (spec_uvlock.h) is kept on the request, and the lock's Python
+ * packages are read from it (verb_resolve_uvlock.c) without asking any
+ * index, while npm and apt resolve beside it into the one lock. Protected
+ * pins are checked, not forced: each must be locked by uv.lock inside its
+ * range (REFERENCE §3). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,30 +119,6 @@ static el_code check_pins(el_ctx *ctx, const target_base *tb, const spec_uvlock 
     return EL_OK;
 }
 
-/* The selection as a hash-checking requirements file: `name==version`
- * with uv.lock's hashes, at each package's place in uv.lock. */
-static spec_reqfile *as_reqfile(arena *mem, const spec_uvlock *u)
-{
-    spec_reqfile *f = arena_alloc(mem, sizeof *f);
-    f->reqs = arena_alloc(mem, (u->n_pkgs + 1) * sizeof *f->reqs);
-    for (size_t i = 0; i < u->n_pkgs; i++) {
-        const spec_uvpkg *p = &u->pkgs[i];
-        f->reqs[i] = (spec_req){
-            .text = arena_sprintf(mem, "%s==%s", p->name, p->version),
-            .index = (unsigned)i,
-            .line = p->line,
-            .column = p->column,
-            .hashes = p->hashes,
-            .n_hashes = p->n_hashes,
-            .field = F_LOCK,
-        };
-    }
-    f->n_reqs = u->n_pkgs;
-    f->require_hashes = true;
-    f->what = "uv.lock";
-    return f;
-}
-
 el_code target_pyproject(el_ctx *ctx, target_request *r, const el_spec *spec,
                          const target_base *tb, const target_request_options *o,
                          el_spec_entry **all, size_t *n_all)
@@ -161,17 +134,12 @@ el_code target_pyproject(el_ctx *ctx, target_request *r, const el_spec *spec,
     el_code rc = check_pins(ctx, tb, u);
     if (rc != EL_OK)
         return rc;
-    spec_reqfile *f = as_reqfile(r->mem, u);
-    spec_reqfile_locate(o ? o->spec_text : NULL, o ? o->spec_len : 0, o ? o->spec_opts : NULL,
-                        F_LOCK, f->reqs, f->n_reqs);
-    r->reqfile = f;
-    el_spec_entry *out = xcalloc(f->n_reqs + *n_all + 1, sizeof *out);
+    r->uvlock = u;
+    el_spec_entry *out = xcalloc(*n_all + 1, sizeof *out);
     size_t k = 0;
-    for (size_t i = 0; i < f->n_reqs; i++)
-        out[k++] = (el_spec_entry){EL_SPEC_PYTHON_DEPENDENCIES, f->reqs[i].text, F_LOCK,
-                                   f->reqs[i].file_line, f->reqs[i].file_column};
     for (size_t i = 0; i < *n_all; i++)
-        if ((*all)[i].list != EL_SPEC_PYTHON_DEPENDENCIES)
+        if ((*all)[i].list != EL_SPEC_PYTHON_DEPENDENCIES &&
+            (*all)[i].list != EL_SPEC_PYTHON_CONSTRAINTS)
             out[k++] = (*all)[i];
     free(*all);
     *all = out;

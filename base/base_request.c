@@ -561,6 +561,23 @@ static el_spec_entry *with_requirements(target_request *r, const el_spec *spec,
     return out;
 }
 
+/* A `pyproject` source asks nothing of PyPI: uv.lock is its Python answer,
+ * and the protected pins are checked against it, not solved for. */
+static void without_pypi_roots(target_request *r)
+{
+    for (size_t k = 0; k < r->n_parts; k++) {
+        resolve_request *rq = &r->parts[k].rq;
+        resolve_root *roots = arena_alloc(r->mem, (rq->n_roots + 1) * sizeof *roots);
+        size_t n = 0;
+        for (size_t i = 0; i < rq->n_roots; i++)
+            if (strcmp(rq->roots[i].ecosystem, "pypi") != 0)
+                roots[n++] = rq->roots[i];
+        rq->roots = roots;
+        rq->n_roots = n;
+    }
+    r->rq = r->parts[0].rq;
+}
+
 el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_spec *spec,
                              const target_request_options *o, target_request **out)
 {
@@ -592,6 +609,8 @@ el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_sp
         (!is_pyproject(spec) ||
          (rc = target_pyproject(ctx, r, spec, tb_base, o, &all, &n_all)) == EL_OK))
         rc = build_parts(ctx, r, spec, all, n_all, tb_base, tb_image, o);
+    if (rc == EL_OK && r->uvlock)
+        without_pypi_roots(r);
     free(all);
     if (rc != EL_OK) {
         target_request_free(r);

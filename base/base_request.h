@@ -77,6 +77,10 @@ typedef struct target_request {
      * the verb's to apply), or a `pyproject` file's uv.lock selection read
      * the same way (target_pyproject()), or NULL for any other source */
     const struct spec_reqfile *reqfile;
+    /* a `pyproject` file: what its uv.lock selects for the target
+     * (target_pyproject()); the Python part of the lock is read from it and
+     * rq has no Python roots; NULL for any other source */
+    const struct spec_uvlock *uvlock;
 } target_request;
 
 /* target_request_build() :
@@ -96,9 +100,9 @@ typedef struct target_request {
  *  `spec`, which must outlive it. */
 /* target_pyproject() :
  *  A `pyproject` dependency file (base_pyproject.c): what uv.lock selects
- *  for `tb` (spec_uvlock.h) replaces the Python dependencies in `*all` as
- *  `name==version` lines at field `spec.build.dependencyFile.lockContent`,
- *  and r->reqfile holds them with uv.lock's hashes in hash-checking mode.
+ *  for `tb` (spec_uvlock.h) goes to r->uvlock, and the Python dependencies
+ *  and constraints leave `*all` (uv.lock is never re-solved; the request
+ *  build then drops the protected pins' Python roots too).
  *  Fails with the selection's first problem (RESOLVE_CONFLICT for drift,
  *  CAPABILITY_UNSUPPORTED for a source no hash-pinned lock installs,
  *  SPEC_INVALID), or PROTECTED_PACKAGE for a pin uv.lock leaves out or

@@ -3,7 +3,10 @@
  * written by indexes/pypi from the records it read, every file the page
  * offered, linked relatively), the locked files and every `.metadata` file
  * the page offers, under TREE/files/NAME/. Download URLs come from the page
- * read now, never from the lock (a format-2 lock has none). */
+ * read now, never from the lock (a format-2 lock has none) — except for
+ * the packages of a lock read from a uv.lock, fetched by the URLs uv.lock
+ * records, with a page listing only them. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,6 +208,59 @@ static void submit_page(bundle *b, const char *index, const char *name)
     free(what);
 }
 
+/* A package read from the uv.lock the lock records (dependencyFile): its
+ * files are fetched by the URLs uv.lock gives (through --mirror), and its
+ * page lists exactly them. No index page is read: the site that resolved
+ * it asked none (docs/bundle.md). */
+static bool from_uv_lock(const lock_doc *d, const lock_package *p)
+{
+    if (!d->dep_lock || !p->n_artifacts)
+        return false;
+    for (size_t k = 0; k < p->n_artifacts; k++)
+        if (!p->artifacts[k].url)
+            return false;
+    return true;
+}
+
+static void submit_uv_locked(bundle *b, const lock_package *p)
+{
+    bundle_tree *t = bundle_tree_for(b, "pypi", p->source);
+    pypi_file *files = arena_alloc(b->a, (p->n_artifacts + 1) * sizeof *files);
+    char **hrefs = xcalloc(p->n_artifacts + 1, sizeof *hrefs);
+    for (size_t k = 0; k < p->n_artifacts; k++) {
+        const lock_artifact *a = &p->artifacts[k];
+        char *what = xasprintf("pypi %s %s %s", p->name, p->version, a->file);
+        bool sha = strncmp(a->hash, "sha256:", 7) == 0;
+        files[k] = (pypi_file){ .filename = a->file, .url = a->url,
+                                .sha256 = sha ? a->hash + 7 : NULL,
+                                .size = a->size ? (int64_t)a->size : -1,
+                                .upload_s = INT64_MIN };
+        char *seg = url_segment(a->file);
+        hrefs[k] = xasprintf("../../files/%s/%s", p->name, seg);
+        free(seg);
+        if (!bundle_safe_name(a->file) || !bundle_safe_name(p->name)) {
+            bundle_unsafe(b, what, a->file);
+        } else {
+            char *rel = xasprintf("%s/files/%s/%s", t->dir, p->name, a->file);
+            bundle_fetch bf = { .rel = rel, .url = a->url, .hash = a->hash, .what = what,
+                                .source = "uv.lock", .artifact = true };
+            bundle_submit(b, &bf);
+            free(rel);
+        }
+        free(what);
+    }
+    strbuf js = STRBUF_INIT, html = STRBUF_INIT;
+    pypi_page_write_json(p->name, files, p->n_artifacts, (const char *const *)hrefs, &js);
+    pypi_page_write_html(p->name, files, p->n_artifacts, (const char *const *)hrefs, &html);
+    char *dir = xasprintf("%s/simple/%s", t->dir, p->name);
+    put_page(b, dir, &js, &html);
+    free(dir);
+    for (size_t k = 0; k < p->n_artifacts; k++)
+        free(hrefs[k]);
+    free(hrefs);
+    ptrvec_push(&t->names, (void *)arena_strdup(b->a, p->name));
+}
+
 void bundle_pypi_submit(bundle *b)
 {
     const lock_doc *d = b->lock;
@@ -226,6 +282,10 @@ void bundle_pypi_submit(bundle *b)
         const lock_package *p = &d->packages[i];
         if (strcmp(p->ecosystem, "pypi") != 0 || p->installed_in_base || !p->source)
             continue;
+        if (from_uv_lock(d, p)) {
+            submit_uv_locked(b, p);
+            continue;
+        }
         char *url = pypi_page_url(p->source, p->name);
         bool have = false;
         for (size_t k = 0; k < seen.len && !have; k++)

@@ -51,6 +51,8 @@ typedef struct sel {
     size_t seen_cap, seen_len;
     ptrvec todo;                   /* steps still to take (the walk is iterative: a
                                       chain of 20,000 packages is no recursion) */
+    ptrvec edges;                  /* spec_uvedge: each edge followed, by uv.lock index */
+    ptrvec extras;                 /* step: each (package, extra) followed */
     ptrvec problems;
     long root;
 } sel;
@@ -236,6 +238,17 @@ static void push(sel *s, long pkg, const char *extra)
     ptrvec_push(&s->todo, t);
 }
 
+/* An edge the walk followed, each (from, to) once (the key cannot be an
+ * extra's: those hold a newline). */
+static void followed(sel *s, long from, long to)
+{
+    if (!seen_add(s, arena_sprintf(s->mem, "%ld>%ld", from, to)))
+        return;
+    spec_uvedge *e = arena_alloc(s->mem, sizeof *e);
+    *e = (spec_uvedge){from, to};
+    ptrvec_push(&s->edges, e);
+}
+
 /* Each edge of `edges` (an array of inline tables) whose marker holds. */
 static void walk(sel *s, long from, const toml_value *edges)
 {
@@ -259,6 +272,7 @@ static void walk(sel *s, long from, const toml_value *edges)
                     str_at(s->pkgs[from], "name"), name);
             continue;
         }
+        followed(s, from, to);
         push(s, to, NULL);
         const toml_value *ex = kind_at(e, "extra", TOML_ARRAY);
         for (size_t x = 0; ex && x < ex->n; x++)
@@ -281,6 +295,9 @@ static void take(sel *s, long i, const char *extra)
     const char *want = canonical(s, extra);
     if (!seen_add(s, arena_sprintf(s->mem, "%ld\n%s", i, want)))
         return;
+    step *x = arena_alloc(s->mem, sizeof *x);
+    *x = (step){i, want};
+    ptrvec_push(&s->extras, x);
     const toml_value *opt = kind_at(s->pkgs[i], "optional-dependencies", TOML_TABLE);
     for (size_t k = 0; opt && k < opt->n; k++)
         if (strcmp(opt->keys[k], want) == 0 && opt->items[k]->kind == TOML_ARRAY)
@@ -355,11 +372,24 @@ static void select_from_root(sel *s)
 
 /* ---- what each selected package is, and whether envlock can lock it ---- */
 
-static void add_hash(sel *s, ptrvec *hashes, const toml_value *file)
+/* A wheel or sdist table as uv.lock writes it: its hash (for the hash
+ * list) and the file itself. */
+static void add_file(sel *s, ptrvec *hashes, ptrvec *files, const toml_value *file, bool wheel)
 {
     const char *h = str_at(file, "hash");
+    if (!file || file->kind != TOML_TABLE)
+        return;
     if (h)
         ptrvec_push(hashes, (void *)h);
+    const toml_value *size = kind_at(file, "size", TOML_INTEGER);
+    spec_uvfile *f = arena_alloc(s->mem, sizeof *f);
+    *f = (spec_uvfile){
+        .url = str_at(file, "url"),
+        .hash = h,
+        .size = size && size->i > 0 ? (uint64_t)size->i : 0,
+        .wheel = wheel,
+    };
+    ptrvec_push(files, f);
 }
 
 /* A registry the spec names, else the problem with the source's kind. */
@@ -393,35 +423,99 @@ static bool lockable(sel *s, const toml_value *pkg, const char *name, const char
     return false;
 }
 
+/* Its wheels, then its sdist, with their hashes. */
+static void files_of(sel *s, spec_uvpkg *u, const toml_value *p)
+{
+    ptrvec hashes = PTRVEC_INIT, files = PTRVEC_INIT;
+    const toml_value *wheels = kind_at(p, "wheels", TOML_ARRAY);
+    for (size_t w = 0; wheels && w < wheels->n; w++)
+        add_file(s, &hashes, &files, wheels->items[w], true);
+    add_file(s, &hashes, &files, kind_at(p, "sdist", TOML_TABLE), false);
+    u->hashes = arena_alloc(s->mem, (hashes.len + 1) * sizeof *u->hashes);
+    for (size_t h = 0; h < hashes.len; h++)
+        u->hashes[h] = hashes.items[h];
+    u->n_hashes = hashes.len;
+    u->files = arena_alloc(s->mem, (files.len + 1) * sizeof *u->files);
+    for (size_t f = 0; f < files.len; f++)
+        u->files[f] = *(spec_uvfile *)files.items[f];
+    u->n_files = files.len;
+    ptrvec_release(&hashes);
+    ptrvec_release(&files);
+}
+
+/* An extra followed, with its place in the walk (the tie-break). */
+typedef struct taken {
+    long pkg;
+    size_t order;
+    const char *extra;
+} taken;
+
+static int cmp_taken(const void *a, const void *b)
+{
+    const taken *x = a, *y = b;
+    if (x->pkg != y->pkg)
+        return (x->pkg > y->pkg) - (x->pkg < y->pkg);
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* The extras followed, onto each selected package (`at`: uv.lock index ->
+ * index in out->pkgs, or -1), in one pass over them sorted by package. */
+static void extras_onto(sel *s, spec_uvlock *out, const long *at)
+{
+    size_t n = s->extras.len;
+    taken *v = arena_alloc(s->mem, (n + 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        const step *t = s->extras.items[i];
+        v[i] = (taken){t->pkg, i, t->extra};
+    }
+    qsort(v, n, sizeof *v, cmp_taken);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && v[j].pkg == v[i].pkg)
+            j++;
+        long k = at[v[i].pkg];
+        if (k >= 0) {
+            const char **x = arena_alloc(s->mem, (j - i + 1) * sizeof *x);
+            for (size_t m = i; m < j; m++)
+                x[m - i] = v[m].extra;
+            out->pkgs[k].extras = x;
+        }
+        i = j;
+    }
+}
+
 static void collect(sel *s, spec_uvlock *out, const char *const *indexes, size_t n_indexes)
 {
     out->pkgs = arena_alloc(s->mem, (s->n + 1) * sizeof *out->pkgs);
+    long *at = arena_alloc(s->mem, (s->n + 1) * sizeof *at);
     for (size_t i = 0; i < s->n; i++) {
+        at[i] = -1;
         if (!s->chosen[i] || (long)i == s->root)
             continue;
         const toml_value *p = s->pkgs[i];
         const char *name = s->names[i];
         if (!lockable(s, p, name, indexes, n_indexes))
             continue;
-        ptrvec hashes = PTRVEC_INIT;
-        const toml_value *wheels = kind_at(p, "wheels", TOML_ARRAY);
-        for (size_t w = 0; wheels && w < wheels->n; w++)
-            add_hash(s, &hashes, wheels->items[w]);
-        add_hash(s, &hashes, kind_at(p, "sdist", TOML_TABLE));
+        at[i] = (long)out->n_pkgs;
         spec_uvpkg *u = &out->pkgs[out->n_pkgs++];
         u->name = name;
         u->version = str_at(p, "version") ? str_at(p, "version") : "";
-        u->hashes = arena_alloc(s->mem, (hashes.len + 1) * sizeof *u->hashes);
-        for (size_t h = 0; h < hashes.len; h++)
-            u->hashes[h] = hashes.items[h];
-        u->n_hashes = hashes.len;
+        u->registry = str_at(kind_at(p, "source", TOML_TABLE), "registry");
         u->line = p->line;
         u->column = p->column;
-        ptrvec_release(&hashes);
+        files_of(s, u, p);
         if (!u->n_hashes)
             problem(s, EL_CAPABILITY_UNSUPPORTED, F_LOCK, name, p,
                     "`%s` %s has no file with a hash in uv.lock, and a lock installs only "
                     "files it can check", name, u->version);
+    }
+    extras_onto(s, out, at);
+    out->edges = arena_alloc(s->mem, (s->edges.len + 1) * sizeof *out->edges);
+    for (size_t i = 0; i < s->edges.len; i++) {
+        const spec_uvedge *e = s->edges.items[i];
+        long from = e->from == s->root ? -1 : at[e->from], to = at[e->to];
+        if (to >= 0 && (from >= 0 || e->from == s->root))
+            out->edges[out->n_edges++] = (spec_uvedge){from, to};
     }
 }
 
@@ -668,5 +762,7 @@ spec_uvlock *spec_uvlock_select(arena *mem, const char *pyproject, const char *l
     out->n_problems = s.problems.len;
     ptrvec_release(&s.problems);
     ptrvec_release(&s.todo);
+    ptrvec_release(&s.edges);
+    ptrvec_release(&s.extras);
     return out;
 }

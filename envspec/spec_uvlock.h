@@ -15,11 +15,27 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "envlock/error.h"
 #include "util.h"
 
 struct pypi_env;
+
+/* One file uv.lock records for a package: a wheel or its sdist. */
+typedef struct spec_uvfile {
+    const char *url;       /* as uv.lock writes it, or NULL */
+    const char *file;      /* the URL's last segment, percent-decoded, or NULL */
+    const char *hash;      /* "sha256:<hex>", or NULL */
+    uint64_t size;         /* bytes, 0 when uv.lock does not say */
+    bool wheel;            /* from `wheels` (else the `sdist`) */
+} spec_uvfile;
+
+/* A dependency edge the selection followed: `from` (a package's index in
+ * spec_uvlock.pkgs, or -1 for the project itself) needs package `to`. */
+typedef struct spec_uvedge {
+    long from, to;
+} spec_uvedge;
 
 typedef struct spec_uvpkg {
     const char *name;     /* PEP 503 canonical */
@@ -27,6 +43,11 @@ typedef struct spec_uvpkg {
     const char **hashes;  /* "sha256:<hex>" of its wheels and sdist, NULL-terminated */
     size_t n_hashes;
     unsigned line, column; /* its [[package]] table in uv.lock */
+    const char *registry;  /* its `source = { registry = ... }` */
+    spec_uvfile *files;    /* its wheels in uv.lock's order, then its sdist */
+    size_t n_files;
+    const char **extras;   /* the extras the selection followed (canonical, in
+                              the order taken), NULL-terminated */
 } spec_uvpkg;
 
 /* What stops the source: the first one is the error. `field` is
@@ -51,6 +72,9 @@ typedef struct spec_uvlock {
     size_t n_pkgs;
     spec_uvproblem *problems;
     size_t n_problems;
+    spec_uvedge *edges;    /* every edge followed between selected packages
+                              (and from the project), once each, in walk order */
+    size_t n_edges;
 } spec_uvlock;
 
 /* spec_uvlock_select() :

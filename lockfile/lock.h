@@ -130,6 +130,13 @@ typedef struct lock_doc {
     const char **no_binary;     /* --no-binary, the same way */
     const char **upgrade;       /* names given to --upgrade-package, sorted; NULL-terminated or NULL */
     bool upgrade_all;
+    /* a `pyproject` dependency file, whose uv.lock the Python packages
+     * were read from without an index (docs/lock-format.md,
+     * "dependencyFile"): the digests of both files, or all NULL */
+    const char *dep_format;     /* "pyproject" */
+    const char *dep_content;    /* "sha256:<hex>" of pyproject.toml's text */
+    const char *dep_lock;       /* "sha256:<hex>" of uv.lock's text */
+    unsigned line_dep;          /* where lock_read() found it, or 0 */
     /* inputs and packages, in canonical order once lock_doc_sort() ran */
     lock_input *inputs;
     size_t n_inputs;
@@ -199,9 +206,16 @@ el_code lock_validate(el_ctx *ctx, const lock_doc *d);
  *  source) is not among the lock's inputs, or NULL. Such a lock cannot be
  *  checked or bundled: what it was resolved from is not recorded. */
 const lock_package *lock_unindexed(const lock_doc *d);
-/* lock_package_indexed() : whether `p` is in the base or its index document
- *  is among the inputs of `d` (lock_unindexed()'s test for one package). */
+/* lock_package_indexed() : whether `p` is in the base, or its index document
+ *  is among the inputs of `d`, or (dependencyFile) it is a Python package
+ *  read from the uv.lock the lock records, every file with its URL
+ *  (lock_unindexed()'s test for one package). */
 bool lock_package_indexed(const lock_doc *d, const lock_package *p);
+
+/* lock_url_file() : the last path segment of `u` (query and fragment
+ *  aside), percent-decoded: the file name a download URL names. Caller
+ *  frees; NULL when `u` has no `/`. */
+char *lock_url_file(const char *u);
 
 /* lock_find() : the package (ecosystem, name[, version]) or NULL. With
  *  version NULL and several copies of the name (npm), the first in the
@@ -274,6 +288,11 @@ typedef struct lock_index_doc {
 /* What `envlock check` knows now, to compare with the lock. */
 typedef struct lock_check_input {
     const char *spec_digest;         /* the spec's digest now */
+    /* a `pyproject` source's files now, as the lock's dependencyFile digests
+     * them ("sha256:<hex>" of pyproject.toml and of uv.lock), or NULL for
+     * another source */
+    const char *dep_content;
+    const char *dep_lock;
     const lock_check_root *roots;    /* requirements (not constraints) of the spec now */
     size_t n_roots;
     /* the target now; NULL means "none" and differs from a lock value */
@@ -323,7 +342,8 @@ typedef struct lock_check_input {
 /* lock_check() :
  *  Is `lock` still a valid answer for `in`? Compares, in this order, and
  *  appends one line per difference to `report` ("\n"-terminated, stable
- *  order): the spec digest; the target; the options; the inputs (when fresh
+ *  order): the spec digest; a `pyproject` source's files ("pyproject.toml
+ *  changed: ..." / "uv.lock changed: FIELD A -> B"); the target; the options; the inputs (when fresh
  *  identities or gone inputs are given: "input changed: ECOSYSTEM URL etag
  *  A -> B" (deb: "Release"; "modified" when only that differs), "input
  *  gone: ECOSYSTEM URL (why)", "input added: ECOSYSTEM URL", in

@@ -77,6 +77,21 @@ static void cmp_field(checker *c, const char *what, const char *was, const char 
         line(c, "%s changed: %s -> %s", what, show(was), show(now));
 }
 
+/* A `pyproject` source: which of its two files changed since the lock
+ * was read from them (the spec digest says only that something did). */
+static void check_dep_file(checker *c)
+{
+    const lock_doc *d = c->lock;
+    const lock_check_input *in = c->in;
+    char w[32];
+    if (lock_strcmp(d->dep_content, in->dep_content) != 0)
+        line(c, "pyproject.toml changed: spec.build.dependencyFile.content %s -> %s%s",
+             show(d->dep_content), show(in->dep_content), at(d->line_dep, w));
+    if (lock_strcmp(d->dep_lock, in->dep_lock) != 0)
+        line(c, "uv.lock changed: spec.build.dependencyFile.lockContent %s -> %s%s",
+             show(d->dep_lock), show(in->dep_lock), at(d->line_dep, w));
+}
+
 /* ---- target and options ---- */
 
 static const char *digest_of(const char *const *variants, const char *const *digests,
@@ -737,15 +752,21 @@ static char *url_authority(const char *u)
     return a;
 }
 
-/* Whether the URL's last path segment, percent-decoded, is `file`. */
-static bool url_ends_in(const char *u, const char *file)
+char *lock_url_file(const char *u)
 {
     const char *slash = strrchr(u, '/');
     if (!slash)
-        return false;
-    char *seg = xstrdup(slash + 1);
+        return NULL;
+    char *seg = xstrndup(slash + 1, strcspn(slash + 1, "?#"));
     uriUnescapeInPlaceExA(seg, URI_FALSE, URI_BR_DONT_TOUCH);
-    bool ok = strcmp(seg, file) == 0;
+    return seg;
+}
+
+/* Whether the URL's last path segment, percent-decoded, is `file`. */
+static bool url_ends_in(const char *u, const char *file)
+{
+    char *seg = lock_url_file(u);
+    bool ok = seg && strcmp(seg, file) == 0;
     free(seg);
     return ok;
 }
@@ -964,6 +985,7 @@ el_code lock_check(el_ctx *ctx, const lock_doc *lock, const lock_check_input *in
     *stale = false;
     el_code rc = EL_OK;
     cmp_field(&c, "spec digest", lock->spec_digest, in->spec_digest);
+    check_dep_file(&c);
     check_target(&c);
     check_options(&c);
     check_inputs(&c);

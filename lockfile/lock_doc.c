@@ -343,9 +343,23 @@ static bool input_serves(const lock_package *p, const char *url)
     return strcmp(p->ecosystem, "pypi") == 0 ? strcmp(u, "/") == 0 : *u == '\0';
 }
 
+/* A Python package read from the uv.lock the lock records
+ * (dependencyFile): uv.lock is what it was resolved from, and each of its
+ * files carries the URL uv.lock gives. */
+static bool from_uv_lock(const lock_doc *d, const lock_package *p)
+{
+    if (!d->dep_lock || !p->ecosystem || strcmp(p->ecosystem, "pypi") != 0 || !p->n_artifacts)
+        return false;
+    for (size_t i = 0; i < p->n_artifacts; i++)
+        if (!p->artifacts[i].url)
+            return false;
+    return true;
+}
+
 bool lock_package_indexed(const lock_doc *d, const lock_package *p)
 {
-    if (p->installed_in_base || p->in_bundle) /* in_bundle: in its bundler's tarball */
+    /* in_bundle: in its bundler's tarball */
+    if (p->installed_in_base || p->in_bundle || from_uv_lock(d, p))
         return true;
     for (size_t k = 0; k < d->n_inputs; k++)
         if (p->source && d->inputs[k].url && p->ecosystem && d->inputs[k].ecosystem &&

@@ -449,6 +449,20 @@ static bool read_options(reader *r, yaml_node_t *n)
     return !up || get_strv(r, up, "options.upgradePackages", &d->upgrade);
 }
 
+static bool read_dep_file(reader *r, yaml_node_t *n)
+{
+    static const char *const keys[] = { "format", "content", "lockContent", NULL };
+    mapwalk w = { .keys = keys };
+    lock_doc *d = r->d;
+    if (!walk_map(r, n, "dependencyFile", &w) ||
+        !req_str(r, n, &w, "dependencyFile", "format", &d->dep_format) ||
+        !req_str(r, n, &w, "dependencyFile", "content", &d->dep_content) ||
+        !req_str(r, n, &w, "dependencyFile", "lockContent", &d->dep_lock))
+        return false;
+    d->line_dep = line_of(n);
+    return true;
+}
+
 static bool read_inputs(reader *r, yaml_node_t *n)
 {
     static const char *const keys[] = { "ecosystem", "url", "identity", "modified", NULL };
@@ -609,7 +623,7 @@ static bool read_version(reader *r, yaml_node_t *root)
 static bool read_root(reader *r, yaml_node_t *root)
 {
     static const char *const keys[] = { "lockVersion", "specDigest", "target", "options",
-                                        "inputs", "packages", NULL };
+                                        "dependencyFile", "inputs", "packages", NULL };
     if (root->type != YAML_MAPPING_NODE)
         return fail_at(r, &root->start_mark, NULL, "a lock is a YAML mapping, found %s",
                        type_name(root));
@@ -623,6 +637,7 @@ static bool read_root(reader *r, yaml_node_t *root)
     yaml_node_t *v;
     if (((v = val(&w, "target")) && !read_target(r, v)) ||
         ((v = val(&w, "options")) && !read_options(r, v)) ||
+        ((v = val(&w, "dependencyFile")) && !read_dep_file(r, v)) ||
         ((v = val(&w, "inputs")) && !read_inputs(r, v)) ||
         ((v = val(&w, "packages")) && !read_packages(r, v)))
         return false;

@@ -465,6 +465,14 @@ el_code lock_validate(el_ctx *ctx, const lock_doc *d)
     bad(&v, "specDigest", 0, d->spec_digest, sha256_problem(d->spec_digest, true));
     validate_target(&v, d);
     validate_options(&v, d);
+    if (d->dep_format) {
+        bad(&v, "dependencyFile.format", d->line_dep, d->dep_format,
+            strcmp(d->dep_format, "pyproject") ? "is not `pyproject`" : NULL);
+        bad(&v, "dependencyFile.content", d->line_dep, d->dep_content,
+            sha256_problem(d->dep_content, false));
+        bad(&v, "dependencyFile.lockContent", d->line_dep, d->dep_lock,
+            sha256_problem(d->dep_lock, false));
+    }
     validate_inputs(&v, d);
     for (size_t i = 0; i < d->n_packages && !v.failed; i++)
         validate_package(&v, &d->packages[i], i);

@@ -265,6 +265,20 @@ static void write_options(emit *e, const lock_doc *d)
     map_end(e);
 }
 
+/* Only a lock read from a uv.lock has it (docs/lock-format.md,
+ * "dependencyFile"): every other lock keeps its bytes. */
+static void write_dep_file(emit *e, const lock_doc *d)
+{
+    if (!d->dep_format)
+        return;
+    key(e, "dependencyFile");
+    map_start(e, YAML_BLOCK_MAPPING_STYLE);
+    kv(e, "format", d->dep_format);
+    kv(e, "content", d->dep_content);
+    kv(e, "lockContent", d->dep_lock);
+    map_end(e);
+}
+
 static void write_inputs(emit *e, const lock_doc *d)
 {
     key(e, "inputs");
@@ -349,6 +363,7 @@ char *lock_write_text(lock_doc *d, size_t *len)
     kv(&e, "specDigest", d->spec_digest);
     write_target(&e, d);
     write_options(&e, d);
+    write_dep_file(&e, d);
     write_inputs(&e, d);
     key(&e, "packages");
     seq_start(&e, YAML_BLOCK_SEQUENCE_STYLE);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "envlock/resolve.h"
+#include "spec_uvlock.h"
 #include "base_request.h"
 #include "verb_check_inputs.h"
 #include "verbs_internal.h"
@@ -144,13 +145,33 @@ static resolve_request every_target(const target_request *tr)
     return all;
 }
 
+/* A `pyproject` source: its files' digests now, and each package uv.lock
+ * selects for the target as a `name==version` root (it asks for exactly
+ * that version). `mem` holds the strings. */
+static void pyproject_now(arena *mem, const target_request *tr, const el_spec *spec,
+                          lock_check_input *in)
+{
+    const spec_uvlock *u = tr->uvlock;
+    if (!u)
+        return;
+    in->dep_content = verbs_text_digest(mem, el_spec_text(spec, "spec.build.dependencyFile.content"));
+    in->dep_lock = verbs_text_digest(mem, el_spec_text(spec, "spec.build.dependencyFile.lockContent"));
+    lock_check_root *roots = xrealloc((void *)in->roots, (in->n_roots + u->n_pkgs + 1) * sizeof *roots);
+    for (size_t i = 0; i < u->n_pkgs; i++)
+        roots[in->n_roots++] = (lock_check_root){
+            "pypi", arena_sprintf(mem, "%s==%s", u->pkgs[i].name, u->pkgs[i].version) };
+    in->roots = roots;
+}
+
 static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_request *tr,
-                       const char *cutoff, const char *lock_path, el_check_result *res)
+                       const el_spec *spec, const char *cutoff, const char *lock_path,
+                       el_check_result *res)
 {
     lock_doc *lock = verbs_lock_read(ctx, lock_path, res->lock_digest);
     if (!lock)
         return el_ctx_code(ctx);
     lock_check_input in = check_input_now(tr, cutoff, lock);
+    pyproject_now(tr->mem, tr, spec, &in);
     verb_inputs *now = NULL;
     resolve_request all = every_target(tr);
     el_code rc = fetch_inputs(ctx, co, lock, &all, &in, res, &now);
@@ -196,7 +217,7 @@ el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     rc = target_request_build(ctx, cat, spec, &to, &tr);
     if (rc == EL_OK) {
         snprintf(res->spec_digest, sizeof res->spec_digest, "%s", tr->spec_digest);
-        rc = compare(ctx, co, tr, cutoff, lock_path, res);
+        rc = compare(ctx, co, tr, spec, cutoff, lock_path, res);
     }
     target_request_free(tr);
     free(text);

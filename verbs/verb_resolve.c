@@ -123,7 +123,7 @@ static void note_cb(void *user, const char *text)
 
 /* One solve of the request and the lock written from it. */
 static el_code solve_and_write(el_ctx *ctx, const el_cache_options *co, const target_request *tr,
-                               el_resolve_result *res)
+                               const el_spec *spec, el_resolve_result *res)
 {
     cache *c = cache_open(ctx, co);
     if (!c)
@@ -137,6 +137,8 @@ static el_code solve_and_write(el_ctx *ctx, const el_cache_options *co, const ta
     cache_close(c);
     if (rc == EL_OK)
         rc = verbs_reqfile_hashes(ctx, tr, doc);
+    if (rc == EL_OK && tr->uvlock)
+        rc = verbs_uvlock_packages(ctx, tr, spec, doc);
     if (rc == EL_OK)
         rc = lock_write_file(ctx, doc, res->lock_path, res->lock_digest);
     if (rc == EL_OK)
@@ -238,7 +240,7 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     snprintf(res->spec_digest, sizeof res->spec_digest, "%s", tr->spec_digest);
     for (size_t i = 0; i < tr->n_notes; i++)
         add_note(res, tr->notes[i]);
-    rc = solve_and_write(ctx, co, tr, res);
+    rc = solve_and_write(ctx, co, tr, spec, res);
 out:
     target_request_free(tr);
     lock_doc_free(previous);

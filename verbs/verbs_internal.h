@@ -72,6 +72,21 @@ void verbs_reqfile_options(struct target_request *tr, const char *asked_prerelea
  *  `content[i]`, package, served, line, column). EL_OK otherwise. */
 el_code verbs_reqfile_hashes(el_ctx *ctx, const struct target_request *tr, const lock_doc *doc);
 
+/* verbs_uvlock_packages() (verb_resolve_uvlock.c) :
+ *  A `pyproject` source's Python packages, read from what its uv.lock
+ *  selects for the target (tr->uvlock), onto `doc` (the solve's lock of the
+ *  other ecosystems) with the digests of pyproject.toml and uv.lock as its
+ *  dependencyFile. No index is asked. DL_ENV_PACKAGE_NOT_FOUND (detail
+ *  field, package, contentLine) for a package with no file the target
+ *  installs. */
+el_code verbs_uvlock_packages(el_ctx *ctx, const struct target_request *tr, const el_spec *spec,
+                              lock_doc *doc);
+
+/* verbs_text_digest() : "sha256:<hex>" of a dependency file's text as the
+ *  spec holds it (NULL: of ""), in `mem`: the lock's dependencyFile digests,
+ *  written by resolve and compared by check. */
+const char *verbs_text_digest(arena *mem, const char *text);
+
 /* verbs_advisories_load() (verb_advisories.c) :
  *  The OSV snapshot at `dir` (advisories/osv.h) into *out, caller frees
  *  with osv_db_free(). A malformed record fails the load with

@@ -10,16 +10,19 @@ mirror's own files', its graph the mirror's own Requires-Dist metadata
 (requests' `socks` extra, pandas -> numpy/tzdata), with a numpy fork by
 `resolution-markers` as uv writes one for requires-python >=3.12.
 
-  equivalence  the pyproject spec resolves to the lock of the packages
-               spec that pins what uv.lock selects for 3.13 (what
-               `uv export` writes, REFERENCE §3), but for specDigest, with
-               npm and apt in the same lock; check, plan, export and bundle
-               take it; check reports a changed uv.lock; real pip installs
-               the export with --require-hashes from the mirror, exactly
-               uv.lock's selection outside the base.
-  refusals     a hash the index does not serve, drift, a protected pin
-               missing or outside its range, a git source, a dependency the
-               index's metadata asks for that uv.lock does not hold: each
+  equivalence  the pyproject spec resolves, without asking the PyPI index
+               (its mirror is not given), to what uv.lock selects for 3.13
+               (what `uv export` writes, REFERENCE §3): the versions of the
+               packages spec pinning them, each file with uv.lock's hash,
+               size and URL, the edges and extras uv.lock records, and npm
+               and apt in the same lock as that spec's; check, plan, export
+               and bundle (the files fetched by uv.lock's URLs through
+               --mirror) take it; check names uv.lock or pyproject.toml when
+               one changed; real pip installs the export with
+               --require-hashes from the mirror, exactly uv.lock's selection
+               outside the base.
+  refusals     drift, a protected pin missing or outside its range, a git
+               source, a package with no file the target installs: each
                with its code and field, the first with its spec line."""
 
 import hashlib
@@ -179,9 +182,12 @@ class Fail(Exception):
     pass
 
 
-def run(envlock, work, args):
-    cmd = [envlock, "--json", "--cache-dir", os.path.join(work, "cache"),
-           "--mirror", "https://pypi.org=file://" + os.path.join(MIRROR, "pypi", "pypi"),
+def run(envlock, work, args, pypi=True):
+    """The demo mirror for npm and apt; for PyPI only when `pypi`: a
+    pyproject source's resolve asks no index, so the index is not given."""
+    pypi_mirror = ["--mirror", "https://pypi.org=file://" + os.path.join(MIRROR, "pypi", "pypi")]
+    cmd = [envlock, "--json", "--cache-dir", os.path.join(work, "cache")] + (
+        pypi_mirror if pypi else []) + [
            "--mirror", "https://registry.npmjs.org=file://" + os.path.join(MIRROR, "npm"),
            "--mirror", "https://snapshot.debian.org/archive/debian/20260914T150000Z=file://" +
            os.path.join(MIRROR, "apt")] + args
@@ -200,49 +206,97 @@ def write(work, name, text):
     return path
 
 
-def resolve(envlock, work, name, text, want_rc=0):
+def resolve(envlock, work, name, text, want_rc=0, pypi=True):
     spec = write(work, name + ".yaml", text)
     lock = os.path.join(work, name + ".lock")
-    rc, js, out = run(envlock, work, ["resolve", "--bases", BASES, spec, "-o", lock])
+    rc, js, out = run(envlock, work, ["resolve", "--bases", BASES, spec, "-o", lock], pypi=pypi)
     if rc != want_rc:
         raise Fail("%s: resolve exited %d, expected %d: %s" % (name, rc, want_rc, out))
     return spec, lock, js
 
 
+FILES_URL = "https://files.pythonhosted.org/packages/"
+
+# the edges and extras of the uv.lock above, as uv writes them: the root's
+# dependencies (requests with its socks extra), requests' and pandas' own
+# (pandas' numpy edge for >= 3.13), and requests' socks extra's pysocks
+EDGES = {"requests": {"certifi", "charset-normalizer", "idna", "urllib3", "pysocks"},
+         "pandas": {"numpy", "tzdata"}}
+EXTRAS = {"requests": ["socks"]}
+
+
+def not_python(doc):
+    return ([p for p in doc["packages"] if p["ecosystem"] != "pypi"],
+            [i for i in doc["inputs"] if i["ecosystem"] != "pypi"])
+
+
+def check_python(doc):
+    """Each Python package as uv.lock records it."""
+    pypi = {p["name"]: p for p in doc["packages"] if p["ecosystem"] == "pypi"}
+    if {n: p["version"] for n, p in pypi.items()} != SELECTED:
+        raise Fail("the lock holds %s, uv.lock selects %s" % (
+            sorted((n, p["version"]) for n, p in pypi.items()), sorted(SELECTED.items())))
+    if [i for i in doc["inputs"] if i["ecosystem"] == "pypi"]:
+        raise Fail("a PyPI page among the inputs: the index was asked")
+    for name, p in pypi.items():
+        if name in dict(PINS):  # the base's copies
+            if not p.get("installedInBase") or p["artifacts"]:
+                raise Fail("%s: the base holds it, the lock installs %s" % (name, p["artifacts"]))
+            continue
+        (a,) = p["artifacts"]
+        want = {"file": a["file"], "url": FILES_URL + a["file"], "hash": sha(a["file"]),
+                "size": os.path.getsize(os.path.join(FILES, a["file"]))}
+        if a != want or p["source"] != "https://pypi.org/simple":
+            raise Fail("%s: artifact %s from %s, uv.lock records %s" % (name, a, p["source"], want))
+        deps = {d["name"] for d in p["dependencies"]}
+        if deps != EDGES.get(name, set()) or p.get("extras", []) != EXTRAS.get(name, []):
+            raise Fail("%s: edges %s extras %s" % (name, sorted(deps), p.get("extras")))
+    if pypi["numpy"]["requestedBy"] != ["pypi:pandas@2.2.3"] or pypi["requests"]["requestedBy"] != ["spec"]:
+        raise Fail("requestedBy: numpy %s, requests %s" % (pypi["numpy"]["requestedBy"],
+                                                           pypi["requests"]["requestedBy"]))
+    dep = doc.get("dependencyFile", {})
+    # the spec holds it in a literal block: YAML keeps one final line break
+    text = uv_lock().rstrip("\n") + "\n"
+    if dep.get("lockContent") != "sha256:" + hashlib.sha256(text.encode()).hexdigest():
+        raise Fail("dependencyFile %s is not uv.lock's digest" % dep)
+    return pypi
+
+
+def check_names(envlock, work, l_py, name, spec_text, word):
+    changed = write(work, name + ".yaml", spec_text)
+    rc, js, out = run(envlock, work, ["check", "--bases", BASES, changed, l_py], pypi=False)
+    if rc != 1 or word not in out:
+        raise Fail("check after %s changed exited %d (expected 1) without naming it: %s"
+                   % (word, rc, out))
+
+
 def part_equivalence(envlock, work):
-    s_py, l_py, _ = resolve(envlock, work, "pyproject", pyproject_spec())
+    s_py, l_py, _ = resolve(envlock, work, "pyproject", pyproject_spec(), pypi=False)
     s_pk, l_pk, _ = resolve(envlock, work, "pins", packages_spec(SELECTED))
     doc = yaml.safe_load(open(l_py))
-    pypi = {p["name"]: p["version"] for p in doc["packages"] if p["ecosystem"] == "pypi"}
-    if pypi != SELECTED:
-        raise Fail("the lock holds %s, uv.lock selects %s" % (sorted(pypi.items()),
-                                                              sorted(SELECTED.items())))
+    pypi = check_python(doc)
     ecosystems = {p["ecosystem"] for p in doc["packages"]}
     if ecosystems != {"pypi", "npm", "deb"}:
         raise Fail("one lock for the three ecosystems; it holds %s" % sorted(ecosystems))
-    for p in doc["packages"]:
-        if p["ecosystem"] == "pypi" and not p.get("installedInBase"):
-            filename = p["artifacts"][0]["file"]
-            if p["artifacts"][0]["hash"] != sha(filename):
-                raise Fail("%s: the lock's hash is not the mirror file's" % p["name"])
-    a = [ln for ln in open(l_py) if not ln.startswith("specDigest:")]
-    b = [ln for ln in open(l_pk) if not ln.startswith("specDigest:")]
-    if a != b:
-        raise Fail("the locks differ beyond specDigest")
-    rc, js, out = run(envlock, work, ["check", "--bases", BASES, s_py, l_py])
+    pins = yaml.safe_load(open(l_pk))
+    if not_python(doc) != not_python(pins):
+        raise Fail("npm and apt differ from the packages spec's lock")
+    if {p["name"]: p["version"] for p in pins["packages"] if p["ecosystem"] == "pypi"} != SELECTED:
+        raise Fail("the packages spec pinning uv.lock's selection locks other versions")
+    rc, js, out = run(envlock, work, ["check", "--bases", BASES, s_py, l_py], pypi=False)
     if rc != 0:
         raise Fail("check exited %d: %s" % (rc, out))
-    changed = write(work, "changed.yaml", pyproject_spec(
-        lock=uv_lock().replace('revision = 3', 'revision = 2')))
-    rc, js, out = run(envlock, work, ["check", "--bases", BASES, changed, l_py])
-    if rc != 1:
-        raise Fail("check after uv.lock changed exited %d, expected 1: %s" % (rc, out))
+    check_names(envlock, work, l_py, "changed",
+                pyproject_spec(lock=uv_lock().replace('revision = 3', 'revision = 2')),
+                "uv.lock changed")
+    check_names(envlock, work, l_py, "project", pyproject_spec(PYPROJECT + "# a comment\n"),
+                "pyproject.toml changed")
     rc, js, out = run(envlock, work, ["plan", "--bases", BASES, s_py, l_py, "-o",
-                                      os.path.join(work, "plan")])
+                                      os.path.join(work, "plan")], pypi=False)
     if rc != 0:
         raise Fail("plan exited %d: %s" % (rc, out))
     rc, js, out = run(envlock, work, ["export", l_py, "--format", "requirements", "--bases",
-                                      BASES, "-o", os.path.join(work, "reqs.txt")])
+                                      BASES, "-o", os.path.join(work, "reqs.txt")], pypi=False)
     if rc != 0:
         raise Fail("export exited %d: %s" % (rc, out))
     exported = open(os.path.join(work, "reqs.txt")).read()
@@ -250,11 +304,20 @@ def part_equivalence(envlock, work):
         if "%s==%s" % (name, version) not in exported and name not in dict(PINS):
             raise Fail("the export has no %s==%s" % (name, version))
     pip_installs(work, os.path.join(work, "reqs.txt"), SELECTED)
-    # the demo mirror has npm packuments but no tarballs: bundle the
-    # Python and apt part
+    bundle(envlock, work)
+    print("equivalence: %d Python packages as uv.lock selects them (no index asked), npm and "
+          "apt beside; check (naming uv.lock, pyproject.toml), plan, export, bundle pass"
+          % len(pypi))
+
+
+def bundle(envlock, work):
+    """The demo mirror has npm packuments but no tarballs: bundle the
+    Python and apt part, the Python files by uv.lock's URLs, mirrored."""
     no_npm = HEAD.replace("    node:\n      dependencies:\n        - zod@^3\n", "")
-    _s, l_b, _ = resolve(envlock, work, "bundled", pyproject_spec(head=no_npm))
-    rc, js, out = run(envlock, work, ["bundle", l_b, "-o", os.path.join(work, "bundle")])
+    _s, l_b, _ = resolve(envlock, work, "bundled", pyproject_spec(head=no_npm), pypi=False)
+    rc, js, out = run(envlock, work, ["--mirror", FILES_URL.rstrip("/") + "=file://" + FILES,
+                                      "bundle", l_b, "-o", os.path.join(work, "bundle")],
+                      pypi=False)
     if rc != 0:
         raise Fail("bundle exited %d: %s" % (rc, out))
     for name in ("requests-2.32.3-py3-none-any.whl", "numpy-2.2.6-cp313-cp313-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"):
@@ -262,8 +325,10 @@ def part_equivalence(envlock, work):
                  for f in fs if f == name]
         if not found or "sha256:" + hashlib.sha256(open(found[0], "rb").read()).hexdigest() != sha(name):
             raise Fail("the bundle has no verified %s" % name)
-    print("equivalence: %d Python packages as uv.lock selects them, npm and apt beside; "
-          "check, plan, export, bundle pass" % len(pypi))
+    pages = [d for d, _x, fs in os.walk(os.path.join(work, "bundle"))
+             if d.endswith("/simple/requests") and "index.html" in fs]
+    if not pages or "requests-2.32.3-py3-none-any.whl" not in open(pages[0] + "/index.html").read():
+        raise Fail("the bundle has no page for requests listing its file")
 
 
 def pip_installs(work, exported, selected):
@@ -319,14 +384,15 @@ def expect_error(envlock, work, name, text, rc, code, field, package=None, words
 
 def part_refusals(envlock, work):
     lock = uv_lock()
-    served = sha("requests-2.32.3-py3-none-any.whl")
-    wrong = lock.replace(served, "sha256:" + "0" * 64)
-    text = pyproject_spec(lock=wrong)
-    at = wrong.splitlines().index('name = "requests"')  # 0-based: the [[package]] line
-    js = expect_error(envlock, work, "hash", text, 12, "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD,
-                      "requests", ["uv.lock", "uv lock", served], line=lock_line_in_spec(text, at))
-    if js["detail"].get("served") != served:
-        raise Fail("hash: served %s, the mirror's file has %s" % (js["detail"], served))
+    # a package whose only file is a Windows wheel: nothing the target
+    # installs (packaging's tags: win_amd64 is no Linux platform), no sdist
+    win = lock.replace("pysocks-1.7.1-py3-none-any.whl", "pysocks-1.7.1-cp313-cp313-win_amd64.whl")
+    win_text = pyproject_spec(lock=win)
+    js = expect_error(envlock, work, "no-file", win_text, 13, "DL_ENV_PACKAGE_NOT_FOUND", LOCKFIELD,
+                      "pysocks", ["pysocks 1.7.1", "no file"])
+    at = win.splitlines().index('name = "pysocks"') + 1  # 1-based: the name line
+    if js["detail"].get("contentLine") not in (at - 1, at):
+        raise Fail("no-file: contentLine %s, the package is at %d" % (js["detail"], at - 1))
     # drift names lockContent, and points at the requirement in pyproject.toml
     text = pyproject_spec(PYPROJECT.replace("requests[socks]>=2.31", "requests[socks]>=2.33"))
     req_line = text.splitlines().index('            "requests[socks]>=2.33",') + 1
@@ -354,13 +420,8 @@ def part_refusals(envlock, work):
                        'name = "pysocks"\nversion = "1.7.1"\nsource = { git = "https://github.com/Anorov/PySocks?tag=1.7.1#1234567" }')
     expect_error(envlock, work, "git", pyproject_spec(lock=git), 11,
                  "DL_ENV_CAPABILITY_UNSUPPORTED", LOCKFIELD, "pysocks", ["git"])
-    # the mirror's pandas asks for tzdata; a uv.lock without it is not what
-    # uv resolved from that index
-    no_tz = lock.replace('    { name = "tzdata" },\n', "")
-    expect_error(envlock, work, "beyond", pyproject_spec(lock=no_tz), 12,
-                 "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD, "tzdata", ["uv lock"])
-    print("refusals: hash (with its spec line), drift, optional-dependency drift, pin outside, pin missing, git source, "
-          "a dependency beyond uv.lock")
+    print("refusals: a package with no file for the target, drift (with its spec line), "
+          "optional-dependency drift, pin outside, pin missing, git source")
 
 
 def main():
