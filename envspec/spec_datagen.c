@@ -1030,6 +1030,317 @@ static spec_node *seq_of_entries(dg *d, ptrvec *list, const spec_node *at)
     return seq_done(d, &items, at);
 }
 
+/* What a recipe says, read and judged field by field before the tree is
+ * built from it. */
+typedef struct recipe {
+    const dg_template *tpl;
+    const spec_node *tpl_at;
+    const char *title;
+    const spec_node *name_at;
+    char *slug;
+    const char *description;
+    const spec_node *desc_at;
+    bool workspace_default;
+    const char *base_image;
+    ptrvec py, npm, apt, sources;
+    bool uv;
+    const char *index;
+    const spec_node *index_at;
+    const char *npm_registry;
+    int cpu, memory, disk;
+} recipe;
+
+/* template: the option wins over the recipe's field */
+static void read_template(dg *d, const char *template_name, recipe *r)
+{
+    const char *suggest;
+    if (template_name) {
+        r->tpl = find_template(d, template_name, &suggest);
+        if (!r->tpl)
+            unknown_template(d, NULL, template_name);
+        return;
+    }
+    const char *t = want_string(d, F_TEMPLATE);
+    if (t && !blank(t)) {
+        char *tt = trimmed(d, t);
+        r->tpl = find_template(d, tt, &suggest);
+        r->tpl_at = d->slot[F_TEMPLATE];
+        if (!r->tpl)
+            unknown_template(d, r->tpl_at, tt);
+    }
+}
+
+/* name -> metadata.name (slug) and metadata.title */
+static void read_name(dg *d, recipe *r)
+{
+    r->name_at = d->root;
+    if (!d->root) {
+        r->title = r->tpl->name;
+    } else if (!d->slot[F_NAME]) {
+        finding(d, d->root, "name", "is required; it is shown in every environment picker");
+    } else {
+        r->name_at = d->slot[F_NAME];
+        const char *s = want_string(d, F_NAME);
+        if (s && blank(s))
+            finding(d, r->name_at, "name", "is empty; it is shown in every environment picker");
+        else if (s)
+            r->title = trimmed(d, s);
+    }
+    r->slug = r->title ? slugify(d, r->title) : NULL;
+    if (r->title && !*r->slug)
+        finding(d, r->name_at, "name",
+                "`%s` has no letter or digit (a-z, 0-9) to make `metadata.name` from", r->title);
+    if (!r->slug || !*r->slug)
+        r->slug = "recipe"; /* placeholder: the finding above already blocks the spec */
+}
+
+/* description, or a template's package list when the recipe gives none */
+static void read_description(dg *d, recipe *r)
+{
+    r->desc_at = r->tpl_at;
+    const char *s = want_string(d, F_DESCRIPTION);
+    if (s) {
+        r->description = s;
+        r->desc_at = d->slot[F_DESCRIPTION];
+    } else if (r->tpl && !d->slot[F_DESCRIPTION]) {
+        strbuf sb = STRBUF_INIT;
+        for (const char *const *p = r->tpl->pip; *p; p++) {
+            if (sb.len)
+                sb_adds(&sb, ", ");
+            sb_adds(&sb, *p);
+        }
+        r->description = arena_strdup(d->mem, sb.buf);
+        sb_release(&sb);
+    }
+}
+
+static void read_workspace_default(dg *d, recipe *r)
+{
+    const spec_node *v = d->slot[F_WORKSPACE_DEFAULT];
+    if (!v)
+        return;
+    if (v->kind == SN_BOOL)
+        r->workspace_default = v->b;
+    else if (v->kind != SN_NULL)
+        finding(d, v, "workspaceDefault", "must be true or false");
+}
+
+static void read_base_image(dg *d, recipe *r)
+{
+    const char *s = want_string(d, F_BASE_IMAGE);
+    if (!s || blank(s))
+        return;
+    char *t = trimmed(d, s);
+    if (strpbrk(t, " \t\r\n"))
+        finding(d, d->slot[F_BASE_IMAGE], "baseImage",
+                "`%s` is not an image reference: it has a space", t);
+    else
+        r->base_image = t;
+}
+
+/* packages: a template's list first, then the recipe's own */
+static void read_package_lists(dg *d, recipe *r)
+{
+    if (r->tpl) {
+        size_t j = 0;
+        const spec_node *at = r->tpl_at;
+        for (const char *const *p = r->tpl->pip; *p; p++, j++) {
+            token tk = { *p, at ? at->line : 0, at ? at->column : 0, false };
+            ptrvec_push(&r->py, entry_new(d, &tk, pypi_key(d, *p), F_COUNT, j));
+        }
+    }
+    read_packages(d, F_PIP, &r->py);
+    /* uv manages the environment when the uv list names anything, even if
+     * each of its entries repeats a pip one */
+    r->uv = read_packages(d, F_UV, &r->py) > 0;
+    read_packages(d, F_NPM, &r->npm);
+    read_packages(d, F_APT, &r->apt);
+}
+
+static void read_registries(dg *d, recipe *r)
+{
+    const char *pip_index = read_url(d, F_PIP_INDEX);
+    const char *uv_index = read_url(d, F_UV_INDEX);
+    r->index = pip_index ? pip_index : uv_index;
+    r->index_at = pip_index ? d->slot[F_PIP_INDEX] : d->slot[F_UV_INDEX];
+    if (pip_index && uv_index && strcmp(pip_index, uv_index) != 0)
+        finding(d, d->slot[F_UV_INDEX], "registries.uvIndexUrl",
+                "`%s` differs from registries.pipIndexUrl (`%s`): pip and uv packages install "
+                "into one environment from one index; give one URL",
+                uv_index, pip_index);
+    r->npm_registry = read_url(d, F_NPM_REGISTRY);
+    read_apt_sources(d, &r->sources);
+}
+
+static void read_resources(dg *d, recipe *r)
+{
+    static const char *const cpu_units[] = { "core", "cores", "cpu", "cpus", "vcpu", "vcpus", NULL };
+    static const char *const size_units[] = { "GB", "G", "GiB", "Gi", NULL };
+    read_resource(d, F_CPU, cpu_units, 1, 2, "CPU is 1 or 2 cores", &r->cpu);
+    read_resource(d, F_MEMORY, size_units, 1, 2, "memory is 1 GB or 2 GB", &r->memory);
+    read_resource(d, F_DISK, size_units, 2, 5, "disk is 2 GB or 5 GB", &r->disk);
+}
+
+/* ---- the Environment tree, one part a function ---- */
+
+static spec_node *metadata_of(dg *d, const recipe *r)
+{
+    const spec_node *name_at = r->name_at;
+    mapb meta = { PTRVEC_INIT, PTRVEC_INIT };
+    put(d, &meta, name_at, "name", str_at(d, name_at, r->slug));
+    if (r->title)
+        put(d, &meta, name_at, "title", str_at(d, name_at, r->title));
+    if (r->description)
+        put(d, &meta, r->desc_at, "description", str_at(d, r->desc_at, r->description));
+    if (r->workspace_default) {
+        mapb labels = { PTRVEC_INIT, PTRVEC_INIT };
+        const spec_node *wat = d->slot[F_WORKSPACE_DEFAULT];
+        put(d, &labels, wat, "envlock.io/workspace-default", str_at(d, wat, "true"));
+        put(d, &meta, wat, "labels", map_done(d, &labels, wat));
+    }
+    return map_done(d, &meta, name_at);
+}
+
+static void put_language_and_base(dg *d, mapb *spec, const recipe *r)
+{
+    const spec_node *at = d->root;
+    const spec_node *lat = r->base_image ? d->slot[F_BASE_IMAGE] : at;
+    const char *v = r->base_image ? python_from_image(d, r->base_image) : NULL;
+    mapb lang = { PTRVEC_INIT, PTRVEC_INIT };
+    put(d, &lang, lat, "name", str_at(d, lat, "python"));
+    put(d, &lang, lat, "version", str_at(d, lat, v ? v : "3.13"));
+    put(d, spec, lat, "language", map_done(d, &lang, lat));
+
+    mapb base = { PTRVEC_INIT, PTRVEC_INIT };
+    put(d, &base, at, "ref", str_at(d, at, "datalayer/python-cpu"));
+    put(d, &base, at, "channel", str_at(d, at, "2026.09"));
+    put(d, spec, at, "base", map_done(d, &base, at));
+}
+
+static spec_node *python_of(dg *d, recipe *r, const spec_node *pat)
+{
+    mapb python = { PTRVEC_INIT, PTRVEC_INIT };
+    put(d, &python, pat, "manager", str_at(d, pat, r->uv ? "uv" : "pip"));
+    put(d, &python, pat, "dependencies", seq_of_entries(d, &r->py, pat));
+    if (r->index) {
+        ptrvec idx = PTRVEC_INIT;
+        ptrvec_push(&idx, str_at(d, r->index_at, r->index));
+        put(d, &python, r->index_at, "indexes", seq_done(d, &idx, r->index_at));
+    }
+    return map_done(d, &python, pat);
+}
+
+static spec_node *system_of(dg *d, recipe *r, const spec_node *pat)
+{
+    mapb system = { PTRVEC_INIT, PTRVEC_INIT };
+    put(d, &system, pat, "apt", seq_of_entries(d, &r->apt, pat));
+    if (r->sources.len) {
+        const spec_node *sat = d->slot[F_APT_SOURCES];
+        ptrvec lines = PTRVEC_INIT;
+        for (size_t i = 0; i < r->sources.len; i++)
+            ptrvec_push(&lines, str_at(d, sat, r->sources.items[i]));
+        put(d, &system, sat, "sources", seq_done(d, &lines, sat));
+    }
+    return map_done(d, &system, pat);
+}
+
+static spec_node *node_of(dg *d, recipe *r, const spec_node *pat)
+{
+    mapb node = { PTRVEC_INIT, PTRVEC_INIT };
+    put(d, &node, pat, "dependencies", seq_of_entries(d, &r->npm, pat));
+    if (r->npm_registry) {
+        const spec_node *rat = d->slot[F_NPM_REGISTRY];
+        put(d, &node, rat, "registry", str_at(d, rat, r->npm_registry));
+    }
+    return map_done(d, &node, pat);
+}
+
+static void put_packages(dg *d, mapb *spec, recipe *r)
+{
+    const spec_node *pat = d->slot[F_PACKAGES] ? d->slot[F_PACKAGES] : d->root;
+    mapb pkgs = { PTRVEC_INIT, PTRVEC_INIT };
+    put(d, &pkgs, pat, "python", python_of(d, r, pat));
+    if (r->apt.len || r->sources.len)
+        put(d, &pkgs, pat, "system", system_of(d, r, pat));
+    if (r->npm.len || r->npm_registry)
+        put(d, &pkgs, pat, "node", node_of(d, r, pat));
+    put(d, spec, pat, "packages", map_done(d, &pkgs, pat));
+}
+
+static void put_resources(dg *d, mapb *spec, const recipe *r)
+{
+    if (!r->cpu && !r->memory && !r->disk)
+        return;
+    const spec_node *rat = d->slot[F_RESOURCES];
+    mapb hints = { PTRVEC_INIT, PTRVEC_INIT };
+    if (r->cpu)
+        put(d, &hints, d->slot[F_CPU], "cpu", int_at(d, d->slot[F_CPU], r->cpu));
+    if (r->memory)
+        put(d, &hints, d->slot[F_MEMORY], "memoryGi", int_at(d, d->slot[F_MEMORY], r->memory));
+    if (r->disk)
+        put(d, &hints, d->slot[F_DISK], "diskGi", int_at(d, d->slot[F_DISK], r->disk));
+    mapb res = { PTRVEC_INIT, PTRVEC_INIT };
+    put(d, &res, rat, "hints", map_done(d, &hints, rat));
+    put(d, spec, rat, "resources", map_done(d, &res, rat));
+}
+
+static void put_build_image(dg *d, mapb *spec, const recipe *r)
+{
+    if (!r->base_image)
+        return;
+    const spec_node *bat = d->slot[F_BASE_IMAGE];
+    mapb build = { PTRVEC_INIT, PTRVEC_INIT };
+    mapb image = { PTRVEC_INIT, PTRVEC_INIT };
+    put(d, &image, bat, "reference", str_at(d, bat, r->base_image));
+    put(d, &build, bat, "source", str_at(d, bat, "image"));
+    put(d, &build, bat, "image", map_done(d, &image, bat));
+    put(d, spec, bat, "build", map_done(d, &build, bat));
+    /* The seed: the base image applies on Daytona only; Modal uses its
+     * built-in Debian base. So the recipe builds for both, each on its
+     * own target, from one lock (base_request.c). */
+    mapb compat = { PTRVEC_INIT, PTRVEC_INIT }, vars = { PTRVEC_INIT, PTRVEC_INIT };
+    ptrvec req = PTRVEC_INIT;
+    ptrvec_push(&req, str_at(d, bat, "daytona"));
+    ptrvec_push(&req, str_at(d, bat, "modal"));
+    put(d, &vars, bat, "required", seq_done(d, &req, bat));
+    put(d, &compat, bat, "variants", map_done(d, &vars, bat));
+    put(d, spec, bat, "compatibility", map_done(d, &compat, bat));
+}
+
+static spec_node *environment_of(dg *d, recipe *r)
+{
+    const spec_node *at = d->root;
+    mapb spec = { PTRVEC_INIT, PTRVEC_INIT };
+    put_language_and_base(d, &spec, r);
+    put_packages(d, &spec, r);
+    put_resources(d, &spec, r);
+    put_build_image(d, &spec, r);
+
+    mapb top = { PTRVEC_INIT, PTRVEC_INIT };
+    put(d, &top, at, "apiVersion", str_at(d, at, "environments.datalayer.io/v1alpha1"));
+    put(d, &top, at, "kind", str_at(d, at, "Environment"));
+    put(d, &top, r->name_at, "metadata", metadata_of(d, r));
+    put(d, &top, at, "spec", map_done(d, &spec, at));
+    return map_done(d, &top, at);
+}
+
+/* False (with a finding) when there is no recipe to read: not a mapping,
+ * or neither a document nor a template. */
+static bool recipe_present(dg *d, const spec_node *root, const char *template_name)
+{
+    if (root && root->kind != SN_MAP) {
+        finding(d, root, "(document)",
+                "a DataGen recipe is a mapping of fields: name, description, template, baseImage, "
+                "packages, registries, resources, workspaceDefault");
+        return false;
+    }
+    if (!root && !template_name) {
+        finding(d, NULL, "(document)", "is empty: a DataGen recipe needs at least a `name`");
+        return false;
+    }
+    return true;
+}
+
 spec_node *spec_datagen_import(arena *mem, const spec_node *root, const char *template_name,
                                spec_findings *fs)
 {
@@ -1040,16 +1351,8 @@ spec_node *spec_datagen_import(arena *mem, const spec_node *root, const char *te
     if (root && root->kind == SN_NULL && template_name)
         root = NULL; /* an empty file with --template: the template alone */
     d.root = root;
-    if (root && root->kind != SN_MAP) {
-        finding(&d, root, "(document)",
-                "a DataGen recipe is a mapping of fields: name, description, template, baseImage, "
-                "packages, registries, resources, workspaceDefault");
+    if (!recipe_present(&d, root, template_name))
         return NULL;
-    }
-    if (!root && !template_name) {
-        finding(&d, NULL, "(document)", "is empty: a DataGen recipe needs at least a `name`");
-        return NULL;
-    }
     if (root) {
         collect(&d, root, G_TOP);
         collect_group(&d, F_PACKAGES, G_PACKAGES, "apt, pip, uv, npm");
@@ -1057,236 +1360,23 @@ spec_node *spec_datagen_import(arena *mem, const spec_node *root, const char *te
                       "pipIndexUrl, uvIndexUrl, npmRegistryUrl, aptSources");
         collect_group(&d, F_RESOURCES, G_RESOURCES, "cpu, memory, disk");
     }
-
-    /* template: the option wins over the recipe's field */
-    const dg_template *tpl = NULL;
-    const spec_node *tpl_at = NULL;
-    const char *suggest;
-    if (template_name) {
-        tpl = find_template(&d, template_name, &suggest);
-        if (!tpl)
-            unknown_template(&d, NULL, template_name);
-    } else {
-        const char *t = want_string(&d, F_TEMPLATE);
-        if (t && !blank(t)) {
-            char *tt = trimmed(&d, t);
-            tpl = find_template(&d, tt, &suggest);
-            tpl_at = d.slot[F_TEMPLATE];
-            if (!tpl)
-                unknown_template(&d, tpl_at, tt);
-        }
-    }
-    if (!root && !tpl)
+    recipe r;
+    memset(&r, 0, sizeof r);
+    read_template(&d, template_name, &r);
+    if (!root && !r.tpl)
         return NULL;
+    read_name(&d, &r);
+    read_description(&d, &r);
+    read_workspace_default(&d, &r);
+    read_base_image(&d, &r);
+    read_package_lists(&d, &r);
+    read_registries(&d, &r);
+    read_resources(&d, &r);
 
-    /* name -> metadata.name (slug) and metadata.title */
-    const char *title = NULL;
-    const spec_node *name_at = root;
-    if (!root) {
-        title = tpl->name;
-    } else if (!d.slot[F_NAME]) {
-        finding(&d, root, "name", "is required; it is shown in every environment picker");
-    } else {
-        name_at = d.slot[F_NAME];
-        const char *s = want_string(&d, F_NAME);
-        if (s && blank(s))
-            finding(&d, name_at, "name", "is empty; it is shown in every environment picker");
-        else if (s)
-            title = trimmed(&d, s);
-    }
-    char *slug = title ? slugify(&d, title) : NULL;
-    if (title && !*slug)
-        finding(&d, name_at, "name",
-                "`%s` has no letter or digit (a-z, 0-9) to make `metadata.name` from", title);
-    if (!slug || !*slug)
-        slug = "recipe"; /* placeholder: the finding above already blocks the spec */
-
-    const char *description = NULL;
-    const spec_node *desc_at = tpl_at;
-    {
-        const char *s = want_string(&d, F_DESCRIPTION);
-        if (s) {
-            description = s;
-            desc_at = d.slot[F_DESCRIPTION];
-        } else if (tpl && !d.slot[F_DESCRIPTION]) {
-            strbuf sb = STRBUF_INIT;
-            for (const char *const *p = tpl->pip; *p; p++) {
-                if (sb.len)
-                    sb_adds(&sb, ", ");
-                sb_adds(&sb, *p);
-            }
-            description = arena_strdup(mem, sb.buf);
-            sb_release(&sb);
-        }
-    }
-
-    bool workspace_default = false;
-    if (d.slot[F_WORKSPACE_DEFAULT]) {
-        const spec_node *v = d.slot[F_WORKSPACE_DEFAULT];
-        if (v->kind == SN_BOOL)
-            workspace_default = v->b;
-        else if (v->kind != SN_NULL)
-            finding(&d, v, "workspaceDefault", "must be true or false");
-    }
-
-    const char *base_image = NULL;
-    {
-        const char *s = want_string(&d, F_BASE_IMAGE);
-        if (s && !blank(s)) {
-            char *t = trimmed(&d, s);
-            if (strpbrk(t, " \t\r\n"))
-                finding(&d, d.slot[F_BASE_IMAGE], "baseImage",
-                        "`%s` is not an image reference: it has a space", t);
-            else
-                base_image = t;
-        }
-    }
-
-    /* packages */
-    ptrvec py = PTRVEC_INIT, npm = PTRVEC_INIT, apt = PTRVEC_INIT;
-    if (tpl) {
-        size_t j = 0;
-        for (const char *const *p = tpl->pip; *p; p++, j++) {
-            token tk = { *p, tpl_at ? tpl_at->line : 0, tpl_at ? tpl_at->column : 0, false };
-            ptrvec_push(&py, entry_new(&d, &tk, pypi_key(&d, *p), F_COUNT, j));
-        }
-    }
-    read_packages(&d, F_PIP, &py);
-    /* uv manages the environment when the uv list names anything, even if
-     * each of its entries repeats a pip one */
-    bool uv = read_packages(&d, F_UV, &py) > 0;
-    read_packages(&d, F_NPM, &npm);
-    read_packages(&d, F_APT, &apt);
-
-    /* registries */
-    const char *pip_index = read_url(&d, F_PIP_INDEX);
-    const char *uv_index = read_url(&d, F_UV_INDEX);
-    const char *index = pip_index ? pip_index : uv_index;
-    const spec_node *index_at = pip_index ? d.slot[F_PIP_INDEX] : d.slot[F_UV_INDEX];
-    if (pip_index && uv_index && strcmp(pip_index, uv_index) != 0)
-        finding(&d, d.slot[F_UV_INDEX], "registries.uvIndexUrl",
-                "`%s` differs from registries.pipIndexUrl (`%s`): pip and uv packages install "
-                "into one environment from one index; give one URL",
-                uv_index, pip_index);
-    const char *npm_registry = read_url(&d, F_NPM_REGISTRY);
-    ptrvec sources = PTRVEC_INIT;
-    read_apt_sources(&d, &sources);
-
-    /* resources */
-    static const char *const cpu_units[] = { "core", "cores", "cpu", "cpus", "vcpu", "vcpus", NULL };
-    static const char *const size_units[] = { "GB", "G", "GiB", "Gi", NULL };
-    int cpu, memory, disk;
-    read_resource(&d, F_CPU, cpu_units, 1, 2, "CPU is 1 or 2 cores", &cpu);
-    read_resource(&d, F_MEMORY, size_units, 1, 2, "memory is 1 GB or 2 GB", &memory);
-    read_resource(&d, F_DISK, size_units, 2, 5, "disk is 2 GB or 5 GB", &disk);
-
-    /* ---- the Environment tree ---- */
-    const spec_node *at = root;
-    mapb meta = { PTRVEC_INIT, PTRVEC_INIT };
-    put(&d, &meta, name_at, "name", str_at(&d, name_at, slug));
-    if (title)
-        put(&d, &meta, name_at, "title", str_at(&d, name_at, title));
-    if (description)
-        put(&d, &meta, desc_at, "description", str_at(&d, desc_at, description));
-    if (workspace_default) {
-        mapb labels = { PTRVEC_INIT, PTRVEC_INIT };
-        const spec_node *wat = d.slot[F_WORKSPACE_DEFAULT];
-        put(&d, &labels, wat, "envlock.io/workspace-default", str_at(&d, wat, "true"));
-        put(&d, &meta, wat, "labels", map_done(&d, &labels, wat));
-    }
-
-    mapb spec = { PTRVEC_INIT, PTRVEC_INIT };
-    {
-        const spec_node *lat = base_image ? d.slot[F_BASE_IMAGE] : at;
-        const char *v = base_image ? python_from_image(&d, base_image) : NULL;
-        mapb lang = { PTRVEC_INIT, PTRVEC_INIT };
-        put(&d, &lang, lat, "name", str_at(&d, lat, "python"));
-        put(&d, &lang, lat, "version", str_at(&d, lat, v ? v : "3.13"));
-        put(&d, &spec, lat, "language", map_done(&d, &lang, lat));
-    }
-    {
-        mapb base = { PTRVEC_INIT, PTRVEC_INIT };
-        put(&d, &base, at, "ref", str_at(&d, at, "datalayer/python-cpu"));
-        put(&d, &base, at, "channel", str_at(&d, at, "2026.09"));
-        put(&d, &spec, at, "base", map_done(&d, &base, at));
-    }
-    {
-        const spec_node *pat = d.slot[F_PACKAGES] ? d.slot[F_PACKAGES] : at;
-        mapb pkgs = { PTRVEC_INIT, PTRVEC_INIT };
-        mapb python = { PTRVEC_INIT, PTRVEC_INIT };
-        put(&d, &python, pat, "manager", str_at(&d, pat, uv ? "uv" : "pip"));
-        put(&d, &python, pat, "dependencies", seq_of_entries(&d, &py, pat));
-        if (index) {
-            ptrvec idx = PTRVEC_INIT;
-            ptrvec_push(&idx, str_at(&d, index_at, index));
-            put(&d, &python, index_at, "indexes", seq_done(&d, &idx, index_at));
-        }
-        put(&d, &pkgs, pat, "python", map_done(&d, &python, pat));
-        if (apt.len || sources.len) {
-            mapb system = { PTRVEC_INIT, PTRVEC_INIT };
-            put(&d, &system, pat, "apt", seq_of_entries(&d, &apt, pat));
-            if (sources.len) {
-                const spec_node *sat = d.slot[F_APT_SOURCES];
-                ptrvec lines = PTRVEC_INIT;
-                for (size_t i = 0; i < sources.len; i++)
-                    ptrvec_push(&lines, str_at(&d, sat, sources.items[i]));
-                put(&d, &system, sat, "sources", seq_done(&d, &lines, sat));
-            }
-            put(&d, &pkgs, pat, "system", map_done(&d, &system, pat));
-        }
-        if (npm.len || npm_registry) {
-            mapb node = { PTRVEC_INIT, PTRVEC_INIT };
-            put(&d, &node, pat, "dependencies", seq_of_entries(&d, &npm, pat));
-            if (npm_registry) {
-                const spec_node *rat = d.slot[F_NPM_REGISTRY];
-                put(&d, &node, rat, "registry", str_at(&d, rat, npm_registry));
-            }
-            put(&d, &pkgs, pat, "node", map_done(&d, &node, pat));
-        }
-        put(&d, &spec, pat, "packages", map_done(&d, &pkgs, pat));
-    }
-    if (cpu || memory || disk) {
-        const spec_node *rat = d.slot[F_RESOURCES];
-        mapb hints = { PTRVEC_INIT, PTRVEC_INIT };
-        if (cpu)
-            put(&d, &hints, d.slot[F_CPU], "cpu", int_at(&d, d.slot[F_CPU], cpu));
-        if (memory)
-            put(&d, &hints, d.slot[F_MEMORY], "memoryGi", int_at(&d, d.slot[F_MEMORY], memory));
-        if (disk)
-            put(&d, &hints, d.slot[F_DISK], "diskGi", int_at(&d, d.slot[F_DISK], disk));
-        mapb res = { PTRVEC_INIT, PTRVEC_INIT };
-        put(&d, &res, rat, "hints", map_done(&d, &hints, rat));
-        put(&d, &spec, rat, "resources", map_done(&d, &res, rat));
-    }
-    if (base_image) {
-        const spec_node *bat = d.slot[F_BASE_IMAGE];
-        mapb build = { PTRVEC_INIT, PTRVEC_INIT };
-        mapb image = { PTRVEC_INIT, PTRVEC_INIT };
-        put(&d, &image, bat, "reference", str_at(&d, bat, base_image));
-        put(&d, &build, bat, "source", str_at(&d, bat, "image"));
-        put(&d, &build, bat, "image", map_done(&d, &image, bat));
-        put(&d, &spec, bat, "build", map_done(&d, &build, bat));
-        /* The seed: the base image applies on Daytona only; Modal uses its
-         * built-in Debian base. So the recipe builds for both, each on its
-         * own target, from one lock (base_request.c). */
-        mapb compat = { PTRVEC_INIT, PTRVEC_INIT }, vars = { PTRVEC_INIT, PTRVEC_INIT };
-        ptrvec req = PTRVEC_INIT;
-        ptrvec_push(&req, str_at(&d, bat, "daytona"));
-        ptrvec_push(&req, str_at(&d, bat, "modal"));
-        put(&d, &vars, bat, "required", seq_done(&d, &req, bat));
-        put(&d, &compat, bat, "variants", map_done(&d, &vars, bat));
-        put(&d, &spec, bat, "compatibility", map_done(&d, &compat, bat));
-    }
-
-    mapb top = { PTRVEC_INIT, PTRVEC_INIT };
-    put(&d, &top, at, "apiVersion", str_at(&d, at, "environments.datalayer.io/v1alpha1"));
-    put(&d, &top, at, "kind", str_at(&d, at, "Environment"));
-    put(&d, &top, name_at, "metadata", map_done(&d, &meta, name_at));
-    put(&d, &top, at, "spec", map_done(&d, &spec, at));
-
-    ptrvec_release(&py);
-    ptrvec_release(&npm);
-    ptrvec_release(&apt);
-    ptrvec_release(&sources);
-    return map_done(&d, &top, at);
+    spec_node *env = environment_of(&d, &r);
+    ptrvec_release(&r.py);
+    ptrvec_release(&r.npm);
+    ptrvec_release(&r.apt);
+    ptrvec_release(&r.sources);
+    return env;
 }
