@@ -443,20 +443,129 @@ static el_code write_failure(el_ctx *ctx, const char *file, const char *why)
     return CACHE_IO;
 }
 
+/* load_key() : the signing (private) or verification key at `path`, or
+ * NULL in *out when no path is given. */
+static el_code load_key(el_ctx *ctx, const char *path, bool private, ed25519_key **out)
+{
+    *out = NULL;
+    if (!path)
+        return EL_OK;
+    const char *why;
+    int err;
+    *out = ed25519_key_load(path, private, &why, &err);
+    if (!*out)
+        return key_failure(ctx, path, private ? "the signing key" : "the verification key", why,
+                           err);
+    return EL_OK;
+}
+
+/* The files an export lists, as the manifest and the signature see them. */
+typedef struct exported {
+    json_object *files;
+    listed *ls;
+    size_t nls;
+} exported;
+
+/* Adds each valid entry under `dir` (sorted `paths`) to the archive and
+ * to `ex`; a corrupt or vanished entry is left out. */
+static el_code add_entries(el_ctx *ctx, struct archive *a, const char *file, const char *dir,
+                           const ptrvec *paths, exported *ex, el_cache_stats *st)
+{
+    size_t dirlen = strlen(dir);
+    el_code rc = EL_OK;
+    for (size_t i = 0; rc == EL_OK && i < paths->len; i++) {
+        const char *p = paths->items[i];
+        size_t n;
+        unsigned char *data = (unsigned char *)read_file(p, (size_t)4 << 30, &n);
+        if (!data)
+            continue; /* pruned meanwhile */
+        const char *name = strrchr(p, '/') + 1;
+        cache_meta m;
+        cache_meta_init(&m);
+        if (cache_entry_check(data, n, name, &m, NULL, NULL)) {
+            free(data); /* corrupt: not worth carrying */
+            continue;
+        }
+        const char *member = p + dirlen + 1; /* v1/ab/<key> */
+        if (!add_member(a, member, data, n)) {
+            rc = write_failure(ctx, file, archive_error_string(a));
+        } else {
+            ex->ls = xrealloc(ex->ls, (ex->nls + 1) * sizeof *ex->ls);
+            listed *l = &ex->ls[ex->nls++];
+            memset(l, 0, sizeof *l);
+            snprintf(l->path, sizeof l->path, "%s", member);
+            sha256_hex(data, n, l->sha256);
+            l->size = n;
+            json_object *f = json_object_new_object();
+            json_object_object_add(f, "path", json_object_new_string(member));
+            json_object_object_add(f, "sha256", json_object_new_string(l->sha256));
+            json_object_object_add(f, "size", json_object_new_int64((int64_t)n));
+            json_object_array_add(ex->files, f);
+            struct stat sb = { 0 };
+            sb.st_size = (off_t)n;
+            count_entry(st, &m, &sb);
+        }
+        cache_meta_clear(&m);
+        free(data);
+    }
+    return rc;
+}
+
+static el_code add_manifest(el_ctx *ctx, struct archive *a, const char *file,
+                            const exported *ex)
+{
+    el_code rc = EL_OK;
+    json_object *man = json_object_new_object();
+    json_object_object_add(man, "format", json_object_new_string(MANIFEST_FORMAT));
+    json_object_object_add(man, "version", json_object_new_int(1));
+    json_object_object_add(man, "files", json_object_get(ex->files));
+    const char *text = json_object_to_json_string_ext(
+        man, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (!add_member(a, MANIFEST, text, strlen(text)))
+        rc = write_failure(ctx, file, archive_error_string(a));
+    json_object_put(man);
+    return rc;
+}
+
+static el_code add_signature(el_ctx *ctx, struct archive *a, const char *file,
+                             ed25519_key *key, const exported *ex)
+{
+    el_code rc = EL_OK;
+    strbuf msg = STRBUF_INIT;
+    signed_message(ex->ls, ex->nls, &msg);
+    unsigned char sig[ED25519_SIG_LEN], pub[ED25519_PUBLIC_LEN];
+    char sig_hex[2 * ED25519_SIG_LEN + 1], pub_hex[2 * ED25519_PUBLIC_LEN + 1];
+    if (!ed25519_sign(key, msg.buf, msg.len, sig)) {
+        rc = el_fail(ctx, EL_INTERNAL, "cannot sign %s: libcrypto refused", file);
+    } else {
+        ed25519_key_public(key, pub);
+        hex_encode(sig, sizeof sig, sig_hex);
+        hex_encode(pub, sizeof pub, pub_hex);
+        json_object *so = json_object_new_object();
+        json_object_object_add(so, "format", json_object_new_string(SIGNATURE_FORMAT));
+        json_object_object_add(so, "version", json_object_new_int(1));
+        json_object_object_add(so, "algorithm", json_object_new_string("ed25519"));
+        json_object_object_add(so, "publicKey", json_object_new_string(pub_hex));
+        json_object_object_add(so, "signature", json_object_new_string(sig_hex));
+        const char *text = json_object_to_json_string_ext(so, JSON_C_TO_STRING_PRETTY);
+        if (!add_member(a, SIGNATURE, text, strlen(text)))
+            rc = write_failure(ctx, file, archive_error_string(a));
+        json_object_put(so);
+    }
+    sb_release(&msg);
+    return rc;
+}
+
 el_code el_cache_export_signed(el_ctx *ctx, const el_cache_options *o, const char *file,
                                const char *key_path, el_cache_stats *st_out)
 {
     el_cache_stats local;
     el_cache_stats *st = st_out ? st_out : &local;
     memset(st, 0, sizeof *st);
-    ed25519_key *key = NULL;
-    if (key_path) {
-        const char *why;
-        int err;
-        key = ed25519_key_load(key_path, true, &why, &err);
-        if (!key)
-            return key_failure(ctx, key_path, "the signing key", why, err);
-    }
+    ed25519_key *key;
+    el_code krc = load_key(ctx, key_path, true, &key);
+    if (krc != EL_OK)
+        return krc;
     char *dir;
     if (el_cache_dir(ctx, o, &dir) != EL_OK) {
         ed25519_key_free(key);
@@ -473,83 +582,16 @@ el_code el_cache_export_signed(el_ctx *ctx, const el_cache_options *o, const cha
     el_code rc = EL_OK;
     if (archive_write_open_filename(a, tmp) != ARCHIVE_OK)
         rc = write_failure(ctx, file, archive_error_string(a));
-    json_object *files = json_object_new_array();
-    listed *ls = NULL;
-    size_t nls = 0;
-    size_t dirlen = strlen(dir);
-    for (size_t i = 0; rc == EL_OK && i < paths.len; i++) {
-        const char *p = paths.items[i];
-        size_t n;
-        unsigned char *data = (unsigned char *)read_file(p, (size_t)4 << 30, &n);
-        if (!data)
-            continue; /* pruned meanwhile */
-        const char *name = strrchr(p, '/') + 1;
-        cache_meta m;
-        cache_meta_init(&m);
-        if (cache_entry_check(data, n, name, &m, NULL, NULL)) {
-            free(data); /* corrupt: not worth carrying */
-            continue;
-        }
-        const char *member = p + dirlen + 1; /* v1/ab/<key> */
-        if (!add_member(a, member, data, n)) {
-            rc = write_failure(ctx, file, archive_error_string(a));
-        } else {
-            ls = xrealloc(ls, (nls + 1) * sizeof *ls);
-            listed *l = &ls[nls++];
-            memset(l, 0, sizeof *l);
-            snprintf(l->path, sizeof l->path, "%s", member);
-            sha256_hex(data, n, l->sha256);
-            l->size = n;
-            json_object *f = json_object_new_object();
-            json_object_object_add(f, "path", json_object_new_string(member));
-            json_object_object_add(f, "sha256", json_object_new_string(l->sha256));
-            json_object_object_add(f, "size", json_object_new_int64((int64_t)n));
-            json_object_array_add(files, f);
-            struct stat sb = { 0 };
-            sb.st_size = (off_t)n;
-            count_entry(st, &m, &sb);
-        }
-        cache_meta_clear(&m);
-        free(data);
-    }
-    if (rc == EL_OK) {
-        json_object *man = json_object_new_object();
-        json_object_object_add(man, "format", json_object_new_string(MANIFEST_FORMAT));
-        json_object_object_add(man, "version", json_object_new_int(1));
-        json_object_object_add(man, "files", json_object_get(files));
-        const char *text = json_object_to_json_string_ext(
-            man, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-        if (!add_member(a, MANIFEST, text, strlen(text)))
-            rc = write_failure(ctx, file, archive_error_string(a));
-        json_object_put(man);
-    }
-    if (rc == EL_OK && key) {
-        strbuf msg = STRBUF_INIT;
-        signed_message(ls, nls, &msg);
-        unsigned char sig[ED25519_SIG_LEN], pub[ED25519_PUBLIC_LEN];
-        char sig_hex[2 * ED25519_SIG_LEN + 1], pub_hex[2 * ED25519_PUBLIC_LEN + 1];
-        if (!ed25519_sign(key, msg.buf, msg.len, sig)) {
-            rc = el_fail(ctx, EL_INTERNAL, "cannot sign %s: libcrypto refused", file);
-        } else {
-            ed25519_key_public(key, pub);
-            hex_encode(sig, sizeof sig, sig_hex);
-            hex_encode(pub, sizeof pub, pub_hex);
-            json_object *so = json_object_new_object();
-            json_object_object_add(so, "format", json_object_new_string(SIGNATURE_FORMAT));
-            json_object_object_add(so, "version", json_object_new_int(1));
-            json_object_object_add(so, "algorithm", json_object_new_string("ed25519"));
-            json_object_object_add(so, "publicKey", json_object_new_string(pub_hex));
-            json_object_object_add(so, "signature", json_object_new_string(sig_hex));
-            const char *text = json_object_to_json_string_ext(so, JSON_C_TO_STRING_PRETTY);
-            if (!add_member(a, SIGNATURE, text, strlen(text)))
-                rc = write_failure(ctx, file, archive_error_string(a));
-            json_object_put(so);
-        }
-        sb_release(&msg);
-    }
+    exported ex = { json_object_new_array(), NULL, 0 };
+    if (rc == EL_OK)
+        rc = add_entries(ctx, a, file, dir, &paths, &ex, st);
+    if (rc == EL_OK)
+        rc = add_manifest(ctx, a, file, &ex);
+    if (rc == EL_OK && key)
+        rc = add_signature(ctx, a, file, key, &ex);
     if (rc == EL_OK && archive_write_close(a) != ARCHIVE_OK)
         rc = write_failure(ctx, file, archive_error_string(a));
-    json_object_put(files);
+    json_object_put(ex.files);
     archive_write_free(a);
     if (rc == EL_OK && rename(tmp, file) != 0)
         rc = write_failure(ctx, file, strerror(errno));
@@ -559,7 +601,7 @@ el_code el_cache_export_signed(el_ctx *ctx, const el_cache_options *o, const cha
     for (size_t i = 0; i < paths.len; i++)
         free(paths.items[i]);
     ptrvec_release(&paths);
-    free(ls);
+    free(ex.ls);
     free(dir);
     ed25519_key_free(key);
     if (rc != EL_OK && st_out)
@@ -1019,21 +1061,10 @@ static el_code stage_members(el_ctx *ctx, const char *file, int fd, const char *
     return rc;
 }
 
-el_code el_cache_import_verified(el_ctx *ctx, const el_cache_options *o, const char *file,
-                                 const char *key_path, el_cache_stats *st_out)
+/* open_import() : `file` opened for reading, refused unless a regular
+ * file (O_NONBLOCK: a FIFO named as the archive must not hang the open). */
+static el_code open_import(el_ctx *ctx, const char *file, int *fd_out, uint64_t *size)
 {
-    el_cache_stats local;
-    el_cache_stats *st = st_out ? st_out : &local;
-    memset(st, 0, sizeof *st);
-    ed25519_key *key = NULL;
-    if (key_path) {
-        const char *why;
-        int err;
-        key = ed25519_key_load(key_path, false, &why, &err);
-        if (!key)
-            return key_failure(ctx, key_path, "the verification key", why, err);
-    }
-    /* O_NONBLOCK: a FIFO named as the archive must not hang the open. */
     int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat as;
     if (fd < 0 || fstat(fd, &as) != 0 || !S_ISREG(as.st_mode)) {
@@ -1042,78 +1073,68 @@ el_code el_cache_import_verified(el_ctx *ctx, const el_cache_options *o, const c
         el_detail_str(ctx, "path", file);
         if (fd >= 0)
             close(fd);
-        ed25519_key_free(key);
         return EL_USAGE;
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    char *dir = NULL;
-    char *stage = NULL;
-    int lock_fd = -1;
-    member *ms = NULL;
-    size_t nm = 0;
-    listed *ls = NULL;
-    size_t nls = 0;
-    strbuf manifest = STRBUF_INIT, sigtext = STRBUF_INIT;
-    bool have_sig = false;
-    uint64_t declared = 0;
-    el_code rc = el_cache_dir(ctx, o, &dir);
-    if (rc == EL_OK)
-        rc = survey(ctx, file, fd, (uint64_t)as.st_size, &ms, &nm, &manifest, &sigtext, &have_sig,
-                    &declared);
-    if (rc == EL_OK)
-        rc = parse_manifest(ctx, file, &manifest, &ls, &nls);
-    if (rc == EL_OK)
-        rc = match_manifest(ctx, file, ls, nls, ms, nm);
-    if (rc == EL_OK && key)
-        rc = check_signature(ctx, file, key_path, key, &sigtext, have_sig, ls, nls);
-    if (rc == EL_OK) {
-        cache_store *store = cache_store_open(ctx, dir);
-        if (!store)
-            rc = el_ctx_code(ctx);
-        cache_store_close(store);
+    *fd_out = fd;
+    *size = (uint64_t)as.st_size;
+    return EL_OK;
+}
+
+/* check_room() : the cache's disk has room for `declared` bytes. Dead
+ * imports' leftovers go first: they may be what fills the disk. */
+static el_code check_room(el_ctx *ctx, const char *file, const char *dir, uint64_t declared)
+{
+    el_code rc = EL_OK;
+    staging_sweep(dir, true, NULL, &(el_cache_stats){ 0 }, STAGING_MAX_AGE_S);
+    struct statvfs vfs;
+    char *v1 = xasprintf("%s/v1", dir);
+    if (statvfs(v1, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < declared) {
+        rc = el_fail_io(ctx, ENOSPC,
+                        "cannot import %s: it holds %llu bytes and %s has %llu bytes free",
+                        file, (unsigned long long)declared, v1,
+                        (unsigned long long)vfs.f_bavail * vfs.f_frsize);
+        el_detail_str(ctx, "path", v1);
     }
-    if (rc == EL_OK) {
-        /* Dead imports' leftovers go first: they may be what fills the disk. */
-        staging_sweep(dir, true, NULL, &(el_cache_stats){ 0 }, STAGING_MAX_AGE_S);
-        struct statvfs vfs;
-        char *v1 = xasprintf("%s/v1", dir);
-        if (statvfs(v1, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < declared) {
-            rc = el_fail_io(ctx, ENOSPC,
-                            "cannot import %s: it holds %llu bytes and %s has %llu bytes free",
-                            file, (unsigned long long)declared, v1,
-                            (unsigned long long)vfs.f_bavail * vfs.f_frsize);
-            el_detail_str(ctx, "path", v1);
-        }
-        free(v1);
+    free(v1);
+    return rc;
+}
+
+/* make_stage() : a new staging directory under v1/, and its lock, held
+ * until the directory is gone so that no other envlock takes it for a dead
+ * import's. */
+static el_code make_stage(el_ctx *ctx, const char *dir, char **stage_out, int *lock_fd)
+{
+    char *stage = xasprintf("%s/v1/" STAGING_PREFIX "XXXXXX", dir);
+    if (!mkdtemp(stage)) {
+        int err = errno;
+        el_code rc = el_fail(ctx, CACHE_IO, "cannot create a directory in %s/v1: %s", dir,
+                             strerror(err));
+        el_detail_str(ctx, "path", dir);
+        el_detail_int(ctx, "errno", err);
+        free(stage);
+        return rc;
     }
-    if (rc == EL_OK) {
-        stage = xasprintf("%s/v1/" STAGING_PREFIX "XXXXXX", dir);
-        if (!mkdtemp(stage)) {
-            int err = errno;
-            rc = el_fail(ctx, CACHE_IO, "cannot create a directory in %s/v1: %s", dir,
-                         strerror(err));
-            el_detail_str(ctx, "path", dir);
-            el_detail_int(ctx, "errno", err);
-            free(stage);
-            stage = NULL;
-        }
+    *stage_out = stage;
+    el_code rc = EL_OK;
+    char *lock = xasprintf("%s/" STAGING_LOCK, stage);
+    *lock_fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (*lock_fd < 0 || flock(*lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        int err = errno;
+        rc = el_fail(ctx, CACHE_IO, "cannot lock %s: %s", lock, strerror(err));
+        el_detail_str(ctx, "path", lock);
+        el_detail_int(ctx, "errno", err);
     }
-    if (rc == EL_OK) {
-        /* Held until the staging directory is gone, so that no other
-         * envlock takes it for a dead import's. */
-        char *lock = xasprintf("%s/" STAGING_LOCK, stage);
-        lock_fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
-            int err = errno;
-            rc = el_fail(ctx, CACHE_IO, "cannot lock %s: %s", lock, strerror(err));
-            el_detail_str(ctx, "path", lock);
-            el_detail_int(ctx, "errno", err);
-        }
-        free(lock);
-    }
-    if (rc == EL_OK)
-        rc = stage_members(ctx, file, fd, stage, ls, nls);
-    /* Each member must also be a whole, valid entry for its name. */
+    free(lock);
+    return rc;
+}
+
+/* check_staged() : each staged member must also be a whole, valid entry
+ * for its name. */
+static el_code check_staged(el_ctx *ctx, const char *file, const char *stage, const listed *ls,
+                            size_t nls, el_cache_stats *st)
+{
+    el_code rc = EL_OK;
     for (size_t j = 0; rc == EL_OK && j < nls; j++) {
         char *p = xasprintf("%s/%s", stage, ls[j].key);
         size_t n;
@@ -1140,7 +1161,15 @@ el_code el_cache_import_verified(el_ctx *ctx, const el_cache_options *o, const c
         free(data);
         free(p);
     }
-    /* All verified: move them in. Each rename is atomic for readers. */
+    return rc;
+}
+
+/* move_in() : all verified: move them in. Each rename is atomic for
+ * readers. */
+static el_code move_in(el_ctx *ctx, const char *dir, const char *stage, const listed *ls,
+                       size_t nls)
+{
+    el_code rc = EL_OK;
     for (size_t j = 0; rc == EL_OK && j < nls; j++) {
         char *sub = xasprintf("%s/v1/%.2s", dir, ls[j].key);
         mkdir(sub, 0777);
@@ -1160,6 +1189,61 @@ el_code el_cache_import_verified(el_ctx *ctx, const el_cache_options *o, const c
         free(to);
         free(sub);
     }
+    return rc;
+}
+
+el_code el_cache_import_verified(el_ctx *ctx, const el_cache_options *o, const char *file,
+                                 const char *key_path, el_cache_stats *st_out)
+{
+    el_cache_stats local;
+    el_cache_stats *st = st_out ? st_out : &local;
+    memset(st, 0, sizeof *st);
+    ed25519_key *key;
+    int fd = -1;
+    uint64_t archive_size = 0;
+    el_code rc = load_key(ctx, key_path, false, &key);
+    if (rc == EL_OK)
+        rc = open_import(ctx, file, &fd, &archive_size);
+    if (rc != EL_OK) {
+        ed25519_key_free(key);
+        return rc;
+    }
+    char *dir = NULL;
+    char *stage = NULL;
+    int lock_fd = -1;
+    member *ms = NULL;
+    size_t nm = 0;
+    listed *ls = NULL;
+    size_t nls = 0;
+    strbuf manifest = STRBUF_INIT, sigtext = STRBUF_INIT;
+    bool have_sig = false;
+    uint64_t declared = 0;
+    rc = el_cache_dir(ctx, o, &dir);
+    if (rc == EL_OK)
+        rc = survey(ctx, file, fd, archive_size, &ms, &nm, &manifest, &sigtext, &have_sig,
+                    &declared);
+    if (rc == EL_OK)
+        rc = parse_manifest(ctx, file, &manifest, &ls, &nls);
+    if (rc == EL_OK)
+        rc = match_manifest(ctx, file, ls, nls, ms, nm);
+    if (rc == EL_OK && key)
+        rc = check_signature(ctx, file, key_path, key, &sigtext, have_sig, ls, nls);
+    if (rc == EL_OK) {
+        cache_store *store = cache_store_open(ctx, dir);
+        if (!store)
+            rc = el_ctx_code(ctx);
+        cache_store_close(store);
+    }
+    if (rc == EL_OK)
+        rc = check_room(ctx, file, dir, declared);
+    if (rc == EL_OK)
+        rc = make_stage(ctx, dir, &stage, &lock_fd);
+    if (rc == EL_OK)
+        rc = stage_members(ctx, file, fd, stage, ls, nls);
+    if (rc == EL_OK)
+        rc = check_staged(ctx, file, stage, ls, nls, st);
+    if (rc == EL_OK)
+        rc = move_in(ctx, dir, stage, ls, nls);
     if (stage)
         remove_tree(NULL, stage);
     if (lock_fd >= 0)
