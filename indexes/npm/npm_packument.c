@@ -810,6 +810,123 @@ static int fail_parse(const char **reason, char **err, const char *why, char *ms
     return -1;
 }
 
+/* parse_document() : the packument's JSON, judged as a whole: valid, an
+ * object, not an error document, naming the package asked for, with
+ * `versions` and `dist-tags` objects when present. */
+static int parse_document(const char *body, size_t len, const npm_parse_options *o,
+                          bool full_tree, const char *name, json_object **doc_out,
+                          json_object **versions, json_object **tags, const char **reason,
+                          char **err)
+{
+    json_object *doc = NULL;
+    char *what = NULL;
+    int rc = len == 0 ? -1
+             : full_tree ? npm_json_parse_full(body, len, &doc, &what)
+                         : npm_json_prune_parse(body, len, keep_document, &doc, &what);
+    if (rc != 0 || !doc) {
+        char *m = xasprintf("the packument of %s is not valid JSON: %s", name,
+                            len == 0 ? "the body is empty"
+                            : what   ? what
+                                     : "it has data after the JSON value");
+        free(what);
+        return fail_parse(reason, err, "invalid_packument", m);
+    }
+    if (!json_object_is_type(doc, json_type_object)) {
+        char *m = xasprintf("the packument of %s is a JSON %s, not an object", name, type_name(doc));
+        json_object_put(doc);
+        return fail_parse(reason, err, "invalid_packument", m);
+    }
+    json_object *j;
+    char *problem = NULL;
+    if (json_object_object_get_ex(doc, "error", &j) && !json_object_object_get_ex(doc, "versions", NULL))
+        problem = xasprintf("the registry answered for %s with an error document: %s", name,
+                            json_object_is_type(j, json_type_string) ? json_object_get_string(j)
+                                                                    : type_name(j));
+    else if (json_object_object_get_ex(doc, "name", &j) &&
+             (!json_object_is_type(j, json_type_string) ||
+              (o->name && strcmp(json_object_get_string(j), o->name) != 0)))
+        problem = xasprintf("the packument asked for as %s names the package `%s`", name,
+                            json_object_get_string(j));
+    else if (json_object_object_get_ex(doc, "versions", versions) &&
+             !json_object_is_type(*versions, json_type_object))
+        problem = xasprintf("the packument of %s has `versions` of type %s, not an object", name,
+                            type_name(*versions));
+    else if (json_object_object_get_ex(doc, "dist-tags", tags) &&
+             !json_object_is_type(*tags, json_type_object))
+        problem = xasprintf("the packument of %s has `dist-tags` of type %s, not an object", name,
+                            type_name(*tags));
+    if (problem) {
+        json_object_put(doc);
+        return fail_parse(reason, err, "invalid_packument", problem);
+    }
+    *doc_out = doc;
+    return 0;
+}
+
+/* Registry, name, URL and modification time of a parsed document. */
+static void read_header(pctx *x, json_object *doc)
+{
+    npm_packument *p = x->p;
+    const npm_parse_options *o = x->o;
+    json_object *j;
+    char *reg = npm_registry_normalize(o->registry);
+    p->registry = arena_strdup(x->a, reg);
+    free(reg);
+    if (o->served_base) {
+        char *sb = npm_registry_normalize(o->served_base);
+        x->served_base = arena_strdup(x->a, sb);
+        free(sb);
+    }
+    p->name = arena_strdup(x->a, o->name ? o->name
+                                         : json_object_object_get_ex(doc, "name", &j)
+                                               ? json_object_get_string(j)
+                                               : "");
+    char *url = npm_packument_url(p->registry, p->name);
+    p->url = arena_strdup(x->a, url);
+    free(url);
+
+    if (json_object_object_get_ex(doc, "time", &j) && json_object_is_type(j, json_type_object)) {
+        x->time = j;
+        p->full = true;
+        json_object *m;
+        if (json_object_object_get_ex(j, "modified", &m) && json_object_is_type(m, json_type_string))
+            p->modified = astr(x, m);
+    }
+    if (json_object_object_get_ex(doc, "modified", &j) && json_object_is_type(j, json_type_string))
+        p->modified = astr(x, j);
+}
+
+static void read_tags(pctx *x, json_object *tags)
+{
+    npm_packument *p = x->p;
+    p->tags = arena_alloc(x->a, (size_t)(json_object_object_length(tags) + 1) * sizeof *p->tags);
+    json_object_object_foreach(tags, tk, tv)
+    {
+        if (!json_object_is_type(tv, json_type_string))
+            continue;
+        p->tags[p->ntags].tag = arena_strdup(x->a, tk);
+        p->tags[p->ntags].version = astr(x, tv);
+        p->ntags++;
+    }
+    qsort(p->tags, p->ntags, sizeof *p->tags, tag_cmp);
+}
+
+static void read_versions(pctx *x, json_object *versions)
+{
+    npm_packument *p = x->p;
+    size_t n = (size_t)json_object_object_length(versions);
+    p->versions = xcalloc(n ? n : 1, sizeof *p->versions);
+    json_object_object_foreach(versions, vk, vv)
+    {
+        npm_version *v = &p->versions[p->nversions++];
+        v->version = arena_strdup(x->a, vk);
+        read_version(x, v, vv);
+    }
+    qsort(p->versions, p->nversions, sizeof *p->versions, version_cmp);
+    while (p->ncandidates < p->nversions && p->versions[p->ncandidates].excluded == NPM_EX_NONE)
+        p->ncandidates++;
+}
+
 static int parse(const char *body, size_t len, const npm_parse_options *o, bool full_tree,
                  npm_packument **out, const char **reason, char **err)
 {
@@ -835,104 +952,19 @@ static int parse(const char *body, size_t len, const npm_parse_options *o, bool 
         return fail_parse(reason, err, "invalid_cutoff",
                           xasprintf("the cutoff `%s` is not an RFC 3339 time", t.cutoff));
 
-    json_object *doc = NULL;
-    char *what = NULL;
-    int rc = len == 0 ? -1
-             : full_tree ? npm_json_parse_full(body, len, &doc, &what)
-                         : npm_json_prune_parse(body, len, keep_document, &doc, &what);
-    if (rc != 0 || !doc) {
-        char *m = xasprintf("the packument of %s is not valid JSON: %s", name,
-                            len == 0 ? "the body is empty"
-                            : what   ? what
-                                     : "it has data after the JSON value");
-        free(what);
-        return fail_parse(reason, err, "invalid_packument", m);
-    }
-    if (!json_object_is_type(doc, json_type_object)) {
-        char *m = xasprintf("the packument of %s is a JSON %s, not an object", name, type_name(doc));
-        json_object_put(doc);
-        return fail_parse(reason, err, "invalid_packument", m);
-    }
-    json_object *j, *versions = NULL, *tags = NULL;
-    char *problem = NULL;
-    if (json_object_object_get_ex(doc, "error", &j) && !json_object_object_get_ex(doc, "versions", NULL))
-        problem = xasprintf("the registry answered for %s with an error document: %s", name,
-                            json_object_is_type(j, json_type_string) ? json_object_get_string(j)
-                                                                    : type_name(j));
-    else if (json_object_object_get_ex(doc, "name", &j) &&
-             (!json_object_is_type(j, json_type_string) ||
-              (o->name && strcmp(json_object_get_string(j), o->name) != 0)))
-        problem = xasprintf("the packument asked for as %s names the package `%s`", name,
-                            json_object_get_string(j));
-    else if (json_object_object_get_ex(doc, "versions", &versions) &&
-             !json_object_is_type(versions, json_type_object))
-        problem = xasprintf("the packument of %s has `versions` of type %s, not an object", name,
-                            type_name(versions));
-    else if (json_object_object_get_ex(doc, "dist-tags", &tags) &&
-             !json_object_is_type(tags, json_type_object))
-        problem = xasprintf("the packument of %s has `dist-tags` of type %s, not an object", name,
-                            type_name(tags));
-    if (problem) {
-        json_object_put(doc);
-        return fail_parse(reason, err, "invalid_packument", problem);
-    }
+    json_object *doc = NULL, *versions = NULL, *tags = NULL;
+    if (parse_document(body, len, o, full_tree, name, &doc, &versions, &tags, reason, err) != 0)
+        return -1;
 
     npm_packument *p = xcalloc(1, sizeof *p);
     p->arena_ = arena_new();
     pctx x = { .p = p, .a = p->arena_, .o = o, .t = &t, .cutoff_ms = cutoff_ms,
                .have_cutoff = t.cutoff != NULL };
-    char *reg = npm_registry_normalize(o->registry);
-    p->registry = arena_strdup(x.a, reg);
-    free(reg);
-    if (o->served_base) {
-        char *sb = npm_registry_normalize(o->served_base);
-        x.served_base = arena_strdup(x.a, sb);
-        free(sb);
-    }
-    p->name = arena_strdup(x.a, o->name ? o->name
-                                        : json_object_object_get_ex(doc, "name", &j)
-                                              ? json_object_get_string(j)
-                                              : "");
-    char *url = npm_packument_url(p->registry, p->name);
-    p->url = arena_strdup(x.a, url);
-    free(url);
-
-    if (json_object_object_get_ex(doc, "time", &j) && json_object_is_type(j, json_type_object)) {
-        x.time = j;
-        p->full = true;
-        json_object *m;
-        if (json_object_object_get_ex(j, "modified", &m) && json_object_is_type(m, json_type_string))
-            p->modified = astr(&x, m);
-    }
-    if (json_object_object_get_ex(doc, "modified", &j) && json_object_is_type(j, json_type_string))
-        p->modified = astr(&x, j);
-
-    if (tags) {
-        p->tags = arena_alloc(x.a, (size_t)(json_object_object_length(tags) + 1) * sizeof *p->tags);
-        json_object_object_foreach(tags, tk, tv)
-        {
-            if (!json_object_is_type(tv, json_type_string))
-                continue;
-            p->tags[p->ntags].tag = arena_strdup(x.a, tk);
-            p->tags[p->ntags].version = astr(&x, tv);
-            p->ntags++;
-        }
-        qsort(p->tags, p->ntags, sizeof *p->tags, tag_cmp);
-    }
-
-    if (versions) {
-        size_t n = (size_t)json_object_object_length(versions);
-        p->versions = xcalloc(n ? n : 1, sizeof *p->versions);
-        json_object_object_foreach(versions, vk, vv)
-        {
-            npm_version *v = &p->versions[p->nversions++];
-            v->version = arena_strdup(x.a, vk);
-            read_version(&x, v, vv);
-        }
-        qsort(p->versions, p->nversions, sizeof *p->versions, version_cmp);
-        while (p->ncandidates < p->nversions && p->versions[p->ncandidates].excluded == NPM_EX_NONE)
-            p->ncandidates++;
-    }
+    read_header(&x, doc);
+    if (tags)
+        read_tags(&x, tags);
+    if (versions)
+        read_versions(&x, versions);
     json_object_put(doc);
     p->identity = identity_of(x.a, p, x.have_cutoff);
     *out = p;
