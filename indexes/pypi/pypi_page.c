@@ -204,9 +204,25 @@ static const char *hashes_sha256(arena *a, json_object *h)
     return hex_or_null(a, json_object_get_string(v), (size_t)json_object_get_string_len(v));
 }
 
-static el_code parse_json(el_ctx *ctx, arena *a, const char *body, size_t len,
-                          const char *page_url, const char *read_url, pypi_page *out)
+/* api_version() : records the repository API version a page declares
+ * (PEP 691 meta.api-version, PEP 629 pypi:repository-version) and refuses
+ * a major version other than 1. */
+static el_code api_version(el_ctx *ctx, arena *a, const char *page_url, const char *av,
+                           pypi_page *out)
 {
+    out->api_version = arena_strdup(a, av);
+    if (api_major_ok(av))
+        return EL_OK;
+    char what[160];
+    snprintf(what, sizeof what, "repository API version %.32s is not 1.x", av);
+    return bad_page(ctx, page_url, what);
+}
+
+/* One JSON document and nothing after it but white space. */
+static el_code json_document(el_ctx *ctx, const char *body, size_t len, const char *page_url,
+                             json_object **out)
+{
+    *out = NULL;
     if (len > INT_MAX)
         return bad_page(ctx, page_url, "the JSON document is too large");
     json_tokener *tok = json_tokener_new();
@@ -227,7 +243,81 @@ static el_code parse_json(el_ctx *ctx, arena *a, const char *body, size_t len,
             return bad_page(ctx, page_url, "text after the JSON document");
         }
     }
-    el_code rc = EL_OK;
+    *out = root;
+    return EL_OK;
+}
+
+/* A file's yanked flag and its core metadata (PEP 714's key first; PEP
+ * 658's older spelling otherwise). */
+static void json_file_flags(arena *a, json_object *fo, pypi_file *f)
+{
+    json_object *v;
+    if (json_object_object_get_ex(fo, "yanked", &v)) {
+        if (json_object_is_type(v, json_type_boolean)) {
+            f->yanked = json_object_get_boolean(v);
+        } else if (json_object_is_type(v, json_type_string)) {
+            f->yanked = true;
+            if (json_object_get_string_len(v) > 0)
+                f->yanked_reason = arena_strdup(a, json_object_get_string(v));
+        }
+    }
+    v = NULL;
+    if (!json_object_object_get_ex(fo, "core-metadata", &v) &&
+        !json_object_object_get_ex(fo, "dist-info-metadata", &v))
+        v = NULL;
+    if (v) {
+        if (json_object_is_type(v, json_type_boolean)) {
+            f->core_metadata = json_object_get_boolean(v);
+        } else if (json_object_is_type(v, json_type_object)) {
+            f->core_metadata = true;
+            f->core_metadata_sha256 = hashes_sha256(a, v);
+        }
+    }
+}
+
+/* One entry of PEP 691's "files"; one without url or filename is skipped. */
+static void json_file(arena *a, json_object *fo, const char *page_url, const char *read_url,
+                      filevec *fv)
+{
+    json_object *v;
+    if (!json_object_is_type(fo, json_type_object))
+        return;
+    const char *url = jstr(fo, "url"), *filename = jstr(fo, "filename");
+    if (!url || !filename || !*filename)
+        return;
+    const char *abs, *rd, *frag;
+    const char *why = resolve(a, read_url ? read_url : page_url, page_url, read_url, url,
+                              &abs, &rd, &frag);
+    pypi_file *f = files_add(fv);
+    f->filename = arena_strdup(a, filename);
+    f->bad_url = why;
+    f->url = abs;
+    f->read_url = rd;
+    f->sha256 = json_object_object_get_ex(fo, "hashes", &v) ? hashes_sha256(a, v) : NULL;
+    if (!f->sha256)
+        f->sha256 = frag;
+    if (json_object_object_get_ex(fo, "size", &v) && json_object_is_type(v, json_type_int) &&
+        json_object_get_int64(v) >= 0)
+        f->size = json_object_get_int64(v);
+    const char *ut = jstr(fo, "upload-time");
+    if (ut) {
+        f->upload_time = arena_strdup(a, ut);
+        if (!pypi_time_parse(ut, &f->upload_s))
+            f->upload_s = INT64_MIN;
+    }
+    const char *rp = jstr(fo, "requires-python");
+    if (rp && *rp)
+        f->requires_python = arena_strdup(a, rp);
+    json_file_flags(a, fo, f);
+}
+
+static el_code parse_json(el_ctx *ctx, arena *a, const char *body, size_t len,
+                          const char *page_url, const char *read_url, pypi_page *out)
+{
+    json_object *root;
+    el_code rc = json_document(ctx, body, len, page_url, &root);
+    if (rc != EL_OK)
+        return rc;
     json_object *meta, *files;
     if (!json_object_is_type(root, json_type_object)) {
         rc = bad_page(ctx, page_url, "the JSON document is not an object");
@@ -236,15 +326,8 @@ static el_code parse_json(el_ctx *ctx, arena *a, const char *body, size_t len,
     if (json_object_object_get_ex(root, "meta", &meta) &&
         json_object_is_type(meta, json_type_object)) {
         const char *av = jstr(meta, "api-version");
-        if (av) {
-            out->api_version = arena_strdup(a, av);
-            if (!api_major_ok(av)) {
-                char what[160];
-                snprintf(what, sizeof what, "repository API version %.32s is not 1.x", av);
-                rc = bad_page(ctx, page_url, what);
-                goto done;
-            }
-        }
+        if (av && (rc = api_version(ctx, a, page_url, av, out)) != EL_OK)
+            goto done;
     }
     if (!json_object_object_get_ex(root, "files", &files) ||
         !json_object_is_type(files, json_type_array)) {
@@ -253,59 +336,8 @@ static el_code parse_json(el_ctx *ctx, arena *a, const char *body, size_t len,
     }
     filevec fv = { 0 };
     size_t n = json_object_array_length(files);
-    for (size_t i = 0; i < n; i++) {
-        json_object *fo = json_object_array_get_idx(files, i), *v;
-        if (!json_object_is_type(fo, json_type_object))
-            continue;
-        const char *url = jstr(fo, "url"), *filename = jstr(fo, "filename");
-        if (!url || !filename || !*filename)
-            continue;
-        const char *abs, *rd, *frag;
-        const char *why = resolve(a, read_url ? read_url : page_url, page_url, read_url, url,
-                                  &abs, &rd, &frag);
-        pypi_file *f = files_add(&fv);
-        f->filename = arena_strdup(a, filename);
-        f->bad_url = why;
-        f->url = abs;
-        f->read_url = rd;
-        f->sha256 = json_object_object_get_ex(fo, "hashes", &v) ? hashes_sha256(a, v) : NULL;
-        if (!f->sha256)
-            f->sha256 = frag;
-        if (json_object_object_get_ex(fo, "size", &v) && json_object_is_type(v, json_type_int) &&
-            json_object_get_int64(v) >= 0)
-            f->size = json_object_get_int64(v);
-        const char *ut = jstr(fo, "upload-time");
-        if (ut) {
-            f->upload_time = arena_strdup(a, ut);
-            if (!pypi_time_parse(ut, &f->upload_s))
-                f->upload_s = INT64_MIN;
-        }
-        const char *rp = jstr(fo, "requires-python");
-        if (rp && *rp)
-            f->requires_python = arena_strdup(a, rp);
-        if (json_object_object_get_ex(fo, "yanked", &v)) {
-            if (json_object_is_type(v, json_type_boolean)) {
-                f->yanked = json_object_get_boolean(v);
-            } else if (json_object_is_type(v, json_type_string)) {
-                f->yanked = true;
-                if (json_object_get_string_len(v) > 0)
-                    f->yanked_reason = arena_strdup(a, json_object_get_string(v));
-            }
-        }
-        /* PEP 714's key first; PEP 658's older spelling otherwise. */
-        v = NULL;
-        if (!json_object_object_get_ex(fo, "core-metadata", &v) &&
-            !json_object_object_get_ex(fo, "dist-info-metadata", &v))
-            v = NULL;
-        if (v) {
-            if (json_object_is_type(v, json_type_boolean)) {
-                f->core_metadata = json_object_get_boolean(v);
-            } else if (json_object_is_type(v, json_type_object)) {
-                f->core_metadata = true;
-                f->core_metadata_sha256 = hashes_sha256(a, v);
-            }
-        }
-    }
+    for (size_t i = 0; i < n; i++)
+        json_file(a, json_object_array_get_idx(files, i), page_url, read_url, &fv);
     files_finish(a, &fv, out);
 done:
     json_object_put(root);
@@ -384,6 +416,119 @@ static char *clean_utf8(const char *s, size_t n, size_t *out_len)
     return sb_detach(&sb, out_len);
 }
 
+/* <base href>: a base that is no fetchable URL is ignored (every link
+ * resolved against it would be unusable). */
+static void html_base(xmlNode *n, const char *page_url, const char *read_url, char **base,
+                      char **read_base)
+{
+    char *h = prop(n, "href");
+    if (!h)
+        return;
+    char *b = cache_url_join(page_url, h);
+    if (b && !fetchable(b)) {
+        free(b);
+        b = NULL;
+    }
+    char *rb = b && read_url ? cache_url_join(read_url, h) : NULL;
+    if (b) {
+        free(*base);
+        *base = b;
+    }
+    if (rb) {
+        free(*read_base);
+        *read_base = rb;
+    }
+    xmlFree(h);
+}
+
+/* First pass: <base href> and the repository version. */
+static el_code html_head(el_ctx *ctx, arena *a, xmlNode *root, const char *page_url,
+                         const char *read_url, char **base, char **read_base, pypi_page *out)
+{
+    el_code rc = EL_OK;
+    for (xmlNode *n = root; n; n = next_node(n)) {
+        if (name_is(n, "base")) {
+            html_base(n, page_url, read_url, base, read_base);
+        } else if (name_is(n, "meta")) {
+            char *nm = prop(n, "name");
+            if (nm && strcmp(nm, "pypi:repository-version") == 0) {
+                char *c = prop(n, "content");
+                if (c) {
+                    el_code vrc = api_version(ctx, a, page_url, c, out);
+                    if (vrc != EL_OK)
+                        rc = vrc;
+                    xmlFree(c);
+                }
+            }
+            if (nm)
+                xmlFree(nm);
+        }
+    }
+    return rc;
+}
+
+/* The file name of a link: its URL's last segment, else its text. */
+static char *link_filename(arena *a, xmlNode *n, const char *abs)
+{
+    char *fname = url_basename(a, abs);
+    if (*fname)
+        return fname;
+    xmlChar *text = xmlNodeGetContent(n);
+    if (text) {
+        const char *t = (const char *)text;
+        size_t tl = strlen(t);
+        while (tl && isspace((unsigned char)*t))
+            t++, tl--;
+        while (tl && isspace((unsigned char)t[tl - 1]))
+            tl--;
+        fname = arena_strndup(a, t, tl);
+        xmlFree(text);
+    }
+    return fname;
+}
+
+/* One <a>: a file unless it has no href or no name. */
+static void html_link(arena *a, xmlNode *n, const char *page_url, const char *read_url,
+                      const char *base, const char *read_base, filevec *fv)
+{
+    char *href = prop(n, "href");
+    if (!href)
+        return;
+    const char *abs, *rd, *frag;
+    const char *why = resolve(a, read_url ? read_url : page_url, base, read_base, href, &abs,
+                              &rd, &frag);
+    xmlFree(href);
+    char *fname = link_filename(a, n, abs);
+    if (!*fname)
+        return;
+    pypi_file *f = files_add(fv);
+    f->filename = fname;
+    f->bad_url = why;
+    f->url = abs;
+    f->read_url = rd;
+    f->sha256 = frag;
+    char *rp = prop(n, "data-requires-python");
+    if (rp) {
+        if (*rp)
+            f->requires_python = arena_strdup(a, rp);
+        xmlFree(rp);
+    }
+    char *y = prop(n, "data-yanked");
+    if (y) {
+        f->yanked = true;
+        if (*y)
+            f->yanked_reason = arena_strdup(a, y);
+        xmlFree(y);
+    }
+    char *cm = prop(n, "data-core-metadata");
+    if (!cm)
+        cm = prop(n, "data-dist-info-metadata");
+    if (cm) {
+        metadata_attr(a, cm, f);
+        xmlFree(cm);
+    }
+}
+
 static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len,
                           const char *page_url, const char *read_url, pypi_page *out)
 {
@@ -405,101 +550,10 @@ static el_code parse_html(el_ctx *ctx, arena *a, const char *raw, size_t raw_len
     xmlNode *root = xmlDocGetRootElement(doc);
     char *base = xstrdup(page_url);
     char *read_base = read_url ? xstrdup(read_url) : NULL;
-    el_code rc = EL_OK;
-    /* First pass: <base href> and the repository version. */
-    for (xmlNode *n = root; n; n = next_node(n)) {
-        if (name_is(n, "base")) {
-            char *h = prop(n, "href");
-            if (h) {
-                /* A base that is no fetchable URL is ignored: every link
-                 * resolved against it would be unusable. */
-                char *b = cache_url_join(page_url, h);
-                if (b && !fetchable(b)) {
-                    free(b);
-                    b = NULL;
-                }
-                char *rb = b && read_url ? cache_url_join(read_url, h) : NULL;
-                if (b) {
-                    free(base);
-                    base = b;
-                }
-                if (rb) {
-                    free(read_base);
-                    read_base = rb;
-                }
-                xmlFree(h);
-            }
-        } else if (name_is(n, "meta")) {
-            char *nm = prop(n, "name");
-            if (nm && strcmp(nm, "pypi:repository-version") == 0) {
-                char *c = prop(n, "content");
-                if (c) {
-                    out->api_version = arena_strdup(a, c);
-                    if (!api_major_ok(c)) {
-                        char what[160];
-                        snprintf(what, sizeof what, "repository API version %.32s is not 1.x", c);
-                        rc = bad_page(ctx, page_url, what);
-                    }
-                    xmlFree(c);
-                }
-            }
-            if (nm)
-                xmlFree(nm);
-        }
-    }
-    for (xmlNode *n = root; n && rc == EL_OK; n = next_node(n)) {
-        if (!name_is(n, "a"))
-            continue;
-        char *href = prop(n, "href");
-        if (!href)
-            continue;
-        const char *abs, *rd, *frag;
-        const char *why = resolve(a, read_url ? read_url : page_url, base, read_base, href,
-                                  &abs, &rd, &frag);
-        xmlFree(href);
-        char *fname = url_basename(a, abs);
-        if (!*fname) {
-            xmlChar *text = xmlNodeGetContent(n);
-            if (text) {
-                const char *t = (const char *)text;
-                size_t tl = strlen(t);
-                while (tl && isspace((unsigned char)*t))
-                    t++, tl--;
-                while (tl && isspace((unsigned char)t[tl - 1]))
-                    tl--;
-                fname = arena_strndup(a, t, tl);
-                xmlFree(text);
-            }
-        }
-        if (!*fname)
-            continue;
-        pypi_file *f = files_add(&fv);
-        f->filename = fname;
-        f->bad_url = why;
-        f->url = abs;
-        f->read_url = rd;
-        f->sha256 = frag;
-        char *rp = prop(n, "data-requires-python");
-        if (rp) {
-            if (*rp)
-                f->requires_python = arena_strdup(a, rp);
-            xmlFree(rp);
-        }
-        char *y = prop(n, "data-yanked");
-        if (y) {
-            f->yanked = true;
-            if (*y)
-                f->yanked_reason = arena_strdup(a, y);
-            xmlFree(y);
-        }
-        char *cm = prop(n, "data-core-metadata");
-        if (!cm)
-            cm = prop(n, "data-dist-info-metadata");
-        if (cm) {
-            metadata_attr(a, cm, f);
-            xmlFree(cm);
-        }
-    }
+    el_code rc = html_head(ctx, a, root, page_url, read_url, &base, &read_base, out);
+    for (xmlNode *n = root; n && rc == EL_OK; n = next_node(n))
+        if (name_is(n, "a"))
+            html_link(a, n, page_url, read_url, base, read_base, &fv);
     free(base);
     free(read_base);
     xmlFreeDoc(doc);
