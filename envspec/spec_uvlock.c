@@ -240,12 +240,25 @@ static void push(sel *s, long pkg, const char *extra)
 
 /* An edge the walk followed, each (from, to) once (the key cannot be an
  * extra's: those hold a newline). */
-static void followed(sel *s, long from, long to)
+static void followed(sel *s, long from, long to, const toml_value *edge)
 {
     if (!seen_add(s, arena_sprintf(s->mem, "%ld>%ld", from, to)))
         return;
+    strbuf sb = STRBUF_INIT;
+    const char *name = str_at(edge, "name");
+    sb_addf(&sb, "%s", name ? name : "");
+    const toml_value *ex = kind_at(edge, "extra", TOML_ARRAY);
+    size_t n = 0;
+    for (size_t x = 0; ex && x < ex->n; x++)
+        if (ex->items[x]->kind == TOML_STRING)
+            sb_addf(&sb, "%s%s", n++ ? "," : "[", ex->items[x]->s);
+    if (n)
+        sb_addc(&sb, ']');
+    if (str_at(edge, "marker"))
+        sb_addf(&sb, "; %s", str_at(edge, "marker"));
     spec_uvedge *e = arena_alloc(s->mem, sizeof *e);
-    *e = (spec_uvedge){from, to};
+    *e = (spec_uvedge){from, to, arena_strdup(s->mem, sb.buf)};
+    sb_release(&sb);
     ptrvec_push(&s->edges, e);
 }
 
@@ -272,7 +285,7 @@ static void walk(sel *s, long from, const toml_value *edges)
                     str_at(s->pkgs[from], "name"), name);
             continue;
         }
-        followed(s, from, to);
+        followed(s, from, to, e);
         push(s, to, NULL);
         const toml_value *ex = kind_at(e, "extra", TOML_ARRAY);
         for (size_t x = 0; ex && x < ex->n; x++)
@@ -515,7 +528,7 @@ static void collect(sel *s, spec_uvlock *out, const char *const *indexes, size_t
         const spec_uvedge *e = s->edges.items[i];
         long from = e->from == s->root ? -1 : at[e->from], to = at[e->to];
         if (to >= 0 && (from >= 0 || e->from == s->root))
-            out->edges[out->n_edges++] = (spec_uvedge){from, to};
+            out->edges[out->n_edges++] = (spec_uvedge){from, to, e->spec};
     }
 }
 

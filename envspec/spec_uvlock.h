@@ -35,6 +35,9 @@ typedef struct spec_uvfile {
  * spec_uvlock.pkgs, or -1 for the project itself) needs package `to`. */
 typedef struct spec_uvedge {
     long from, to;
+    const char *spec;      /* the edge as uv.lock records it, as PEP 508:
+                              name, its `extra` list, its `marker`
+                              ("uvicorn[standard]; sys_platform != 'win32'") */
 } spec_uvedge;
 
 typedef struct spec_uvpkg {

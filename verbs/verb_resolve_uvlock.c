@@ -147,6 +147,7 @@ static void link_edges(lock_doc *doc, size_t first, const spec_uvlock *u)
         d->name = to->name;
         d->version = to->version;
         d->kind = "requires";
+        d->spec = lock_strdup(doc, e->spec);
         char *by = xasprintf("pypi:%s@%s", from->name, from->version);
         lock_strv_add(doc, &to->requested_by, by);
         free(by);

@@ -251,6 +251,11 @@ def check_python(doc):
         deps = {d["name"] for d in p["dependencies"]}
         if deps != EDGES.get(name, set()) or p.get("extras", []) != EXTRAS.get(name, []):
             raise Fail("%s: edges %s extras %s" % (name, sorted(deps), p.get("extras")))
+    # an edge's spec is uv.lock's record of it: the name and its marker
+    numpy_edge = [d for d in pypi["pandas"]["dependencies"] if d["name"] == "numpy"]
+    if numpy_edge != [{"name": "numpy", "version": "2.2.6", "kind": "requires",
+                       "spec": "numpy; python_full_version >= '3.13'"}]:
+        raise Fail("pandas' numpy edge: %s" % numpy_edge)
     if pypi["numpy"]["requestedBy"] != ["pypi:pandas@2.2.3"] or pypi["requests"]["requestedBy"] != ["spec"]:
         raise Fail("requestedBy: numpy %s, requests %s" % (pypi["numpy"]["requestedBy"],
                                                            pypi["requests"]["requestedBy"]))
