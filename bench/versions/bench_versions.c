@@ -60,76 +60,77 @@ static int cmp_solv(const void *a, const void *b)
     return pool_evrcmp_str(solv_pool, *(char *const *)a, *(char *const *)b, EVRCMP_COMPARE);
 }
 
-int main(int argc, char **argv)
-{
-    if (argc != 2) {
-        fprintf(stderr, "usage: bench_versions DIR\n");
-        return 2;
-    }
-    char path[4096];
-    size_t n, nr;
+/* One ecosystem's lists: DIR/<eco>.txt (versions) and DIR/ranges-<eco>.txt. */
+typedef struct lists {
     char **vs, **rs;
-    bool *keep;
-    double t0;
-    size_t kept;
+    size_t n, nr;
+} lists;
 
-    /* PyPI */
-    snprintf(path, sizeof path, "%s/pypi.txt", argv[1]);
-    vs = read_lines(path, &n);
-    snprintf(path, sizeof path, "%s/ranges-pypi.txt", argv[1]);
-    rs = read_lines(path, &nr);
-    keep = xcalloc(n, sizeof(bool));
-    t0 = now_ms();
-    pypi_version **pv = xcalloc(n, sizeof *pv);
-    for (size_t i = 0; i < n; i++)
-        pv[i] = pypi_version_parse(vs[i], NULL);
-    qsort(pv, n, sizeof *pv, cmp_pypi);
-    kept = 0;
-    for (size_t r = 0; r < nr; r++) {
-        pypi_filter(rs[r], (const char *const *)vs, n, keep, NULL);
-        for (size_t i = 0; i < n; i++)
+static lists load(const char *dir, const char *eco)
+{
+    char path[4096];
+    lists l;
+    snprintf(path, sizeof path, "%s/%s.txt", dir, eco);
+    l.vs = read_lines(path, &l.n);
+    snprintf(path, sizeof path, "%s/ranges-%s.txt", dir, eco);
+    l.rs = read_lines(path, &l.nr);
+    return l;
+}
+
+typedef int filter_fn(const char *range, const char *const *versions, size_t n, bool *keep,
+                       char **err);
+
+/* How many versions each range keeps, summed over the ranges. */
+static size_t filter_all(const lists *l, filter_fn *filter)
+{
+    bool *keep = xcalloc(l->n, sizeof(bool));
+    size_t kept = 0;
+    for (size_t r = 0; r < l->nr; r++) {
+        filter(l->rs[r], (const char *const *)l->vs, l->n, keep, NULL);
+        for (size_t i = 0; i < l->n; i++)
             kept += keep[i];
     }
+    free(keep);
+    return kept;
+}
+
+static void bench_pypi(const char *dir)
+{
+    lists l = load(dir, "pypi");
+    double t0 = now_ms();
+    pypi_version **pv = xcalloc(l.n, sizeof *pv);
+    for (size_t i = 0; i < l.n; i++)
+        pv[i] = pypi_version_parse(l.vs[i], NULL);
+    qsort(pv, l.n, sizeof *pv, cmp_pypi);
+    size_t kept = filter_all(&l, pypi_filter);
     printf("pypi envlock %.1f %zu\n", now_ms() - t0, kept);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < l.n; i++)
         pypi_version_free(pv[i]);
     free(pv);
-    free(keep);
+}
 
-    /* npm */
-    snprintf(path, sizeof path, "%s/npm.txt", argv[1]);
-    vs = read_lines(path, &n);
-    snprintf(path, sizeof path, "%s/ranges-npm.txt", argv[1]);
-    rs = read_lines(path, &nr);
-    keep = xcalloc(n, sizeof(bool));
-    t0 = now_ms();
-    npm_semver *nv = xcalloc(n, sizeof *nv);
-    npm_semver **np = xcalloc(n, sizeof *np);
-    for (size_t i = 0; i < n; i++) {
-        npm_semver_parse(&nv[i], vs[i], 0, NULL);
+static void bench_npm(const char *dir)
+{
+    lists l = load(dir, "npm");
+    double t0 = now_ms();
+    npm_semver *nv = xcalloc(l.n, sizeof *nv);
+    npm_semver **np = xcalloc(l.n, sizeof *np);
+    for (size_t i = 0; i < l.n; i++) {
+        npm_semver_parse(&nv[i], l.vs[i], 0, NULL);
         np[i] = &nv[i];
     }
-    qsort(np, n, sizeof *np, cmp_npm);
-    kept = 0;
-    for (size_t r = 0; r < nr; r++) {
-        npm_filter(rs[r], (const char *const *)vs, n, keep, NULL);
-        for (size_t i = 0; i < n; i++)
-            kept += keep[i];
-    }
+    qsort(np, l.n, sizeof *np, cmp_npm);
+    size_t kept = filter_all(&l, npm_filter);
     printf("npm envlock %.1f %zu\n", now_ms() - t0, kept);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < l.n; i++)
         npm_semver_release(&nv[i]);
     free(nv);
     free(np);
-    free(keep);
+}
 
-    /* Debian */
-    snprintf(path, sizeof path, "%s/deb.txt", argv[1]);
-    vs = read_lines(path, &n);
-    snprintf(path, sizeof path, "%s/ranges-deb.txt", argv[1]);
-    rs = read_lines(path, &nr);
-    keep = xcalloc(n, sizeof(bool));
-    t0 = now_ms();
+/* Parses and sorts the Debian versions in `vs` (timed by the caller). */
+static void deb_parse_sort(char **vs, size_t n)
+{
     deb_version *dv = xcalloc(n, sizeof *dv);
     deb_version **dp = xcalloc(n, sizeof *dp);
     for (size_t i = 0; i < n; i++) {
@@ -138,40 +139,43 @@ int main(int argc, char **argv)
         dp[i] = &dv[i];
     }
     qsort(dp, n, sizeof *dp, cmp_deb);
-    kept = 0;
-    for (size_t r = 0; r < nr; r++) {
-        deb_filter(rs[r], (const char *const *)vs, n, keep, NULL);
-        for (size_t i = 0; i < n; i++)
-            kept += keep[i];
-    }
-    printf("deb envlock %.1f %zu\n", now_ms() - t0, kept);
     free(dv);
     free(dp);
-    free(keep);
+}
 
-    /* libsolv's Debian order on the same list: sort only (it has no relation
-     * filter over strings), so it is compared against envlock's sort below. */
+/* Debian; then libsolv's Debian order on the same list: sort only (it has
+ * no relation filter over strings), so it is compared against envlock's
+ * sort. */
+static void bench_deb(const char *dir)
+{
+    lists l = load(dir, "deb");
+    double t0 = now_ms();
+    deb_parse_sort(l.vs, l.n);
+    size_t kept = filter_all(&l, deb_filter);
+    printf("deb envlock %.1f %zu\n", now_ms() - t0, kept);
+
     solv_pool = pool_create();
     pool_setdisttype(solv_pool, DISTTYPE_DEB);
-    char **copy = xcalloc(n, sizeof *copy);
-    memcpy(copy, vs, n * sizeof *copy);
+    char **copy = xcalloc(l.n, sizeof *copy);
+    memcpy(copy, l.vs, l.n * sizeof *copy);
     t0 = now_ms();
-    qsort(copy, n, sizeof *copy, cmp_solv);
-    printf("deb-sort libsolv %.1f %zu\n", now_ms() - t0, n);
-    memcpy(copy, vs, n * sizeof *copy);
+    qsort(copy, l.n, sizeof *copy, cmp_solv);
+    printf("deb-sort libsolv %.1f %zu\n", now_ms() - t0, l.n);
     t0 = now_ms();
-    dv = xcalloc(n, sizeof *dv);
-    dp = xcalloc(n, sizeof *dp);
-    for (size_t i = 0; i < n; i++) {
-        const char *why;
-        deb_version_parse(vs[i], strlen(vs[i]), &dv[i], &why);
-        dp[i] = &dv[i];
-    }
-    qsort(dp, n, sizeof *dp, cmp_deb);
-    printf("deb-sort envlock %.1f %zu\n", now_ms() - t0, n);
+    deb_parse_sort(l.vs, l.n);
+    printf("deb-sort envlock %.1f %zu\n", now_ms() - t0, l.n);
     pool_free(solv_pool);
     free(copy);
-    free(dv);
-    free(dp);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: bench_versions DIR\n");
+        return 2;
+    }
+    bench_pypi(argv[1]);
+    bench_npm(argv[1]);
+    bench_deb(argv[1]);
     return 0;
 }
