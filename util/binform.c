@@ -1,5 +1,5 @@
 /* binform.c — the little-endian integers of envlock's binary parsed forms
- * (npm_packument_blob.c, pypi_page_blob.c): written to a strbuf, read
+ * (npm_packument_blob.c, pypi_page_blob.c, conda_repodata_blob.c): written to a strbuf, read
  * through a bin_reader that turns bad at the first read past its end; and
  * the frame both forms share (bin_frame_write(), bin_frame_open()). */
 #include <string.h>
@@ -26,6 +26,54 @@ bool bin_need(bin_reader *r, size_t n)
     if (r->bad || (size_t)(r->end - r->p) < n)
         r->bad = true;
     return !r->bad;
+}
+
+#define NULL_LEN 0xffffffffu
+
+void bin_put_str(strbuf *sb, const char *s)
+{
+    if (!s) {
+        bin_put_u32(sb, NULL_LEN);
+        return;
+    }
+    size_t n = strlen(s);
+    bin_put_u32(sb, (uint32_t)n);
+    sb_add(sb, s, n);
+}
+
+void bin_put_strs(strbuf *sb, const char *const *v, size_t n)
+{
+    bin_put_u32(sb, (uint32_t)n);
+    for (size_t i = 0; i < n; i++)
+        bin_put_str(sb, v[i]);
+}
+
+const char *bin_str(bin_reader *r, arena *a, bool nullable)
+{
+    uint32_t n = bin_u32(r);
+    if (!r->bad && n == NULL_LEN && nullable)
+        return NULL;
+    /* a C string could not have been written with a NUL inside */
+    if (n == NULL_LEN || !bin_need(r, n) || memchr(r->p, '\0', n)) {
+        r->bad = true;
+        return nullable ? NULL : "";
+    }
+    const char *s = arena_strndup(a, (const char *)r->p, n);
+    r->p += n;
+    return s;
+}
+
+const char **bin_strs(bin_reader *r, arena *a, size_t *n)
+{
+    uint32_t k = bin_u32(r);
+    /* each entry takes at least its 4-byte length */
+    if (!r->bad && (size_t)(r->end - r->p) / 4 < k)
+        r->bad = true;
+    *n = r->bad ? 0 : k;
+    const char **v = arena_alloc(a, (*n ? *n : 1) * sizeof *v);
+    for (size_t i = 0; i < *n && !r->bad; i++)
+        v[i] = bin_str(r, a, false);
+    return v;
 }
 
 uint32_t bin_u32(bin_reader *r)

@@ -155,6 +155,18 @@ typedef struct bin_reader {
 void bin_put_u32(strbuf *sb, uint32_t v);
 void bin_put_u64(strbuf *sb, uint64_t v);
 bool bin_need(bin_reader *r, size_t n);
+/* bin_put_str() : u32 length then the bytes, or length 0xffffffff for
+ *  NULL. bin_put_strs() : u32 count then n such strings.
+ * bin_str() : one string written by bin_put_str(), copied into `a`; NULL
+ *  for a written NULL when `nullable`. A written NULL otherwise, a length
+ *  past the end or a NUL inside makes r bad; a bad read gives NULL, or ""
+ *  when not `nullable`, so callers need no check before r->bad is looked at.
+ * bin_strs() : a bin_put_strs() list, its count bounded by what is left so
+ *  that a damaged count cannot ask for a huge allocation. */
+void bin_put_str(strbuf *sb, const char *s);
+void bin_put_strs(strbuf *sb, const char *const *v, size_t n);
+const char *bin_str(bin_reader *r, arena *a, bool nullable);
+const char **bin_strs(bin_reader *r, arena *a, size_t *n);
 uint32_t bin_u32(bin_reader *r);
 uint64_t bin_u64(bin_reader *r);
 unsigned bin_u8(bin_reader *r, unsigned max);

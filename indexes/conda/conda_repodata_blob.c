@@ -21,7 +21,6 @@
 
 #define MAGIC "ELCONDA\n"
 #define BLOB_FORMAT 1
-#define NULL_LEN 0xffffffffu
 
 /* The reasons records are excluded for, as static strings again. */
 static const char *const reasons[] = {
@@ -47,41 +46,23 @@ char *conda_repodata_blob_name(const char *body_sha256, const conda_repodata_opt
     return xasprintf("conda-repodata/%s/%.16s/f%d", body_sha256, key, BLOB_FORMAT);
 }
 
-static void put_str(strbuf *sb, const char *s)
-{
-    if (!s) {
-        bin_put_u32(sb, NULL_LEN);
-        return;
-    }
-    size_t n = strlen(s);
-    bin_put_u32(sb, (uint32_t)n);
-    sb_add(sb, s, n);
-}
-
-static void put_list(strbuf *sb, const char *const *v, size_t n)
-{
-    bin_put_u32(sb, (uint32_t)n);
-    for (size_t i = 0; i < n; i++)
-        put_str(sb, v[i]);
-}
-
 static void put_record(strbuf *sb, const conda_record *r)
 {
-    put_str(sb, r->fn);
-    put_str(sb, r->name);
-    put_str(sb, r->version);
-    put_str(sb, r->build);
+    bin_put_str(sb, r->fn);
+    bin_put_str(sb, r->name);
+    bin_put_str(sb, r->version);
+    bin_put_str(sb, r->build);
     bin_put_u64(sb, r->build_number);
-    put_list(sb, r->depends, r->n_depends);
-    put_list(sb, r->constrains, r->n_constrains);
-    put_list(sb, r->track_features, r->n_track_features);
+    bin_put_strs(sb, r->depends, r->n_depends);
+    bin_put_strs(sb, r->constrains, r->n_constrains);
+    bin_put_strs(sb, r->track_features, r->n_track_features);
     bin_put_u64(sb, (uint64_t)r->timestamp_ms);
     sb_addc(sb, (char)r->noarch);
-    put_str(sb, r->sha256);
-    put_str(sb, r->md5);
+    bin_put_str(sb, r->sha256);
+    bin_put_str(sb, r->md5);
     bin_put_u64(sb, r->size);
-    put_str(sb, r->license);
-    put_str(sb, r->subdir);
+    bin_put_str(sb, r->license);
+    bin_put_str(sb, r->subdir);
     sb_addc(sb, (char)r->is_conda);
 }
 
@@ -91,15 +72,15 @@ void conda_repodata_blob_write(const conda_repodata *r, const char *body_sha256,
     char key[65];
     options_key(o, key);
     strbuf p = STRBUF_INIT;
-    put_str(&p, r->subdir);
+    bin_put_str(&p, r->subdir);
     bin_put_u32(&p, (uint32_t)r->n_records);
     for (size_t i = 0; i < r->n_records; i++)
         put_record(&p, &r->records[i]);
     bin_put_u32(&p, (uint32_t)r->n_excluded);
     for (size_t i = 0; i < r->n_excluded; i++) {
-        put_str(&p, r->excluded[i].fn);
-        put_str(&p, r->excluded[i].reason);
-        put_str(&p, r->excluded[i].detail);
+        bin_put_str(&p, r->excluded[i].fn);
+        bin_put_str(&p, r->excluded[i].reason);
+        bin_put_str(&p, r->excluded[i].detail);
     }
     bin_frame_write(out, MAGIC, BLOB_FORMAT, body_sha256, key, &p);
     sb_release(&p);
@@ -112,59 +93,23 @@ typedef struct rd {
     arena *a;
 } rd;
 
-/* A string: bounded by what is left, no NUL inside (a C string could not
- * have been written with one). */
-static const char *get_str(rd *r, bool nullable)
-{
-    uint32_t n = bin_u32(&r->b);
-    if (r->b.bad || (n == NULL_LEN && !nullable) || (n != NULL_LEN && !bin_need(&r->b, n))) {
-        r->b.bad = true;
-        return NULL;
-    }
-    if (n == NULL_LEN)
-        return NULL;
-    const char *s = (const char *)r->b.p;
-    r->b.p += n;
-    if (memchr(s, '\0', n)) {
-        r->b.bad = true;
-        return NULL;
-    }
-    return arena_strndup(r->a, s, n);
-}
-
-static const char *const *get_list(rd *r, size_t *n)
-{
-    uint32_t k = bin_u32(&r->b);
-    /* each entry takes at least its 4-byte length */
-    if (r->b.bad || !bin_need(&r->b, (size_t)k * 4)) {
-        r->b.bad = true;
-        *n = 0;
-        return NULL;
-    }
-    const char **v = arena_alloc(r->a, (k ? k : 1) * sizeof *v);
-    for (uint32_t i = 0; i < k && !r->b.bad; i++)
-        v[i] = get_str(r, false);
-    *n = k;
-    return v;
-}
-
 static void get_record(rd *r, conda_record *c)
 {
-    c->fn = get_str(r, false);
-    c->name = get_str(r, false);
-    c->version = get_str(r, false);
-    c->build = get_str(r, false);
+    c->fn = bin_str(&r->b, r->a, false);
+    c->name = bin_str(&r->b, r->a, false);
+    c->version = bin_str(&r->b, r->a, false);
+    c->build = bin_str(&r->b, r->a, false);
     c->build_number = bin_u64(&r->b);
-    c->depends = get_list(r, &c->n_depends);
-    c->constrains = get_list(r, &c->n_constrains);
-    c->track_features = get_list(r, &c->n_track_features);
+    c->depends = bin_strs(&r->b, r->a, &c->n_depends);
+    c->constrains = bin_strs(&r->b, r->a, &c->n_constrains);
+    c->track_features = bin_strs(&r->b, r->a, &c->n_track_features);
     c->timestamp_ms = (int64_t)bin_u64(&r->b);
     c->noarch = (conda_noarch)bin_u8(&r->b, CONDA_NOARCH_PYTHON);
-    c->sha256 = get_str(r, true);
-    c->md5 = get_str(r, true);
+    c->sha256 = bin_str(&r->b, r->a, true);
+    c->md5 = bin_str(&r->b, r->a, true);
     c->size = bin_u64(&r->b);
-    c->license = get_str(r, true);
-    c->subdir = get_str(r, true);
+    c->license = bin_str(&r->b, r->a, true);
+    c->subdir = bin_str(&r->b, r->a, true);
     c->is_conda = bin_u8(&r->b, 1) != 0;
     if ((c->sha256 && !is_lower_hex(c->sha256, 64)) || (c->md5 && !is_lower_hex(c->md5, 32)))
         r->b.bad = true;
@@ -189,7 +134,7 @@ bool conda_repodata_blob_read(const unsigned char *data, size_t len, const char 
         arena_free(r.a);
         return false;
     }
-    const char *subdir = get_str(&r, true);
+    const char *subdir = bin_str(&r.b, r.a, true);
     uint32_t n = bin_u32(&r.b);
     /* a record takes at least 4 bytes per string and list it holds */
     conda_record *recs = !r.b.bad && bin_need(&r.b, (size_t)n * 60) ? xcalloc(n ? n : 1, sizeof *recs) : NULL;
@@ -198,9 +143,9 @@ bool conda_repodata_blob_read(const unsigned char *data, size_t len, const char 
     uint32_t nx = recs ? bin_u32(&r.b) : 0;
     conda_excluded *ex = recs && !r.b.bad && bin_need(&r.b, (size_t)nx * 12) ? xcalloc(nx ? nx : 1, sizeof *ex) : NULL;
     for (uint32_t i = 0; ex && i < nx && !r.b.bad; i++) {
-        ex[i].fn = get_str(&r, false);
-        ex[i].reason = known_reason(get_str(&r, false));
-        ex[i].detail = get_str(&r, false);
+        ex[i].fn = bin_str(&r.b, r.a, false);
+        ex[i].reason = known_reason(bin_str(&r.b, r.a, false));
+        ex[i].detail = bin_str(&r.b, r.a, false);
         r.b.bad |= !ex[i].reason;
     }
     if (!recs || !ex || r.b.bad || r.b.p != r.b.end) {

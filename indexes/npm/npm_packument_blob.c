@@ -25,7 +25,6 @@
 #include "npm_spec.h"
 
 #define MAGIC "ELNPMPK\n"
-#define NULL_LEN 0xffffffffu
 
 /* ---- the key ---- */
 
@@ -70,27 +69,7 @@ char *npm_packument_blob_name(const char *body_sha256, const npm_parse_options *
 
 /* ---- writing ---- */
 
-
-
 static void put_u8(strbuf *sb, unsigned v) { sb_addc(sb, (char)(unsigned char)v); }
-
-static void put_str(strbuf *sb, const char *s)
-{
-    if (!s) {
-        bin_put_u32(sb, NULL_LEN);
-        return;
-    }
-    size_t n = strlen(s);
-    bin_put_u32(sb, (uint32_t)n);
-    sb_add(sb, s, n);
-}
-
-static void put_list(strbuf *sb, const char *const *v, size_t n)
-{
-    bin_put_u32(sb, (uint32_t)n);
-    for (size_t i = 0; i < n; i++)
-        put_str(sb, v[i]);
-}
 
 /* The text classify() in npm_packument.c parsed d's range from. */
 static const char *range_text(const npm_dep *d)
@@ -109,53 +88,53 @@ static const char *range_text(const npm_dep *d)
 
 static void put_version(strbuf *sb, const npm_version *v)
 {
-    put_str(sb, v->version);
+    bin_put_str(sb, v->version);
     put_u8(sb, v->semver.version != NULL);
     bin_put_u32(sb, (uint32_t)v->ndeps);
     for (size_t i = 0; i < v->ndeps; i++) {
         const npm_dep *d = &v->deps[i];
-        put_str(sb, d->name);
-        put_str(sb, d->spec);
+        bin_put_str(sb, d->name);
+        bin_put_str(sb, d->spec);
         put_u8(sb, d->kind);
         put_u8(sb, d->spec_kind);
-        put_str(sb, d->alias_name);
-        put_str(sb, range_text(d));
+        bin_put_str(sb, d->alias_name);
+        bin_put_str(sb, range_text(d));
     }
     put_u8(sb, v->bundle_all);
-    put_list(sb, v->bundled, v->nbundled);
-    put_str(sb, v->deprecated);
-    put_list(sb, v->os, v->nos);
-    put_list(sb, v->cpu, v->ncpu);
-    put_list(sb, v->libc, v->nlibc);
+    bin_put_strs(sb, v->bundled, v->nbundled);
+    bin_put_str(sb, v->deprecated);
+    bin_put_strs(sb, v->os, v->nos);
+    bin_put_strs(sb, v->cpu, v->ncpu);
+    bin_put_strs(sb, v->libc, v->nlibc);
     bin_put_u32(sb, (uint32_t)v->nengines);
     for (size_t i = 0; i < v->nengines; i++) {
-        put_str(sb, v->engines[i].name);
-        put_str(sb, v->engines[i].range);
+        bin_put_str(sb, v->engines[i].name);
+        bin_put_str(sb, v->engines[i].range);
     }
-    put_str(sb, v->integrity);
-    put_str(sb, v->shasum);
-    put_str(sb, v->tarball_served ? v->tarball_served : v->tarball);
-    put_str(sb, v->time);
+    bin_put_str(sb, v->integrity);
+    bin_put_str(sb, v->shasum);
+    bin_put_str(sb, v->tarball_served ? v->tarball_served : v->tarball);
+    bin_put_str(sb, v->time);
     bin_put_u64(sb, (uint64_t)v->time_ms);
     bin_put_u32(sb, v->flags & ~NPM_FLAG_TARBALL_REBASED);
     put_u8(sb, v->excluded);
-    put_str(sb, v->why);
+    bin_put_str(sb, v->why);
 }
 
 void npm_packument_blob_write(const npm_packument *p, const char *body_sha256,
                               const npm_parse_options *o, strbuf *out)
 {
     strbuf pl = STRBUF_INIT;
-    put_str(&pl, p->name);
-    put_str(&pl, p->registry);
-    put_str(&pl, p->url);
-    put_str(&pl, p->modified);
-    put_str(&pl, p->identity);
+    bin_put_str(&pl, p->name);
+    bin_put_str(&pl, p->registry);
+    bin_put_str(&pl, p->url);
+    bin_put_str(&pl, p->modified);
+    bin_put_str(&pl, p->identity);
     put_u8(&pl, p->full);
     bin_put_u32(&pl, (uint32_t)p->ntags);
     for (size_t i = 0; i < p->ntags; i++) {
-        put_str(&pl, p->tags[i].tag);
-        put_str(&pl, p->tags[i].version);
+        bin_put_str(&pl, p->tags[i].tag);
+        bin_put_str(&pl, p->tags[i].version);
     }
     bin_put_u32(&pl, (uint32_t)p->nversions);
     bin_put_u32(&pl, (uint32_t)p->ncandidates);
@@ -175,32 +154,10 @@ typedef struct rd {
     arena *a;
 } rd;
 
-
-
-
-
-static const char *get_str(rd *r)
-{
-    uint32_t n = bin_u32(&r->b);
-    if (r->b.bad || n == NULL_LEN || !bin_need(&r->b, n))
-        return NULL;
-    if (memchr(r->b.p, '\0', n)) {
-        r->b.bad = true;
-        return NULL;
-    }
-    const char *s = arena_strndup(r->a, (const char *)r->b.p, n);
-    r->b.p += n;
-    return s;
-}
+static const char *get_str(rd *r) { return bin_str(&r->b, r->a, true); }
 
 /* A string that may not be NULL. */
-static const char *get_str_nn(rd *r)
-{
-    const char *s = get_str(r);
-    if (!s)
-        r->b.bad = true;
-    return s ? s : "";
-}
+static const char *get_str_nn(rd *r) { return bin_str(&r->b, r->a, false); }
 
 /* A count of items each at least `min` bytes long: bounded by what is left,
  * so that a damaged count cannot ask for a huge allocation. */
@@ -210,15 +167,6 @@ static size_t get_count(rd *r, size_t min)
     if (!r->b.bad && (size_t)(r->b.end - r->b.p) / min < n)
         r->b.bad = true;
     return r->b.bad ? 0 : n;
-}
-
-static const char **get_list(rd *r, size_t *n)
-{
-    *n = get_count(r, 4);
-    const char **v = arena_alloc(r->a, (*n ? *n : 1) * sizeof *v);
-    for (size_t i = 0; i < *n && !r->b.bad; i++)
-        v[i] = get_str_nn(r);
-    return v;
 }
 
 static void get_dep(rd *r, npm_packument *p, npm_dep *d)
@@ -252,11 +200,11 @@ static void get_version(rd *r, npm_packument *p, const char *served_base,
     for (size_t i = 0; i < v->ndeps && !r->b.bad; i++)
         get_dep(r, p, &v->deps[i]);
     v->bundle_all = bin_u8(&r->b, 1);
-    v->bundled = get_list(r, &v->nbundled);
+    v->bundled = bin_strs(&r->b, r->a, &v->nbundled);
     v->deprecated = get_str(r);
-    v->os = get_list(r, &v->nos);
-    v->cpu = get_list(r, &v->ncpu);
-    v->libc = get_list(r, &v->nlibc);
+    v->os = bin_strs(&r->b, r->a, &v->nos);
+    v->cpu = bin_strs(&r->b, r->a, &v->ncpu);
+    v->libc = bin_strs(&r->b, r->a, &v->nlibc);
     v->nengines = get_count(r, 8);
     v->engines = arena_alloc(r->a, (v->nengines ? v->nengines : 1) * sizeof *v->engines);
     for (size_t i = 0; i < v->nengines && !r->b.bad; i++) {
