@@ -1,9 +1,10 @@
 /* plan_sbom.c — the lock as a software bill of materials: CycloneDX 1.6
- * JSON and SPDX 2.3 JSON (docs/cli.md, "Exports"), for `export --format
- * cyclonedx|spdx` and each plan variant's sbom files.
+ * JSON and SPDX 2.3 JSON (docs/plans.md, "Exports"), for `export --format
+ * cyclonedx|spdx`; plan_sbom_text() also takes a variant, which plan does
+ * not pass yet.
  *
  * Every value comes from the lock: each package with its package URL
- * (purl, docs/cli.md gives the rules), its artifacts' hashes, the edges
+ * (purl, docs/plans.md gives the rules), its artifacts' hashes, the edges
  * the lock resolved, and the base image by digest as the root. Nothing
  * comes from the clock or the machine: the serial number and document
  * namespace are name-based UUIDs of the lock digest (and variant), the
