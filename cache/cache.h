@@ -66,6 +66,8 @@
  *                       the command line or a spec are checked before any
  *                       request, so none of this is a usage error
  * detail.url is always the canonical URL with any user:password@ removed;
+ * through a mirror, detail.readUrl is the mirror's URL read and the message
+ * names both ("M (mirror of C)");
  * detail.limit/seconds, detail.retryAfterSeconds and detail.location carry
  * the fields below when set.
  *
@@ -144,6 +146,8 @@ typedef struct cache_response {
     long limit_seconds;        /* its value in seconds, or 0 */
     long retry_after_s;        /* a Retry-After not waited for, or 0 */
     const char *location;      /* redirect_refused: the target (redacted) */
+    const char *read_url;      /* failure through a mirror: the mirror's URL
+                                  read (redacted), else NULL */
     const char *path;          /* a request with a sink, on success: the sink,
                                   which now holds the verified body (body is
                                   then NULL and len its size); else NULL */
@@ -242,6 +246,7 @@ typedef struct cache_failure {
     long limit_seconds;
     long retry_after_s;    /* a Retry-After not waited for */
     const char *location;  /* redirect_refused: the target */
+    const char *read_url;  /* through a mirror: the URL read, else NULL */
     bool retryable;
 } cache_failure;
 
@@ -254,7 +259,8 @@ cache_failure cache_failure_copy(const cache_failure *f, arena *a);
 /* cache_failure_report() :
  *  Records f on ctx: its code and message, detail.reason, detail.url
  *  (redacted), and when given detail.status, limit, seconds,
- *  retryAfterSeconds and location (redacted); the retryable flag. Returns
+ *  retryAfterSeconds, location (redacted) and readUrl (the mirror's
+ *  URL); the retryable flag. Returns
  *  the code. The one place a fetch failure becomes an error. */
 el_code cache_failure_report(el_ctx *ctx, const cache_failure *f);
 

@@ -73,6 +73,10 @@ typedef struct xfer {
     char *url;       /* canonical */
     char *redacted;  /* canonical without credentials, for messages */
     char *transport; /* what is requested (mirror applied) */
+    char *shown;     /* what failure messages name: the URL read, and the
+                        canonical URL it stands for when a mirror applies
+                        ("M (mirror of C)"), both without credentials */
+    char *read_url;  /* the mirror's URL read (redacted), or NULL */
     char *accept;
     char *vary;      /* what besides the URL the key covers: Accept [+ Range] */
     cache_policy policy;
@@ -182,6 +186,8 @@ static void xfer_free(xfer *x)
     free(x->url);
     free(x->redacted);
     free(x->transport);
+    free(x->shown);
+    free(x->read_url);
     free(x->accept);
     free(x->vary);
     free(x->want_sha);
@@ -256,6 +262,7 @@ static void vfail(xfer *x, const char *reason, long status, bool retryable, cons
         r.location = e->location;
         r.write_errno = e->err;
     }
+    r.read_url = x->read_url;
     deliver(x, &r);
     free(msg);
 }
@@ -361,6 +368,7 @@ cache_failure cache_failure_of(const cache_response *r)
                             .limit_seconds = r->limit_seconds,
                             .retry_after_s = r->retry_after_s,
                             .location = r->location,
+                            .read_url = r->read_url,
                             .retryable = r->retryable };
 }
 
@@ -377,6 +385,7 @@ cache_failure cache_failure_copy(const cache_failure *f, arena *a)
     c.url = copy_or_null(a, f->url);
     c.limit = copy_or_null(a, f->limit);
     c.location = copy_or_null(a, f->location);
+    c.read_url = copy_or_null(a, f->read_url);
     return c;
 }
 
@@ -405,6 +414,8 @@ el_code cache_failure_report(el_ctx *ctx, const cache_failure *f)
         el_detail_int(ctx, "retryAfterSeconds", f->retry_after_s);
     if (f->location)
         detail_url(ctx, "location", f->location);
+    if (f->read_url)
+        detail_url(ctx, "readUrl", f->read_url);
     el_set_retryable(ctx, f->retryable);
     return f->code;
 }
@@ -638,6 +649,14 @@ void cache_submit(cache *c, const cache_request *rq)
     x->url = xstrdup(rq->url);
     x->redacted = cache_url_redact(rq->url);
     x->transport = cache_mirrors_rewrite(c->mirrors, rq->url);
+    if (strcmp(x->transport, rq->url) != 0) {
+        /* A failure names what was read, not only what it mirrors: a
+         * mirror path one level off is then plain to see. */
+        x->read_url = cache_url_redact(x->transport);
+        x->shown = xasprintf("%s (mirror of %s)", x->read_url, x->redacted);
+    } else {
+        x->shown = xstrdup(x->redacted);
+    }
     x->accept = rq->accept ? xstrdup(rq->accept) : NULL;
     x->policy = rq->policy;
     x->sink = rq->sink ? xstrdup(rq->sink) : NULL;
@@ -843,11 +862,11 @@ static bool file_readable(xfer *x)
     bool there = path && stat(path, &st) == 0;
     free(path);
     if (there && !S_ISREG(st.st_mode)) {
-        fail(x, "bad_url", 0, false, "cannot fetch %s: not a regular file", x->redacted);
+        fail(x, "bad_url", 0, false, "cannot fetch %s: not a regular file", x->shown);
         return false;
     }
     if (there && x->max_bytes && (uint64_t)st.st_size > x->max_bytes) {
-        fail(x, "too_large", 0, false, "%s is larger than the %llu-byte cap", x->redacted,
+        fail(x, "too_large", 0, false, "%s is larger than the %llu-byte cap", x->shown,
              (unsigned long long)x->max_bytes);
         return false;
     }
@@ -900,7 +919,7 @@ static void fail_timeout(xfer *x, const char *limit, long limit_ms, const char *
 {
     fail_extra e = { .limit = limit, .limit_seconds = (limit_ms + 999) / 1000 };
     fail_x(x, "timeout", 0, true, &e, "cannot fetch %s after %u attempt%s: %s (%s %ld s; %s)",
-           x->redacted, x->attempts, x->attempts == 1 ? "" : "s", what,
+           x->shown, x->attempts, x->attempts == 1 ? "" : "s", what,
            strcmp(limit, "run") == 0 ? "the run's time limit is" : "the time limit is",
            e.limit_seconds, limit_variable(limit));
 }
@@ -915,10 +934,10 @@ static void hash_mismatch(xfer *x, long status, const char *got)
 {
     if (is_file_url(x->transport))
         fail(x, "hash_mismatch", status, false, "%s: the local file's sha256 is not the "
-             "expected %s; not used, not cached", x->redacted, x->want_sha);
+             "expected %s; not used, not cached", x->shown, x->want_sha);
     else
         fail(x, "hash_mismatch", status, false, "%s: sha256 is %s, expected %s; not used, "
-             "not cached", x->redacted, got, x->want_sha);
+             "not cached", x->shown, got, x->want_sha);
 }
 
 /* A new attempt at x, from its first URL. */
@@ -1437,7 +1456,7 @@ static void fail_sink(xfer *x, int err)
 {
     fail_extra fe = { .code = EL_IO, .err = err };
     fail_x(x, "write_failed", 0, false, &fe, "cannot write %s (fetching %s): %s", x->sink,
-           x->redacted, strerror(err));
+           x->shown, strerror(err));
 }
 
 /* Keeps the file a sink request got as the cache's entry for it: a hard
@@ -1546,7 +1565,7 @@ static const char *redirect_refusal(const xfer *x, const char *loc)
 static void follow_redirect(xfer *x, const char *loc)
 {
     if (x->hops >= MAX_REDIRECTS) {
-        fail(x, "too_many_redirects", 0, false, "%s: more than %d redirects", x->redacted,
+        fail(x, "too_many_redirects", 0, false, "%s: more than %d redirects", x->shown,
              MAX_REDIRECTS);
         return;
     }
@@ -1557,7 +1576,7 @@ static void follow_redirect(xfer *x, const char *loc)
         fail_x(x, "redirect_refused", 0, false, &fe,
                "%s: the server redirected %s, to %s; refused (allow a host with "
                "ENVLOCK_REDIRECT_HOSTS; https never falls back to http)",
-               x->redacted, why, shown);
+               x->shown, why, shown);
         free(shown);
         return;
     }
@@ -1665,7 +1684,7 @@ static bool failed_transfer(xfer *x, CURLcode rc, long status, bool file)
     cache *c = x->c;
     const cache_curl *cu = c->cu;
     if (x->too_large || rc == CURLE_FILESIZE_EXCEEDED) {
-        fail(x, "too_large", status, false, "%s is larger than the %llu-byte cap", x->redacted,
+        fail(x, "too_large", status, false, "%s is larger than the %llu-byte cap", x->shown,
              (unsigned long long)x->max_bytes);
         return true;
     }
@@ -1674,12 +1693,12 @@ static bool failed_transfer(xfer *x, CURLcode rc, long status, bool file)
         return true;
     }
     if (rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT) {
-        fail(x, "bad_url", 0, false, "cannot fetch %s: %s", x->redacted,
+        fail(x, "bad_url", 0, false, "cannot fetch %s: %s", x->shown,
              x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc));
         return true;
     }
     if (file && rc == CURLE_FILE_COULDNT_READ_FILE) {
-        fail(x, "not_found", 404, false, "%s does not exist", x->redacted);
+        fail(x, "not_found", 404, false, "%s does not exist", x->shown);
         return true;
     }
     if (x->too_slow) {
@@ -1688,7 +1707,7 @@ static bool failed_transfer(xfer *x, CURLcode rc, long status, bool file)
         fail_extra fe = { .limit = "speed", .limit_seconds = c->o.stall_seconds };
         fail_x(x, "too_slow", status, true, &fe,
                "cannot fetch %s after %u attempt%s: under %ld bytes/s for %ld s (%s)",
-               x->redacted, x->attempts, x->attempts == 1 ? "" : "s", c->o.stall_bytes_per_s,
+               x->shown, x->attempts, x->attempts == 1 ? "" : "s", c->o.stall_bytes_per_s,
                c->o.stall_seconds, limit_variable("speed"));
         return true;
     }
@@ -1701,7 +1720,7 @@ static bool failed_transfer(xfer *x, CURLcode rc, long status, bool file)
             return true;
         const char *reason = curl_reason(x, rc);
         fail(x, reason, status, retryable_curl(rc), "cannot fetch %s%s after %u attempt%s: %s",
-             x->redacted, strcmp(reason, "proxy") == 0 ? " through the proxy" : "", x->attempts,
+             x->shown, strcmp(reason, "proxy") == 0 ? " through the proxy" : "", x->attempts,
              x->attempts == 1 ? "" : "s",
              x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc));
         return true;
@@ -1749,22 +1768,22 @@ static void failed_status(xfer *x, long status)
             fail_x(x, "http_status", status, true, &fe,
                    "%s: HTTP %ld, Retry-After %ld s, past the %ld s retry budget "
                    "(ENVLOCK_RETRY_MAX_TIME); try again later",
-                   x->redacted, status, (long)ra, c->o.retry_max_ms / 1000);
+                   x->shown, status, (long)ra, c->o.retry_max_ms / 1000);
             return;
         }
         if (schedule_retry(x, (long)ra))
             return;
     }
     if (status == 404 || status == 410)
-        fail(x, "not_found", status, false, "%s: HTTP %ld (not found)", x->redacted, status);
+        fail(x, "not_found", status, false, "%s: HTTP %ld (not found)", x->shown, status);
     else if (status == 401 || status == 403 || status == 407)
         fail(x, status == 407 ? "proxy" : "auth", status, false, "%s: HTTP %ld (%s)",
-             x->redacted, status,
+             x->shown, status,
              status == 401 ? "authentication required or refused"
              : status == 403 ? "forbidden" : "proxy authentication required");
     else
         fail(x, "http_status", status, retryable_status(status) || status >= 500,
-             "%s: HTTP %ld after %u attempt%s", x->redacted, status, x->attempts,
+             "%s: HTTP %ld after %u attempt%s", x->shown, status, x->attempts,
              x->attempts == 1 ? "" : "s");
 }
 

@@ -31,6 +31,19 @@ static bool scheme_ok(const char *u)
            strncmp(u, "file://", 7) == 0;
 }
 
+/* A file:// URL whose authority is neither empty nor `localhost`: what a
+ * relative path written after "file://" becomes (RFC 8089: the first
+ * segment is read as a host), so `file://corpus/x` would name host
+ * `corpus`. Refused as written, never resolved against a directory. */
+static bool relative_file(const char *u)
+{
+    if (strncmp(u, "file://", 7) != 0)
+        return false;
+    const char *a = u + 7;
+    size_t n = strcspn(a, "/?#");
+    return n && !(n == 9 && strncasecmp(a, "localhost", 9) == 0);
+}
+
 static char *strip_slash(const char *s, size_t n)
 {
     while (n > 0 && s[n - 1] == '/')
@@ -56,7 +69,8 @@ static bool add_pair(cache_mirrors *m, const char *s, size_t n)
         end--;
     char *canon = strip_slash(s, (size_t)(ce - s));
     char *target = strip_slash(t, (size_t)(end - t));
-    bool ok = scheme_ok(canon) && scheme_ok(target) && strlen(canon) > 8 && strlen(target) > 7;
+    bool ok = scheme_ok(canon) && scheme_ok(target) && strlen(canon) > 8 && strlen(target) > 7 &&
+              !relative_file(canon) && !relative_file(target);
     if (ok) {
         for (size_t i = 0; i < m->len; i++) {
             if (strcmp(m->items[i].canonical, canon) == 0) {
@@ -77,10 +91,21 @@ static bool add_pair(cache_mirrors *m, const char *s, size_t n)
 static bool bad_pair(el_ctx *ctx, const char *source, const char *s, size_t n)
 {
     char *p = xstrndup(s, n);
-    el_fail(ctx, EL_USAGE,
-            "malformed mirror `%s` in %s: expected CANONICAL=URL with http://, https:// or "
-            "file:// on both sides",
-            p, source);
+    const char *eq = strchr(p, '=');
+    const char *t = eq ? eq + 1 + strspn(eq + 1, " \t") : NULL;
+    if (t && (relative_file(t) || relative_file(p))) {
+        const char *u = relative_file(t) ? t : p;
+        el_fail(ctx, EL_USAGE,
+                "malformed mirror `%s` in %s: `%.*s` names host `%.*s`, not a directory; a "
+                "file:// mirror is an absolute path, file:///ABSOLUTE/PATH (three slashes)",
+                p, source, (int)strcspn(u, " \t="), u, (int)strcspn(u + 7, "/?#"), u + 7);
+        el_detail_str(ctx, "reason", "relative_file_url");
+    } else {
+        el_fail(ctx, EL_USAGE,
+                "malformed mirror `%s` in %s: expected CANONICAL=URL with http://, https:// or "
+                "file:// on both sides",
+                p, source);
+    }
     el_detail_str(ctx, "mirror", p);
     el_detail_str(ctx, "source", source);
     free(p);

@@ -443,6 +443,20 @@ static name_facts facts_of(rsv *r, const req *q)
     return f;
 }
 
+/* The page of f's name as read through a mirror (credentials removed),
+ * or NULL when no mirror applies: a message that names only the
+ * canonical index hides a mirror path one level off. malloc'd. */
+static char *read_through_mirror(rsv *r, const name_facts *f)
+{
+    const char *page = f->p ? f->p->page_url : f->np ? f->np->url : NULL;
+    if (!page || !r->c)
+        return NULL;
+    char *served = cache_served_url(r->c, page);
+    char *read = strcmp(served, page) != 0 ? cache_url_redact(served) : NULL;
+    free(served);
+    return read;
+}
+
 /* Every excluded version of a name that exists, with its reason, into
  * `excluded` and `why` ("x 1.0: yanked: broken; x 2.0: ..."). */
 static void exclusions(const name_facts *f, const char *target, json_object *excluded, strbuf *why)
@@ -505,29 +519,38 @@ static json_object *dead_end(rsv *r, const req *qs, size_t n, const bfs *b, strb
     exclusions(&f, target, excluded, &why);
     if (!f.exists && f.eco == RSV_PYPI)
         closest(r, target, close, &near);
+    char *read = read_through_mirror(r, &f);
+    /* Only where the index gave no page: a page that answered was found
+     * where the mirror should hold it. */
+    char *where = read && !f.exists ? xasprintf("%s, read through its mirror at %s,", f.index, read)
+                                    : xstrdup(f.index);
     const char *reason;
     if (f.empty) {
         reason = "no_versions";
-        sb_addf(msg, "`%s` has no versions in %s (%s): %s", target, f.index,
+        sb_addf(msg, "`%s` has no versions in %s (%s): %s", target, where,
                 f.eco == RSV_NPM ? "its packument lists none" : "its page lists no files", lines.buf);
     } else if (f.exists) {
         reason = "no_match";
-        sb_addf(msg, "No version of `%s` that %s %s satisfies %s%s%s", target, f.index,
+        sb_addf(msg, "No version of `%s` that %s %s satisfies %s%s%s", target, where,
                 f.eco == RSV_DEB ? "serve" : "serves", asked.buf, why.len ? ": " : "",
                 why.len ? why.buf : "");
     } else {
         reason = "not_found";
-        sb_addf(msg, "`%s` is not in %s (%s)%s%s", target, f.index, lines.buf,
+        sb_addf(msg, "`%s` is not in %s (%s)%s%s", target, where, lines.buf,
                 near.len ? "; closest names: " : "", near.len ? near.buf : "");
     }
     json_object *o = json_object_new_object();
     json_object_object_add(o, "package", json_object_new_string(target));
     json_object_object_add(o, "index", json_object_new_string(f.index));
+    if (read && !f.exists)
+        json_object_object_add(o, "readUrl", json_object_new_string(read));
     json_object_object_add(o, "reason", json_object_new_string(reason));
     json_object_object_add(o, "requested", requested);
     json_object_object_add(o, "chains", chains);
     json_object_object_add(o, "closest", close);
     json_object_object_add(o, "excluded", excluded);
+    free(read);
+    free(where);
     sb_release(&why);
     sb_release(&near);
     sb_release(&lines);
@@ -655,6 +678,7 @@ static el_code not_found(rsv *r, const req *q, const bfs *b, int nproblems)
     json_object *first = json_object_array_get_idx(list, 0);
     detail_from(r, first, "package", "package", -1);
     detail_from(r, first, "index", "index", -1);
+    detail_from(r, first, "readUrl", "readUrl", -1);
     detail_from(r, first, "requested", "requested", 0);
     detail_from(r, first, "closest", "closest", -1);
     detail_from(r, first, "excluded", "excluded", -1);

@@ -19,7 +19,8 @@ user would, and compares the outcome with the scenario's `expect-lock |` or
    mirror with the first lock in place (re-resolving must be idempotent);
 5. checks: the projection of the lock (one line per package, see below)
    equals expect-lock, or the error's code and exact message equal
-   expect-error; the shuffled run's lock is byte-identical to the plain one
+   expect-error (where a message names a URL read through the mirror,
+   the mirror's root is written MIRROR); the shuffled run's lock is byte-identical to the plain one
    (but for the apt Release identities, which a shuffled Packages changes);
    the re-resolve gives the same bytes.
 
@@ -433,6 +434,14 @@ def resolve(envlock, work, tag, man, mdir, flags, prev_text, keep_lock=False, ht
         with open(lock, encoding="utf-8") as f:
             res["lock"] = f.read()
     else:
+        err = js.get("error", js)
+        # A failure through a mirror names the URL read: the mirror's place
+        # (a temporary directory, an ephemeral port) is written MIRROR.
+        text = json.dumps(js)
+        for root in [b for b in ((http_base + "/" + os.path.basename(mdir)) if http_base else None,
+                                 "file://" + mdir) if b]:
+            text = text.replace(root, "MIRROR")
+        res["json"] = js = json.loads(text)
         err = js.get("error", js)
         res["code"] = err.get("code")
         res["message"] = err.get("message")
