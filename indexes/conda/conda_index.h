@@ -101,4 +101,35 @@ el_code conda_channels_load(el_ctx *ctx, cache *c, const conda_load_options *o,
                             conda_channel_set **out);
 void conda_channel_set_free(conda_channel_set *s);
 
+/* A virtual package a solve takes as installed: "__glibc" 2.36 build "0". */
+typedef struct conda_virtual {
+    const char *name, *version, *build;
+} conda_virtual;
+#define CONDA_VIRTUAL_MAX 5
+
+/* The target as conda's virtual packages see it (the catalog's fields). */
+typedef struct conda_virtual_target {
+    const char *deb_arch;      /* NULL: amd64 */
+    const char *libc;          /* "glibc 2.36" (catalog `libc`), or NULL: unknown */
+    const char *cuda_version;  /* "12.8" (catalog `cudaVersion`), or NULL/"": no CUDA */
+    const char *linux_version; /* the kernel release, or NULL: unknown */
+} conda_virtual_target;
+
+/* conda_virtual_packages() :
+ *  The virtual packages conda exposes running in the target, in the order
+ *  __archspec, __cuda, the libc's, __linux, __unix (conda_virtual.c):
+ *  `__archspec` 1 with the subdir's generic machine name as build
+ *  ("x86_64", "aarch64", ...: conda's answer for a subdir it does not run
+ *  on, since the target's CPU model is unknown); `__cuda` only with a CUDA
+ *  version; `__<family>` at the libc's version (`__glibc` at 0 when the libc
+ *  is unknown, as conda defaults); `__linux` at the kernel release's leading
+ *  dotted numbers (0 when unknown: the kernel is the sandbox host's, which
+ *  no catalog records); `__unix` 0. Builds are "0" except __archspec's.
+ *  conda's own `__conda` is not one: envlock is not conda.
+ *  Strings come from `mem` or are static. @return the number written, or
+ *  -1 with *why (static) for an architecture without a conda subdir, a
+ *  libc not written `<family> <version>`, or a version conda cannot read. */
+int conda_virtual_packages(const conda_virtual_target *t, arena *mem,
+                           conda_virtual out[CONDA_VIRTUAL_MAX], const char **why);
+
 #endif
