@@ -38,4 +38,18 @@ const char *resolver_prerelease_name(int mode);
  *  fetch's failure. */
 el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq, lock_doc **out);
 
+/* resolver_conda_solve() :
+ *  conda alone in a pool of its own, until a resolve_request carries conda
+ *  roots: the records of `set` (channel priority order), the virtual
+ *  packages `virt` as installed, one job per match spec of `specs`. On
+ *  success EL_OK and the installed records in *answer, one per line
+ *  ("name version build channel/subdir/fn", sorted). Otherwise
+ *  EL_RESOLVE_CONFLICT explained (resolver_conda_explain()), or
+ *  EL_SPEC_INVALID for a spec that does not parse. */
+struct conda_channel_set;
+struct conda_virtual;
+el_code resolver_conda_solve(el_ctx *ctx, const struct conda_channel_set *set,
+                             const struct conda_virtual *virt, size_t nvirt,
+                             const char *const *specs, size_t nspecs, strbuf *answer);
+
 #endif

@@ -18,6 +18,7 @@
 #include "pypi_index.h"
 #include "npm_index.h"
 #include "apt_index.h"
+#include "conda_index.h"
 
 /* ---- ranks and intervals (resolver_rank.c; no pool needed) ---- */
 
@@ -53,7 +54,7 @@ void resolver_npm_match(const npm_range *r, const npm_semver *const *v, size_t n
 
 /* ---- the state of one resolve ---- */
 
-enum { RSV_DEB = 0, RSV_NPM = 1, RSV_PYPI = 2 };
+enum { RSV_DEB = 0, RSV_NPM = 1, RSV_PYPI = 2, RSV_CONDA = 3 };
 
 /* The pre-release modes (resolve_request.prereleases): uv's five, and pip's
  * rule (the default for the `pip` manager). */
@@ -78,6 +79,8 @@ typedef struct rsv_solv {
     const pypi_candidate *pc;   /* NULL for a preinstalled dist the index lacks */
     const npm_packument *np;
     const npm_version *nv;
+    const conda_record *crec;   /* conda: the record (a virtual package's is made up) */
+    const char *cchannel;       /* conda: its channel, NULL for a virtual package */
     bool ours;                  /* set for every solvable described here */
 } rsv_solv;
 
@@ -221,6 +224,12 @@ typedef struct rsv {
     bool apt_all_versions;      /* apt's candidates cannot be installed together:
                                    every version is searched (apt-candidate-only) */
     const char *apt_fallback_why; /* the package apt's walk could not install, or NULL */
+    /* conda (resolver_conda.c) */
+    const conda_channel_set *conda_set;  /* the channels, in priority order */
+    const conda_virtual *conda_virt;     /* the target's virtual packages */
+    size_t conda_nvirt;
+    struct rsv_conda *conda;    /* names, records and ranks, once added */
+    Repo *repo_conda;
     /* side tables */
     rsv_solv *solv;             /* indexed by Id, nsolv entries */
     size_t nsolv;
@@ -400,6 +409,26 @@ void resolver_apt_note(rsv *r);
  *  package with several providers (apt: "a virtual package provided by
  *  ...; you should explicitly select one"), EL_PACKAGE_NOT_FOUND. */
 el_code resolver_apt_check_roots(rsv *r);
+/* resolver_conda.c */
+/* resolver_conda_add() : every record of r->conda_set (strict channel
+ *  priority: a name's records come from the first channel that has it; a
+ *  .conda beside a .tar.bz2 of the same build wins) as a `conda:<name>`
+ *  solvable ranked in conda's order with track_features records below all
+ *  others, `depends` as requirements, `constrains` as conflicts with the
+ *  records they exclude; r->conda_virt as installed solvables. */
+void resolver_conda_add(rsv *r);
+/* resolver_conda_jobs() : one install job per conda root (its match spec);
+ *  EL_SPEC_INVALID naming the root for a spec that does not parse. */
+el_code resolver_conda_jobs(rsv *r);
+/* resolver_conda_free() : what resolver_conda_add() kept. */
+void resolver_conda_free(rsv *r);
+/* resolver_conda_answer() : after a solve without problems, one line per
+ *  installed conda record ("name version build channel/subdir/fn"), sorted. */
+void resolver_conda_answer(rsv *r, strbuf *out);
+/* resolver_conda_explain() : after a failed solve, EL_RESOLVE_CONFLICT with
+ *  every problem's rules as one sentence naming the specs and records
+ *  involved (detail.conflict: the specs as written). */
+el_code resolver_conda_explain(rsv *r, int nproblems);
 /* resolver_prefer.c: the previous lock as a preference */
 /* resolver_freed() : whether --upgrade-package frees (eco, name). */
 bool resolver_freed(const rsv *r, const char *eco, const char *name);

@@ -1,0 +1,397 @@
+/* resolver_conda.c — conda in the one pool: every record of the channels as
+ * a `conda:<name>` solvable whose EVR is its rank in conda's preference
+ * (indexes/conda conda_records_rank(): version, build_number, platform over
+ * noarch, timestamp, build; records with track_features below all others,
+ * as conda's solvers de-prioritise them), `depends` match specs as rank
+ * intervals, `constrains` as conflicts with the records they exclude, and
+ * the target's virtual packages as installed facts. Owns `struct
+ * rsv_conda`; knows nothing of repodata.json (indexes/conda does). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <solv/pool.h>
+#include <solv/repo.h>
+#include <solv/solver.h>
+
+#include "condaspec.h"
+#include "resolver_internal.h"
+
+typedef struct cname {
+    const char *name;           /* conda name (the records') */
+    char *pname;                /* "conda:<name>" */
+    const conda_record **recs;  /* ascending preference: recs[k] has rank k+1 */
+    const char **chan;          /* channel URL of each; NULL: virtual */
+    size_t n;
+    size_t *ranks;              /* 1..n */
+    bool virt;
+} cname;
+
+struct rsv_conda {
+    cname *names;               /* sorted by name */
+    size_t n;
+};
+
+/* One record as found, before a name's records are chosen. */
+typedef struct found {
+    const conda_record *rec;
+    const char *chan;
+    size_t order;               /* the channel's priority (0 first) */
+} found;
+
+static int found_cmp(const void *x, const void *y)
+{
+    const found *a = x, *b = y;
+    int c = strcmp(a->rec->name, b->rec->name);
+    if (c)
+        return c;
+    if (a->order != b->order)
+        return a->order < b->order ? -1 : 1;
+    if ((c = strcmp(a->rec->subdir ? a->rec->subdir : "", b->rec->subdir ? b->rec->subdir : "")))
+        return c;
+    return strcmp(a->rec->fn, b->rec->fn);
+}
+
+/* The file name without its extension. */
+static size_t stem_len(const char *fn)
+{
+    size_t n = strlen(fn);
+    if (n > 6 && strcmp(fn + n - 6, ".conda") == 0)
+        return n - 6;
+    if (n > 8 && strcmp(fn + n - 8, ".tar.bz2") == 0)
+        return n - 8;
+    return n;
+}
+
+/* Every record of the set with its channel's priority, sorted by name. */
+static found *collect(const conda_channel_set *set, size_t *nout)
+{
+    size_t n = 0, cap = 0, norder = 0;
+    found *f = NULL;
+    const char *last = NULL;
+    for (size_t i = 0; set && i < set->n_subdirs; i++) {
+        const conda_subdir_load *sl = &set->subdirs[i];
+        if (!last || strcmp(last, sl->channel) != 0) {
+            bool seen = false;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = strcmp(set->subdirs[j].channel, sl->channel) == 0;
+            if (!seen)
+                norder++;
+            last = sl->channel;
+        }
+        for (size_t k = 0; sl->repodata && k < sl->repodata->n_records; k++) {
+            if (n == cap)
+                f = xrealloc(f, (cap = cap ? 2 * cap : 256) * sizeof *f);
+            f[n++] = (found){&sl->repodata->records[k], sl->channel, norder - 1};
+        }
+    }
+    qsort(f, n, sizeof *f, found_cmp);
+    *nout = n;
+    return f;
+}
+
+typedef struct ordered {
+    const conda_record *rec;
+    const char *chan;
+    size_t rank;                /* conda_records_rank() */
+} ordered;
+
+static int ordered_cmp(const void *x, const void *y)
+{
+    const ordered *a = x, *b = y;
+    bool atf = a->rec->n_track_features > 0, btf = b->rec->n_track_features > 0;
+    if (atf != btf)
+        return atf ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return strcmp(a->rec->fn, b->rec->fn);
+}
+
+/* Lays out one name's records f[0..n) (one channel's, sorted by subdir and
+ * file name): a .tar.bz2 beside the .conda of the same build is dropped,
+ * the rest ordered by preference. */
+static void lay_out(rsv *r, cname *cn, const found *f, size_t n)
+{
+    ordered *o = xcalloc(n, sizeof *o);
+    const conda_record **recs = xcalloc(n, sizeof *recs);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && strcmp(o[m - 1].rec->subdir, f[i].rec->subdir) == 0 &&
+            stem_len(o[m - 1].rec->fn) == stem_len(f[i].rec->fn) &&
+            strncmp(o[m - 1].rec->fn, f[i].rec->fn, stem_len(f[i].rec->fn)) == 0)
+            continue; /* ".conda" sorts before ".tar.bz2": the .conda is kept */
+        o[m].rec = f[i].rec;
+        o[m].chan = f[i].chan;
+        recs[m++] = f[i].rec;
+    }
+    size_t *rank = xcalloc(m, sizeof *rank);
+    conda_records_rank(recs, m, rank);
+    for (size_t i = 0; i < m; i++)
+        o[i].rank = rank[i];
+    qsort(o, m, sizeof *o, ordered_cmp);
+    cn->name = f[0].rec->name;
+    cn->pname = xasprintf("conda:%s", cn->name);
+    cn->n = m;
+    cn->recs = arena_alloc(r->mem, m * sizeof *cn->recs);
+    cn->chan = arena_alloc(r->mem, m * sizeof *cn->chan);
+    cn->ranks = arena_alloc(r->mem, m * sizeof *cn->ranks);
+    for (size_t i = 0; i < m; i++) {
+        cn->recs[i] = o[i].rec;
+        cn->chan[i] = o[i].chan;
+        cn->ranks[i] = i + 1;
+    }
+    free(rank);
+    free(recs);
+    free(o);
+}
+
+static int cname_cmp(const void *x, const void *y)
+{
+    return strcmp(((const cname *)x)->name, ((const cname *)y)->name);
+}
+
+static const cname *find_name(const struct rsv_conda *c, const char *name)
+{
+    cname key = {.name = name};
+    return bsearch(&key, c->names, c->n, sizeof *c->names, cname_cmp);
+}
+
+/* The virtual packages as one-record names. */
+static void add_virtual(rsv *r, struct rsv_conda *c)
+{
+    for (size_t i = 0; i < r->conda_nvirt; i++) {
+        const conda_virtual *v = &r->conda_virt[i];
+        conda_record *rec = arena_alloc(r->mem, sizeof *rec);
+        memset(rec, 0, sizeof *rec);
+        rec->name = v->name;
+        rec->version = v->version;
+        rec->build = v->build;
+        rec->fn = v->name;
+        rec->subdir = "";
+        cname *cn = &c->names[c->n++];
+        memset(cn, 0, sizeof *cn);
+        cn->name = v->name;
+        cn->pname = xasprintf("conda:%s", v->name);
+        cn->n = 1;
+        cn->recs = arena_alloc(r->mem, sizeof *cn->recs);
+        cn->recs[0] = rec;
+        cn->chan = arena_alloc(r->mem, sizeof *cn->chan);
+        cn->chan[0] = NULL;
+        cn->ranks = arena_alloc(r->mem, sizeof *cn->ranks);
+        cn->ranks[0] = 1;
+        cn->virt = true;
+    }
+}
+
+static bool is_virtual_name(const rsv *r, const char *name)
+{
+    for (size_t i = 0; i < r->conda_nvirt; i++)
+        if (strcmp(r->conda_virt[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* The names: strict channel priority (a name's records from the first
+ * channel that has it), the virtual packages replacing any record of
+ * theirs a channel serves. */
+static struct rsv_conda *lay_out_names(rsv *r)
+{
+    size_t n = 0;
+    found *f = collect(r->conda_set, &n);
+    struct rsv_conda *c = xcalloc(1, sizeof *c);
+    c->names = xcalloc(n + r->conda_nvirt + 1, sizeof *c->names);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && strcmp(f[j].rec->name, f[i].rec->name) == 0)
+            j++;
+        size_t k = i;
+        while (k < j && f[k].order == f[i].order)
+            k++;
+        if (!is_virtual_name(r, f[i].rec->name))
+            lay_out(r, &c->names[c->n++], f + i, k - i);
+        i = j;
+    }
+    add_virtual(r, c);
+    qsort(c->names, c->n, sizeof *c->names, cname_cmp);
+    free(f);
+    return c;
+}
+
+/* Whether a record satisfies a match spec (its channel too, when named). */
+static bool spec_match(const conda_matchspec *ms, const conda_record *rec, const char *chan)
+{
+    if (!conda_matchspec_match(ms, rec->name, rec->version, rec->build, rec->build_number))
+        return false;
+    if (ms->subdir && (!rec->subdir || strcmp(ms->subdir, rec->subdir) != 0))
+        return false;
+    if (!ms->channel)
+        return true;
+    if (!chan)
+        return false;
+    const char *why = NULL;
+    char *url = conda_channel_url(ms->channel, &why);
+    bool ok = url && strcmp(url, chan) == 0;
+    free(url);
+    return ok;
+}
+
+/* The dependency admitting the records of ms's name that match it (or,
+ * `invert`, that do not). *any says whether any does; a name no channel
+ * has gives a dependency nothing provides. */
+static Id spec_dep(rsv *r, const conda_matchspec *ms, bool invert, bool *any)
+{
+    const cname *cn = find_name(r->conda, ms->name);
+    *any = false;
+    if (!cn) {
+        char *pname = xasprintf("conda:%s", ms->name);
+        Id d = resolver_interval_dep(r->pool, pname, NULL, 0, NULL, 0);
+        free(pname);
+        return d;
+    }
+    bool *keep = xcalloc(cn->n, sizeof *keep);
+    for (size_t i = 0; i < cn->n; i++) {
+        keep[i] = spec_match(ms, cn->recs[i], cn->chan[i]) != invert;
+        *any = *any || keep[i];
+    }
+    rsv_interval *iv = xcalloc(cn->n, sizeof *iv);
+    size_t niv = resolver_intervals(keep, NULL, cn->n, iv);
+    Id d = resolver_interval_dep(r->pool, cn->pname, cn->ranks, cn->n, iv, niv);
+    free(iv);
+    free(keep);
+    return d;
+}
+
+/* depends (requires) and constrains (conflicts with what they exclude) of
+ * solvable sp. The reader checked every text parses. */
+static void add_deps(rsv *r, Id sp, const conda_record *rec, Repo *repo)
+{
+    Pool *pool = r->pool;
+    for (size_t i = 0; i < rec->n_depends + rec->n_constrains; i++) {
+        bool req = i < rec->n_depends;
+        const char *text = req ? rec->depends[i] : rec->constrains[i - rec->n_depends];
+        conda_matchspec *ms = conda_matchspec_parse(text, strlen(text), NULL);
+        if (!ms)
+            continue;
+        bool any = false;
+        Id d = spec_dep(r, ms, !req, &any);
+        Solvable *s = pool->solvables + sp;
+        if (req)
+            s->requires = repo_addid_dep(repo, s->requires, d, 0);
+        else if (any)
+            s->conflicts = repo_addid_dep(repo, s->conflicts, d, 0);
+        if (req || any) {
+            rsv_dep *rd = resolver_add_dep(r, sp, -1, d, RSV_CONDA,
+                                           arena_strdup(r->mem, ms->name), text, NULL,
+                                           req ? "depends" : "constrains");
+            rd->nomatch = req && !any;
+        }
+        conda_matchspec_free(ms);
+    }
+}
+
+static Id add_solvable(rsv *r, Repo *repo, const cname *cn, size_t k)
+{
+    Pool *pool = r->pool;
+    Id sp = repo_add_solvable(repo);
+    Solvable *s = pool->solvables + sp;
+    char evr[16];
+    resolver_rank_evr(cn->ranks[k], evr);
+    s->name = pool_str2id(pool, cn->pname, 1);
+    s->evr = pool_str2id(pool, evr, 1);
+    s->arch = ARCH_ALL;
+    s->provides = repo_addid_dep(repo, s->provides, pool_rel2id(pool, s->name, s->evr, REL_EQ, 1), 0);
+    rsv_solv *rs = resolver_solv(r, sp);
+    rs->ours = true;
+    rs->eco = RSV_CONDA;
+    rs->name = cn->name;
+    rs->version = cn->recs[k]->version;
+    rs->crec = cn->recs[k];
+    rs->cchannel = cn->chan[k];
+    return sp;
+}
+
+void resolver_conda_add(rsv *r)
+{
+    Pool *pool = r->pool;
+    r->conda = lay_out_names(r);
+    if (!r->repo_conda)
+        r->repo_conda = repo_create(pool, "conda");
+    if (!pool->installed)
+        pool_set_installed(pool, repo_create(pool, "installed"));
+    for (size_t i = 0; i < r->conda->n; i++) {
+        const cname *cn = &r->conda->names[i];
+        Repo *repo = cn->virt ? pool->installed : r->repo_conda;
+        for (size_t k = 0; k < cn->n; k++) {
+            Id sp = add_solvable(r, repo, cn, k);
+            add_deps(r, sp, cn->recs[k], repo);
+        }
+    }
+}
+
+el_code resolver_conda_jobs(rsv *r)
+{
+    for (size_t i = 0; i < r->nroots; i++) {
+        rsv_root *rt = &r->roots[i];
+        if (rt->eco != RSV_CONDA)
+            continue;
+        const char *text = rt->r->text;
+        conda_error err = {0, NULL};
+        conda_matchspec *ms = conda_matchspec_parse(text, strlen(text), &err);
+        if (!ms) {
+            el_fail(r->ctx, EL_SPEC_INVALID, "%s: `%s`: column %zu: %s",
+                    rt->r->field ? rt->r->field : "spec", text, err.column,
+                    err.message ? err.message : "not a conda match spec");
+            if (rt->r->field)
+                el_detail_str(r->ctx, "field", rt->r->field);
+            return EL_SPEC_INVALID;
+        }
+        bool any = false;
+        Id d = spec_dep(r, ms, false, &any);
+        rt->dep = d;
+        rsv_dep *rd = resolver_add_dep(r, 0, (int)i, d, RSV_CONDA, arena_strdup(r->mem, ms->name),
+                                       text, NULL, "spec");
+        rd->nomatch = !any;
+        conda_matchspec_free(ms);
+        queue_push2(&r->job, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, d);
+    }
+    return EL_OK;
+}
+
+void resolver_conda_free(rsv *r)
+{
+    if (!r->conda)
+        return;
+    for (size_t i = 0; i < r->conda->n; i++)
+        free(r->conda->names[i].pname);
+    free(r->conda->names);
+    free(r->conda);
+    r->conda = NULL;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void resolver_conda_answer(rsv *r, strbuf *out)
+{
+    Queue q;
+    queue_init(&q);
+    solver_get_decisionqueue(r->solver, &q);
+    ptrvec lines = {0};
+    for (int i = 0; i < q.count; i++) {
+        Id p = q.elements[i];
+        if (p <= 0 || (size_t)p >= r->nsolv || !r->solv[p].ours || r->solv[p].eco != RSV_CONDA ||
+            !r->solv[p].cchannel)
+            continue;
+        const conda_record *rec = r->solv[p].crec;
+        ptrvec_push(&lines, xasprintf("%s %s %s %s/%s/%s", rec->name, rec->version, rec->build,
+                                      r->solv[p].cchannel, rec->subdir, rec->fn));
+    }
+    qsort(lines.items, lines.len, sizeof(void *), str_cmp);
+    for (size_t i = 0; i < lines.len; i++) {
+        sb_addf(out, "%s\n", (char *)lines.items[i]);
+        free(lines.items[i]);
+    }
+    ptrvec_release(&lines);
+    queue_free(&q);
+}
