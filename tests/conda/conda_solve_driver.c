@@ -2,7 +2,11 @@
  * on recorded repodata, against rattler's answers on the same repodata
  * (solve/rattler_answers.txt, made by solve/rattler_solve.js).
  *
- * usage: conda_solve_driver CASES ANSWERS
+ * usage: conda_solve_driver CASES ANSWERS [KNOWN_DIFFERENCES]
+ * Every answer of envlock's is also checked on its own (check_answer()).
+ * A case listed in KNOWN_DIFFERENCES ("NAME reason" lines) must solve to a
+ * valid answer that is not rattler's: both solvers' greedy choices differ
+ * where no rule of conda's ranks the two solutions.
  * A case agrees when both solve to the same records (name, version, build,
  * channel/subdir/file), or when both find no solution and envlock's
  * explanation names the packages at the heart of rattler's (key_names():
@@ -19,6 +23,7 @@
 #include "envlock.h"
 #include "util.h"
 #include "conda_index.h"
+#include "condaspec.h"
 #include "resolver.h"
 
 #define MAXC 16
@@ -165,6 +170,83 @@ static void compare_names(const kase *k, const char *theirs, const char *ours, s
     sb_release(&key);
 }
 
+/* The record an answer line names ("name version build chan/subdir/fn"). */
+static const conda_record *answer_record(const conda_channel_set *set, const char *line)
+{
+    const char *loc = strrchr(line, ' ');
+    for (size_t i = 0; loc && i < set->n_subdirs; i++) {
+        const conda_subdir_load *sl = &set->subdirs[i];
+        for (size_t j = 0; sl->repodata && j < sl->repodata->n_records; j++) {
+            const conda_record *r = &sl->repodata->records[j];
+            char *at = xasprintf("%s/%s/%s", sl->channel, r->subdir, r->fn);
+            bool hit = strcmp(at, loc + 1) == 0;
+            free(at);
+            if (hit)
+                return r;
+        }
+    }
+    return NULL;
+}
+
+/* Whether `spec` holds over the installed records and virtual packages:
+ * a requirement needs one that matches; a constraint (`constrain`) only
+ * that any installed record of its name matches. */
+static bool spec_holds(const char *spec, const conda_record *const *inst, size_t n, const kase *k,
+                       bool constrain)
+{
+    conda_matchspec *ms = conda_matchspec_parse(spec, strlen(spec), NULL);
+    if (!ms)
+        return false;
+    bool found = false, ok = true;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(inst[i]->name, ms->name) == 0) {
+            found = true;
+            ok = conda_matchspec_match(ms, inst[i]->name, inst[i]->version, inst[i]->build,
+                                       inst[i]->build_number);
+        }
+    for (size_t i = 0; i < k->nvirt; i++)
+        if (strcmp(k->virt[i].name, ms->name) == 0) {
+            found = true;
+            ok = conda_matchspec_match(ms, k->virt[i].name, k->virt[i].version, k->virt[i].build, 0);
+        }
+    conda_matchspec_free(ms);
+    return constrain ? ok : found && ok;
+}
+
+/* Checks envlock's answer on its own: one record per name, every spec,
+ * depends and constrains of the installed records holding. Appends what
+ * fails to `why`. */
+static void check_answer(const conda_channel_set *set, const kase *k, const char *answer,
+                         strbuf *why)
+{
+    ptrvec inst = {0};
+    char *text = xstrdup(answer), *save = NULL;
+    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        const conda_record *r = answer_record(set, l);
+        if (!r)
+            sb_addf(why, " unknown record `%s`;", l);
+        for (size_t i = 0; r && i < inst.len; i++)
+            if (strcmp(((const conda_record *)inst.items[i])->name, r->name) == 0)
+                sb_addf(why, " %s twice;", r->name);
+        if (r)
+            ptrvec_push(&inst, (void *)r);
+    }
+    const conda_record *const *in = (const conda_record *const *)inst.items;
+    for (size_t i = 0; i < k->nspecs; i++)
+        if (!spec_holds(k->specs[i], in, inst.len, k, false))
+            sb_addf(why, " spec `%s` does not hold;", k->specs[i]);
+    for (size_t i = 0; i < inst.len; i++) {
+        for (size_t d = 0; d < in[i]->n_depends; d++)
+            if (!spec_holds(in[i]->depends[d], in, inst.len, k, false))
+                sb_addf(why, " %s: `%s` does not hold;", in[i]->fn, in[i]->depends[d]);
+        for (size_t d = 0; d < in[i]->n_constrains; d++)
+            if (!spec_holds(in[i]->constrains[d], in, inst.len, k, true))
+                sb_addf(why, " %s: constraint `%s` does not hold;", in[i]->fn, in[i]->constrains[d]);
+    }
+    ptrvec_release(&inst);
+    free(text);
+}
+
 /* rattler's answer for case `name`: "ok\n<lines>" or "unsat\n<message>". */
 static char *expected(const char *answers, const char *name)
 {
@@ -180,13 +262,62 @@ static char *expected(const char *answers, const char *name)
     return out;
 }
 
-static bool run_case(const char *dir, const chan *cs, size_t ncs, const kase *k, const char *answers)
+enum { AGREE, KNOWN, DIFFER };
+
+/* rattler found a solution (`want`, its lines): envlock's must be a
+ * solution (check_answer()) and the same, unless the case is a known
+ * difference (`known`: its reason), which must still differ. */
+static int judge_ok(const conda_channel_set *set, const kase *k, el_ctx *ctx, el_code rc,
+                    const char *got, const char *want, const char *known)
+{
+    strbuf invalid = STRBUF_INIT;
+    if (rc == EL_OK)
+        check_answer(set, k, got, &invalid);
+    bool same = rc == EL_OK && strcmp(got, want) == 0;
+    int res = DIFFER;
+    if (invalid.len)
+        printf("%s: envlock's answer is not a solution:%s\n", k->name, invalid.buf);
+    else if (same && known)
+        printf("%s: agrees with rattler now: drop it from the known differences\n", k->name);
+    else if (same)
+        res = AGREE;
+    else if (known && rc == EL_OK)
+        res = KNOWN;
+    else
+        printf("%s: rattler\n%senvlock (%s)\n%s%s\n", k->name, want, el_code_name(rc), got,
+               rc == EL_OK ? "" : el_ctx_message(ctx));
+    if (res == KNOWN)
+        printf("%s: a solution, not rattler's (known: %s)\n", k->name, known);
+    sb_release(&invalid);
+    return res;
+}
+
+/* rattler found none: neither must envlock, naming the key packages. */
+static int judge_unsat(const kase *k, el_ctx *ctx, el_code rc, const char *got, const char *want)
+{
+    strbuf missing = STRBUF_INIT;
+    const char *msg = strstr(want, "message ");
+    if (rc == EL_RESOLVE_CONFLICT && msg)
+        compare_names(k, msg, el_ctx_message(ctx), &missing);
+    bool ok = rc == EL_RESOLVE_CONFLICT && msg && missing.len == 0;
+    if (ok)
+        printf("%s: no solution, as rattler: %s\n", k->name, el_ctx_message(ctx));
+    else
+        printf("%s: rattler finds no solution (%s); envlock: %s %s%s; not named:%s\n", k->name,
+               msg ? msg : "?", el_code_name(rc), got, rc == EL_OK ? "" : el_ctx_message(ctx),
+               missing.buf);
+    sb_release(&missing);
+    return ok ? AGREE : DIFFER;
+}
+
+static int run_case(const char *dir, const chan *cs, size_t ncs, const kase *k,
+                    const char *answers, const char *known)
 {
     el_ctx *ctx = el_ctx_new();
     conda_channel_set set = {0};
     char *want = expected(answers, k->name);
-    bool ok = false;
-    strbuf got = STRBUF_INIT, missing = STRBUF_INIT;
+    int res = DIFFER;
+    strbuf got = STRBUF_INIT;
     if (!want) {
         printf("%s: no rattler answer\n", k->name);
     } else if (!load_set(ctx, dir, cs, ncs, k, &set)) {
@@ -194,30 +325,33 @@ static bool run_case(const char *dir, const chan *cs, size_t ncs, const kase *k,
     } else {
         el_code rc = resolver_conda_solve(ctx, &set, k->virt, k->nvirt,
                                           (const char *const *)k->specs, k->nspecs, &got);
-        if (strncmp(want, "ok\n", 3) == 0) {
-            ok = rc == EL_OK && strcmp(got.buf, want + 3) == 0;
-            if (!ok)
-                printf("%s: rattler\n%senvlock (%s)\n%s%s\n", k->name, want + 3, el_code_name(rc),
-                       got.buf, rc == EL_OK ? "" : el_ctx_message(ctx));
-        } else {
-            const char *msg = strstr(want, "message ");
-            if (rc == EL_RESOLVE_CONFLICT && msg)
-                compare_names(k, msg, el_ctx_message(ctx), &missing);
-            ok = rc == EL_RESOLVE_CONFLICT && msg && missing.len == 0;
-            if (ok)
-                printf("%s: no solution, as rattler: %s\n", k->name, el_ctx_message(ctx));
-            else
-                printf("%s: rattler finds no solution (%s); envlock: %s %s%s; not named:%s\n",
-                       k->name, msg ? msg : "?", el_code_name(rc), got.buf,
-                       rc == EL_OK ? "" : el_ctx_message(ctx), missing.buf);
-        }
+        if (strncmp(want, "ok\n", 3) == 0)
+            res = judge_ok(&set, k, ctx, rc, got.buf, want + 3, known);
+        else
+            res = judge_unsat(k, ctx, rc, got.buf, want);
     }
     sb_release(&got);
-    sb_release(&missing);
     free(want);
     free_set(&set);
     el_ctx_free(ctx);
-    return ok;
+    return res;
+}
+
+/* The reason a case is listed in the known differences ("NAME reason"
+ * lines), or NULL. */
+static const char *known_reason(const char *known, const char *name, strbuf *buf)
+{
+    sb_reset(buf);
+    for (const char *l = known; l && *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l), n = strlen(name);
+        if (*l != '#' && len > n && strncmp(l, name, n) == 0 && l[n] == ' ') {
+            sb_add(buf, l + n + 1, len - n - 1);
+            return buf->buf;
+        }
+        l = e ? e + 1 : NULL;
+    }
+    return NULL;
 }
 
 /* Reads one line of the case file into the channels or the case. Returns
@@ -276,16 +410,18 @@ static void free_case(kase *k)
 int main(int argc, char **argv)
 {
     size_t alen = 0;
-    char *answers = argc == 3 ? slurp(argv[2], &alen) : NULL;
-    FILE *f = argc == 3 ? fopen(argv[1], "r") : NULL;
-    if (!f || !answers) {
-        fprintf(stderr, "usage: conda_solve_driver CASES ANSWERS\n");
+    char *answers = argc >= 3 ? slurp(argv[2], &alen) : NULL;
+    char *known = argc == 4 ? slurp(argv[3], &alen) : NULL;
+    FILE *f = argc >= 3 && argc <= 4 ? fopen(argv[1], "r") : NULL;
+    if (!f || !answers || (argc == 4 && !known)) {
+        fprintf(stderr, "usage: conda_solve_driver CASES ANSWERS [KNOWN_DIFFERENCES]\n");
         return 2;
     }
+    strbuf reason = STRBUF_INIT;
     char *dpath = xstrdup(argv[1]);
     const char *dir = dirname(dpath);
     chan cs[MAXC];
-    size_t ncs = 0, total = 0, agree = 0;
+    size_t ncs = 0, total = 0, agree = 0, differ = 0;
     kase k;
     memset(&k, 0, sizeof k);
     char line[4096];
@@ -295,12 +431,15 @@ int main(int argc, char **argv)
             continue;
         if (read_line(line, cs, &ncs, &k)) {
             total++;
-            agree += run_case(dir, cs, ncs, &k, answers);
+            int res = run_case(dir, cs, ncs, &k, answers, known_reason(known, k.name, &reason));
+            agree += res == AGREE;
+            differ += res == DIFFER;
             free_case(&k);
         }
     }
     fclose(f);
-    printf("%zu/%zu conda cases agree with rattler\n", agree, total);
+    printf("%zu/%zu conda cases agree with rattler, %zu known differences (each a valid solution)\n",
+           agree, total, total - agree - differ);
     for (size_t i = 0; i < ncs; i++) {
         free(cs[i].name);
         for (size_t j = 0; j < cs[i].n; j++) {
@@ -310,5 +449,7 @@ int main(int argc, char **argv)
     }
     free(dpath);
     free(answers);
-    return agree == total ? 0 : 1;
+    free(known);
+    sb_release(&reason);
+    return differ == 0 ? 0 : 1;
 }

@@ -4,7 +4,7 @@
 // 127.0.0.1; a case's virtual packages become the records of one more
 // channel, last in priority (simpleSolve takes no virtual packages), and
 // are left out of the answer. Prints the answer file on stdout.
-// usage: node rattler_solve.js NODE_MODULES_DIR
+// usage: node rattler_solve.js NODE_MODULES_DIR [CASES]   (default cases.txt)
 "use strict";
 const fs = require("fs");
 const http = require("http");
@@ -42,7 +42,7 @@ function virtualRepodata(c, subdir) {
 }
 
 const dir = __dirname;
-const { channels, cases } = readCases(path.join(dir, "cases.txt"));
+const { channels, cases } = readCases(path.join(dir, process.argv[3] || "cases.txt"));
 let current = null;
 const server = http.createServer((q, s) => {
   const parts = decodeURIComponent(q.url.split("?")[0]).split("/").filter(Boolean);
