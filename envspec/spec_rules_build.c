@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "npm_spec.h"
+#include "condaspec.h"
 #include "pep508.h"
 
 #include "spec_requirements.h"
@@ -221,6 +222,68 @@ static void check_pyproject(rules_ctx *r, json_object *spec, const char *content
 
 /* ---- environment.yml ---- */
 
+/* A `pip:` section's requirements: strings, PEP 508 (pip options pass). */
+static void check_conda_pip(rules_ctx *r, const char *f, const spec_node *pip)
+{
+    if (pip->kind != SN_SEQ) {
+        rules_add(r, f, EL_SPEC_INVALID, "`pip` should be a list of requirements");
+        return;
+    }
+    for (size_t j = 0; j < pip->n; j++) {
+        const spec_node *q = pip->items[j];
+        char *pf = xasprintf("%s.pip[%zu]", f, j);
+        char *err = NULL;
+        if (q->kind != SN_STR)
+            rules_add(r, pf, EL_SPEC_INVALID, "should be a requirement string");
+        else if (q->text[0] != '-' && !spec_check_pep508(q->text, &err))
+            rules_add(r, pf, EL_SPEC_INVALID, "`%s`: %s", q->text, err);
+        free(err);
+        free(pf);
+    }
+}
+
+/* A conda dependency: a match spec conda's MatchSpec reads (condaspec.h). */
+static void check_conda_spec(rules_ctx *r, const char *f, const char *text)
+{
+    if (is_blank(text)) {
+        rules_add(r, f, EL_SPEC_INVALID, "is empty");
+        return;
+    }
+    conda_error err = {0, NULL};
+    conda_matchspec *ms = conda_matchspec_parse(text, strlen(text), &err);
+    if (!ms)
+        rules_add(r, f, EL_SPEC_INVALID, "`%s` is not a conda match spec: column %zu: %s", text,
+                  err.column, err.message ? err.message : "not readable");
+    conda_matchspec_free(ms);
+}
+
+/* The `dependencies` list: conda match specs and at most one `pip:`. */
+static void check_conda_deps(rules_ctx *r, const char *base, const spec_node *deps)
+{
+    bool pip_seen = false;
+    for (size_t i = 0; i < deps->n; i++) {
+        const spec_node *d = deps->items[i];
+        char *f = xasprintf("%s.dependencies[%zu]", base, i);
+        if (d->kind == SN_STR) {
+            check_conda_spec(r, f, d->text);
+        } else if (d->kind == SN_MAP && d->n == 1 && d->keys[0]->text &&
+                   strcmp(d->keys[0]->text, "pip") == 0) {
+            if (pip_seen)
+                rules_add(r, f, EL_SPEC_INVALID,
+                          "is a second `pip` section; list every pip requirement in one");
+            else
+                check_conda_pip(r, f, d->items[0]);
+            pip_seen = true;
+        } else if (d->kind == SN_MAP) {
+            rules_add(r, f, EL_SPEC_INVALID, "is not a conda package or a `pip:` section");
+        } else {
+            rules_add(r, f, EL_SPEC_INVALID,
+                      "should be a conda package spec (a string) or a `pip:` section");
+        }
+        free(f);
+    }
+}
+
 static void check_conda(rules_ctx *r, const char *content)
 {
     static const char *const base = "spec.build.dependencyFile.content";
@@ -243,52 +306,14 @@ static void check_conda(rules_ctx *r, const char *content)
         goto out;
     }
     const spec_node *deps = spec_node_get(root, "dependencies");
-    if (!deps) {
+    if (!deps)
         rules_add(r, "spec.build.dependencyFile.content.dependencies", EL_SPEC_INVALID,
                   "is required: the list of conda packages");
-    } else if (deps->kind != SN_SEQ) {
+    else if (deps->kind != SN_SEQ)
         rules_add(r, "spec.build.dependencyFile.content.dependencies", EL_SPEC_INVALID,
                   "should be a list of conda packages");
-    } else {
-        bool pip_seen = false;
-        for (size_t i = 0; i < deps->n; i++) {
-            const spec_node *d = deps->items[i];
-            char *f = xasprintf("%s.dependencies[%zu]", base, i);
-            if (d->kind == SN_STR) {
-                if (is_blank(d->text))
-                    rules_add(r, f, EL_SPEC_INVALID, "is empty");
-            } else if (d->kind == SN_MAP && d->n == 1 && d->keys[0]->text &&
-                       strcmp(d->keys[0]->text, "pip") == 0) {
-                const spec_node *pip = d->items[0];
-                if (pip_seen) {
-                    rules_add(r, f, EL_SPEC_INVALID,
-                              "is a second `pip` section; list every pip requirement in one");
-                } else if (pip->kind != SN_SEQ) {
-                    rules_add(r, f, EL_SPEC_INVALID, "`pip` should be a list of requirements");
-                } else {
-                    for (size_t j = 0; j < pip->n; j++) {
-                        const spec_node *q = pip->items[j];
-                        char *pf = xasprintf("%s.pip[%zu]", f, j);
-                        char *err = NULL;
-                        if (q->kind != SN_STR)
-                            rules_add(r, pf, EL_SPEC_INVALID, "should be a requirement string");
-                        else if (q->text[0] != '-' && !spec_check_pep508(q->text, &err))
-                            rules_add(r, pf, EL_SPEC_INVALID, "`%s`: %s", q->text, err);
-                        free(err);
-                        free(pf);
-                    }
-                }
-                pip_seen = true;
-            } else if (d->kind == SN_MAP) {
-                rules_add(r, f, EL_SPEC_INVALID,
-                          "is not a conda package or a `pip:` section");
-            } else {
-                rules_add(r, f, EL_SPEC_INVALID,
-                          "should be a conda package spec (a string) or a `pip:` section");
-            }
-            free(f);
-        }
-    }
+    else
+        check_conda_deps(r, base, deps);
     const spec_node *channels = spec_node_get(root, "channels");
     if (channels && channels->kind != SN_SEQ) {
         rules_add(r, "spec.build.dependencyFile.content.channels", EL_SPEC_INVALID,
