@@ -6,6 +6,7 @@
  * intervals, `constrains` as conflicts with the records they exclude, and
  * the target's virtual packages as installed facts. Owns `struct
  * rsv_conda`; knows nothing of repodata.json (indexes/conda does). */
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,13 +24,34 @@ typedef struct cname {
     const char **chan;          /* channel URL of each; NULL: virtual */
     size_t n;
     size_t *ranks;              /* 1..n */
+    conda_version **vers;       /* each record's version, parsed once (NULL:
+                                   not a conda version) */
     bool virt;
 } cname;
+
+/* A dependency text already turned into a pool dependency: repodata repeats
+ * the same few texts ("python >=3.9") across thousands of records. */
+typedef struct memo {
+    const char *text;
+    bool invert;
+    Id dep;
+    bool any;
+    const char *name;           /* the package it is about */
+} memo;
 
 struct rsv_conda {
     cname *names;               /* sorted by name */
     size_t n;
+    void *memo;                 /* tsearch tree of memo (from r->mem) */
 };
+
+static int memo_cmp(const void *x, const void *y)
+{
+    const memo *a = x, *b = y;
+    if (a->invert != b->invert)
+        return a->invert ? 1 : -1;
+    return strcmp(a->text, b->text);
+}
 
 /* One record as found, before a name's records are chosen. */
 typedef struct found {
@@ -134,10 +156,12 @@ static void lay_out(rsv *r, cname *cn, const found *f, size_t n)
     cn->recs = arena_alloc(r->mem, m * sizeof *cn->recs);
     cn->chan = arena_alloc(r->mem, m * sizeof *cn->chan);
     cn->ranks = arena_alloc(r->mem, m * sizeof *cn->ranks);
+    cn->vers = xcalloc(m, sizeof *cn->vers);
     for (size_t i = 0; i < m; i++) {
         cn->recs[i] = o[i].rec;
         cn->chan[i] = o[i].chan;
         cn->ranks[i] = i + 1;
+        cn->vers[i] = conda_version_parse(o[i].rec->version, strlen(o[i].rec->version), NULL);
     }
     free(rank);
     free(recs);
@@ -178,6 +202,8 @@ static void add_virtual(rsv *r, struct rsv_conda *c)
         cn->chan[0] = NULL;
         cn->ranks = arena_alloc(r->mem, sizeof *cn->ranks);
         cn->ranks[0] = 1;
+        cn->vers = xcalloc(1, sizeof *cn->vers);
+        cn->vers[0] = conda_version_parse(v->version, strlen(v->version), NULL);
         cn->virt = true;
     }
 }
@@ -217,9 +243,11 @@ static struct rsv_conda *lay_out_names(rsv *r)
 }
 
 /* Whether a record satisfies a match spec (its channel too, when named). */
-static bool spec_match(const conda_matchspec *ms, const conda_record *rec, const char *chan)
+static bool spec_match(const conda_matchspec *ms, const conda_record *rec,
+                       const conda_version *v, const char *chan)
 {
-    if (!conda_matchspec_match(ms, rec->name, rec->version, rec->build, rec->build_number))
+    if (!conda_matchspec_match_parsed(ms, rec->name, v, rec->version, rec->build,
+                                      rec->build_number))
         return false;
     if (ms->subdir && (!rec->subdir || strcmp(ms->subdir, rec->subdir) != 0))
         return false;
@@ -249,7 +277,7 @@ static Id spec_dep(rsv *r, const conda_matchspec *ms, bool invert, bool *any)
     }
     bool *keep = xcalloc(cn->n, sizeof *keep);
     for (size_t i = 0; i < cn->n; i++) {
-        keep[i] = spec_match(ms, cn->recs[i], cn->chan[i]) != invert;
+        keep[i] = spec_match(ms, cn->recs[i], cn->vers[i], cn->chan[i]) != invert;
         *any = *any || keep[i];
     }
     rsv_interval *iv = xcalloc(cn->n, sizeof *iv);
@@ -260,31 +288,46 @@ static Id spec_dep(rsv *r, const conda_matchspec *ms, bool invert, bool *any)
     return d;
 }
 
+/* The dependency for one depends (or, `invert`, constrains) text, through
+ * the memo; NULL when the text does not parse (the reader checked it does). */
+static const memo *text_dep(rsv *r, const char *text, bool invert)
+{
+    memo key = {text, invert, 0, false, NULL};
+    memo **hit = tfind(&key, &r->conda->memo, memo_cmp);
+    if (hit)
+        return *hit;
+    conda_matchspec *ms = conda_matchspec_parse(text, strlen(text), NULL);
+    if (!ms)
+        return NULL;
+    memo *m = arena_alloc(r->mem, sizeof *m);
+    m->text = text;
+    m->invert = invert;
+    m->dep = spec_dep(r, ms, invert, &m->any);
+    m->name = arena_strdup(r->mem, ms->name);
+    conda_matchspec_free(ms);
+    tsearch(m, &r->conda->memo, memo_cmp);
+    return m;
+}
+
 /* depends (requires) and constrains (conflicts with what they exclude) of
- * solvable sp. The reader checked every text parses. */
+ * solvable sp. */
 static void add_deps(rsv *r, Id sp, const conda_record *rec, Repo *repo)
 {
     Pool *pool = r->pool;
     for (size_t i = 0; i < rec->n_depends + rec->n_constrains; i++) {
         bool req = i < rec->n_depends;
         const char *text = req ? rec->depends[i] : rec->constrains[i - rec->n_depends];
-        conda_matchspec *ms = conda_matchspec_parse(text, strlen(text), NULL);
-        if (!ms)
+        const memo *m = text_dep(r, text, !req);
+        if (!m || (!req && !m->any))
             continue;
-        bool any = false;
-        Id d = spec_dep(r, ms, !req, &any);
         Solvable *s = pool->solvables + sp;
         if (req)
-            s->requires = repo_addid_dep(repo, s->requires, d, 0);
-        else if (any)
-            s->conflicts = repo_addid_dep(repo, s->conflicts, d, 0);
-        if (req || any) {
-            rsv_dep *rd = resolver_add_dep(r, sp, -1, d, RSV_CONDA,
-                                           arena_strdup(r->mem, ms->name), text, NULL,
-                                           req ? "depends" : "constrains");
-            rd->nomatch = req && !any;
-        }
-        conda_matchspec_free(ms);
+            s->requires = repo_addid_dep(repo, s->requires, m->dep, 0);
+        else
+            s->conflicts = repo_addid_dep(repo, s->conflicts, m->dep, 0);
+        rsv_dep *rd = resolver_add_dep(r, sp, -1, m->dep, RSV_CONDA, m->name, text, NULL,
+                                       req ? "depends" : "constrains");
+        rd->nomatch = req && !m->any;
     }
 }
 
@@ -360,8 +403,15 @@ void resolver_conda_free(rsv *r)
 {
     if (!r->conda)
         return;
-    for (size_t i = 0; i < r->conda->n; i++)
-        free(r->conda->names[i].pname);
+    for (size_t i = 0; i < r->conda->n; i++) {
+        cname *cn = &r->conda->names[i];
+        for (size_t k = 0; k < cn->n; k++)
+            conda_version_free(cn->vers[k]);
+        free(cn->vers);
+        free(cn->pname);
+    }
+    while (r->conda->memo) /* tdestroy() is GNU's; this is POSIX */
+        tdelete(*(memo **)r->conda->memo, &r->conda->memo, memo_cmp);
     free(r->conda->names);
     free(r->conda);
     r->conda = NULL;

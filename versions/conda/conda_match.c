@@ -501,8 +501,9 @@ static bool build_number_match(const char *spec, uint64_t bn)
     return ol == 2 ? bn >= want : bn > want;
 }
 
-bool conda_matchspec_match(const conda_matchspec *ms, const char *name, const char *version,
-                           const char *build, uint64_t build_number)
+bool conda_matchspec_match_parsed(const conda_matchspec *ms, const char *name,
+                                  const conda_version *v, const char *version, const char *build,
+                                  uint64_t build_number)
 {
     char *lower = xstrdup(name);
     for (char *q = lower; *q; q++)
@@ -510,14 +511,20 @@ bool conda_matchspec_match(const conda_matchspec *ms, const char *name, const ch
             *q = (char)(*q - 'A' + 'a');
     bool ok = str_match(ms->name, lower);
     free(lower);
-    if (ok && ms->vspec) {
-        conda_version *v = conda_version_parse(version, strlen(version), NULL);
+    if (ok && ms->vspec)
         ok = v && conda_vspec_match(ms->vspec, v, version);
-        conda_version_free(v);
-    }
     if (ok && ms->build)
         ok = str_match(ms->build, build);
     if (ok && ms->build_number)
         ok = build_number_match(ms->build_number, build_number);
+    return ok;
+}
+
+bool conda_matchspec_match(const conda_matchspec *ms, const char *name, const char *version,
+                           const char *build, uint64_t build_number)
+{
+    conda_version *v = ms->vspec ? conda_version_parse(version, strlen(version), NULL) : NULL;
+    bool ok = conda_matchspec_match_parsed(ms, name, v, version, build, build_number);
+    conda_version_free(v);
     return ok;
 }

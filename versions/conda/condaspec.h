@@ -70,6 +70,12 @@ void conda_matchspec_free(conda_matchspec *ms);
  *  (channel, subdir and the hash fields are the reader's to check). */
 bool conda_matchspec_match(const conda_matchspec *ms, const char *name, const char *version,
                            const char *build, uint64_t build_number);
+/* conda_matchspec_match_parsed() : the same with the version already
+ *  parsed (`v`, NULL when `version` is not a conda version), for callers
+ *  that match one record against many specs. */
+bool conda_matchspec_match_parsed(const conda_matchspec *ms, const char *name,
+                                  const conda_version *v, const char *version, const char *build,
+                                  uint64_t build_number);
 
 /* conda_name_valid() : a CEP 26 package name (already lower-case), or a
  *  `__virtual` one. */
