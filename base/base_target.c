@@ -670,16 +670,21 @@ el_spec_base *target_catalog_spec_bases(const target_catalog *cat, size_t *n)
     el_spec_base *out = xcalloc(cat->n_refs + 1, sizeof *out);
     for (size_t k = 0; k < cat->n_refs; k++) {
         out[k].ref = cat->refs[k];
-        /* every channel of a ref carries the ref's own fields: take the first */
+        /* every channel of a ref carries the ref's own fields: take the
+         * first; the channels are calendar names ("2026.09"), so the
+         * newest is the greatest */
         for (size_t i = 0; i < cat->n_bases; i++) {
             const target_base *b = &cat->bases[i];
             if (strcmp(b->ref, cat->refs[k]) != 0)
                 continue;
-            out[k].repository = b->repository;
-            out[k].python = b->python_minor;
-            out[k].cuda = b->cuda;
-            out[k].cuda_version = b->cuda_version;
-            break;
+            if (!out[k].channel) {
+                out[k].repository = b->repository;
+                out[k].python = b->python_minor;
+                out[k].cuda = b->cuda;
+                out[k].cuda_version = b->cuda_version;
+            }
+            if (!out[k].channel || strcmp(b->channel, out[k].channel) > 0)
+                out[k].channel = b->channel;
         }
     }
     *n = cat->n_refs;

@@ -194,17 +194,13 @@ el_spec *cli_load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
         return NULL;
     }
     /* The approved bases are the catalog's: the one named, else
-     * $ENVLOCK_BASES; with neither, the spec module's copy of the built-in
-     * catalog (equal to it by test), so nothing is read. */
-    el_bases *bases = NULL;
-    bases_path = cli_bases_path(bases_path);
-    if (bases_path) {
-        if (!(bases = el_bases_load(ctx, bases_path))) {
-            *status = cli_report_failure(ctx, o);
-            return NULL;
-        }
-        so.bases = el_bases_spec_view(bases, &so.n_bases);
+     * $ENVLOCK_BASES, else the installed one (NULL path). */
+    el_bases *bases = el_bases_load(ctx, cli_bases_path(bases_path));
+    if (!bases) {
+        *status = cli_report_failure(ctx, o);
+        return NULL;
     }
+    so.bases = el_bases_spec_view(bases, &so.n_bases);
     el_spec *spec;
     if (!path && so.template_name) {
         path = "(template)";

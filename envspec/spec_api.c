@@ -83,6 +83,11 @@ static void drop_repeats(spec_findings *fs, size_t from)
     free(idx);
 }
 
+const el_spec_base *spec_first_base(const el_spec_options *opts)
+{
+    return opts && opts->bases && opts->n_bases ? &opts->bases[0] : NULL;
+}
+
 el_spec *el_spec_load_text(el_ctx *ctx, const char *text, size_t len, const char *origin,
                            const el_spec_options *opts)
 {
@@ -107,7 +112,7 @@ el_spec *el_spec_load_text(el_ctx *ctx, const char *text, size_t len, const char
         (format == EL_SPEC_FORMAT_DATAGEN || template_name ||
          (format == EL_SPEC_FORMAT_AUTO && root && spec_datagen_looks_like(root)))) {
         size_t parsed = s->fs.len;
-        root = spec_datagen_import(s->mem, root, template_name, &s->fs);
+        root = spec_datagen_import(s->mem, root, template_name, spec_first_base(opts), &s->fs);
         drop_repeats(&s->fs, parsed);
         flags |= SPEC_RULES_DATAGEN;
     }

@@ -161,6 +161,7 @@ typedef struct dg {
     const spec_node *root;
     const spec_node *slot[F_COUNT];     /* the recipe's value for each field */
     const spec_node *slot_key[F_COUNT]; /* ... and the key that named it */
+    const el_spec_base *base;           /* the base a recipe is placed on, or NULL */
 } dg;
 
 static void finding(dg *d, const spec_node *at, const char *field, const char *fmt, ...)
@@ -1201,19 +1202,29 @@ static spec_node *metadata_of(dg *d, const recipe *r)
     return map_done(d, &meta, name_at);
 }
 
+/* A recipe names no base: it goes on the first approved base at that base's
+ * newest channel, with the base's Python unless its baseImage names one. */
 static void put_language_and_base(dg *d, mapb *spec, const recipe *r)
 {
     const spec_node *at = d->root;
     const spec_node *lat = r->base_image ? d->slot[F_BASE_IMAGE] : at;
     const char *v = r->base_image ? python_from_image(d, r->base_image) : NULL;
+    if (!v && d->base)
+        v = d->base->python;
     mapb lang = { PTRVEC_INIT, PTRVEC_INIT };
     put(d, &lang, lat, "name", str_at(d, lat, "python"));
-    put(d, &lang, lat, "version", str_at(d, lat, v ? v : "3.13"));
+    if (v)
+        put(d, &lang, lat, "version", str_at(d, lat, v));
     put(d, spec, lat, "language", map_done(d, &lang, lat));
 
+    if (!d->base || !d->base->channel) {
+        finding(d, at, "(document)",
+                "cannot be placed on a base: no approved bases were given (no bases catalog)");
+        return;
+    }
     mapb base = { PTRVEC_INIT, PTRVEC_INIT };
-    put(d, &base, at, "ref", str_at(d, at, "datalayer/python-cpu"));
-    put(d, &base, at, "channel", str_at(d, at, "2026.09"));
+    put(d, &base, at, "ref", str_at(d, at, d->base->ref));
+    put(d, &base, at, "channel", str_at(d, at, d->base->channel));
     put(d, spec, at, "base", map_done(d, &base, at));
 }
 
@@ -1342,12 +1353,13 @@ static bool recipe_present(dg *d, const spec_node *root, const char *template_na
 }
 
 spec_node *spec_datagen_import(arena *mem, const spec_node *root, const char *template_name,
-                               spec_findings *fs)
+                               const el_spec_base *base, spec_findings *fs)
 {
     dg d;
     memset(&d, 0, sizeof d);
     d.mem = mem;
     d.fs = fs;
+    d.base = base;
     if (root && root->kind == SN_NULL && template_name)
         root = NULL; /* an empty file with --template: the template alone */
     d.root = root;

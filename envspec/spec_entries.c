@@ -86,7 +86,7 @@ static spec_node *reread(arena *mem, spec_findings *fs, const char *text, size_t
     spec_node *root = spec_yaml_parse(mem, text, len, fs);
     if (root && (format == EL_SPEC_FORMAT_DATAGEN || template_name ||
                  (format == EL_SPEC_FORMAT_AUTO && spec_datagen_looks_like(root))))
-        root = spec_datagen_import(mem, root, template_name, fs);
+        root = spec_datagen_import(mem, root, template_name, spec_first_base(opts), fs);
     return root;
 }
 

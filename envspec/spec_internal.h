@@ -111,10 +111,15 @@ bool spec_datagen_looks_like(const spec_node *root);
  *  keep the positions of the recipe nodes they came from. Recipe-specific
  *  problems (bad separators, URL schemes, resource values, unknown template)
  *  become findings with the recipe's own field names. `template_name` (may be
- *  NULL) overrides/provides the recipe's `template:`. Returns NULL only if
- *  nothing usable remains. */
+ *  NULL) overrides/provides the recipe's `template:`. `base` (may be NULL:
+ *  a finding) is the approved base the recipe is placed on. Returns NULL only
+ *  if nothing usable remains. */
 spec_node *spec_datagen_import(arena *mem, const spec_node *root, const char *template_name,
-                               spec_findings *fs);
+                               const el_spec_base *base, spec_findings *fs);
+
+/* spec_first_base() : the base a DataGen recipe goes on (the first of
+ * opts' approved bases), or NULL when opts names none. */
+const el_spec_base *spec_first_base(const el_spec_options *opts);
 
 /* spec_model_build() :
  *  Checks `root` against the v1alpha1 schema and returns the normalized
@@ -133,7 +138,7 @@ struct json_object *spec_model_build(const spec_node *root, spec_findings *fs);
  *  in which case each rule skips what depends on a field that failed its
  *  type check; uses `root` only to find positions. `flags` is a set of
  *  SPEC_RULES_* bits. `bases` (n_bases of them) are the approved bases;
- *  NULL: el_spec_default_bases(). */
+ *  NULL: none is known (a base ref gets a finding saying so). */
 #define SPEC_RULES_DATAGEN 1u /* the spec came from a DataGen recipe: http:// indexes are allowed */
 void spec_rules_check(const struct json_object *doc, const spec_node *root, unsigned flags,
                       const el_spec_base *bases, size_t n_bases, spec_findings *fs);

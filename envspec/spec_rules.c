@@ -21,23 +21,9 @@
 
 /* ---- the approved bases ---- */
 
-/* The owner of the approved bases is the catalog (corpus/bases/bases.yaml,
- * or the site's own given with --bases / ENVLOCK_BASES); the caller hands
- * its view in through el_spec_options. This copy is only the fallback for a
- * load that names no bases (a program using the spec API alone, the spec
- * tests), so that the spec module needs no catalog reader. It must say what
- * the built-in catalog says: resolve_cli_unit compares the two field by
- * field. */
-static const el_spec_base default_bases[] = {
-    { "datalayer/python-cpu", "environments/base/python-cpu", "3.13", false, NULL },
-    { "datalayer/python-cuda", "environments/base/python-cuda", "3.13", true, "12.8" },
-};
-
-const el_spec_base *el_spec_default_bases(size_t *n)
-{
-    *n = sizeof default_bases / sizeof default_bases[0];
-    return default_bases;
-}
+/* The approved bases are the catalog's (corpus/bases/bases.yaml, or the
+ * site's own); the caller hands its view in through el_spec_options, so the
+ * spec module holds no copy of them. */
 
 const el_spec_base *spec_base_find(const rules_ctx *r, const char *ref)
 {
@@ -49,6 +35,8 @@ const el_spec_base *spec_base_find(const rules_ctx *r, const char *ref)
 
 char *spec_bases_list(const rules_ctx *r)
 {
+    if (r->n_bases == 0)
+        return xstrdup("none (no bases catalog was given)");
     strbuf sb = STRBUF_INIT;
     for (size_t k = 0; k < r->n_bases; k++)
         sb_addf(&sb, "%s%s", k ? ", " : "", r->bases[k].ref);
@@ -234,6 +222,11 @@ static void rule_base(rules_ctx *r, json_object *spec)
     if (!ref)
         return;
     const el_spec_base *b = spec_base_find(r, ref);
+    if (!b && r->n_bases == 0) {
+        rules_add(r, "spec.base.ref", EL_SPEC_INVALID,
+                  "`%s` cannot be checked: no approved bases were given (no bases catalog)", ref);
+        return;
+    }
     if (!b) {
         char *approved = spec_bases_list(r);
         rules_add(r, "spec.base.ref", EL_SPEC_INVALID, "`%s` is not an approved base; approved: %s",
@@ -888,9 +881,8 @@ void spec_rules_check(const json_object *cdoc, const spec_node *root, unsigned f
                       const el_spec_base *bases, size_t n_bases, spec_findings *fs)
 {
     json_object *doc = (json_object *)cdoc; /* json-c getters take non-const */
-    rules_ctx r = { .root = root, .fs = fs, .flags = flags, .bases = bases, .n_bases = n_bases };
-    if (!bases)
-        r.bases = el_spec_default_bases(&r.n_bases);
+    rules_ctx r = { .root = root, .fs = fs, .flags = flags, .bases = bases,
+                    .n_bases = bases ? n_bases : 0 };
     json_object *spec = jget(doc, "spec");
     json_object *packages = jget(spec, "packages");
     json_object *python = jget(packages, "python");

@@ -35,23 +35,19 @@ typedef struct el_spec_base {
     bool cuda;                /* whether the base has CUDA (GPU size classes need it) */
     const char *cuda_version; /* "12.8"; NULL: no CUDA, or a CUDA base whose version is not
                                * known (an accelerator's `cuda` is then not compared) */
+    const char *channel;      /* "2026.09": the base's newest channel in the catalog; a
+                               * DataGen recipe is placed on the first base at this channel */
 } el_spec_base;
 
 typedef struct el_spec_options {
     el_spec_format format;
     const char *template_name; /* DataGen built-in template to start from, or NULL */
-    /* The approved bases, in the order messages list them. NULL (n_bases 0):
-     * the built-in catalog's (corpus/bases/bases.yaml), el_spec_default_bases(). */
+    /* The approved bases, in the order messages list them (the catalog owns
+     * them: el_bases_spec_view()). NULL (n_bases 0): none is known, and a
+     * spec naming a base, or a DataGen recipe, gets a finding saying so. */
     const el_spec_base *bases;
     size_t n_bases;
 } el_spec_options;
-
-/* el_spec_default_bases() :
- *  The bases a spec is checked against when the options name none: the
- *  reference's two, as the built-in catalog corpus/bases/bases.yaml
- *  describes them (a test holds the two equal). Static storage; *n gets
- *  the count. */
-EL_API const el_spec_base *el_spec_default_bases(size_t *n);
 
 /* One problem with a spec. `field` is the camelCase dotted path with [i]
  * indexes ("spec.packages.python.dependencies[2]", "(document)" for the

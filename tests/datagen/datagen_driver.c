@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "spec_internal.h"
+#include "test_bases.h"
 
 static struct json_object *tree_json(const spec_node *n)
 {
@@ -69,7 +70,7 @@ static int run_tree(const char *path, const char *tpl)
         }
         root = spec_yaml_parse(mem, text, len, &fs);
     }
-    spec_node *env = fs.len ? NULL : spec_datagen_import(mem, root, tpl, &fs);
+    spec_node *env = fs.len ? NULL : spec_datagen_import(mem, root, tpl, test_first_base(), &fs);
     if (env) {
         struct json_object *j = tree_json(env);
         puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
@@ -91,9 +92,9 @@ static int run_tree(const char *path, const char *tpl)
 static int run_normalized(const char *path, const char *tpl)
 {
     el_ctx *ctx = el_ctx_new();
-    el_spec_options opts = { .format = EL_SPEC_FORMAT_DATAGEN, .template_name = tpl };
-    el_spec *spec = strcmp(path, "-") == 0 ? el_spec_load_text(ctx, "", 0, "-", &opts)
-                                           : el_spec_load_file(ctx, path, &opts);
+    const el_spec_options *opts = test_spec_options(EL_SPEC_FORMAT_DATAGEN, tpl);
+    el_spec *spec = strcmp(path, "-") == 0 ? el_spec_load_text(ctx, "", 0, "-", opts)
+                                           : el_spec_load_file(ctx, path, opts);
     if (!spec) {
         printf("error: %s\n", el_ctx_message(ctx));
         el_ctx_free(ctx);

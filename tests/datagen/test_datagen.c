@@ -12,6 +12,7 @@
 
 #include "spec_internal.h"
 #include "spec_rules_internal.h"
+#include "test_bases.h"
 
 typedef struct fixture {
     arena *mem;
@@ -79,7 +80,7 @@ static void templates_are_the_seeds_lists(void **state)
     };
     const char *const *names = spec_datagen_template_names(NULL);
     for (size_t t = 0; t < 4; t++) {
-        spec_node *env = spec_datagen_import(f->mem, NULL, names[t], &f->fs);
+        spec_node *env = spec_datagen_import(f->mem, NULL, names[t], test_first_base(), &f->fs);
         assert_non_null(env);
         assert_int_equal(f->fs.len, 0);
         const spec_node *deps = at(env, "spec.packages.python.dependencies");
@@ -122,7 +123,7 @@ static void positions_follow_the_recipe(void **state)
                                "    - \"curl jq\"\n"
                                "resources: {cpu: 2}\n"
                                "baseImage: python:3.12-slim\n");
-    spec_node *env = spec_datagen_import(f->mem, root, NULL, &f->fs);
+    spec_node *env = spec_datagen_import(f->mem, root, NULL, test_first_base(), &f->fs);
     assert_non_null(env);
     assert_int_equal(f->fs.len, 0);
     const spec_node *n = at(env, "metadata.name");
@@ -152,18 +153,19 @@ static void positions_follow_the_recipe(void **state)
 static void nothing_to_import(void **state)
 {
     fixture *f = *state;
-    assert_null(spec_datagen_import(f->mem, NULL, NULL, &f->fs));
+    assert_null(spec_datagen_import(f->mem, NULL, NULL, test_first_base(), &f->fs));
     assert_int_equal(f->fs.len, 1);
     assert_string_equal(f->fs.items[0].field, "(document)");
-    assert_null(spec_datagen_import(f->mem, NULL, "No Such Template", &f->fs));
+    assert_null(spec_datagen_import(f->mem, NULL, "No Such Template", test_first_base(), &f->fs));
     assert_int_equal(f->fs.len, 2);
     assert_string_equal(f->fs.items[1].field, "template");
-    assert_null(spec_datagen_import(f->mem, parse(f, "[1, 2]"), NULL, &f->fs));
+    assert_null(spec_datagen_import(f->mem, parse(f, "[1, 2]"), NULL, test_first_base(), &f->fs));
     assert_int_equal(f->fs.len, 3);
     /* an empty document with a template is the template alone */
     spec_node null_root_node = { .kind = SN_NULL, .line = 1, .column = 1, .text = "~", .text_len = 1 };
     spec_node *null_root = &null_root_node;
-    spec_node *env = spec_datagen_import(f->mem, null_root, "Data Science", &f->fs);
+    spec_node *env = spec_datagen_import(f->mem, null_root, "Data Science", test_first_base(),
+                                         &f->fs);
     assert_non_null(env);
     assert_int_equal(f->fs.len, 3);
     assert_string_equal(at(env, "metadata.name")->text, "data-science");
@@ -178,7 +180,7 @@ static void refused_entries_are_left_out(void **state)
                                "packages: {pip: 'numpy == 1', apt: 'curl Bad', npm: 'ok BAD'}\n"
                                "registries: {pipIndexUrl: 'ftp://x/simple', npmRegistryUrl: x}\n"
                                "resources: {cpu: 3, memory: 2, disk: 5}\n");
-    spec_node *env = spec_datagen_import(f->mem, root, NULL, &f->fs);
+    spec_node *env = spec_datagen_import(f->mem, root, NULL, test_first_base(), &f->fs);
     assert_non_null(env);
     assert_int_equal(f->fs.len, 6);
     const spec_node *deps = at(env, "spec.packages.python.dependencies");
@@ -211,7 +213,8 @@ static void slug_is_a_dns_label(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *yaml = xasprintf("name: \"%s\"\n", cases[i].name);
-        spec_node *env = spec_datagen_import(f->mem, parse(f, yaml), NULL, &f->fs);
+        spec_node *env =
+            spec_datagen_import(f->mem, parse(f, yaml), NULL, test_first_base(), &f->fs);
         free(yaml);
         assert_string_equal(at(env, "metadata.name")->text, cases[i].slug);
     }
@@ -220,7 +223,7 @@ static void slug_is_a_dns_label(void **state)
     memset(long_name, 'a', 62);
     memcpy(long_name + 62, " b", 3);
     char *yaml = xasprintf("name: %s\n", long_name);
-    spec_node *env = spec_datagen_import(f->mem, parse(f, yaml), NULL, &f->fs);
+    spec_node *env = spec_datagen_import(f->mem, parse(f, yaml), NULL, test_first_base(), &f->fs);
     free(yaml);
     const char *slug = at(env, "metadata.name")->text;
     assert_int_equal(strlen(slug), 62);
@@ -238,7 +241,7 @@ static void npm_grammar_findings(void **state)
     if (stand_in)
         skip();
     spec_node *root = parse(f, "name: x\npackages: {npm: 'zod@^^3 left-pad@github:x/y ok@^1'}\n");
-    spec_node *env = spec_datagen_import(f->mem, root, NULL, &f->fs);
+    spec_node *env = spec_datagen_import(f->mem, root, NULL, test_first_base(), &f->fs);
     assert_non_null(env);
     assert_int_equal(f->fs.len, 2);
     assert_string_equal(f->fs.items[0].field, "packages.npm[0]");

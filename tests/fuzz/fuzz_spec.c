@@ -4,11 +4,13 @@
 #include <stdlib.h>
 
 #include "envlock.h"
+#include "test_bases.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     el_ctx *ctx = el_ctx_new();
-    el_spec *spec = el_spec_load_text(ctx, (const char *)data, size, "fuzz", NULL);
+    el_spec *spec = el_spec_load_text(ctx, (const char *)data, size, "fuzz",
+                                      test_spec_opts());
     if (spec) {
         if (el_spec_validate(ctx, spec) == EL_OK) {
             char digest[EL_DIGEST_SIZE];

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "util.h"
+#include "test_bases.h"
 
 /* A spec with a value in most fields, with `platform`, `build` and
  * `contract` written at their defaults. */
@@ -91,7 +92,7 @@ static char *edit(const char *text, const char *from, const char *to)
 static void digest_of(const char *text, char out[EL_DIGEST_SIZE])
 {
     el_ctx *ctx = el_ctx_new();
-    el_spec *spec = el_spec_load_text(ctx, text, strlen(text), "test", NULL);
+    el_spec *spec = el_spec_load_text(ctx, text, strlen(text), "test", test_spec_opts());
     assert_non_null(spec);
     size_t n = el_spec_finding_count(spec);
     for (size_t i = 0; i < n; i++) {
@@ -116,7 +117,7 @@ static void digest_format_is_sha256_of_canonical_json(void **state)
 {
     (void)state;
     el_ctx *ctx = el_ctx_new();
-    el_spec *spec = el_spec_load_text(ctx, BASE, strlen(BASE), "base", NULL);
+    el_spec *spec = el_spec_load_text(ctx, BASE, strlen(BASE), "base", test_spec_opts());
     assert_non_null(spec);
     char d[EL_DIGEST_SIZE];
     assert_int_equal(el_spec_digest(ctx, spec, d), EL_OK);
@@ -288,7 +289,7 @@ static void refused_with_findings(void **state)
     (void)state;
     char *bad = edit(BASE, "channel: \"2026.09\"}", "channel: \"2026.09\", extra: 1}");
     el_ctx *ctx = el_ctx_new();
-    el_spec *spec = el_spec_load_text(ctx, bad, strlen(bad), "bad", NULL);
+    el_spec *spec = el_spec_load_text(ctx, bad, strlen(bad), "bad", test_spec_opts());
     assert_non_null(spec);
     assert_true(el_spec_finding_count(spec) > 0);
     char d[EL_DIGEST_SIZE] = "";
@@ -325,7 +326,7 @@ static int print_digests(int argc, char **argv)
     int rc = 0;
     for (int i = 2; i < argc; i++) {
         el_ctx *ctx = el_ctx_new();
-        el_spec *spec = el_spec_load_file(ctx, argv[i], NULL);
+        el_spec *spec = el_spec_load_file(ctx, argv[i], test_spec_opts());
         char d[EL_DIGEST_SIZE];
         if (spec && el_spec_digest(ctx, spec, d) == EL_OK) {
             puts(d);

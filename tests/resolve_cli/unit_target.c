@@ -17,6 +17,7 @@
 
 #include "envlock/bases.h"
 #include "base_request.h"
+#include "test_bases.h"
 
 #ifndef BASES_YAML
 #error "BASES_YAML must name corpus/bases/bases.yaml"
@@ -244,30 +245,29 @@ static void catalog_malformed(void **state)
                "bases.acme/gpu.cudaVersion: is given for a base without CUDA", 13);
 }
 
-/* The spec module's fallback list (el_spec_default_bases(), used when a spec
- * is loaded with no catalog's view) says exactly what the built-in catalog
- * says, field by field and in order: the catalog owns the list. */
-static void spec_view_is_the_fallback(void **state)
+/* The view the spec rules take says what the built-in catalog says, field
+ * by field and in order (corpus/bases/bases.yaml): the catalog owns the
+ * approved bases, the spec module has no copy. */
+static void spec_view_of_the_catalog(void **state)
 {
     (void)state;
     el_ctx *ctx = el_ctx_new();
     el_bases *cat = el_bases_load(ctx, BASES_YAML);
     assert_non_null(cat);
     assert_string_equal(el_bases_path(cat), BASES_YAML);
-    size_t n = 0, nd = 0;
+    size_t n = 0;
     const el_spec_base *view = el_bases_spec_view(cat, &n);
-    const el_spec_base *dflt = el_spec_default_bases(&nd);
-    assert_int_equal(n, nd);
-    for (size_t k = 0; k < n; k++) {
-        assert_string_equal(view[k].ref, dflt[k].ref);
-        assert_string_equal(view[k].repository, dflt[k].repository);
-        assert_string_equal(view[k].python, dflt[k].python);
-        assert_int_equal(view[k].cuda, dflt[k].cuda);
-        if (dflt[k].cuda_version)
-            assert_string_equal(view[k].cuda_version, dflt[k].cuda_version);
-        else
-            assert_null(view[k].cuda_version);
-    }
+    assert_int_equal(n, 2);
+    assert_string_equal(view[0].ref, "datalayer/python-cpu");
+    assert_string_equal(view[0].repository, "environments/base/python-cpu");
+    assert_string_equal(view[0].python, "3.13");
+    assert_false(view[0].cuda);
+    assert_null(view[0].cuda_version);
+    assert_string_equal(view[0].channel, "2026.09");
+    assert_string_equal(view[1].ref, "datalayer/python-cuda");
+    assert_string_equal(view[1].repository, "environments/base/python-cuda");
+    assert_true(view[1].cuda);
+    assert_string_equal(view[1].cuda_version, "12.8");
     el_bases_free(cat);
     el_bases_free(NULL);
     assert_null(el_bases_load(ctx, "/nonexistent/bases.yaml"));
@@ -283,18 +283,20 @@ static void spec_rules_take_the_view(void **state)
                                "kind: Environment\nmetadata: {name: site}\nspec:\n"
                                "  language: {name: python, version: \"%s\"}\n"
                                "  base: {ref: %s, channel: \"2026.10\"}\n";
-    static const el_spec_base site[] = { { "acme/python-312", NULL, "3.12", false, NULL } };
+    static const el_spec_base site[] = {
+        { "acme/python-312", NULL, "3.12", false, NULL, "2026.10" },
+    };
     el_spec_options so = { .bases = site, .n_bases = 1 };
     el_ctx *ctx = el_ctx_new();
     char *text = xasprintf(head, "3.12", "acme/python-312");
     el_spec *s = el_spec_load_text(ctx, text, strlen(text), "t", &so);
     assert_int_equal(el_spec_finding_count(s), 0);
     el_spec_free(s);
-    s = el_spec_load_text(ctx, text, strlen(text), "t", NULL); /* the built-in bases */
+    s = el_spec_load_text(ctx, text, strlen(text), "t", NULL); /* no bases at all */
     assert_int_equal(el_spec_finding_count(s), 1);
     assert_string_equal(el_spec_finding(s, 0)->message,
-                        "`acme/python-312` is not an approved base; approved: "
-                        "datalayer/python-cpu, datalayer/python-cuda");
+                        "`acme/python-312` cannot be checked: no approved bases were given (no "
+                        "bases catalog)");
     el_spec_free(s);
     free(text);
     text = xasprintf(head, "3.13", "datalayer/python-cpu");
@@ -304,6 +306,37 @@ static void spec_rules_take_the_view(void **state)
                         "`datalayer/python-cpu` is not an approved base; approved: acme/python-312");
     el_spec_free(s);
     free(text);
+    el_ctx_free(ctx);
+}
+
+/* A DataGen recipe names no base: it goes on the first base of the catalog
+ * in use, at that base's channel, with its Python; with no catalog it
+ * cannot be placed, and says so. */
+static void datagen_recipe_takes_the_first_base(void **state)
+{
+    (void)state;
+    static const char recipe[] = "name: demo\n";
+    static const el_spec_base site[] = {
+        { "acme/python-312", NULL, "3.12", false, NULL, "2026.10" },
+        { "acme/python-313", NULL, "3.13", false, NULL, "2026.11" },
+    };
+    el_spec_options so = { .format = EL_SPEC_FORMAT_DATAGEN, .bases = site, .n_bases = 2 };
+    el_ctx *ctx = el_ctx_new();
+    el_spec *s = el_spec_load_text(ctx, recipe, strlen(recipe), "r", &so);
+    assert_int_equal(el_spec_finding_count(s), 0);
+    char *json = el_spec_normalized_json(ctx, s, false);
+    assert_non_null(strstr(json, "\"ref\":\"acme/python-312\",\"channel\":\"2026.10\""));
+    assert_non_null(strstr(json, "\"name\":\"python\",\"version\":\"3.12\""));
+    el_free(json);
+    el_spec_free(s);
+    so.bases = NULL;
+    so.n_bases = 0;
+    s = el_spec_load_text(ctx, recipe, strlen(recipe), "r", &so);
+    bool said = false;
+    for (size_t i = 0; i < el_spec_finding_count(s); i++)
+        said |= strstr(el_spec_finding(s, i)->message, "no approved bases were given") != NULL;
+    assert_true(said);
+    el_spec_free(s);
     el_ctx_free(ctx);
 }
 
@@ -584,7 +617,8 @@ static void request_from_spec(void **state)
     (void)state;
     el_ctx *ctx = el_ctx_new();
     target_catalog *cat = target_catalog_load(ctx, BASES_YAML);
-    el_spec *spec = el_spec_load_text(ctx, demo_spec, strlen(demo_spec), "t", NULL);
+    el_spec *spec = el_spec_load_text(ctx, demo_spec, strlen(demo_spec), "t",
+                                      test_spec_opts());
     assert_int_equal(el_spec_validate(ctx, spec), EL_OK);
     target_request_options o = { .spec_text = demo_spec, .spec_len = strlen(demo_spec),
                                  .exclude_newer = "2026-09-01T00:00:00Z" };
@@ -639,7 +673,8 @@ static void request_from_spec(void **state)
 static el_code build_for(const char *text, el_ctx *ctx)
 {
     target_catalog *cat = target_catalog_load(ctx, BASES_YAML);
-    el_spec *spec = el_spec_load_text(ctx, text, strlen(text), "t", NULL);
+    el_spec *spec =
+        el_spec_load_text(ctx, text, strlen(text), "t", test_spec_opts());
     target_request *r = NULL;
     el_code rc = target_request_build(ctx, cat, spec, NULL, &r);
     target_request_free(r);
@@ -817,8 +852,9 @@ int main(void)
         cmocka_unit_test(catalog_malformed),
         cmocka_unit_test(catalog_node_version),
         cmocka_unit_test(catalog_format_and_root),
-        cmocka_unit_test(spec_view_is_the_fallback),
+        cmocka_unit_test(spec_view_of_the_catalog),
         cmocka_unit_test(spec_rules_take_the_view),
+        cmocka_unit_test(datagen_recipe_takes_the_first_base),
         cmocka_unit_test(base_errors),
         cmocka_unit_test(merge_pins_only),
         cmocka_unit_test(merge_order_and_drops),

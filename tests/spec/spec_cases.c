@@ -16,6 +16,7 @@
 
 #include "envlock.h"
 #include "util.h"
+#include "test_bases.h"
 
 static int failures, total;
 
@@ -51,7 +52,7 @@ static void check_text(const char *name, const char *text, size_t len, const cha
 {
     total++;
     el_ctx *ctx = el_ctx_new();
-    el_spec *spec = el_spec_load_text(ctx, text, len, name, NULL);
+    el_spec *spec = el_spec_load_text(ctx, text, len, name, test_spec_opts());
     char *got = render(spec, false);
     if (strcmp(got, want) != 0)
         report(name, "generated", want, got);
@@ -69,7 +70,7 @@ static void run_file(const char *dir, const char *file)
     char *norm_path = xasprintf("%s.normalized", stem);
     total++;
     el_ctx *ctx = el_ctx_new();
-    el_spec *spec = el_spec_load_file(ctx, path, NULL);
+    el_spec *spec = el_spec_load_file(ctx, path, test_spec_opts());
     if (!spec) {
         report(file, "load", "a spec", el_ctx_message(ctx));
         goto out;
@@ -224,7 +225,8 @@ static void generated(void)
             sb_adds(&sb, "    K: \"1\"\n");
         total++;
         el_ctx *ctx = el_ctx_new();
-        el_spec *spec = el_spec_load_text(ctx, sb.buf, sb.len, "gen_many_duplicates", NULL);
+        el_spec *spec = el_spec_load_text(ctx, sb.buf, sb.len, "gen_many_duplicates",
+                                          test_spec_opts());
         size_t n = el_spec_finding_count(spec);
         const el_finding *last = n ? el_spec_finding(spec, n - 1) : NULL;
         if (n != 59999 || strcmp(last->field, "spec.env.K") != 0 || last->line != 60008 ||
