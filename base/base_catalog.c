@@ -3,6 +3,7 @@
  * to what base_target.c reads and checks; the spec module stays free of the
  * catalog, the caller passes the view in. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "envlock/bases.h"
 #include "base.h"
@@ -42,4 +43,31 @@ const el_spec_base *el_bases_spec_view(const el_bases *bases, size_t *n)
 const char *el_bases_path(const el_bases *bases)
 {
     return target_catalog_path(bases->cat);
+}
+
+el_code el_bases_target(el_ctx *ctx, const el_bases *bases, const char *ref, const char *channel,
+                        el_base_target *out)
+{
+    memset(out, 0, sizeof *out);
+    const el_spec_base *first = NULL;
+    for (size_t k = 0; k < bases->n && !first; k++)
+        if (!ref || strcmp(bases->view[k].ref, ref) == 0)
+            first = &bases->view[k];
+    if (!ref && !first) {
+        el_fail(ctx, EL_SPEC_INVALID, "the bases catalog %s approves no base",
+                el_bases_path(bases));
+        return EL_SPEC_INVALID;
+    }
+    const target_base *b = target_catalog_find(ctx, bases->cat, ref ? ref : first->ref,
+                                               channel ? channel : first ? first->channel : "");
+    if (!b)
+        return el_ctx_code(ctx);
+    out->python = b->python_version;
+    out->platform = b->platform;
+    out->arch = b->arch;
+    out->apt_sources = b->apt_sources;
+    while (b->apt_sources && b->apt_sources[out->n_apt_sources])
+        out->n_apt_sources++;
+    out->apt_keyring = b->apt_keyring;
+    return EL_OK;
 }

@@ -111,8 +111,32 @@ static int show_spec(el_ctx *ctx, const cli_opts *o, show_args *sa, el_spec **sp
         q->apt_sources = el_spec_apt_sources(*spec, &q->n_apt_sources);
     if (!q->npm_registry)
         q->npm_registry = el_spec_npm_registry(*spec);
+    return 0;
+}
+
+/* What flags and the spec left open comes from the catalog: the spec's base
+ * at its channel, or with no spec the catalog's first base at its newest
+ * channel, as the lock a resolve writes would have it. */
+static int show_target(el_ctx *ctx, const cli_opts *o, el_index_query *q, const el_spec *spec,
+                       el_bases **keep)
+{
+    *keep = el_bases_load(ctx, cli_bases_path(NULL));
+    el_base_target t;
+    if (!*keep || el_bases_target(ctx, *keep, spec ? el_spec_base_ref(spec) : NULL,
+                                  spec ? el_spec_base_channel(spec) : NULL, &t) != EL_OK)
+        return cli_report_failure(ctx, o);
     if (!q->python_version)
-        q->python_version = el_spec_python_version(*spec);
+        q->python_version = t.python;
+    if (!q->platform)
+        q->platform = t.platform;
+    if (!q->apt_arch)
+        q->apt_arch = t.arch;
+    if (!q->n_apt_sources) {
+        q->apt_sources = t.apt_sources;
+        q->n_apt_sources = t.n_apt_sources;
+        if (!q->apt_keyring)
+            q->apt_keyring = t.apt_keyring;
+    }
     return 0;
 }
 
@@ -136,6 +160,12 @@ static int show(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         q->apt_sources = sa.sources;
         q->n_apt_sources = sa.nsources;
     }
+    el_bases *bases = NULL;
+    if ((status = show_target(ctx, o, q, spec, &bases)) != 0) {
+        el_bases_free(bases);
+        el_spec_free(spec);
+        return status;
+    }
     el_cache_options co;
     cli_cache_options(o, &co);
     char *out = NULL;
@@ -146,6 +176,7 @@ static int show(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     if (out && out[0] && out[strlen(out) - 1] != '\n')
         putchar('\n');
     el_free(out);
+    el_bases_free(bases);
     el_spec_free(spec);
     return status;
 }

@@ -62,3 +62,15 @@ const char *el_spec_python_version(const el_spec *spec)
     static const char *const path[] = { "spec", "language", "version", NULL };
     return string_at(spec, path);
 }
+
+const char *el_spec_base_ref(const el_spec *spec)
+{
+    static const char *const path[] = { "spec", "base", "ref", NULL };
+    return string_at(spec, path);
+}
+
+const char *el_spec_base_channel(const el_spec *spec)
+{
+    static const char *const path[] = { "spec", "base", "channel", NULL };
+    return string_at(spec, path);
+}

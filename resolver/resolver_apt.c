@@ -39,7 +39,7 @@ el_code resolver_apt_prepare(rsv *r)
     o.sources = src;
     o.n_sources = r->rq->n_apt_sources;
     o.keyring = r->rq->apt_keyring;
-    o.arch = r->rq->base && r->rq->base->arch ? r->rq->base->arch : "amd64";
+    o.arch = r->rq->base ? r->rq->base->arch : NULL;
     o.status_file = r->rq->base ? r->rq->base->dpkg_status : NULL;
     o.ignore_valid_until = true; /* snapshots are old by design */
     o.note = r->rq->note; /* Packages entries outside Debian's grammar */

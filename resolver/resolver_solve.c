@@ -381,7 +381,7 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
     r.t0_ms = resolver_now_ms();
     queue_init(&r.job);
     const target_base *b = rq->base;
-    el_code rc = pypi_target_init(ctx, &r.pt, b && b->python_version ? b->python_version : NULL,
+    el_code rc = pypi_target_init(ctx, &r.pt, b ? b->python_version : NULL,
                                   b ? b->platform : NULL, rq->exclude_newer);
     if (rc != EL_OK)
         goto done;

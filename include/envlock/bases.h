@@ -38,6 +38,26 @@ EL_API const el_spec_base *el_bases_spec_view(const el_bases *bases, size_t *n);
 /* el_bases_path() : the file the catalog was read from. Borrowed. */
 EL_API const char *el_bases_path(const el_bases *bases);
 
+/* What the catalog says of one base at one channel: the target a query
+ * with no resolve of its own (index show) reads packages for. Borrowed
+ * until el_bases_free(). */
+typedef struct el_base_target {
+    const char *python;              /* "3.13.7" */
+    const char *platform;            /* "manylinux_2_36_x86_64" */
+    const char *arch;                /* "amd64" */
+    const char *const *apt_sources;  /* one-line entries; may be empty */
+    size_t n_apt_sources;
+    const char *apt_keyring;         /* or NULL */
+} el_base_target;
+
+/* el_bases_target() :
+ *  The target of `ref` at `channel`. NULL ref: the catalog's first base;
+ *  NULL channel: the base's newest (the el_spec_base view's channel).
+ *  EL_SPEC_INVALID naming the known refs or channels when there is no such
+ *  base. */
+EL_API el_code el_bases_target(el_ctx *ctx, const el_bases *bases, const char *ref,
+                               const char *channel, el_base_target *out);
+
 /* What `envlock base inspect` is told besides the archive. */
 typedef struct el_base_inspect_options {
     const char *reference;   /* the image's reference, the entry's key; NULL: the

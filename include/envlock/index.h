@@ -24,23 +24,24 @@ typedef struct el_index_query {
      * all of it); NULL/0 means https://pypi.org/simple. */
     const char *const *pypi_indexes;
     size_t n_pypi_indexes;
-    const char *python_version;   /* "3.13" or "3.13.5"; NULL: "3.13" */
+    const char *python_version;   /* "3.13" or "3.13.5"; required for pypi: (the
+                                     CLI takes it from the bases catalog) */
     const char *platform;         /* the target's most specific platform tag,
                                      e.g. "manylinux_2_36_x86_64" (glibc) or
-                                     "musllinux_1_2_x86_64"; NULL: the default
-                                     base's, manylinux_2_36_x86_64 */
+                                     "musllinux_1_2_x86_64"; required for pypi: */
 
     /* npm: the registry; NULL: https://registry.npmjs.org */
     const char *npm_registry;
 
     /* apt: sources.list one-line entries ("deb [signed-by=...] URI SUITE
-     * COMPONENT..."); NULL/0: Debian bookworm main from deb.debian.org. */
+     * COMPONENT..."); at least one for deb: (the CLI takes the base's from
+     * the bases catalog). */
     const char *const *apt_sources;
     size_t n_apt_sources;
     const char *apt_keyring;      /* keyring for Release signatures when a
                                      source names no signed-by; NULL: the
                                      system's /usr/share/keyrings/debian-archive-keyring.gpg */
-    const char *apt_arch;         /* NULL: "amd64" */
+    const char *apt_arch;         /* "amd64"; required for deb: */
     bool ignore_valid_until;      /* for snapshot archives */
 
     /* All ecosystems: candidates published after this instant are excluded

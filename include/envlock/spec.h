@@ -113,6 +113,8 @@ EL_API const char *const *el_spec_python_indexes(const el_spec *spec, size_t *n)
 EL_API const char *const *el_spec_apt_sources(const el_spec *spec, size_t *n); /* spec.packages.system.sources */
 EL_API const char *el_spec_npm_registry(const el_spec *spec); /* NULL without spec.packages.node */
 EL_API const char *el_spec_python_version(const el_spec *spec); /* spec.language.version */
+EL_API const char *el_spec_base_ref(const el_spec *spec);     /* spec.base.ref */
+EL_API const char *el_spec_base_channel(const el_spec *spec); /* spec.base.channel */
 
 /* Lists of entries a resolve starts from, with where each was written. */
 typedef enum el_spec_list {

@@ -75,8 +75,8 @@ long apt_snapshot_stamp_at(const char *uri, size_t len);
  *  returned as it is. */
 const char *apt_source_at_cutoff(const char *line, const char *cutoff, arena *a);
 
-/* apt_default_source : the default when a query names none. */
-#define APT_DEFAULT_SOURCE "deb http://deb.debian.org/debian bookworm main"
+/* The keyring apt itself verifies Debian's archive with, for sources that
+ * name no signed-by and a query that names no keyring. */
 #define APT_DEFAULT_KEYRING "/usr/share/keyrings/debian-archive-keyring.gpg"
 
 /* ---- Release files (apt_release.c) ---- */
@@ -161,10 +161,10 @@ apt_sig_result apt_verify_detached(const char *keyring, const void *data, size_t
 /* ---- loading (apt_index_load.c) ---- */
 
 typedef struct apt_load_options {
-    const char *const *sources;  /* one-line entries; NULL/0: APT_DEFAULT_SOURCE */
+    const char *const *sources;  /* one-line entries; at least one (the target's) */
     size_t n_sources;
     const char *keyring;         /* for sources without signed-by; NULL: default */
-    const char *arch;            /* NULL: "amd64" */
+    const char *arch;            /* "amd64"; required */
     bool ignore_valid_until;
     int64_t now;                 /* for Valid-Until; 0: the wall clock */
     const char *status_file;     /* a dpkg status file to load as the installed

@@ -132,19 +132,25 @@ static void fail_repo(apt_loader *l, const char *url, const char *reason, const 
 
 apt_loader *apt_loader_new(el_ctx *ctx, cache *c, const apt_load_options *o)
 {
+    if (!o || !o->n_sources || !o->arch) { /* the target's: the catalog owns them */
+        el_fail(ctx, EL_SPEC_INVALID, "no apt %s was given for the target: the base names "
+                "none in the bases catalog, and the spec none in packages.system.sources",
+                o && o->n_sources ? "architecture" : "sources");
+        el_detail_str(ctx, "reason", o && o->n_sources ? "no_apt_arch" : "no_apt_sources");
+        return NULL;
+    }
     apt_loader *l = xcalloc(1, sizeof *l);
     l->ctx = ctx;
     l->c = c;
     l->a = arena_new();
     if (o)
         l->o = *o;
-    l->arch = arena_strdup(l->a, l->o.arch ? l->o.arch : "amd64");
+    l->arch = arena_strdup(l->a, l->o.arch);
     l->o.keyring = arena_strdup(l->a, l->o.keyring ? l->o.keyring : APT_DEFAULT_KEYRING);
     if (l->o.status_file)
         l->o.status_file = arena_strdup(l->a, l->o.status_file);
-    const char *const def[] = { APT_DEFAULT_SOURCE };
-    const char *const *lines = l->o.n_sources ? l->o.sources : def;
-    size_t n = l->o.n_sources ? l->o.n_sources : 1;
+    const char *const *lines = l->o.sources;
+    size_t n = l->o.n_sources;
     l->o.sources = NULL;
     l->sources = arena_alloc(l->a, n * sizeof *l->sources);
     l->n_sources = n;

@@ -357,8 +357,9 @@ typedef struct pypi_target {
 } pypi_target;
 
 /* pypi_target_init() :
- *  Fills *t for CPython `python_version` ("3.13" or "3.13.5"; NULL "3.13")
- *  on `platform` (NULL: manylinux_2_36_x86_64) with an optional cutoff.
+ *  Fills *t for CPython `python_version` ("3.13" or "3.13.5") on `platform`
+ *  (both required: the target's, from the bases catalog) with an optional
+ *  cutoff.
  *  The marker environment: python_version X.Y, python_full_version and
  *  implementation_version X.Y.Z (X.Y.0 when only X.Y is given), os_name
  *  posix, sys_platform linux, platform_system Linux, platform_machine the

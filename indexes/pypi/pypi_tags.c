@@ -327,10 +327,11 @@ static void cpython_tags(tagbuild *b, const char *cp, unsigned minor, const ptrv
 
 pypi_tags *pypi_tags_new(const char *python_version, const char *platform, char **err)
 {
-    if (!python_version)
-        python_version = "3.13";
-    if (!platform)
-        platform = "manylinux_2_36_x86_64";
+    if (!python_version || !platform) { /* the target's: the catalog owns them */
+        if (err)
+            *err = xasprintf("no target %s was given", python_version ? "platform" : "Python");
+        return NULL;
+    }
     unsigned parts[3] = { 0, 0, 0 };
     size_t np = cpython_version(python_version, parts);
     if (!np) {

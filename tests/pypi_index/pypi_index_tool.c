@@ -19,7 +19,9 @@ int main(int argc, char **argv)
     o.no_mirror_config = true;
     o.quiet = true;
     o.retries = -1;
-    el_index_query q = { 0 };
+    /* the tests' target unless --python / --platform say otherwise (the
+     * library has no default: the CLI takes it from the bases catalog) */
+    el_index_query q = { .python_version = "3.13", .platform = "manylinux_2_36_x86_64" };
     const char *mirrors[16], *indexes[16], *only[16], *nobin[16];
     size_t nm = 0, ni = 0;
     bool json = false, print_tags = false;

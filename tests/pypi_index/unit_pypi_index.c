@@ -602,7 +602,7 @@ static void test_wheel_rank(void **state)
 {
     (void)state;
     arena *a = arena_new();
-    pypi_tags *t = pypi_tags_new(NULL, NULL, NULL);
+    pypi_tags *t = pypi_tags_new("3.13", "manylinux_2_36_x86_64", NULL);
     pypi_wheel_name w;
     assert_true(pypi_wheel_name_parse(
         a, "x-1-cp313-cp313-manylinux_2_39_x86_64.manylinux2014_x86_64.whl", &w, NULL));
@@ -620,7 +620,10 @@ static void test_target(void **state)
     (void)state;
     el_ctx *ctx = el_ctx_new();
     pypi_target t;
-    assert_int_equal(pypi_target_init(ctx, &t, NULL, NULL, NULL), EL_OK);
+    /* the target is the catalog's to say: no built-in default */
+    assert_int_equal(pypi_target_init(ctx, &t, NULL, "manylinux_2_36_x86_64", NULL), EL_SPEC_INVALID);
+    assert_int_equal(pypi_target_init(ctx, &t, "3.13", NULL, NULL), EL_SPEC_INVALID);
+    assert_int_equal(pypi_target_init(ctx, &t, "3.13", "manylinux_2_36_x86_64", NULL), EL_OK);
     assert_string_equal(t.env.python_version, "3.13");
     assert_string_equal(t.env.python_full_version, "3.13.0");
     assert_string_equal(t.env.platform_machine, "x86_64");
@@ -639,8 +642,8 @@ static void test_target(void **state)
     assert_string_equal(t.env.platform_machine, "aarch64");
     assert_int_equal(t.cutoff_s, 1771113600);
     pypi_target_clear(&t);
-    assert_int_equal(pypi_target_init(ctx, &t, "3.13", NULL, "Feb 15"), EL_SPEC_INVALID);
-    assert_int_equal(pypi_target_init(ctx, &t, "3.x", NULL, NULL), EL_SPEC_INVALID);
+    assert_int_equal(pypi_target_init(ctx, &t, "3.13", "manylinux_2_36_x86_64", "Feb 15"), EL_SPEC_INVALID);
+    assert_int_equal(pypi_target_init(ctx, &t, "3.x", "manylinux_2_36_x86_64", NULL), EL_SPEC_INVALID);
     assert_int_equal(pypi_target_init(ctx, &t, "3.13", "win_amd64", NULL), EL_SPEC_INVALID);
     char *j = el_ctx_error_json(ctx, false);
     assert_non_null(strstr(j, "\"field\":\"platform\""));
@@ -800,7 +803,7 @@ static void test_loader_file_index(void **state)
     cache *c = cache_open(ctx, &o);
     assert_non_null(c);
     pypi_target t;
-    assert_int_equal(pypi_target_init(ctx, &t, "3.13", NULL, NULL), EL_OK);
+    assert_int_equal(pypi_target_init(ctx, &t, "3.13", "manylinux_2_36_x86_64", NULL), EL_OK);
     char *idx = xasprintf("file://%s/simple/", dir);
     const char *indexes[] = { idx };
     pypi_loader *l = pypi_loader_new(c, &t, indexes, 1);
