@@ -482,7 +482,12 @@ static pkg *npm_pkg(rsv *r, const rsv_npm_node *n, arena *a)
         const rsv_solv *ts = &r->solv[e->to->p];
         const char *spec = e->dep->text;
         const char *at = strchr(spec + 1, '@');
-        add_edge(k, "npm", ts->name, ts->version, e->dep->kind, at ? at + 1 : spec, e->dep->folder, a);
+        /* a plain edge met by an alias copy (a peer `x@*` and `"x":
+         * "npm:y@1"`) is written like the alias: y, under folder x */
+        const char *folder = e->dep->folder ? e->dep->folder
+                             : strcmp(e->to->name, ts->name) ? e->to->name
+                                                             : NULL;
+        add_edge(k, "npm", ts->name, ts->version, e->dep->kind, at ? at + 1 : spec, folder, a);
     }
     return k;
 }

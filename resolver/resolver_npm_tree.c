@@ -216,27 +216,36 @@ rsv_npm_node *resolver_npm_visible(const rsv_npm_node *at, const char *folder)
     return NULL;
 }
 
-/* Whether version v of p (npm's pick for edge d) meets dependency e. */
-static bool meets(const rsv_dep *e, const rsv_dep *d, const npm_packument *p, const npm_version *v)
+/* Whether version v of p, placed under e's folder, satisfies edge e as
+ * arborist's depValid judges it: an alias edge (`npm:NAME@RANGE`) wants
+ * that package; a plain edge looks at the version only, so an alias copy
+ * of another package under the folder satisfies a range by its version,
+ * and `*` whatever the version (a peer `react-loadable@*` is met by
+ * `react-loadable` aliased to another package). */
+static bool takes(const rsv_dep *e, const npm_packument *p, const npm_version *v)
 {
-    return strcmp(e->name, d->name) == 0 && admits(e, p, v);
+    if (strcmp(p->name, e->name) == 0)
+        return admits(e, p, v);
+    if (e->folder || !e->nrange)
+        return false;
+    return npm_range_format(e->nrange)[0] == '\0' || npm_range_test(e->nrange, &v->semver);
 }
 
 /* Whether node n (a placed version, or a bundled package, read by its
  * version in the name's packument when that is loaded) satisfies edge d. */
 static bool node_admits(rsv *r, const rsv_dep *d, const rsv_npm_node *n)
 {
-    const npm_packument *p = npm_loader_get(r->nl, d->name);
-    if (!p || p->code != EL_OK)
-        return false;
     if (n->bundled) {
+        const npm_packument *p = npm_loader_get(r->nl, d->name);
+        if (!p || p->code != EL_OK)
+            return false;
         const npm_version *v = strcmp(n->bundled->name, d->name) == 0
                                    ? npm_packument_find(p, n->bundled->version)
                                    : NULL;
         return v && admits(d, p, v);
     }
     const rsv_solv *s = n->p ? resolver_solv(r, n->p) : NULL;
-    return s && strcmp(s->name, d->name) == 0 && admits(d, p, s->nv);
+    return s && takes(d, s->np, s->nv);
 }
 
 /* arborist's CanPlaceDep where `loc` has no copy of the folder yet: a new
@@ -251,7 +260,7 @@ static bool no_current_conflict(const npm_build *t, const rsv_npm_node *loc, con
     const rsv_dep **own = deps_of(t, loc->p, &n);
     for (size_t i = 0; i < n; i++) {
         const char *f = own[i]->folder ? own[i]->folder : own[i]->name;
-        if (own[i] != d && strcmp(f, folder) == 0 && !meets(own[i], d, p, v))
+        if (own[i] != d && strcmp(f, folder) == 0 && !takes(own[i], p, v))
             return true;
     }
     rsv_npm_node *cur = visible(loc->parent, folder);
@@ -264,7 +273,7 @@ static bool no_current_conflict(const npm_build *t, const rsv_npm_node *loc, con
         if (!descends(x, loc))
             continue;
         for (size_t j = 0; j < x->edges.len; j++)
-            if (x->edges.items[j].to == cur && !meets(x->edges.items[j].dep, d, p, v))
+            if (x->edges.items[j].to == cur && !takes(x->edges.items[j].dep, p, v))
                 return true;
     }
     /* nodes not processed yet: their edges resolve by the same walk */
@@ -275,8 +284,8 @@ static bool no_current_conflict(const npm_build *t, const rsv_npm_node *loc, con
         const rsv_dep **xd = deps_of(t, x->p, &n);
         for (size_t j = 0; j < n; j++) {
             const char *f = xd[j]->folder ? xd[j]->folder : xd[j]->name;
-            if (strcmp(f, folder) == 0 && meets(xd[j], xd[j], cp, cs->nv) &&
-                !meets(xd[j], d, p, v))
+            if (strcmp(f, folder) == 0 && takes(xd[j], cp, cs->nv) &&
+                !takes(xd[j], p, v))
                 return true;
         }
     }
