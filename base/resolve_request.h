@@ -66,6 +66,17 @@ typedef struct resolve_request {
      * NULL: notes are dropped */
     void (*note)(void *user, const char *text);
     void *note_user;
+    /* advisories (resolver_advise.c): whether a version is affected by an
+     * advisory the user has not ignored. eco is "pypi", "npm" or "deb";
+     * for deb, src and src_version name the source package (the Packages
+     * `Source:` field, else the binary's own name and version), which is
+     * what Debian advisories name. NULL: no advisories. The first solve
+     * excludes affected versions; if it has no answer, a second one only
+     * disfavours them (the caller decides whether an affected version in
+     * the lock is a note or a refusal). */
+    bool (*affected)(void *user, const char *eco, const char *name, const char *version,
+                     const char *src, const char *src_version);
+    void *affected_user;
     /* statistics lines (el_resolve_options.stats), or NULL: none */
     void (*stats)(void *user, const char *line);
     void *stats_user;

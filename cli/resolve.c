@@ -11,7 +11,8 @@ static const char resolve_usage[] =
     "usage: envlock resolve SPEC [-o FILE] [--bases FILE] [--exclude-newer TIME] [--upgrade]\n"
     "                       [--upgrade-package NAME]... [--debug-solver DIR] [--explain]\n"
     "                       [--prerelease MODE] [--no-build] [--only-binary :all:|NAME,...]\n"
-    "                       [--no-binary :all:|NAME,...]";
+    "                       [--no-binary :all:|NAME,...] [--advisories DIR]\n"
+    "                       [--vulnerable avoid|block|allow] [--ignore ID]...";
 
 static const char *value_of(el_ctx *ctx, const cli_opts *o, int argc, char **argv, int *i,
                             int *status)
@@ -88,7 +89,7 @@ static void print_json_result(const el_resolve_result *r)
 typedef struct {
     el_resolve_options ro;
     el_spec_options so;
-    const char **upgrade;
+    const char **upgrade, **ignore;
     char **only_binary, **no_binary, **spec_args;
     int n_spec_args;
     const char *spec_path;
@@ -97,6 +98,7 @@ typedef struct {
 static void resolve_args_free(resolve_args *a)
 {
     free(a->upgrade);
+    free(a->ignore);
     free(a->spec_args);
     free_names(a->only_binary, a->ro.n_only_binary);
     free_names(a->no_binary, a->ro.n_no_binary);
@@ -125,6 +127,14 @@ static int resolve_option(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
         const char *v = value_of(ctx, o, argc, argv, i, &status);
         if (v)
             ra->upgrade[ro->n_upgrade++] = v;
+    } else if (is_opt(a, "--advisories")) {
+        ro->advisories_dir = value_of(ctx, o, argc, argv, i, &status);
+    } else if (is_opt(a, "--vulnerable")) {
+        ro->vulnerable = value_of(ctx, o, argc, argv, i, &status);
+    } else if (is_opt(a, "--ignore")) {
+        const char *v = value_of(ctx, o, argc, argv, i, &status);
+        if (v)
+            ra->ignore[ro->n_ignore++] = v;
     } else if (strcmp(a, "--upgrade") == 0 || strcmp(a, "-U") == 0) {
         ro->upgrade_all = true;
     } else if (is_opt(a, "--debug-solver")) {
@@ -156,6 +166,7 @@ static int resolve_parse(el_ctx *ctx, const cli_opts *o, int argc, char **argv, 
 {
     ra->so.format = EL_SPEC_FORMAT_AUTO;
     ra->upgrade = calloc((size_t)argc + 1, sizeof *ra->upgrade);
+    ra->ignore = calloc((size_t)argc + 1, sizeof *ra->ignore);
     size_t room = 1;
     for (int i = 0; i < argc; i++)
         room += strlen(argv[i]) + 1; /* at most one name per byte of a value */
@@ -199,6 +210,7 @@ int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         return status;
     }
     ro->upgrade = ra.upgrade;
+    ro->ignore = ra.ignore;
     ro->only_binary = (const char *const *)ra.only_binary;
     ro->no_binary = (const char *const *)ra.no_binary;
     ro->spec_path = ra.spec_path;

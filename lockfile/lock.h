@@ -137,6 +137,15 @@ typedef struct lock_doc {
     const char *dep_content;    /* "sha256:<hex>" of pyproject.toml's text */
     const char *dep_lock;       /* "sha256:<hex>" of uv.lock's text */
     unsigned line_dep;          /* where lock_read() found it, or 0 */
+    /* the advisory snapshot the solve read (docs/lock-format.md,
+     * "advisories"), or adv_snapshot NULL: resolved without one */
+    const char *adv_snapshot;   /* "sha256:<hex>" of the snapshot's files */
+    const char *adv_newest;     /* its newest record `modified`, or NULL */
+    const char *adv_mode;       /* --vulnerable: "avoid", "block" or "allow" */
+    const char **adv_touched;   /* ids of the advisories that affect a version of
+                                   a locked package, sorted; NULL-terminated or NULL */
+    const char **adv_ignored;   /* --ignore values, sorted; NULL-terminated or NULL */
+    unsigned line_adv;          /* where lock_read() found it, or 0 */
     /* inputs and packages, in canonical order once lock_doc_sort() ran */
     lock_input *inputs;
     size_t n_inputs;

@@ -463,6 +463,25 @@ static bool read_dep_file(reader *r, yaml_node_t *n)
     return true;
 }
 
+static bool read_advisories(reader *r, yaml_node_t *n)
+{
+    static const char *const keys[] = { "snapshot", "newest", "vulnerable", "touched",
+                                        "ignored", NULL };
+    mapwalk w = { .keys = keys };
+    lock_doc *d = r->d;
+    yaml_node_t *t, *ig;
+    if (!walk_map(r, n, "advisories", &w) ||
+        !req_str(r, n, &w, "advisories", "snapshot", &d->adv_snapshot) ||
+        !opt_str(r, &w, "advisories", "newest", &d->adv_newest) ||
+        !req_str(r, n, &w, "advisories", "vulnerable", &d->adv_mode))
+        return false;
+    if (((t = val(&w, "touched")) && !get_strv(r, t, "advisories.touched", &d->adv_touched)) ||
+        ((ig = val(&w, "ignored")) && !get_strv(r, ig, "advisories.ignored", &d->adv_ignored)))
+        return false;
+    d->line_adv = line_of(n);
+    return true;
+}
+
 static bool read_inputs(reader *r, yaml_node_t *n)
 {
     static const char *const keys[] = { "ecosystem", "url", "identity", "modified", NULL };
@@ -623,7 +642,8 @@ static bool read_version(reader *r, yaml_node_t *root)
 static bool read_root(reader *r, yaml_node_t *root)
 {
     static const char *const keys[] = { "lockVersion", "specDigest", "target", "options",
-                                        "dependencyFile", "inputs", "packages", NULL };
+                                        "dependencyFile", "advisories", "inputs", "packages",
+                                        NULL };
     if (root->type != YAML_MAPPING_NODE)
         return fail_at(r, &root->start_mark, NULL, "a lock is a YAML mapping, found %s",
                        type_name(root));
@@ -638,6 +658,7 @@ static bool read_root(reader *r, yaml_node_t *root)
     if (((v = val(&w, "target")) && !read_target(r, v)) ||
         ((v = val(&w, "options")) && !read_options(r, v)) ||
         ((v = val(&w, "dependencyFile")) && !read_dep_file(r, v)) ||
+        ((v = val(&w, "advisories")) && !read_advisories(r, v)) ||
         ((v = val(&w, "inputs")) && !read_inputs(r, v)) ||
         ((v = val(&w, "packages")) && !read_packages(r, v)))
         return false;

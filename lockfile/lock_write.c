@@ -279,6 +279,22 @@ static void write_dep_file(emit *e, const lock_doc *d)
     map_end(e);
 }
 
+/* Only a lock resolved with --advisories has it (docs/lock-format.md,
+ * "advisories"): every other lock keeps its bytes. */
+static void write_advisories(emit *e, const lock_doc *d)
+{
+    if (!d->adv_snapshot)
+        return;
+    key(e, "advisories");
+    map_start(e, YAML_BLOCK_MAPPING_STYLE);
+    kv(e, "snapshot", d->adv_snapshot);
+    kv_opt(e, "newest", d->adv_newest);
+    kv(e, "vulnerable", d->adv_mode);
+    kv_strv(e, "touched", d->adv_touched);
+    kv_strv(e, "ignored", d->adv_ignored);
+    map_end(e);
+}
+
 static void write_inputs(emit *e, const lock_doc *d)
 {
     key(e, "inputs");
@@ -364,6 +380,7 @@ char *lock_write_text(lock_doc *d, size_t *len)
     write_target(&e, d);
     write_options(&e, d);
     write_dep_file(&e, d);
+    write_advisories(&e, d);
     write_inputs(&e, d);
     key(&e, "packages");
     seq_start(&e, YAML_BLOCK_SEQUENCE_STYLE);

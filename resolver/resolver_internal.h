@@ -13,6 +13,7 @@
 #include <solv/queue.h>
 #include <solv/repo.h>
 #include <solv/solver.h>
+#include <solv/bitmap.h>
 
 #include "resolver.h"
 #include "pypi_index.h"
@@ -245,6 +246,10 @@ typedef struct rsv {
     cache_run_stats crawl_seen;   /* the cache's counters at the last note */
     unsigned solves;              /* resolver_solve_note() */
     double t0_ms;                 /* resolver_now_ms() when resolver_resolve() began */
+    /* advisories (resolver_advise.c) */
+    Map vuln;                     /* solvables rq->affected() says are affected */
+    bool vuln_on;                 /* vuln is built for the current pool */
+    bool vuln_relaxed;            /* the excluding solve had no answer: disfavour only */
 } rsv;
 
 /* resolver_solv() : the side-table entry of p (grown on demand; zero until
@@ -478,6 +483,30 @@ double resolver_now_ms(void);
 void resolver_prefer_jobs(rsv *r);
 /* resolver_explain.c */
 el_code resolver_explain(rsv *r, int nproblems);
+
+/* ---- advisories (resolver_advise.c) ---- */
+
+/* resolver_advise_mark() : fills r->vuln from rq->affected for the pool
+ *  just built (no-op without advisories). */
+void resolver_advise_mark(rsv *r);
+/* resolver_advise_jobs() : a lock on every affected solvable that is not
+ *  in the base (keeps it out), or once relaxed one favour job for the
+ *  unaffected versions of the names concerned. */
+void resolver_advise_jobs(rsv *r);
+/* resolver_advised() : whether solvable p is affected. */
+bool resolver_advised(const rsv *r, Id p);
+/* resolver_advise_strict() : whether the npm pick must skip affected
+ *  versions altogether (the excluding solve). */
+bool resolver_advise_strict(const rsv *r);
+/* resolver_advise_relax() : after an excluding solve without an answer:
+ *  true when the next solve should only favour the unaffected (once; only
+ *  when something was excluded). */
+bool resolver_advise_relax(rsv *r);
+/* resolver_advise_requeue() : on the same pool, the locks of
+ *  resolver_advise_jobs() replaced by the relaxed favour job. */
+void resolver_advise_requeue(rsv *r);
+/* resolver_advise_drop() : forgets the map with the pool. */
+void resolver_advise_drop(rsv *r);
 el_code resolver_not_found(rsv *r);
 /* resolver_lock.c */
 lock_doc *resolver_make_lock(rsv *r);

@@ -105,34 +105,53 @@ static bool usable(rsv *r, const rsv_dep *d, const npm_packument *p, const npm_v
     return sp && solver_get_decisionlevel(r->solver, sp) > 0;
 }
 
+/* usable(), and when `clean` not affected by an advisory. */
+static bool usable_clean(rsv *r, const rsv_dep *d, const npm_packument *p, const npm_version *v,
+                         bool clean)
+{
+    return usable(r, d, p, v) && (!clean || !resolver_advised(r, solv_of(r, p, v)));
+}
+
 /* The solvable of the version npm picks for `d` on its own: a version the
  * previous lock has that satisfies it (npm keeps what its package-lock says
  * while it fits), else the `latest` tag when the shortcut takes it
  * (resolver_npm_latest_ok()) and it satisfies, else the highest of the best
  * resolver_npm_rank() that does; among the installed versions only after a
  * search (usable()). 0 when none is in the pool. */
+static Id pick_among(rsv *r, const rsv_dep *d, const npm_packument *p, bool clean)
+{
+    const npm_version *best = NULL;
+    /* a locked version that still satisfies the edge comes first (the
+     * highest, when the lock has several copies of the name) */
+    for (size_t i = 0; i < p->ncandidates && !best; i++)
+        if (usable_clean(r, d, p, &p->versions[i], clean) &&
+            resolver_locked(r, "npm", p->name, p->versions[i].version))
+            best = &p->versions[i];
+    const char *lt = npm_packument_find_tag(p, "latest");
+    const npm_version *lv = lt ? npm_packument_find(p, lt) : NULL;
+    if (!best && lv && resolver_npm_latest_ok(p, lv) && usable_clean(r, d, p, lv, clean))
+        best = lv;
+    /* versions are highest first: the first one of the best rank */
+    for (int rank = 3; rank >= 0 && !best; rank--)
+        for (size_t i = 0; i < p->ncandidates && !best; i++)
+            if (resolver_npm_rank(&p->versions[i]) == rank &&
+                usable_clean(r, d, p, &p->versions[i], clean))
+                best = &p->versions[i];
+    return best ? solv_of(r, p, best) : 0;
+}
+
+/* With advisories (resolver_advise.c) the pick is made among the
+ * unaffected versions first; an affected one only when none satisfies the
+ * edge and the solve is no longer excluding them. */
 static Id npm_pick(rsv *r, const rsv_dep *d)
 {
     const npm_packument *p = npm_loader_get(r->nl, d->name);
     if (!p || p->code != EL_OK)
         return 0;
-    const npm_version *best = NULL;
-    /* a locked version that still satisfies the edge comes first (the
-     * highest, when the lock has several copies of the name) */
-    for (size_t i = 0; i < p->ncandidates && !best; i++)
-        if (usable(r, d, p, &p->versions[i]) &&
-            resolver_locked(r, "npm", p->name, p->versions[i].version))
-            best = &p->versions[i];
-    const char *lt = npm_packument_find_tag(p, "latest");
-    const npm_version *lv = lt ? npm_packument_find(p, lt) : NULL;
-    if (!best && lv && resolver_npm_latest_ok(p, lv) && usable(r, d, p, lv))
-        best = lv;
-    /* versions are highest first: the first one of the best rank */
-    for (int rank = 3; rank >= 0 && !best; rank--)
-        for (size_t i = 0; i < p->ncandidates && !best; i++)
-            if (resolver_npm_rank(&p->versions[i]) == rank && usable(r, d, p, &p->versions[i]))
-                best = &p->versions[i];
-    return best ? solv_of(r, p, best) : 0;
+    if (!r->vuln_on)
+        return pick_among(r, d, p, false);
+    Id b = pick_among(r, d, p, true);
+    return b || resolver_advise_strict(r) ? b : pick_among(r, d, p, false);
 }
 
 static int depth_of(const rsv_npm_node *n)

@@ -157,6 +157,7 @@ static void drop_pool(rsv *r)
         pool_free(r->pool);
     r->pool = NULL;
     r->repo_pypi = r->repo_npm = NULL;
+    resolver_advise_drop(r);
     free(r->solv);
     r->solv = NULL;
     r->nsolv = 0;
@@ -253,6 +254,7 @@ static el_code build_and_solve(rsv *r, int *nproblems)
         resolver_npm_add(r);
     pool_addfileprovides(pool);
     create_whatprovides(pool);
+    resolver_advise_mark(r);
     resolver_apt_multiarch_any(r);
     resolver_pypi_jobs(r);
     if (r->nl && (rc = resolver_npm_jobs(r)) != EL_OK)
@@ -261,6 +263,7 @@ static el_code build_and_solve(rsv *r, int *nproblems)
     if (rc != EL_OK)
         return rc;
     resolver_apt_jobs(r);
+    resolver_advise_jobs(r); /* before the lock's favours: see there */
     resolver_prefer_jobs(r);
     Solver *solv = r->solver = solver_create(pool);
     solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, 1);
@@ -276,6 +279,18 @@ static el_code build_and_solve(rsv *r, int *nproblems)
     if (r->rq->debug_solver_dir)
         return write_testcase(r);
     return EL_OK;
+}
+
+/* The excluding solve had no answer (resolver_advise.c): the same pool
+ * solved again with the unaffected versions favoured instead. The loaders
+ * hand their indexes to one pool only, so the pool is kept. */
+static el_code relax_and_solve(rsv *r, int *nproblems)
+{
+    resolver_advise_requeue(r);
+    *nproblems = solve_again(r);
+    if (*nproblems && r->nl && resolver_npm_exact_failed(r, *nproblems))
+        *nproblems = solve_again(r);
+    return r->rq->debug_solver_dir ? write_testcase(r) : EL_OK;
 }
 
 /* After a failed solve: widens every PyPI name a problem rule's dependency
@@ -369,6 +384,55 @@ static void rsv_free(rsv *r)
     arena_free(r->mem);
 }
 
+/* Solves until there is an answer (*out) or an explained failure: pip's
+ * pre-release recheck and the widening rounds rebuild the pool; the
+ * advisories' relaxed solve reuses it. */
+static el_code solve_rounds(rsv *r, lock_doc **out)
+{
+    el_code rc;
+    bool relax_now = false;
+    for (int attempt = 0;; attempt++) {
+        int np = 0;
+        if (relax_now) {
+            relax_now = false;
+            rc = relax_and_solve(r, &np);
+        } else {
+            rc = build_and_solve(r, &np);
+        }
+        if (rc != EL_OK)
+            return rc;
+        if (np == 0) {
+            resolver_solve_note(r, 0, 0);
+            if (resolver_pypi_recheck(r)) { /* pip's pre-release rule */
+                drop_pool(r);
+                continue;
+            }
+            if (r->nl && ((rc = resolver_npm_bundles(r)) != EL_OK ||
+                         (rc = resolver_npm_check(r)) != EL_OK))
+                return rc;
+            *out = resolver_make_lock(r);
+            resolver_apt_note(r);
+            if (r->nl)
+                resolver_npm_note(r);
+            return EL_OK;
+        }
+        size_t widened = attempt < RSV_MAX_WIDENINGS ? widen_for_problems(r, np) : 0;
+        resolver_solve_note(r, np, widened);
+        if (widened) {
+            drop_pool(r);
+            rc = crawl(r);
+            if (rc != EL_OK)
+                return rc;
+            continue;
+        }
+        if (resolver_advise_relax(r)) { /* nothing unaffected fits: favour only */
+            relax_now = true;
+            continue;
+        }
+        return resolver_explain(r, np);
+    }
+}
+
 el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq, lock_doc **out)
 {
     *out = NULL;
@@ -423,39 +487,7 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
     rc = crawl(&r);
     if (rc != EL_OK)
         goto done;
-    for (int attempt = 0;; attempt++) {
-        int np = 0;
-        rc = build_and_solve(&r, &np);
-        if (rc != EL_OK)
-            goto done;
-        if (np == 0) {
-            resolver_solve_note(&r, 0, 0);
-            if (resolver_pypi_recheck(&r)) { /* pip's pre-release rule */
-                drop_pool(&r);
-                continue;
-            }
-            if (r.nl && ((rc = resolver_npm_bundles(&r)) != EL_OK ||
-                         (rc = resolver_npm_check(&r)) != EL_OK))
-                goto done;
-            *out = resolver_make_lock(&r);
-            resolver_apt_note(&r);
-            if (r.nl)
-                resolver_npm_note(&r);
-            rc = EL_OK;
-            goto done;
-        }
-        size_t widened = attempt < RSV_MAX_WIDENINGS ? widen_for_problems(&r, np) : 0;
-        resolver_solve_note(&r, np, widened);
-        if (widened) {
-            drop_pool(&r);
-            rc = crawl(&r);
-            if (rc != EL_OK)
-                goto done;
-            continue;
-        }
-        rc = resolver_explain(&r, np);
-        goto done;
-    }
+    rc = solve_rounds(&r, out);
 done:
     rsv_free(&r);
     (void)eco_word;

@@ -37,7 +37,7 @@ static const lock_package *find_pkg(const lock_doc *d, const char *ref)
 }
 
 /* The first requestedBy path up to the spec (at most 16 steps). */
-static char *chain_of(const lock_doc *d, const lock_package *p)
+char *verbs_lock_chain(const lock_doc *d, const lock_package *p)
 {
     ptrvec steps = PTRVEC_INIT;
     strbuf sb = STRBUF_INIT;
@@ -81,7 +81,7 @@ static void add_finding(ptrvec *out, const lock_doc *d, const lock_package *p, e
     f->summary = xstrdup(r->summary ? r->summary : "");
     f->severity = xstrdup(r->severity ? r->severity : "");
     f->fixed = xstrdup(fix ? fix : "");
-    f->chain = chain_of(d, p);
+    f->chain = verbs_lock_chain(d, p);
     f->lock_line = p->line;
     ptrvec_push(out, f);
 }

@@ -123,7 +123,7 @@ static void note_cb(void *user, const char *text)
 
 /* One solve of the request and the lock written from it. */
 static el_code solve_and_write(el_ctx *ctx, const el_cache_options *co, const target_request *tr,
-                               const el_spec *spec, el_resolve_result *res)
+                               const el_spec *spec, verbs_advise *adv, el_resolve_result *res)
 {
     cache *c = cache_open(ctx, co);
     if (!c)
@@ -139,6 +139,10 @@ static el_code solve_and_write(el_ctx *ctx, const el_cache_options *co, const ta
         rc = verbs_reqfile_hashes(ctx, tr, doc);
     if (rc == EL_OK && tr->uvlock)
         rc = verbs_uvlock_packages(ctx, tr, spec, doc);
+    if (rc == EL_OK)
+        rc = verbs_advise_judge(ctx, adv, &tr->rq, doc, note_cb, res);
+    if (rc == EL_OK)
+        verbs_advise_record(adv, doc);
     if (rc == EL_OK)
         rc = lock_write_file(ctx, doc, res->lock_path, res->lock_digest);
     if (rc == EL_OK)
@@ -202,9 +206,14 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
                        o->prerelease);
     if ((rc = build_options_check(ctx, o)) != EL_OK)
         return rc;
+    verbs_advise *adv = NULL;
+    if ((rc = verbs_advise_open(ctx, o, &adv)) != EL_OK)
+        return rc;
     target_catalog *cat = target_catalog_load(ctx, o->bases_path);
-    if (!cat)
+    if (!cat) {
+        verbs_advise_free(adv);
         return el_ctx_code(ctx);
+    }
     lock_doc *previous = NULL;
     size_t text_len = 0;
     char *text = NULL;
@@ -240,8 +249,12 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     snprintf(res->spec_digest, sizeof res->spec_digest, "%s", tr->spec_digest);
     for (size_t i = 0; i < tr->n_notes; i++)
         add_note(res, tr->notes[i]);
-    rc = solve_and_write(ctx, co, tr, spec, res);
+    verbs_advise_attach(adv, &tr->rq);
+    for (size_t i = 0; i < tr->n_parts; i++)
+        verbs_advise_attach(adv, &tr->parts[i].rq);
+    rc = solve_and_write(ctx, co, tr, spec, adv, res);
 out:
+    verbs_advise_free(adv);
     target_request_free(tr);
     lock_doc_free(previous);
     free(text);

@@ -95,4 +95,30 @@ const char *verbs_text_digest(arena *mem, const char *text);
  *  "not affected". */
 struct osv_db;
 el_code verbs_advisories_load(el_ctx *ctx, const char *dir, struct osv_db **out);
+
+/* verbs_lock_chain() (verb_audit.c) : "spec → pypi:a@1 → pypi:b@2", the
+ *  first requestedBy path from the spec to `p` (malloc'd). */
+char *verbs_lock_chain(const lock_doc *d, const lock_package *p);
+
+/* Advisories in `resolve` (verb_resolve_advise.c). */
+typedef struct verbs_advise verbs_advise;
+struct el_resolve_options;
+struct resolve_request;
+/* verbs_advise_open() : *out NULL when o names no snapshot; EL_USAGE for
+ *  --vulnerable/--ignore without one or an unknown mode; the load's errors. */
+el_code verbs_advise_open(el_ctx *ctx, const struct el_resolve_options *o, verbs_advise **out);
+/* verbs_advise_attach() : the predicate on rq (no-op for NULL v). */
+void verbs_advise_attach(verbs_advise *v, struct resolve_request *rq);
+/* verbs_advise_affected() : resolve_request.affected. */
+bool verbs_advise_affected(void *user, const char *eco, const char *name, const char *version,
+                           const char *src, const char *src_version);
+/* verbs_advise_judge() : notes through `note` for every affected locked
+ *  version (avoid, allow), or DL_ENV_SCAN_BLOCKED (block) with
+ *  detail.blocked = [{advisory, aliases, summary, severity, ecosystem,
+ *  package, version, sourcePackage?, chain, fixed, fix, file}]. */
+el_code verbs_advise_judge(el_ctx *ctx, verbs_advise *v, const struct resolve_request *rq,
+                           const lock_doc *d, void (*note)(void *, const char *), void *user);
+/* verbs_advise_record() : the snapshot as an input of the lock `d`. */
+void verbs_advise_record(verbs_advise *v, lock_doc *d);
+void verbs_advise_free(verbs_advise *v);
 #endif

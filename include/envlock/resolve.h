@@ -54,6 +54,15 @@ typedef struct el_resolve_options {
     size_t n_only_binary;
     const char *const *no_binary;   /* no wheel for these (--no-binary) */
     size_t n_no_binary;
+    /* Advisories in the solve (docs/cli.md): a directory of OSV records,
+     * or NULL for none. vulnerable: "avoid" (the default: affected versions
+     * lose to any unaffected one that fits; one kept is a note), "block"
+     * (kept is DL_ENV_SCAN_BLOCKED) or "allow" (not steered, noted);
+     * ignore: advisory ids or aliases accepted as risks (recorded). */
+    const char *advisories_dir;
+    const char *vulnerable;
+    const char *const *ignore;
+    size_t n_ignore;
     /* Statistics of the run, one line of text at a time (solves and their
      * pool sizes, crawl runs and their requests, parsed forms read and
      * written, the npm crawl's depths), for benchmarks and tests; valid

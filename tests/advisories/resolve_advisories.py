@@ -1,0 +1,350 @@
+#!/usr/bin/env python3
+"""resolve_advisories.py ENVLOCK PART — `envlock resolve --advisories` on
+fixture mirrors (tests/fixtures/build_mirror.py, as the scenario suite
+builds them) with the real OSV records of tests/advisories/records:
+
+- GHSA-9wx4-h78v-vm56: requests, introduced 0, fixed 2.32.2 (MODERATE);
+- GHSA-35jh-r3h4-6jhm: lodash, introduced 0, fixed 4.17.21 (HIGH);
+- DSA-5514-1: Debian:12 source package glibc, fixed 2.36-9+deb12u3.
+
+Every expectation below is read off those ranges, not off envlock: an
+affected version is one below the record's `fixed`. PARTS: pypi (avoid
+picks the dependent whose range admits an unaffected requests; block
+refuses a pin below the fix, naming the advisory and the fix; --ignore
+lets it through and is recorded; determinism), npm (the same for lodash),
+deb (libc6 matched through its Packages `Source: glibc`), malformed (a
+broken record is an error naming the file)."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+RECORDS = os.path.join(HERE, "records")
+sys.path.insert(0, os.path.join(REPO, "tests", "scenarios"))
+import run_scenarios as rs  # noqa: E402
+
+HEAD = """spec |
+  apiVersion: environments.datalayer.io/v1alpha1
+  kind: Environment
+  metadata:
+    name: advisories
+  spec:
+    language:
+      name: python
+      version: "3.13"
+    base:
+      ref: datalayer/python-cpu
+      channel: "2026.09"
+    packages:
+"""
+
+# app 2.0 caps requests below the fix, app 1.0 does not: only app 1.0 with
+# requests 2.32.3 is free of GHSA-9wx4-h78v-vm56.
+PYPI = """scenario: advisories-pypi
+description: requests under GHSA-9wx4-h78v-vm56
+tags: pypi
+
+pypi app 2.0
+  requires-python: >=3.8
+  requires-dist: requests<2.32
+  wheel: py3-none-any
+pypi app 1.0
+  requires-python: >=3.8
+  requires-dist: requests>=2.0
+  wheel: py3-none-any
+pypi requests 2.32.3
+  requires-python: >=3.8
+  wheel: py3-none-any
+pypi requests 2.32.2
+  requires-python: >=3.8
+  wheel: py3-none-any
+pypi requests 2.31.0
+  requires-python: >=3.7
+  wheel: py3-none-any
+pypi requests 2.30.0
+  requires-python: >=3.7
+  wheel: py3-none-any
+
+"""
+
+# tool 2.0.0 (latest) pins lodash 4.17.20, tool 1.0.0 takes ^4.17.0.
+NPM = """scenario: advisories-npm
+description: lodash under GHSA-35jh-r3h4-6jhm
+tags: npm
+
+npm tool 2.0.0
+  dep: lodash 4.17.20
+  time: 2024-01-02T00:00:00Z
+npm tool 1.0.0
+  dep: lodash ^4.17.0
+  time: 2024-01-01T00:00:00Z
+npm lodash 4.17.21
+  time: 2021-02-20T15:42:16Z
+npm lodash 4.17.20
+  time: 2020-08-13T16:53:54Z
+
+"""
+
+DEB = """scenario: advisories-deb
+description: libc6 (source glibc) under DSA-5514-1
+tags: deb
+
+apt-suite: bookworm url=http://deb.debian.org/debian
+deb libc6 2.36-9+deb12u1
+  multi-arch: same
+  priority: required
+  section: libs
+  source: glibc
+deb libc6 2.36-9+deb12u4
+  multi-arch: same
+  priority: required
+  section: libs
+  source: glibc
+
+"""
+
+
+def spec_block(eco, deps):
+    if eco == "apt":
+        lines = HEAD + "      system:\n        apt:\n"
+    else:
+        lines = HEAD + "      %s:\n        dependencies:\n" % eco
+    for d in deps:
+        lines += "          - %s\n" % json.dumps(d)
+    return lines
+
+
+class Env:
+    def __init__(self, envlock, text, deps_eco, deps, work, tag):
+        self.envlock, self.work = envlock, os.path.join(work, tag)
+        os.makedirs(self.work)
+        path = os.path.join(self.work, "t.scn")
+        with open(path, "w") as f:
+            f.write(text + spec_block(deps_eco, deps))
+        sc = rs.scn.parse(path)
+        has_deb = bool(sc.of("deb"))
+        self.mdir = os.path.join(self.work, "mirror")
+        gnupg = os.path.join(work, "gnupg")
+        self.man = rs.build_mirror(sc, self.mdir, gnupg, False, has_deb)
+        os.makedirs(self.mdir + ".catalog", exist_ok=True)
+        _flags, cat = rs.parse_options(sc)
+        rs.write_catalog(os.path.join(self.mdir + ".catalog", "bases.yaml"), sc, self.man,
+                         self.mdir, cat, has_deb)
+        with open(os.path.join(self.work, "spec.yaml"), "w") as f:
+            f.write(sc.spec_text)
+        # the spec line of the first dependency, for the fix's wording
+        self.line = sc.spec_text.split("\n").index(
+            [ln for ln in sc.spec_text.split("\n") if ln.strip().startswith("- ")][0]) + 1
+        self.n = 0
+
+    def check(self, lock):
+        """`envlock check --offline` of a lock this Env made (cache of run 1)."""
+        cmd = [self.envlock, "--json", "--offline", "--cache-dir",
+               os.path.join(self.work, "cache1")] + rs.mirror_flags(self.man, self.mdir) + \
+            ["check", os.path.join(self.work, "spec.yaml"), lock,
+             "--bases", os.path.join(self.mdir + ".catalog", "bases.yaml")]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        return p.returncode, p.stdout + p.stderr
+
+    def resolve(self, *flags, lock=None):
+        self.n += 1
+        lock = lock or os.path.join(self.work, "lock%d" % self.n, "envlock.lock")
+        os.makedirs(os.path.dirname(lock), exist_ok=True)
+        cmd = [self.envlock, "--json", "--cache-dir", os.path.join(self.work, "cache%d" % self.n)] + \
+            rs.mirror_flags(self.man, self.mdir) + \
+            ["resolve", os.path.join(self.work, "spec.yaml"), "-o", lock,
+             "--bases", os.path.join(self.mdir + ".catalog", "bases.yaml")] + list(flags)
+        env = dict(os.environ)
+        for k in ("ENVLOCK_MIRRORS", "ENVLOCK_CONFIG", "ENVLOCK_BASES", "ENVLOCK_CACHE_DIR"):
+            env.pop(k, None)
+        env["XDG_CONFIG_HOME"] = os.path.join(self.work, "xdg")
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        try:
+            js = json.loads(p.stdout)
+        except ValueError:
+            js = None
+        text = open(lock).read() if p.returncode == 0 else None
+        return p.returncode, js, text, p.stderr
+
+
+class Check:
+    def __init__(self):
+        self.failures = 0
+
+    def __call__(self, ok, what, extra=""):
+        print("%s: %s%s" % ("ok" if ok else "FAIL", what, "" if ok else "\n  " + str(extra)[:3000]))
+        if not ok:
+            self.failures += 1
+
+
+def locked(text, eco, name):
+    """The versions of (eco, name) the lock holds."""
+    return sorted(ln.split()[2] for ln in rs.project(text) if ln.split()[:2] == [eco, name])
+
+
+def block_of(text, key):
+    """The `key:` top-level mapping of a lock as {field: raw value}."""
+    out, inside = {}, False
+    for ln in text.split("\n"):
+        if ln == key + ":":
+            inside = True
+        elif inside and ln.startswith("  ") and ":" in ln:
+            k, v = ln.strip().split(":", 1)
+            out[k] = v.strip()
+        elif inside:
+            break
+    return out
+
+
+def blocked_ok(check, what, res, advisory, aliases, package, version, fix):
+    rc, js, _text, err = res
+    check(rc == 19, what + ": exit status 19 (DL_ENV_SCAN_BLOCKED)", (rc, err))
+    e = (js or {}).get("error", js or {})
+    check(e.get("code") == "DL_ENV_SCAN_BLOCKED", what + ": the code", js)
+    b = (e.get("detail") or {}).get("blocked") or [{}]
+    want = {"advisory": advisory, "aliases": aliases, "package": package, "version": version}
+    got = {k: b[0].get(k) for k in want}
+    check(got == want, what + ": the advisory and the package", b)
+    check(fix in (b[0].get("fix") or "") and fix in e.get("message", ""),
+          what + ": the fix `%s` in detail and message" % fix, e)
+    check("spec" in (b[0].get("chain") or ""), what + ": the chain from the spec", b)
+
+
+def part_pypi(envlock, work, check):
+    GH = "GHSA-9wx4-h78v-vm56"
+    e = Env(envlock, PYPI, "python", ["app"], work, "pypi")
+    rc, _js, plain, err = e.resolve()
+    check(rc == 0 and locked(plain, "pypi", "app") == ["2.0"] and
+          locked(plain, "pypi", "requests") == ["2.31.0"],
+          "pypi: without advisories app 2.0 with requests 2.31.0", (rc, err, plain))
+    # avoid: requests 2.31.0 < 2.32.2 is affected; app 2.0 admits only
+    # requests<2.32, all affected, so app 1.0 with the newest requests
+    # (2.32.3, not below the fix) is the answer
+    res = e.resolve("--advisories", RECORDS)
+    rc, js, text, err = res
+    check(rc == 0 and locked(text, "pypi", "app") == ["1.0"] and
+          locked(text, "pypi", "requests") == ["2.32.3"],
+          "pypi avoid: app 1.0 with requests 2.32.3", (rc, err, text))
+    check(rc == 0 and not [n for n in js.get("notes", []) if GH in n],
+          "pypi avoid: no note when nothing affected is kept", js)
+    res2 = e.resolve("--advisories", RECORDS, "--vulnerable", "block")
+    check(res2[0] == 0 and res2[2] and locked(res2[2], "pypi", "requests") == ["2.32.3"],
+          "pypi block: the same unaffected answer", res2[3])
+    # determinism: the same spec and snapshot give the same bytes
+    res3 = e.resolve("--advisories", RECORDS)
+    check(res3[2] == text and text is not None, "pypi: two resolves, the same lock bytes")
+    snap = block_of(text, "advisories")
+    check(snap.get("touched") == "[%s]" % GH and snap.get("ignored") == "[]" and
+          snap.get("vulnerable") == "avoid" and snap.get("newest") == '"2024-05-20T22:07:29Z"'
+          and snap.get("snapshot", "").startswith('"sha256:'),
+          "pypi: the lock records the snapshot, its newest record and the advisory that "
+          "touched requests", snap)
+    check(e.check(os.path.join(e.work, "lock2", "envlock.lock"))[0] == 0,
+          "pypi: `check` accepts the lock with the advisories input",
+          e.check(os.path.join(e.work, "lock2", "envlock.lock")))
+    # a pin below the fix
+    e2 = Env(envlock, PYPI, "python", ["requests<2.32"], work, "pypi-pin")
+    rc, js, text, err = e2.resolve("--advisories", RECORDS)
+    notes = [n for n in (js or {}).get("notes", []) if GH in n]
+    check(rc == 0 and locked(text, "pypi", "requests") == ["2.31.0"] and notes and
+          "requests@2.31.0" in notes[0], "pypi avoid: only affected versions fit: kept, noted",
+          (rc, err, js))
+    blocked_ok(check, "pypi block", e2.resolve("--advisories", RECORDS, "--vulnerable", "block"),
+               GH, ["CVE-2024-35195"], "requests", "2.31.0",
+               "raise the pin at spec line %d to `>=2.32.2`" % e2.line)
+    for ign in (GH, "CVE-2024-35195"):
+        rc, js, text, err = e2.resolve("--advisories", RECORDS, "--vulnerable", "block",
+                                       "--ignore", ign)
+        check(rc == 0 and locked(text, "pypi", "requests") == ["2.31.0"],
+              "pypi block --ignore %s: let through" % ign, (rc, err))
+        snap = block_of(text or "", "advisories")
+        check(rc == 0 and snap.get("ignored") == "[%s]" % ign and snap.get("touched") == "[]",
+              "pypi --ignore %s: recorded as ignored, not as touched" % ign, snap)
+    rc, js, text, err = e2.resolve("--advisories", RECORDS, "--vulnerable", "allow")
+    check(rc == 0 and locked(text, "pypi", "requests") == ["2.31.0"] and
+          [n for n in js.get("notes", []) if GH in n], "pypi allow: kept and noted", (rc, js))
+
+
+def part_npm(envlock, work, check):
+    GH = "GHSA-35jh-r3h4-6jhm"
+    e = Env(envlock, NPM, "node", ["tool@^1.0.0 || ^2.0.0"], work, "npm")
+    rc, _js, plain, err = e.resolve()
+    check(rc == 0 and locked(plain, "npm", "tool") == ["2.0.0"] and
+          locked(plain, "npm", "lodash") == ["4.17.20"],
+          "npm: without advisories tool 2.0.0 with lodash 4.17.20", (rc, err, plain))
+    rc, js, text, err = e.resolve("--advisories", RECORDS)
+    check(rc == 0 and locked(text, "npm", "lodash") == ["4.17.21"] and
+          locked(text, "npm", "tool") == ["1.0.0"],
+          "npm avoid: tool 1.0.0 with lodash 4.17.21 (not below the fix)", (rc, err, text))
+    check(rc == 0 and e.resolve("--advisories", RECORDS)[2] == text,
+          "npm: two resolves, the same lock bytes")
+    e2 = Env(envlock, NPM, "node", ["lodash@4.17.20"], work, "npm-pin")
+    blocked_ok(check, "npm block", e2.resolve("--advisories", RECORDS, "--vulnerable", "block"),
+               GH, ["CVE-2021-23337"], "lodash", "4.17.20",
+               "raise the pin at spec line %d to `>=4.17.21`" % e2.line)
+    rc, js, text, err = e2.resolve("--advisories", RECORDS, "--vulnerable", "block",
+                                   "--ignore", GH)
+    check(rc == 0 and locked(text, "npm", "lodash") == ["4.17.20"] and
+          block_of(text, "advisories").get("ignored") == "[%s]" % GH,
+          "npm block --ignore: let through and recorded", (rc, err))
+
+
+def part_deb(envlock, work, check):
+    if not (shutil.which("dpkg-deb") and shutil.which("gpg")):
+        print("SKIP: dpkg-deb and gpg are needed to build an apt mirror")
+        return 77
+    e = Env(envlock, DEB, "apt", ["libc6=2.36-9+deb12u1"], work, "deb")
+    blocked_ok(check, "deb block", e.resolve("--advisories", RECORDS, "--vulnerable", "block"),
+               "DSA-5514-1", [], "libc6", "2.36-9+deb12u1", "glibc 2.36-9+deb12u3")
+    rc, js, text, err = e.resolve("--advisories", RECORDS)
+    check(rc == 0 and [n for n in js.get("notes", []) if "DSA-5514-1" in n and "glibc" in n],
+          "deb avoid: the pinned libc6 kept, the note names DSA-5514-1 and glibc", (rc, js, err))
+    e2 = Env(envlock, DEB, "apt", ["libc6"], work, "deb-free")
+    rc, js, text, err = e2.resolve("--advisories", RECORDS, "--vulnerable", "block")
+    check(rc == 0 and locked(text, "deb", "libc6") == ["2.36-9+deb12u4"],
+          "deb block: libc6 2.36-9+deb12u4 (not below glibc's fix)", (rc, err))
+    return 0
+
+
+def part_malformed(envlock, work, check):
+    snap = os.path.join(work, "snap")
+    shutil.copytree(RECORDS, snap)
+    bad = os.path.join(snap, "PyPI", "broken.json")
+    with open(bad, "w") as f:
+        f.write('{"id": "GHSA-xxxx-xxxx-xxxx", "modified": "2024-01-01T00:00:00Z", '
+                '"affected": [{"package": {"ecosystem": "PyPI", "name": "requests"}, '
+                '"ranges": [{"type": "ECOSYSTEM", "events": "not a list"}]}]}')
+    e = Env(envlock, PYPI, "python", ["app"], work, "malformed")
+    rc, js, _text, err = e.resolve("--advisories", snap)
+    err_js = (js or {}).get("error", js or {})
+    check(rc != 0 and err_js.get("code") == "DL_ENV_SPEC_INVALID" and
+          "PyPI/broken.json" in err_js.get("message", ""),
+          "malformed: DL_ENV_SPEC_INVALID naming PyPI/broken.json", (rc, js, err))
+    rc, js, _text, err = e.resolve("--vulnerable", "block")
+    check(rc == 2, "--vulnerable without --advisories: a usage error", (rc, err))
+    rc, js, _text, err = e.resolve("--advisories", RECORDS, "--vulnerable", "never")
+    check(rc == 2, "--vulnerable never: a usage error", (rc, err))
+
+
+def main():
+    envlock, part = sys.argv[1], sys.argv[2]
+    work = tempfile.mkdtemp(prefix="envlock-adv-resolve-")
+    check = Check()
+    status = 0
+    try:
+        status = {"pypi": part_pypi, "npm": part_npm, "deb": part_deb,
+                  "malformed": part_malformed}[part](envlock, work, check) or 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if check.failures:
+        return 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
