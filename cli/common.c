@@ -103,7 +103,7 @@ int cli_report_failure(el_ctx *ctx, const cli_opts *o)
         el_free(body);
     } else {
         fprintf(stderr, "envlock: %s: ", el_code_name(code));
-        const char *msg = el_ctx_message(ctx);
+        const char *msg = el_ctx_text(ctx);
         cli_line(stderr, "", msg ? msg : "");
         if (code != EL_USAGE && code != EL_INTERNAL)
             fprintf(stderr, "  what to do: %s%s\n", el_ctx_user_action(ctx),

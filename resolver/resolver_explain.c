@@ -14,6 +14,7 @@
 
 #include <json-c/json.h>
 #include <solv/bitmap.h>
+#include <solv/evr.h>
 #include <solv/pool.h>
 #include <solv/problems.h>
 #include <solv/rules.h>
@@ -496,16 +497,175 @@ static void exclusions(const name_facts *f, const char *target, json_object *exc
     }
 }
 
+/* The usable versions of a name that exists (what could be asked for
+ * instead), ascending, and where the version q names would sort among
+ * them: `pos` counts those below it (all of them when q names none). */
+typedef struct vlist {
+    const char **v; /* borrowed from the index's parse or the pool */
+    size_t n, pos;
+    bool anchored;
+} vlist;
+
+/* PyPI: the version of q's first specifier that names one (`!=` does
+ * not), its `.*` dropped; NULL when none parses. */
+static pypi_version *pypi_anchor(const req *q)
+{
+    pypi_requirement *pr = pypi_requirement_parse(q->full, NULL);
+    pypi_version *a = NULL;
+    for (size_t i = 0; pr && !a && i < pypi_specset_len(pr->specset); i++) {
+        if (strcmp(pypi_specset_op(pr->specset, i), "!=") == 0)
+            continue;
+        const char *t = pypi_specset_version(pr->specset, i);
+        size_t n = strlen(t);
+        char *v = n >= 2 && strcmp(t + n - 2, ".*") == 0 ? xstrndup(t, n - 2) : xstrdup(t);
+        a = pypi_version_parse(v, NULL);
+        free(v);
+    }
+    pypi_requirement_free(pr);
+    return a;
+}
+
+/* Candidates newest first (pypi_project, npm_packument), invalid last:
+ * walked backwards they ascend. Yanked and excluded versions are not
+ * offered; exclusions() says why each is out. */
+static void pypi_versions(const name_facts *f, const req *q, vlist *out)
+{
+    pypi_version *a = pypi_anchor(q);
+    out->anchored = a != NULL;
+    out->v = xcalloc(f->p->ncands + 1, sizeof *out->v);
+    for (size_t i = f->p->ncands; i-- > 0;) {
+        const pypi_candidate *c = &f->p->cands[i];
+        if (c->excluded || c->yanked || !c->parsed)
+            continue;
+        out->v[out->n++] = c->version;
+        if (!a || pypi_version_cmp(c->parsed, a) < 0)
+            out->pos = out->n;
+    }
+    pypi_version_free(a);
+}
+
+static void npm_versions(const name_facts *f, const req *q, vlist *out)
+{
+    const npm_range *rg = q->rd ? q->rd->nrange : NULL;
+    const npm_semver *a = NULL;
+    if (rg && npm_range_nsets(rg) && npm_range_set_size(rg, 0))
+        a = npm_range_comparator(rg, 0, 0).semver;
+    out->anchored = a != NULL;
+    out->v = xcalloc(f->np->ncandidates + 1, sizeof *out->v);
+    for (size_t i = f->np->ncandidates; i-- > 0;) {
+        const npm_version *v = &f->np->versions[i];
+        if (!v->semver.version)
+            continue;
+        out->v[out->n++] = v->version;
+        if (!a || npm_semver_compare(&v->semver, a) < 0)
+            out->pos = out->n;
+    }
+}
+
+/* apt: every version the sources list for the name, once each, where the
+ * relation names a version (`tool (= 9.9-1)`), its anchor. */
+static void deb_versions(rsv *r, const req *q, vlist *out)
+{
+    Pool *pool = r->pool;
+    const char *a = NULL;
+    for (Id d = q->dep; ISRELDEP(d) && !a; d = GETRELDEP(pool, d)->name) {
+        Reldep *rd = GETRELDEP(pool, d);
+        if (rd->flags > 0 && rd->flags < 8)
+            a = pool_id2str(pool, rd->evr);
+    }
+    out->anchored = a != NULL;
+    /* an unversioned relation that fails is not about versions (the
+     * architecture, Multi-Arch): none are offered */
+    Id nid = a ? pool_str2id(pool, q->target, 0) : 0;
+    out->v = xcalloc((size_t)pool->nsolvables + 1, sizeof *out->v);
+    for (Id p = 2; nid && p < pool->nsolvables; p++) {
+        Solvable *s = pool->solvables + p;
+        if (s->name != nid || !s->repo || s->repo == pool->installed ||
+            ((size_t)p < r->nsolv && r->solv[p].ours))
+            continue;
+        const char *e = pool_id2str(pool, s->evr);
+        bool dup = false;
+        for (size_t k = 0; k < out->n && !dup; k++)
+            dup = strcmp(out->v[k], e) == 0;
+        if (dup)
+            continue;
+        /* insertion in version order: a name has few versions */
+        size_t k = out->n++;
+        for (; k > 0 && pool_evrcmp_str(pool, out->v[k - 1], e, EVRCMP_COMPARE) > 0; k--)
+            out->v[k] = out->v[k - 1];
+        out->v[k] = e;
+    }
+    for (size_t k = 0; k < out->n; k++)
+        if (!a || pool_evrcmp_str(pool, out->v[k], a, EVRCMP_COMPARE) < 0)
+            out->pos = k + 1;
+}
+
+/* The versions a name that exists offers instead of what was asked: the
+ * few nearest the version asked for (three below it, two above, fewer at
+ * an end; the newest when no version is named), ascending, into `arr` and
+ * `txt` ("; versions available: 1.0, 2.0"). Returns how many it has. */
+static size_t versions_near(rsv *r, const name_facts *f, const req *q, json_object *arr,
+                            strbuf *txt)
+{
+    enum { SHOWN = 5, BELOW = 3 };
+    vlist l = { 0 };
+    if (f->exists && f->eco == RSV_PYPI)
+        pypi_versions(f, q, &l);
+    else if (f->exists && f->eco == RSV_NPM)
+        npm_versions(f, q, &l);
+    else if (f->exists)
+        deb_versions(r, q, &l);
+    size_t lo = l.pos > BELOW ? l.pos - BELOW : 0;
+    size_t hi = lo + SHOWN < l.n ? lo + SHOWN : l.n;
+    lo = hi > SHOWN ? hi - SHOWN : 0;
+    if (l.n && hi - lo == l.n)
+        sb_adds(txt, "; versions available: ");
+    else if (l.n)
+        sb_addf(txt, "; versions available (%zu %s of %zu): ", hi - lo,
+                l.anchored ? "nearest" : "newest", l.n);
+    for (size_t i = lo; i < hi; i++) {
+        json_object_array_add(arr, json_object_new_string(l.v[i]));
+        sb_addf(txt, "%s%s", i > lo ? ", " : "", l.v[i]);
+    }
+    free(l.v);
+    return l.n;
+}
+
+/* The sentence of one dead end, without its exclusions into `head`;
+ * returns its reason id. */
+static const char *dead_end_head(const name_facts *f, const char *target, const char *where,
+                                 const strbuf *lines, const strbuf *asked, const strbuf *near,
+                                 strbuf *head)
+{
+    if (f->empty) {
+        sb_addf(head, "`%s` has no versions in %s (%s): %s", target, where,
+                f->eco == RSV_NPM ? "its packument lists none" : "its page lists no files",
+                lines->buf);
+        return "no_versions";
+    }
+    if (f->exists) {
+        sb_addf(head, "No version of `%s` that %s %s satisfies %s", target, where,
+                f->eco == RSV_DEB ? "serve" : "serves", asked->buf);
+        return "no_match";
+    }
+    sb_addf(head, "`%s` is not in %s (%s)%s%s", target, where, lines->buf,
+            near->len ? "; closest names: " : "", near->len ? near->buf : "");
+    return "not_found";
+}
+
 /* One dead end: the name qs[0..n) are all about, none of them satisfiable
- * by what its index serves. Its sentence goes into msg; its detail entry
- * is returned. */
+ * by what its index serves. Its sentence goes into msg (exclusions, then
+ * the versions it has); its detail entry is returned, whose `message` is
+ * the sentence without the exclusions (the CLI lists those one a line). */
 static json_object *dead_end(rsv *r, const req *qs, size_t n, const bfs *b, strbuf *msg)
 {
     const char *target = qs[0].target;
     name_facts f = facts_of(r, &qs[0]);
     json_object *excluded = json_object_new_array(), *close = json_object_new_array();
     json_object *chains = json_object_new_array(), *requested = json_object_new_array();
+    json_object *versions = json_object_new_array();
     strbuf why = STRBUF_INIT, near = STRBUF_INIT, lines = STRBUF_INIT, asked = STRBUF_INIT;
+    strbuf head = STRBUF_INIT, vers = STRBUF_INIT;
     for (size_t i = 0; i < n; i++) {
         strbuf line = STRBUF_INIT;
         json_object *ch = json_object_new_array();
@@ -519,42 +679,34 @@ static json_object *dead_end(rsv *r, const req *qs, size_t n, const bfs *b, strb
     exclusions(&f, target, excluded, &why);
     if (!f.exists && f.eco == RSV_PYPI)
         closest(r, target, close, &near);
+    size_t nversions = f.empty ? 0 : versions_near(r, &f, &qs[0], versions, &vers);
     char *read = read_through_mirror(r, &f);
     /* Only where the index gave no page: a page that answered was found
      * where the mirror should hold it. */
     char *where = read && !f.exists ? xasprintf("%s, read through its mirror at %s,", f.index, read)
                                     : xstrdup(f.index);
-    const char *reason;
-    if (f.empty) {
-        reason = "no_versions";
-        sb_addf(msg, "`%s` has no versions in %s (%s): %s", target, where,
-                f.eco == RSV_NPM ? "its packument lists none" : "its page lists no files", lines.buf);
-    } else if (f.exists) {
-        reason = "no_match";
-        sb_addf(msg, "No version of `%s` that %s %s satisfies %s%s%s", target, where,
-                f.eco == RSV_DEB ? "serve" : "serves", asked.buf, why.len ? ": " : "",
-                why.len ? why.buf : "");
-    } else {
-        reason = "not_found";
-        sb_addf(msg, "`%s` is not in %s (%s)%s%s", target, where, lines.buf,
-                near.len ? "; closest names: " : "", near.len ? near.buf : "");
-    }
+    const char *reason = dead_end_head(&f, target, where, &lines, &asked, &near, &head);
+    sb_addf(msg, "%s%s%s%s", head.buf, why.len ? ": " : "", why.len ? why.buf : "",
+            vers.len ? vers.buf : "");
+    sb_addf(&head, "%s", vers.len ? vers.buf : "");
     json_object *o = json_object_new_object();
     json_object_object_add(o, "package", json_object_new_string(target));
     json_object_object_add(o, "index", json_object_new_string(f.index));
     if (read && !f.exists)
         json_object_object_add(o, "readUrl", json_object_new_string(read));
     json_object_object_add(o, "reason", json_object_new_string(reason));
+    json_object_object_add(o, "message", json_object_new_string(head.buf));
     json_object_object_add(o, "requested", requested);
     json_object_object_add(o, "chains", chains);
     json_object_object_add(o, "closest", close);
     json_object_object_add(o, "excluded", excluded);
+    json_object_object_add(o, "versions", versions);
+    json_object_object_add(o, "versionCount", json_object_new_int64((int64_t)nversions));
     free(read);
     free(where);
-    sb_release(&why);
-    sb_release(&near);
-    sb_release(&lines);
-    sb_release(&asked);
+    strbuf *bufs[] = { &why, &near, &lines, &asked, &head, &vers };
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        sb_release(bufs[i]);
     return o;
 }
 
@@ -654,10 +806,51 @@ static void detail_from(rsv *r, json_object *o, const char *key, const char *fro
         el_detail_take(r->ctx, key, json_object_get(idx >= 0 ? json_object_array_get_idx(v, idx) : v));
 }
 
+static const char *member(json_object *o, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "";
+}
+
+/* The dead ends for a terminal (el_set_text()): one "- " line per name
+ * under a first line (just the sentence when there is one name), each
+ * excluded version on a line of its own below it, instead of the one line
+ * the message strings them into. */
+static void dead_ends_text(json_object *list, strbuf *out)
+{
+    size_t n = json_object_array_length(list);
+    if (n > 1)
+        sb_addf(out, "%zu packages cannot be resolved from what the indexes serve:", n);
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(list, i), *ex;
+        sb_addf(out, "%s%s", n > 1 ? "\n  - " : "", member(e, "message"));
+        json_object_object_get_ex(e, "excluded", &ex);
+        for (size_t k = 0; k < json_object_array_length(ex); k++) {
+            json_object *x = json_object_array_get_idx(ex, k);
+            sb_addf(out, "\n%s- %s %s: %s", n > 1 ? "      " : "  ", member(e, "package"),
+                    member(x, "version"), member(x, "why"));
+        }
+    }
+}
+
+/* The reason of the whole failure, whose advice it prints: a name the
+ * index does not have (not_found) before one it lists without versions
+ * (no_versions) before one whose versions all miss (no_match). */
+static const char *overall_reason(json_object *list)
+{
+    static const char *const order[] = { "not_found", "no_versions", "no_match" };
+    for (size_t k = 0; k < 3; k++)
+        for (size_t i = 0; i < json_object_array_length(list); i++)
+            if (strcmp(member(json_object_array_get_idx(list, i), "reason"), order[k]) == 0)
+                return order[k];
+    return "no_match";
+}
+
 /* PACKAGE_NOT_FOUND for requirement q (nothing served satisfies it) and
- * every other dead end of the solve: one sentence per name. detail keeps
- * the first name's package, index, requested, closest, excluded and chain;
- * detail.deadEnds has one entry per name. */
+ * every other dead end of the solve: one sentence per name. detail.reason
+ * is overall_reason() (its advice in util/reasons.def); detail keeps the
+ * first name's package, index, requested, closest, excluded, versions and
+ * chain; detail.deadEnds has one entry per name. */
 static el_code not_found(rsv *r, const req *q, const bfs *b, int nproblems)
 {
     size_t n = 0;
@@ -674,14 +867,20 @@ static el_code not_found(rsv *r, const req *q, const bfs *b, int nproblems)
         i = j;
     }
     el_fail(r->ctx, EL_PACKAGE_NOT_FOUND, "%s", msg.buf);
+    strbuf text = STRBUF_INIT;
+    dead_ends_text(list, &text);
+    el_set_text(r->ctx, text.buf);
+    sb_release(&text);
     /* the first name's facts under the keys a single dead end always had */
     json_object *first = json_object_array_get_idx(list, 0);
+    el_detail_str(r->ctx, "reason", overall_reason(list));
     detail_from(r, first, "package", "package", -1);
     detail_from(r, first, "index", "index", -1);
     detail_from(r, first, "readUrl", "readUrl", -1);
     detail_from(r, first, "requested", "requested", 0);
     detail_from(r, first, "closest", "closest", -1);
     detail_from(r, first, "excluded", "excluded", -1);
+    detail_from(r, first, "versions", "versions", -1);
     detail_from(r, first, "chain", "chains", 0);
     el_detail_take(r->ctx, "deadEnds", list);
     el_set_retryable(r->ctx, false);

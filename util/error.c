@@ -71,6 +71,7 @@ el_code el_code_from_name(const char *name)
 struct el_ctx {
     el_code code;
     char *message;
+    char *text; /* the form for a terminal (el_set_text()), or NULL */
     bool retryable;
     json_object *detail;
 };
@@ -87,6 +88,8 @@ void el_ctx_clear(el_ctx *ctx)
     ctx->code = EL_OK;
     free(ctx->message);
     ctx->message = xstrdup("");
+    free(ctx->text);
+    ctx->text = NULL;
     ctx->retryable = false;
     json_object_put(ctx->detail);
     ctx->detail = NULL;
@@ -103,6 +106,13 @@ void el_ctx_free(el_ctx *ctx)
 
 el_code el_ctx_code(const el_ctx *ctx) { return ctx->code; }
 const char *el_ctx_message(const el_ctx *ctx) { return ctx->message; }
+const char *el_ctx_text(const el_ctx *ctx) { return ctx->text ? ctx->text : ctx->message; }
+
+void el_set_text(el_ctx *ctx, const char *text)
+{
+    free(ctx->text);
+    ctx->text = xstrdup(text);
+}
 bool el_ctx_retryable(const el_ctx *ctx) { return ctx->retryable; }
 json_object *el_ctx_detail(const el_ctx *ctx) { return ctx->detail; }
 

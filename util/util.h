@@ -253,6 +253,10 @@ void el_detail_int(el_ctx *ctx, const char *key, int64_t value);
 void el_detail_take(el_ctx *ctx, const char *key, struct json_object *value);
 /* Per-occurrence retryability (for EL_RETRY_SOMETIMES codes). */
 void el_set_retryable(el_ctx *ctx, bool retryable);
+/* el_set_text() : the failure's form for a terminal (el_ctx_text()) where
+ *  it is not the one-line message: several causes, one a line. Copied;
+ *  the next el_fail() drops it. */
+void el_set_text(el_ctx *ctx, const char *text);
 /* el_fail_io() : el_fail(ctx, EL_IO, ...) for a failed read or write of a
  * local file whose errno is `err`: detail.errno is its name ("ENOSPC"), and
  * the failure is retryable when the condition can clear by itself or once

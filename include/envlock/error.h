@@ -90,6 +90,14 @@ EL_API el_code el_ctx_code(const el_ctx *ctx);
 EL_API const char *el_ctx_message(const el_ctx *ctx);
 EL_API bool el_ctx_retryable(const el_ctx *ctx);
 
+/* el_ctx_text() :
+ *  The last failure as a terminal shows it: the message, or where the
+ *  failure has several causes (the dead ends of a resolve), a first line
+ *  and one indented "- " line per cause, with what it excludes below it.
+ *  Same lifetime as el_ctx_message(); the message stays one line for
+ *  --json and logs. */
+EL_API const char *el_ctx_text(const el_ctx *ctx);
+
 /* el_ctx_user_action() / el_reason_user_action() :
  *  What to do about the last failure: the advice for its detail.reason
  *  when that reason has its own (dns, connect, proxy, tls, auth, ...;
