@@ -3,8 +3,8 @@
  * plans are generated from. Not part of the public API.
  *
  * Every string and array of a lock_doc lives in its arena (lock_doc.mem); a
- * lock_doc is freed whole with lock_doc_free(). Ecosystems are "deb", "npm"
- * and "pypi" (that order is also the canonical sort order). Versions are
+ * lock_doc is freed whole with lock_doc_free(). Ecosystems are "conda",
+ * "deb", "npm" and "pypi" (that order is also the canonical sort order). Versions are
  * the ecosystems' real version strings, never solver ranks. URLs are always
  * canonical (what the spec or base names), never a mirror's. */
 #ifndef EL_LOCK_H
@@ -42,6 +42,7 @@ typedef struct lock_artifact {
                               integrity string ("sha512-<base64>") */
     uint64_t size;         /* bytes; 0 when the index does not say (pypi in
                               format 2: never recorded) */
+    const char *md5;       /* conda: the record's md5 (32 hex), or NULL */
     /* where lock_read() found it (1-based; 0 for a lock built in memory):
      * the entry, and its file, url and hash values (check's report) */
     unsigned line, line_file, line_url, line_hash;
@@ -63,12 +64,16 @@ typedef struct lock_edge {
 } lock_edge;
 
 typedef struct lock_package {
-    const char *ecosystem; /* "deb" | "npm" | "pypi" */
-    const char *name;      /* pypi: PEP 503 canonical; npm: as published; deb: package */
+    const char *ecosystem; /* "conda" | "deb" | "npm" | "pypi" */
+    const char *name;      /* pypi: PEP 503 canonical; npm: as published; deb: package;
+                              conda: the record's (lower case) */
     const char *version;
     const char *arch;      /* deb: "amd64"/"all"; NULL otherwise */
+    const char *build;     /* conda: the build string ("py313h2e6d5d4_0"); NULL otherwise */
+    const char *subdir;    /* conda: the channel subdir ("linux-64", "noarch"); NULL otherwise */
+    uint64_t build_number; /* conda: the record's build_number (written for conda only) */
     const char *path;      /* npm: node_modules placement ("node_modules/a/node_modules/b"); NULL otherwise */
-    const char *source;    /* the canonical index/registry/apt source it came from */
+    const char *source;    /* the canonical index/registry/apt source (conda: channel URL) it came from */
     const char **extras;   /* pypi: extras installed, sorted; NULL-terminated or NULL */
     const char **requested_by; /* "spec" (a root), "protected" (a base pin) or
                               "<ecosystem>:<name>@<version>" of dependents, sorted, NULL-terminated */
@@ -95,8 +100,9 @@ typedef struct lock_target {
 
 /* One input whose content the lock depends on, with its snapshot identity. */
 typedef struct lock_input {
-    const char *ecosystem;  /* "deb" | "npm" | "pypi" */
-    const char *url;        /* canonical: index page / packument / Release URL */
+    const char *ecosystem;  /* "conda" | "deb" | "npm" | "pypi" */
+    const char *url;        /* canonical: index page / packument / Release URL /
+                               repodata.json URL */
     const char *identity;   /* "sha256:<hex>" of Release, or ETag, or "" */
     const char *modified;   /* Release Date / Last-Modified / packument `modified`, or NULL */
     unsigned line;          /* where lock_read() found it, or 0 */

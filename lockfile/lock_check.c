@@ -19,6 +19,7 @@
 #include <uriparser/Uri.h>
 
 
+#include "condaspec.h"
 #include "debver.h"
 #include "lock_internal.h"
 #include "npm_spec.h"
@@ -555,6 +556,37 @@ static void check_npm_walk(checker *c)
     free(v);
 }
 
+/* ---- conda ---- */
+
+/* Whether the locked conda package `p` satisfies match spec `text`:
+ * 1 yes, 0 no, -1 the text is not a match spec. */
+static int conda_holds(const lock_package *p, const char *text)
+{
+    conda_matchspec *ms = conda_matchspec_parse(text, strlen(text), NULL);
+    if (!ms)
+        return -1;
+    int ok = conda_matchspec_match(ms, p->name, p->version, p->build ? p->build : "",
+                                   p->build_number);
+    conda_matchspec_free(ms);
+    return ok;
+}
+
+static void root_conda(checker *c, const char *text, const conda_matchspec *ms)
+{
+    const lock_package *p = lock_find(c->lock, "conda", ms->name, NULL);
+    if (!p)
+        line(c, "%s is not in the lock", text);
+    else if (conda_holds(p, text) == 0)
+        line(c, "%s is no longer satisfied: the lock has %s %s", text, show(p->version),
+             show(p->build));
+}
+
+static int edge_conda(const checker *c, const lock_edge *e)
+{
+    const lock_package *p = lock_find(c->lock, "conda", e->name, e->version);
+    return p ? conda_holds(p, e->spec) : 0;
+}
+
 /* ---- deb ---- */
 
 static bool deb_alt_holds(const deb_rel *alt, const char *version)
@@ -670,6 +702,8 @@ static void check_edges(checker *c)
                 ok = edge_npm(e);
             else if (strcmp(eco, "deb") == 0)
                 ok = edge_deb(e);
+            else if (strcmp(eco, "conda") == 0)
+                ok = edge_conda(c, e);
             if (ok < 0)
                 line(c, "%s:%s@%s has a dependency envlock cannot read: %s%s", show(p->ecosystem),
                      show(p->name), show(p->version), e->spec, w);
@@ -726,6 +760,14 @@ static const char *file_kind_problem(const char *eco, const char *name, const ch
     }
     if (strcmp(eco, "npm") == 0)
         return has_suffix(f, ".tgz") ? NULL : "is not an npm tarball (.tgz)";
+    if (strcmp(eco, "conda") == 0) {
+        size_t nl = name ? strlen(name) : 0;
+        if (!has_suffix(f, ".conda") && !has_suffix(f, ".tar.bz2"))
+            return "is not a conda package (.conda, .tar.bz2)";
+        if (!nl || strncmp(f, name, nl) != 0 || f[nl] != '-')
+            return "is not a conda package of this name";
+        return NULL;
+    }
     return "belongs to no known ecosystem";
 }
 
@@ -1014,6 +1056,15 @@ el_code lock_check(el_ctx *ctx, const lock_doc *lock, const lock_check_input *in
             }
         } else if (strcmp(eco, "deb") == 0) {
             root_deb(&c, r->text, i, &rc, ctx);
+        } else if (strcmp(eco, "conda") == 0) {
+            conda_error ce = {0, NULL};
+            conda_matchspec *ms = conda_matchspec_parse(r->text, strlen(r->text), &ce);
+            if (ms)
+                root_conda(&c, r->text, ms);
+            else
+                rc = el_fail(ctx, EL_SPEC_INVALID, "`%s` is not a conda match spec: %s", r->text,
+                             ce.message ? ce.message : "malformed");
+            conda_matchspec_free(ms);
         } else {
             rc = el_fail(ctx, EL_SPEC_INVALID, "unknown ecosystem `%s` for `%s`", eco, r->text);
         }

@@ -143,7 +143,7 @@ static int artifact_cmp(const void *pa, const void *pb)
     const lock_artifact *a = pa, *b = pb;
     int c;
     if ((c = lock_strcmp(a->file, b->file)) || (c = lock_strcmp(a->url, b->url)) ||
-        (c = lock_strcmp(a->hash, b->hash)))
+        (c = lock_strcmp(a->hash, b->hash)) || (c = lock_strcmp(a->md5, b->md5)))
         return c;
     return u64_cmp(a->size, b->size);
 }
@@ -166,7 +166,9 @@ static int package_cmp(const void *pa, const void *pb)
     int c;
     if ((c = lock_strcmp(a->ecosystem, b->ecosystem)) || (c = lock_strcmp(a->name, b->name)) ||
         (c = lock_strcmp(a->version, b->version)) || (c = lock_strcmp(a->path, b->path)) ||
-        (c = lock_strcmp(a->arch, b->arch)) || (c = lock_strcmp(a->source, b->source)) ||
+        (c = lock_strcmp(a->arch, b->arch)) || (c = lock_strcmp(a->build, b->build)) ||
+        (c = lock_strcmp(a->subdir, b->subdir)) || (c = u64_cmp(a->build_number, b->build_number)) ||
+        (c = lock_strcmp(a->source, b->source)) ||
         (c = strv_cmp(a->extras, b->extras)) || (c = strv_cmp(a->requested_by, b->requested_by)))
         return c;
     if (a->installed_in_base != b->installed_in_base)
@@ -307,7 +309,8 @@ const lock_package *lock_find(const lock_doc *d, const char *ecosystem, const ch
 }
 
 /* Whether `url` is the index document of `p`'s source: a PyPI page
- * SOURCE/NAME/, an npm packument SOURCE/NAME ("%2f" for a scope's '/'), or
+ * SOURCE/NAME/, an npm packument SOURCE/NAME ("%2f" for a scope's '/'), a
+ * conda channel's SOURCE/SUBDIR/repodata.json, or
  * for a deb "URI SUITE/COMP" source URI dists/SUITE/(In)Release (flat
  * "URI SUITE": URI SUITE(In)Release). */
 static bool input_serves(const lock_package *p, const char *url)
@@ -332,6 +335,9 @@ static bool input_serves(const lock_package *p, const char *url)
         n--;
     if (strncmp(url, src, n) != 0 || url[n] != '/')
         return false;
+    if (strcmp(p->ecosystem, "conda") == 0) /* CHANNEL/SUBDIR/repodata.json */
+        return p->subdir && strncmp(url + n + 1, p->subdir, strlen(p->subdir)) == 0 &&
+               strcmp(url + n + 1 + strlen(p->subdir), "/repodata.json") == 0;
     const char *u = url + n + 1, *name = p->name;
     for (; *name; name++, u++) {
         if (*name == '/' && strcmp(p->ecosystem, "npm") == 0 && u[0] == '%' && u[1] == '2' &&

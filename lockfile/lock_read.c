@@ -534,7 +534,7 @@ static bool read_edges(reader *r, yaml_node_t *n, const char *field, lock_packag
 
 static bool read_artifacts(reader *r, yaml_node_t *n, const char *field, lock_package *p)
 {
-    static const char *const keys[] = { "file", "url", "hash", "size", NULL };
+    static const char *const keys[] = { "file", "url", "hash", "md5", "size", NULL };
     if (!want_type(r, n, YAML_SEQUENCE_NODE, field))
         return false;
     size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
@@ -548,7 +548,7 @@ static bool read_artifacts(reader *r, yaml_node_t *n, const char *field, lock_pa
         if (!it || !walk_map(r, it, f, &w) || !req_str(r, it, &w, f, "file", &a->file) ||
             !(r->d->format_version == 1 ? req_str(r, it, &w, f, "url", &a->url)
                                         : opt_str(r, &w, f, "url", &a->url)) ||
-            !req_str(r, it, &w, f, "hash", &a->hash))
+            !req_str(r, it, &w, f, "hash", &a->hash) || !opt_str(r, &w, f, "md5", &a->md5))
             return false;
         yaml_node_t *sz = val(&w, "size");
         if (sz && !get_u64(r, sz, path2(r, f, "size"), &a->size))
@@ -565,9 +565,10 @@ static bool read_artifacts(reader *r, yaml_node_t *n, const char *field, lock_pa
 static bool read_packages(reader *r, yaml_node_t *n)
 {
     static const char *const keys[] = { "ecosystem",  "name",        "version",      "arch",
-                                        "path",       "extras",      "source",       "installedInBase",
-                                        "inBundle",   "requestedBy", "dependencies", "artifacts",
-                                        NULL };
+                                        "build",      "buildNumber", "subdir",       "path",
+                                        "extras",
+                                        "source",     "installedInBase", "inBundle", "requestedBy",
+                                        "dependencies", "artifacts", NULL };
     if (!want_type(r, n, YAML_SEQUENCE_NODE, "packages"))
         return false;
     size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
@@ -581,11 +582,15 @@ static bool read_packages(reader *r, yaml_node_t *n)
         if (!it || !walk_map(r, it, f, &w) || !req_str(r, it, &w, f, "ecosystem", &p->ecosystem) ||
             !req_str(r, it, &w, f, "name", &p->name) ||
             !req_str(r, it, &w, f, "version", &p->version) ||
-            !opt_str(r, &w, f, "arch", &p->arch) || !opt_str(r, &w, f, "path", &p->path) ||
+            !opt_str(r, &w, f, "arch", &p->arch) || !opt_str(r, &w, f, "build", &p->build) ||
+            !opt_str(r, &w, f, "subdir", &p->subdir) || !opt_str(r, &w, f, "path", &p->path) ||
             !opt_str(r, &w, f, "source", &p->source))
             return false;
         yaml_node_t *v;
         if ((v = val(&w, "extras")) && !get_strv(r, v, path2(r, f, "extras"), &p->extras))
+            return false;
+        if ((v = val(&w, "buildNumber")) &&
+            !get_u64(r, v, path2(r, f, "buildNumber"), &p->build_number))
             return false;
         if ((v = val(&w, "installedInBase")) &&
             !get_bool(r, v, path2(r, f, "installedInBase"), &p->installed_in_base))

@@ -18,6 +18,7 @@
 #include <openssl/evp.h>
 #include <uriparser/Uri.h>
 
+#include "condaver.h"
 #include "debver.h"
 #include "lock_internal.h"
 #include "npm_spec.h"
@@ -202,6 +203,10 @@ const char *lock_name_problem(const char *eco, const char *name)
         return npm_name_check(name, NPM_NAME_LEGACY, NULL) ? "is not an npm package name" : NULL;
     if (strcmp(eco, "deb") == 0)
         return deb_name_valid(name, strlen(name)) ? NULL : "is not a Debian package name";
+    if (strcmp(eco, "conda") == 0) /* CEP 26, as the repodata reader admits names */
+        return all_of(name, LOWER_DIGITS "_.-") && name[0] != '.' && name[0] != '-'
+                   ? NULL
+                   : "is not a conda package name";
     return "belongs to no known ecosystem";
 }
 
@@ -223,6 +228,11 @@ const char *lock_version_problem(const char *eco, const char *v)
     }
     if (strcmp(eco, "deb") == 0)
         return deb_version_valid(v) ? NULL : "is not a Debian version";
+    if (strcmp(eco, "conda") == 0) {
+        conda_version *cv = conda_version_parse(v, strlen(v), NULL);
+        conda_version_free(cv);
+        return cv ? NULL : "is not a conda version";
+    }
     return "belongs to no known ecosystem";
 }
 
@@ -302,7 +312,8 @@ static const char *word_problem(const char *s, const char *set, const char *what
 
 static bool known_eco(const char *e)
 {
-    return e && (!strcmp(e, "pypi") || !strcmp(e, "npm") || !strcmp(e, "deb"));
+    return e && (!strcmp(e, "pypi") || !strcmp(e, "npm") || !strcmp(e, "deb") ||
+                 !strcmp(e, "conda"));
 }
 
 static void target_fields(vd *v, const char *pre, unsigned ln, const char *py, const char *plat,
@@ -372,7 +383,7 @@ static void validate_inputs(vd *v, const lock_doc *d)
         char f[64];
         snprintf(f, sizeof f, "inputs[%zu]", i);
         if (!known_eco(in->ecosystem))
-            bad(v, f, in->line, in->ecosystem, "is not an ecosystem (deb, npm, pypi)");
+            bad(v, f, in->line, in->ecosystem, "is not an ecosystem (conda, deb, npm, pypi)");
         bad(v, f, in->line, in->url, lock_url_problem(in->url));
         bad(v, f, in->line, in->identity, in->identity ? lock_text_problem(in->identity) : NULL);
         bad(v, f, in->line, in->modified, in->modified ? lock_text_problem(in->modified) : NULL);
@@ -399,7 +410,7 @@ static void validate_edge(vd *v, const lock_package *p, size_t i, size_t j)
     const char *eco = e->ecosystem ? e->ecosystem : p->ecosystem;
     char f[80];
     snprintf(f, sizeof f, "packages[%zu].dependencies[%zu]", i, j);
-    if (!known_eco(eco) && bad(v, f, e->line, eco, "is not an ecosystem (deb, npm, pypi)"))
+    if (!known_eco(eco) && bad(v, f, e->line, eco, "is not an ecosystem (conda, deb, npm, pypi)"))
         return;
     bad(v, f, e->line, e->name, lock_name_problem(eco, e->name ? e->name : ""));
     bad(v, f, e->line, e->version, lock_version_problem(eco, e->version ? e->version : ""));
@@ -422,6 +433,13 @@ static void validate_artifact(vd *v, const lock_package *p, size_t i, size_t j)
     snprintf(f, sizeof f, "packages[%zu].artifacts[%zu].url", i, j);
     if (a->url)
         bad(v, f, a->line_url ? a->line_url : a->line, a->url, lock_url_problem(a->url));
+    snprintf(f, sizeof f, "packages[%zu].artifacts[%zu].md5", i, j);
+    if (a->md5)
+        bad(v, f, a->line, a->md5,
+            strcmp(p->ecosystem, "conda") ? "is only for conda packages"
+            : strlen(a->md5) == 32 && all_of(a->md5, "0123456789abcdef")
+                ? NULL
+                : "is not 32 lowercase hex");
 }
 
 static void validate_package(vd *v, const lock_package *p, size_t i)
@@ -429,13 +447,25 @@ static void validate_package(vd *v, const lock_package *p, size_t i)
     char f[64];
 #define F(k) (snprintf(f, sizeof f, "packages[%zu].%s", i, k), f)
     if (bad(v, F("ecosystem"), p->line, p->ecosystem,
-            known_eco(p->ecosystem) ? NULL : "is not an ecosystem (deb, npm, pypi)"))
+            known_eco(p->ecosystem) ? NULL : "is not an ecosystem (conda, deb, npm, pypi)"))
         return;
     const char *eco = p->ecosystem;
     bad(v, F("name"), p->line, p->name, lock_name_problem(eco, p->name ? p->name : ""));
     bad(v, F("version"), p->line, p->version, lock_version_problem(eco, p->version ? p->version : ""));
     if (p->arch)
         bad(v, F("arch"), p->line, p->arch, word_problem(p->arch, LOWER_DIGITS "-", "is not an architecture"));
+    if (p->build)
+        bad(v, F("build"), p->line, p->build,
+            strcmp(eco, "conda") ? "is only for conda packages"
+                                 : word_problem(p->build, ALNUM "_.+", "is not a conda build string"));
+    if (p->build_number && strcmp(eco, "conda") != 0)
+        bad(v, F("buildNumber"), p->line, "", "is only for conda packages");
+    if (strcmp(eco, "conda") == 0 && (!p->build || !p->subdir))
+        bad(v, F(p->build ? "subdir" : "build"), p->line, "", "is required for a conda package");
+    if (p->subdir)
+        bad(v, F("subdir"), p->line, p->subdir,
+            strcmp(eco, "conda") ? "is only for conda packages"
+                                 : word_problem(p->subdir, LOWER_DIGITS "-", "is not a conda subdir"));
     if (p->path)
         bad(v, F("path"), p->line, p->path, strcmp(eco, "npm") ? "is only for npm packages"
                                                                : lock_npm_path_problem(p->path));

@@ -318,6 +318,10 @@ static void write_package(emit *e, const lock_package *p)
     kv(e, "name", p->name);
     kv(e, "version", p->version);
     kv_opt(e, "arch", p->arch);
+    kv_opt(e, "build", p->build);
+    if (p->ecosystem && strcmp(p->ecosystem, "conda") == 0)
+        kv_u64(e, "buildNumber", p->build_number);
+    kv_opt(e, "subdir", p->subdir);
     kv_opt(e, "path", p->path);
     if (p->extras && p->extras[0])
         kv_strv(e, "extras", p->extras);
@@ -350,6 +354,7 @@ static void write_package(emit *e, const lock_package *p)
         kv(e, "file", a->file);
         kv_opt(e, "url", a->url);
         kv(e, "hash", a->hash);
+        kv_opt(e, "md5", a->md5);
         if (a->size)
             kv_u64(e, "size", a->size);
         map_end(e);

@@ -1035,6 +1035,93 @@ static void test_check_deb(void **state)
     lock_doc_free(d);
 }
 
+/* conda packages (an environment.yml's lock): roots and edges as conda's
+ * match specs read them against name, version, build and build number. */
+static lock_doc *conda_doc(void)
+{
+    lock_doc *d = sample_doc();
+    const char *const names[] = { "python", "requests" };
+    const char *const versions[] = { "3.13.7", "2.32.5" };
+    const char *const builds[] = { "h2b335a9_100_cp313", "pyhcf101f3_1" };
+    const uint64_t numbers[] = { 100, 1 };
+    for (int i = 0; i < 2; i++) {
+        lock_package *p = lock_doc_add_package(d);
+        p->ecosystem = "conda";
+        p->name = names[i];
+        p->version = versions[i];
+        p->build = builds[i];
+        p->build_number = numbers[i];
+        p->subdir = i ? "noarch" : "linux-64";
+        p->source = "https://conda.anaconda.org/conda-forge";
+        lock_strv_add(d, &p->requested_by, "spec");
+        lock_artifact *a = lock_package_add_artifact(d, p);
+        a->file = lock_strdup(d, i ? "requests-2.32.5-pyhcf101f3_1.conda"
+                                   : "python-3.13.7-h2b335a9_100_cp313.conda");
+        a->url = lock_strdup(d, i ? "https://conda.anaconda.org/conda-forge/noarch/"
+                                    "requests-2.32.5-pyhcf101f3_1.conda"
+                                  : "https://conda.anaconda.org/conda-forge/linux-64/"
+                                    "python-3.13.7-h2b335a9_100_cp313.conda");
+        a->hash = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
+        a->md5 = "0123456789abcdef0123456789abcdef";
+        if (i) {
+            lock_edge *e = lock_package_add_dep(d, p);
+            e->name = "python";
+            e->version = "3.13.7";
+            e->kind = "depends";
+            e->spec = "python >=3.9";
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        lock_input *in = lock_doc_add_input(d);
+        in->ecosystem = "conda";
+        in->url = i ? "https://conda.anaconda.org/conda-forge/noarch/repodata.json"
+                    : "https://conda.anaconda.org/conda-forge/linux-64/repodata.json";
+        in->identity = "";
+    }
+    lock_doc_sort(d);
+    return d;
+}
+
+static void test_check_conda(void **state)
+{
+    (void)state;
+    lock_doc *d = conda_doc();
+    el_ctx *ctx = el_ctx_new();
+    assert_int_equal(lock_validate(ctx, d), EL_OK);
+    /* the conda keys survive a round trip, byte for byte */
+    size_t len = 0, len2 = 0;
+    char *text = lock_write_text(d, &len);
+    assert_non_null(strstr(text, "  build: h2b335a9_100_cp313\n  buildNumber: 100\n"
+                                 "  subdir: linux-64\n"));
+    assert_non_null(strstr(text, "    md5: \"0123456789abcdef0123456789abcdef\"\n"));
+    lock_doc *back = lock_read_text(ctx, text, len);
+    assert_non_null(back);
+    char *again = lock_write_text(back, &len2);
+    assert_int_equal(len, len2);
+    assert_memory_equal(text, again, len);
+    free(text);
+    free(again);
+    lock_doc_free(back);
+    el_ctx_free(ctx);
+    expect_root(d, "conda", "python=3.13", "");
+    expect_root(d, "conda", "python 3.13.* *_cp313", "");
+    expect_root(d, "conda", "python[build_number=100]", "");
+    expect_root(d, "conda", "python[build_number=99]",
+                "python[build_number=99] is no longer satisfied: the lock has 3.13.7 "
+                "h2b335a9_100_cp313\n");
+    expect_root(d, "conda", "python 3.12.*",
+                "python 3.12.* is no longer satisfied: the lock has 3.13.7 h2b335a9_100_cp313\n");
+    expect_root(d, "conda", "requests >=2.32,<3", "");
+    expect_root(d, "conda", "numpy", "numpy is not in the lock\n");
+    /* an edge the bound version no longer meets */
+    for (size_t i = 0; i < d->n_packages; i++)
+        if (strcmp(d->packages[i].ecosystem, "conda") == 0 && d->packages[i].n_deps)
+            d->packages[i].deps[0].spec = "python <3.13";
+    expect_root(d, "conda", "requests",
+                "conda:requests@2.32.5 needs python <3.13, but the lock binds python to 3.13.7\n");
+    lock_doc_free(d);
+}
+
 static void test_check_edges(void **state)
 {
     (void)state;
@@ -1196,6 +1283,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_check_unchanged), cmocka_unit_test(test_check_spec_target_options),
         cmocka_unit_test(test_check_inputs),    cmocka_unit_test(test_check_pypi),
         cmocka_unit_test(test_check_npm),       cmocka_unit_test(test_check_deb),
+        cmocka_unit_test(test_check_conda),
         cmocka_unit_test(test_check_edges), cmocka_unit_test(test_check_npm_walk),     cmocka_unit_test(test_check_bad_root),
     };
     const char *g = argc > 1 ? argv[1] : "all";
