@@ -206,15 +206,24 @@ static bool is_pyproject(const el_spec *spec)
            strcmp(format, "pyproject") == 0;
 }
 
+/* A `conda` dependency file: an environment.yml (base_conda.c). */
+static bool is_conda(const el_spec *spec)
+{
+    const char *source = el_spec_text(spec, "spec.build.source");
+    const char *format = el_spec_text(spec, "spec.build.dependencyFile.sourceFormat");
+    return source && format && strcmp(source, "dependencyFile") == 0 &&
+           strcmp(format, "conda") == 0;
+}
+
 static el_code check_source(el_ctx *ctx, const el_spec *spec)
 {
     const char *source = el_spec_text(spec, "spec.build.source");
     if (source && strcmp(source, "dependencyFile") == 0 && !is_requirements(spec) &&
-        !is_pyproject(spec)) {
+        !is_pyproject(spec) && !is_conda(spec)) {
         const char *format = el_spec_text(spec, "spec.build.dependencyFile.sourceFormat");
         el_fail(ctx, EL_CAPABILITY_UNSUPPORTED,
-                "a `%s` dependency file is not resolved by envlock yet: only `requirements` "
-                "and `pyproject` are",
+                "a `%s` dependency file is not resolved by envlock yet: only `requirements`, "
+                "`pyproject` and `conda` are",
                 format ? format : "(unknown)");
         el_detail_str(ctx, "field", "spec.build.dependencyFile.sourceFormat");
         return EL_CAPABILITY_UNSUPPORTED;
@@ -611,6 +620,8 @@ el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_sp
         rc = build_parts(ctx, r, spec, all, n_all, tb_base, tb_image, o);
     if (rc == EL_OK && r->uvlock)
         without_pypi_roots(r);
+    if (rc == EL_OK && is_conda(spec))
+        rc = target_conda(ctx, r, spec, o);
     free(all);
     if (rc != EL_OK) {
         target_request_free(r);

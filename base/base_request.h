@@ -86,9 +86,10 @@ typedef struct target_request {
 /* target_request_build() :
  *  The whole request for `spec` (which must have no findings) against the
  *  catalog: refuses what cannot be resolved (build sources other than
- *  `packages`, `image` and a `requirements` dependency file, the conda
- *  manager) with CAPABILITY_UNSUPPORTED; a requirements file's lines stand
- *  for `packages.python.dependencies`, with fields `content[i]`;
+ *  `packages`, `image` and a `requirements`, `pyproject` or `conda`
+ *  dependency file, the conda manager) with CAPABILITY_UNSUPPORTED; a
+ *  requirements file's lines stand for `packages.python.dependencies`, with
+ *  fields `content[i]`; an environment.yml adds conda roots (target_conda());
  *  finds the base (unknown ref or channel: SPEC_INVALID) and for an `image`
  *  source the image's entry (target_catalog_find_image()); checks the spec's
  *  Python against the base, or the image for an image source; resolves the
@@ -111,6 +112,15 @@ typedef struct target_request {
 el_code target_pyproject(el_ctx *ctx, target_request *r, const el_spec *spec,
                          const target_base *tb, const target_request_options *o,
                          el_spec_entry **all, size_t *n_all);
+
+/* target_conda() :
+ *  A `conda` dependency file (base_conda.c): every part's request gets the
+ *  environment.yml's match specs as `conda` roots after `python=<X.Y>`
+ *  (field spec.language.version), and its channels. A `python` spec of the
+ *  file is dropped with a note. Fails with CAPABILITY_UNSUPPORTED (detail
+ *  field `...content.dependencies[i].pip`) for a non-empty `pip:` list. */
+el_code target_conda(el_ctx *ctx, target_request *r, const el_spec *spec,
+                     const target_request_options *o);
 
 el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_spec *spec,
                              const target_request_options *o, target_request **out);

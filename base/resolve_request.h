@@ -19,8 +19,9 @@ typedef enum resolve_root_kind {
 } resolve_root_kind;
 
 typedef struct resolve_root {
-    const char *ecosystem;   /* "pypi" | "npm" | "deb" */
-    const char *text;        /* as written: "numpy==1.21.0", "zod@^3", "gdal-bin", "libpq-dev=15.8-0+deb12u1" */
+    const char *ecosystem;   /* "pypi" | "npm" | "deb" | "conda" */
+    const char *text;        /* as written: "numpy==1.21.0", "zod@^3", "gdal-bin",
+                                "libpq-dev=15.8-0+deb12u1", "numpy >=1.26" (a conda match spec) */
     resolve_root_kind kind;
     bool protected_pin;      /* comes from the base's protected pins */
     const char *field;       /* "spec.packages.python.dependencies[3]" or "protected" */
@@ -39,6 +40,9 @@ typedef struct resolve_request {
     const char *const *apt_sources;    /* canonical one-line sources: the base's, then the spec's */
     size_t n_apt_sources;
     const char *apt_keyring;           /* default keyring for sources without signed-by */
+    const char *const *conda_channels; /* an environment.yml's `channels`, as written, in
+                                          priority order; none: CONDA_DEFAULT_CHANNEL */
+    size_t n_conda_channels;
     const char *const *variants;       /* the spec's variants (required + optional), sorted */
     const resolve_root *roots;
     size_t n_roots;

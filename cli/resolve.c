@@ -73,8 +73,11 @@ static void print_json_result(const el_resolve_result *r)
         cli_json_string(stdout, r->exclude_newer);
     else
         printf("null");
-    printf(",\"packages\":{\"deb\":%zu,\"npm\":%zu,\"pypi\":%zu,\"installedInBase\":%zu}",
-           r->n_deb, r->n_npm, r->n_pypi, r->n_installed_in_base);
+    printf(",\"packages\":{");
+    if (r->n_conda) /* only an environment.yml's lock has conda packages */
+        printf("\"conda\":%zu,", r->n_conda);
+    printf("\"deb\":%zu,\"npm\":%zu,\"pypi\":%zu,\"installedInBase\":%zu}", r->n_deb,
+           r->n_npm, r->n_pypi, r->n_installed_in_base);
     printf(",\"keptPrevious\":%s,\"notes\":[", r->kept_previous ? "true" : "false");
     for (size_t i = 0; i < r->n_notes; i++) {
         if (i)
@@ -196,7 +199,10 @@ static void print_text_result(const cli_opts *o, const el_resolve_result *res)
     printf("spec digest: %s\n", res->spec_digest);
     if (res->exclude_newer[0])
         printf("exclude newer than: %s\n", res->exclude_newer);
-    printf("packages: %zu pypi, %zu npm, %zu deb; %zu of them already in the base\n", res->n_pypi,
+    printf("packages: ");
+    if (res->n_conda)
+        printf("%zu conda, ", res->n_conda);
+    printf("%zu pypi, %zu npm, %zu deb; %zu of them already in the base\n", res->n_pypi,
            res->n_npm, res->n_deb, res->n_installed_in_base);
 }
 

@@ -1,4 +1,4 @@
-/* resolver.h — one libsolv pool for PyPI, npm and apt, one solve, and the
+/* resolver.h — one libsolv pool for PyPI, npm, apt and conda, one solve, and the
  * answer as a lock_doc or as explained problems (DESIGN.md §2). libsolv's
  * Pool and Id never leave resolver/. Not part of the public API.
  *
@@ -35,12 +35,17 @@ const char *resolver_prerelease_name(int mode);
  *  to each, detail.suggestion; message short unless explain_full),
  *  DL_ENV_PACKAGE_NOT_FOUND (detail.package, detail.index, detail.closest,
  *  detail.excluded = every existing version with its reason), or the
- *  fetch's failure. */
+ *  fetch's failure. A problem with a conda rule in it is told by
+ *  resolver_conda_explain() instead: DL_ENV_RESOLVE_CONFLICT with every
+ *  rule as a sentence, detail.conflict (the conda specs as written) and
+ *  detail.fields (where they are written). conda's channels are loaded in
+ *  one cache run of their own, all records at once (no crawl). */
 el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq, lock_doc **out);
 
 /* resolver_conda_solve() :
- *  conda alone in a pool of its own, until a resolve_request carries conda
- *  roots: the records of `set` (channel priority order), the virtual
+ *  conda alone in a pool of its own (the resolver-level agreement tests
+ *  with rattler; resolver_resolve() puts conda roots in the one pool):
+ *  the records of `set` (channel priority order), the virtual
  *  packages `virt` as installed, one job per match spec of `specs`. On
  *  success EL_OK and the installed records in *answer, one per line
  *  ("name version build channel/subdir/fn", sorted). Otherwise

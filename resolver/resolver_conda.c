@@ -325,7 +325,7 @@ static void add_deps(rsv *r, Id sp, const conda_record *rec, Repo *repo)
             s->requires = repo_addid_dep(repo, s->requires, m->dep, 0);
         else
             s->conflicts = repo_addid_dep(repo, s->conflicts, m->dep, 0);
-        rsv_dep *rd = resolver_add_dep(r, sp, -1, m->dep, RSV_CONDA, m->name, text, NULL,
+        rsv_dep *rd = resolver_add_dep(r, sp, -1, m->dep, RSV_CONDA, m->name, text, text,
                                        req ? "depends" : "constrains");
         rd->nomatch = req && !m->any;
     }
@@ -391,7 +391,7 @@ el_code resolver_conda_jobs(rsv *r)
         Id d = spec_dep(r, ms, false, &any);
         rt->dep = d;
         rsv_dep *rd = resolver_add_dep(r, 0, (int)i, d, RSV_CONDA, arena_strdup(r->mem, ms->name),
-                                       text, NULL, "spec");
+                                       text, text, "spec");
         rd->nomatch = !any;
         conda_matchspec_free(ms);
         queue_push2(&r->job, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, d);

@@ -1,7 +1,8 @@
 /* resolver_conda_solve.c — a conda solve's problems as sentences that name
  * the match specs as written and the records involved, and
  * resolver_conda_solve(): conda alone in a pool of its own (what the
- * resolver-level tests drive until a resolve_request carries conda roots).
+ * resolver-level agreement tests drive; a resolve_request's conda roots go
+ * through resolver_resolve()).
  * Builds nothing resolver_conda.c does not. */
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,19 @@ el_code resolver_conda_explain(rsv *r, int nproblems)
     for (size_t i = 0; i < roots.len; i++)
         json_object_array_add(arr, json_object_new_string(roots.items[i]));
     el_detail_take(r->ctx, "conflict", arr);
+    /* where each spec named is written (a resolve_request's roots) */
+    struct json_object *fields = json_object_new_array();
+    for (size_t i = 0; r->rq && i < roots.len; i++)
+        for (size_t k = 0; k < r->rq->n_roots; k++)
+            if (strcmp(r->rq->roots[k].ecosystem, "conda") == 0 &&
+                strcmp(r->rq->roots[k].text, roots.items[i]) == 0 && r->rq->roots[k].field) {
+                json_object_array_add(fields, json_object_new_string(r->rq->roots[k].field));
+                break;
+            }
+    if (json_object_array_length(fields))
+        el_detail_take(r->ctx, "fields", fields);
+    else
+        json_object_put(fields);
     sb_release(&msg);
     ptrvec_release(&said);
     ptrvec_release(&roots);

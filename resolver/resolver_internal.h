@@ -188,7 +188,7 @@ typedef struct rsv {
     /* roots */
     rsv_root *roots;
     size_t nroots;
-    bool has_pypi, has_npm, has_deb;
+    bool has_pypi, has_npm, has_deb, has_conda;
     /* pypi */
     pypi_target pt;
     bool pt_ok;
@@ -227,6 +227,7 @@ typedef struct rsv {
     const char *apt_fallback_why; /* the package apt's walk could not install, or NULL */
     /* conda (resolver_conda.c) */
     const conda_channel_set *conda_set;  /* the channels, in priority order */
+    conda_channel_set *conda_owned;      /* conda_set when resolver_conda_load() made it */
     const conda_virtual *conda_virt;     /* the target's virtual packages */
     size_t conda_nvirt;
     struct rsv_conda *conda;    /* names, records and ranks, once added */
@@ -425,6 +426,30 @@ void resolver_conda_add(rsv *r);
 /* resolver_conda_jobs() : one install job per conda root (its match spec);
  *  EL_SPEC_INVALID naming the root for a spec that does not parse. */
 el_code resolver_conda_jobs(rsv *r);
+/* resolver_conda_load.c */
+/* resolver_conda_load() : the request's channels (its target's subdir and
+ *  noarch) through the cache, cut at --exclude-newer by record timestamp,
+ *  and the target's virtual packages (the base's arch, libc, cudaVersion):
+ *  r->conda_set, r->conda_virt. The loader's failure, or
+ *  EL_SPEC_INVALID for a target conda has no virtual packages for. */
+el_code resolver_conda_load(rsv *r);
+/* resolver_conda_unload() : what resolver_conda_load() made. */
+void resolver_conda_unload(rsv *r);
+/* resolver_conda_lock_package() : a conda solvable as the lock records it:
+ *  channel as source, build, subdir, the file with its URL, sha256, md5
+ *  and size. */
+void resolver_conda_lock_package(const rsv *r, Id p, lock_package *lp, arena *a);
+/* resolver_conda_is_virtual() : p is a virtual package (a fact of the
+ *  target, never locked). */
+bool resolver_conda_is_virtual(const rsv *r, Id p);
+/* resolver_conda_lock_inputs() : every repodata.json read, as a lock input
+ *  (ecosystem "conda", its URL, its ETag or ""). */
+void resolver_conda_lock_inputs(const rsv *r, void (*add)(void *user, const char *url,
+                                                          const char *identity),
+                                void *user);
+/* resolver_conda_involved() : whether a problem of the failed solve has a
+ *  conda rule (then resolver_conda_explain() tells it). */
+bool resolver_conda_involved(rsv *r, int nproblems);
 /* resolver_conda_free() : what resolver_conda_add() kept. */
 void resolver_conda_free(rsv *r);
 /* resolver_conda_answer() : after a solve without problems, one line per

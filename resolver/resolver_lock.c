@@ -115,6 +115,11 @@ static const char **build_names(arena *a, const char *const *names, size_t n)
     return out;
 }
 
+static const char *eco_name(int eco)
+{
+    return eco == RSV_PYPI ? "pypi" : eco == RSV_CONDA ? "conda" : "npm";
+}
+
 static bool installed(const rsv *r, Id p)
 {
     return solver_get_decisionlevel(r->solver, p) > 0;
@@ -126,7 +131,7 @@ static char *label_of(rsv *r, Id p)
     Pool *pool = r->pool;
     if ((size_t)p < r->nsolv && r->solv[p].ours) {
         const rsv_solv *s = &r->solv[p];
-        return xasprintf("%s:%s@%s", s->eco == RSV_PYPI ? "pypi" : "npm", s->name, s->version);
+        return xasprintf("%s:%s@%s", eco_name(s->eco), s->name, s->version);
     }
     Solvable *s = pool->solvables + p;
     return xasprintf("deb:%s@%s", pool_id2str(pool, s->name), pool_id2str(pool, s->evr));
@@ -180,9 +185,11 @@ static pkg *pkg_for(rsv *r, ptrvec *pkgs, Id *map, Id p, arena *a)
     pkg *k = xcalloc(1, sizeof *k);
     k->p = key;
     Solvable *s = pool->solvables + key;
-    if (rs) {
+    if (rs && rs->eco == RSV_CONDA) {
+        resolver_conda_lock_package(r, key, &k->lp, a);
+    } else if (rs) {
         const rsv_solv *bs = &r->solv[key];
-        k->lp.ecosystem = bs->eco == RSV_PYPI ? "pypi" : "npm";
+        k->lp.ecosystem = eco_name(bs->eco);
         k->lp.name = arena_strdup(a, bs->name);
         k->lp.version = arena_strdup(a, bs->version);
         k->lp.installed_in_base = s->repo == pool->installed;
@@ -335,7 +342,7 @@ static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
         if (d->root < 0 || d->eco == RSV_NPM || r->rq->roots[d->root].kind == ROOT_CONSTRAINT)
             continue;
         Id b = d->eco == RSV_DEB ? bound_deb(r, d->dep) : bound(r, d->dep);
-        if (!b)
+        if (!b || resolver_conda_is_virtual(r, b))
             continue;
         pkg *k = pkg_for(r, pkgs, map, b, a);
         if (!r->rq->roots[d->root].shared)
@@ -366,8 +373,8 @@ static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
                 continue;
             }
             Id b = ours ? bound(r, *dp) : bound_deb(r, *dp);
-            if (!b || b == p)
-                continue;
+            if (!b || b == p || resolver_conda_is_virtual(r, b))
+                continue; /* a virtual package is the target's, never locked */
             const rsv_solv *bs = (size_t)b < r->nsolv && r->solv[b].ours ? &r->solv[b] : NULL;
             if (ours && bs && bs->extra == NULL && r->solv[p].extra &&
                 strcmp(bs->name, r->solv[p].name) == 0)
@@ -376,7 +383,11 @@ static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
             push_unique(&t->reqby, me);
             if (bs && bs->extra && !bs->extra_missing)
                 push_unique(&t->extras, bs->extra);
-            if (ours) {
+            if (ours && r->solv[p].eco == RSV_CONDA) {
+                const rsv_dep *rd = resolver_find_dep(r, p, *dp);
+                add_edge(k, "conda", t->lp.name, t->lp.version, "depends", rd ? rd->text : NULL,
+                         NULL, a);
+            } else if (ours) {
                 const rsv_dep *rd = resolver_find_dep(r, p, *dp);
                 add_edge(k, "pypi", t->lp.name, t->lp.version, "requires", rd ? rd->text : NULL, NULL, a);
             } else {
@@ -525,6 +536,17 @@ static void add_input(ptrvec *v, arena *a, const char *eco, const char *url, con
     ptrvec_push(v, in);
 }
 
+struct conda_inputs {
+    ptrvec *ins;
+    arena *a;
+};
+
+static void conda_input(void *user, const char *url, const char *identity)
+{
+    struct conda_inputs *ci = user;
+    add_input(ci->ins, ci->a, "conda", url, identity, NULL);
+}
+
 /* The target: format, spec digest, base facts, variants and each
  * variant's base digest. */
 static void lock_base(rsv *r, lock_doc *d)
@@ -631,6 +653,8 @@ static void lock_inputs(rsv *r, lock_doc *d)
         if (p && p->code == EL_OK)
             add_input(&ins, a, "npm", p->url, p->identity, p->modified);
     }
+    struct conda_inputs ci = { &ins, a };
+    resolver_conda_lock_inputs(r, conda_input, &ci);
     size_t nr = 0;
     const apt_repo_info *ri = r->al ? apt_loader_repos(r->al, &nr) : NULL;
     for (size_t i = 0; i < nr; i++) {

@@ -1,5 +1,6 @@
 /* resolver_solve.c — resolver_resolve(): the roots parsed, the three
- * readers fed through one cache run per crawl round, one pool built for all
+ * readers fed through one cache run per crawl round (conda's channels in
+ * one run of their own before it), one pool built for all
  * ecosystems, the jobs, and ONE solver_solve(). When a problem involves a
  * PyPI requirement whose matching versions were cut from the metadata
  * window, those names are widened and the pool is built and solved again;
@@ -30,7 +31,7 @@
 
 static const char *eco_word(int eco)
 {
-    return eco == RSV_PYPI ? "pypi" : eco == RSV_NPM ? "npm" : "deb";
+    return eco == RSV_PYPI ? "pypi" : eco == RSV_NPM ? "npm" : eco == RSV_CONDA ? "conda" : "deb";
 }
 
 char *resolver_root_label(const rsv *r, int root)
@@ -118,6 +119,10 @@ static el_code parse_roots(rsv *r)
                 (rt->dversion && !deb_version_valid(rt->dversion)))
                 return root_invalid(r, i, "not an apt package name, optionally `=version`");
             r->has_deb = true;
+        } else if (strcmp(rr->ecosystem, "conda") == 0) {
+            rt->eco = RSV_CONDA; /* the match spec is read by resolver_conda_jobs() */
+            rt->name = xstrdup(rr->text);
+            r->has_conda = true;
         } else {
             return root_invalid(r, i, "unknown ecosystem");
         }
@@ -158,6 +163,8 @@ static void drop_pool(rsv *r)
     r->pool = NULL;
     r->repo_pypi = r->repo_npm = NULL;
     resolver_advise_drop(r);
+    resolver_conda_free(r);
+    r->repo_conda = NULL;
     free(r->solv);
     r->solv = NULL;
     r->nsolv = 0;
@@ -252,12 +259,16 @@ static el_code build_and_solve(rsv *r, int *nproblems)
         resolver_pypi_add(r);
     if (r->nl)
         resolver_npm_add(r);
+    if (r->has_conda)
+        resolver_conda_add(r);
     pool_addfileprovides(pool);
     create_whatprovides(pool);
     resolver_advise_mark(r);
     resolver_apt_multiarch_any(r);
     resolver_pypi_jobs(r);
     if (r->nl && (rc = resolver_npm_jobs(r)) != EL_OK)
+        return rc;
+    if (r->has_conda && (rc = resolver_conda_jobs(r)) != EL_OK)
         return rc;
     rc = resolver_apt_check_roots(r);
     if (rc != EL_OK)
@@ -379,6 +390,7 @@ static void rsv_free(rsv *r)
         npm_loader_free(r->nl);
     if (r->al)
         apt_loader_free(r->al);
+    resolver_conda_unload(r);
     if (r->pt_ok)
         pypi_target_clear(&r->pt);
     arena_free(r->mem);
@@ -429,7 +441,8 @@ static el_code solve_rounds(rsv *r, lock_doc **out)
             relax_now = true;
             continue;
         }
-        return resolver_explain(r, np);
+        return r->has_conda && resolver_conda_involved(r, np) ? resolver_conda_explain(r, np)
+                                                              : resolver_explain(r, np);
     }
 }
 
@@ -477,6 +490,8 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
         r.nl = npm_loader_new(c, &no);
     }
     rc = resolver_apt_prepare(&r);
+    if (rc == EL_OK && r.has_conda)
+        rc = resolver_conda_load(&r);
     if (rc != EL_OK)
         goto done;
     cache_get_stats(c, &r.crawl_seen);

@@ -19,6 +19,7 @@
 
 #include "apt_index.h"
 #include "cache.h"
+#include "conda_index.h"
 #include "npm_index.h"
 #include "pep508.h"
 #include "pypi_index.h"
@@ -278,6 +279,15 @@ static char *with_slash(const char *u)
     return n && u[n - 1] == '/' ? xstrdup(u) : xasprintf("%s/", u);
 }
 
+/* Whether the request has conda roots (an environment.yml). */
+static bool rq_has_conda(const resolve_request *rq)
+{
+    for (size_t i = 0; i < rq->n_roots; i++)
+        if (strcmp(rq->roots[i].ecosystem, "conda") == 0)
+            return true;
+    return false;
+}
+
 /* The allowed URLs, and the package sources the spec allows into t. */
 static void allow_init(ti_allow *al, const resolve_request *rq, const char *cutoff,
                        verb_inputs *t)
@@ -297,6 +307,18 @@ static void allow_init(ti_allow *al, const resolve_request *rq, const char *cuto
         lock_check_source *x = arena_alloc(t->mem, sizeof *x);
         *x = (lock_check_source){ "npm", arena_strdup(t->mem, al->registry) };
         ptrvec_push(&src, x);
+    }
+    /* an environment.yml's channels (none: conda-forge), canonical */
+    size_t nch = rq->n_conda_channels;
+    for (size_t i = 0; i < (nch ? nch : 1) && rq_has_conda(rq); i++) {
+        const char *why = NULL;
+        char *url = conda_channel_url(nch ? rq->conda_channels[i] : CONDA_DEFAULT_CHANNEL, &why);
+        if (!url)
+            continue;
+        lock_check_source *x = arena_alloc(t->mem, sizeof *x);
+        *x = (lock_check_source){ "conda", arena_strdup(t->mem, url) };
+        ptrvec_push(&src, x);
+        free(url);
     }
     arena *a = arena_new();
     for (size_t i = 0; i < rq->n_apt_sources; i++) {
@@ -547,6 +569,9 @@ static void slot_submit(ti_run *run, ti_slot *s)
         s->nl = run_npm_loader(run, reg);
         free(reg);
         npm_loader_submit(s->nl, s->npm_name);
+    } else if (strcmp(eco, "conda") == 0) {
+        s->state = TI_SKIP; /* docs/lock-format.md, "conda" */
+        s->why = xstrdup("check does not read conda repodata yet");
     } else {
         s->state = TI_SKIP;
         s->why = xasprintf("unknown ecosystem `%s`", eco);

@@ -187,6 +187,8 @@ el_code el_export(el_ctx *ctx, const char *lock_path, const el_export_options *o
         return el_ctx_code(ctx);
     el_code rc = lock_validate(ctx, lock);
     if (rc == EL_OK)
+        rc = verbs_no_conda(ctx, lock, "export");
+    if (rc == EL_OK)
         rc = export_text(ctx, lock, digest, fmt, o, text, len);
     lock_doc_free(lock);
     if (rc == EL_OK && o->out_path)

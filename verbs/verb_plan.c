@@ -331,7 +331,8 @@ static el_code plan_prepare(el_ctx *ctx, plan_run *r, const el_spec *spec, const
         return el_ctx_code(ctx);
     if (!(r->lock = verbs_lock_read(ctx, lock_path, r->lock_digest)))
         return el_ctx_code(ctx);
-    if ((rc = lock_validate(ctx, r->lock)) != EL_OK)
+    if ((rc = lock_validate(ctx, r->lock)) != EL_OK ||
+        (rc = verbs_no_conda(ctx, r->lock, "plan")) != EL_OK)
         return rc;
     snprintf(res->lock_digest, sizeof res->lock_digest, "%s", r->lock_digest);
     if ((rc = lock_answers_spec(ctx, r, lock_path, res->spec_digest)) != EL_OK)

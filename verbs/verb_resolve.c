@@ -111,6 +111,8 @@ static void count_packages(const lock_doc *doc, el_resolve_result *res)
             res->n_npm++;
         else if (strcmp(p->ecosystem, "deb") == 0)
             res->n_deb++;
+        else if (strcmp(p->ecosystem, "conda") == 0)
+            res->n_conda++;
         if (p->installed_in_base)
             res->n_installed_in_base++;
     }

@@ -47,6 +47,24 @@ lock_doc *verbs_lock_read(el_ctx *ctx, const char *path, char digest_out[EL_DIGE
     return lock;
 }
 
+el_code verbs_no_conda(el_ctx *ctx, const lock_doc *lock, const char *verb)
+{
+    for (size_t i = 0; i < lock->n_packages; i++) {
+        const lock_package *p = &lock->packages[i];
+        if (!p->ecosystem || strcmp(p->ecosystem, "conda") != 0)
+            continue;
+        el_code rc = el_fail(ctx, EL_CAPABILITY_UNSUPPORTED,
+                             "`%s` does not handle conda packages yet, and this lock has some "
+                             "(conda:%s@%s): it would leave the conda environment out",
+                             verb, p->name ? p->name : "", p->version ? p->version : "");
+        char *field = xasprintf("packages[%zu]", i);
+        el_detail_str(ctx, "field", field);
+        free(field);
+        return rc;
+    }
+    return EL_OK;
+}
+
 static el_code out_usage(el_ctx *ctx, const char *option, const char *path, const char *why)
 {
     el_code rc = el_fail(ctx, EL_USAGE, "%s `%s`: %s", option, path, why);

@@ -27,6 +27,13 @@ char *verbs_spec_text(const char *path, size_t *len);
  *  size limit (LOCK_MAX_BYTES, lock.h). */
 lock_doc *verbs_lock_read(el_ctx *ctx, const char *path, char digest_out[EL_DIGEST_SIZE]);
 
+/* verbs_no_conda() :
+ *  Refuses a lock with conda packages in a verb that cannot carry them yet
+ *  (`verb`: "plan", "export", "bundle"): DL_ENV_CAPABILITY_UNSUPPORTED
+ *  naming the first such package (detail.field packages[i]), rather than an
+ *  output that silently leaves the conda environment out. EL_OK otherwise. */
+el_code verbs_no_conda(el_ctx *ctx, const lock_doc *lock, const char *verb);
+
 /* verbs_out_file_check() :
  *  Refuses, before any work, an output file a verb would write atomically
  *  (the lock, an export) that cannot be one: EL_USAGE naming `option` and

@@ -82,6 +82,7 @@ typedef struct el_resolve_result {
     char **notes;                       /* things the user should know (a dropped
                                            pin that agreed); n_notes of them */
     size_t n_notes;
+    size_t n_conda;                     /* locked conda packages (an environment.yml) */
 } el_resolve_result;
 
 /* el_resolve() :

@@ -670,6 +670,86 @@ static void request_from_spec(void **state)
     el_ctx_free(ctx);
 }
 
+/* An environment.yml (sourceFormat conda): python=<X.Y> first, the file's
+ * match specs with their fields and spec positions (its own python spec
+ * dropped with a note), its channels, the apt roots beside them; a pip:
+ * list refused at its field (REFERENCE §3, conda). */
+static const char conda_spec[] =
+    "apiVersion: environments.datalayer.io/v1alpha1\n"       /* 1 */
+    "kind: Environment\n"
+    "metadata:\n"
+    "  name: conda-env\n"
+    "spec:\n"                                                  /* 5 */
+    "  language:\n"
+    "    version: \"3.13\"\n"
+    "  base:\n"
+    "    ref: datalayer/python-cpu\n"
+    "    channel: \"2026.09\"\n"                               /* 10 */
+    "  packages:\n"
+    "    system:\n"
+    "      apt: [gdal-bin]\n"
+    "  build:\n"
+    "    source: dependencyFile\n"                             /* 15 */
+    "    dependencyFile:\n"
+    "      sourceFormat: conda\n"
+    "      content: |\n"
+    "        channels: [conda-forge, bioconda]\n"
+    "        dependencies:\n"                                  /* 20 */
+    "          - numpy >=1.26\n"
+    "          - python 3.12.*\n"
+    "          - conda-forge::requests\n";
+
+static void request_from_environment_yml(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    target_catalog *cat = target_catalog_load(ctx, BASES_YAML);
+    el_spec *spec = el_spec_load_text(ctx, conda_spec, strlen(conda_spec), "t",
+                                      test_spec_opts());
+    assert_int_equal(el_spec_validate(ctx, spec), EL_OK);
+    target_request_options o = { .spec_text = conda_spec, .spec_len = strlen(conda_spec) };
+    target_request *r = NULL;
+    assert_int_equal(target_request_build(ctx, cat, spec, &o, &r), EL_OK);
+    const resolve_request *rq = &r->rq;
+    /* python=3.13, numpy, requests, then 6 pins twice, then gdal-bin */
+    assert_int_equal(rq->n_roots, 16);
+    assert_string_equal(rq->roots[0].ecosystem, "conda");
+    assert_string_equal(rq->roots[0].text, "python=3.13");
+    assert_string_equal(rq->roots[0].field, "spec.language.version");
+    assert_string_equal(rq->roots[1].text, "numpy >=1.26");
+    assert_string_equal(rq->roots[1].field, "spec.build.dependencyFile.content.dependencies[0]");
+    assert_int_equal(rq->roots[1].line, 21);
+    assert_int_equal(rq->roots[1].column, 13);
+    assert_string_equal(rq->roots[2].text, "conda-forge::requests");
+    assert_string_equal(rq->roots[2].field, "spec.build.dependencyFile.content.dependencies[2]");
+    assert_int_equal(rq->roots[2].line, 23);
+    assert_string_equal(rq->roots[3].ecosystem, "pypi");
+    assert_true(rq->roots[3].protected_pin);
+    assert_string_equal(rq->roots[15].ecosystem, "deb");
+    assert_string_equal(rq->roots[15].text, "gdal-bin");
+    assert_int_equal(rq->n_conda_channels, 2);
+    assert_string_equal(rq->conda_channels[0], "conda-forge");
+    assert_string_equal(rq->conda_channels[1], "bioconda");
+    assert_int_equal(r->n_notes, 1);
+    assert_string_equal(r->notes[0], "`python 3.12.*` (spec.build.dependencyFile.content."
+                                     "dependencies[1]) is dropped: the environment's Python is "
+                                     "`python=3.13`, from spec.language.version");
+    target_request_free(r);
+    el_spec_free(spec);
+
+    /* a pip: list is refused where it is, not dropped */
+    char *with_pip = xasprintf("%s          - pip:\n            - rich\n", conda_spec);
+    spec = el_spec_load_text(ctx, with_pip, strlen(with_pip), "t", test_spec_opts());
+    assert_int_equal(target_request_build(ctx, cat, spec, NULL, &r), EL_CAPABILITY_UNSUPPORTED);
+    assert_null(r);
+    assert_string_equal(detail(ctx, "field"),
+                        "spec.build.dependencyFile.content.dependencies[3].pip");
+    el_spec_free(spec);
+    free(with_pip);
+    target_catalog_free(cat);
+    el_ctx_free(ctx);
+}
+
 static el_code build_for(const char *text, el_ctx *ctx)
 {
     target_catalog *cat = target_catalog_load(ctx, BASES_YAML);
@@ -861,6 +941,7 @@ int main(void)
         cmocka_unit_test(merge_refused),
         cmocka_unit_test(merge_permits_branches),
         cmocka_unit_test(request_from_spec),
+        cmocka_unit_test(request_from_environment_yml),
         cmocka_unit_test(image_references),
         cmocka_unit_test(request_refusals),
         cmocka_unit_test(cutoff_instants),

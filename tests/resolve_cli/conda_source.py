@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""conda_source.py ENVLOCK PART — `build.dependencyFile` with
+`sourceFormat: conda` (issue 23): an environment.yml resolved by
+`envlock resolve` against the recorded conda-forge slice of conda/
+(README.md there), served over http on 127.0.0.1 by this test on a free
+port and mapped with --mirror onto https://conda.anaconda.org.
+
+  resolve      the conda packages of the lock are exactly what rattler's
+               solver chose for the same specs, channel and virtual
+               packages (case cfl-requests of tests/conda/solve/
+               rattler_answers.txt, written by @conda-org/rattler), each
+               with channel, subdir, file, url, sha256, md5 and size as the
+               served repodata.json gives them; the file's own `python`
+               spec is dropped with a note (REFERENCE §3); `check` accepts
+               the lock and names a match spec the lock no longer meets;
+               plan, export and bundle refuse it (not built for conda yet)
+               rather than leave the conda packages out.
+  determinism  the same spec twice, the dependencies shuffled, the channel
+               left to its default, and --offline from the cache with the
+               server stopped: the same lock but for specDigest (the file's
+               text is part of the spec), byte for byte.
+  conflict     numpy beside python=3.13, which no numpy of the slice
+               serves (rattler: unsat, case cfl-numpy-py313):
+               DL_ENV_RESOLVE_CONFLICT naming both specs and their fields.
+  refusals     a `pip:` list is refused (CAPABILITY_UNSUPPORTED at its
+               field), not dropped; a channel that does not exist fails
+               naming its repodata.json.
+Expected values come from rattler's answers and the served repodata, not
+from envlock's output."""
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
+import servers  # noqa: E402
+
+BASES = os.path.join(ROOT, "corpus", "demo", "bases.yaml")
+SLICE = os.path.join(HERE, "conda")
+ANSWERS = os.path.join(ROOT, "tests", "conda", "solve", "rattler_answers.txt")
+CHANNEL = "https://conda.anaconda.org/conda-forge"
+
+HEAD = """apiVersion: environments.datalayer.io/v1alpha1
+kind: Environment
+metadata:
+  name: conda-env
+spec:
+  language:
+    version: "3.13"
+  base:
+    ref: datalayer/python-cpu
+    channel: "2026.09"
+  build:
+    source: dependencyFile
+    dependencyFile:
+      sourceFormat: conda
+      content: |
+"""
+# case cfl-requests: python=3.13 (from spec.language.version), requests,
+# packaging, tzdata; `python>=3.10` is the file's own and is dropped
+DEPS = ["python>=3.10", "requests", "packaging", "tzdata"]
+
+
+class Fail(Exception):
+    pass
+
+
+def env_yml(deps, channels=("conda-forge",), extra=""):
+    text = "name: demo\n"
+    if channels is not None:
+        text += "channels:\n" + "".join("  - %s\n" % c for c in channels)
+    text += "dependencies:\n" + "".join("  - %s\n" % d for d in deps) + extra
+    return HEAD + "".join("        " + ln + "\n" for ln in text.splitlines())
+
+
+def rattler_answer(case):
+    lines, on = [], False
+    for ln in open(ANSWERS).read().splitlines():
+        if ln == "case " + case:
+            on = True
+        elif on and ln == "end":
+            break
+        elif on:
+            lines.append(ln)
+    if not lines:
+        raise Fail("no rattler answer for " + case)
+    return lines
+
+
+def served_records():
+    recs = {}
+    for sub in ("linux-64", "noarch"):
+        doc = json.load(open(os.path.join(SLICE, "conda-forge", sub, "repodata.json")))
+        for sect in ("packages", "packages.conda"):
+            for fn, r in doc[sect].items():
+                recs[(sub, fn)] = r
+    return recs
+
+
+class Run:
+    def __init__(self, envlock, work, port):
+        self.envlock, self.work, self.port = envlock, work, port
+
+    def __call__(self, args, offline=False):
+        cmd = [self.envlock, "--json", "--cache-dir", os.path.join(self.work, "cache"),
+               "--mirror", "https://conda.anaconda.org=http://127.0.0.1:%d" % self.port]
+        if offline:
+            cmd.append("--offline")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ENVLOCK_")}
+        env["ENVLOCK_CONFIG"] = os.path.join(self.work, "config")
+        p = subprocess.run(cmd + args, capture_output=True, text=True, cwd=self.work,
+                           timeout=300, env=env)
+        try:
+            js = json.loads(p.stdout) if p.stdout.strip() else None
+        except ValueError:
+            js = None
+        return p.returncode, js, p.stdout + p.stderr
+
+    def resolve(self, name, text, want_rc=0, offline=False):
+        spec = os.path.join(self.work, name + ".yaml")
+        with open(spec, "w") as f:
+            f.write(text)
+        lock = os.path.join(self.work, name + ".lock")
+        rc, js, out = self(["resolve", "--bases", BASES, spec, "-o", lock], offline)
+        if rc != want_rc:
+            raise Fail("%s: resolve exited %d, expected %d: %s" % (name, rc, want_rc, out))
+        return spec, lock, js
+
+
+def part_resolve(run):
+    spec, lock, js = run.resolve("env", env_yml(DEPS))
+    doc = yaml.safe_load(open(lock))
+    conda = [p for p in doc["packages"] if p["ecosystem"] == "conda"]
+    got = sorted("%s %s %s %s/%s" % (p["name"], p["version"], p["build"], p["subdir"],
+                                      p["artifacts"][0]["file"]) for p in conda)
+    want = rattler_answer("cfl-requests")
+    if want[0] != "ok":
+        raise Fail("rattler's answer is not a solution: %r" % want[:2])
+    want = sorted(ln.replace("cfl/", "", 1) for ln in want[1:])
+    if got != want:
+        raise Fail("conda packages differ from rattler's:\n only envlock: %s\n only rattler: %s"
+                   % (sorted(set(got) - set(want)), sorted(set(want) - set(got))))
+    recs = served_records()
+    for p in conda:
+        a = p["artifacts"]
+        r = recs.get((p["subdir"], a[0]["file"]))
+        if p["source"] != CHANNEL or len(a) != 1 or r is None:
+            raise Fail("%s: source %r, artifacts %r" % (p["name"], p["source"], a))
+        url = "%s/%s/%s" % (CHANNEL, p["subdir"], a[0]["file"])
+        if (a[0]["url"], a[0]["hash"], a[0]["md5"], a[0]["size"]) != (
+                url, "sha256:" + r["sha256"], r["md5"], r["size"]):
+            raise Fail("%s: artifact %r, repodata %r" % (p["name"], a[0], r))
+    roots = {p["name"] for p in conda if "spec" in p["requestedBy"]}
+    if roots != {"python", "requests", "packaging", "tzdata"}:
+        raise Fail("requested by the spec: %r" % sorted(roots))
+    urls = sorted(i["url"] for i in doc["inputs"] if i["ecosystem"] == "conda")
+    if urls != [CHANNEL + "/linux-64/repodata.json", CHANNEL + "/noarch/repodata.json"]:
+        raise Fail("conda inputs: %r" % urls)
+    if js["packages"].get("conda") != len(want):
+        raise Fail("resolve --json counts %r conda packages" % js["packages"].get("conda"))
+    if not any("`python>=3.10`" in n and "dropped" in n for n in js.get("notes", [])):
+        raise Fail("no note for the dropped python spec: %r" % js.get("notes"))
+    rc, _js, out = run(["check", "--bases", BASES, spec, lock])
+    if rc != 0:
+        raise Fail("check of the fresh lock exited %d: %s" % (rc, out))
+    stale = os.path.join(run.work, "stale.yaml")
+    with open(stale, "w") as f:
+        f.write(env_yml(["requests <2", "packaging", "tzdata"]))
+    rc, js, out = run(["check", "--bases", BASES, stale, lock])
+    if rc != 1 or "requests <2 is no longer satisfied" not in out:
+        raise Fail("check against `requests <2` exited %d: %s" % (rc, out))
+    for args in (["plan", "--bases", BASES, spec, lock, "-o", os.path.join(run.work, "plan")],
+                 ["export", lock, "--format", "requirements", "--bases", BASES],
+                 ["bundle", lock, "-o", os.path.join(run.work, "bundle")]):
+        rc, js, out = run(args)
+        if rc != 11 or not js or js.get("code") != "DL_ENV_CAPABILITY_UNSUPPORTED":
+            raise Fail("%s of a conda lock exited %d (not refused): %s" % (args[0], rc, out))
+    print("resolve: %d conda packages, as rattler chose; check passes; plan, export and "
+          "bundle refuse it" % len(conda))
+    return lock
+
+
+def without_digest(path):
+    return [ln for ln in open(path) if not ln.startswith("specDigest:")]
+
+
+def part_determinism(run, stop_server):
+    _s, first, _ = run.resolve("first", env_yml(DEPS))
+    _s, again, _ = run.resolve("again", env_yml(DEPS))
+    if open(first, "rb").read() != open(again, "rb").read():
+        raise Fail("two resolves of one spec differ")
+    rnd = random.Random(23)
+    for k in range(3):
+        deps = DEPS[:]
+        rnd.shuffle(deps)
+        _s, lock, _ = run.resolve("shuffled%d" % k, env_yml(deps, channels=None))
+        if without_digest(lock) != without_digest(first):
+            raise Fail("dependencies %r (default channel) give another lock" % deps)
+    stop_server()
+    _s, offline, _ = run.resolve("offline", env_yml(DEPS), offline=True)
+    if open(offline, "rb").read() != open(first, "rb").read():
+        raise Fail("--offline from the cache gives another lock")
+    print("determinism: same bytes twice, shuffled, default channel and --offline")
+
+
+def part_conflict(run):
+    _s, _l, js = run.resolve("conflict", env_yml(["numpy"]), want_rc=12)
+    if rattler_answer("cfl-numpy-py313")[0] != "unsat":
+        raise Fail("rattler solves cfl-numpy-py313")
+    if not js or js.get("code") != "DL_ENV_RESOLVE_CONFLICT":
+        raise Fail("conflict: %r" % js)
+    d = js.get("detail", {})
+    if sorted(d.get("conflict", [])) != ["numpy", "python=3.13"]:
+        raise Fail("conflict names %r" % d.get("conflict"))
+    if sorted(d.get("fields", [])) != ["spec.build.dependencyFile.content.dependencies[0]",
+                                       "spec.language.version"]:
+        raise Fail("conflict fields %r" % d.get("fields"))
+    if "python_abi 3.12" not in js["message"]:
+        raise Fail("the message does not name what numpy needs: %s" % js["message"][:300])
+    print("conflict: %s" % js["message"][:120])
+
+
+def part_refusals(run):
+    _s, _l, js = run.resolve("pip", env_yml(["requests"], extra="  - pip:\n    - rich\n"),
+                             want_rc=11)
+    field = "spec.build.dependencyFile.content.dependencies[1].pip"
+    if not js or js.get("code") != "DL_ENV_CAPABILITY_UNSUPPORTED" or \
+            js.get("detail", {}).get("field") != field:
+        raise Fail("pip list: %r" % js)
+    _s, _l, js = run.resolve("nochannel", env_yml(["requests"], channels=("no-such-channel",)),
+                             want_rc=13)
+    want = "https://conda.anaconda.org/no-such-channel/"
+    if not js or want not in json.dumps(js):
+        raise Fail("a missing channel: %r" % js)
+    print("refusals: pip list at %s; a missing channel named" % field)
+
+
+def main():
+    envlock, part = os.path.abspath(sys.argv[1]), sys.argv[2]
+    work = tempfile.mkdtemp(prefix="el-conda-source-")
+    os.makedirs(os.path.join(work, "config"))
+    port = servers.free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1",
+                             str(port), "--directory", SLICE],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def stop():
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait()
+    try:
+        if not servers.wait_port(port, proc):
+            raise Fail("the http server did not start")
+        run = Run(envlock, work, port)
+        if part == "resolve":
+            part_resolve(run)
+        elif part == "determinism":
+            part_determinism(run, stop)
+        elif part == "conflict":
+            part_conflict(run)
+        elif part == "refusals":
+            part_refusals(run)
+        else:
+            raise Fail("unknown part " + part)
+    except Fail as e:
+        print("FAIL: %s" % e)
+        return 1
+    finally:
+        stop()
+        shutil.rmtree(work, ignore_errors=True)
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
