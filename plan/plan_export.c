@@ -1,5 +1,5 @@
-/* plan_export.c — the five lock exports (uv-pip-compile, requirements,
- * pylock, package-lock, apt) and the two texts plans install from beside
+/* plan_export.c — the lock exports (uv-pip-compile, requirements,
+ * pylock, package-lock, apt, conda-explicit) and the two texts plans install from beside
  * them (package.json, apt sources). Each is a pure function of a
  * plan_input: the lock's packages in a fixed order, written in the other
  * tool's own syntax, byte for byte the same for the same input.
@@ -25,7 +25,7 @@ static const char *const format_name[] = {
     [PLAN_UV_PIP_COMPILE] = "uv-pip-compile", [PLAN_REQUIREMENTS] = "requirements",
     [PLAN_PYLOCK] = "pylock",                 [PLAN_PACKAGE_LOCK] = "package-lock",
     [PLAN_APT] = "apt",                       [PLAN_CYCLONEDX] = "cyclonedx",
-    [PLAN_SPDX] = "spdx",
+    [PLAN_SPDX] = "spdx",                     [PLAN_CONDA_EXPLICIT] = "conda-explicit",
 };
 
 bool plan_format_parse(const char *name, plan_format *out)
@@ -40,7 +40,8 @@ bool plan_format_parse(const char *name, plan_format *out)
 
 const char *plan_format_names(void)
 {
-    return "uv-pip-compile, requirements, pylock, package-lock, apt, cyclonedx, spdx";
+    return "uv-pip-compile, requirements, pylock, package-lock, apt, cyclonedx, spdx, "
+           "conda-explicit";
 }
 
 /* ---- the lock's packages of one ecosystem, in name order ---- */
@@ -1007,6 +1008,52 @@ char *plan_package_json_text(const plan_input *in, size_t *len)
     return json_text(o, len);
 }
 
+/* ---- conda-explicit ---- */
+
+/* The platform subdir the environment is for: its packages' own (every
+ * package is from it or from noarch), else the target's by its Debian
+ * architecture (REFERENCE §3: linux-64). */
+static const char *conda_platform(const lock_doc *d, const pkgv *cv)
+{
+    for (size_t i = 0; i < cv->n; i++)
+        if (cv->v[i]->subdir && strcmp(cv->v[i]->subdir, "noarch") != 0)
+            return cv->v[i]->subdir;
+    return d->arch && strcmp(d->arch, "arm64") == 0 ? "linux-aarch64" : "linux-64";
+}
+
+/* conda's explicit file (what `conda list --explicit --md5` writes and
+ * `conda create --file` / `micromamba create --file` read): `@EXPLICIT`,
+ * then each package's canonical URL with its md5 as the fragment (the
+ * sha256 as `#sha256:<hex>` for a record without md5). Packages in name
+ * order; the installers compute the link order themselves. */
+static char *export_conda_explicit(el_ctx *ctx, const plan_input *in, size_t *len)
+{
+    pkgv cv = pkgs_of(in->lock, "conda", false);
+    for (size_t i = 0; i < cv.n; i++) {
+        const lock_package *p = cv.v[i];
+        const lock_artifact *a = p->n_artifacts == 1 ? &p->artifacts[0] : NULL;
+        if (!a || !a->url || (!a->md5 && !sha256_hex_of(a))) {
+            free(cv.v);
+            return refuse(ctx, PLAN_CONDA_EXPLICIT, p,
+                          "has no single file with a URL and an md5 or sha256");
+        }
+    }
+    strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "# Exported by envlock from lock %s: create the environment with\n"
+                 "# micromamba create --name ENV --file <this file>\n"
+                 "# platform: %s\n@EXPLICIT\n",
+            in->lock_digest ? in->lock_digest : "(no digest)", conda_platform(in->lock, &cv));
+    for (size_t i = 0; i < cv.n; i++) {
+        const lock_artifact *a = &cv.v[i]->artifacts[0];
+        if (a->md5)
+            sb_addf(&sb, "%s#%s\n", a->url, a->md5);
+        else
+            sb_addf(&sb, "%s#sha256:%s\n", a->url, sha256_hex_of(a));
+    }
+    free(cv.v);
+    return sb_detach(&sb, len);
+}
+
 /* ---- apt ---- */
 
 static char *export_apt(const plan_input *in, size_t *len)
@@ -1110,6 +1157,8 @@ char *plan_export(el_ctx *ctx, const plan_input *in, plan_format fmt, size_t *le
     case PLAN_CYCLONEDX:
     case PLAN_SPDX:
         return plan_sbom_text(in, fmt, NULL, len);
+    case PLAN_CONDA_EXPLICIT:
+        return export_conda_explicit(ctx, in, len);
     }
     el_fail(ctx, EL_INTERNAL, "unknown export format %d", (int)fmt);
     return NULL;

@@ -186,8 +186,13 @@ el_code el_export(el_ctx *ctx, const char *lock_path, const el_export_options *o
     if (!lock)
         return el_ctx_code(ctx);
     el_code rc = lock_validate(ctx, lock);
-    if (rc == EL_OK)
-        rc = verbs_no_conda(ctx, lock, "export");
+    /* a conda environment's Python is conda's: the pip formats and the
+     * SBOMs would describe another environment; apt and npm stand apart */
+    if (rc == EL_OK && fmt != PLAN_CONDA_EXPLICIT && fmt != PLAN_APT && fmt != PLAN_PACKAGE_LOCK) {
+        char *what = xasprintf("export --format %s", o->format);
+        rc = verbs_no_conda(ctx, lock, what);
+        free(what);
+    }
     if (rc == EL_OK)
         rc = export_text(ctx, lock, digest, fmt, o, text, len);
     lock_doc_free(lock);

@@ -93,8 +93,9 @@ static void test_format_names(void **state)
 {
     (void)state;
     static const char *const names[] = { "uv-pip-compile", "requirements", "pylock",
-                                         "package-lock", "apt", "cyclonedx", "spdx" };
-    for (int i = 0; i < 7; i++) {
+                                         "package-lock", "apt", "cyclonedx", "spdx",
+                                         "conda-explicit" };
+    for (int i = 0; i < 8; i++) {
         plan_format f = PLAN_APT;
         assert_true(plan_format_parse(names[i], &f));
         assert_int_equal(f, i);
@@ -107,7 +108,64 @@ static void test_format_names(void **state)
     assert_false(plan_format_parse(NULL, &f));
     assert_string_equal(plan_format_names(),
                         "uv-pip-compile, requirements, pylock, package-lock, apt, cyclonedx, "
-                        "spdx");
+                        "spdx, conda-explicit");
+}
+
+/* conda-explicit: conda's explicit file (`conda list --explicit --md5`'s
+ * shape), the platform from the packages' own subdir, one URL#md5 line per
+ * package in name order, #sha256:<hex> without an md5; a package without a
+ * file URL is refused by name. */
+static lock_package *conda_pkg(lock_doc *d, const char *name, const char *version,
+                               const char *build, const char *subdir, const char *md5)
+{
+    lock_package *p = lock_doc_add_package(d);
+    p->ecosystem = "conda";
+    p->name = name;
+    p->version = version;
+    p->build = build;
+    p->subdir = subdir;
+    p->source = "https://conda.anaconda.org/conda-forge";
+    lock_artifact *a = lock_package_add_artifact(d, p);
+    a->file = lock_strdup(d, "f");
+    char *url = xasprintf("https://conda.anaconda.org/conda-forge/%s/%s-%s-%s.conda", subdir,
+                          name, version, build);
+    a->url = lock_strdup(d, url);
+    free(url);
+    a->hash = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    a->md5 = md5;
+    return p;
+}
+
+static void test_conda_explicit(void **state)
+{
+    (void)state;
+    lock_doc *d = lock_doc_new();
+    d->arch = "amd64";
+    conda_pkg(d, "tzdata", "2025c", "hc9c84f9_1", "noarch", NULL);
+    conda_pkg(d, "python", "3.13.7", "h2b335a9_100_cp313", "linux-64",
+              "0123456789abcdef0123456789abcdef");
+    lock_doc_sort(d);
+    plan_input in = { .lock = d, .lock_digest = DIGEST };
+    size_t len = 0;
+    char *t = export_ok(&in, PLAN_CONDA_EXPLICIT, &len);
+    assert_string_equal(
+        t, "# Exported by envlock from lock " DIGEST ": create the environment with\n"
+           "# micromamba create --name ENV --file <this file>\n"
+           "# platform: linux-64\n"
+           "@EXPLICIT\n"
+           "https://conda.anaconda.org/conda-forge/linux-64/python-3.13.7-h2b335a9_100_cp313.conda"
+           "#0123456789abcdef0123456789abcdef\n"
+           "https://conda.anaconda.org/conda-forge/noarch/tzdata-2025c-hc9c84f9_1.conda"
+           "#sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n");
+    free(t);
+    lock_package *p = conda_pkg(d, "zlib", "1.3", "h0_0", "linux-64", NULL);
+    p->artifacts[0].url = NULL;
+    el_ctx *ctx = el_ctx_new();
+    assert_null(plan_export(ctx, &in, PLAN_CONDA_EXPLICIT, &len));
+    assert_int_equal(el_ctx_code(ctx), EL_CAPABILITY_UNSUPPORTED);
+    assert_non_null(strstr(el_ctx_message(ctx), "conda:zlib@1.3"));
+    el_ctx_free(ctx);
+    lock_doc_free(d);
 }
 
 static void test_resolved_at(void **state)
@@ -547,6 +605,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_format_names),       cmocka_unit_test(test_resolved_at),
+        cmocka_unit_test(test_conda_explicit),
         cmocka_unit_test(test_fixtures_canonical),
         cmocka_unit_test(test_small_uv),           cmocka_unit_test(test_small_requirements),
         cmocka_unit_test(test_small_pylock),       cmocka_unit_test(test_small_package_lock),

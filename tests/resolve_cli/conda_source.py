@@ -13,8 +13,10 @@ port and mapped with --mirror onto https://conda.anaconda.org.
                served repodata.json gives them; the file's own `python`
                spec is dropped with a note (REFERENCE §3); `check` accepts
                the lock and names a match spec the lock no longer meets;
-               plan, export and bundle refuse it (not built for conda yet)
-               rather than leave the conda packages out.
+               `export --format conda-explicit` lists exactly those files
+               with their md5; plan, bundle and the pip and SBOM exports
+               refuse it (not built for conda yet) rather than leave the
+               conda packages out.
   determinism  the same spec twice, the dependencies shuffled, the channel
                left to its default, and --offline from the cache with the
                server stopped: the same lock but for specDigest (the file's
@@ -177,15 +179,38 @@ def part_resolve(run):
     rc, js, out = run(["check", "--bases", BASES, stale, lock])
     if rc != 1 or "requests <2 is no longer satisfied" not in out:
         raise Fail("check against `requests <2` exited %d: %s" % (rc, out))
+    check_explicit(run, lock, want, recs)
     for args in (["plan", "--bases", BASES, spec, lock, "-o", os.path.join(run.work, "plan")],
                  ["export", lock, "--format", "requirements", "--bases", BASES],
+                 ["export", lock, "--format", "cyclonedx"],
                  ["bundle", lock, "-o", os.path.join(run.work, "bundle")]):
         rc, js, out = run(args)
         if rc != 11 or not js or js.get("code") != "DL_ENV_CAPABILITY_UNSUPPORTED":
             raise Fail("%s of a conda lock exited %d (not refused): %s" % (args[0], rc, out))
-    print("resolve: %d conda packages, as rattler chose; check passes; plan, export and "
-          "bundle refuse it" % len(conda))
+    print("resolve: %d conda packages, as rattler chose; check passes; conda-explicit "
+          "export; plan, pip/SBOM exports and bundle refuse it" % len(conda))
     return lock
+
+
+def check_explicit(run, lock, want, recs):
+    """export --format conda-explicit: conda's explicit file (what `conda
+    list --explicit --md5` writes): `@EXPLICIT`, then one URL#md5 line per
+    package of rattler's answer, the md5 the served repodata gives."""
+    out = os.path.join(run.work, "explicit.txt")
+    rc, _js, text = run(["export", lock, "--format", "conda-explicit", "-o", out])
+    if rc != 0:
+        raise Fail("export --format conda-explicit exited %d: %s" % (rc, text))
+    lines = open(out).read().splitlines()
+    if "@EXPLICIT" not in lines or "# platform: linux-64" not in lines:
+        raise Fail("explicit file header: %r" % lines[:4])
+    body = lines[lines.index("@EXPLICIT") + 1:]
+    expect = []
+    for ln in want:  # "name version build subdir/file"
+        sub, fn = ln.split()[3].split("/")
+        expect.append("%s/%s/%s#%s" % (CHANNEL, sub, fn, recs[(sub, fn)]["md5"]))
+    if body != expect:  # both in name order
+        raise Fail("explicit lines differ:\n only envlock: %s\n only expected: %s"
+                   % (sorted(set(body) - set(expect)), sorted(set(expect) - set(body))))
 
 
 def without_digest(path):
