@@ -288,6 +288,7 @@ typedef struct lock_index_file {
     const char *url;       /* canonical URL, or NULL */
     const char *hash;      /* "sha256:<hex>" or the npm integrity; NULL if none */
     uint64_t size;         /* 0 when the index does not say */
+    const char *md5;       /* conda: the record's md5, or NULL */
 } lock_index_file;
 
 /* An index document that was read (online, or offline from the cache): a

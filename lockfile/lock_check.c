@@ -931,6 +931,8 @@ static void confirm(checker *c, const lock_package *p, const lock_artifact *a,
         line(c, "%s%s: the index gives %s", WHERE(a->line_hash), f->hash);
     if (f->url && a->url && lock_strcmp(f->url, a->url) != 0)
         line(c, "%s%s: the index gives the URL %s", WHERE(a->line_url), f->url);
+    if (f->md5 && a->md5 && lock_strcmp(f->md5, a->md5) != 0)
+        line(c, "%s%s: the index gives md5 %s", WHERE(a->line), f->md5);
     if (f->size && a->size && f->size != a->size)
         line(c, "%s%s: the index gives size %llu", WHERE(a->line), (unsigned long long)f->size);
 #undef WHERE

@@ -50,6 +50,10 @@ typedef struct ti_slot {
     char *npm_name;
     /* pypi: the project name the URL names; the files its page lists */
     char *pypi_name;
+    /* conda: the lock, whose packages from this repodata.json get a doc each */
+    const lock_doc *lock;
+    lock_index_doc *docs;
+    size_t n_docs;
     arena *mem;          /* the result's arena, for `doc` */
     lock_index_doc *doc; /* TI_OK pypi and npm inputs */
 } ti_slot;
@@ -256,6 +260,64 @@ static void npm_settle(ti_slot *s)
     s->doc = d;
 }
 
+/* A conda repodata.json: its ETag is the identity a resolve records (the
+ * lock's files are pinned by their own hashes), and each locked conda
+ * package read from it (its channel and subdir) gets the records of its
+ * name there, cut at the lock's own --exclude-newer as the resolve was. */
+static void conda_done(cache *c, cache_response *r, void *user)
+{
+    (void)c;
+    ti_slot *s = user;
+    if (response_settled(s, r))
+        return;
+    const char *url = s->was->url, *end = strrchr(url, '/');
+    const char *sub = end;
+    while (sub > url && sub[-1] != '/')
+        sub--;
+    arena *a = s->mem;
+    char *channel = arena_strndup(a, url, sub > url ? (size_t)(sub - 1 - url) : 0);
+    char *subdir = arena_strndup(a, sub, (size_t)(end - sub));
+    int64_t cutoff = 0;
+    if (s->lock->exclude_newer)
+        rfc3339_parse(s->lock->exclude_newer, RFC3339_DATE_OK, &cutoff);
+    conda_repodata_options o = { .channel = channel, .subdir = subdir, .cutoff_ms = cutoff };
+    conda_repodata *rd = NULL;
+    el_ctx *pctx = el_ctx_new();
+    el_code prc = conda_repodata_parse(pctx, (const char *)r->body, r->len, &o, &rd);
+    if (prc != EL_OK) {
+        cache_failure f = { .code = prc, .reason = "repodata_invalid",
+                            .message = el_ctx_message(pctx), .url = url };
+        slot_fail(s, &f);
+        el_ctx_free(pctx);
+        return;
+    }
+    el_ctx_free(pctx);
+    s->state = TI_OK;
+    s->identity = xstrdup(r->etag ? r->etag : "");
+    const lock_doc *d = s->lock;
+    s->docs = arena_alloc(a, (d->n_packages + 1) * sizeof *s->docs);
+    for (size_t i = 0; i < d->n_packages; i++) {
+        const lock_package *p = &d->packages[i];
+        if (!p->ecosystem || strcmp(p->ecosystem, "conda") || !p->source || !p->subdir ||
+            strcmp(p->source, channel) || strcmp(p->subdir, subdir))
+            continue;
+        lock_index_file *f = arena_alloc(a, (rd->n_records + 1) * sizeof *f);
+        size_t nf = 0;
+        for (size_t k = 0; k < rd->n_records; k++) {
+            const conda_record *rec = &rd->records[k];
+            if (strcmp(rec->name, p->name) != 0)
+                continue;
+            f[nf++] = (lock_index_file){
+                .file = arena_strdup(a, rec->fn), .version = arena_strdup(a, rec->version),
+                .url = arena_sprintf(a, "%s/%s/%s", channel, subdir, rec->fn),
+                .hash = rec->sha256 ? arena_sprintf(a, "sha256:%s", rec->sha256) : NULL,
+                .size = rec->size, .md5 = rec->md5 ? arena_strdup(a, rec->md5) : NULL };
+        }
+        s->docs[s->n_docs++] = (lock_index_doc){ "conda", p->name, f, nf };
+    }
+    conda_repodata_free(rd);
+}
+
 static void slot_clear(ti_slot *s)
 {
     free(s->identity);
@@ -271,6 +333,7 @@ typedef struct ti_allow {
     const resolve_request *rq;
     ptrvec release_urls;  /* every apt source's InRelease and Release */
     char *registry;       /* the npm registry, ending in '/' */
+    ptrvec conda_channels; /* an environment.yml's channels, canonical */
 } ti_allow;
 
 static char *with_slash(const char *u)
@@ -318,7 +381,7 @@ static void allow_init(ti_allow *al, const resolve_request *rq, const char *cuto
         lock_check_source *x = arena_alloc(t->mem, sizeof *x);
         *x = (lock_check_source){ "conda", arena_strdup(t->mem, url) };
         ptrvec_push(&src, x);
-        free(url);
+        ptrvec_push(&al->conda_channels, url);
     }
     arena *a = arena_new();
     for (size_t i = 0; i < rq->n_apt_sources; i++) {
@@ -361,6 +424,9 @@ static void allow_clear(ti_allow *al)
         free(al->release_urls.items[i]);
     ptrvec_release(&al->release_urls);
     free(al->registry);
+    for (size_t i = 0; i < al->conda_channels.len; i++)
+        free(al->conda_channels.items[i]);
+    ptrvec_release(&al->conda_channels);
 }
 
 /* The project name of a PyPI page URL `<index>/<name>/` of one of the
@@ -505,7 +571,17 @@ static bool input_allowed(const ti_allow *al, const lock_input *in, char **pypi_
     }
     if (strcmp(eco, "deb") == 0)
         return deb_allowed(al, url);
-    return true;
+    if (strcmp(eco, "conda") == 0) /* <channel>/<subdir>/repodata.json */
+        for (size_t i = 0; i < al->conda_channels.len; i++) {
+            const char *ch = al->conda_channels.items[i];
+            size_t n = strlen(ch);
+            if (strncmp(url, ch, n) != 0 || url[n] != '/')
+                continue;
+            size_t k = strcspn(url + n + 1, "/");
+            if (k && strcmp(url + n + 1 + k, "/repodata.json") == 0)
+                return true;
+        }
+    return strcmp(eco, "conda") != 0;
 }
 
 /* One cache run's readers: an npm loader per registry. */
@@ -569,9 +645,15 @@ static void slot_submit(ti_run *run, ti_slot *s)
         s->nl = run_npm_loader(run, reg);
         free(reg);
         npm_loader_submit(s->nl, s->npm_name);
-    } else if (strcmp(eco, "conda") == 0) {
-        s->state = TI_SKIP; /* docs/lock-format.md, "conda" */
-        s->why = xstrdup("check does not read conda repodata yet");
+    } else if (strcmp(eco, "conda") == 0 && ends_with(in->url, "/repodata.json")) {
+        cache_request rq = { 0 };
+        rq.url = in->url;
+        rq.accept = "application/json";
+        rq.policy = CACHE_REVALIDATE;
+        rq.max_bytes = CONDA_REPODATA_MAX_BYTES;
+        rq.done = conda_done;
+        rq.user = s;
+        cache_submit(run->c, &rq);
     } else {
         s->state = TI_SKIP;
         s->why = xasprintf("unknown ecosystem `%s`", eco);
@@ -587,7 +669,10 @@ static void collect(const ti_slot *slots, size_t n, const ptrvec *debs, ptrvec *
     ptrvec notes = PTRVEC_INIT;
     t->fresh = arena_alloc(t->mem, (n + 1) * sizeof *t->fresh);
     t->gone = arena_alloc(t->mem, (n + 1) * sizeof *t->gone);
-    t->docs = arena_alloc(t->mem, (n + debs->len + 1) * sizeof *t->docs);
+    size_t nd = n + debs->len + 1;
+    for (size_t i = 0; i < n; i++)
+        nd += slots[i].n_docs;
+    t->docs = arena_alloc(t->mem, nd * sizeof *t->docs);
     for (size_t i = 0; i < debs->len; i++)
         t->docs[t->n_docs++] = *(lock_index_doc *)debs->items[i];
     for (size_t i = 0; i < n; i++) {
@@ -597,6 +682,8 @@ static void collect(const ti_slot *slots, size_t n, const ptrvec *debs, ptrvec *
             continue; /* foreign: a report line, not a note */
         if (s->state == TI_OK && s->doc)
             t->docs[t->n_docs++] = *s->doc;
+        for (size_t k = 0; s->state == TI_OK && k < s->n_docs; k++)
+            t->docs[t->n_docs++] = s->docs[k];
         lock_input now = { .ecosystem = arena_strdup(t->mem, was->ecosystem ? was->ecosystem : ""),
                            .url = arena_strdup(t->mem, was->url ? was->url : "") };
         if (s->state == TI_OK) {
@@ -641,7 +728,8 @@ el_code verb_inputs_fetch(el_ctx *ctx, const el_cache_options *co, const lock_do
     t->foreign = arena_alloc(t->mem, (n + 1) * sizeof *t->foreign);
     for (size_t i = 0; i < n; i++) {
         ti_slot *s = &slots[i];
-        *s = (ti_slot){ .was = &lock->inputs[i], .format = lock->format_version, .mem = t->mem };
+        *s = (ti_slot){ .was = &lock->inputs[i], .format = lock->format_version, .mem = t->mem,
+                        .lock = lock };
         if (!input_allowed(&al, s->was, &s->pypi_name)) {
             s->state = TI_SKIP; /* in t->foreign */
             t->foreign[t->n_foreign++] = (lock_input){

@@ -21,6 +21,10 @@ port and mapped with --mirror onto https://conda.anaconda.org.
                left to its default, and --offline from the cache with the
                server stopped: the same lock but for specDigest (the file's
                text is part of the spec), byte for byte.
+  check        online and --offline, each conda artifact is confirmed
+               against the served repodata.json (a wrong sha256, md5 or
+               size is named); an input off the spec's channels is not
+               fetched but reported.
   conflict     numpy beside python=3.13, which no numpy of the slice
                serves (rattler: unsat, case cfl-numpy-py313):
                DL_ENV_RESOLVE_CONFLICT naming both specs and their fields.
@@ -213,6 +217,43 @@ def check_explicit(run, lock, want, recs):
                    % (sorted(set(body) - set(expect)), sorted(set(expect) - set(body))))
 
 
+def part_check(run):
+    """check online (and --offline, from the cache) confirms each conda
+    artifact against the channel's repodata.json: a sha256, an md5 or a
+    size the repodata does not give is named; an input off the spec's
+    channels is never fetched."""
+    spec, lock, _ = run.resolve("env", env_yml(DEPS))
+    text = open(lock).read()
+    recs = served_records()
+    r = recs[("linux-64", "bzip2-1.0.8-hda65f42_9.conda")]
+    for field, old, new in (("sha256", "sha256:" + r["sha256"], "sha256:" + "0" * 63 + "1"),
+                            ("md5", r["md5"], "f" * 32),
+                            ("size", "size: %d\n" % r["size"], "size: %d\n" % (r["size"] + 1))):
+        if old not in text:
+            raise Fail("the lock has no %s %s" % (field, old))
+        bad = os.path.join(run.work, "bad-%s.lock" % field)
+        with open(bad, "w") as f:
+            f.write(text.replace(old, new, 1))
+        for offline in (False, True):
+            rc, _js, out = run(["check", "--bases", BASES, spec, bad], offline)
+            want = "artifact not confirmed: conda bzip2 1.0.8 bzip2-1.0.8-hda65f42_9.conda"
+            if rc != 1 or want not in out:
+                raise Fail("check with a wrong %s (offline %s) exited %d: %s"
+                           % (field, offline, rc, out))
+    foreign = os.path.join(run.work, "foreign.lock")
+    with open(foreign, "w") as f:
+        f.write(text.replace(CHANNEL + "/noarch/repodata.json",
+                             "https://conda.example.invalid/x/noarch/repodata.json", 1))
+    rc, _js, out = run(["check", "--bases", BASES, spec, foreign])
+    if rc != 1 or "input not from this spec's indexes: conda https://conda.example.invalid" \
+            not in out:
+        raise Fail("check with a foreign input exited %d: %s" % (rc, out))
+    rc, _js, out = run(["check", "--bases", BASES, spec, lock])
+    if rc != 0 or "not compared" in out:
+        raise Fail("check of the fresh lock exited %d: %s" % (rc, out))
+    print("check: sha256, md5 and size confirmed against repodata; foreign input refused")
+
+
 def without_digest(path):
     return [ln for ln in open(path) if not ln.startswith("specDigest:")]
 
@@ -289,6 +330,8 @@ def main():
             part_resolve(run)
         elif part == "determinism":
             part_determinism(run, stop)
+        elif part == "check":
+            part_check(run)
         elif part == "conflict":
             part_conflict(run)
         elif part == "refusals":
