@@ -25,6 +25,8 @@ port and mapped with --mirror onto https://conda.anaconda.org.
                against the served repodata.json (a wrong sha256, md5 or
                size is named); an input off the spec's channels is not
                fetched but reported.
+  cutoff       --exclude-newer 2025-10-01: what rattler solves on the slice
+               with every later record dropped (case cfl-requests-cut).
   conflict     numpy beside python=3.13, which no numpy of the slice
                serves (rattler: unsat, case cfl-numpy-py313):
                DL_ENV_RESOLVE_CONFLICT naming both specs and their fields.
@@ -254,6 +256,37 @@ def part_check(run):
     print("check: sha256, md5 and size confirmed against repodata; foreign input refused")
 
 
+def part_cutoff(run):
+    """--exclude-newer 2025-10-01: the lock is what rattler solves on the
+    slice as it stood then (records with a later timestamp dropped:
+    cut-2025-10-01/, case cfl-requests-cut), and the lock records the cutoff."""
+    spec = os.path.join(run.work, "cut.yaml")
+    with open(spec, "w") as f:
+        f.write(env_yml(DEPS))
+    lock = os.path.join(run.work, "cut.lock")
+    rc, _js, out = run(["resolve", "--bases", BASES, spec, "-o", lock,
+                        "--exclude-newer", "2025-10-01T00:00:00Z"])
+    if rc != 0:
+        raise Fail("resolve --exclude-newer exited %d: %s" % (rc, out))
+    doc = yaml.safe_load(open(lock))
+    got = sorted("%s %s %s %s/%s" % (p["name"], p["version"], p["build"], p["subdir"],
+                                      p["artifacts"][0]["file"])
+                 for p in doc["packages"] if p["ecosystem"] == "conda")
+    want = rattler_answer("cfl-requests-cut")
+    want = sorted(ln.replace("cflcut/", "", 1) for ln in want[1:])
+    if got != want:
+        raise Fail("--exclude-newer: conda packages differ from rattler's on the cut slice:\n"
+                   " only envlock: %s\n only rattler: %s"
+                   % (sorted(set(got) - set(want)), sorted(set(want) - set(got))))
+    if doc["options"].get("excludeNewer") != "2025-10-01T00:00:00Z":
+        raise Fail("the lock's excludeNewer: %r" % doc["options"])
+    rc, _js, out = run(["check", "--bases", BASES, spec, lock,
+                        "--exclude-newer", "2025-10-01T00:00:00Z"])
+    if rc != 0:
+        raise Fail("check of the cut lock exited %d: %s" % (rc, out))
+    print("cutoff: %d conda packages, as rattler chose on the slice of 2025-10-01" % len(got))
+
+
 def without_digest(path):
     return [ln for ln in open(path) if not ln.startswith("specDigest:")]
 
@@ -332,6 +365,8 @@ def main():
             part_determinism(run, stop)
         elif part == "check":
             part_check(run)
+        elif part == "cutoff":
+            part_cutoff(run)
         elif part == "conflict":
             part_conflict(run)
         elif part == "refusals":

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """make_slice.py PIXI_REPO OUT_DIR NAME... — the recorded conda-forge slice
 served by conda_source.py, rebuilt from real records.
+make_slice.py --cut RFC3339 IN_DIR OUT_DIR — the slice as a channel that
+never served a record after that time (timestamp > cutoff dropped; a
+record without timestamp kept): what rattler solves to give the expected
+answer of `envlock resolve --exclude-newer` on the whole slice.
 
 No conda channel is reachable from the machines envlock is tested on, so
 the slice is assembled from records conda-forge served and that are kept,
@@ -67,7 +71,26 @@ def repodata_record(subdir, fn, p):
     return rec
 
 
+def cut(when, src, out):
+    import datetime
+    t = datetime.datetime.fromisoformat(when.replace("Z", "+00:00"))
+    cutoff_ms = int(t.timestamp() * 1000)
+    for subdir in ("linux-64", "noarch"):
+        with open(os.path.join(src, "conda-forge", subdir, "repodata.json")) as f:
+            doc = json.load(f)
+        for sect in ("packages", "packages.conda"):
+            doc[sect] = {fn: r for fn, r in doc[sect].items()
+                         if r.get("timestamp", 0) <= cutoff_ms}
+        os.makedirs(os.path.join(out, "conda-forge", subdir), exist_ok=True)
+        with open(os.path.join(out, "conda-forge", subdir, "repodata.json"), "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=True)
+            f.write("\n")
+
+
 def main():
+    if sys.argv[1] == "--cut":
+        cut(sys.argv[2], sys.argv[3], sys.argv[4])
+        return
     repo, out, wanted = sys.argv[1], sys.argv[2], sys.argv[3:]
     recs = {k: repodata_record(k[0], k[1], p) for k, p in records(repo).items()}
     by_name = {}
