@@ -27,6 +27,9 @@ port and mapped with --mirror onto https://conda.anaconda.org.
                fetched but reported.
   cutoff       --exclude-newer 2025-10-01: what rattler solves on the slice
                with every later record dropped (case cfl-requests-cut).
+  mixed        the environment.yml beside the demo's npm and apt roots on
+               the demo mirror: one lock with rattler's conda answer and the
+               very npm and deb packages those roots lock without conda.
   conflict     numpy beside python=3.13, which no numpy of the slice
                serves (rattler: unsat, case cfl-numpy-py313):
                DL_ENV_RESOLVE_CONFLICT naming both specs and their fields.
@@ -287,6 +290,46 @@ def part_cutoff(run):
     print("cutoff: %d conda packages, as rattler chose on the slice of 2025-10-01" % len(got))
 
 
+def part_mixed(run):
+    """The environment.yml beside npm and apt roots (the demo's, on the demo
+    mirror): one solve, one lock holding rattler's conda answer and exactly
+    the npm and deb packages the same npm and apt roots lock without conda."""
+    demo = "file://" + os.path.join(ROOT, "corpus", "demo", "mirror")
+    mirrors = ["--mirror", "https://registry.npmjs.org=%s/npm" % demo, "--mirror",
+               "https://snapshot.debian.org/archive/debian/20260914T150000Z=%s/apt" % demo]
+    others = ("  packages:\n    node:\n      dependencies: [\"zod@^3\", \"debug@^4\"]\n"
+              "    system:\n      apt: [gdal-bin, libpq-dev]\n")
+    mixed_text = env_yml(DEPS).replace("  build:\n", others + "  build:\n", 1)
+    plain_text = HEAD.split("  build:\n")[0] + others
+    locks = {}
+    for name, text in (("mixed", mixed_text), ("plain", plain_text)):
+        spec = os.path.join(run.work, name + ".yaml")
+        with open(spec, "w") as f:
+            f.write(text)
+        lock = os.path.join(run.work, name + ".lock")
+        rc, _js, out = run(mirrors + ["resolve", "--bases", BASES, spec, "-o", lock])
+        if rc != 0:
+            raise Fail("%s: resolve exited %d: %s" % (name, rc, out))
+        locks[name] = yaml.safe_load(open(lock))
+
+    def part(doc, eco):
+        return sorted(json.dumps(p, sort_keys=True) for p in doc["packages"]
+                      if p["ecosystem"] == eco)
+    for eco in ("npm", "deb"):
+        if not part(locks["plain"], eco):
+            raise Fail("the plain lock has no %s package" % eco)
+        if part(locks["mixed"], eco) != part(locks["plain"], eco):
+            raise Fail("the %s packages differ beside conda" % eco)
+    got = sorted("%s %s %s %s/%s" % (p["name"], p["version"], p["build"], p["subdir"],
+                                      p["artifacts"][0]["file"])
+                 for p in locks["mixed"]["packages"] if p["ecosystem"] == "conda")
+    want = sorted(ln.replace("cfl/", "", 1) for ln in rattler_answer("cfl-requests")[1:])
+    if got != want:
+        raise Fail("the conda packages beside npm and apt differ from rattler's")
+    n = {e: len(part(locks["mixed"], e)) for e in ("conda", "npm", "deb")}
+    print("mixed: one lock, %(conda)d conda, %(npm)d npm, %(deb)d deb packages" % n)
+
+
 def without_digest(path):
     return [ln for ln in open(path) if not ln.startswith("specDigest:")]
 
@@ -367,6 +410,8 @@ def main():
             part_check(run)
         elif part == "cutoff":
             part_cutoff(run)
+        elif part == "mixed":
+            part_mixed(run)
         elif part == "conflict":
             part_conflict(run)
         elif part == "refusals":
