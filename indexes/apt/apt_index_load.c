@@ -833,13 +833,32 @@ const apt_refused *apt_loader_refused(const apt_loader *l, size_t *n)
     return l->refused;
 }
 
+/* A second pool (the resolver rebuilds its pool after a widening, pip's
+ * pre-release recheck or a policy's last solve): the first load consumed
+ * the body and the blob, so the blob it wrote is opened again, and the
+ * Packages file is fetched again if there is none. */
+static bool reopen(apt_loader *l, apt_index_job *ij)
+{
+    if (ij->body || ij->blob || ij->blob_f)
+        return false;
+    char *bn = apt_solv_blob_name(ij->info.packages_sha256);
+    ij->blob_f = cache_blob_open(l->c, bn, &ij->blob_len);
+    bool hit = ij->blob_f || cache_blob_get(l->c, bn, &ij->blob, &ij->blob_len);
+    free(bn);
+    if (!hit)
+        submit_packages(ij, ij->url_by_hash != NULL);
+    return !hit;
+}
+
 el_code apt_loader_load_into(apt_loader *l, struct s_Pool *pool)
 {
     if (l->failed)
         return el_ctx_code(l->ctx);
     l->pool = pool;
-    /* blobs that libsolv refuses: drop, and fetch their Packages */
     bool refetch = false;
+    for (size_t i = 0; i < l->indexes.len; i++)
+        refetch |= reopen(l, l->indexes.items[i]);
+    /* blobs that libsolv refuses: drop, and fetch their Packages */
     Repo **repos = xcalloc(l->indexes.len ? l->indexes.len : 1, sizeof *repos);
     for (size_t i = 0; i < l->indexes.len; i++) {
         apt_index_job *ij = l->indexes.items[i];
