@@ -81,6 +81,13 @@ typedef struct resolve_request {
     bool (*affected)(void *user, const char *eco, const char *name, const char *version,
                      const char *src, const char *src_version);
     void *affected_user;
+    /* policy (resolver_advise.c): whether the organization's policy denies
+     * a version (same arguments as `affected`). Denied versions are kept
+     * out of every solve; only when no answer exists without them is one
+     * made with them, for the caller to refuse naming the rule. NULL: none. */
+    bool (*denied)(void *user, const char *eco, const char *name, const char *version,
+                   const char *src, const char *src_version);
+    void *denied_user;
     /* statistics lines (el_resolve_options.stats), or NULL: none */
     void (*stats)(void *user, const char *line);
     void *stats_user;

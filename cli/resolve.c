@@ -12,7 +12,7 @@ static const char resolve_usage[] =
     "                       [--upgrade-package NAME]... [--debug-solver DIR] [--explain]\n"
     "                       [--prerelease MODE] [--no-build] [--only-binary :all:|NAME,...]\n"
     "                       [--no-binary :all:|NAME,...] [--advisories DIR]\n"
-    "                       [--vulnerable avoid|block|allow] [--ignore ID]...";
+    "                       [--vulnerable avoid|block|allow] [--ignore ID]... [--policy FILE]";
 
 static const char *value_of(el_ctx *ctx, const cli_opts *o, int argc, char **argv, int *i,
                             int *status)
@@ -132,6 +132,8 @@ static int resolve_option(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
             ra->upgrade[ro->n_upgrade++] = v;
     } else if (is_opt(a, "--advisories")) {
         ro->advisories_dir = value_of(ctx, o, argc, argv, i, &status);
+    } else if (is_opt(a, "--policy")) {
+        ro->policy_path = value_of(ctx, o, argc, argv, i, &status);
     } else if (is_opt(a, "--vulnerable")) {
         ro->vulnerable = value_of(ctx, o, argc, argv, i, &status);
     } else if (is_opt(a, "--ignore")) {

@@ -1,11 +1,16 @@
-/* resolver_advise.c — advisories in the solve (docs/cli.md, "Advisories").
- * The caller's predicate (resolve_request.affected) says which versions an
- * advisory affects; this file marks those solvables and turns them into
- * jobs: first a lock that keeps each out (an unaffected version wins
- * whenever one satisfies everything), and, when that solve has no answer,
- * a favour job for the unaffected versions instead, so the lock keeps an
- * affected version only where nothing else fits. It knows nothing of OSV; deciding whether an
- * affected version in the answer is a note or a refusal is the caller's. */
+/* resolver_advise.c — advisories and policy in the solve (docs/cli.md,
+ * "Advisories", docs/policy.md). The caller's predicates say which versions
+ * an advisory affects (resolve_request.affected) and which the policy denies
+ * (resolve_request.denied); this file marks those solvables and turns them
+ * into jobs. Affected versions: first a lock that keeps each out (an
+ * unaffected version wins whenever one satisfies everything), and, when
+ * that solve has no answer, a favour job for the unaffected versions
+ * instead, so the lock keeps an affected version only where nothing else
+ * fits. Denied versions stay locked out through that; only when nothing
+ * else has an answer is the solve run once without them, so the caller can
+ * name the rule, the package and the chain of the answer that needs them.
+ * It knows nothing of OSV or of policy files; deciding what an affected or
+ * denied version in the answer means is the caller's. */
 #include <string.h>
 
 #include <solv/pool.h>
@@ -13,52 +18,64 @@
 
 #include "resolver_internal.h"
 
-/* The source package of a Debian binary: libsolv's SOURCENAME and
- * SOURCEEVR from the Packages `Source:` field, else its own. */
-static bool deb_affected(rsv *r, Solvable *s)
+typedef bool (*version_pred)(void *user, const char *eco, const char *name,
+                             const char *version, const char *src, const char *src_version);
+
+/* What `pred` says of solvable p: PyPI and npm by the side table's name
+ * and version; Debian with its source package too (libsolv's SOURCENAME
+ * and SOURCEEVR from the Packages `Source:` field, else its own). false
+ * for what the base holds and for conda (no OSV ecosystem or policy of
+ * ours yet). */
+static bool ask(rsv *r, Id p, version_pred pred, void *user)
 {
     Pool *pool = r->pool;
+    Solvable *s = pool->solvables + p;
+    if (!pred || !s->repo || s->repo == pool->installed)
+        return false; /* what the base holds is not ours to choose */
+    if ((size_t)p < r->nsolv && r->solv[p].ours) {
+        const rsv_solv *rs = &r->solv[p];
+        if (!rs->version || (rs->eco != RSV_PYPI && rs->eco != RSV_NPM))
+            return false;
+        return pred(user, rs->eco == RSV_PYPI ? "pypi" : "npm", rs->name, rs->version, NULL,
+                    NULL);
+    }
+    if (s->repo == r->repo_pypi || s->repo == r->repo_npm || s->repo == r->repo_conda)
+        return false;
     Id sn = solvable_lookup_id(s, SOLVABLE_SOURCENAME);
     Id se = solvable_lookup_id(s, SOLVABLE_SOURCEEVR);
     const char *name = pool_id2str(pool, s->name);
     const char *evr = pool_id2str(pool, s->evr);
-    return r->rq->affected(r->rq->affected_user, "deb", name, evr,
-                           sn ? pool_id2str(pool, sn) : name, se ? pool_id2str(pool, se) : evr);
+    return pred(user, "deb", name, evr, sn ? pool_id2str(pool, sn) : name,
+                se ? pool_id2str(pool, se) : evr);
 }
 
 void resolver_advise_mark(rsv *r)
 {
     Pool *pool = r->pool;
+    const resolve_request *rq = r->rq;
     r->vuln_on = false;
-    if (!r->rq->affected)
+    if (!rq->affected && !rq->denied)
         return;
     map_init(&r->vuln, pool->nsolvables);
+    map_init(&r->deny, pool->nsolvables);
     r->vuln_on = true;
     for (Id p = 2; p < pool->nsolvables; p++) {
-        Solvable *s = pool->solvables + p;
-        if (!s->repo || s->repo == pool->installed)
-            continue; /* what the base holds is not ours to choose */
-        bool hit;
-        if ((size_t)p < r->nsolv && r->solv[p].ours) {
-            const rsv_solv *rs = &r->solv[p];
-            if (!rs->version || (rs->eco != RSV_PYPI && rs->eco != RSV_NPM))
-                continue; /* conda: no OSV ecosystem of ours */
-            hit = r->rq->affected(r->rq->affected_user, rs->eco == RSV_PYPI ? "pypi" : "npm",
-                                  rs->name, rs->version, NULL, NULL);
-        } else if (s->repo == r->repo_pypi || s->repo == r->repo_npm ||
-                   s->repo == r->repo_conda) {
-            continue;
-        } else {
-            hit = deb_affected(r, s);
-        }
-        if (hit)
+        if (ask(r, p, rq->affected, rq->affected_user))
             MAPSET(&r->vuln, p);
+        if (ask(r, p, rq->denied, rq->denied_user))
+            MAPSET(&r->deny, p);
     }
+}
+
+static bool denied_now(const rsv *r, Id p)
+{
+    return !r->deny_relaxed && MAPTST(&r->deny, p);
 }
 
 bool resolver_advised(const rsv *r, Id p)
 {
-    return r->vuln_on && p > 0 && p < r->vuln.size * 8 && MAPTST(&r->vuln, p);
+    return r->vuln_on && p > 0 && p < r->vuln.size * 8 &&
+           (MAPTST(&r->vuln, p) || denied_now(r, p));
 }
 
 bool resolver_advise_strict(const rsv *r)
@@ -86,7 +103,7 @@ static Id favour_clean(rsv *r)
     for (Id p = 2; p < pool->nsolvables; p++) {
         Solvable *s = pool->solvables + p;
         if (s->repo && s->repo != pool->installed && !MAPTST(&r->vuln, p) &&
-            MAPTST(&names, s->name))
+            !denied_now(r, p) && MAPTST(&names, s->name))
             queue_push(&fav, p);
     }
     Id what = fav.count ? pool_queuetowhatprovides(pool, &fav) : 0;
@@ -95,7 +112,15 @@ static Id favour_clean(rsv *r)
     return what;
 }
 
-/* Strict: a lock keeps each affected solvable out. */
+/* A lock on each denied solvable (until the policy is relaxed), and on
+ * each affected one while the solve is strict. */
+static void push_locks(rsv *r)
+{
+    for (Id p = 2; p < r->pool->nsolvables; p++)
+        if (denied_now(r, p) || (!r->vuln_relaxed && MAPTST(&r->vuln, p)))
+            queue_push2(&r->job, SOLVER_LOCK | SOLVER_SOLVABLE, p);
+}
+
 void resolver_advise_jobs(rsv *r)
 {
     if (!r->vuln_on)
@@ -104,13 +129,12 @@ void resolver_advise_jobs(rsv *r)
         Id what = favour_clean(r);
         if (what)
             queue_push2(&r->job, SOLVER_FAVOR | SOLVER_SOLVABLE_ONE_OF, what);
-        return;
     }
-    for (Id p = 2; p < r->pool->nsolvables; p++)
-        if (MAPTST(&r->vuln, p))
-            queue_push2(&r->job, SOLVER_LOCK | SOLVER_SOLVABLE, p);
+    push_locks(r);
 }
 
+/* Only this file pushes SOLVER_LOCK jobs: they all go, the favour job
+ * takes the place of the first, and the denied ones' locks come back. */
 void resolver_advise_requeue(rsv *r)
 {
     int at = -1;
@@ -126,24 +150,40 @@ void resolver_advise_requeue(rsv *r)
     Id what = favour_clean(r);
     if (what && at >= 0)
         queue_insert2(&r->job, at, SOLVER_FAVOR | SOLVER_SOLVABLE_ONE_OF, what);
+    push_locks(r);
+}
+
+static bool any_set(const Map *m)
+{
+    for (int i = 0; i < m->size; i++)
+        if (m->map[i])
+            return true;
+    return false;
 }
 
 bool resolver_advise_relax(rsv *r)
 {
     if (!r->vuln_on || r->vuln_relaxed)
         return false;
-    bool any = false; /* nothing excluded: the failure is not ours */
-    for (int i = 0; i < r->vuln.size && !any; i++)
-        any = r->vuln.map[i] != 0;
-    if (!any)
-        return false;
+    if (!any_set(&r->vuln))
+        return false; /* nothing excluded: the failure is not ours */
     r->vuln_relaxed = true;
+    return true;
+}
+
+bool resolver_policy_relax(rsv *r)
+{
+    if (!r->vuln_on || r->deny_relaxed || !any_set(&r->deny))
+        return false;
+    r->deny_relaxed = true;
     return true;
 }
 
 void resolver_advise_drop(rsv *r)
 {
-    if (r->vuln_on)
+    if (r->vuln_on) {
         map_free(&r->vuln);
+        map_free(&r->deny);
+    }
     r->vuln_on = false;
 }

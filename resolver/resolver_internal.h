@@ -247,10 +247,12 @@ typedef struct rsv {
     cache_run_stats crawl_seen;   /* the cache's counters at the last note */
     unsigned solves;              /* resolver_solve_note() */
     double t0_ms;                 /* resolver_now_ms() when resolver_resolve() began */
-    /* advisories (resolver_advise.c) */
+    /* advisories and policy (resolver_advise.c) */
     Map vuln;                     /* solvables rq->affected() says are affected */
-    bool vuln_on;                 /* vuln is built for the current pool */
+    Map deny;                     /* solvables rq->denied() says the policy denies */
+    bool vuln_on;                 /* vuln and deny are built for the current pool */
     bool vuln_relaxed;            /* the excluding solve had no answer: disfavour only */
+    bool deny_relaxed;            /* nothing without the denied versions: solve with them */
 } rsv;
 
 /* resolver_solv() : the side-table entry of p (grown on demand; zero until
@@ -509,16 +511,18 @@ void resolver_prefer_jobs(rsv *r);
 /* resolver_explain.c */
 el_code resolver_explain(rsv *r, int nproblems);
 
-/* ---- advisories (resolver_advise.c) ---- */
+/* ---- advisories and policy (resolver_advise.c) ---- */
 
-/* resolver_advise_mark() : fills r->vuln from rq->affected for the pool
- *  just built (no-op without advisories). */
+/* resolver_advise_mark() : fills r->vuln from rq->affected and r->deny
+ *  from rq->denied for the pool just built (no-op without either). */
 void resolver_advise_mark(rsv *r);
 /* resolver_advise_jobs() : a lock on every affected solvable that is not
  *  in the base (keeps it out), or once relaxed one favour job for the
- *  unaffected versions of the names concerned. */
+ *  unaffected versions of the names concerned; a lock on every denied
+ *  solvable until the policy is relaxed. */
 void resolver_advise_jobs(rsv *r);
-/* resolver_advised() : whether solvable p is affected. */
+/* resolver_advised() : whether solvable p is affected, or denied while
+ *  the policy holds. */
 bool resolver_advised(const rsv *r, Id p);
 /* resolver_advise_strict() : whether the npm pick must skip affected
  *  versions altogether (the excluding solve). */
@@ -527,6 +531,11 @@ bool resolver_advise_strict(const rsv *r);
  *  true when the next solve should only favour the unaffected (once; only
  *  when something was excluded). */
 bool resolver_advise_relax(rsv *r);
+/* resolver_policy_relax() : after every other way failed: true when the
+ *  next solve (on a rebuilt pool) should admit the denied versions, so the
+ *  caller can say which rule stands in the way (once; only when something
+ *  was denied). */
+bool resolver_policy_relax(rsv *r);
 /* resolver_advise_requeue() : on the same pool, the locks of
  *  resolver_advise_jobs() replaced by the relaxed favour job. */
 void resolver_advise_requeue(rsv *r);

@@ -441,6 +441,12 @@ static el_code solve_rounds(rsv *r, lock_doc **out)
             relax_now = true;
             continue;
         }
+        if (resolver_policy_relax(r)) { /* the answer the policy stands in the way of */
+            drop_pool(r);
+            if ((rc = crawl(r)) != EL_OK)
+                return rc;
+            continue;
+        }
         return r->has_conda && resolver_conda_involved(r, np) ? resolver_conda_explain(r, np)
                                                               : resolver_explain(r, np);
     }

@@ -123,10 +123,50 @@ static void note_cb(void *user, const char *text)
     add_note(user, text);
 }
 
+/* The gates a resolve passes (docs/policy.md, docs/cli.md "Advisories"):
+ * the organization policy and the advisory snapshot. */
+typedef struct gates {
+    verbs_advise *adv;
+    verbs_policy *pol;
+} gates;
+
+static el_code gates_open(el_ctx *ctx, const el_resolve_options *o, gates *g)
+{
+    el_code rc = verbs_advise_open(ctx, o, &g->adv);
+    if (rc == EL_OK)
+        rc = verbs_policy_load(ctx, o->policy_path, &g->pol);
+    return rc;
+}
+
+/* The policy bounds the request's sources, then both gates steer its
+ * solves (every target's, for a multi-target resolve). */
+static el_code gates_attach(el_ctx *ctx, gates *g, target_request *tr)
+{
+    el_code rc = verbs_policy_sources(ctx, g->pol, &tr->rq);
+    for (size_t i = 0; rc == EL_OK && i < tr->n_parts; i++)
+        rc = verbs_policy_sources(ctx, g->pol, &tr->parts[i].rq);
+    if (rc != EL_OK)
+        return rc;
+    verbs_advise_attach(g->adv, &tr->rq);
+    verbs_policy_attach(g->pol, &tr->rq);
+    for (size_t i = 0; i < tr->n_parts; i++) {
+        verbs_advise_attach(g->adv, &tr->parts[i].rq);
+        verbs_policy_attach(g->pol, &tr->parts[i].rq);
+    }
+    return EL_OK;
+}
+
+static void gates_free(gates *g)
+{
+    verbs_advise_free(g->adv);
+    verbs_policy_free(g->pol);
+}
+
 /* One solve of the request and the lock written from it. */
 static el_code solve_and_write(el_ctx *ctx, const el_cache_options *co, const target_request *tr,
-                               const el_spec *spec, verbs_advise *adv, el_resolve_result *res)
+                               const el_spec *spec, const gates *g, el_resolve_result *res)
 {
+    verbs_advise *adv = g->adv;
     cache *c = cache_open(ctx, co);
     if (!c)
         return el_ctx_code(ctx);
@@ -141,6 +181,8 @@ static el_code solve_and_write(el_ctx *ctx, const el_cache_options *co, const ta
         rc = verbs_reqfile_hashes(ctx, tr, doc);
     if (rc == EL_OK && tr->uvlock)
         rc = verbs_uvlock_packages(ctx, tr, spec, doc);
+    if (rc == EL_OK)
+        rc = verbs_policy_judge(ctx, g->pol, doc);
     if (rc == EL_OK)
         rc = verbs_advise_judge(ctx, adv, &tr->rq, doc, note_cb, res);
     if (rc == EL_OK)
@@ -208,12 +250,14 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
                        o->prerelease);
     if ((rc = build_options_check(ctx, o)) != EL_OK)
         return rc;
-    verbs_advise *adv = NULL;
-    if ((rc = verbs_advise_open(ctx, o, &adv)) != EL_OK)
+    gates g = { 0 };
+    if ((rc = gates_open(ctx, o, &g)) != EL_OK) {
+        gates_free(&g);
         return rc;
+    }
     target_catalog *cat = target_catalog_load(ctx, o->bases_path);
     if (!cat) {
-        verbs_advise_free(adv);
+        gates_free(&g);
         return el_ctx_code(ctx);
     }
     lock_doc *previous = NULL;
@@ -251,12 +295,10 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     snprintf(res->spec_digest, sizeof res->spec_digest, "%s", tr->spec_digest);
     for (size_t i = 0; i < tr->n_notes; i++)
         add_note(res, tr->notes[i]);
-    verbs_advise_attach(adv, &tr->rq);
-    for (size_t i = 0; i < tr->n_parts; i++)
-        verbs_advise_attach(adv, &tr->parts[i].rq);
-    rc = solve_and_write(ctx, co, tr, spec, adv, res);
+    if ((rc = gates_attach(ctx, &g, tr)) == EL_OK)
+        rc = solve_and_write(ctx, co, tr, spec, &g, res);
 out:
-    verbs_advise_free(adv);
+    gates_free(&g);
     target_request_free(tr);
     lock_doc_free(previous);
     free(text);

@@ -128,4 +128,25 @@ el_code verbs_advise_judge(el_ctx *ctx, verbs_advise *v, const struct resolve_re
 /* verbs_advise_record() : the snapshot as an input of the lock `d`. */
 void verbs_advise_record(verbs_advise *v, lock_doc *d);
 void verbs_advise_free(verbs_advise *v);
+
+/* The organization policy in `resolve` and `check` (verb_policy.c). */
+typedef struct verbs_policy verbs_policy;
+/* verbs_policy_load() : *out NULL when path is NULL; the load's errors. */
+el_code verbs_policy_load(el_ctx *ctx, const char *path, verbs_policy **out);
+void verbs_policy_free(verbs_policy *v);
+/* verbs_policy_sources() : DL_ENV_POLICY_DENIED (detail reason
+ *  source_denied, kind, url, rule) for an index, registry or apt source of
+ *  rq that the policy's prefixes do not admit; only the ecosystems rq has
+ *  roots in count. */
+el_code verbs_policy_sources(el_ctx *ctx, const verbs_policy *v,
+                             const struct resolve_request *rq);
+/* verbs_policy_attach() : the deny predicate on rq (no-op for NULL v); it
+ *  remembers what it denied for the judge. */
+void verbs_policy_attach(verbs_policy *v, struct resolve_request *rq);
+/* verbs_policy_judge() : DL_ENV_POLICY_DENIED (detail reason
+ *  package_denied, denied: [{ecosystem, package, version, rule, line,
+ *  column, reason, chain}]) when the lock holds a denied version: the
+ *  resolver admits one only when nothing else satisfies the spec. The
+ *  base's own packages are not judged (the catalog approved them). */
+el_code verbs_policy_judge(el_ctx *ctx, const verbs_policy *v, const lock_doc *d);
 #endif

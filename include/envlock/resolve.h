@@ -63,6 +63,11 @@ typedef struct el_resolve_options {
     const char *vulnerable;
     const char *const *ignore;
     size_t n_ignore;
+    /* The organization policy file (docs/policy.md), or NULL for none: its
+     * denied versions are kept out of the solve (DL_ENV_POLICY_DENIED when
+     * nothing else satisfies the spec), its index, registry and apt source
+     * prefixes bound where packages come from. */
+    const char *policy_path;
     /* Statistics of the run, one line of text at a time (solves and their
      * pool sizes, crawl runs and their requests, parsed forms read and
      * written, the npm crawl's depths), for benchmarks and tests; valid

@@ -1,0 +1,66 @@
+/* policy.h — the organization policy gate (docs/policy.md): a policy file
+ * read into memory, and its two answers: whether a PyPI index, npm registry
+ * or apt source may be used, and which rule denies a package version. It
+ * reads the one file it is given; no network, no stderr, no environment.
+ * Keys this envlock cannot enforce yet are refused, not skipped: a rule
+ * that silently does nothing is worse than none. */
+#ifndef EL_POLICY_H
+#define EL_POLICY_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "envlock/version.h"
+#include "util.h"
+
+#define POLICY_MAX_BYTES (1024 * 1024)
+
+typedef struct policy_rule {
+    el_ecosystem eco;      /* pypi, npm or deb */
+    const char *name;      /* pypi: PEP 503 normalized; npm and deb as written */
+    const char *versions;  /* the ecosystem's range (PEP 440 specifiers,
+                              node-semver, a dpkg relation), or NULL: all */
+    const char *reason;    /* or NULL */
+    const char *text;      /* "pypi requests <2.32": the rule as messages show it */
+    unsigned line, column; /* where the rule starts in the file */
+} policy_rule;
+
+/* A list of URL prefixes; `set` false: the key is absent, anything goes. */
+typedef struct policy_urls {
+    bool set;
+    const char **prefixes;
+    size_t n;
+    unsigned line, column;
+} policy_urls;
+
+typedef struct policy {
+    arena *mem;
+    const char *path;
+    policy_urls indexes, registries, apt_sources;
+    policy_rule *deny;
+    size_t n_deny;
+} policy;
+
+/* policy_load() :
+ *  Reads and checks the file. NULL on failure: EL_SPEC_INVALID naming
+ *  path:line:column and the field (detail reason invalid_policy, or
+ *  unreadable), or EL_CAPABILITY_UNSUPPORTED for a key not enforced yet. */
+policy *policy_load(el_ctx *ctx, const char *path);
+/* policy_parse() : the same for text already read; `path` names it in
+ *  messages. */
+policy *policy_parse(el_ctx *ctx, const char *path, const char *text, size_t len);
+void policy_free(policy *p);
+
+/* policy_url_allowed() :
+ *  true when `urls` is unset, or `url` starts with one of its prefixes at
+ *  a boundary (the prefix ends in '/', or the URL goes on with '/', '?' or
+ *  ends there), so https://pypi.org does not admit https://pypi.org.evil. */
+bool policy_url_allowed(const policy_urls *urls, const char *url);
+
+/* policy_denies() :
+ *  The first rule that denies (eco, name, version), or NULL. A deb rule
+ *  names a binary package, or a source package (src, src_version: the
+ *  Packages `Source:` field, else NULL) for every binary built from it. */
+const policy_rule *policy_denies(const policy *p, el_ecosystem eco, const char *name,
+                                 const char *version, const char *src, const char *src_version);
+
+#endif

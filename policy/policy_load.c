@@ -1,0 +1,244 @@
+/* policy_load.c — the policy file (docs/policy.md) read into a `policy`:
+ * one YAML mapping through the spec module's positioned parser, every key
+ * known, every value of the right shape, every range parsed in its
+ * ecosystem's grammar before anything is judged by it. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debver.h"
+#include "semver.h"
+#include "pep440.h"
+#include "pep508.h"
+#include "policy.h"
+#include "spec_internal.h"
+
+typedef struct loader {
+    el_ctx *ctx;
+    policy *p;
+    bool failed;
+} loader;
+
+static void bad(loader *L, const spec_node *at, const char *field, el_code code,
+                const char *fmt, ...) EL_PRINTF(5, 6);
+static void bad(loader *L, const spec_node *at, const char *field, el_code code,
+                const char *fmt, ...)
+{
+    if (L->failed)
+        return;
+    L->failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = xvasprintf(fmt, ap);
+    va_end(ap);
+    unsigned line = at ? at->line : 0, col = at ? at->column : 0;
+    el_fail(L->ctx, code, "policy %s:%u:%u: %s: %s", L->p->path, line, col, field, msg);
+    el_detail_str(L->ctx, "reason", code == EL_SPEC_INVALID ? "invalid_policy" : "unsupported");
+    el_detail_str(L->ctx, "path", L->p->path);
+    el_detail_str(L->ctx, "field", field);
+    el_detail_int(L->ctx, "line", line);
+    el_detail_int(L->ctx, "column", col);
+    free(msg);
+}
+
+static const char *str_of(loader *L, const spec_node *n, const char *field)
+{
+    if (!n || n->kind != SN_STR || strlen(n->text) != n->text_len || !n->text_len) {
+        bad(L, n, field, EL_SPEC_INVALID, "must be a non-empty string");
+        return NULL;
+    }
+    return n->text;
+}
+
+/* Whether the authority of `u` (after "://", up to the next '/') holds
+ * user information. */
+static bool has_userinfo(const char *u)
+{
+    const char *host = strstr(u, "://") + 3;
+    size_t n = strcspn(host, "/");
+    return memchr(host, '@', n) != NULL;
+}
+
+/* A URL prefix: http(s) or file, no credentials (a policy is shared). */
+static void read_urls(loader *L, const spec_node *n, const char *key, policy_urls *out)
+{
+    out->set = true;
+    out->line = n->line, out->column = n->column;
+    if (n->kind != SN_SEQ) {
+        bad(L, n, key, EL_SPEC_INVALID, "must be a list of URL prefixes");
+        return;
+    }
+    out->prefixes = arena_alloc(L->p->mem, (n->n + 1) * sizeof *out->prefixes);
+    for (size_t i = 0; i < n->n && !L->failed; i++) {
+        const char *field = arena_sprintf(L->p->mem, "%s[%zu]", key, i);
+        const char *u = str_of(L, n->items[i], field);
+        if (!u)
+            return;
+        if (strncmp(u, "https://", 8) && strncmp(u, "http://", 7) && strncmp(u, "file://", 7))
+            bad(L, n->items[i], field, EL_SPEC_INVALID,
+                "`%s` is not an http, https or file URL", u);
+        else if (has_userinfo(u))
+            bad(L, n->items[i], field, EL_SPEC_INVALID,
+                "`%s` carries credentials; a policy names where, not who", u);
+        out->prefixes[out->n++] = u;
+    }
+}
+
+/* The range parses in the rule's ecosystem (policy_eval.c reads it so). */
+static char *range_error(el_ecosystem eco, const char *range)
+{
+    char *err = NULL;
+    if (eco == EL_ECO_PYPI) {
+        pypi_specset *s = pypi_specset_parse(range, &err);
+        pypi_specset_free(s);
+    } else if (eco == EL_ECO_NPM) {
+        npm_range *r = NULL;
+        if (npm_range_parse(range, NPM_INCLUDE_PRERELEASE, &r, &err) == 0)
+            npm_range_free(r);
+    } else {
+        deb_filter(range, NULL, 0, NULL, &err);
+    }
+    return err;
+}
+
+static const char *const rule_keys[] = { "ecosystem", "name", "versions", "reason", NULL };
+
+static bool known_key(const char *const *keys, const char *k)
+{
+    for (size_t i = 0; keys[i]; i++)
+        if (strcmp(keys[i], k) == 0)
+            return true;
+    return false;
+}
+
+static void read_rule(loader *L, const spec_node *n, const char *field, policy_rule *r)
+{
+    arena *m = L->p->mem;
+    r->line = n->line, r->column = n->column;
+    if (n->kind != SN_MAP) {
+        bad(L, n, field, EL_SPEC_INVALID, "must be a mapping with ecosystem and name");
+        return;
+    }
+    for (size_t i = 0; i < n->n; i++)
+        if (!known_key(rule_keys, n->keys[i]->text))
+            bad(L, n->keys[i], arena_sprintf(m, "%s.%s", field, n->keys[i]->text),
+                EL_SPEC_INVALID, "unknown key; a rule has ecosystem, name, versions, reason");
+    const spec_node *e = spec_node_get(n, "ecosystem"), *nm = spec_node_get(n, "name");
+    const spec_node *v = spec_node_get(n, "versions"), *why = spec_node_get(n, "reason");
+    const char *eco = str_of(L, e, arena_sprintf(m, "%s.ecosystem", field));
+    const char *name = str_of(L, nm, arena_sprintf(m, "%s.name", field));
+    if (L->failed)
+        return;
+    if (el_ecosystem_parse(eco, &r->eco) != 0 || r->eco == EL_ECO_CONDA) {
+        bad(L, e, arena_sprintf(m, "%s.ecosystem", field), EL_SPEC_INVALID,
+            "`%s` is not pypi, npm or deb", eco);
+        return;
+    }
+    char *canon = r->eco == EL_ECO_PYPI ? pypi_name_canonical(name) : xstrdup(name);
+    r->name = arena_strdup(m, canon);
+    free(canon);
+    r->versions = v ? str_of(L, v, arena_sprintf(m, "%s.versions", field)) : NULL;
+    r->reason = why ? str_of(L, why, arena_sprintf(m, "%s.reason", field)) : NULL;
+    char *err = r->versions ? range_error(r->eco, r->versions) : NULL;
+    if (err)
+        bad(L, v, arena_sprintf(m, "%s.versions", field), EL_SPEC_INVALID,
+            "`%s` is not a %s range: %s", r->versions, eco, err);
+    free(err);
+    r->text = arena_sprintf(m, "%s %s%s%s", r->eco == EL_ECO_PYPI ? "pypi"
+                                           : r->eco == EL_ECO_NPM ? "npm" : "deb",
+                            r->name, r->versions ? " " : "", r->versions ? r->versions : "");
+}
+
+static void read_deny(loader *L, const spec_node *n)
+{
+    if (n->kind != SN_SEQ) {
+        bad(L, n, "deny", EL_SPEC_INVALID, "must be a list of rules");
+        return;
+    }
+    L->p->deny = arena_alloc(L->p->mem, (n->n + 1) * sizeof *L->p->deny);
+    memset(L->p->deny, 0, (n->n + 1) * sizeof *L->p->deny);
+    for (size_t i = 0; i < n->n && !L->failed; i++)
+        read_rule(L, n->items[i], arena_sprintf(L->p->mem, "deny[%zu]", i),
+                  &L->p->deny[L->p->n_deny++]);
+}
+
+/* Keys docs/policy.md names as planned: refused until they are enforced. */
+static const char *const planned_keys[] = { "licenses", "minimumReleaseAge", NULL };
+
+static void read_policy(loader *L, const spec_node *root)
+{
+    policy *p = L->p;
+    if (root->kind != SN_MAP) {
+        bad(L, root, "(document)", EL_SPEC_INVALID, "a policy is a mapping");
+        return;
+    }
+    for (size_t i = 0; i < root->n && !L->failed; i++) {
+        const char *k = root->keys[i]->text;
+        const spec_node *v = root->items[i];
+        if (strcmp(k, "indexes") == 0)
+            read_urls(L, v, k, &p->indexes);
+        else if (strcmp(k, "registries") == 0)
+            read_urls(L, v, k, &p->registries);
+        else if (strcmp(k, "aptSources") == 0)
+            read_urls(L, v, k, &p->apt_sources);
+        else if (strcmp(k, "deny") == 0)
+            read_deny(L, v);
+        else if (known_key(planned_keys, k))
+            bad(L, root->keys[i], k, EL_CAPABILITY_UNSUPPORTED,
+                "this envlock does not enforce `%s` yet; remove it rather than rely on it", k);
+        else
+            bad(L, root->keys[i], k, EL_SPEC_INVALID,
+                "unknown key; a policy has indexes, registries, aptSources and deny");
+    }
+}
+
+policy *policy_parse(el_ctx *ctx, const char *path, const char *text, size_t len)
+{
+    policy *p = xcalloc(1, sizeof *p);
+    p->mem = arena_new();
+    p->path = arena_strdup(p->mem, path);
+    loader L = { ctx, p, false };
+    spec_findings fs;
+    spec_findings_init(&fs, p->mem);
+    spec_node *root = spec_yaml_parse(p->mem, text, len, &fs);
+    if (fs.len) {
+        const el_finding *f = &fs.items[0];
+        spec_node at = { .line = f->line, .column = f->column };
+        bad(&L, &at, f->field, EL_SPEC_INVALID, "%s", f->message);
+    } else if (root) {
+        read_policy(&L, root);
+    } else {
+        bad(&L, NULL, "(document)", EL_SPEC_INVALID, "holds no policy");
+    }
+    spec_findings_release(&fs);
+    if (L.failed) {
+        policy_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+policy *policy_load(el_ctx *ctx, const char *path)
+{
+    size_t len = 0;
+    char *text = read_file(path, POLICY_MAX_BYTES, &len);
+    if (!text) {
+        el_fail(ctx, EL_SPEC_INVALID, "policy %s cannot be read: %s", path,
+                file_strerror(errno));
+        el_detail_str(ctx, "reason", "unreadable");
+        el_detail_str(ctx, "path", path);
+        return NULL;
+    }
+    policy *p = policy_parse(ctx, path, text, len);
+    free(text);
+    return p;
+}
+
+void policy_free(policy *p)
+{
+    if (!p)
+        return;
+    arena_free(p->mem);
+    free(p);
+}

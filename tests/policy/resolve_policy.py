@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""resolve_policy.py ENVLOCK PART — `envlock resolve --policy` (docs/policy.md)
+on the fixture mirrors of tests/advisories/resolve_advisories.py (the same
+packages, here denied by a policy instead of affected by an advisory).
+
+Every expectation is read off the fixtures and the rule: requests 2.30.0,
+2.31.0 and 2.32.2 lie in `<2.32.2`, app 2.0 admits only requests<2.32, so
+the only answer without a denied version is app 1.0 with requests 2.32.3;
+lodash 4.17.20 lies in `<4.17.21`, so tool 1.0.0 (^4.17.0) with lodash
+4.17.21; libc6 is built from glibc, so a rule on the source glibc
+`<< 2.36-9+deb12u3` denies libc6 2.36-9+deb12u1. PARTS: deny (the three
+ecosystems, the refusal and its exit status 18), sources (index, registry
+and apt source prefixes), malformed (the file's errors and their places)."""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tests", "advisories"))
+import resolve_advisories as ra  # noqa: E402
+
+
+def write_policy(work, name, text):
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def error_of(js):
+    return (js or {}).get("error", js or {})
+
+
+def denied_ok(check, what, res, package, version, rule):
+    rc, js, _text, err = res
+    e = error_of(js)
+    d = ((e.get("detail") or {}).get("denied") or [{}])[0]
+    check(rc == 18 and e.get("code") == "DL_ENV_POLICY_DENIED",
+          what + ": DL_ENV_POLICY_DENIED, exit status 18", (rc, js, err))
+    check(d.get("package") == package and d.get("version") == version and
+          d.get("rule") == rule, what + ": names %s %s and the rule `%s`" % (package, version, rule), d)
+    check("spec" in (d.get("chain") or "") and rule in e.get("message", ""),
+          what + ": the chain from the spec, the rule in the message", e)
+
+
+def part_deny(envlock, work, check):
+    pol = write_policy(work, "deny.yaml", """\
+# what the organization refuses
+deny:
+  - ecosystem: pypi
+    name: Requests
+    versions: "<2.32.2"
+    reason: CVE-2024-35195
+  - ecosystem: npm
+    name: lodash
+    versions: "<4.17.21"
+""")
+    e = ra.Env(envlock, ra.PYPI, "python", ["app"], work, "pypi")
+    rc, js, text, err = e.resolve("--policy", pol)
+    check(rc == 0 and ra.locked(text, "pypi", "app") == ["1.0"] and
+          ra.locked(text, "pypi", "requests") == ["2.32.3"],
+          "pypi: the denied requests kept out: app 1.0 with requests 2.32.3", (rc, err, text))
+    check(rc == 0 and e.resolve("--policy", pol)[2] == text, "pypi: two resolves, the same bytes")
+    e2 = ra.Env(envlock, ra.PYPI, "python", ["requests<2.32"], work, "pypi-pin")
+    denied_ok(check, "pypi pin", e2.resolve("--policy", pol), "requests", "2.31.0",
+              "pypi requests <2.32.2")
+    rc, js, _t, _e = e2.resolve("--policy", pol)
+    check("CVE-2024-35195" in error_of(js).get("message", ""),
+          "pypi pin: the rule's reason in the message", js)
+    whole = write_policy(work, "whole.yaml", "deny:\n  - {ecosystem: pypi, name: app}\n")
+    denied_ok(check, "pypi: a rule without versions denies every one", e.resolve("--policy", whole),
+              "app", "2.0", "pypi app")
+
+    n = ra.Env(envlock, ra.NPM, "node", ["tool@^1.0.0 || ^2.0.0"], work, "npm")
+    rc, js, text, err = n.resolve("--policy", pol)
+    check(rc == 0 and ra.locked(text, "npm", "tool") == ["1.0.0"] and
+          ra.locked(text, "npm", "lodash") == ["4.17.21"],
+          "npm: tool 1.0.0 with lodash 4.17.21", (rc, err, text))
+    n2 = ra.Env(envlock, ra.NPM, "node", ["tool@2.0.0"], work, "npm-pin")
+    denied_ok(check, "npm: tool 2.0.0 pins lodash 4.17.20", n2.resolve("--policy", pol),
+              "lodash", "4.17.20", "npm lodash <4.17.21")
+    return part_deb(envlock, work, check)
+
+
+def part_deb(envlock, work, check):
+    if not (shutil.which("dpkg-deb") and shutil.which("gpg")):
+        print("SKIP: dpkg-deb and gpg are needed to build an apt mirror")
+        return 77
+    pol = write_policy(work, "deb.yaml",
+                       "deny:\n  - ecosystem: deb\n    name: glibc\n    versions: '<< 2.36-9+deb12u3'\n")
+    e = ra.Env(envlock, ra.DEB, "apt", ["libc6"], work, "deb")
+    rc, js, text, err = e.resolve("--policy", pol)
+    check(rc == 0 and ra.locked(text, "deb", "libc6") == ["2.36-9+deb12u4"],
+          "deb: a rule on the source glibc leaves libc6 2.36-9+deb12u4", (rc, err, text))
+    e2 = ra.Env(envlock, ra.DEB, "apt", ["libc6=2.36-9+deb12u1"], work, "deb-pin")
+    denied_ok(check, "deb pin", e2.resolve("--policy", pol), "libc6", "2.36-9+deb12u1",
+              "deb glibc << 2.36-9+deb12u3")
+    return 0
+
+
+def part_sources(envlock, work, check):
+    e = ra.Env(envlock, ra.PYPI, "python", ["app"], work, "pypi")
+    other = write_policy(work, "other.yaml", "indexes:\n  - https://pypi.internal.example/simple/\n")
+    rc, js, _text, err = e.resolve("--policy", other)
+    d = error_of(js).get("detail") or {}
+    check(rc == 18 and d.get("reason") == "source_denied" and d.get("rule") == "indexes" and
+          d.get("url") == "https://pypi.org/simple" and d.get("line") == 2 and
+          "other.yaml:2:3" in error_of(js).get("message", ""),
+          "an index outside `indexes`: source_denied at other.yaml:2:3", (rc, js, err))
+    near = write_policy(work, "near.yaml", "indexes: [https://pypi.or]\n")
+    rc, js, _t, err = e.resolve("--policy", near)
+    check(rc == 18, "a prefix ends at a boundary: https://pypi.or does not admit pypi.org", (rc, js))
+    ok = write_policy(work, "ok.yaml", "indexes: [https://pypi.org]\nregistries: [https://x.example/]\n")
+    rc, js, _t, err = e.resolve("--policy", ok)
+    check(rc == 0, "https://pypi.org admits https://pypi.org/simple/; registries do not "
+          "matter to a spec without npm", (rc, js, err))
+    n = ra.Env(envlock, ra.NPM, "node", ["tool@^1.0.0"], work, "npm")
+    rc, js, _t, err = n.resolve("--policy", ok)
+    check(rc == 18 and (error_of(js).get("detail") or {}).get("url") == "https://registry.npmjs.org",
+          "an npm registry outside `registries`", (rc, js, err))
+
+
+def part_malformed(envlock, work, check):
+    e = ra.Env(envlock, ra.PYPI, "python", ["app"], work, "pypi")
+    cases = [
+        ("unknown.yaml", "deny: []\nallow: []\n", "DL_ENV_SPEC_INVALID", "unknown.yaml:2:1"),
+        ("range.yaml", "deny:\n  - ecosystem: npm\n    name: x\n    versions: '>=1 <<2'\n",
+         "DL_ENV_SPEC_INVALID", "range.yaml:4:15: deny[0].versions"),
+        ("eco.yaml", "deny:\n  - {ecosystem: maven, name: x}\n", "DL_ENV_SPEC_INVALID",
+         "deny[0].ecosystem"),
+        ("cred.yaml", "indexes: ['https://u:p@pypi.org/simple/']\n", "DL_ENV_SPEC_INVALID",
+         "credentials"),
+        ("licenses.yaml", "licenses: [MIT]\n", "DL_ENV_CAPABILITY_UNSUPPORTED", "licenses"),
+        ("syntax.yaml", "deny: [\n", "DL_ENV_SPEC_INVALID", "syntax.yaml:"),
+    ]
+    for name, text, code, where in cases:
+        rc, js, _t, err = e.resolve("--policy", write_policy(work, name, text))
+        m = error_of(js)
+        check(rc != 0 and m.get("code") == code and where in m.get("message", ""),
+              "%s: %s naming `%s`" % (name, code, where), (rc, js, err))
+    rc, js, _t, err = e.resolve("--policy", os.path.join(work, "absent.yaml"))
+    check(rc != 0 and (error_of(js).get("detail") or {}).get("reason") == "unreadable",
+          "a missing policy file: unreadable", (rc, js))
+
+
+def main():
+    envlock, part = sys.argv[1], sys.argv[2]
+    work = tempfile.mkdtemp(prefix="envlock-policy-")
+    check = ra.Check()
+    status = 0
+    try:
+        status = {"deny": part_deny, "sources": part_sources,
+                  "malformed": part_malformed}[part](envlock, work, check) or 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if check.failures:
+        return 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,216 @@
+/* verb_policy.c — the organization policy in `resolve` and `check`
+ * (docs/policy.md): the file loaded, the request's sources bounded by its
+ * prefixes, its deny rules handed to the solve as a predicate, and the
+ * refusal when the only answer needs a denied version. The rules' meaning
+ * is policy/'s; keeping denied versions out is the resolver's. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "policy.h"
+#include "resolve_request.h"
+#include "verbs_internal.h"
+
+/* A denial the solve asked about: Debian rules may name the source
+ * package, which the lock does not record, so the judge looks here first. */
+typedef struct denial {
+    char *key; /* "eco\tname\tversion" */
+    const policy_rule *rule;
+} denial;
+
+struct verbs_policy {
+    policy *p;
+    denial *hits;
+    size_t n_hits, cap;
+};
+
+el_code verbs_policy_load(el_ctx *ctx, const char *path, verbs_policy **out)
+{
+    *out = NULL;
+    if (!path)
+        return EL_OK;
+    policy *p = policy_load(ctx, path);
+    if (!p)
+        return el_ctx_code(ctx);
+    *out = xcalloc(1, sizeof **out);
+    (*out)->p = p;
+    return EL_OK;
+}
+
+void verbs_policy_free(verbs_policy *v)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < v->n_hits; i++)
+        free(v->hits[i].key);
+    free(v->hits);
+    policy_free(v->p);
+    free(v);
+}
+
+static const policy_rule *recalled(const verbs_policy *v, const char *key)
+{
+    for (size_t i = 0; i < v->n_hits; i++)
+        if (strcmp(v->hits[i].key, key) == 0)
+            return v->hits[i].rule;
+    return NULL;
+}
+
+static bool has_roots(const resolve_request *rq, const char *eco)
+{
+    for (size_t i = 0; i < rq->n_roots; i++)
+        if (strcmp(rq->roots[i].ecosystem, eco) == 0)
+            return true;
+    return false;
+}
+
+/* The URI of a one-line apt source: "deb [opts] URI suite comps". */
+static char *apt_uri(const char *line)
+{
+    const char *s = line + strcspn(line, " \t");
+    s += strspn(s, " \t");
+    if (*s == '[') {
+        const char *close = strchr(s, ']');
+        s = close ? close + 1 : s + strlen(s);
+        s += strspn(s, " \t");
+    }
+    return xstrndup(s, strcspn(s, " \t"));
+}
+
+static el_code source_denied(el_ctx *ctx, const policy *p, const policy_urls *u,
+                             const char *key, const char *kind, const char *url)
+{
+    el_fail(ctx, EL_POLICY_DENIED,
+            "policy %s:%u:%u: `%s` does not allow the %s %s; ask for it to be added there, or "
+            "use an allowed one",
+            p->path, u->line, u->column, key, kind, url);
+    el_detail_str(ctx, "reason", "source_denied");
+    el_detail_str(ctx, "kind", kind);
+    el_detail_str(ctx, "url", url);
+    el_detail_str(ctx, "rule", key);
+    el_detail_str(ctx, "path", p->path);
+    el_detail_int(ctx, "line", u->line);
+    el_detail_int(ctx, "column", u->column);
+    return EL_POLICY_DENIED;
+}
+
+el_code verbs_policy_sources(el_ctx *ctx, const verbs_policy *v, const resolve_request *rq)
+{
+    if (!v)
+        return EL_OK;
+    const policy *p = v->p;
+    if (has_roots(rq, "pypi"))
+        for (size_t i = 0; i < rq->n_pypi_indexes; i++)
+            if (!policy_url_allowed(&p->indexes, rq->pypi_indexes[i]))
+                return source_denied(ctx, p, &p->indexes, "indexes", "PyPI index",
+                                     rq->pypi_indexes[i]);
+    if (has_roots(rq, "npm") && rq->npm_registry &&
+        !policy_url_allowed(&p->registries, rq->npm_registry))
+        return source_denied(ctx, p, &p->registries, "registries", "npm registry",
+                             rq->npm_registry);
+    for (size_t i = 0; has_roots(rq, "deb") && i < rq->n_apt_sources; i++) {
+        char *uri = apt_uri(rq->apt_sources[i]);
+        el_code rc = policy_url_allowed(&p->apt_sources, uri)
+                         ? EL_OK
+                         : source_denied(ctx, p, &p->apt_sources, "aptSources", "apt source", uri);
+        free(uri);
+        if (rc != EL_OK)
+            return rc;
+    }
+    return EL_OK;
+}
+
+static bool denied_cb(void *user, const char *eco, const char *name, const char *version,
+                      const char *src, const char *src_version)
+{
+    verbs_policy *v = user;
+    el_ecosystem e;
+    const policy_rule *r = el_ecosystem_parse(eco, &e) == 0
+                               ? policy_denies(v->p, e, name, version, src, src_version)
+                               : NULL;
+    if (!r)
+        return false;
+    char *key = xasprintf("%s\t%s\t%s", eco, name, version);
+    if (recalled(v, key)) {
+        free(key);
+        return true;
+    }
+    if (v->n_hits == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 8;
+        v->hits = xrealloc(v->hits, v->cap * sizeof *v->hits);
+    }
+    v->hits[v->n_hits++] = (denial){ key, r };
+    return true;
+}
+
+void verbs_policy_attach(verbs_policy *v, resolve_request *rq)
+{
+    if (!v)
+        return;
+    rq->denied = denied_cb;
+    rq->denied_user = v;
+}
+
+/* The rule that denies a locked package: one the solve met, else by the
+ * lock's own name and version (a lock records no Debian source). */
+static const policy_rule *denies_pkg(const verbs_policy *v, const lock_package *k)
+{
+    el_ecosystem e;
+    if (k->installed_in_base || el_ecosystem_parse(k->ecosystem, &e) != 0)
+        return NULL;
+    char *key = xasprintf("%s\t%s\t%s", k->ecosystem, k->name, k->version);
+    const policy_rule *r = recalled(v, key);
+    free(key);
+    return r ? r : policy_denies(v->p, e, k->name, k->version, NULL, NULL);
+}
+
+static json_object *denial_json(const policy_rule *r, const lock_package *k, const char *chain)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "ecosystem", json_object_new_string(k->ecosystem));
+    json_object_object_add(o, "package", json_object_new_string(k->name));
+    json_object_object_add(o, "version", json_object_new_string(k->version));
+    json_object_object_add(o, "rule", json_object_new_string(r->text));
+    json_object_object_add(o, "line", json_object_new_int64(r->line));
+    json_object_object_add(o, "column", json_object_new_int64(r->column));
+    json_object_object_add(o, "reason", r->reason ? json_object_new_string(r->reason) : NULL);
+    json_object_object_add(o, "chain", json_object_new_string(chain));
+    return o;
+}
+
+el_code verbs_policy_judge(el_ctx *ctx, const verbs_policy *v, const lock_doc *d)
+{
+    if (!v)
+        return EL_OK;
+    const policy *p = v->p;
+    json_object *all = json_object_new_array();
+    char *first = NULL;
+    for (size_t i = 0; i < d->n_packages; i++) {
+        const lock_package *k = &d->packages[i];
+        const policy_rule *r = denies_pkg(v, k);
+        if (!r)
+            continue;
+        char *chain = verbs_lock_chain(d, k);
+        json_object_array_add(all, denial_json(r, k, chain));
+        if (!first)
+            first = xasprintf("%s:%s@%s is denied by the rule `%s` at %s:%u:%u%s%s%s; chain: "
+                              "%s",
+                              k->ecosystem, k->name, k->version, r->text, p->path, r->line,
+                              r->column, r->reason ? " (" : "", r->reason ? r->reason : "",
+                              r->reason ? ")" : "", chain);
+        free(chain);
+    }
+    size_t n = json_object_array_length(all);
+    el_code rc = EL_OK;
+    if (n) {
+        rc = el_fail(ctx, EL_POLICY_DENIED,
+                     "the spec cannot be met without a version the policy denies: %s%s", first,
+                     n > 1 ? " (and more: see detail.denied)" : "");
+        el_detail_str(ctx, "reason", "package_denied");
+        el_detail_take(ctx, "denied", json_object_get(all));
+    }
+    json_object_put(all);
+    free(first);
+    return rc;
+}
