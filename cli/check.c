@@ -10,7 +10,8 @@
 #include "cli.h"
 
 static const char check_usage[] =
-    "usage: envlock check SPEC LOCK [--bases FILE] [--exclude-newer TIME] [--offline]";
+    "usage: envlock check SPEC LOCK [--bases FILE] [--exclude-newer TIME] [--policy FILE]\n"
+    "                           [--offline]";
 
 /* The JSON answer: the lock, whether it is valid, the digests, one string
  * a line of the change report, and the notes. */
@@ -86,13 +87,16 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         } else if (r > 0) {
             spec_args[n_spec_args++] = argv[i - 1];
             spec_args[n_spec_args++] = argv[i];
-        } else if (strcmp(a, "--bases") == 0 || strcmp(a, "--exclude-newer") == 0) {
+        } else if (strcmp(a, "--bases") == 0 || strcmp(a, "--exclude-newer") == 0 ||
+                   strcmp(a, "--policy") == 0) {
             if (i + 1 >= argc) {
                 status = cli_usage_error(ctx, o, "%s needs a value", a);
                 break;
             }
             if (strcmp(a, "--bases") == 0)
                 co_check.bases_path = argv[++i];
+            else if (strcmp(a, "--policy") == 0)
+                co_check.policy_path = argv[++i];
             else
                 co_check.exclude_newer = argv[++i];
         } else if (a[0] == '-' && a[1] != '\0') {

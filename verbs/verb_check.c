@@ -165,7 +165,7 @@ static void pyproject_now(arena *mem, const target_request *tr, const el_spec *s
 
 static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_request *tr,
                        const el_spec *spec, const char *cutoff, const char *lock_path,
-                       el_check_result *res)
+                       const verbs_policy *pol, el_check_result *res)
 {
     lock_doc *lock = verbs_lock_read(ctx, lock_path, res->lock_digest);
     if (!lock)
@@ -179,6 +179,8 @@ static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_req
     bool stale = false;
     if (rc == EL_OK)
         rc = lock_check(ctx, lock, &in, &stale, &report);
+    if (rc == EL_OK && verbs_policy_recheck(pol, lock, &report))
+        stale = true;
     if (rc == EL_OK) {
         res->stale = stale;
         free(res->report);
@@ -206,9 +208,14 @@ el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     char cutoff[32] = "";
     if (o->exclude_newer && (rc = el_exclude_newer_normalize(ctx, o->exclude_newer, cutoff)) != EL_OK)
         return rc;
+    verbs_policy *pol = NULL;
+    if ((rc = verbs_policy_load(ctx, o->policy_path, &pol)) != EL_OK)
+        return rc;
     target_catalog *cat = target_catalog_load(ctx, o->bases_path);
-    if (!cat)
+    if (!cat) {
+        verbs_policy_free(pol);
         return el_ctx_code(ctx);
+    }
     size_t text_len = 0;
     char *text = verbs_spec_text(o->spec_path, &text_len);
     target_request_options to = { .spec_text = text, .spec_len = text_len,
@@ -217,8 +224,9 @@ el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     rc = target_request_build(ctx, cat, spec, &to, &tr);
     if (rc == EL_OK) {
         snprintf(res->spec_digest, sizeof res->spec_digest, "%s", tr->spec_digest);
-        rc = compare(ctx, co, tr, spec, cutoff, lock_path, res);
+        rc = compare(ctx, co, tr, spec, cutoff, lock_path, pol, res);
     }
+    verbs_policy_free(pol);
     target_request_free(tr);
     free(text);
     target_catalog_free(cat);

@@ -214,3 +214,40 @@ el_code verbs_policy_judge(el_ctx *ctx, const verbs_policy *v, const lock_doc *d
     free(first);
     return rc;
 }
+
+/* The prefixes that govern a locked package's source, and the source's URL
+ * (a deb source is "URI suite component"). */
+static const policy_urls *urls_for(const policy *p, const char *eco)
+{
+    return strcmp(eco, "pypi") == 0  ? &p->indexes
+           : strcmp(eco, "npm") == 0 ? &p->registries
+           : strcmp(eco, "deb") == 0 ? &p->apt_sources
+                                     : NULL;
+}
+
+size_t verbs_policy_recheck(const verbs_policy *v, const lock_doc *d, strbuf *report)
+{
+    if (!v)
+        return 0;
+    const policy *p = v->p;
+    size_t n = 0;
+    for (size_t i = 0; i < d->n_packages; i++) {
+        const lock_package *k = &d->packages[i];
+        if (k->installed_in_base)
+            continue;
+        const policy_rule *r = denies_pkg(v, k);
+        if (r && ++n)
+            sb_addf(report, "%s:%s@%s: denied by the policy rule `%s` at %s:%u:%u\n",
+                    k->ecosystem, k->name, k->version, r->text, p->path, r->line, r->column);
+        const policy_urls *u = urls_for(p, k->ecosystem);
+        char *url = k->source ? xstrndup(k->source, strcspn(k->source, " \t")) : NULL;
+        if (u && url && !policy_url_allowed(u, url) && ++n)
+            sb_addf(report, "%s:%s@%s: its source %s is outside the policy's %s at %s:%u:%u\n",
+                    k->ecosystem, k->name, k->version, url,
+                    u == &p->indexes ? "indexes" : u == &p->registries ? "registries"
+                                                                         : "aptSources",
+                    p->path, u->line, u->column);
+        free(url);
+    }
+    return n;
+}

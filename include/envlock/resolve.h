@@ -115,6 +115,10 @@ typedef struct el_check_options {
     const char *bases_path;  /* as el_resolve_options.bases_path */
     const char *exclude_newer; /* the cutoff the lock should have been made
                                 with; NULL: take the lock's own */
+    const char *policy_path; /* the organization policy (docs/policy.md), or
+                                NULL: a locked version it denies, or one from
+                                a source outside its prefixes, is a
+                                difference (the lock is stale) */
 } el_check_options;
 
 typedef struct el_check_result {

@@ -10,11 +10,13 @@ lodash 4.17.20 lies in `<4.17.21`, so tool 1.0.0 (^4.17.0) with lodash
 4.17.21; libc6 is built from glibc, so a rule on the source glibc
 `<< 2.36-9+deb12u3` denies libc6 2.36-9+deb12u1. PARTS: deny (the three
 ecosystems, the refusal and its exit status 18), sources (index, registry
-and apt source prefixes), malformed (the file's errors and their places)."""
+and apt source prefixes), check (`check --policy` on a lock made before the
+rule), malformed (the file's errors and their places)."""
 
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -124,6 +126,44 @@ def part_sources(envlock, work, check):
           "an npm registry outside `registries`", (rc, js, err))
 
 
+def check_lock(e, lock, *flags):
+    """`envlock check --offline` of a lock e made (cache of its first run)."""
+    cmd = [e.envlock, "--json", "--offline", "--cache-dir", os.path.join(e.work, "cache1")] + \
+        ra.rs.mirror_flags(e.man, e.mdir) + \
+        ["check", os.path.join(e.work, "spec.yaml"), lock,
+         "--bases", os.path.join(e.mdir + ".catalog", "bases.yaml")] + list(flags)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        return p.returncode, json.loads(p.stdout)
+    except ValueError:
+        return p.returncode, {"stdout": p.stdout, "stderr": p.stderr}
+
+
+def part_check(envlock, work, check):
+    """A lock made before a rule was added is stale under it."""
+    e = ra.Env(envlock, ra.PYPI, "python", ["requests<2.32"], work, "check")
+    rc, _js, text, err = e.resolve()
+    lock = os.path.join(e.work, "lock1", "envlock.lock")
+    check(rc == 0 and ra.locked(text, "pypi", "requests") == ["2.31.0"],
+          "check: the lock holds requests 2.31.0", (rc, err))
+    check(check_lock(e, lock)[0] == 0, "check: current without a policy", check_lock(e, lock))
+    rule = write_policy(work, "later.yaml", "deny:\n  - {ecosystem: pypi, name: requests, "
+                        "versions: '<2.32.2'}\n")
+    rc, js = check_lock(e, lock, "--policy", rule)
+    report = json.dumps(js)
+    check(rc == 1 and "pypi:requests@2.31.0: denied by the policy rule `pypi requests <2.32.2`"
+          in report and "later.yaml:2:5" in report, "check --policy: the denied version makes "
+          "the lock stale, naming the rule and its place", (rc, js))
+    other = write_policy(work, "idx.yaml", "indexes: [https://pypi.internal.example]\n")
+    rc, js = check_lock(e, lock, "--policy", other)
+    check(rc == 1 and "its source https://pypi.org/simple is outside the policy's indexes"
+          in json.dumps(js), "check --policy: a source outside the prefixes", (rc, js))
+    fine = write_policy(work, "fine.yaml", "indexes: [https://pypi.org]\ndeny:\n"
+                        "  - {ecosystem: pypi, name: requests, versions: '<2'}\n")
+    check(check_lock(e, lock, "--policy", fine)[0] == 0, "check --policy: nothing denied, current",
+          check_lock(e, lock, "--policy", fine))
+
+
 def part_malformed(envlock, work, check):
     e = ra.Env(envlock, ra.PYPI, "python", ["app"], work, "pypi")
     cases = [
@@ -153,7 +193,7 @@ def main():
     check = ra.Check()
     status = 0
     try:
-        status = {"deny": part_deny, "sources": part_sources,
+        status = {"deny": part_deny, "sources": part_sources, "check": part_check,
                   "malformed": part_malformed}[part](envlock, work, check) or 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
