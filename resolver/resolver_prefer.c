@@ -4,8 +4,8 @@
  * frees; with --upgrade none: rq->previous is then the old lock read as a
  * prefetch list only, see resolver_locked() and resolver_prefer_jobs()), the
  * PyPI metadata window that must reach back to a locked version so that its
- * solvable exists, and the SOLVER_FAVOR jobs for the locked versions of all
- * three ecosystems. Favor jobs only steer choices: a locked version that no
+ * solvable exists, and the SOLVER_FAVOR jobs for the locked versions of
+ * every ecosystem (a conda record by its build, subdir and channel too). Favor jobs only steer choices: a locked version that no
  * longer fits the spec (or the index no longer serves) is simply not chosen,
  * and the rest of the lock is kept. The npm tree builder asks
  * resolver_npm_locked() for its own preference (resolver_npm.c).
@@ -36,7 +36,8 @@ static bool freed_by(const char *arg, const char *eco, const char *name)
     const char *want = arg;
     if (colon && ((colon - arg == 4 && strncmp(arg, "pypi", 4) == 0) ||
                   (colon - arg == 3 && strncmp(arg, "npm", 3) == 0) ||
-                  (colon - arg == 3 && strncmp(arg, "deb", 3) == 0))) {
+                  (colon - arg == 3 && strncmp(arg, "deb", 3) == 0) ||
+                  (colon - arg == 5 && strncmp(arg, "conda", 5) == 0))) {
         if (strncmp(arg, eco, (size_t)(colon - arg)) != 0 || eco[colon - arg] != '\0')
             return false;
         want = colon + 1;
@@ -173,9 +174,27 @@ size_t resolver_pypi_locked_window(const rsv *r, const pypi_project *p)
 }
 
 /* Favors p when its (name, version) is locked. */
+/* A conda record is the locked one when its name, version, build, subdir
+ * and channel are (one name has many builds of one version); a virtual
+ * package is the target's, never locked. */
+static void favor_conda(rsv *r, Id p, Queue *favs)
+{
+    const rsv_solv *rs = &r->solv[p];
+    if (!rs->cchannel || !rs->crec)
+        return;
+    const lock_package *lp = resolver_locked(r, "conda", rs->name, rs->version);
+    if (lp && lp->build && lp->subdir && lp->source && strcmp(lp->build, rs->crec->build) == 0 &&
+        strcmp(lp->subdir, rs->crec->subdir) == 0 && strcmp(lp->source, rs->cchannel) == 0)
+        queue_push(favs, p);
+}
+
 static void favor_ours(rsv *r, Id p, Queue *favs)
 {
     const rsv_solv *rs = &r->solv[p];
+    if (rs->eco == RSV_CONDA) {
+        favor_conda(r, p, favs);
+        return;
+    }
     const char *eco = rs->eco == RSV_PYPI ? "pypi" : "npm";
     if (rs->version && resolver_locked(r, eco, rs->name, rs->version))
         queue_push(favs, p);
@@ -200,7 +219,7 @@ void resolver_prefer_jobs(rsv *r)
     Queue favs, debs;
     queue_init(&favs);
     queue_init(&debs);
-    /* pypi (base, extra and installed copies) and npm: our side table */
+    /* pypi (base, extra and installed copies), npm and conda: our side table */
     for (Id p = 2; p < pool->nsolvables; p++)
         if ((size_t)p < r->nsolv && r->solv[p].ours)
             favor_ours(r, p, &favs);

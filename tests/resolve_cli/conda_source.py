@@ -287,7 +287,36 @@ def part_cutoff(run):
                         "--exclude-newer", "2025-10-01T00:00:00Z"])
     if rc != 0:
         raise Fail("check of the cut lock exited %d: %s" % (rc, out))
-    print("cutoff: %d conda packages, as rattler chose on the slice of 2025-10-01" % len(got))
+    # the cut lock as the preference of a resolve without the cutoff: every
+    # locked record still fits, so every one is kept; --upgrade drops the
+    # preference (rattler's uncut answer); --upgrade-package conda:openssl
+    # frees that name alone
+    again = os.path.join(run.work, "again.lock")
+    shutil.copy(lock, again)
+    rc, _js, out = run(["resolve", "--bases", BASES, spec, "-o", again])
+    kept = sorted(p for p in conda_lines(again))
+    if rc != 0 or kept != want:
+        raise Fail("a re-resolve did not keep the locked conda packages (exit %d): %s\n"
+                   " changed: %s" % (rc, out, sorted(set(kept) ^ set(want))))
+    shutil.copy(lock, again)
+    rc, _js, out = run(["resolve", "--bases", BASES, spec, "-o", again,
+                        "--upgrade-package", "conda:openssl"])
+    moved = set(conda_lines(again)) ^ set(want)
+    if rc != 0 or {ln.split()[0] for ln in moved} != {"openssl"}:
+        raise Fail("--upgrade-package conda:openssl changed %s: %s" % (sorted(moved), out))
+    rc, _js, out = run(["resolve", "--bases", BASES, spec, "-o", again, "--upgrade"])
+    fresh = sorted(ln.replace("cfl/", "", 1) for ln in rattler_answer("cfl-requests")[1:])
+    if rc != 0 or conda_lines(again) != fresh:
+        raise Fail("--upgrade did not give rattler's uncut answer: %s" % out)
+    print("cutoff: %d conda packages, as rattler chose on the slice of 2025-10-01; kept as "
+          "the preference, openssl alone freed, all with --upgrade" % len(got))
+
+
+def conda_lines(lock):
+    doc = yaml.safe_load(open(lock))
+    return sorted("%s %s %s %s/%s" % (p["name"], p["version"], p["build"], p["subdir"],
+                                       p["artifacts"][0]["file"])
+                  for p in doc["packages"] if p["ecosystem"] == "conda")
 
 
 def part_mixed(run):
