@@ -62,6 +62,7 @@ static int parse(el_ctx *ctx, const cli_opts *o, int argc, char **argv, audit_ar
     }
     if (!a->lock_path)
         return cli_usage_error(ctx, o, "audit needs a LOCK\n%s", audit_usage);
+    a->ao.advisories_dir = cli_path_or_env(a->ao.advisories_dir, "ENVLOCK_ADVISORIES");
     if (!a->ao.advisories_dir)
         return cli_usage_error(ctx, o, "audit needs an advisory snapshot: --advisories DIR\n%s",
                                audit_usage);

@@ -119,6 +119,7 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     co_check.spec_path = spec_path;
     co_check.spec_opts = &so;
     co_check.bases_path = cli_bases_path(co_check.bases_path);
+    co_check.policy_path = cli_path_or_env(co_check.policy_path, "ENVLOCK_POLICY");
     if (co_check.bases_path) { /* the spec is checked against the catalog the check uses */
         spec_args[n_spec_args++] = "--bases";
         spec_args[n_spec_args++] = (char *)co_check.bases_path;

@@ -49,6 +49,10 @@ bool cli_debug_stats(void);
 /* cli_bases_path() : the catalog to use: `given` (--bases), else
  *  $ENVLOCK_BASES, else NULL (the library's installed catalog). */
 const char *cli_bases_path(const char *given);
+/* cli_path_or_env() : `given` (the flag), else the variable `var` when set
+ *  and not empty, else NULL: ENVLOCK_POLICY and ENVLOCK_ADVISORIES are an
+ *  organization's defaults for --policy and --advisories. */
+const char *cli_path_or_env(const char *given, const char *var);
 void cli_print_stat(void *user, const char *line);
 
 /* cli_load_spec() : loads the spec named by FILE (or "-" for stdin, or none

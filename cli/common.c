@@ -86,12 +86,17 @@ static void cli_line(FILE *f, const char *prefix, const char *s)
     fputc('\n', f);
 }
 
-const char *cli_bases_path(const char *given)
+const char *cli_path_or_env(const char *given, const char *var)
 {
     if (given)
         return given;
-    const char *env = getenv("ENVLOCK_BASES");
+    const char *env = getenv(var);
     return env && *env ? env : NULL;
+}
+
+const char *cli_bases_path(const char *given)
+{
+    return cli_path_or_env(given, "ENVLOCK_BASES");
 }
 
 int cli_report_failure(el_ctx *ctx, const cli_opts *o)

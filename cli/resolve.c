@@ -229,6 +229,8 @@ int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     }
 
     ro->bases_path = cli_bases_path(ro->bases_path);
+    ro->policy_path = cli_path_or_env(ro->policy_path, "ENVLOCK_POLICY");
+    ro->advisories_dir = cli_path_or_env(ro->advisories_dir, "ENVLOCK_ADVISORIES");
     if (ro->bases_path) { /* the spec is checked against the catalog the resolve uses */
         ra.spec_args[ra.n_spec_args++] = "--bases";
         ra.spec_args[ra.n_spec_args++] = (char *)ro->bases_path;

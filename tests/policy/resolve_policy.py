@@ -120,6 +120,26 @@ def part_sources(envlock, work, check):
     rc, js, _t, err = e.resolve("--policy", ok)
     check(rc == 0, "https://pypi.org admits https://pypi.org/simple/; registries do not "
           "matter to a spec without npm", (rc, js, err))
+    os.environ["ENVLOCK_POLICY"] = other
+    try:
+        rc, js, _t, err = e.resolve()
+        check(rc == 18 and (error_of(js).get("detail") or {}).get("rule") == "indexes",
+              "ENVLOCK_POLICY: the policy without --policy", (rc, js, err))
+        rc, js, _t, err = e.resolve("--policy", ok)
+        check(rc == 0, "--policy wins over ENVLOCK_POLICY", (rc, js, err))
+        os.environ["ENVLOCK_POLICY"] = ""
+        check(e.resolve()[0] == 0, "an empty ENVLOCK_POLICY is none")
+    finally:
+        del os.environ["ENVLOCK_POLICY"]
+    p = ra.Env(envlock, ra.PYPI, "python", ["requests<2.32"], work, "advisories-env")
+    os.environ["ENVLOCK_ADVISORIES"] = ra.RECORDS
+    try:
+        rc, js, _t, err = p.resolve()
+    finally:
+        del os.environ["ENVLOCK_ADVISORIES"]
+    check(rc == 0 and [x for x in js.get("notes", []) if "GHSA-9wx4-h78v-vm56" in x],
+          "ENVLOCK_ADVISORIES: the snapshot without --advisories (the kept requests "
+          "2.31.0 noted)", (rc, js, err))
     n = ra.Env(envlock, ra.NPM, "node", ["tool@^1.0.0"], work, "npm")
     rc, js, _t, err = n.resolve("--policy", ok)
     check(rc == 18 and (error_of(js).get("detail") or {}).get("url") == "https://registry.npmjs.org",
@@ -158,6 +178,12 @@ def part_check(envlock, work, check):
     rc, js = check_lock(e, lock, "--policy", other)
     check(rc == 1 and "its source https://pypi.org/simple is outside the policy's indexes"
           in json.dumps(js), "check --policy: a source outside the prefixes", (rc, js))
+    os.environ["ENVLOCK_POLICY"] = rule
+    try:
+        rc, js = check_lock(e, lock)
+    finally:
+        del os.environ["ENVLOCK_POLICY"]
+    check(rc == 1, "check: ENVLOCK_POLICY without --policy", (rc, js))
     fine = write_policy(work, "fine.yaml", "indexes: [https://pypi.org]\ndeny:\n"
                         "  - {ecosystem: pypi, name: requests, versions: '<2'}\n")
     check(check_lock(e, lock, "--policy", fine)[0] == 0, "check --policy: nothing denied, current",
