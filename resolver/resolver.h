@@ -36,9 +36,10 @@ const char *resolver_prerelease_name(int mode);
  *  DL_ENV_PACKAGE_NOT_FOUND (detail.package, detail.index, detail.closest,
  *  detail.excluded = every existing version with its reason), or the
  *  fetch's failure. A problem with a conda rule in it is told by
- *  resolver_conda_explain() instead: DL_ENV_RESOLVE_CONFLICT with every
- *  rule as a sentence, detail.conflict (the conda specs as written) and
- *  detail.fields (where they are written). conda's channels are loaded in
+ *  resolver_conda_explain() instead: DL_ENV_RESOLVE_CONFLICT naming the
+ *  specs and the first rule of each kind (every rule with explain_full;
+ *  detail.rules has them all), detail.conflict (the conda specs as
+ *  written) and detail.fields (where they are written). conda's channels are loaded in
  *  one cache run of their own, all records at once (no crawl). */
 el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq, lock_doc **out);
 

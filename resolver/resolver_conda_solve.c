@@ -4,6 +4,7 @@
  * resolver-level agreement tests drive; a resolve_request's conda roots go
  * through resolver_resolve()).
  * Builds nothing resolver_conda.c does not. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +85,9 @@ static bool has_str(const ptrvec *v, const char *s)
 
 el_code resolver_conda_explain(rsv *r, int nproblems)
 {
+    ptrvec shown = {0};  /* parallel to `said`: in the short message */
+    SolverRuleinfo kinds[16];
+    size_t nkinds = 0;
     ptrvec said = {0}, roots = {0};
     Queue rules;
     queue_init(&rules);
@@ -95,20 +99,52 @@ el_code resolver_conda_explain(rsv *r, int nproblems)
             char *s = sentence(r, rules.elements[i], &root);
             if (root && !has_str(&roots, root))
                 ptrvec_push(&roots, (void *)root);
-            if (has_str(&said, s))
+            if (has_str(&said, s)) {
                 free(s);
-            else
-                ptrvec_push(&said, s);
+                continue;
+            }
+            ptrvec_push(&said, s);
+            Id src = 0, tgt = 0, dep = 0;
+            SolverRuleinfo t = solver_ruleinfo(r->solver, rules.elements[i], &src, &tgt, &dep);
+            /* the short message: every spec, and the first rule of each kind */
+            bool first = root != NULL;
+            for (size_t k = 0; k < nkinds && !first; k++)
+                first = kinds[k] == t;
+            first = root != NULL || !first;
+            if (!root && first && nkinds < sizeof kinds / sizeof *kinds)
+                kinds[nkinds++] = t;
+            ptrvec_push(&shown, (void *)(uintptr_t)first);
         }
     }
     queue_free(&rules);
-    strbuf msg = STRBUF_INIT;
+    /* A conda problem lists every candidate build it ruled out (numpy's
+     * dozens): the message tells the specs and the first rule of each kind
+     * (depends, constrains, ...), the rest with --explain; detail.rules
+     * has them all. */
+    bool full = !r->rq || r->rq->explain_full;
+    strbuf msg = STRBUF_INIT, specs = STRBUF_INIT;
+    for (size_t i = 0; i < roots.len; i++)
+        sb_addf(&specs, "%s`%s`", i == 0 ? "" : i + 1 == roots.len ? " and " : ", ",
+                (char *)roots.items[i]);
+    struct json_object *rules_js = json_object_new_array();
+    size_t told = 0;
     for (size_t i = 0; i < said.len; i++) {
-        sb_addf(&msg, "%s%s", i ? "; " : "", (char *)said.items[i]);
+        if (full || shown.items[i])
+            sb_addf(&msg, "%s%s", told++ ? "; " : "", (char *)said.items[i]);
+        json_object_array_add(rules_js, json_object_new_string(said.items[i]));
         free(said.items[i]);
     }
-    el_fail(r->ctx, EL_RESOLVE_CONFLICT, "the conda specs cannot be satisfied together: %s",
-            msg.buf);
+    if (told < said.len)
+        sb_addf(&msg, "; and %zu more like these (--explain shows every one)", said.len - told);
+    ptrvec_release(&shown);
+    if (roots.len == 1)
+        el_fail(r->ctx, EL_RESOLVE_CONFLICT, "the conda spec %s cannot be satisfied: %s",
+                specs.buf, msg.buf);
+    else
+        el_fail(r->ctx, EL_RESOLVE_CONFLICT, "the conda specs %s%scannot be satisfied together: %s",
+                specs.buf, roots.len ? " " : "", msg.buf);
+    sb_release(&specs);
+    el_detail_take(r->ctx, "rules", rules_js);
     struct json_object *arr = json_object_new_array();
     for (size_t i = 0; i < roots.len; i++)
         json_object_array_add(arr, json_object_new_string(roots.items[i]));

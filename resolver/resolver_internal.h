@@ -457,9 +457,11 @@ void resolver_conda_free(rsv *r);
 /* resolver_conda_answer() : after a solve without problems, one line per
  *  installed conda record ("name version build channel/subdir/fn"), sorted. */
 void resolver_conda_answer(rsv *r, strbuf *out);
-/* resolver_conda_explain() : after a failed solve, EL_RESOLVE_CONFLICT with
- *  every problem's rules as one sentence naming the specs and records
- *  involved (detail.conflict: the specs as written). */
+/* resolver_conda_explain() : after a failed solve, EL_RESOLVE_CONFLICT
+ *  naming the specs, with each rule of the problems as a sentence naming
+ *  the records involved: all of them in the message without a request or
+ *  with explain_full, else the first of each kind (detail.rules: all;
+ *  detail.conflict: the specs as written; detail.fields: their fields). */
 el_code resolver_conda_explain(rsv *r, int nproblems);
 /* resolver_prefer.c: the previous lock as a preference */
 /* resolver_freed() : whether --upgrade-package frees (eco, name). */

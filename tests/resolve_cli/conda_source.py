@@ -32,7 +32,9 @@ port and mapped with --mirror onto https://conda.anaconda.org.
                very npm and deb packages those roots lock without conda.
   conflict     numpy beside python=3.13, which no numpy of the slice
                serves (rattler: unsat, case cfl-numpy-py313):
-               DL_ENV_RESOLVE_CONFLICT naming both specs and their fields.
+               DL_ENV_RESOLVE_CONFLICT naming both specs and their fields,
+               a short message (one rule of each kind), every rule in
+               detail.rules and in the message with --explain.
   refusals     a `pip:` list is refused (CAPABILITY_UNSUPPORTED at its
                field), not dropped; a channel that does not exist fails
                naming its repodata.json.
@@ -135,12 +137,13 @@ class Run:
             js = None
         return p.returncode, js, p.stdout + p.stderr
 
-    def resolve(self, name, text, want_rc=0, offline=False):
+    def resolve(self, name, text, want_rc=0, offline=False, explain=False):
         spec = os.path.join(self.work, name + ".yaml")
         with open(spec, "w") as f:
             f.write(text)
         lock = os.path.join(self.work, name + ".lock")
-        rc, js, out = self(["resolve", "--bases", BASES, spec, "-o", lock], offline)
+        rc, js, out = self(["resolve", "--bases", BASES, spec, "-o", lock] +
+                           (["--explain"] if explain else []), offline)
         if rc != want_rc:
             raise Fail("%s: resolve exited %d, expected %d: %s" % (name, rc, want_rc, out))
         return spec, lock, js
@@ -394,9 +397,21 @@ def part_conflict(run):
     if sorted(d.get("fields", [])) != ["spec.build.dependencyFile.content.dependencies[0]",
                                        "spec.language.version"]:
         raise Fail("conflict fields %r" % d.get("fields"))
-    if "python_abi 3.12" not in js["message"]:
-        raise Fail("the message does not name what numpy needs: %s" % js["message"][:300])
-    print("conflict: %s" % js["message"][:120])
+    msg = js["message"]
+    # short: the two specs, and a numpy build's python_abi that constrains
+    # python to another minor; every rule in detail.rules and with --explain
+    if not msg.startswith("the conda specs `numpy` and `python=3.13` cannot be satisfied") or \
+            "depends on `python_abi 3." not in msg or \
+            "constrains `python 3." not in msg or "--explain" not in msg or len(msg) > 600:
+        raise Fail("the short message: %s" % msg)
+    rules = d.get("rules", [])
+    want = "numpy 2.3.0 py312h6cf2f7f_0 depends on `python_abi 3.12.* *_cp312`"
+    if want not in rules or len(rules) < 10:
+        raise Fail("detail.rules: %r" % rules[:5])
+    _s, _l, js = run.resolve("conflict", env_yml(["numpy"]), want_rc=12, explain=True)
+    if want not in js["message"] or "--explain shows" in js["message"]:
+        raise Fail("--explain: %s" % js["message"][:300])
+    print("conflict: %s" % msg[:160])
 
 
 def part_refusals(run):
