@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
 #include <solv/pool.h>
 #include <solv/repo.h>
 #include <solv/solver.h>
@@ -395,6 +396,62 @@ el_code resolver_conda_jobs(rsv *r)
         rd->nomatch = !any;
         conda_matchspec_free(ms);
         queue_push2(&r->job, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, d);
+    }
+    return EL_OK;
+}
+
+/* The record versions of `name` in ascending preference, distinct (the
+ * channels' words for what a spec could ask for), or none. */
+static json_object *versions_of(const rsv *r, const char *name)
+{
+    json_object *v = json_object_new_array();
+    const cname *cn = r->conda ? find_name(r->conda, name) : NULL;
+    for (size_t i = 0; cn && !cn->virt && i < cn->n; i++) {
+        const char *ver = cn->recs[i]->version;
+        bool seen = false;
+        for (size_t k = 0; k < json_object_array_length(v) && !seen; k++)
+            seen = strcmp(json_object_get_string(json_object_array_get_idx(v, k)), ver) == 0;
+        if (!seen)
+            json_object_array_add(v, json_object_new_string(ver));
+    }
+    return v;
+}
+
+el_code resolver_conda_not_found(rsv *r)
+{
+    for (size_t i = 0; i < r->ndeps; i++) {
+        const rsv_dep *d = &r->deps[i];
+        if (d->eco != RSV_CONDA || d->from != 0 || d->root < 0 || !d->nomatch)
+            continue;
+        const resolve_root *rr = &r->rq->roots[d->root];
+        json_object *vers = versions_of(r, d->name), *chans = json_object_new_array();
+        strbuf where = STRBUF_INIT;
+        for (size_t k = 0; r->conda_set && k < r->conda_set->n_subdirs; k++) {
+            const conda_subdir_load *sl = &r->conda_set->subdirs[k];
+            if (k && strcmp(sl->channel, r->conda_set->subdirs[k - 1].channel) == 0)
+                continue;
+            sb_addf(&where, "%s%s", k ? ", " : "", sl->channel);
+            json_object_array_add(chans, json_object_new_string(sl->channel));
+        }
+        size_t nv = json_object_array_length(vers);
+        if (nv)
+            el_fail(r->ctx, EL_PACKAGE_NOT_FOUND,
+                    "`%s` (%s): no record of `%s` in %s matches it; they have %s %s to %s",
+                    rr->text, rr->field ? rr->field : "spec", d->name, where.buf, d->name,
+                    json_object_get_string(json_object_array_get_idx(vers, 0)),
+                    json_object_get_string(json_object_array_get_idx(vers, nv - 1)));
+        else
+            el_fail(r->ctx, EL_PACKAGE_NOT_FOUND, "`%s` (%s): `%s` is in none of the channels: %s",
+                    rr->text, rr->field ? rr->field : "spec", d->name, where.buf);
+        el_detail_str(r->ctx, "reason", nv ? "no_match" : "not_found");
+        el_detail_str(r->ctx, "package", d->name);
+        el_detail_str(r->ctx, "requested", rr->text);
+        if (rr->field)
+            el_detail_str(r->ctx, "field", rr->field);
+        el_detail_take(r->ctx, "channels", chans);
+        el_detail_take(r->ctx, "versions", vers);
+        sb_release(&where);
+        return EL_PACKAGE_NOT_FOUND;
     }
     return EL_OK;
 }

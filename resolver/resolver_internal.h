@@ -452,6 +452,13 @@ void resolver_conda_lock_inputs(const rsv *r, void (*add)(void *user, const char
 /* resolver_conda_involved() : whether a problem of the failed solve has a
  *  conda rule (then resolver_conda_explain() tells it). */
 bool resolver_conda_involved(rsv *r, int nproblems);
+/* resolver_conda_not_found() : after a failed solve, EL_PACKAGE_NOT_FOUND
+ *  for the first conda spec of the request that no record matches at all
+ *  (detail: reason not_found when the channels lack the name, else
+ *  no_match; package, requested, field, channels, versions they have),
+ *  as the other ecosystems answer a requirement nothing serves; EL_OK
+ *  when every spec matches some record. */
+el_code resolver_conda_not_found(rsv *r);
 /* resolver_conda_free() : what resolver_conda_add() kept. */
 void resolver_conda_free(rsv *r);
 /* resolver_conda_answer() : after a solve without problems, one line per

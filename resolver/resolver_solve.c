@@ -447,8 +447,10 @@ static el_code solve_rounds(rsv *r, lock_doc **out)
                 return rc;
             continue;
         }
-        return r->has_conda && resolver_conda_involved(r, np) ? resolver_conda_explain(r, np)
-                                                              : resolver_explain(r, np);
+        if (r->has_conda && resolver_conda_involved(r, np))
+            return (rc = resolver_conda_not_found(r)) != EL_OK ? rc
+                                                               : resolver_conda_explain(r, np);
+        return resolver_explain(r, np);
     }
 }
 

@@ -37,7 +37,8 @@ port and mapped with --mirror onto https://conda.anaconda.org.
                detail.rules and in the message with --explain.
   refusals     a `pip:` list is refused (CAPABILITY_UNSUPPORTED at its
                field), not dropped; a channel that does not exist fails
-               naming its repodata.json.
+               naming its repodata.json; a spec no record matches is
+               PACKAGE_NOT_FOUND with the versions the channel has.
 Expected values come from rattler's answers and the served repodata, not
 from envlock's output."""
 
@@ -426,7 +427,22 @@ def part_refusals(run):
     want = "https://conda.anaconda.org/no-such-channel/"
     if not js or want not in json.dumps(js):
         raise Fail("a missing channel: %r" % js)
-    print("refusals: pip list at %s; a missing channel named" % field)
+    # a spec no record matches is PACKAGE_NOT_FOUND, as for the other
+    # ecosystems: the versions the channel has (numpy's, from the served
+    # repodata, all plain numbers), or no such name
+    served = sorted({r["version"] for r in served_records().values() if r["name"] == "numpy"},
+                    key=lambda v: [int(x) for x in v.split(".")])
+    for spec, reason, versions in (("numpy >=99", "no_match", served),
+                                   ("nosuchpkg", "not_found", [])):
+        _s, _l, js = run.resolve("nomatch", env_yml(["requests", spec]), want_rc=13)
+        d = (js or {}).get("detail", {})
+        if js.get("code") != "DL_ENV_PACKAGE_NOT_FOUND" or d.get("reason") != reason or \
+                d.get("versions") != versions or d.get("requested") != spec or \
+                d.get("field") != "spec.build.dependencyFile.content.dependencies[1]" or \
+                d.get("channels") != [CHANNEL]:
+            raise Fail("%s: %r" % (spec, js))
+    print("refusals: pip list at %s; a missing channel named; no record matching a spec "
+          "is PACKAGE_NOT_FOUND with the versions served" % field)
 
 
 def main():
