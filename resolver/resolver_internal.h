@@ -330,6 +330,8 @@ struct rsv_npm_node {
     rsv_npm_edges edges;        /* its dependencies, bound */
     ptrvec dependents;          /* rsv_npm_node * whose edges bind here */
     bool from_spec;             /* a root binds here */
+    bool bound;                 /* its edges were bound (an edge whose `to`
+                                   is NULL is to be bound again) */
     const npm_bundled *bundled; /* shipped in an ancestor's tarball (p is
                                    then 0 and it has no edges): what that
                                    tarball's node_modules holds */

@@ -183,6 +183,8 @@ typedef struct npm_build {
     size_t n_by_from;
     ptrvec *unread;          /* or NULL: the solvables (as Id) of bundlers
                                 whose bundle is not read yet */
+    rsv_npm_node *top;       /* the project */
+    rsv_npm_node *current;   /* the node whose edges are being bound */
 } npm_build;
 
 static int dep_from_cmp(const void *a, const void *b)
@@ -359,26 +361,196 @@ static bool peers_conflict(const npm_build *t, const rsv_npm_node *loc, Id b,
     return false;
 }
 
-/* arborist's REPLACE of a copy in a peer's way (CanPlaceDep's
- * checkCanPlaceCurrent, "can nest current"): the copy ex at loc may go
- * when every edge bound to it is a dependency (not a peer) of a node below
- * loc, so each can be met again deeper, under its dependent; never a copy
- * the spec binds (the project's edge: npm's ERESOLVE). Only a copy with
- * nothing placed under it and no edges of its own bound is replaced here;
- * a deeper one stays a conflict. */
-static bool can_replace(const rsv_npm_node *loc, const rsv_npm_node *ex)
+/* Whether node x has a peer dependency on folder `name`. */
+static bool has_peer_on(const npm_build *t, const rsv_npm_node *x, const char *name)
 {
-    if (ex->from_spec || ex->children.len || ex->edges.len || !ex->dependents.len)
+    size_t n;
+    const rsv_dep **xd = deps_of(t, x->p, &n);
+    for (size_t i = 0; x->p && i < n; i++)
+        if (strcmp(xd[i]->kind, "peer") == 0 &&
+            strcmp(xd[i]->folder ? xd[i]->folder : xd[i]->name, name) == 0)
+            return true;
+    return false;
+}
+
+/* arborist's deepestNestingTarget: the deepest node_modules where a copy
+ * of `name` can serve x: x's own, or above it while the node has a peer
+ * on the name (a peer sits beside its dependent); the project's at most. */
+static const rsv_npm_node *deepest(const npm_build *t, const rsv_npm_node *x, const char *name)
+{
+    while (x->parent && has_peer_on(t, x, name))
+        x = x->parent;
+    return x;
+}
+
+static bool vec_has(const ptrvec *v, const void *item)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (v->items[i] == item)
+            return true;
+    return false;
+}
+
+/* The edge of x bound to g, or NULL. */
+static const rsv_npm_edge *edge_to(const rsv_npm_node *x, const rsv_npm_node *g)
+{
+    for (size_t j = 0; j < x->edges.len; j++)
+        if (x->edges.items[j].to == g)
+            return &x->edges.items[j];
+    return NULL;
+}
+
+static bool is_peer(const rsv_npm_edge *e)
+{
+    return e && strcmp(e->dep->kind, "peer") == 0;
+}
+
+/* Adds to `set` every node reached from its members by bound peer edges
+ * (and, with `back`, every node whose peer edge reaches a member). */
+static void peer_closure(ptrvec *set, bool back)
+{
+    for (size_t i = 0; i < set->len; i++) {
+        const rsv_npm_node *g = set->items[i];
+        for (size_t j = 0; j < g->edges.len; j++)
+            if (is_peer(&g->edges.items[j]) && g->edges.items[j].to &&
+                !vec_has(set, g->edges.items[j].to))
+                ptrvec_push(set, g->edges.items[j].to);
+        for (size_t j = 0; back && j < g->dependents.len; j++) {
+            rsv_npm_node *x = g->dependents.items[j];
+            if (is_peer(edge_to(x, g)) && !vec_has(set, x))
+                ptrvec_push(set, x);
+        }
+    }
+}
+
+/* The version the peer set being placed brings for folder f (arborist
+ * loads it in a virtual root): b for the peer being bound (folder df),
+ * else the pick for a peer of its dependent or of b on f; 0: none. */
+static Id rep_for(const npm_build *t, const rsv_npm_node *peer_of, const char *df, Id b,
+                  const char *f)
+{
+    if (strcmp(f, df) == 0)
+        return b;
+    Id owners[2] = { peer_of->p, b };
+    for (int k = 0; k < 2; k++) {
+        size_t n;
+        const rsv_dep **od = deps_of(t, owners[k], &n);
+        for (size_t i = 0; owners[k] && i < n; i++)
+            if (strcmp(od[i]->kind, "peer") == 0 &&
+                strcmp(od[i]->folder ? od[i]->folder : od[i]->name, f) == 0)
+                return npm_pick(t->r, od[i]);
+    }
+    return 0;
+}
+
+static bool solv_takes(const npm_build *t, const rsv_dep *e, Id s)
+{
+    const rsv_solv *rs = resolver_solv(t->r, s);
+    return takes(e, rs->np, rs->nv);
+}
+
+/* Whether version s satisfies every edge bound to g (the project's too). */
+static bool meets_all(const npm_build *t, const rsv_npm_node *g, Id s)
+{
+    const rsv_npm_edge *e = g->from_spec ? edge_to(t->top, g) : NULL;
+    if (e && !solv_takes(t, e->dep, s))
         return false;
-    for (size_t i = 0; i < ex->dependents.len; i++) {
-        const rsv_npm_node *x = ex->dependents.items[i];
-        if (x == loc || !descends(x, loc))
+    for (size_t i = 0; i < g->dependents.len; i++) {
+        e = edge_to(g->dependents.items[i], g);
+        if (e && !solv_takes(t, e->dep, s))
             return false;
-        for (size_t j = 0; j < x->edges.len; j++)
-            if (x->edges.items[j].to == ex && strcmp(x->edges.items[j].dep->kind, "peer") == 0)
-                return false;
     }
     return true;
+}
+
+/* arborist's canClobber: the peer set entered at g (which the new set has
+ * no version of) can stay when every peer edge reached from g, through
+ * copies the new set does not bring, is met by the new set's version. */
+static bool clobbers(const npm_build *t, rsv_npm_node *g, const rsv_npm_node *peer_of,
+                     const char *df, Id b)
+{
+    ptrvec walk = PTRVEC_INIT;
+    ptrvec_push(&walk, g);
+    bool ok = true;
+    for (size_t i = 0; ok && i < walk.len; i++) {
+        const rsv_npm_node *w = walk.items[i];
+        for (size_t j = 0; ok && j < w->edges.len; j++) {
+            const rsv_npm_edge *e = &w->edges.items[j];
+            if (!is_peer(e) || !e->to)
+                continue;
+            Id rep = rep_for(t, peer_of, df, b, e->to->name);
+            if (rep)
+                ok = solv_takes(t, e->dep, rep);
+            else if (!vec_has(&walk, e->to))
+                ptrvec_push(&walk, e->to);
+        }
+    }
+    ptrvec_release(&walk);
+    return ok;
+}
+
+/* Whether the peer set that entry edge (x → g) brings, when it holds ex,
+ * may give way (CanPlaceDep's checkCanPlaceCurrent): the new set's
+ * version of g meets every edge into g, or the new set has none and
+ * clobbers() the set, or every member can nest under loc from x. */
+static bool entry_nests(const npm_build *t, const rsv_npm_node *loc, const rsv_npm_node *ex,
+                        const rsv_npm_node *x, rsv_npm_node *g, const rsv_npm_node *peer_of,
+                        const char *df, Id b)
+{
+    ptrvec sub = PTRVEC_INIT;
+    ptrvec_push(&sub, g);
+    peer_closure(&sub, false);
+    bool ok = true;
+    if (vec_has(&sub, ex)) {
+        Id rep = rep_for(t, peer_of, df, b, g->name);
+        if (rep ? meets_all(t, g, rep) : clobbers(t, g, peer_of, df, b)) {
+            ptrvec_release(&sub);
+            return true;
+        }
+    }
+    if (vec_has(&sub, ex))
+        for (size_t k = 0; ok && k < sub.len; k++) {
+            const rsv_npm_node *d = deepest(t, x, ((rsv_npm_node *)sub.items[k])->name);
+            ok = d != loc && descends(d, loc);
+        }
+    ptrvec_release(&sub);
+    return ok;
+}
+
+/* arborist's REPLACE of a copy in a peer's way (CanPlaceDep's
+ * checkCanPlaceCurrent at the peer's deepest target): the copy ex at loc
+ * may go when every peer set it belongs to may give way (entry_nests(),
+ * for each entry edge into the set: a dependency, not a peer, of a node
+ * x, or the project's). b: the version taking its place, for a peer of
+ * peer_of on folder df. A peer of a node beside ex that b does not
+ * satisfy stays a conflict unless the new set replaces that node too
+ * (arborist would prune its set). */
+static bool can_replace(const npm_build *t, const rsv_npm_node *loc, rsv_npm_node *ex, Id b,
+                        const rsv_npm_node *peer_of, const char *df)
+{
+    if (ex->bundled)
+        return false;
+    ptrvec set = PTRVEC_INIT;
+    ptrvec_push(&set, ex);
+    peer_closure(&set, true);
+    bool ok = true;
+    for (size_t i = 0; ok && i < set.len; i++) {
+        rsv_npm_node *g = set.items[i];
+        if (g->from_spec)
+            ok = entry_nests(t, loc, ex, t->top, g, peer_of, df, b);
+        for (size_t j = 0; ok && j < g->dependents.len; j++) {
+            const rsv_npm_node *x = g->dependents.items[j];
+            const rsv_npm_edge *e = edge_to(x, g);
+            if (!is_peer(e))
+                ok = entry_nests(t, loc, ex, x, g, peer_of, df, b);
+            else if (g == ex && x->parent == loc && !solv_takes(t, e->dep, b)) {
+                Id rep = x->p ? rep_for(t, peer_of, df, b, x->name) : 0;
+                ok = rep && rep != x->p;
+            }
+        }
+    }
+    ptrvec_release(&set);
+    return ok;
 }
 
 static void vec_drop(ptrvec *v, const void *item)
@@ -391,12 +563,68 @@ static void vec_drop(ptrvec *v, const void *item)
         }
 }
 
-static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *d,
-                               rsv_npm_node *peer_of);
+/* Marks g and what it reaches: its bound edges, its children that are
+ * bundled (never bound by an edge), and for a node whose edges are not
+ * bound yet the copies they would bind now (arborist keeps a replaced
+ * node's children for its replacement). */
+static void mark_live(const npm_build *t, rsv_npm_node *g, ptrvec *live)
+{
+    if (vec_has(live, g))
+        return;
+    ptrvec_push(live, g);
+    if (g->parent) /* a folder stays while something in it does */
+        mark_live(t, g->parent, live);
+    for (size_t j = 0; j < g->edges.len; j++)
+        if (g->edges.items[j].to)
+            mark_live(t, g->edges.items[j].to, live);
+    for (size_t j = 0; j < g->children.len; j++)
+        if (((rsv_npm_node *)g->children.items[j])->bundled)
+            mark_live(t, g->children.items[j], live);
+    if (g->bound || !g->p)
+        return;
+    size_t n;
+    const rsv_dep **gd = deps_of(t, g->p, &n);
+    for (size_t i = 0; i < n; i++) {
+        rsv_npm_node *c = visible(g, gd[i]->folder ? gd[i]->folder : gd[i]->name);
+        if (c && !c->bundled && node_admits(t->r, gd[i], c))
+            mark_live(t, c, live);
+    }
+}
 
-/* Puts b at loc in place of ex (can_replace()) and binds again every edge
- * that was bound to ex, from its dependent: each now finds b, which does
- * not satisfy it, and is placed deeper. Returns b's node. */
+/* Removes every node nothing reaches any more from the project, the node
+ * being bound or `fresh` (a copy just placed, its edge not recorded yet):
+ * arborist prunes a replaced node's own dependencies at once, and every
+ * extraneous node at the end. */
+static void sweep(npm_build *t, rsv_npm_node *fresh)
+{
+    if (t->bad && t->bad->d)
+        return; /* refused: the nodes it names stay */
+    ptrvec live = PTRVEC_INIT, dead = PTRVEC_INIT;
+    mark_live(t, t->top, &live);
+    if (t->current)
+        mark_live(t, t->current, &live);
+    if (fresh)
+        mark_live(t, fresh, &live);
+    for (size_t i = 0; i < t->all->len; i++)
+        if (!vec_has(&live, t->all->items[i]))
+            ptrvec_push(&dead, t->all->items[i]);
+    for (size_t i = 0; i < dead.len; i++) {
+        rsv_npm_node *g = dead.items[i];
+        vec_drop(&g->parent->children, g);
+        vec_drop(t->all, g);
+        vec_drop(&t->pending, g);
+        for (size_t j = 0; j < g->edges.len; j++)
+            if (g->edges.items[j].to)
+                vec_drop(&g->edges.items[j].to->dependents, g);
+    }
+    resolver_npm_layout_free(&dead);
+    ptrvec_release(&live);
+}
+
+/* Puts b at loc in place of ex (can_replace()): b's node takes ex's
+ * children, every edge bound to ex is unbound and its dependent queued
+ * again (its edge is then placed anew, deeper), and what only ex reached
+ * goes (sweep()). Returns b's node. */
 static rsv_npm_node *replace(npm_build *t, rsv_npm_node *loc, rsv_npm_node *ex, Id b,
                              const char *folder)
 {
@@ -405,22 +633,27 @@ static rsv_npm_node *replace(npm_build *t, rsv_npm_node *loc, rsv_npm_node *ex, 
     vec_drop(t->all, ex);
     rsv_npm_node *n = node_new(loc, b, folder, t->all);
     ptrvec_push(&t->pending, n);
+    for (size_t i = 0; i < ex->children.len; i++) {
+        rsv_npm_node *c = ex->children.items[i];
+        c->parent = n;
+        ptrvec_push(&n->children, c);
+    }
+    ex->children.len = 0;
+    for (size_t j = 0; j < ex->edges.len; j++)
+        if (ex->edges.items[j].to)
+            vec_drop(&ex->edges.items[j].to->dependents, ex);
     for (size_t i = 0; i < ex->dependents.len; i++) {
         rsv_npm_node *x = ex->dependents.items[i];
-        for (size_t j = 0; j < x->edges.len; j++) {
-            if (x->edges.items[j].to != ex)
-                continue;
-            rsv_npm_node *to = bind_edge(t, x, x->edges.items[j].dep, NULL);
-            x->edges.items[j].to = to;
-            if (to)
-                ptrvec_push(&to->dependents, x);
-            else /* cannot be: ex's version satisfied it; the edge goes */
-                x->edges.items[j--] = x->edges.items[--x->edges.len];
-        }
+        for (size_t j = 0; j < x->edges.len; j++)
+            if (x->edges.items[j].to == ex)
+                x->edges.items[j].to = NULL;
+        if (!vec_has(&t->pending, x))
+            ptrvec_push(&t->pending, x);
     }
     ptrvec one = PTRVEC_INIT;
     ptrvec_push(&one, ex);
     resolver_npm_layout_free(&one);
+    sweep(t, n);
     return n;
 }
 
@@ -454,7 +687,7 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
         if (ex) {
             if (ex->p == b)
                 return ex;
-            if (!cand && peer_of && can_replace(loc, ex))
+            if (!cand && peer_of && can_replace(t, loc, ex, b, peer_of, folder))
                 return replace(t, loc, ex, b, folder);
             if (!cand && peer_of) {
                 if (t->bad && !t->bad->d) {
@@ -465,6 +698,17 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
                 return NULL;
             }
             break;
+        }
+        if (!cand && peer_of && no_current_conflict(t, loc, folder, d, p, bv)) {
+            /* the peer's own first place conflicts (its parent depends on
+             * another version): npm leaves the peer unmet with a warning,
+             * unless the dependent is the project's (ERESOLVE) */
+            if (peer_of->from_spec && t->bad && !t->bad->d) {
+                t->bad->d = d;
+                t->bad->dependent = peer_of;
+                t->bad->in_way = visible(loc, folder) ? visible(loc, folder) : peer_of;
+            }
+            return NULL;
         }
         if (cand && (no_current_conflict(t, loc, folder, d, p, bv) || peers_conflict(t, loc, b, from)))
             break;
@@ -521,8 +765,48 @@ static void attach_bundle(npm_build *t, rsv_npm_node *node)
 
 /* Binds the edges of `node` (sorted by name), from node, or for a peer from
  * its parent. */
+/* Binds edge d of node (a peer from node's parent) and records it;
+ * false when it binds nowhere. */
+static bool bind_one(npm_build *t, rsv_npm_node *node, const rsv_dep *d, rsv_npm_edge *slot)
+{
+    bool peer = node->parent && strcmp(d->kind, "peer") == 0;
+    rsv_npm_node *to = bind_edge(t, peer ? node->parent : node, d, peer ? node : NULL);
+    if (!to)
+        return false;
+    rsv_npm_edge e = { d, to };
+    if (slot)
+        *slot = e;
+    else
+        rsv_npm_edges_push(&node->edges, e);
+    if (node->p)
+        ptrvec_push(&to->dependents, node);
+    else
+        to->from_spec = true;
+    return true;
+}
+
+/* A node queued again after a copy it used was replaced (replace()): its
+ * unbound edges are placed anew, in name order; one that binds nowhere
+ * goes. */
+static void rebind_node(npm_build *t, rsv_npm_node *node)
+{
+    for (size_t j = 0; j < node->edges.len; j++) {
+        rsv_npm_edge *e = &node->edges.items[j];
+        if (e->to || bind_one(t, node, e->dep, e))
+            continue;
+        memmove(e, e + 1, (node->edges.len - j - 1) * sizeof *e);
+        node->edges.len--;
+        j--;
+    }
+}
+
 static void bind_node(npm_build *t, rsv_npm_node *node)
 {
+    if (node->bound) {
+        rebind_node(t, node);
+        return;
+    }
+    node->bound = true;
     if (node->p)
         attach_bundle(t, node);
     size_t n;
@@ -535,19 +819,10 @@ static void bind_node(npm_build *t, rsv_npm_node *node)
         qsort(mine.items, mine.len, sizeof(void *), dep_name_cmp);
     for (size_t i = 0; i < mine.len; i++) {
         rsv_dep *d = mine.items[i];
-        bool peer = node->parent && strcmp(d->kind, "peer") == 0;
         /* an optional peer is installed only when a copy is in reach */
         if (d->optional_peer && (!node->parent || !visible(node->parent, d->folder ? d->folder : d->name)))
             continue;
-        rsv_npm_node *to = bind_edge(t, peer ? node->parent : node, d, peer ? node : NULL);
-        if (!to)
-            continue;
-        rsv_npm_edge e = { d, to };
-        rsv_npm_edges_push(&node->edges, e);
-        if (node->p)
-            ptrvec_push(&to->dependents, node);
-        else
-            to->from_spec = true;
+        bind_one(t, node, d, NULL);
     }
     ptrvec_release(&mine);
 }
@@ -561,6 +836,7 @@ static rsv_npm_node *layout(rsv *r, ptrvec *all, npm_peer_bad *bad, ptrvec *unre
             t.by_from[t.n_by_from++] = &r->deps[i];
     qsort(t.by_from, t.n_by_from, sizeof *t.by_from, dep_from_cmp);
     rsv_npm_node *top = node_new(NULL, 0, "", all);
+    t.top = top;
     bind_node(&t, top);
     /* npm's order: the shallowest placed node first, ties by path */
     while (t.pending.len) {
@@ -573,8 +849,11 @@ static rsv_npm_node *layout(rsv *r, ptrvec *all, npm_peer_bad *bad, ptrvec *unre
         }
         rsv_npm_node *node = t.pending.items[bi];
         t.pending.items[bi] = t.pending.items[--t.pending.len];
+        t.current = node;
         bind_node(&t, node);
     }
+    t.current = NULL;
+    sweep(&t, NULL);
     ptrvec_release(&t.pending);
     free(t.by_from);
     return top;
