@@ -185,6 +185,9 @@ typedef struct npm_build {
                                 whose bundle is not read yet */
     rsv_npm_node *top;       /* the project */
     rsv_npm_node *current;   /* the node whose edges are being bound */
+    ptrvec placing;          /* copies whose peers are being placed with
+                                them (place_peers()), outermost first:
+                                not bound by an edge yet, they stay */
 } npm_build;
 
 static int dep_from_cmp(const void *a, const void *b)
@@ -528,7 +531,7 @@ static bool entry_nests(const npm_build *t, const rsv_npm_node *loc, const rsv_n
 static bool can_replace(const npm_build *t, const rsv_npm_node *loc, rsv_npm_node *ex, Id b,
                         const rsv_npm_node *peer_of, const char *df)
 {
-    if (ex->bundled)
+    if (ex->bundled || vec_has(&t->placing, ex))
         return false;
     ptrvec set = PTRVEC_INIT;
     ptrvec_push(&set, ex);
@@ -605,6 +608,8 @@ static void sweep(npm_build *t, rsv_npm_node *fresh)
         mark_live(t, t->current, &live);
     if (fresh)
         mark_live(t, fresh, &live);
+    for (size_t i = 0; i < t->placing.len; i++)
+        mark_live(t, t->placing.items[i], &live);
     for (size_t i = 0; i < t->all->len; i++)
         if (!vec_has(&live, t->all->items[i]))
             ptrvec_push(&dead, t->all->items[i]);
@@ -664,8 +669,20 @@ static rsv_npm_node *replace(npm_build *t, rsv_npm_node *loc, rsv_npm_node *ex, 
  * below the dependent when the first step up conflicts. A peer
  * (`peer_of` its dependent) that cannot be placed returns NULL, see
  * npm_peer_bad. */
+static int dep_name_cmp(const void *a, const void *b)
+{
+    const rsv_dep *const *x = a, *const *y = b;
+    int c = strcmp((*x)->name, (*y)->name);
+    return c ? c : strcmp((*x)->kind, (*y)->kind);
+}
+
+static void place_peers(npm_build *t, rsv_npm_node *n, const rsv_npm_node *source);
+
+/* b: the version to place (0: npm's pick for the edge); source: the node
+ * whose edge sets off the placement, for the new copy's peers
+ * (place_peers()). */
 static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *d,
-                               rsv_npm_node *peer_of)
+                               rsv_npm_node *peer_of, const rsv_npm_node *source, Id b)
 {
     rsv *r = t->r;
     const npm_packument *p = npm_loader_get(r->nl, d->name);
@@ -674,7 +691,8 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
     rsv_npm_node *ex = visible(from, folder);
     if (ex && node_admits(r, d, ex))
         return ex;
-    Id b = npm_pick(r, d);
+    if (!b)
+        b = npm_pick(r, d);
     if (!b) {
         if (t->bad && !t->bad->unbound && !d->optional_peer && strcmp(d->kind, "optional") != 0)
             t->bad->unbound = d;
@@ -687,8 +705,11 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
         if (ex) {
             if (ex->p == b)
                 return ex;
-            if (!cand && peer_of && can_replace(t, loc, ex, b, peer_of, folder))
-                return replace(t, loc, ex, b, folder);
+            if (!cand && peer_of && can_replace(t, loc, ex, b, peer_of, folder)) {
+                rsv_npm_node *n = replace(t, loc, ex, b, folder);
+                place_peers(t, n, source);
+                return n;
+            }
             if (!cand && peer_of) {
                 if (t->bad && !t->bad->d) {
                     t->bad->d = d;
@@ -718,14 +739,85 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
         cand = from;
     rsv_npm_node *n = node_new(cand, b, folder, t->all);
     ptrvec_push(&t->pending, n);
+    place_peers(t, n, source);
     return n;
 }
 
-static int dep_name_cmp(const void *a, const void *b)
+static const char *folder_of(const rsv_dep *d)
 {
-    const rsv_dep *const *x = a, *const *y = b;
-    int c = strcmp((*x)->name, (*y)->name);
-    return c ? c : strcmp((*x)->kind, (*y)->kind);
+    return d->folder ? d->folder : d->name;
+}
+
+/* The version arborist loads, in the virtual root of `source`, for peer pd
+ * of a copy placed for source (buildIdealTree's loadPeerSet): source's own
+ * edge on the name picks it when that pick satisfies pd, else pd's pick
+ * when it satisfies source's edge; when neither does, source's pick stands
+ * and pd is left unmet (0). Without such an edge, pd's own pick. */
+static Id peer_pick(const npm_build *t, const rsv_npm_node *source, const rsv_dep *pd)
+{
+    size_t n;
+    const rsv_dep **sd = deps_of(t, source->p, &n);
+    for (size_t i = 0; i < n; i++) {
+        if ((!source->p && sd[i]->root < 0) || sd[i] == pd ||
+            strcmp(folder_of(sd[i]), folder_of(pd)) != 0)
+            continue;
+        Id first = npm_pick(t->r, sd[i]);
+        if (first && solv_takes(t, pd, first))
+            return first;
+        Id second = npm_pick(t->r, pd);
+        return second && solv_takes(t, sd[i], second) ? second : 0;
+    }
+    return npm_pick(t->r, pd);
+}
+
+static bool has_edge(const rsv_npm_node *x, const rsv_dep *d)
+{
+    for (size_t j = 0; j < x->edges.len; j++)
+        if (x->edges.items[j].dep == d)
+            return true;
+    return false;
+}
+
+/* arborist's PlaceDep places a new copy's peers with it, at once and
+ * depth first in name order, before the queue moves on: so a peer is
+ * queued (and its own dependencies placed) at its depth from then on, not
+ * when its dependent's turn comes. Each required peer binds to the copy
+ * visible beside n when it satisfies it, else peer_pick()'s version is
+ * placed from n's parent. One with no place now (a conflict) is left for
+ * n's own turn, which refuses or warns as before. */
+static void place_peers(npm_build *t, rsv_npm_node *n, const rsv_npm_node *source)
+{
+    size_t k;
+    const rsv_dep **nd = deps_of(t, n->p, &k);
+    ptrvec peers = PTRVEC_INIT;
+    for (size_t i = 0; n->p && n->parent && i < k; i++)
+        if (strcmp(nd[i]->kind, "peer") == 0 && !nd[i]->optional_peer)
+            ptrvec_push(&peers, (void *)nd[i]);
+    if (peers.len)
+        qsort(peers.items, peers.len, sizeof(void *), dep_name_cmp);
+    npm_peer_bad *bad = t->bad;
+    t->bad = NULL; /* a failure here is judged on n's turn */
+    ptrvec_push(&t->placing, n);
+    for (size_t i = 0; i < peers.len; i++) {
+        const rsv_dep *pd = peers.items[i];
+        if (has_edge(n, pd))
+            continue;
+        rsv_npm_node *vis = visible(n->parent, folder_of(pd)), *to = NULL;
+        if (vis && node_admits(t->r, pd, vis)) {
+            to = vis;
+        } else {
+            Id b = peer_pick(t, source, pd);
+            if (b && solv_takes(t, pd, b))
+                to = bind_edge(t, n->parent, pd, n, source, b);
+        }
+        if (to) {
+            rsv_npm_edges_push(&n->edges, (rsv_npm_edge){ pd, to });
+            ptrvec_push(&to->dependents, n);
+        }
+    }
+    t->placing.len--;
+    t->bad = bad;
+    ptrvec_release(&peers);
 }
 
 /* arborist's crackOpen when it takes a node from its queue: a version with
@@ -770,7 +862,7 @@ static void attach_bundle(npm_build *t, rsv_npm_node *node)
 static bool bind_one(npm_build *t, rsv_npm_node *node, const rsv_dep *d, rsv_npm_edge *slot)
 {
     bool peer = node->parent && strcmp(d->kind, "peer") == 0;
-    rsv_npm_node *to = bind_edge(t, peer ? node->parent : node, d, peer ? node : NULL);
+    rsv_npm_node *to = bind_edge(t, peer ? node->parent : node, d, peer ? node : NULL, node, 0);
     if (!to)
         return false;
     rsv_npm_edge e = { d, to };
@@ -807,6 +899,13 @@ static void bind_node(npm_build *t, rsv_npm_node *node)
         return;
     }
     node->bound = true;
+    /* a peer placed with node whose copy was replaced since is bound anew
+     * below, in its turn */
+    size_t kept = 0;
+    for (size_t j = 0; j < node->edges.len; j++)
+        if (node->edges.items[j].to)
+            node->edges.items[kept++] = node->edges.items[j];
+    node->edges.len = kept;
     if (node->p)
         attach_bundle(t, node);
     size_t n;
@@ -821,6 +920,8 @@ static void bind_node(npm_build *t, rsv_npm_node *node)
         rsv_dep *d = mine.items[i];
         /* an optional peer is installed only when a copy is in reach */
         if (d->optional_peer && (!node->parent || !visible(node->parent, d->folder ? d->folder : d->name)))
+            continue;
+        if (has_edge(node, d)) /* a peer placed with node (place_peers()) */
             continue;
         bind_one(t, node, d, NULL);
     }
@@ -855,6 +956,7 @@ static rsv_npm_node *layout(rsv *r, ptrvec *all, npm_peer_bad *bad, ptrvec *unre
     t.current = NULL;
     sweep(&t, NULL);
     ptrvec_release(&t.pending);
+    ptrvec_release(&t.placing);
     free(t.by_from);
     return top;
 }
