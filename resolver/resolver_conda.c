@@ -217,26 +217,103 @@ static bool is_virtual_name(const rsv *r, const char *name)
     return false;
 }
 
-/* The names: strict channel priority (a name's records from the first
- * channel that has it), the virtual packages replacing any record of
- * theirs a channel serves. */
+/* The names of `f` (sorted by name): group g is f[start[g] .. start[g+1]). */
+typedef struct groups {
+    size_t *start;
+    const char **name;
+    size_t n;
+} groups;
+
+static groups group(const found *f, size_t n)
+{
+    groups g = { xcalloc(n + 1, sizeof *g.start), xcalloc(n + 1, sizeof *g.name), 0 };
+    for (size_t i = 0; i < n; i++)
+        if (!i || strcmp(f[i].rec->name, f[i - 1].rec->name) != 0) {
+            g.start[g.n] = i;
+            g.name[g.n++] = f[i].rec->name;
+        }
+    g.start[g.n] = n;
+    return g;
+}
+
+static int name_cmp(const void *key, const void *elt)
+{
+    return strcmp(key, *(const char *const *)elt);
+}
+
+/* Marks the group named by the match spec text `t` (its name: after any
+ * `channel::`, up to the version) and queues it when new. */
+static void reach(const groups *g, bool *seen, size_t *queue, size_t *nq, const char *t)
+{
+    const char *c = strstr(t, "::");
+    const char *s = c ? c + 2 : t;
+    while (*s == ' ')
+        s++;
+    char name[256];
+    size_t len = strcspn(s, " =<>!~[,|");
+    if (!len || len >= sizeof name)
+        return;
+    memcpy(name, s, len);
+    name[len] = '\0';
+    const char **hit = bsearch(name, g->name, g->n, sizeof *g->name, name_cmp);
+    size_t k = hit ? (size_t)(hit - g->name) : g->n;
+    if (hit && !seen[k]) {
+        seen[k] = true;
+        queue[(*nq)++] = k;
+    }
+}
+
+/* Which names the roots can reach through `depends` (any record of the
+ * name, any channel: a superset of what strict priority keeps). A channel
+ * the size of conda-forge holds hundreds of thousands of records, and
+ * an environment reaches a few thousand names; the rest can never be
+ * installed, so they stay out of the pool (as conda's and rattler's
+ * loaders leave them out). A root whose name is a glob reaches all. */
+static bool *reachable(const rsv *r, const found *f, const groups *g)
+{
+    bool *seen = xcalloc(g->n + 1, sizeof *seen);
+    size_t *queue = xcalloc(g->n + 1, sizeof *queue), nq = 0;
+    for (size_t i = 0; i < r->nroots; i++) {
+        if (r->roots[i].eco != RSV_CONDA)
+            continue;
+        const char *t = r->roots[i].r->text;
+        conda_matchspec *ms = conda_matchspec_parse(t, strlen(t), NULL);
+        if (ms && strchr(ms->name, '*'))
+            for (size_t k = 0; k < g->n; k++)
+                seen[k] = true;
+        else if (ms)
+            reach(g, seen, queue, &nq, ms->name);
+        conda_matchspec_free(ms);
+    }
+    for (size_t q = 0; q < nq; q++)
+        for (size_t i = g->start[queue[q]]; i < g->start[queue[q] + 1]; i++)
+            for (size_t k = 0; k < f[i].rec->n_depends; k++)
+                reach(g, seen, queue, &nq, f[i].rec->depends[k]);
+    free(queue);
+    return seen;
+}
+
+/* The names the roots reach: strict channel priority (a name's records
+ * from the first channel that has it), the virtual packages replacing any
+ * record of theirs a channel serves. */
 static struct rsv_conda *lay_out_names(rsv *r)
 {
     size_t n = 0;
     found *f = collect(r->conda_set, &n);
+    groups g = group(f, n);
+    bool *keep = reachable(r, f, &g);
     struct rsv_conda *c = xcalloc(1, sizeof *c);
-    c->names = xcalloc(n + r->conda_nvirt + 1, sizeof *c->names);
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j < n && strcmp(f[j].rec->name, f[i].rec->name) == 0)
-            j++;
-        size_t k = i;
-        while (k < j && f[k].order == f[i].order)
-            k++;
-        if (!is_virtual_name(r, f[i].rec->name))
-            lay_out(r, &c->names[c->n++], f + i, k - i);
-        i = j;
+    c->names = xcalloc(g.n + r->conda_nvirt + 1, sizeof *c->names);
+    for (size_t k = 0; k < g.n; k++) {
+        size_t i = g.start[k], j = g.start[k + 1], e = i;
+        while (e < j && f[e].order == f[i].order)
+            e++;
+        if (keep[k] && !is_virtual_name(r, f[i].rec->name))
+            lay_out(r, &c->names[c->n++], f + i, e - i);
     }
+    free(keep);
+    free(g.start);
+    free(g.name);
     add_virtual(r, c);
     qsort(c->names, c->n, sizeof *c->names, cname_cmp);
     free(f);
