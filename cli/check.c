@@ -11,7 +11,21 @@
 
 static const char check_usage[] =
     "usage: envlock check SPEC LOCK [--bases FILE] [--exclude-newer TIME] [--policy FILE]\n"
-    "                           [--offline]";
+    "                           [--advisories DIR] [--offline]";
+
+/* The options that take a value, and where each goes. */
+static const char **value_slot(el_check_options *c, const char *a)
+{
+    if (strcmp(a, "--bases") == 0)
+        return &c->bases_path;
+    if (strcmp(a, "--exclude-newer") == 0)
+        return &c->exclude_newer;
+    if (strcmp(a, "--policy") == 0)
+        return &c->policy_path;
+    if (strcmp(a, "--advisories") == 0)
+        return &c->advisories_dir;
+    return NULL;
+}
 
 /* The JSON answer: the lock, whether it is valid, the digests, one string
  * a line of the change report, and the notes. */
@@ -79,6 +93,7 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     int n_spec_args = 0;
     const char *spec_path = NULL, *lock_path = NULL;
     int status = 0;
+    const char **slot;
     for (int i = 0; i < argc && status == 0; i++) {
         const char *a = argv[i];
         int r = cli_spec_option(ctx, o, argc, argv, &i, &so);
@@ -87,18 +102,12 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         } else if (r > 0) {
             spec_args[n_spec_args++] = argv[i - 1];
             spec_args[n_spec_args++] = argv[i];
-        } else if (strcmp(a, "--bases") == 0 || strcmp(a, "--exclude-newer") == 0 ||
-                   strcmp(a, "--policy") == 0) {
+        } else if ((slot = value_slot(&co_check, a))) {
             if (i + 1 >= argc) {
                 status = cli_usage_error(ctx, o, "%s needs a value", a);
                 break;
             }
-            if (strcmp(a, "--bases") == 0)
-                co_check.bases_path = argv[++i];
-            else if (strcmp(a, "--policy") == 0)
-                co_check.policy_path = argv[++i];
-            else
-                co_check.exclude_newer = argv[++i];
+            *slot = argv[++i];
         } else if (a[0] == '-' && a[1] != '\0') {
             status = cli_usage_error(ctx, o, "unknown option `%s`\n%s", a, check_usage);
         } else if (!spec_path) {
@@ -120,6 +129,7 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     co_check.spec_opts = &so;
     co_check.bases_path = cli_bases_path(co_check.bases_path);
     co_check.policy_path = cli_path_or_env(co_check.policy_path, "ENVLOCK_POLICY");
+    co_check.advisories_dir = cli_path_or_env(co_check.advisories_dir, "ENVLOCK_ADVISORIES");
     if (co_check.bases_path) { /* the spec is checked against the catalog the check uses */
         spec_args[n_spec_args++] = "--bases";
         spec_args[n_spec_args++] = (char *)co_check.bases_path;

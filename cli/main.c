@@ -39,6 +39,7 @@ static const char usage[] =
     "                      exit 19 when only affected versions fit); --policy: an\n"
     "                      organization's denied versions and allowed sources (exit 18)\n"
     "  check SPEC LOCK [--bases FILE] [--exclude-newer TIME] [--policy FILE]\n"
+    "                  [--advisories DIR]\n"
     "                      is the lock still a valid answer for the spec (requirements,\n"
     "                      target, options, inputs re-read through the cache)? exit 1\n"
     "                      and what changed when not; --offline: the cache only\n"

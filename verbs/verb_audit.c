@@ -177,3 +177,47 @@ void el_audit_result_clear(el_audit_result *res)
         memset(res, 0, sizeof *res);
     }
 }
+
+static bool listed(const char *const *ids, const osv_record *r)
+{
+    for (size_t i = 0; ids && ids[i]; i++) {
+        if (strcmp(ids[i], r->id) == 0)
+            return true;
+        for (size_t k = 0; k < r->n_aliases; k++)
+            if (strcmp(ids[i], r->aliases[k]) == 0)
+                return true;
+    }
+    return false;
+}
+
+void verbs_advise_db_free(osv_db *db)
+{
+    osv_db_free(db);
+}
+
+size_t verbs_advise_recheck(const osv_db *db, const lock_doc *d, strbuf *report)
+{
+    size_t n = 0;
+    for (size_t i = 0; db && i < d->n_packages; i++) {
+        const lock_package *p = &d->packages[i];
+        el_ecosystem eco;
+        if (p->installed_in_base || el_ecosystem_parse(p->ecosystem, &eco) != 0)
+            continue;
+        ptrvec hits = PTRVEC_INIT;
+        osv_db_match(db, eco, p->name, p->version, &hits, NULL);
+        for (size_t k = 0; k < hits.len; k++) {
+            const osv_record *r = hits.items[k];
+            if (listed(d->adv_touched, r) || listed(d->adv_ignored, r))
+                continue;
+            const char *fix = osv_smallest_fix(r, eco, p->name, p->version);
+            sb_addf(report, "advisory %s now affects %s:%s@%s", r->id, p->ecosystem, p->name,
+                    p->version);
+            if (fix)
+                sb_addf(report, " (fixed in %s)", fix);
+            sb_adds(report, "\n");
+            n++;
+        }
+        ptrvec_release(&hits);
+    }
+    return n;
+}

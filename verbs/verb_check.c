@@ -163,9 +163,30 @@ static void pyproject_now(arena *mem, const target_request *tr, const el_spec *s
     in->roots = roots;
 }
 
+/* What check re-verifies beside the inputs: the policy and the advisory
+ * snapshot as they are now (docs/policy.md, docs/cli.md "check"). */
+typedef struct recheck {
+    verbs_policy *pol;
+    struct osv_db *db;
+} recheck;
+
+static el_code recheck_open(el_ctx *ctx, const el_check_options *o, recheck *g)
+{
+    el_code rc = verbs_policy_load(ctx, o->policy_path, &g->pol);
+    if (rc == EL_OK && o->advisories_dir)
+        rc = verbs_advisories_load(ctx, o->advisories_dir, &g->db);
+    return rc;
+}
+
+static void recheck_free(recheck *g)
+{
+    verbs_policy_free(g->pol);
+    verbs_advise_db_free(g->db);
+}
+
 static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_request *tr,
                        const el_spec *spec, const char *cutoff, const char *lock_path,
-                       const verbs_policy *pol, el_check_result *res)
+                       const recheck *g, el_check_result *res)
 {
     lock_doc *lock = verbs_lock_read(ctx, lock_path, res->lock_digest);
     if (!lock)
@@ -179,7 +200,9 @@ static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_req
     bool stale = false;
     if (rc == EL_OK)
         rc = lock_check(ctx, lock, &in, &stale, &report);
-    if (rc == EL_OK && verbs_policy_recheck(pol, lock, &report))
+    if (rc == EL_OK && verbs_policy_recheck(g->pol, lock, &report))
+        stale = true;
+    if (rc == EL_OK && verbs_advise_recheck(g->db, lock, &report))
         stale = true;
     if (rc == EL_OK) {
         res->stale = stale;
@@ -208,12 +231,14 @@ el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     char cutoff[32] = "";
     if (o->exclude_newer && (rc = el_exclude_newer_normalize(ctx, o->exclude_newer, cutoff)) != EL_OK)
         return rc;
-    verbs_policy *pol = NULL;
-    if ((rc = verbs_policy_load(ctx, o->policy_path, &pol)) != EL_OK)
+    recheck g = { 0 };
+    if ((rc = recheck_open(ctx, o, &g)) != EL_OK) {
+        recheck_free(&g);
         return rc;
+    }
     target_catalog *cat = target_catalog_load(ctx, o->bases_path);
     if (!cat) {
-        verbs_policy_free(pol);
+        recheck_free(&g);
         return el_ctx_code(ctx);
     }
     size_t text_len = 0;
@@ -224,9 +249,9 @@ el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     rc = target_request_build(ctx, cat, spec, &to, &tr);
     if (rc == EL_OK) {
         snprintf(res->spec_digest, sizeof res->spec_digest, "%s", tr->spec_digest);
-        rc = compare(ctx, co, tr, spec, cutoff, lock_path, pol, res);
+        rc = compare(ctx, co, tr, spec, cutoff, lock_path, &g, res);
     }
-    verbs_policy_free(pol);
+    recheck_free(&g);
     target_request_free(tr);
     free(text);
     target_catalog_free(cat);

@@ -102,6 +102,13 @@ const char *verbs_text_digest(arena *mem, const char *text);
  *  "not affected". */
 struct osv_db;
 el_code verbs_advisories_load(el_ctx *ctx, const char *dir, struct osv_db **out);
+void verbs_advise_db_free(struct osv_db *db);
+/* verbs_advise_recheck() (`check`, verb_audit.c) : one report line per
+ *  (locked package, advisory) the snapshot `db` affects that the lock did
+ *  not know of: not among its advisories.touched, not ignored by it (no
+ *  lock made with a snapshot knows any). Returns how many; 0 for NULL db.
+ *  Debian packages by their own name and version, as audit judges them. */
+size_t verbs_advise_recheck(const struct osv_db *db, const lock_doc *d, strbuf *report);
 
 /* verbs_lock_chain() (verb_audit.c) : "spec → pypi:a@1 → pypi:b@2", the
  *  first requestedBy path from the spec to `p` (malloc'd). */

@@ -115,6 +115,9 @@ typedef struct el_check_options {
     const char *bases_path;  /* as el_resolve_options.bases_path */
     const char *exclude_newer; /* the cutoff the lock should have been made
                                 with; NULL: take the lock's own */
+    const char *advisories_dir; /* an OSV snapshot, or NULL: an advisory
+                                   that affects a locked version and that
+                                   the lock did not know of is a difference */
     const char *policy_path; /* the organization policy (docs/policy.md), or
                                 NULL: a locked version it denies, or one from
                                 a source outside its prefixes, is a

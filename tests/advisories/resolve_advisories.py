@@ -12,7 +12,8 @@ affected version is one below the record's `fixed`. PARTS: pypi (avoid
 picks the dependent whose range admits an unaffected requests; block
 refuses a pin below the fix, naming the advisory and the fix; --ignore
 lets it through and is recorded; determinism), npm (the same for lodash),
-deb (libc6 matched through its Packages `Source: glibc`), malformed (a
+deb (libc6 matched through its Packages `Source: glibc`), check (`check
+--advisories` reports an advisory the lock did not know of), malformed (a
 broken record is an error naming the file)."""
 
 import json
@@ -142,12 +143,12 @@ class Env:
             [ln for ln in sc.spec_text.split("\n") if ln.strip().startswith("- ")][0]) + 1
         self.n = 0
 
-    def check(self, lock):
+    def check(self, lock, *flags):
         """`envlock check --offline` of a lock this Env made (cache of run 1)."""
         cmd = [self.envlock, "--json", "--offline", "--cache-dir",
                os.path.join(self.work, "cache1")] + rs.mirror_flags(self.man, self.mdir) + \
             ["check", os.path.join(self.work, "spec.yaml"), lock,
-             "--bases", os.path.join(self.mdir + ".catalog", "bases.yaml")]
+             "--bases", os.path.join(self.mdir + ".catalog", "bases.yaml")] + list(flags)
         p = subprocess.run(cmd, capture_output=True, text=True)
         return p.returncode, p.stdout + p.stderr
 
@@ -311,6 +312,33 @@ def part_deb(envlock, work, check):
     return 0
 
 
+def part_check(envlock, work, check):
+    """`check --advisories`: an advisory the lock did not know of makes it
+    stale; one it was made with (touched or ignored) does not."""
+    GH = "GHSA-9wx4-h78v-vm56"
+    e = Env(envlock, PYPI, "python", ["requests<2.32"], work, "check")
+    rc, _js, text, err = e.resolve()
+    plain = os.path.join(e.work, "lock1", "envlock.lock")
+    check(rc == 0 and locked(text, "pypi", "requests") == ["2.31.0"],
+          "check: a lock made without advisories holds requests 2.31.0", (rc, err))
+    check(e.check(plain)[0] == 0, "check: current without --advisories", e.check(plain))
+    rc, out = e.check(plain, "--advisories", RECORDS)
+    check(rc == 1 and "advisory %s now affects pypi:requests@2.31.0 (fixed in 2.32.2)" % GH
+          in out, "check --advisories: the new advisory makes the lock stale, with its fix",
+          (rc, out))
+    rc, _js, _t, err = e.resolve("--advisories", RECORDS)
+    known = os.path.join(e.work, "lock2", "envlock.lock")
+    check(rc == 0 and e.check(known, "--advisories", RECORDS)[0] == 0,
+          "check --advisories: a lock made with the snapshot knew of it (touched)",
+          e.check(known, "--advisories", RECORDS))
+    rc, _js, _t, err = e.resolve("--advisories", RECORDS, "--vulnerable", "block",
+                                 "--ignore", "CVE-2024-35195")
+    ign = os.path.join(e.work, "lock3", "envlock.lock")
+    check(rc == 0 and e.check(ign, "--advisories", RECORDS)[0] == 0,
+          "check --advisories: an advisory the lock ignored (by alias) is not news",
+          e.check(ign, "--advisories", RECORDS))
+
+
 def part_malformed(envlock, work, check):
     snap = os.path.join(work, "snap")
     shutil.copytree(RECORDS, snap)
@@ -337,7 +365,7 @@ def main():
     check = Check()
     status = 0
     try:
-        status = {"pypi": part_pypi, "npm": part_npm, "deb": part_deb,
+        status = {"pypi": part_pypi, "npm": part_npm, "deb": part_deb, "check": part_check,
                   "malformed": part_malformed}[part](envlock, work, check) or 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
