@@ -205,19 +205,44 @@ static int parse_version(parser *ps, deb_rel *r)
     return 0;
 }
 
-/* `[arch !arch ...]`; ps->p is at the `[`. */
-static int parse_arches(parser *ps, deb_rel *r)
+/* What sets an architecture list `[...]` apart from a build-profile formula
+ * `<...>`: both are lists of words, each optionally negated with `!`. */
+typedef struct term_list {
+    char open, close;
+    const char *word;   /* "an architecture name" */
+    const char *list;   /* "architecture list" */
+    bool (*valid)(const char *s, size_t len);
+    bool same_negation; /* all terms negated or none */
+} term_list;
+
+static const term_list arch_list = { '[', ']', "an architecture name", "architecture list", arch_valid, true };
+static const term_list profile_list = { '<', '>', "a build profile name", "build profile list", profile_valid,
+                                        false };
+
+/* Copies the n pointed-to items of `size` bytes each from `v` into one arena array. */
+static void *arena_items(arena *a, const ptrvec *v, size_t size)
+{
+    char *arr = arena_alloc(a, v->len * size);
+    for (size_t i = 0; i < v->len; i++)
+        memcpy(arr + i * size, v->items[i], size);
+    return arr;
+}
+
+/* One `[...]` or `<...>` list as `kind` says; ps->p is at the opening
+ * character. Sets *terms and *n_terms (at least 1) on success. */
+static int parse_terms(parser *ps, const term_list *kind, const deb_term **terms, size_t *n_terms)
 {
     const char *open = ps->p++;
     ptrvec items = PTRVEC_INIT;
     int rc = 0;
     for (;;) {
         skip_space(ps);
-        if (*ps->p == ']')
+        if (*ps->p == kind->close)
             break;
         char buf[16];
         if (*ps->p == '\0') {
-            rc = fail_at(ps, ps->p, "`[` at column %zu is not closed with `]`", column_of(ps, open));
+            rc = fail_at(ps, ps->p, "`%c` at column %zu is not closed with `%c`", kind->open,
+                         column_of(ps, open), kind->close);
             goto done;
         }
         const char *at = ps->p;
@@ -229,15 +254,15 @@ static int parse_arches(parser *ps, deb_rel *r)
         const char *ws = ps->p;
         size_t n = word(ps);
         if (n == 0) {
-            rc = fail_at(ps, ps->p, "expected an architecture name, found %s", found(ps->p, buf));
+            rc = fail_at(ps, ps->p, "expected %s, found %s", kind->word, found(ps->p, buf));
             goto done;
         }
-        if (!arch_valid(ws, n)) {
-            rc = fail_at(ps, ws, "`%.*s` is not an architecture name", (int)n, ws);
+        if (!kind->valid(ws, n)) {
+            rc = fail_at(ps, ws, "`%.*s` is not %s", (int)n, ws, kind->word);
             goto done;
         }
-        if (items.len > 0 && ((deb_term *)items.items[0])->negated != neg) {
-            rc = fail_at(ps, at, "an architecture list is either all negated (`!`) or none; `%.*s` breaks that",
+        if (kind->same_negation && items.len > 0 && ((deb_term *)items.items[0])->negated != neg) {
+            rc = fail_at(ps, at, "an %s is either all negated (`!`) or none; `%.*s` breaks that", kind->list,
                          (int)(ps->p - at), at);
             goto done;
         }
@@ -247,70 +272,31 @@ static int parse_arches(parser *ps, deb_rel *r)
         ptrvec_push(&items, t);
     }
     if (items.len == 0) {
-        rc = fail_at(ps, open, "the architecture list `[]` is empty");
+        rc = fail_at(ps, open, "the %s `%c%c` is empty", kind->list, kind->open, kind->close);
         goto done;
     }
     ps->p++;
-    deb_term *arr = arena_alloc(ps->a, items.len * sizeof *arr);
-    for (size_t i = 0; i < items.len; i++)
-        arr[i] = *(deb_term *)items.items[i];
-    r->arches = arr;
-    r->n_arches = items.len;
+    *terms = arena_items(ps->a, &items, sizeof(deb_term));
+    *n_terms = items.len;
 done:
     ptrvec_release(&items);
     return rc;
 }
 
+/* `[arch !arch ...]`; ps->p is at the `[`. */
+static int parse_arches(parser *ps, deb_rel *r)
+{
+    return parse_terms(ps, &arch_list, &r->arches, &r->n_arches);
+}
+
 /* `<term term ...>`; ps->p is at the `<`. Appends to *profiles. */
 static int parse_profile(parser *ps, ptrvec *profiles)
 {
-    const char *open = ps->p++;
-    ptrvec terms = PTRVEC_INIT;
-    int rc = 0;
-    for (;;) {
-        skip_space(ps);
-        if (*ps->p == '>')
-            break;
-        char buf[16];
-        if (*ps->p == '\0') {
-            rc = fail_at(ps, ps->p, "`<` at column %zu is not closed with `>`", column_of(ps, open));
-            goto done;
-        }
-        bool neg = false;
-        if (*ps->p == '!') {
-            neg = true;
-            ps->p++;
-        }
-        const char *ws = ps->p;
-        size_t n = word(ps);
-        if (n == 0) {
-            rc = fail_at(ps, ps->p, "expected a build profile name, found %s", found(ps->p, buf));
-            goto done;
-        }
-        if (!profile_valid(ws, n)) {
-            rc = fail_at(ps, ws, "`%.*s` is not a build profile name", (int)n, ws);
-            goto done;
-        }
-        deb_term *t = arena_alloc(ps->a, sizeof *t);
-        t->name = arena_strndup(ps->a, ws, n);
-        t->negated = neg;
-        ptrvec_push(&terms, t);
-    }
-    if (terms.len == 0) {
-        rc = fail_at(ps, open, "the build profile list `<>` is empty");
-        goto done;
-    }
-    ps->p++;
     deb_profile *prof = arena_alloc(ps->a, sizeof *prof);
-    deb_term *arr = arena_alloc(ps->a, terms.len * sizeof *arr);
-    for (size_t i = 0; i < terms.len; i++)
-        arr[i] = *(deb_term *)terms.items[i];
-    prof->terms = arr;
-    prof->n_terms = terms.len;
+    if (parse_terms(ps, &profile_list, &prof->terms, &prof->n_terms) != 0)
+        return -1;
     ptrvec_push(profiles, prof);
-done:
-    ptrvec_release(&terms);
-    return rc;
+    return 0;
 }
 
 /* One relation; ps->p is at its first non-space character. */
@@ -360,10 +346,7 @@ static int parse_rel(parser *ps, deb_rel *r)
         skip_space(ps);
     }
     if (profiles.len) {
-        deb_profile *arr = arena_alloc(ps->a, profiles.len * sizeof *arr);
-        for (size_t i = 0; i < profiles.len; i++)
-            arr[i] = *(deb_profile *)profiles.items[i];
-        r->profiles = arr;
+        r->profiles = arena_items(ps->a, &profiles, sizeof(deb_profile));
         r->n_profiles = profiles.len;
     }
     ptrvec_release(&profiles);
