@@ -118,6 +118,67 @@ static void sb_add_inc(strbuf *sb, piece d)
     free(t);
 }
 
+/* The bounds the hyphen, caret, tilde and x-range rewrites share. `z` is "-0" when
+ * prereleases are included, "" otherwise. */
+
+/* `M+1.0.0-0`: below the next major. */
+static void sb_below_major(strbuf *sb, piece M)
+{
+    sb_add_inc(sb, M);
+    sb_adds(sb, ".0.0-0");
+}
+
+/* `M.m+1.0-0`: below the next minor. */
+static void sb_below_minor(strbuf *sb, piece M, piece m)
+{
+    sb_addp(sb, M);
+    sb_addc(sb, '.');
+    sb_add_inc(sb, m);
+    sb_adds(sb, ".0-0");
+}
+
+/* `>=M.m.0z <`: from a minor, the upper bound to follow. */
+static void sb_from_minor(strbuf *sb, piece M, piece m, const char *z)
+{
+    sb_adds(sb, ">=");
+    sb_addp(sb, M);
+    sb_addc(sb, '.');
+    sb_addp(sb, m);
+    sb_addf(sb, ".0%s <", z);
+}
+
+/* `>=M.m.p[-pre] <`: from the full version written, the upper bound to follow. */
+static void sb_from_full(strbuf *sb, const char *s, const npm_xr_caps *c)
+{
+    sb_adds(sb, ">=");
+    sb_addp(sb, cap_piece(s, c->major));
+    sb_addc(sb, '.');
+    sb_addp(sb, cap_piece(s, c->minor));
+    sb_addc(sb, '.');
+    sb_addp(sb, cap_piece(s, c->patch));
+    if (c->pre.set) {
+        sb_addc(sb, '-');
+        sb_addp(sb, cap_piece(s, c->pre));
+    }
+    sb_adds(sb, " <");
+}
+
+/* `>=M.0.0z <M+1.0.0-0`: the whole major. */
+static void sb_major_range(strbuf *sb, piece M, const char *z)
+{
+    sb_adds(sb, ">=");
+    sb_addp(sb, M);
+    sb_addf(sb, ".0.0%s <", z);
+    sb_below_major(sb, M);
+}
+
+/* `>=M.m.0z <M.m+1.0-0`: the whole minor. */
+static void sb_minor_range(strbuf *sb, piece M, piece m, const char *z)
+{
+    sb_from_minor(sb, M, m, z);
+    sb_below_minor(sb, M, m);
+}
+
 /* ---- stage 1: build metadata ---- */
 
 /* Remove every `+ident(.ident)*` (no length limits). */
@@ -206,14 +267,10 @@ static char *hyphen_replace(const char *s, size_t n, bool loose, bool incpre)
         /* to = '' */
     } else if (is_x(s, t->minor)) {
         sb_addc(&sb, '<');
-        sb_add_inc(&sb, cap_piece(s, t->major));
-        sb_adds(&sb, ".0.0-0");
+        sb_below_major(&sb, cap_piece(s, t->major));
     } else if (is_x(s, t->patch)) {
         sb_addc(&sb, '<');
-        sb_addp(&sb, cap_piece(s, t->major));
-        sb_addc(&sb, '.');
-        sb_add_inc(&sb, cap_piece(s, t->minor));
-        sb_adds(&sb, ".0-0");
+        sb_below_minor(&sb, cap_piece(s, t->major), cap_piece(s, t->minor));
     } else if (t->pre.set) {
         sb_adds(&sb, "<=");
         sb_addp(&sb, cap_piece(s, t->major));
@@ -455,53 +512,26 @@ static char *caret_replace(piece t, unsigned opts)
     if (is_x(s, c.major)) {
         /* '' */
     } else if (is_x(s, c.minor)) {
-        sb_adds(&sb, ">=");
-        sb_addp(&sb, M);
-        sb_addf(&sb, ".0.0%s <", z);
-        sb_add_inc(&sb, M);
-        sb_adds(&sb, ".0.0-0");
+        sb_major_range(&sb, M, z);
     } else if (is_x(s, c.patch)) {
-        sb_adds(&sb, ">=");
-        sb_addp(&sb, M);
-        sb_addc(&sb, '.');
-        sb_addp(&sb, m);
-        sb_addf(&sb, ".0%s <", z);
-        if (piece_eq(M, "0")) {
-            sb_addp(&sb, M);
-            sb_addc(&sb, '.');
-            sb_add_inc(&sb, m);
-            sb_adds(&sb, ".0-0");
-        } else {
-            sb_add_inc(&sb, M);
-            sb_adds(&sb, ".0.0-0");
-        }
+        sb_from_minor(&sb, M, m, z);
+        if (piece_eq(M, "0"))
+            sb_below_minor(&sb, M, m);
+        else
+            sb_below_major(&sb, M);
     } else {
-        sb_adds(&sb, ">=");
-        sb_addp(&sb, M);
-        sb_addc(&sb, '.');
-        sb_addp(&sb, m);
-        sb_addc(&sb, '.');
-        sb_addp(&sb, p);
-        if (c.pre.set) {
-            sb_addc(&sb, '-');
-            sb_addp(&sb, cap_piece(s, c.pre));
-        }
-        sb_adds(&sb, " <");
-        if (piece_eq(M, "0")) {
+        sb_from_full(&sb, s, &c);
+        if (!piece_eq(M, "0")) {
+            sb_below_major(&sb, M);
+        } else if (!piece_eq(m, "0")) {
+            sb_below_minor(&sb, M, m);
+        } else {
             sb_addp(&sb, M);
             sb_addc(&sb, '.');
-            if (piece_eq(m, "0")) {
-                sb_addp(&sb, m);
-                sb_addc(&sb, '.');
-                sb_add_inc(&sb, p);
-                sb_adds(&sb, "-0");
-            } else {
-                sb_add_inc(&sb, m);
-                sb_adds(&sb, ".0-0");
-            }
-        } else {
-            sb_add_inc(&sb, M);
-            sb_adds(&sb, ".0.0-0");
+            sb_addp(&sb, m);
+            sb_addc(&sb, '.');
+            sb_add_inc(&sb, p);
+            sb_adds(&sb, "-0");
         }
     }
     return sb_detach(&sb, NULL);
@@ -518,36 +548,17 @@ static char *tilde_replace(piece t, unsigned opts)
     if (!npm_match_xr(s, t.n, start, (opts & NPM_LOOSE) != 0, npm_cont_end, NULL, &c))
         return NULL;
     const char *z = (opts & NPM_INCLUDE_PRERELEASE) ? "-0" : "";
-    piece M = cap_piece(s, c.major), m = cap_piece(s, c.minor), p = cap_piece(s, c.patch);
+    piece M = cap_piece(s, c.major), m = cap_piece(s, c.minor);
     strbuf sb = STRBUF_INIT;
     if (is_x(s, c.major)) {
         /* '' */
     } else if (is_x(s, c.minor)) {
-        sb_adds(&sb, ">=");
-        sb_addp(&sb, M);
-        sb_addf(&sb, ".0.0%s <", z);
-        sb_add_inc(&sb, M);
-        sb_adds(&sb, ".0.0-0");
+        sb_major_range(&sb, M, z);
+    } else if (is_x(s, c.patch)) {
+        sb_minor_range(&sb, M, m, z);
     } else {
-        sb_adds(&sb, ">=");
-        sb_addp(&sb, M);
-        sb_addc(&sb, '.');
-        sb_addp(&sb, m);
-        sb_addc(&sb, '.');
-        if (is_x(s, c.patch)) {
-            sb_addf(&sb, "0%s", z);
-        } else {
-            sb_addp(&sb, p);
-            if (c.pre.set) {
-                sb_addc(&sb, '-');
-                sb_addp(&sb, cap_piece(s, c.pre));
-            }
-        }
-        sb_adds(&sb, " <");
-        sb_addp(&sb, M);
-        sb_addc(&sb, '.');
-        sb_add_inc(&sb, m);
-        sb_adds(&sb, ".0-0");
+        sb_from_full(&sb, s, &c);
+        sb_below_minor(&sb, M, m);
     }
     return sb_detach(&sb, NULL);
 }
@@ -620,21 +631,9 @@ static char *xrange_replace(piece t, unsigned opts)
             sb_addp(&sb, m);
         sb_addf(&sb, ".0%s", pr);
     } else if (xm) {
-        sb_adds(&sb, ">=");
-        sb_addp(&sb, M);
-        sb_addf(&sb, ".0.0%s <", pr);
-        sb_add_inc(&sb, M);
-        sb_adds(&sb, ".0.0-0");
+        sb_major_range(&sb, M, pr);
     } else if (xp) {
-        sb_adds(&sb, ">=");
-        sb_addp(&sb, M);
-        sb_addc(&sb, '.');
-        sb_addp(&sb, m);
-        sb_addf(&sb, ".0%s <", pr);
-        sb_addp(&sb, M);
-        sb_addc(&sb, '.');
-        sb_add_inc(&sb, m);
-        sb_adds(&sb, ".0-0");
+        sb_minor_range(&sb, M, m, pr);
     } else {
         sb_release(&sb);
         return NULL;
