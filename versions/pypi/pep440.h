@@ -139,4 +139,7 @@ int pypi_spec_contains_str(const char *spec, const char *version);
  * of that whitespace character, or 0. */
 size_t pypi_space_len(const char *s);
 
+/* Python's str.strip() on [*start, *end): moves both ends past whitespace. */
+void pypi_strip(const char **start, const char **end);
+
 #endif

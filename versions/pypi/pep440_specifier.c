@@ -306,19 +306,8 @@ pypi_specset *pypi_specset_parse(const char *text, char **err)
         const char *c = strchr(p, ',');
         const char *e = c ? c : p + strlen(p);
         /* strip Python whitespace on both sides */
-        const char *a = p + skip_space(p);
-        const char *b = e;
-        while (b > a) {
-            size_t k = 0;
-            for (size_t t = 1; t <= 3 && (size_t)(b - a) >= t; t++)
-                if (pypi_space_len(b - t) == t) {
-                    k = t;
-                    break;
-                }
-            if (!k)
-                break;
-            b -= k;
-        }
+        const char *a = p, *b = e;
+        pypi_strip(&a, &b);
         if (b > a) {
             pypi_spec sp;
             if (!spec_parse(a, (size_t)(b - a), &sp, err)) {
@@ -636,19 +625,8 @@ int pypi_filter(const char *specset, const char *const *versions, size_t n, bool
 
 int pypi_spec_contains_str(const char *spec, const char *version)
 {
-    const char *a = spec + skip_space(spec);
-    const char *b = a + strlen(a);
-    while (b > a) {
-        size_t k = 0;
-        for (size_t t = 1; t <= 3 && (size_t)(b - a) >= t; t++)
-            if (pypi_space_len(b - t) == t) {
-                k = t;
-                break;
-            }
-        if (!k)
-            break;
-        b -= k;
-    }
+    const char *a = spec, *b = spec + strlen(spec);
+    pypi_strip(&a, &b);
     pypi_spec sp;
     if (b == a || !spec_parse(a, (size_t)(b - a), &sp, NULL))
         return -1;

@@ -67,6 +67,18 @@ static size_t space_len_before(const char *start, const char *end)
     return 0;
 }
 
+void pypi_strip(const char **start, const char **end)
+{
+    const char *p = *start, *e = *end;
+    size_t k;
+    while (p < e && (k = pypi_space_len(p)) > 0)
+        p += k;
+    while (e > p && (k = space_len_before(p, e)) > 0)
+        e -= k;
+    *start = p;
+    *end = e;
+}
+
 uint64_t pypi_num_u64(const char *digits)
 {
     uint64_t v = 0;
@@ -387,11 +399,7 @@ static pypi_version *build(const char *text, size_t len, const raw_version *r)
 pypi_version *pypi_version_parse(const char *text, char **err)
 {
     const char *p = text, *e = text + strlen(text);
-    size_t k;
-    while ((k = pypi_space_len(p)) > 0)
-        p += k;
-    while (e > p && (k = space_len_before(p, e)) > 0)
-        e -= k;
+    pypi_strip(&p, &e);
     raw_version r;
     if (!match_version(p, e, &r)) {
         if (err)
