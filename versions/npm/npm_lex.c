@@ -195,6 +195,22 @@ static bool loose_tail(const char *s, size_t n, size_t t, npm_plain_caps *c)
     return build_to_end(s, n, t, &c->build);
 }
 
+/* `[v=\s]*`: the prefix a loose version and an x-range may carry; returns
+ * the position after it. */
+static size_t skip_v_eq_ws(const char *s, size_t n, size_t i)
+{
+    for (;;) {
+        char ch = npm_at(s, n, i);
+        size_t w;
+        if (ch == 'v' || ch == '=')
+            i++;
+        else if ((w = npm_ws_len(s, n, i)) != 0)
+            i += w;
+        else
+            return i;
+    }
+}
+
 bool npm_match_plain(const char *s, size_t n, size_t pos, bool loose, npm_plain_caps *c)
 {
     size_t i = pos;
@@ -203,16 +219,7 @@ bool npm_match_plain(const char *s, size_t n, size_t pos, bool loose, npm_plain_
         if (npm_at(s, n, i) == 'v')
             i++;
     } else {
-        for (;;) {
-            char ch = npm_at(s, n, i);
-            size_t w;
-            if (ch == 'v' || ch == '=')
-                i++;
-            else if ((w = npm_ws_len(s, n, i)) != 0)
-                i += w;
-            else
-                break;
-        }
+        i = skip_v_eq_ws(s, n, i);
     }
     if (!main_number(s, n, &i, loose, &c->major) || npm_at(s, n, i) != '.')
         return false;
@@ -346,17 +353,8 @@ bool npm_match_xr(const char *s, size_t n, size_t pos, bool loose, npm_xr_cont c
                   npm_xr_caps *c)
 {
     xr_try t = { s, n, loose, cont, ctx, c, 0 };
-    size_t i = pos, w;
+    size_t i = skip_v_eq_ws(s, n, pos);
     memset(c, 0, sizeof *c);
-    for (;;) {
-        char ch = npm_at(s, n, i);
-        if (ch == 'v' || ch == '=')
-            i++;
-        else if ((w = npm_ws_len(s, n, i)) != 0)
-            i += w;
-        else
-            break;
-    }
     size_t e1 = xr_ident(s, n, i, loose);
     if (e1 == i)
         return false;
