@@ -136,8 +136,8 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     }
     spec_args[n_spec_args++] = (char *)spec_path;
     const char *path = NULL;
-    el_spec *spec = cli_load_spec(ctx, o, n_spec_args, spec_args, &path, &status);
-    if (spec && (status = cli_report_findings(ctx, o, spec, path)) == 0) {
+    el_spec *spec = cli_load_valid_spec(ctx, o, n_spec_args, spec_args, &path, &status);
+    if (spec) {
         el_cache_options co;
         cli_cache_options(o, &co);
         el_check_result res;

@@ -66,6 +66,12 @@ el_spec *cli_load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
  * body with detail.findings) and returns the exit status. */
 int cli_report_findings(el_ctx *ctx, const cli_opts *o, const el_spec *spec, const char *path);
 
+/* cli_load_valid_spec() : cli_load_spec() then cli_report_findings(): the
+ * spec if it loads with no findings; otherwise NULL after reporting, with
+ * *status holding the exit status. */
+el_spec *cli_load_valid_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
+                             const char **path_out, int *status);
+
 /* cli_report_failure() : prints the failure recorded on ctx (JSON body on
  * stdout with --json, "envlock: CODE: message" on stderr otherwise) and
  * returns its exit status. */

@@ -241,3 +241,14 @@ int cli_report_findings(el_ctx *ctx, const cli_opts *o, const el_spec *spec, con
     return cli_report_failure(ctx, o);
 }
 
+el_spec *cli_load_valid_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
+                             const char **path_out, int *status)
+{
+    el_spec *spec = cli_load_spec(ctx, o, argc, argv, path_out, status);
+    if (spec && (*status = cli_report_findings(ctx, o, spec, *path_out)) != 0) {
+        el_spec_free(spec);
+        return NULL;
+    }
+    return spec;
+}
+

@@ -97,14 +97,9 @@ static int show_spec(el_ctx *ctx, const cli_opts *o, show_args *sa, el_spec **sp
     int status = 0;
     const char *sargv[1] = { sa->spec_path };
     const char *path = NULL;
-    *spec = cli_load_spec(ctx, o, 1, (char **)sargv, &path, &status);
+    *spec = cli_load_valid_spec(ctx, o, 1, (char **)sargv, &path, &status);
     if (!*spec)
         return status;
-    if ((status = cli_report_findings(ctx, o, *spec, path)) != 0) {
-        el_spec_free(*spec);
-        *spec = NULL;
-        return status;
-    }
     if (!sa->nindexes)
         q->pypi_indexes = el_spec_python_indexes(*spec, &q->n_pypi_indexes);
     if (!sa->nsources)

@@ -6,19 +6,16 @@ int cli_normalize(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
 {
     const char *path = NULL;
     int status = 0;
-    el_spec *spec = cli_load_spec(ctx, o, argc, argv, &path, &status);
+    el_spec *spec = cli_load_valid_spec(ctx, o, argc, argv, &path, &status);
     if (!spec)
         return status;
-    status = cli_report_findings(ctx, o, spec, path);
-    if (status == 0) {
-        /* Pretty for people; one line for --json consumers. */
-        char *doc = el_spec_normalized_json(ctx, spec, !o->json);
-        if (!doc) {
-            status = cli_report_failure(ctx, o);
-        } else {
-            printf("%s\n", doc);
-            el_free(doc);
-        }
+    /* Pretty for people; one line for --json consumers. */
+    char *doc = el_spec_normalized_json(ctx, spec, !o->json);
+    if (!doc) {
+        status = cli_report_failure(ctx, o);
+    } else {
+        printf("%s\n", doc);
+        el_free(doc);
     }
     el_spec_free(spec);
     return status;

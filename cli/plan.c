@@ -139,9 +139,7 @@ int cli_plan(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         }
         a.spec_args[a.n_spec_args++] = (char *)a.spec_path;
         const char *path = NULL;
-        spec = cli_load_spec(ctx, o, a.n_spec_args, a.spec_args, &path, &status);
-        if (spec)
-            status = cli_report_findings(ctx, o, spec, path);
+        spec = cli_load_valid_spec(ctx, o, a.n_spec_args, a.spec_args, &path, &status);
     }
     if (spec && status == 0) {
         el_cache_options co; /* only its mirrors: they map the install steps' URLs */

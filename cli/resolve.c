@@ -237,8 +237,8 @@ int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     }
     ra.spec_args[ra.n_spec_args++] = (char *)ra.spec_path;
     const char *path = NULL;
-    el_spec *spec = cli_load_spec(ctx, o, ra.n_spec_args, ra.spec_args, &path, &status);
-    if (spec && (status = cli_report_findings(ctx, o, spec, path)) == 0) {
+    el_spec *spec = cli_load_valid_spec(ctx, o, ra.n_spec_args, ra.spec_args, &path, &status);
+    if (spec) {
         el_cache_options co;
         cli_cache_options(o, &co);
         el_resolve_result res;

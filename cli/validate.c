@@ -9,21 +9,18 @@ int cli_validate(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
 {
     const char *path = NULL;
     int status = 0;
-    el_spec *spec = cli_load_spec(ctx, o, argc, argv, &path, &status);
+    el_spec *spec = cli_load_valid_spec(ctx, o, argc, argv, &path, &status);
     if (!spec)
         return status;
-    status = cli_report_findings(ctx, o, spec, path);
-    if (status == 0) {
-        char digest[EL_DIGEST_SIZE];
-        if (el_spec_digest(ctx, spec, digest) != EL_OK) {
-            status = cli_report_failure(ctx, o);
-        } else if (o->json) {
-            printf("{\"code\":\"OK\",\"valid\":true,\"name\":");
-            cli_json_string(stdout, el_spec_name(spec));
-            printf(",\"specDigest\":\"%s\",\"findings\":[]}\n", digest);
-        } else {
-            printf("%s: valid: %s (%s)\n", path, el_spec_name(spec), digest);
-        }
+    char digest[EL_DIGEST_SIZE];
+    if (el_spec_digest(ctx, spec, digest) != EL_OK) {
+        status = cli_report_failure(ctx, o);
+    } else if (o->json) {
+        printf("{\"code\":\"OK\",\"valid\":true,\"name\":");
+        cli_json_string(stdout, el_spec_name(spec));
+        printf(",\"specDigest\":\"%s\",\"findings\":[]}\n", digest);
+    } else {
+        printf("%s: valid: %s (%s)\n", path, el_spec_name(spec), digest);
     }
     el_spec_free(spec);
     return status;
