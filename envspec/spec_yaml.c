@@ -598,6 +598,36 @@ static const anchor *find_anchor(const composer *y, const char *name)
 
 static spec_node *compose(composer *y, yaml_event_t *ev, unsigned depth, size_t *weight);
 
+/* The node a mapping or a list starts at `start`, or NULL after a finding
+ * (a tag other than the plain one). *anchor_name is the anchor it defines
+ * (a copy), or NULL. */
+static spec_node *open_collection(composer *y, const yaml_event_t *start, spec_node_kind kind,
+                                  const yaml_char_t **anchor_name)
+{
+    bool map = kind == SN_MAP;
+    const yaml_char_t *name = map ? start->data.mapping_start.anchor : start->data.sequence_start.anchor;
+    const yaml_char_t *tag = map ? start->data.mapping_start.tag : start->data.sequence_start.tag;
+    spec_node *node = new_node(y, kind, &start->start_mark);
+    *anchor_name = name ? (const yaml_char_t *)arena_strdup(y->mem, (const char *)name) : NULL;
+    if (!collection_tag_ok(y, tag, map ? "tag:yaml.org,2002:map" : "tag:yaml.org,2002:seq",
+                           &start->start_mark))
+        return NULL;
+    return node;
+}
+
+/* The next event inside a collection into *ev: 1; 0 at the collection's
+ * `end` event (deleted); -1 after a finding. */
+static int next_in(composer *y, yaml_event_type_t end, yaml_event_t *ev)
+{
+    if (!next_event(y, ev))
+        return -1;
+    if (ev->type == end) {
+        yaml_event_delete(ev);
+        return 0;
+    }
+    return 1;
+}
+
 /* Appends a key to the path buffer; returns the previous length to restore. */
 static size_t path_push_key(composer *y, const spec_node *key)
 {
@@ -721,26 +751,22 @@ static bool apply_merges(composer *y, pairvec *pairs, size_t explicit_n, spec_no
 static spec_node *compose_mapping(composer *y, yaml_event_t *start, unsigned depth,
                                   size_t *weight)
 {
-    spec_node *map = new_node(y, SN_MAP, &start->start_mark);
-    const yaml_char_t *anchor_name = start->data.mapping_start.anchor
-                                         ? (const yaml_char_t *)arena_strdup(
-                                               y->mem, (const char *)start->data.mapping_start.anchor)
-                                         : NULL;
-    yaml_mark_t mark = start->start_mark;
-    if (!collection_tag_ok(y, start->data.mapping_start.tag, "tag:yaml.org,2002:map", &mark))
+    const yaml_char_t *anchor_name;
+    spec_node *map = open_collection(y, start, SN_MAP, &anchor_name);
+    if (!map)
         return NULL;
+    yaml_mark_t mark = start->start_mark;
     pairvec pairs = { 0 };
     ptrvec merges = PTRVEC_INIT;
     size_t total = 1;
     spec_node *result = NULL;
     for (;;) {
         yaml_event_t ev;
-        if (!next_event(y, &ev))
+        int more = next_in(y, YAML_MAPPING_END_EVENT, &ev);
+        if (more < 0)
             goto out;
-        if (ev.type == YAML_MAPPING_END_EVENT) {
-            yaml_event_delete(&ev);
+        if (more == 0)
             break;
-        }
         size_t kw = 0;
         yaml_mark_t kmark = ev.start_mark;
         if (ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_SEQUENCE_START_EVENT) {
@@ -809,25 +835,20 @@ out:
 static spec_node *compose_sequence(composer *y, yaml_event_t *start, unsigned depth,
                                    size_t *weight)
 {
-    spec_node *seq = new_node(y, SN_SEQ, &start->start_mark);
-    const char *anchor_name = start->data.sequence_start.anchor
-                                  ? arena_strdup(y->mem,
-                                                 (const char *)start->data.sequence_start.anchor)
-                                  : NULL;
-    if (!collection_tag_ok(y, start->data.sequence_start.tag, "tag:yaml.org,2002:seq",
-                           &start->start_mark))
+    const yaml_char_t *anchor_name;
+    spec_node *seq = open_collection(y, start, SN_SEQ, &anchor_name);
+    if (!seq)
         return NULL;
     ptrvec items = PTRVEC_INIT;
     size_t total = 1;
     spec_node *result = NULL;
     for (;;) {
         yaml_event_t ev;
-        if (!next_event(y, &ev))
+        int more = next_in(y, YAML_SEQUENCE_END_EVENT, &ev);
+        if (more < 0)
             goto out;
-        if (ev.type == YAML_SEQUENCE_END_EVENT) {
-            yaml_event_delete(&ev);
+        if (more == 0)
             break;
-        }
         size_t w = 0;
         size_t old = path_push_index(y, items.len);
         spec_node *item = compose(y, &ev, depth + 1, &w);
@@ -843,7 +864,7 @@ static spec_node *compose_sequence(composer *y, yaml_event_t *start, unsigned de
     if (items.len)
         memcpy(seq->items, items.items, items.len * sizeof *seq->items);
     *weight = total;
-    remember_anchor(y, (const yaml_char_t *)anchor_name, seq, total);
+    remember_anchor(y, anchor_name, seq, total);
     result = seq;
 out:
     ptrvec_release(&items);
