@@ -77,17 +77,31 @@ el_spec_entry *el_spec_entries(const el_spec *spec, unsigned lists, size_t *n)
 }
 
 /* The tree of the text a spec was loaded from, as el_spec_load_text()
- * chose to read it (a recipe imported, keeping the recipe's positions). */
-static spec_node *reread(arena *mem, spec_findings *fs, const char *text, size_t len,
-                         const el_spec_options *opts)
+ * chose to read it (a recipe imported, keeping the recipe's positions),
+ * with the arena and findings it lives in. reread_done() frees them. */
+typedef struct reread_doc {
+    arena *mem;
+    spec_findings fs;
+    spec_node *root; /* NULL if the text does not parse */
+} reread_doc;
+
+static void reread(reread_doc *d, const char *text, size_t len, const el_spec_options *opts)
 {
     el_spec_format format = opts ? opts->format : EL_SPEC_FORMAT_AUTO;
     const char *template_name = opts ? opts->template_name : NULL;
-    spec_node *root = spec_yaml_parse(mem, text, len, fs);
-    if (root && (format == EL_SPEC_FORMAT_DATAGEN || template_name ||
-                 (format == EL_SPEC_FORMAT_AUTO && spec_datagen_looks_like(root))))
-        root = spec_datagen_import(mem, root, template_name, spec_first_base(opts), fs);
-    return root;
+    d->mem = arena_new();
+    spec_findings_init(&d->fs, d->mem);
+    d->root = spec_yaml_parse(d->mem, text, len, &d->fs);
+    if (d->root && (format == EL_SPEC_FORMAT_DATAGEN || template_name ||
+                    (format == EL_SPEC_FORMAT_AUTO && spec_datagen_looks_like(d->root))))
+        d->root = spec_datagen_import(d->mem, d->root, template_name, spec_first_base(opts),
+                                     &d->fs);
+}
+
+static void reread_done(reread_doc *d)
+{
+    spec_findings_release(&d->fs);
+    arena_free(d->mem);
 }
 
 void spec_reqfile_locate(const char *text, size_t len, const el_spec_options *opts,
@@ -97,19 +111,16 @@ void spec_reqfile_locate(const char *text, size_t len, const el_spec_options *op
         reqs[i].file_line = reqs[i].file_column = 0;
     if (!text || !n)
         return;
-    arena *mem = arena_new();
-    spec_findings fs;
-    spec_findings_init(&fs, mem);
-    spec_node *root = reread(mem, &fs, text, len, opts);
+    reread_doc d;
+    reread(&d, text, len, opts);
     const spec_node *at =
-        root ? spec_node_at_path(root, field ? field : "spec.build.dependencyFile.content")
-             : NULL;
+        d.root ? spec_node_at_path(d.root, field ? field : "spec.build.dependencyFile.content")
+               : NULL;
     for (size_t i = 0; at && at->kind == SN_STR && i < n; i++)
         spec_reqfile_file_position(at->line, at->column, at->body_line, at->body_column,
                                    reqs[i].line, reqs[i].column, &reqs[i].file_line,
                                    &reqs[i].file_column);
-    spec_findings_release(&fs);
-    arena_free(mem);
+    reread_done(&d);
 }
 
 void el_spec_entries_locate(el_spec_entry *entries, size_t n, const char *text, size_t len,
@@ -117,12 +128,10 @@ void el_spec_entries_locate(el_spec_entry *entries, size_t n, const char *text, 
 {
     if (!text || !n)
         return;
-    arena *mem = arena_new();
-    spec_findings fs;
-    spec_findings_init(&fs, mem);
-    spec_node *root = reread(mem, &fs, text, len, opts);
-    for (size_t i = 0; root && i < n; i++) {
-        const spec_node *node = spec_node_at_path(root, entries[i].field);
+    reread_doc d;
+    reread(&d, text, len, opts);
+    for (size_t i = 0; d.root && i < n; i++) {
+        const spec_node *node = spec_node_at_path(d.root, entries[i].field);
         /* Only an exact hit counts: the deepest ancestor is not the entry. */
         if (node && (node->kind == SN_STR || node->kind == SN_INT || node->kind == SN_FLOAT ||
                      node->kind == SN_BOOL)) {
@@ -130,6 +139,5 @@ void el_spec_entries_locate(el_spec_entry *entries, size_t n, const char *text, 
             entries[i].column = node->column;
         }
     }
-    spec_findings_release(&fs);
-    arena_free(mem);
+    reread_done(&d);
 }
