@@ -1,7 +1,8 @@
-/* binform.c — the little-endian integers of envlock's binary parsed forms
- * (npm_packument_blob.c, pypi_page_blob.c, conda_repodata_blob.c): written to a strbuf, read
- * through a bin_reader that turns bad at the first read past its end; and
- * the frame both forms share (bin_frame_write(), bin_frame_open()). */
+/* binform.c — the little-endian integers and length-prefixed strings of
+ * envlock's binary parsed forms (npm_packument_blob.c, pypi_page_blob.c,
+ * conda_repodata_blob.c): written to a strbuf, read through a bin_reader
+ * that turns bad at the first read past its end; and the frame the forms
+ * share (bin_frame_write(), bin_frame_open()). */
 #include <string.h>
 
 #include <zlib.h>
@@ -30,7 +31,8 @@ bool bin_need(bin_reader *r, size_t n)
 
 #define NULL_LEN 0xffffffffu
 
-void bin_put_str(strbuf *sb, const char *s)
+/* u32 length, the bytes, and their NUL when `nul`. */
+static void put_str(strbuf *sb, const char *s, bool nul)
 {
     if (!s) {
         bin_put_u32(sb, NULL_LEN);
@@ -38,8 +40,12 @@ void bin_put_str(strbuf *sb, const char *s)
     }
     size_t n = strlen(s);
     bin_put_u32(sb, (uint32_t)n);
-    sb_add(sb, s, n);
+    sb_add(sb, s, nul ? n + 1 : n);
 }
+
+void bin_put_str(strbuf *sb, const char *s) { put_str(sb, s, false); }
+
+void bin_put_strz(strbuf *sb, const char *s) { put_str(sb, s, true); }
 
 void bin_put_strs(strbuf *sb, const char *const *v, size_t n)
 {
@@ -60,6 +66,20 @@ const char *bin_str(bin_reader *r, arena *a, bool nullable)
     }
     const char *s = arena_strndup(a, (const char *)r->p, n);
     r->p += n;
+    return s;
+}
+
+const char *bin_strz(bin_reader *r)
+{
+    uint32_t n = bin_u32(r);
+    if (r->bad || n == NULL_LEN)
+        return NULL;
+    if (!bin_need(r, (size_t)n + 1) || r->p[n] != '\0' || memchr(r->p, '\0', n)) {
+        r->bad = true;
+        return NULL;
+    }
+    const char *s = (const char *)r->p;
+    r->p += (size_t)n + 1;
     return s;
 }
 

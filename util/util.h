@@ -167,6 +167,13 @@ void bin_put_str(strbuf *sb, const char *s);
 void bin_put_strs(strbuf *sb, const char *const *v, size_t n);
 const char *bin_str(bin_reader *r, arena *a, bool nullable);
 const char **bin_strs(bin_reader *r, arena *a, size_t *n);
+/* bin_put_strz() : as bin_put_str(), with a NUL after the bytes, so that a
+ *  reader can point into its one copy of the payload.
+ * bin_strz() : one string written by bin_put_strz(), in place in r's
+ *  buffer; NULL for a written NULL. A length past the end, a NUL inside or
+ *  none where the length says makes r bad and gives NULL. */
+void bin_put_strz(strbuf *sb, const char *s);
+const char *bin_strz(bin_reader *r);
 uint32_t bin_u32(bin_reader *r);
 uint64_t bin_u64(bin_reader *r);
 unsigned bin_u8(bin_reader *r, unsigned max);

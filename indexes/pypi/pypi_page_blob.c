@@ -33,7 +33,6 @@
 #include "pypi_index.h"
 
 #define MAGIC "ELPYPG1\n"
-#define NULL_LEN 0xffffffffu
 
 enum { FL_YANKED = 1, FL_CORE_METADATA = 2, FL_BAD_URL = 4, FL_LOCAL_LINK = 8, FL_ALL = 15 };
 
@@ -87,34 +86,21 @@ char *pypi_page_blob_name(const char *body_sha256, const pypi_page_src *s)
 
 /* ---- writing ---- */
 
-
-
-static void put_str(strbuf *sb, const char *s)
-{
-    if (!s) {
-        bin_put_u32(sb, NULL_LEN);
-        return;
-    }
-    size_t n = strlen(s);
-    bin_put_u32(sb, (uint32_t)n);
-    sb_add(sb, s, n + 1);
-}
-
 static void put_file(strbuf *sb, const pypi_file *f)
 {
-    put_str(sb, f->filename);
-    put_str(sb, f->url);
-    put_str(sb, f->read_url);
-    put_str(sb, f->sha256);
+    bin_put_strz(sb, f->filename);
+    bin_put_strz(sb, f->url);
+    bin_put_strz(sb, f->read_url);
+    bin_put_strz(sb, f->sha256);
     bin_put_u64(sb, (uint64_t)f->size);
-    put_str(sb, f->upload_time);
+    bin_put_strz(sb, f->upload_time);
     bin_put_u64(sb, (uint64_t)f->upload_s);
-    put_str(sb, f->requires_python);
+    bin_put_strz(sb, f->requires_python);
     sb_addc(sb, (char)((f->yanked ? FL_YANKED : 0) | (f->core_metadata ? FL_CORE_METADATA : 0) |
                        (f->bad_url ? FL_BAD_URL : 0) |
                        (f->bad_url && strcmp(f->bad_url, "local_link") == 0 ? FL_LOCAL_LINK : 0)));
-    put_str(sb, f->yanked_reason);
-    put_str(sb, f->core_metadata_sha256);
+    bin_put_strz(sb, f->yanked_reason);
+    bin_put_strz(sb, f->core_metadata_sha256);
 }
 
 void pypi_page_blob_write(const pypi_page *pg, const char *body_sha256, const pypi_page_src *s,
@@ -122,7 +108,7 @@ void pypi_page_blob_write(const pypi_page *pg, const char *body_sha256, const py
 {
     strbuf pl = STRBUF_INIT;
     sb_addc(&pl, (char)pg->format);
-    put_str(&pl, pg->api_version);
+    bin_put_strz(&pl, pg->api_version);
     bin_put_u32(&pl, (uint32_t)pg->nfiles);
     for (size_t i = 0; i < pg->nfiles; i++)
         put_file(&pl, &pg->files[i]);
@@ -139,25 +125,8 @@ typedef struct rd {
     bin_reader b;
 } rd;
 
-
-
-
-
-/* A string of the payload copy, in place: its NUL must be where its length
- * says and nowhere before. */
-static const char *get_str(rd *r)
-{
-    uint32_t n = bin_u32(&r->b);
-    if (r->b.bad || n == NULL_LEN)
-        return NULL;
-    if (!bin_need(&r->b, (size_t)n + 1) || r->b.p[n] != '\0' || memchr(r->b.p, '\0', n)) {
-        r->b.bad = true;
-        return NULL;
-    }
-    const char *s = (const char *)r->b.p;
-    r->b.p += (size_t)n + 1;
-    return s;
-}
+/* A string of the payload copy, in place (bin_strz()). */
+static const char *get_str(rd *r) { return bin_strz(&r->b); }
 
 /* A string that may be neither NULL nor "". */
 static const char *get_str_nn(rd *r)
