@@ -725,22 +725,11 @@ static bool extract(struct archive *a, const char *path, uint64_t max, char sha[
         }
         sha256_update(h, buf, (size_t)r);
         *size += (uint64_t)r;
-        const char *p = buf;
-        size_t left = (size_t)r;
-        while (ok && left) {
-            ssize_t w = write(fd, p, left);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                *err = w < 0 ? errno : EIO;
-                ok = false;
-            } else {
-                p += w;
-                left -= (size_t)w;
-            }
-        }
-        if (!ok)
+        if (file_write_all(fd, buf, (size_t)r) != 0) {
+            *err = errno;
+            ok = false;
             break;
+        }
     }
     sha256_end(h, sha);
     if (ok && fsync(fd) != 0) {

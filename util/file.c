@@ -20,13 +20,16 @@
 
 #include "util.h"
 
-static int write_all(int fd, const char *p, size_t n)
+int file_write_all(int fd, const void *data, size_t n)
 {
+    const char *p = data;
     while (n) {
         ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
             return -1;
         }
         p += w;
@@ -161,7 +164,7 @@ file_stream *file_stream_begin_flags(const char *path, unsigned flags, int *err)
 
 int file_stream_write(file_stream *s, const void *data, size_t n)
 {
-    if (!s->err && write_all(s->fd, data, n) != 0)
+    if (!s->err && file_write_all(s->fd, data, n) != 0)
         s->err = errno, s->step = "writing";
     if (!s->err)
         s->written += n;

@@ -139,6 +139,11 @@ int file_sha256(const char *path, char out[65], uint64_t *size);
  * not be made (ENOTDIR when one exists and is not a directory). */
 int file_mkdirs(const char *path);
 
+/* file_write_all() : all n bytes of data to `fd`, writing again after a
+ * short write or EINTR. 0, or -1 with errno set (EIO if write() wrote
+ * nothing). */
+int file_write_all(int fd, const void *data, size_t n);
+
 /* file_holds() : whether `path` is a regular file (not followed if a
  * symlink, never blocking on a FIFO) holding exactly data[0..len). */
 bool file_holds(const char *path, const void *data, size_t len);

@@ -622,20 +622,7 @@ static FILE *open_decompressed(const char *name, const unsigned char *body, size
         if (fd < 0)
             return NULL;
     }
-    const unsigned char *p = body;
-    size_t n = len;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            close(fd);
-            return NULL;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    if (lseek(fd, 0, SEEK_SET) < 0) {
+    if (file_write_all(fd, body, len) != 0 || lseek(fd, 0, SEEK_SET) < 0) {
         close(fd);
         return NULL;
     }

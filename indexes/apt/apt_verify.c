@@ -53,17 +53,9 @@ static bool write_all(const char *path, const void *data, size_t n)
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return false;
-    const char *p = data;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            close(fd);
-            return false;
-        }
-        p += w;
-        n -= (size_t)w;
+    if (file_write_all(fd, data, n) != 0) {
+        close(fd);
+        return false;
     }
     return close(fd) == 0;
 }
