@@ -450,23 +450,28 @@ static void accept_release(apt_suite_job *sj, char *text, size_t len, bool check
 static void on_pair(cache *c, cache_response *r, void *user);
 static void on_inrelease(cache *c, cache_response *r, void *user);
 
+/* Fetches one of the suite's Release files (always revalidated: a Release
+ * names the current indexes) for `done`. */
+static void submit_release(apt_suite_job *sj, const char *url, uint64_t max_bytes,
+                           cache_done_fn done)
+{
+    cache_request rq = { 0 };
+    rq.url = url;
+    rq.policy = CACHE_REVALIDATE;
+    rq.max_bytes = max_bytes;
+    rq.done = done;
+    rq.user = sj;
+    cache_submit(sj->l->c, &rq);
+}
+
 static void submit_pair(apt_suite_job *sj)
 {
-    apt_loader *l = sj->l;
     free(sj->release_url);
     sj->release_url = xasprintf("%sRelease", sj->dist_url);
     char *gpg_url = xasprintf("%sRelease.gpg", sj->dist_url);
     sj->pair_pending = 2;
-    cache_request rq = { 0 };
-    rq.url = sj->release_url;
-    rq.policy = CACHE_REVALIDATE;
-    rq.max_bytes = APT_RELEASE_CAP;
-    rq.done = on_pair;
-    rq.user = sj;
-    cache_submit(l->c, &rq);
-    rq.url = gpg_url;
-    rq.max_bytes = 1u << 20;
-    cache_submit(l->c, &rq);
+    submit_release(sj, sj->release_url, APT_RELEASE_CAP, on_pair);
+    submit_release(sj, gpg_url, 1u << 20, on_pair);
     free(gpg_url);
 }
 
@@ -596,13 +601,7 @@ void apt_loader_submit(apt_loader *l)
         }
         sj->release_url = xasprintf("%sInRelease", sj->dist_url);
         ptrvec_push(&l->suites, sj);
-        cache_request rq = { 0 };
-        rq.url = sj->release_url;
-        rq.policy = CACHE_REVALIDATE;
-        rq.max_bytes = APT_RELEASE_CAP;
-        rq.done = on_inrelease;
-        rq.user = sj;
-        cache_submit(l->c, &rq);
+        submit_release(sj, sj->release_url, APT_RELEASE_CAP, on_inrelease);
     }
 }
 
