@@ -359,19 +359,19 @@ static char *auth_at(const npm_rc *rc, const char *k)
     return NULL;
 }
 
-char *npm_rc_auth(const npm_rc *rc, const char *url)
+/* Calls `try` with each key npm derives from `url`, most specific first,
+ * until it answers true: //h/a/b/ -> //h/a/b -> //h/a/ -> //h/a -> //h/ -> //h */
+static void walk_up(const char *url, bool (*try)(const npm_rc *rc, const char *key, void *out),
+                    const npm_rc *rc, void *out)
 {
-    if (!rc || !url)
-        return NULL;
     char *k = nerf(url);
     if (!k)
-        return NULL;
-    /* Walk up: //h/a/b/ -> //h/a/b -> //h/a/ -> //h/a -> //h/ -> //h */
+        return;
     size_t n = strlen(k);
-    char *out = NULL;
-    while (n > 2 && !out) {
+    while (n > 2) {
         k[n] = '\0';
-        out = auth_at(rc, k);
+        if (try(rc, k, out))
+            break;
         if (k[n - 1] == '/')
             n--;
         else
@@ -379,32 +379,43 @@ char *npm_rc_auth(const npm_rc *rc, const char *url)
                 n--;
     }
     free(k);
+}
+
+static bool try_auth(const npm_rc *rc, const char *key, void *out)
+{
+    char **auth = out;
+    *auth = auth_at(rc, key);
+    return *auth != NULL;
+}
+
+char *npm_rc_auth(const npm_rc *rc, const char *url)
+{
+    char *out = NULL;
+    if (rc && url)
+        walk_up(url, try_auth, rc, &out);
     return out;
+}
+
+typedef struct scoped_try {
+    const char *field;
+    const char *value;
+} scoped_try;
+
+static bool try_scoped(const npm_rc *rc, const char *key, void *out)
+{
+    scoped_try *t = out;
+    char *k = xasprintf("%s:%s", key, t->field);
+    t->value = npm_rc_get(rc, k);
+    free(k);
+    return t->value != NULL;
 }
 
 const char *npm_rc_scoped(const npm_rc *rc, const char *url, const char *field)
 {
-    if (!rc || !url)
-        return NULL;
-    char *k = nerf(url);
-    if (!k)
-        return NULL;
-    /* the same walk up as npm_rc_auth() */
-    size_t n = strlen(k);
-    const char *out = NULL;
-    while (n > 2 && !out) {
-        k[n] = '\0';
-        char *key = xasprintf("%s:%s", k, field);
-        out = npm_rc_get(rc, key);
-        free(key);
-        if (k[n - 1] == '/')
-            n--;
-        else
-            while (n > 2 && k[n - 1] != '/')
-                n--;
-    }
-    free(k);
-    return out;
+    scoped_try t = { field, NULL };
+    if (rc && url)
+        walk_up(url, try_scoped, rc, &t);
+    return t.value;
 }
 
 char *npm_auth_for_registry(const npm_rc *rc, const char *registry, const char *token,
