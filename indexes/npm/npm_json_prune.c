@@ -130,31 +130,23 @@ static void attach(prune *p, json_object *v)
         json_object_object_add(parent, p->key.buf, v);
 }
 
-static int on_null(void *ctx)
+/* null, true or false (`b` < 0 for null): a literal ends a top-level
+ * document where it ends. */
+static int on_literal(prune *p, int b)
 {
-    prune *p = ctx;
     const npm_json_keep *only;
     if (!level_ok(p))
         return 0;
     if (p->depth == 0 && yajl_get_bytes_consumed(p->h) == p->len)
         p->ends_early = true;
     if (placed(p, &only))
-        attach(p, NULL);
+        attach(p, b < 0 ? NULL : json_object_new_boolean(b));
     return 1;
 }
 
-static int on_boolean(void *ctx, int b)
-{
-    prune *p = ctx;
-    const npm_json_keep *only;
-    if (!level_ok(p))
-        return 0;
-    if (p->depth == 0 && yajl_get_bytes_consumed(p->h) == p->len)
-        p->ends_early = true;
-    if (placed(p, &only))
-        attach(p, json_object_new_boolean(b));
-    return 1;
-}
+static int on_null(void *ctx) { return on_literal(ctx, -1); }
+
+static int on_boolean(void *ctx, int b) { return on_literal(ctx, b != 0); }
 
 static int on_number(void *ctx, const char *s, size_t n)
 {
