@@ -363,6 +363,15 @@ static const char *frame_check(const unsigned char *z, size_t zn, const cache_me
     return NULL;
 }
 
+/* Whether the metadata names the entry `key` (the key of its URL and
+ * Accept). */
+static bool meta_names(const cache_meta *m, const char *key)
+{
+    char k[65];
+    cache_key(m->url, m->accept, k);
+    return strcmp(k, key) == 0;
+}
+
 const char *cache_entry_check(const unsigned char *data, size_t n, const char *key,
                               cache_meta *mout, unsigned char **body, size_t *len)
 {
@@ -378,12 +387,8 @@ const char *cache_entry_check(const unsigned char *data, size_t n, const char *k
     if (!parse_meta((const char *)hdr, (size_t)(nl - hdr), &m))
         return "unreadable metadata";
     const char *why = NULL;
-    if (key) {
-        char k[65];
-        cache_key(m.url, m.accept, k);
-        if (strcmp(k, key) != 0)
-            why = "metadata does not match the entry name";
-    }
+    if (key && !meta_names(&m, key))
+        why = "metadata does not match the entry name";
     const unsigned char *z = nl + 1;
     size_t zn = n - (size_t)(z - data);
     if (!why && m.raw) {
@@ -457,23 +462,48 @@ static void unlink_if_same(const char *path, const struct stat *was)
         unlink(path);
 }
 
+/* Opens the entry file at `path` and stats it into *st: the fd, or -1 when
+ * there is none. Sets *bad when the file is there but cannot be stat'ed or
+ * is no regular file. */
+static int open_stat(const char *path, struct stat *st, const char **bad)
+{
+    memset(st, 0, sizeof *st);
+    int fd = open_entry(path);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, st) != 0)
+        *bad = "unreadable entry";
+    else if (!S_ISREG(st->st_mode))
+        *bad = "not a regular file";
+    return fd;
+}
+
+/* An entry found `bad`: removed (unless replaced meanwhile), its path freed,
+ * *why set. */
+static cache_entry_state corrupt(char *path, const struct stat *st, const char *bad,
+                                 const char **why)
+{
+    unlink_if_same(path, st);
+    free(path);
+    if (why)
+        *why = bad;
+    return CACHE_ENTRY_CORRUPT;
+}
+
 cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m,
                                   unsigned char **body, size_t *len, const char **why)
 {
     char *path = cache_entry_path(s->dir, key, NULL);
-    int fd = open_entry(path);
+    struct stat st;
+    const char *bad = NULL;
+    int fd = open_stat(path, &st, &bad);
     if (fd < 0) {
         free(path);
         return CACHE_ENTRY_MISSING;
     }
-    struct stat st;
-    memset(&st, 0, sizeof st);
     strbuf sb = STRBUF_INIT;
-    const char *bad = NULL;
-    if (fstat(fd, &st) != 0) {
-        bad = "unreadable entry";
-    } else if (!S_ISREG(st.st_mode)) {
-        bad = "not a regular file";
+    if (bad) {
+        /* reported below */
     } else if ((uint64_t)st.st_size > ENTRY_MAX) {
         bad = "unreadable entry";
     } else {
@@ -497,13 +527,8 @@ cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m
     if (!bad)
         bad = cache_entry_check((const unsigned char *)sb.buf, sb.len, key, m, body, len);
     sb_release(&sb);
-    if (bad) {
-        unlink_if_same(path, &st);
-        free(path);
-        if (why)
-            *why = bad;
-        return CACHE_ENTRY_CORRUPT;
-    }
+    if (bad)
+        return corrupt(path, &st, bad, why);
     free(path);
     return CACHE_ENTRY_OK;
 }
@@ -522,19 +547,12 @@ cache_entry_state cache_store_get_meta(cache_store *s, const char *key, cache_me
         bad = !S_ISREG(st.st_mode) ? "not a regular file" : "unreadable metadata";
     } else if (m->raw) {
         bad = "a raw entry where a fetched body belongs";
-    } else {
-        char k[65];
-        cache_key(m->url, m->accept, k);
-        if (strcmp(k, key) != 0)
-            bad = "metadata does not match the entry name";
+    } else if (!meta_names(m, key)) {
+        bad = "metadata does not match the entry name";
     }
     if (bad) {
         cache_meta_clear(m);
-        unlink_if_same(path, &st);
-        free(path);
-        if (why)
-            *why = bad;
-        return CACHE_ENTRY_CORRUPT;
+        return corrupt(path, &st, bad, why);
     }
     free(path);
     return CACHE_ENTRY_OK;
@@ -672,22 +690,19 @@ FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
 {
     *state = CACHE_ENTRY_MISSING;
     char *path = cache_entry_path(s->dir, key, NULL);
-    int fd = open_entry(path);
+    struct stat st;
+    const char *bad = NULL;
+    int fd = open_stat(path, &st, &bad);
     if (fd < 0) {
         free(path);
         return NULL;
     }
-    struct stat st;
-    memset(&st, 0, sizeof st);
-    const char *bad = NULL;
     cache_meta m;
     cache_meta_init(&m);
     size_t off = 0;
     unsigned char *map = NULL;
-    if (fstat(fd, &st) != 0) {
-        bad = "unreadable entry";
-    } else if (!S_ISREG(st.st_mode)) {
-        bad = "not a regular file";
+    if (bad) {
+        /* reported below */
     } else if (st.st_size < (off_t)MAGIC_LEN || (uint64_t)st.st_size > ENTRY_MAX) {
         bad = "unreadable entry";
     } else {
@@ -709,9 +724,7 @@ FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
         else if (!parse_meta((const char *)map + MAGIC_LEN, (size_t)(nl - map) - MAGIC_LEN, &m))
             bad = "unreadable metadata";
         if (!bad) {
-            char k[65];
-            cache_key(m.url, m.accept, k);
-            if (strcmp(k, key) != 0)
+            if (!meta_names(&m, key))
                 bad = "metadata does not match the entry name";
             off = (size_t)(nl + 1 - map);
         }
@@ -740,11 +753,7 @@ FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
     if (bad) {
         close(fd);
         cache_meta_clear(&m);
-        unlink_if_same(path, &st);
-        free(path);
-        *state = CACHE_ENTRY_CORRUPT;
-        if (why)
-            *why = bad;
+        *state = corrupt(path, &st, bad, why);
         return NULL;
     }
     free(path);
