@@ -307,13 +307,32 @@ static bool opt_str(reader *r, const mapwalk *w, const char *field, const char *
     return !v || (*out = get_str(r, v, path2(r, field, k))) != NULL;
 }
 
+/* The length of the list `n` into *cnt; false after a failure. */
+static bool list_len(reader *r, yaml_node_t *n, const char *field, size_t *cnt)
+{
+    if (!want_type(r, n, YAML_SEQUENCE_NODE, field))
+        return false;
+    *cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    return true;
+}
+
+/* Item i of the list `n` of mappings, walked into *w (walk_map()), its
+ * path in *f: the item, or NULL after a failure. */
+static yaml_node_t *list_map(reader *r, yaml_node_t *n, const char *field, size_t i, mapwalk *w,
+                             const char **f)
+{
+    *f = path_idx(r, field, i);
+    yaml_node_t *it = node(r, n->data.sequence.items.start[i], *f);
+    return it && walk_map(r, it, *f, w) ? it : NULL;
+}
+
 /* A flow list of strings into a NULL-terminated arena array (empty list: NULL). */
 static bool get_strv(reader *r, yaml_node_t *n, const char *field, const char ***out)
 {
     *out = NULL;
-    if (!want_type(r, n, YAML_SEQUENCE_NODE, field))
+    size_t cnt;
+    if (!list_len(r, n, field, &cnt))
         return false;
-    size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
     if (cnt == 0)
         return true;
     const char **v = arena_alloc(r->d->mem, (cnt + 1) * sizeof *v);
@@ -340,17 +359,17 @@ static bool read_targets(reader *r, yaml_node_t *n)
 {
     static const char *const keys[] = { "variants", "python", "platform", "arch", "image", NULL };
     lock_doc *d = r->d;
-    if (!want_type(r, n, YAML_SEQUENCE_NODE, "target.targets"))
+    size_t cnt;
+    if (!list_len(r, n, "target.targets", &cnt))
         return false;
-    size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
     d->targets = arena_alloc(d->mem, (cnt + 1) * sizeof *d->targets);
     memset(d->targets, 0, (cnt + 1) * sizeof *d->targets);
     for (size_t i = 0; i < cnt; i++) {
-        const char *f = path_idx(r, "target.targets", i);
-        yaml_node_t *it = node(r, n->data.sequence.items.start[i], f);
+        const char *f;
         mapwalk w = { .keys = keys };
+        yaml_node_t *it = list_map(r, n, "target.targets", i, &w, &f);
         lock_target *t = &d->targets[i];
-        if (!it || !walk_map(r, it, f, &w) || !opt_str(r, &w, f, "python", &t->python_version) ||
+        if (!it || !opt_str(r, &w, f, "python", &t->python_version) ||
             !opt_str(r, &w, f, "platform", &t->platform) || !opt_str(r, &w, f, "arch", &t->arch) ||
             !opt_str(r, &w, f, "image", &t->image))
             return false;
@@ -485,17 +504,17 @@ static bool read_advisories(reader *r, yaml_node_t *n)
 static bool read_inputs(reader *r, yaml_node_t *n)
 {
     static const char *const keys[] = { "ecosystem", "url", "identity", "modified", NULL };
-    if (!want_type(r, n, YAML_SEQUENCE_NODE, "inputs"))
+    size_t cnt;
+    if (!list_len(r, n, "inputs", &cnt))
         return false;
-    size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
     lock_doc *d = r->d;
     d->inputs = cnt ? arena_alloc(d->mem, cnt * sizeof *d->inputs) : NULL;
     for (size_t i = 0; i < cnt; i++) {
-        const char *f = path_idx(r, "inputs", i);
-        yaml_node_t *it = node(r, n->data.sequence.items.start[i], f);
+        const char *f;
         mapwalk w = { .keys = keys };
+        yaml_node_t *it = list_map(r, n, "inputs", i, &w, &f);
         lock_input *in = &d->inputs[i];
-        if (!it || !walk_map(r, it, f, &w) || !req_str(r, it, &w, f, "ecosystem", &in->ecosystem) ||
+        if (!it || !req_str(r, it, &w, f, "ecosystem", &in->ecosystem) ||
             !req_str(r, it, &w, f, "url", &in->url) ||
             !req_str(r, it, &w, f, "identity", &in->identity) ||
             !opt_str(r, &w, f, "modified", &in->modified))
@@ -509,16 +528,16 @@ static bool read_inputs(reader *r, yaml_node_t *n)
 static bool read_edges(reader *r, yaml_node_t *n, const char *field, lock_package *p)
 {
     static const char *const keys[] = { "ecosystem", "name", "version", "kind", "spec", "alias", NULL };
-    if (!want_type(r, n, YAML_SEQUENCE_NODE, field))
+    size_t cnt;
+    if (!list_len(r, n, field, &cnt))
         return false;
-    size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
     p->deps = cnt ? arena_alloc(r->d->mem, cnt * sizeof *p->deps) : NULL;
     for (size_t i = 0; i < cnt; i++) {
-        const char *f = path_idx(r, field, i);
-        yaml_node_t *it = node(r, n->data.sequence.items.start[i], f);
+        const char *f;
         mapwalk w = { .keys = keys };
+        yaml_node_t *it = list_map(r, n, field, i, &w, &f);
         lock_edge *e = &p->deps[i];
-        if (!it || !walk_map(r, it, f, &w) || !opt_str(r, &w, f, "ecosystem", &e->ecosystem) ||
+        if (!it || !opt_str(r, &w, f, "ecosystem", &e->ecosystem) ||
             !req_str(r, it, &w, f, "name", &e->name) ||
             !req_str(r, it, &w, f, "version", &e->version) ||
             !opt_str(r, &w, f, "kind", &e->kind) || !opt_str(r, &w, f, "spec", &e->spec) ||
@@ -535,17 +554,17 @@ static bool read_edges(reader *r, yaml_node_t *n, const char *field, lock_packag
 static bool read_artifacts(reader *r, yaml_node_t *n, const char *field, lock_package *p)
 {
     static const char *const keys[] = { "file", "url", "hash", "md5", "size", NULL };
-    if (!want_type(r, n, YAML_SEQUENCE_NODE, field))
+    size_t cnt;
+    if (!list_len(r, n, field, &cnt))
         return false;
-    size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
     p->artifacts = cnt ? arena_alloc(r->d->mem, cnt * sizeof *p->artifacts) : NULL;
     for (size_t i = 0; i < cnt; i++) {
-        const char *f = path_idx(r, field, i);
-        yaml_node_t *it = node(r, n->data.sequence.items.start[i], f);
+        const char *f;
         mapwalk w = { .keys = keys };
+        yaml_node_t *it = list_map(r, n, field, i, &w, &f);
         lock_artifact *a = &p->artifacts[i];
         /* format 1 requires a url; format 2 has none for pypi and npm */
-        if (!it || !walk_map(r, it, f, &w) || !req_str(r, it, &w, f, "file", &a->file) ||
+        if (!it || !req_str(r, it, &w, f, "file", &a->file) ||
             !(r->d->format_version == 1 ? req_str(r, it, &w, f, "url", &a->url)
                                         : opt_str(r, &w, f, "url", &a->url)) ||
             !req_str(r, it, &w, f, "hash", &a->hash) || !opt_str(r, &w, f, "md5", &a->md5))
@@ -569,17 +588,17 @@ static bool read_packages(reader *r, yaml_node_t *n)
                                         "extras",
                                         "source",     "installedInBase", "inBundle", "requestedBy",
                                         "dependencies", "artifacts", NULL };
-    if (!want_type(r, n, YAML_SEQUENCE_NODE, "packages"))
+    size_t cnt;
+    if (!list_len(r, n, "packages", &cnt))
         return false;
-    size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
     lock_doc *d = r->d;
     d->packages = cnt ? arena_alloc(d->mem, cnt * sizeof *d->packages) : NULL;
     for (size_t i = 0; i < cnt; i++) {
-        const char *f = path_idx(r, "packages", i);
-        yaml_node_t *it = node(r, n->data.sequence.items.start[i], f);
+        const char *f;
         mapwalk w = { .keys = keys };
+        yaml_node_t *it = list_map(r, n, "packages", i, &w, &f);
         lock_package *p = &d->packages[i];
-        if (!it || !walk_map(r, it, f, &w) || !req_str(r, it, &w, f, "ecosystem", &p->ecosystem) ||
+        if (!it || !req_str(r, it, &w, f, "ecosystem", &p->ecosystem) ||
             !req_str(r, it, &w, f, "name", &p->name) ||
             !req_str(r, it, &w, f, "version", &p->version) ||
             !opt_str(r, &w, f, "arch", &p->arch) || !opt_str(r, &w, f, "build", &p->build) ||
