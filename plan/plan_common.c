@@ -662,6 +662,20 @@ void plan_df_env(strbuf *sb, const plan_facts *f, const plan_df_style *st)
 
 #define APT_OPTS "-o Dir::Etc::SourceList=" PLAN_OPT "/apt-sources.list -o Dir::Etc::SourceParts=-"
 
+void plan_apt_pins(strbuf *sb, const plan_facts *f, const char *indent,
+                   void (*quote)(strbuf *sb, const char *s), const char *end)
+{
+    for (size_t i = 0; i < f->debs.len; i++) {
+        const lock_package *p = f->debs.items[i];
+        strbuf pin = STRBUF_INIT;
+        sb_addf(&pin, "%s=%s", p->name, p->version);
+        sb_adds(sb, indent);
+        quote(sb, pin.buf);
+        sb_adds(sb, end);
+        sb_release(&pin);
+    }
+}
+
 static void df_apt(strbuf *sb, const plan_facts *f)
 {
     if (!f->debs.len)
@@ -669,15 +683,7 @@ static void df_apt(strbuf *sb, const plan_facts *f)
     sb_adds(sb, "COPY apt-sources.list apt-packages.txt " PLAN_OPT "/\n"
                 "RUN apt-get update " APT_OPTS " \\\n"
                 " && apt-get install -y --no-install-recommends " APT_OPTS " \\\n");
-    for (size_t i = 0; i < f->debs.len; i++) {
-        const lock_package *p = f->debs.items[i];
-        strbuf pin = STRBUF_INIT;
-        sb_addf(&pin, "%s=%s", p->name, p->version);
-        sb_adds(sb, "      ");
-        plan_sh_quote(sb, pin.buf);
-        sb_adds(sb, " \\\n");
-        sb_release(&pin);
-    }
+    plan_apt_pins(sb, f, "      ", plan_sh_quote, " \\\n");
     sb_adds(sb, " && rm -rf /var/lib/apt/lists/*\n");
 }
 

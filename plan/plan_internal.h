@@ -40,6 +40,10 @@ typedef struct plan_facts {
 } plan_facts;
 
 void plan_facts_init(plan_facts *f, const plan_input *in);
+/* plan_apt_pins() : a line per deb of `f`: `indent`, its apt pin
+ *  "name=version" as `quote` writes a literal, then `end`. */
+void plan_apt_pins(strbuf *sb, const plan_facts *f, const char *indent,
+                   void (*quote)(strbuf *sb, const char *s), const char *end);
 void plan_facts_release(plan_facts *f);
 
 /* plan_base_image() :

@@ -114,15 +114,7 @@ static void apt_steps(strbuf *sb, const plan_facts *f)
     run_command(sb, cmd.buf);
     sb_release(&cmd);
     sb_adds(sb, CHAIN "apt_install(\n");
-    for (size_t i = 0; i < f->debs.len; i++) {
-        const lock_package *p = f->debs.items[i];
-        strbuf pin = STRBUF_INIT;
-        sb_addf(&pin, "%s=%s", p->name, p->version);
-        sb_adds(sb, "            ");
-        plan_py_str(sb, pin.buf);
-        sb_adds(sb, ",\n");
-        sb_release(&pin);
-    }
+    plan_apt_pins(sb, f, "            ", plan_py_str, ",\n");
     sb_adds(sb, "        )\n");
     run_command(sb, "rm -f " APT_CONF " && rm -rf /var/lib/apt/lists/*");
 }
