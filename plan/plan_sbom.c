@@ -396,19 +396,28 @@ static void jadd(json_object *o, const char *key, const char *value)
     json_object_object_add(o, key, json_object_new_string(value));
 }
 
-static json_object *cdx_hashes(const lock_package *p)
+/* The hashes of `p` as a JSON array of { alg_key: algorithm, value_key:
+ * hex }, the CycloneDX algorithm names mapped by `alg` (NULL: as they are);
+ * NULL when it has none. */
+static json_object *hash_array(const lock_package *p, const char *alg_key, const char *value_key,
+                               const char *(*alg)(const char *cdx_alg))
 {
     sbom_hash *h;
     size_t n = hashes_of(p, &h);
     json_object *a = n ? json_object_new_array() : NULL;
     for (size_t i = 0; i < n; i++) {
         json_object *o = json_object_new_object();
-        jadd(o, "alg", h[i].alg);
-        jadd(o, "content", h[i].hex);
+        jadd(o, alg_key, alg ? alg(h[i].alg) : h[i].alg);
+        jadd(o, value_key, h[i].hex);
         json_object_array_add(a, o);
     }
     free(h);
     return a;
+}
+
+static json_object *cdx_hashes(const lock_package *p)
+{
+    return hash_array(p, "alg", "content", NULL);
 }
 
 /* Where each artifact is fetched from, with its hash: the lock's URL, or
@@ -588,17 +597,7 @@ static const char *spdx_alg(const char *cdx_alg)
 
 static json_object *spdx_checksums(const lock_package *p)
 {
-    sbom_hash *h;
-    size_t n = hashes_of(p, &h);
-    json_object *a = n ? json_object_new_array() : NULL;
-    for (size_t i = 0; i < n; i++) {
-        json_object *o = json_object_new_object();
-        jadd(o, "algorithm", spdx_alg(h[i].alg));
-        jadd(o, "checksumValue", h[i].hex);
-        json_object_array_add(a, o);
-    }
-    free(h);
-    return a;
+    return hash_array(p, "algorithm", "checksumValue", spdx_alg);
 }
 
 /* The fields every SPDX package carries, none of which the lock knows
