@@ -38,19 +38,26 @@ typedef struct reader {
     size_t n_layers;
 } reader;
 
+el_code inspect_vbad(el_ctx *ctx, const char *path, const char *reason, const char *file,
+                     const char *fmt, va_list ap)
+{
+    char *msg = xvasprintf(fmt, ap);
+    el_fail(ctx, EL_SPEC_INVALID, "%s: %s", path, msg);
+    el_detail_str(ctx, "reason", reason);
+    el_detail_str(ctx, "path", path);
+    if (file)
+        el_detail_str(ctx, "file", file);
+    free(msg);
+    return EL_SPEC_INVALID;
+}
+
 el_code inspect_bad(inspect_reader *R, const char *reason, const char *file, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = xvasprintf(fmt, ap);
+    el_code rc = inspect_vbad(R->ctx, R->path, reason, file, fmt, ap);
     va_end(ap);
-    el_fail(R->ctx, EL_SPEC_INVALID, "%s: %s", R->path, msg);
-    el_detail_str(R->ctx, "reason", reason);
-    el_detail_str(R->ctx, "path", R->path);
-    if (file)
-        el_detail_str(R->ctx, "file", file);
-    free(msg);
-    return EL_SPEC_INVALID;
+    return rc;
 }
 
 el_code inspect_charge(inspect_reader *R, uint64_t n, const char *file, const char *entry)

@@ -120,6 +120,9 @@ typedef struct inspect_reader {
  *  detail.reason, detail.path and detail.file (when not NULL). */
 el_code inspect_bad(inspect_reader *R, const char *reason, const char *file, const char *fmt,
                     ...) EL_PRINTF(4, 5);
+/* inspect_vbad() : inspect_bad() for the archive `path` on `ctx`, with a va_list. */
+el_code inspect_vbad(el_ctx *ctx, const char *path, const char *reason, const char *file,
+                     const char *fmt, va_list ap) EL_PRINTF(5, 0);
 
 /* inspect_charge() : counts `n` more bytes kept (a name, a JSON member, a
  *  file); too_large naming `file` (and `entry`, a path inside that layer,

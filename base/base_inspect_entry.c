@@ -46,13 +46,9 @@ static el_code fail(entry *E, const char *reason, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = xvasprintf(fmt, ap);
+    el_code rc = inspect_vbad(E->ctx, E->path, reason, NULL, fmt, ap);
     va_end(ap);
-    el_fail(E->ctx, EL_SPEC_INVALID, "%s: %s", E->path, msg);
-    el_detail_str(E->ctx, "reason", reason);
-    el_detail_str(E->ctx, "path", E->path);
-    free(msg);
-    return EL_SPEC_INVALID;
+    return rc;
 }
 
 /* The value of `field` in one RFC 822 style stanza [s, e), first line only. */
