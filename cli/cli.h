@@ -72,6 +72,13 @@ int cli_report_findings(el_ctx *ctx, const cli_opts *o, const el_spec *spec, con
 el_spec *cli_load_valid_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
                              const char **path_out, int *status);
 
+/* cli_spec_digest_run() : the body of `digest` and `validate`: loads a
+ * valid spec (cli_load_valid_spec()), computes its digest and hands both
+ * to `print`. Returns the exit status. */
+int cli_spec_digest_run(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
+                        void (*print)(const cli_opts *o, const char *path, const el_spec *spec,
+                                      const char *digest));
+
 /* cli_report_failure() : prints the failure recorded on ctx (JSON body on
  * stdout with --json, "envlock: CODE: message" on stderr otherwise) and
  * returns its exit status. */

@@ -252,3 +252,21 @@ el_spec *cli_load_valid_spec(el_ctx *ctx, const cli_opts *o, int argc, char **ar
     return spec;
 }
 
+int cli_spec_digest_run(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
+                        void (*print)(const cli_opts *o, const char *path, const el_spec *spec,
+                                      const char *digest))
+{
+    const char *path = NULL;
+    int status = 0;
+    el_spec *spec = cli_load_valid_spec(ctx, o, argc, argv, &path, &status);
+    if (!spec)
+        return status;
+    char digest[EL_DIGEST_SIZE];
+    if (el_spec_digest(ctx, spec, digest) != EL_OK)
+        status = cli_report_failure(ctx, o);
+    else
+        print(o, path, spec, digest);
+    el_spec_free(spec);
+    return status;
+}
+

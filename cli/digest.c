@@ -3,20 +3,18 @@
  * findings, printing them as `validate` does. */
 #include "cli.h"
 
-int cli_digest(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+static void print_digest(const cli_opts *o, const char *path, const el_spec *spec,
+                         const char *digest)
 {
-    const char *path = NULL;
-    int status = 0;
-    el_spec *spec = cli_load_valid_spec(ctx, o, argc, argv, &path, &status);
-    if (!spec)
-        return status;
-    char digest[EL_DIGEST_SIZE];
-    if (el_spec_digest(ctx, spec, digest) != EL_OK)
-        status = cli_report_failure(ctx, o);
-    else if (o->json)
+    (void)path;
+    (void)spec;
+    if (o->json)
         printf("{\"code\":\"OK\",\"specDigest\":\"%s\"}\n", digest);
     else
         printf("%s\n", digest);
-    el_spec_free(spec);
-    return status;
+}
+
+int cli_digest(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+{
+    return cli_spec_digest_run(ctx, o, argc, argv, print_digest);
 }

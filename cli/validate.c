@@ -5,23 +5,19 @@
  * is valid with its name and digest. */
 #include "cli.h"
 
-int cli_validate(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+static void print_valid(const cli_opts *o, const char *path, const el_spec *spec,
+                        const char *digest)
 {
-    const char *path = NULL;
-    int status = 0;
-    el_spec *spec = cli_load_valid_spec(ctx, o, argc, argv, &path, &status);
-    if (!spec)
-        return status;
-    char digest[EL_DIGEST_SIZE];
-    if (el_spec_digest(ctx, spec, digest) != EL_OK) {
-        status = cli_report_failure(ctx, o);
-    } else if (o->json) {
+    if (o->json) {
         printf("{\"code\":\"OK\",\"valid\":true,\"name\":");
         cli_json_string(stdout, el_spec_name(spec));
         printf(",\"specDigest\":\"%s\",\"findings\":[]}\n", digest);
     } else {
         printf("%s: valid: %s (%s)\n", path, el_spec_name(spec), digest);
     }
-    el_spec_free(spec);
-    return status;
+}
+
+int cli_validate(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+{
+    return cli_spec_digest_run(ctx, o, argc, argv, print_valid);
 }
