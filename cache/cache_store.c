@@ -462,15 +462,20 @@ static void unlink_if_same(const char *path, const struct stat *was)
         unlink(path);
 }
 
-/* Opens the entry file at `path` and stats it into *st: the fd, or -1 when
- * there is none. Sets *bad when the file is there but cannot be stat'ed or
- * is no regular file. */
-static int open_stat(const char *path, struct stat *st, const char **bad)
+/* Opens the entry file of `key` and stats it into *st: the fd, its path in
+ * *path (the caller frees), or -1 when there is none. Sets *bad when the
+ * file is there but cannot be stat'ed or is no regular file. */
+static int open_stat(const cache_store *s, const char *key, char **path, struct stat *st,
+                     const char **bad)
 {
     memset(st, 0, sizeof *st);
-    int fd = open_entry(path);
-    if (fd < 0)
+    *path = cache_entry_path(s->dir, key, NULL);
+    int fd = open_entry(*path);
+    if (fd < 0) {
+        free(*path);
+        *path = NULL;
         return -1;
+    }
     if (fstat(fd, st) != 0)
         *bad = "unreadable entry";
     else if (!S_ISREG(st->st_mode))
@@ -493,14 +498,12 @@ static cache_entry_state corrupt(char *path, const struct stat *st, const char *
 cache_entry_state cache_store_get(cache_store *s, const char *key, cache_meta *m,
                                   unsigned char **body, size_t *len, const char **why)
 {
-    char *path = cache_entry_path(s->dir, key, NULL);
+    char *path;
     struct stat st;
     const char *bad = NULL;
-    int fd = open_stat(path, &st, &bad);
-    if (fd < 0) {
-        free(path);
+    int fd = open_stat(s, key, &path, &st, &bad);
+    if (fd < 0)
         return CACHE_ENTRY_MISSING;
-    }
     strbuf sb = STRBUF_INIT;
     if (bad) {
         /* reported below */
@@ -689,14 +692,12 @@ FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
                            cache_entry_state *state, const char **why)
 {
     *state = CACHE_ENTRY_MISSING;
-    char *path = cache_entry_path(s->dir, key, NULL);
+    char *path;
     struct stat st;
     const char *bad = NULL;
-    int fd = open_stat(path, &st, &bad);
-    if (fd < 0) {
-        free(path);
+    int fd = open_stat(s, key, &path, &st, &bad);
+    if (fd < 0)
         return NULL;
-    }
     cache_meta m;
     cache_meta_init(&m);
     size_t off = 0;
