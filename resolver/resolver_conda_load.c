@@ -3,6 +3,7 @@
  * and noarch, the target's virtual packages, and what the lock records of
  * a conda record (its channel, subdir, file, URL and hashes) and of the
  * repodata.json documents read. The pool side is resolver_conda.c. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,8 +86,12 @@ void resolver_conda_lock_inputs(const rsv *r, void (*add)(void *user, const char
 {
     for (size_t i = 0; r->conda_set && i < r->conda_set->n_subdirs; i++) {
         const conda_subdir_load *sl = &r->conda_set->subdirs[i];
-        if (sl->repodata)
-            add(user, sl->url, sl->etag ? sl->etag : "");
+        if (!sl->repodata)
+            continue;
+        /* the content, not how it was served: a mirror's ETag is its own */
+        char id[80];
+        snprintf(id, sizeof id, "sha256:%s", sl->body_sha256 ? sl->body_sha256 : "");
+        add(user, sl->url, sl->body_sha256 ? id : "");
     }
 }
 

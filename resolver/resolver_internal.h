@@ -447,7 +447,7 @@ void resolver_conda_lock_package(const rsv *r, Id p, lock_package *lp, arena *a)
  *  target, never locked). */
 bool resolver_conda_is_virtual(const rsv *r, Id p);
 /* resolver_conda_lock_inputs() : every repodata.json read, as a lock input
- *  (ecosystem "conda", its URL, its ETag or ""). */
+ *  (ecosystem "conda", its URL, "sha256:<hex>" of its bytes). */
 void resolver_conda_lock_inputs(const rsv *r, void (*add)(void *user, const char *url,
                                                           const char *identity),
                                 void *user);

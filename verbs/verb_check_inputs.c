@@ -260,8 +260,8 @@ static void npm_settle(ti_slot *s)
     s->doc = d;
 }
 
-/* A conda repodata.json: its ETag is the identity a resolve records (the
- * lock's files are pinned by their own hashes), and each locked conda
+/* A conda repodata.json: the sha256 of its bytes is the identity a resolve
+ * records, and each locked conda
  * package read from it (its channel and subdir) gets the records of its
  * name there, cut at the lock's own --exclude-newer as the resolve was. */
 static void conda_done(cache *c, cache_response *r, void *user)
@@ -293,7 +293,7 @@ static void conda_done(cache *c, cache_response *r, void *user)
     }
     el_ctx_free(pctx);
     s->state = TI_OK;
-    s->identity = xstrdup(r->etag ? r->etag : "");
+    s->identity = r->sha256 ? xasprintf("sha256:%s", r->sha256) : xstrdup("");
     const lock_doc *d = s->lock;
     s->docs = arena_alloc(a, (d->n_packages + 1) * sizeof *s->docs);
     for (size_t i = 0; i < d->n_packages; i++) {

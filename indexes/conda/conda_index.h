@@ -66,6 +66,7 @@ typedef struct conda_subdir_load {
     bool from_parsed_form;      /* read from the parsed form the cache kept
                                    for this body (conda_repodata_blob_*) */
     const char *etag;           /* of the response, or NULL */
+    const char *body_sha256;    /* hex sha256 of the document's bytes, or NULL */
 } conda_subdir_load;
 
 typedef struct conda_channel_set {

@@ -176,6 +176,7 @@ static void done(cache *c, cache_response *r, void *user)
     }
     s->from_cache = r->from_cache;
     s->etag = r->etag ? arena_strdup(p->a, r->etag) : NULL;
+    s->body_sha256 = r->sha256 ? arena_strdup(p->a, r->sha256) : NULL;
     conda_repodata_options ro = {.channel = s->channel, .subdir = s->subdir,
                                  .max_bytes = p->o->max_bytes, .cutoff_ms = p->o->cutoff_ms};
     char *blob = r->sha256 ? conda_repodata_blob_name(r->sha256, &ro) : NULL;
