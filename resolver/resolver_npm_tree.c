@@ -185,6 +185,7 @@ typedef struct npm_build {
                                 whose bundle is not read yet */
     rsv_npm_node *top;       /* the project */
     rsv_npm_node *current;   /* the node whose edges are being bound */
+    ptrvec opt_peers;        /* const rsv_dep *: every optional peer */
     ptrvec placing;          /* copies whose peers are being placed with
                                 them (place_peers()), outermost first:
                                 not bound by an edge yet, they stay */
@@ -681,6 +682,8 @@ static void place_peers(npm_build *t, rsv_npm_node *n, const rsv_npm_node *sourc
 /* b: the version to place (0: npm's pick for the edge); source: the node
  * whose edge sets off the placement, for the new copy's peers
  * (place_peers()). */
+static void requeue_optional(npm_build *t, rsv_npm_node *n);
+
 static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *d,
                                rsv_npm_node *peer_of, const rsv_npm_node *source, Id b)
 {
@@ -707,6 +710,7 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
                 return ex;
             if (!cand && peer_of && can_replace(t, loc, ex, b, peer_of, folder)) {
                 rsv_npm_node *n = replace(t, loc, ex, b, folder);
+                requeue_optional(t, n);
                 place_peers(t, n, source);
                 return n;
             }
@@ -739,6 +743,7 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
         cand = from;
     rsv_npm_node *n = node_new(cand, b, folder, t->all);
     ptrvec_push(&t->pending, n);
+    requeue_optional(t, n);
     place_peers(t, n, source);
     return n;
 }
@@ -818,6 +823,33 @@ static void place_peers(npm_build *t, rsv_npm_node *n, const rsv_npm_node *sourc
     t->placing.len--;
     t->bad = bad;
     ptrvec_release(&peers);
+}
+
+/* An optional peer of a node already processed, with no copy in reach on
+ * its turn, that now resolves to n (the edge arborist keeps for it finds
+ * n): recorded as bound when n satisfies it; when n does not, arborist
+ * queues the node again (npm/cli#8726), so the edge is recorded unbound
+ * and the node's next turn (rebind_node()) binds it as a peer in reach:
+ * npm's pick for it, beside the node. */
+static void requeue_optional(npm_build *t, rsv_npm_node *n)
+{
+    for (size_t i = 0; i < t->opt_peers.len; i++) {
+        const rsv_dep *d = t->opt_peers.items[i];
+        if (strcmp(folder_of(d), n->name) != 0)
+            continue;
+        bool ok = node_admits(t->r, d, n);
+        for (size_t j = 0; j < t->all->len; j++) {
+            rsv_npm_node *x = t->all->items[j];
+            if (x->p != d->from || !x->bound || !x->parent || has_edge(x, d) ||
+                visible(x->parent, n->name) != n)
+                continue;
+            rsv_npm_edges_push(&x->edges, (rsv_npm_edge){ d, ok ? n : NULL });
+            if (ok)
+                ptrvec_push(&n->dependents, x);
+            else if (!vec_has(&t->pending, x))
+                ptrvec_push(&t->pending, x);
+        }
+    }
 }
 
 /* arborist's crackOpen when it takes a node from its queue: a version with
@@ -935,6 +967,9 @@ static rsv_npm_node *layout(rsv *r, ptrvec *all, npm_peer_bad *bad, ptrvec *unre
     for (size_t i = 0; i < r->ndeps; i++)
         if (r->deps[i].eco == RSV_NPM)
             t.by_from[t.n_by_from++] = &r->deps[i];
+    for (size_t i = 0; i < r->ndeps; i++)
+        if (r->deps[i].eco == RSV_NPM && r->deps[i].optional_peer)
+            ptrvec_push(&t.opt_peers, &r->deps[i]);
     qsort(t.by_from, t.n_by_from, sizeof *t.by_from, dep_from_cmp);
     rsv_npm_node *top = node_new(NULL, 0, "", all);
     t.top = top;
@@ -957,6 +992,7 @@ static rsv_npm_node *layout(rsv *r, ptrvec *all, npm_peer_bad *bad, ptrvec *unre
     sweep(&t, NULL);
     ptrvec_release(&t.pending);
     ptrvec_release(&t.placing);
+    ptrvec_release(&t.opt_peers);
     free(t.by_from);
     return top;
 }
