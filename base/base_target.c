@@ -631,20 +631,15 @@ static target_catalog *catalog_load_path(el_ctx *ctx, const char *path)
         target_catalog_free(cat);
         return NULL;
     }
-    spec_findings fs;
-    spec_findings_init(&fs, cat->mem);
-    spec_node *root = spec_yaml_parse(cat->mem, text, len, &fs);
+    el_finding why;
+    spec_node *root = spec_yaml_document(cat->mem, text, len, &why);
     free(text);
-    if (fs.len) {
-        const el_finding *f = &fs.items[0];
-        spec_node at = { .line = f->line, .column = f->column };
-        bad(&L, &at, f->field, "%s", f->message);
-    } else if (root) {
+    if (root) {
         read_catalog(&L, root);
     } else {
-        bad(&L, NULL, "(document)", "holds no catalog");
+        spec_node at = { .line = why.line, .column = why.column };
+        bad(&L, &at, why.field, "%s", why.message);
     }
-    spec_findings_release(&fs);
     if (L.failed) {
         target_catalog_free(cat);
         return NULL;

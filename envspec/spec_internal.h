@@ -92,6 +92,13 @@ void spec_findings_sort(spec_findings *fs);
  *  non-scalar mapping keys. A non-mapping root is returned; the model refuses it. */
 spec_node *spec_yaml_parse(arena *mem, const char *text, size_t len, spec_findings *fs);
 
+/* spec_yaml_document() :
+ *  spec_yaml_parse() for a file that is one document of its own (the bases
+ *  catalog, a policy): its root, or NULL with *why the first finding
+ *  (strings in `mem`; field "(document)" and "holds no document" for an
+ *  empty one). */
+spec_node *spec_yaml_document(arena *mem, const char *text, size_t len, el_finding *why);
+
 /* spec_yaml_resolve_plain() :
  *  How PyYAML's safe_load (YAML 1.1 resolver) reads the plain (unquoted,
  *  untagged) scalar s[0..n): sets out->kind and out->b/i/f/date. Integers

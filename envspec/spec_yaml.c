@@ -1017,3 +1017,19 @@ spec_node *spec_yaml_parse(arena *mem, const char *text, size_t len, spec_findin
     /* duplicate keys are findings but leave a usable tree */
     return root;
 }
+
+spec_node *spec_yaml_document(arena *mem, const char *text, size_t len, el_finding *why)
+{
+    spec_findings fs;
+    spec_findings_init(&fs, mem);
+    spec_node *root = spec_yaml_parse(mem, text, len, &fs);
+    if (fs.len) {
+        *why = fs.items[0];
+        root = NULL;
+    } else if (!root) {
+        *why = (el_finding){ .field = "(document)", .code = EL_SPEC_INVALID,
+                             .message = "holds no document" };
+    }
+    spec_findings_release(&fs);
+    return root;
+}

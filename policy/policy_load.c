@@ -199,19 +199,14 @@ policy *policy_parse(el_ctx *ctx, const char *path, const char *text, size_t len
     p->mem = arena_new();
     p->path = arena_strdup(p->mem, path);
     loader L = { ctx, p, false };
-    spec_findings fs;
-    spec_findings_init(&fs, p->mem);
-    spec_node *root = spec_yaml_parse(p->mem, text, len, &fs);
-    if (fs.len) {
-        const el_finding *f = &fs.items[0];
-        spec_node at = { .line = f->line, .column = f->column };
-        bad(&L, &at, f->field, EL_SPEC_INVALID, "%s", f->message);
-    } else if (root) {
+    el_finding why;
+    spec_node *root = spec_yaml_document(p->mem, text, len, &why);
+    if (root) {
         read_policy(&L, root);
     } else {
-        bad(&L, NULL, "(document)", EL_SPEC_INVALID, "holds no policy");
+        spec_node at = { .line = why.line, .column = why.column };
+        bad(&L, &at, why.field, EL_SPEC_INVALID, "%s", why.message);
     }
-    spec_findings_release(&fs);
     if (L.failed) {
         policy_free(p);
         return NULL;

@@ -2,6 +2,7 @@
  * offline (advisories/ evaluates). Nothing is written; a snapshot or lock
  * that cannot be read is a failure, so "could not audit" never reads as
  * "clean". */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,19 +12,19 @@
 #include "osv.h"
 #include "verbs_internal.h"
 
-static bool ignored(const el_audit_options *o, const osv_record *r)
+bool verbs_osv_named(const osv_record *r, const char *const *ids, size_t n)
 {
-    for (size_t i = 0; i < o->n_ignore; i++) {
-        if (strcmp(o->ignore[i], r->id) == 0)
+    for (size_t i = 0; ids && i < n && ids[i]; i++) {
+        if (strcmp(ids[i], r->id) == 0)
             return true;
         for (size_t k = 0; k < r->n_aliases; k++)
-            if (strcmp(o->ignore[i], r->aliases[k]) == 0)
+            if (strcmp(ids[i], r->aliases[k]) == 0)
                 return true;
     }
     return false;
 }
 
-static const lock_package *find_pkg(const lock_doc *d, const char *ref)
+const lock_package *verbs_lock_find(const lock_doc *d, const char *ref)
 {
     for (size_t i = 0; i < d->n_packages; i++) {
         const lock_package *p = &d->packages[i];
@@ -48,7 +49,7 @@ char *verbs_lock_chain(const lock_doc *d, const lock_package *p)
             ptrvec_push(&steps, xstrdup(by ? by : "?"));
             break;
         }
-        p = find_pkg(d, by);
+        p = verbs_lock_find(d, by);
     }
     for (size_t i = steps.len; i-- > 0;) {
         sb_adds(&sb, steps.items[i]);
@@ -96,7 +97,7 @@ static void judge(const lock_doc *d, const osv_db *db, const el_audit_options *o
             continue;
         osv_db_match(db, eco, p->name, p->version, &hits, NULL);
         for (size_t k = 0; k < hits.len; k++)
-            if (!ignored(o, hits.items[k]))
+            if (!verbs_osv_named(hits.items[k], o->ignore, o->n_ignore))
                 add_finding(out, d, p, eco, hits.items[k]);
         ptrvec_release(&hits);
     }
@@ -178,18 +179,6 @@ void el_audit_result_clear(el_audit_result *res)
     }
 }
 
-static bool listed(const char *const *ids, const osv_record *r)
-{
-    for (size_t i = 0; ids && ids[i]; i++) {
-        if (strcmp(ids[i], r->id) == 0)
-            return true;
-        for (size_t k = 0; k < r->n_aliases; k++)
-            if (strcmp(ids[i], r->aliases[k]) == 0)
-                return true;
-    }
-    return false;
-}
-
 void verbs_advise_db_free(osv_db *db)
 {
     osv_db_free(db);
@@ -207,7 +196,8 @@ size_t verbs_advise_recheck(const osv_db *db, const lock_doc *d, strbuf *report)
         osv_db_match(db, eco, p->name, p->version, &hits, NULL);
         for (size_t k = 0; k < hits.len; k++) {
             const osv_record *r = hits.items[k];
-            if (listed(d->adv_touched, r) || listed(d->adv_ignored, r))
+            if (verbs_osv_named(r, d->adv_touched, SIZE_MAX) ||
+                verbs_osv_named(r, d->adv_ignored, SIZE_MAX))
                 continue;
             const char *fix = osv_smallest_fix(r, eco, p->name, p->version);
             sb_addf(report, "advisory %s now affects %s:%s@%s", r->id, p->ecosystem, p->name,

@@ -42,18 +42,6 @@ static int str_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static bool is_ignored(const verbs_advise *v, const osv_record *r)
-{
-    for (size_t i = 0; i < v->n_ignore; i++) {
-        if (strcmp(v->ignore[i], r->id) == 0)
-            return true;
-        for (size_t k = 0; k < r->n_aliases; k++)
-            if (strcmp(v->ignore[i], r->aliases[k]) == 0)
-                return true;
-    }
-    return false;
-}
-
 static void index_names(verbs_advise *v)
 {
     ptrvec keys = PTRVEC_INIT;
@@ -143,7 +131,7 @@ bool verbs_advise_affected(void *user, const char *eco, const char *name, const 
     h->qversion = arena_strdup(v->db->a, qv);
     h->e = e;
     for (size_t i = 0; i < all.len; i++)
-        if (!is_ignored(v, all.items[i]))
+        if (!verbs_osv_named(all.items[i], v->ignore, v->n_ignore))
             ptrvec_push(&h->records, all.items[i]);
     ptrvec_release(&all);
     ptrvec_push(&v->hits, h);
@@ -159,26 +147,13 @@ void verbs_advise_attach(verbs_advise *v, resolve_request *rq)
 }
 
 /* The root that brings `p` in: the last step of its requestedBy chain. */
-static const lock_package *find_pkg(const lock_doc *d, const char *ref)
-{
-    for (size_t i = 0; i < d->n_packages; i++) {
-        const lock_package *p = &d->packages[i];
-        char *k = xasprintf("%s:%s@%s", p->ecosystem, p->name, p->version);
-        bool same = strcmp(k, ref) == 0;
-        free(k);
-        if (same)
-            return p;
-    }
-    return NULL;
-}
-
 static const lock_package *top_of(const lock_doc *d, const lock_package *p)
 {
     for (int depth = 0; p && depth < 16; depth++) {
         const char *by = p->requested_by ? p->requested_by[0] : NULL;
         if (!by || strcmp(by, "spec") == 0 || strcmp(by, "protected") == 0)
             return p;
-        p = find_pkg(d, by);
+        p = verbs_lock_find(d, by);
     }
     return p;
 }

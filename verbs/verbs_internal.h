@@ -113,6 +113,14 @@ size_t verbs_advise_recheck(const struct osv_db *db, const lock_doc *d, strbuf *
 /* verbs_lock_chain() (verb_audit.c) : "spec → pypi:a@1 → pypi:b@2", the
  *  first requestedBy path from the spec to `p` (malloc'd). */
 char *verbs_lock_chain(const lock_doc *d, const lock_package *p);
+/* verbs_lock_find() (verb_audit.c) : the package a requestedBy entry
+ *  ("pypi:a@1") names, or NULL. */
+const lock_package *verbs_lock_find(const lock_doc *d, const char *ref);
+struct osv_record;
+/* verbs_osv_named() (verb_audit.c) : whether one of ids[0..n) (n may be
+ *  SIZE_MAX for a NULL-terminated list; ids may be NULL) is the record's id
+ *  or one of its aliases: --ignore values, a lock's advisories. */
+bool verbs_osv_named(const struct osv_record *r, const char *const *ids, size_t n);
 
 /* Advisories in `resolve` (verb_resolve_advise.c). */
 typedef struct verbs_advise verbs_advise;

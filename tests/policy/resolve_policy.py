@@ -16,7 +16,6 @@ rule), malformed (the file's errors and their places)."""
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -146,19 +145,6 @@ def part_sources(envlock, work, check):
           "an npm registry outside `registries`", (rc, js, err))
 
 
-def check_lock(e, lock, *flags):
-    """`envlock check --offline` of a lock e made (cache of its first run)."""
-    cmd = [e.envlock, "--json", "--offline", "--cache-dir", os.path.join(e.work, "cache1")] + \
-        ra.rs.mirror_flags(e.man, e.mdir) + \
-        ["check", os.path.join(e.work, "spec.yaml"), lock,
-         "--bases", os.path.join(e.mdir + ".catalog", "bases.yaml")] + list(flags)
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    try:
-        return p.returncode, json.loads(p.stdout)
-    except ValueError:
-        return p.returncode, {"stdout": p.stdout, "stderr": p.stderr}
-
-
 def part_check(envlock, work, check):
     """A lock made before a rule was added is stale under it."""
     e = ra.Env(envlock, ra.PYPI, "python", ["requests<2.32"], work, "check")
@@ -166,28 +152,27 @@ def part_check(envlock, work, check):
     lock = os.path.join(e.work, "lock1", "envlock.lock")
     check(rc == 0 and ra.locked(text, "pypi", "requests") == ["2.31.0"],
           "check: the lock holds requests 2.31.0", (rc, err))
-    check(check_lock(e, lock)[0] == 0, "check: current without a policy", check_lock(e, lock))
+    check(e.check(lock)[0] == 0, "check: current without a policy", e.check(lock))
     rule = write_policy(work, "later.yaml", "deny:\n  - {ecosystem: pypi, name: requests, "
                         "versions: '<2.32.2'}\n")
-    rc, js = check_lock(e, lock, "--policy", rule)
-    report = json.dumps(js)
+    rc, report = e.check(lock, "--policy", rule)
     check(rc == 1 and "pypi:requests@2.31.0: denied by the policy rule `pypi requests <2.32.2`"
           in report and "later.yaml:2:5" in report, "check --policy: the denied version makes "
-          "the lock stale, naming the rule and its place", (rc, js))
+          "the lock stale, naming the rule and its place", (rc, report))
     other = write_policy(work, "idx.yaml", "indexes: [https://pypi.internal.example]\n")
-    rc, js = check_lock(e, lock, "--policy", other)
+    rc, js = e.check(lock, "--policy", other)
     check(rc == 1 and "its source https://pypi.org/simple is outside the policy's indexes"
-          in json.dumps(js), "check --policy: a source outside the prefixes", (rc, js))
+          in js, "check --policy: a source outside the prefixes", (rc, js))
     os.environ["ENVLOCK_POLICY"] = rule
     try:
-        rc, js = check_lock(e, lock)
+        rc, js = e.check(lock)
     finally:
         del os.environ["ENVLOCK_POLICY"]
     check(rc == 1, "check: ENVLOCK_POLICY without --policy", (rc, js))
     fine = write_policy(work, "fine.yaml", "indexes: [https://pypi.org]\ndeny:\n"
                         "  - {ecosystem: pypi, name: requests, versions: '<2'}\n")
-    check(check_lock(e, lock, "--policy", fine)[0] == 0, "check --policy: nothing denied, current",
-          check_lock(e, lock, "--policy", fine))
+    check(e.check(lock, "--policy", fine)[0] == 0, "check --policy: nothing denied, current",
+          e.check(lock, "--policy", fine))
 
 
 def part_malformed(envlock, work, check):
