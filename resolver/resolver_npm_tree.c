@@ -118,12 +118,12 @@ static bool usable_clean(rsv *r, const rsv_dep *d, const npm_packument *p, const
  * (resolver_npm_latest_ok()) and it satisfies, else the highest of the best
  * resolver_npm_rank() that does; among the installed versions only after a
  * search (usable()). 0 when none is in the pool. */
-static Id pick_among(rsv *r, const rsv_dep *d, const npm_packument *p, bool clean)
+static Id pick_among(rsv *r, const rsv_dep *d, const npm_packument *p, bool clean, bool locked)
 {
     const npm_version *best = NULL;
     /* a locked version that still satisfies the edge comes first (the
      * highest, when the lock has several copies of the name) */
-    for (size_t i = 0; i < p->ncandidates && !best; i++)
+    for (size_t i = 0; locked && i < p->ncandidates && !best; i++)
         if (usable_clean(r, d, p, &p->versions[i], clean) &&
             resolver_locked(r, "npm", p->name, p->versions[i].version))
             best = &p->versions[i];
@@ -143,15 +143,23 @@ static Id pick_among(rsv *r, const rsv_dep *d, const npm_packument *p, bool clea
 /* With advisories (resolver_advise.c) the pick is made among the
  * unaffected versions first; an affected one only when none satisfies the
  * edge and the solve is no longer excluding them. */
-static Id npm_pick(rsv *r, const rsv_dep *d)
+static Id npm_pick_as(rsv *r, const rsv_dep *d, bool locked)
 {
     const npm_packument *p = npm_loader_get(r->nl, d->name);
     if (!p || p->code != EL_OK)
         return 0;
     if (!r->vuln_on)
-        return pick_among(r, d, p, false);
-    Id b = pick_among(r, d, p, true);
-    return b || resolver_advise_strict(r) ? b : pick_among(r, d, p, false);
+        return pick_among(r, d, p, false, locked);
+    Id b = pick_among(r, d, p, true, locked);
+    return b || resolver_advise_strict(r) ? b : pick_among(r, d, p, false, locked);
+}
+
+/* locked = false: no preference for the previous lock's versions, for the
+ * versions a placement check assumes (peers_conflict()), so the check
+ * answers as it did when the lock was made. */
+static Id npm_pick(rsv *r, const rsv_dep *d)
+{
+    return npm_pick_as(r, d, true);
 }
 
 static int depth_of(const rsv_npm_node *n)
@@ -341,27 +349,53 @@ static bool peer_conflicted(const npm_build *t, const rsv_npm_node *from, const 
     return false;
 }
 
-/* arborist's canPlacePeers, one level: a new copy b at `loc` brings its
- * peers to loc (or above), so where loc already holds another version of a
- * peer that does not satisfy b's range, b cannot go there (CONFLICT),
- * unless that peer is conflicted for the edge of `from` being placed
- * (peer_conflicted()). A peer with no copy at loc is placed beside b when
- * b's edges are bound. */
-static bool peers_conflict(const npm_build *t, const rsv_npm_node *loc, Id b,
-                           const rsv_npm_node *from)
+static bool vec_has(const ptrvec *v, const void *item)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (v->items[i] == item)
+            return true;
+    return false;
+}
+
+static bool solv_takes(const npm_build *t, const rsv_dep *e, Id s)
+{
+    const rsv_solv *rs = resolver_solv(t->r, s);
+    return takes(e, rs->np, rs->nv);
+}
+
+static const char *folder_of(const rsv_dep *d)
+{
+    return d->folder ? d->folder : d->name;
+}
+
+/* The version arborist loads, in the virtual root of `source`, for peer pd
+ * of a copy placed for source (buildIdealTree's loadPeerSet): source's own
+ * edge on the name picks it when that pick satisfies pd, else pd's pick
+ * when it satisfies source's edge; when neither does, source's pick stands
+ * and pd is left unmet (0). Without such an edge, pd's own pick. */
+static Id peer_pick(const npm_build *t, const rsv_npm_node *source, const rsv_dep *pd,
+                    bool locked)
 {
     size_t n;
-    const rsv_dep **bd = deps_of(t, b, &n);
+    const rsv_dep **sd = deps_of(t, source->p, &n);
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(bd[i]->kind, "peer") != 0)
+        if ((!source->p && sd[i]->root < 0) || sd[i] == pd ||
+            strcmp(folder_of(sd[i]), folder_of(pd)) != 0)
             continue;
-        const char *f = bd[i]->folder ? bd[i]->folder : bd[i]->name;
-        const rsv_npm_node *c = child_named(loc, f);
-        if (!c)
-            continue;
-        if (!node_admits(t->r, bd[i], c) && !peer_conflicted(t, from, bd[i]))
-            return true;
+        Id first = npm_pick_as(t->r, sd[i], locked);
+        if (first && solv_takes(t, pd, first))
+            return first;
+        Id second = npm_pick_as(t->r, pd, locked);
+        return second && solv_takes(t, sd[i], second) ? second : 0;
     }
+    return npm_pick_as(t->r, pd, locked);
+}
+
+static bool has_edge(const rsv_npm_node *x, const rsv_dep *d)
+{
+    for (size_t j = 0; j < x->edges.len; j++)
+        if (x->edges.items[j].dep == d)
+            return true;
     return false;
 }
 
@@ -387,12 +421,49 @@ static const rsv_npm_node *deepest(const npm_build *t, const rsv_npm_node *x, co
     return x;
 }
 
-static bool vec_has(const ptrvec *v, const void *item)
+/* arborist's canPlacePeers: a new copy b at `loc` brings its peers (the
+ * versions peer_pick() loads for `source`) to loc. b cannot go there
+ * (CONFLICT) when loc holds another version of a peer that does not
+ * satisfy b's range, unless the peer is conflicted for the edge of `from`
+ * being placed (peer_conflicted()); nor when a peer with no copy there
+ * could not be placed there itself: no_current_conflict() (loc depends on
+ * another version, or it would hide a copy the subtree uses) or its own
+ * peers, recursively along the peer path. A peer whose packument is not
+ * loaded (an optional peer nothing else brings) is not checked. */
+static bool peers_conflict_at(const npm_build *t, const rsv_npm_node *loc, Id b,
+                              const rsv_npm_node *from, const rsv_npm_node *source, ptrvec *path)
 {
-    for (size_t i = 0; i < v->len; i++)
-        if (v->items[i] == item)
-            return true;
-    return false;
+    size_t n;
+    const rsv_dep **bd = deps_of(t, b, &n);
+    bool bad = false;
+    ptrvec_push(path, (void *)(intptr_t)b);
+    for (size_t i = 0; !bad && i < n; i++) {
+        const rsv_dep *pd = bd[i];
+        if (strcmp(pd->kind, "peer") != 0)
+            continue;
+        const rsv_npm_node *c = child_named(loc, folder_of(pd));
+        if (c) {
+            bad = !node_admits(t->r, pd, c) && !peer_conflicted(t, from, pd);
+            continue;
+        }
+        Id pv = peer_pick(t, source, pd, false);
+        if (!pv || vec_has(path, (void *)(intptr_t)pv) || !solv_takes(t, pd, pv))
+            continue;
+        const rsv_solv *ps = resolver_solv(t->r, pv);
+        bad = no_current_conflict(t, loc, folder_of(pd), pd, ps->np, ps->nv) ||
+              peers_conflict_at(t, loc, pv, from, source, path);
+    }
+    path->len--;
+    return bad;
+}
+
+static bool peers_conflict(const npm_build *t, const rsv_npm_node *loc, Id b,
+                           const rsv_npm_node *from, const rsv_npm_node *source)
+{
+    ptrvec path = PTRVEC_INIT;
+    bool bad = peers_conflict_at(t, loc, b, from, source, &path);
+    ptrvec_release(&path);
+    return bad;
 }
 
 /* The edge of x bound to g, or NULL. */
@@ -445,12 +516,6 @@ static Id rep_for(const npm_build *t, const rsv_npm_node *peer_of, const char *d
                 return npm_pick(t->r, od[i]);
     }
     return 0;
-}
-
-static bool solv_takes(const npm_build *t, const rsv_dep *e, Id s)
-{
-    const rsv_solv *rs = resolver_solv(t->r, s);
-    return takes(e, rs->np, rs->nv);
 }
 
 /* Whether version s satisfies every edge bound to g (the project's too). */
@@ -735,7 +800,7 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
             }
             return NULL;
         }
-        if (cand && (no_current_conflict(t, loc, folder, d, p, bv) || peers_conflict(t, loc, b, from)))
+        if (cand && (no_current_conflict(t, loc, folder, d, p, bv) || peers_conflict(t, loc, b, from, source)))
             break;
         cand = loc;
     }
@@ -746,41 +811,6 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
     requeue_optional(t, n);
     place_peers(t, n, source);
     return n;
-}
-
-static const char *folder_of(const rsv_dep *d)
-{
-    return d->folder ? d->folder : d->name;
-}
-
-/* The version arborist loads, in the virtual root of `source`, for peer pd
- * of a copy placed for source (buildIdealTree's loadPeerSet): source's own
- * edge on the name picks it when that pick satisfies pd, else pd's pick
- * when it satisfies source's edge; when neither does, source's pick stands
- * and pd is left unmet (0). Without such an edge, pd's own pick. */
-static Id peer_pick(const npm_build *t, const rsv_npm_node *source, const rsv_dep *pd)
-{
-    size_t n;
-    const rsv_dep **sd = deps_of(t, source->p, &n);
-    for (size_t i = 0; i < n; i++) {
-        if ((!source->p && sd[i]->root < 0) || sd[i] == pd ||
-            strcmp(folder_of(sd[i]), folder_of(pd)) != 0)
-            continue;
-        Id first = npm_pick(t->r, sd[i]);
-        if (first && solv_takes(t, pd, first))
-            return first;
-        Id second = npm_pick(t->r, pd);
-        return second && solv_takes(t, sd[i], second) ? second : 0;
-    }
-    return npm_pick(t->r, pd);
-}
-
-static bool has_edge(const rsv_npm_node *x, const rsv_dep *d)
-{
-    for (size_t j = 0; j < x->edges.len; j++)
-        if (x->edges.items[j].dep == d)
-            return true;
-    return false;
 }
 
 /* arborist's PlaceDep places a new copy's peers with it, at once and
@@ -811,7 +841,7 @@ static void place_peers(npm_build *t, rsv_npm_node *n, const rsv_npm_node *sourc
         if (vis && node_admits(t->r, pd, vis)) {
             to = vis;
         } else {
-            Id b = peer_pick(t, source, pd);
+            Id b = peer_pick(t, source, pd, true);
             if (b && solv_takes(t, pd, b))
                 to = bind_edge(t, n->parent, pd, n, source, b);
         }
