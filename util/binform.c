@@ -2,7 +2,8 @@
  * envlock's binary parsed forms (npm_packument_blob.c, pypi_page_blob.c,
  * conda_repodata_blob.c): written to a strbuf, read through a bin_reader
  * that turns bad at the first read past its end; and the frame the forms
- * share (bin_frame_write(), bin_frame_open()). */
+ * share (bin_frame_write(), bin_frame_open()) and the fields of their
+ * options keys (bin_key_field()). */
 #include <string.h>
 
 #include <zlib.h>
@@ -149,4 +150,14 @@ bool bin_frame_open(bin_reader *r, const char magic[8], uint32_t format, const c
     uint64_t n = bin_u64(r);
     uint32_t crc = bin_u32(r);
     return !r->bad && n == (uint64_t)(r->end - r->p) && crc32_z(0, r->p, (size_t)n) == crc;
+}
+
+void bin_key_field(strbuf *sb, const char *s)
+{
+    if (s) {
+        sb_adds(sb, s);
+        sb_addc(sb, '\n');
+    } else {
+        sb_adds(sb, "\x01\n"); /* NULL is not "" */
+    }
 }

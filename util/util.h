@@ -191,6 +191,10 @@ void bin_frame_write(strbuf *out, const char magic[8], uint32_t format, const ch
                      const char key[65], const strbuf *payload);
 bool bin_frame_open(bin_reader *r, const char magic[8], uint32_t format, const char *body_sha256,
                     const char key[65]);
+/* bin_key_field() : one field of the text a parsed form's options key
+ *  hashes: `s` and a newline, or "\x01\n" for NULL, so that a NULL field
+ *  and "" give different keys. */
+void bin_key_field(strbuf *sb, const char *s);
 
 /* hex_encode() : the 2n lowercase hex digits of `data` + NUL into out.
  * hex_decode() : the n bytes that exactly 2n lowercase hex digits `s`

@@ -28,16 +28,6 @@
 
 /* ---- the key ---- */
 
-static void key_field(strbuf *sb, const char *s)
-{
-    if (s) {
-        sb_adds(sb, s);
-        sb_addc(sb, '\n');
-    } else {
-        sb_adds(sb, "\x01\n"); /* NULL is not "" */
-    }
-}
-
 /* Hex sha256 of everything in `o` that changes the model. */
 static void options_key(const npm_parse_options *o, char out[65])
 {
@@ -46,14 +36,14 @@ static void options_key(const npm_parse_options *o, char out[65])
     char *served = o->served_base ? npm_registry_normalize(o->served_base) : NULL;
     strbuf sb = STRBUF_INIT;
     sb_addf(&sb, "npm-packument-blob %d\n", NPM_BLOB_FORMAT);
-    key_field(&sb, o->name);
-    key_field(&sb, reg);
-    key_field(&sb, served);
-    key_field(&sb, t && t->os ? t->os : "linux");
-    key_field(&sb, t && t->cpu ? t->cpu : "x64");
-    key_field(&sb, t && t->libc ? t->libc : "glibc");
-    key_field(&sb, t ? t->node_version : NULL);
-    key_field(&sb, t ? t->cutoff : NULL);
+    bin_key_field(&sb, o->name);
+    bin_key_field(&sb, reg);
+    bin_key_field(&sb, served);
+    bin_key_field(&sb, t && t->os ? t->os : "linux");
+    bin_key_field(&sb, t && t->cpu ? t->cpu : "x64");
+    bin_key_field(&sb, t && t->libc ? t->libc : "glibc");
+    bin_key_field(&sb, t ? t->node_version : NULL);
+    bin_key_field(&sb, t ? t->cutoff : NULL);
     sha256_hex(sb.buf, sb.len, out);
     sb_release(&sb);
     free(reg);

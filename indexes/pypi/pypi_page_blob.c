@@ -38,24 +38,14 @@ enum { FL_YANKED = 1, FL_CORE_METADATA = 2, FL_BAD_URL = 4, FL_LOCAL_LINK = 8, F
 
 /* ---- the key ---- */
 
-static void key_field(strbuf *sb, const char *s)
-{
-    if (s) {
-        sb_adds(sb, s);
-        sb_addc(sb, '\n');
-    } else {
-        sb_adds(sb, "\x01\n"); /* NULL is not "" */
-    }
-}
-
 /* Hex sha256 of every input of the run that changes the parse. Only the
  * format the Content-Type declares matters, not its spelling. */
 static void source_key(const pypi_page_src *s, char out[65])
 {
     strbuf sb = STRBUF_INIT;
     sb_addf(&sb, "pypi-page-blob %d\n", PYPI_BLOB_FORMAT);
-    key_field(&sb, s->page_url);
-    key_field(&sb, s->read_url);
+    bin_key_field(&sb, s->page_url);
+    bin_key_field(&sb, s->read_url);
     sb_addf(&sb, "%d\n", pypi_page_format_of(s->content_type));
     sha256_hex(sb.buf, sb.len, out);
     sb_release(&sb);
