@@ -1,80 +1,26 @@
 /* base_inspect_write.c — the catalog entry base inspect works out
  * (base_inspect_entry.c), as YAML text and as files. The document is made
- * by libyaml's emitter with every value double-quoted, so whatever bytes an
- * image holds (a carriage return, NEL, LS, PS, any C0 or C1 control) come
- * back escaped and the catalog loader reads exactly the value written;
- * the header comments, which no emitter writes, quote what they name with
- * the same emitter. Files are written with the project's atomic writer
- * (util/file.c: an exclusive temp file renamed into place). Reads no
- * image and decides nothing about what goes in the entry. */
+ * by libyaml's emitter (lockfile/lock_emit.c) with every value
+ * double-quoted, so whatever bytes an image holds (a carriage return, NEL,
+ * LS, PS, any C0 or C1 control) come back escaped and the catalog loader
+ * reads exactly the value written; the header comments, which no emitter
+ * writes, quote what they name with the same emitter. Files are written
+ * with the project's atomic writer (util/file.c: an exclusive temp file
+ * renamed into place). Reads no image and decides nothing about what goes
+ * in the entry. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <yaml.h>
 
 #include "base_inspect.h"
+#include "lock.h"
 
-typedef struct emit {
-    yaml_emitter_t em;
-    bool failed;
-} emit;
-
-static int to_strbuf(void *data, unsigned char *buf, size_t n)
-{
-    sb_add(data, buf, n);
-    return 1;
-}
-
-static void emit_begin(emit *e, strbuf *out)
-{
-    memset(e, 0, sizeof *e);
-    yaml_emitter_initialize(&e->em);
-    yaml_emitter_set_output(&e->em, to_strbuf, out);
-    yaml_emitter_set_unicode(&e->em, 1);
-    yaml_emitter_set_width(&e->em, -1);
-    yaml_emitter_set_indent(&e->em, 2);
-    yaml_emitter_set_break(&e->em, YAML_LN_BREAK);
-    yaml_event_t ev;
-    yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
-    e->failed = !yaml_emitter_emit(&e->em, &ev);
-    yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
-    e->failed |= !yaml_emitter_emit(&e->em, &ev);
-}
-
-/* Emits the event `ok` says was made (the emitter frees it either way). */
-static void put(emit *e, yaml_event_t *ev, int ok)
-{
-    if (!ok || e->failed) {
-        if (ok)
-            yaml_event_delete(ev);
-        e->failed = true;
-        return;
-    }
-    e->failed = !yaml_emitter_emit(&e->em, ev);
-}
-
-static bool emit_end(emit *e)
-{
-    yaml_event_t ev;
-    put(e, &ev, yaml_document_end_event_initialize(&ev, 1));
-    put(e, &ev, yaml_stream_end_event_initialize(&ev));
-    bool ok = !e->failed && yaml_emitter_flush(&e->em);
-    yaml_emitter_delete(&e->em);
-    return ok;
-}
+typedef lock_emit emit;
 
 /* A key (one of ours: plain) or a value (double-quoted, whatever it is). */
-static void scalar(emit *e, const char *s, bool value)
-{
-    yaml_event_t ev;
-    put(e, &ev,
-        yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s), !value,
-                                     value,
-                                     value ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
-                                           : YAML_PLAIN_SCALAR_STYLE));
-}
+static void scalar(emit *e, const char *s, bool value) { lock_emit_scalar(e, s, value); }
 
 static void kv(emit *e, const char *key, const char *value)
 {
@@ -82,22 +28,9 @@ static void kv(emit *e, const char *key, const char *value)
     scalar(e, value, true);
 }
 
-static void collection(emit *e, bool map, bool flow)
-{
-    yaml_event_t ev;
-    if (map)
-        put(e, &ev, yaml_mapping_start_event_initialize(
-                        &ev, NULL, NULL, 1, flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE));
-    else
-        put(e, &ev, yaml_sequence_start_event_initialize(
-                        &ev, NULL, NULL, 1, flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE));
-}
+static void collection(emit *e, bool map, bool flow) { lock_emit_open(e, map, flow); }
 
-static void end(emit *e, bool map)
-{
-    yaml_event_t ev;
-    put(e, &ev, map ? yaml_mapping_end_event_initialize(&ev) : yaml_sequence_end_event_initialize(&ev));
-}
+static void end(emit *e, bool map) { lock_emit_close(e, map); }
 
 static void list(emit *e, const char *key, const char *const *items, size_t n, bool flow)
 {
@@ -131,10 +64,9 @@ void inspect_yaml_quote(strbuf *sb, const char *s)
 {
     char *clean = utf8_or_replaced(s);
     strbuf out = STRBUF_INIT;
-    emit e;
-    emit_begin(&e, &out);
-    scalar(&e, clean, true);
-    if (emit_end(&e)) {
+    emit *e = lock_emit_begin(&out);
+    scalar(e, clean, true);
+    if (lock_emit_end(e)) {
         while (out.len && out.buf[out.len - 1] == '\n')
             out.len--;
         sb_add(sb, out.buf, out.len);
@@ -185,23 +117,22 @@ char *inspect_entry_yaml(const inspect_entry *x)
     static const char *const variants[] = { "datalayer", "e2b", "daytona", "modal" };
     strbuf sb = STRBUF_INIT;
     header(&sb, x);
-    emit e;
-    emit_begin(&e, &sb);
-    collection(&e, true, false);
-    kv(&e, "format", "envlock-bases/1");
-    list(&e, "variants", variants, 4, true);
-    scalar(&e, "bases", false);
-    collection(&e, true, true);
-    end(&e, true);
-    scalar(&e, "images", false);
-    collection(&e, true, false);
-    scalar(&e, x->ref, true);
-    collection(&e, true, false);
-    image(&e, x);
-    end(&e, true);
-    end(&e, true);
-    end(&e, true);
-    if (!emit_end(&e)) {
+    emit *e = lock_emit_begin(&sb);
+    collection(e, true, false);
+    kv(e, "format", "envlock-bases/1");
+    list(e, "variants", variants, 4, true);
+    scalar(e, "bases", false);
+    collection(e, true, true);
+    end(e, true);
+    scalar(e, "images", false);
+    collection(e, true, false);
+    scalar(e, x->ref, true);
+    collection(e, true, false);
+    image(e, x);
+    end(e, true);
+    end(e, true);
+    end(e, true);
+    if (!lock_emit_end(e)) {
         sb_release(&sb);
         return NULL;
     }

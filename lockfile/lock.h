@@ -173,6 +173,26 @@ void lock_doc_sort(lock_doc *d);
  *  Caller frees. */
 char *lock_write_text(lock_doc *d, size_t *len);
 
+/* lock_emit : one YAML document written into a strbuf by libyaml's emitter
+ *  with the lock's settings (UTF-8 as is, no folding, indent 2, LF); the
+ *  one YAML writer of the project (lock_emit.c), also used for the catalog
+ *  entries base inspect writes.
+ * lock_emit_begin() : starts the stream and the document into `out`
+ *  (borrowed until lock_emit_end()).
+ * lock_emit_scalar() : `s` plain (a key, or a value the caller found safe
+ *  plain) or, when `quoted`, double-quoted.
+ * lock_emit_open() / lock_emit_close() : a mapping (`map`) or a sequence,
+ *  in flow or block style.
+ * lock_emit_end() : ends the document, flushes and frees `e`; false when any
+ *  event failed (a string that is not UTF-8): `out` then holds a torn text.
+ *  After a failure the other calls do nothing. */
+typedef struct lock_emit lock_emit;
+lock_emit *lock_emit_begin(strbuf *out);
+void lock_emit_scalar(lock_emit *e, const char *s, bool quoted);
+void lock_emit_open(lock_emit *e, bool map, bool flow);
+void lock_emit_close(lock_emit *e, bool map);
+bool lock_emit_end(lock_emit *e);
+
 /* lock_write_file() :
  *  Writes the canonical text to `path` atomically (a unique temp file
  *  `path.tmp-<pid>-<n>` in the same directory, fsync, rename, fsync dir); on

@@ -1,17 +1,19 @@
-/* lock_write.c — the canonical text of a lock and its atomic, digested write.
+/* lock_write.c — the canonical text of a lock and its atomic, digested
+ * write.
  *
- * Owns the lock's byte form: libyaml's emitter produces it from a sorted
- * lock_doc with fixed key order (docs/lock-format.md), block style for the
- * structure, flow style for short string lists and for dependency edges (one
- * edge per line), unlimited line width (nothing is ever folded), LF line
- * breaks, UTF-8 printed as is. Quoting is decided here, not by libyaml:
- * only strings lock_plain_safe() accepts are plain, every other string is
- * double-quoted, so no reader can turn `1.10`, `yes`, `0o7` or `~` into
- * something other than a string. No timestamps, no paths of this machine,
- * no envlock version: the same doc gives the same bytes everywhere.
- * The file write is atomic (unique temp file in the same directory, fsync,
- * rename, fsync of the directory) and must not touch anything but `path`;
- * a file that already holds the same bytes is only touched (mtime). */
+ * Owns the lock's byte form: libyaml's emitter (lock_emit.c) produces it
+ * from a sorted lock_doc with fixed key order (docs/lock-format.md), block
+ * style for the structure, flow style for short string lists and for
+ * dependency edges (one edge per line), unlimited line width (nothing is
+ * ever folded), LF line breaks, UTF-8 printed as is. Quoting is decided
+ * here, not by libyaml: only strings lock_plain_safe() accepts are plain,
+ * every other string is double-quoted, so no reader can turn `1.10`, `yes`,
+ * `0o7` or `~` into something other than a string. No timestamps, no paths
+ * of this machine, no envlock version: the same doc gives the same bytes
+ * everywhere. The file write is atomic (unique temp file in the same
+ * directory, fsync, rename, fsync of the directory) and must not touch
+ * anything but `path`; a file that already holds the same bytes is only
+ * touched (mtime). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,8 +21,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <yaml.h>
 
 #include "lock_internal.h"
 
@@ -87,41 +87,11 @@ lock_plain_kind lock_plain_classify(const char *s, size_t len, bool *bool_value)
     return LOCK_PLAIN_STRING;
 }
 
-/* ---- emitting ---- */
+/* ---- emitting (lock_emit.c) ---- */
 
-typedef struct emit {
-    yaml_emitter_t em;
-    bool failed;
-} emit;
+typedef lock_emit emit;
 
-static int write_handler(void *data, unsigned char *buffer, size_t size)
-{
-    sb_add(data, buffer, size);
-    return 1;
-}
-
-static void put(emit *e, yaml_event_t *ev, int ok)
-{
-    if (!ok) { /* the event could not be built (invalid UTF-8) */
-        e->failed = true;
-        return;
-    }
-    if (e->failed) {
-        yaml_event_delete(ev);
-        return;
-    }
-    if (!yaml_emitter_emit(&e->em, ev)) /* frees the event either way */
-        e->failed = true;
-}
-
-static void scalar_raw(emit *e, const char *s, yaml_scalar_style_t style)
-{
-    yaml_event_t ev;
-    int plain = style == YAML_PLAIN_SCALAR_STYLE;
-    put(e, &ev,
-        yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s), plain,
-                                     !plain, style));
-}
+enum { BLOCK = false, FLOW = true };
 
 /* A string value: plain when lock_plain_safe(), else double-quoted. NULL
  * writes "" (callers omit optional keys before getting here). */
@@ -129,12 +99,10 @@ static void str(emit *e, const char *s)
 {
     if (!s)
         s = "";
-    scalar_raw(e, s,
-               lock_plain_safe(s, strlen(s)) ? YAML_PLAIN_SCALAR_STYLE
-                                             : YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+    lock_emit_scalar(e, s, !lock_plain_safe(s, strlen(s)));
 }
 
-static void key(emit *e, const char *k) { scalar_raw(e, k, YAML_PLAIN_SCALAR_STYLE); }
+static void key(emit *e, const char *k) { lock_emit_scalar(e, k, false); }
 
 static void kv(emit *e, const char *k, const char *v)
 {
@@ -153,44 +121,25 @@ static void kv_u64(emit *e, const char *k, uint64_t v)
     char buf[32];
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
     key(e, k);
-    scalar_raw(e, buf, YAML_PLAIN_SCALAR_STYLE);
+    lock_emit_scalar(e, buf, false);
 }
 
 static void kv_bool(emit *e, const char *k, bool v)
 {
     key(e, k);
-    scalar_raw(e, v ? "true" : "false", YAML_PLAIN_SCALAR_STYLE);
+    lock_emit_scalar(e, v ? "true" : "false", false);
 }
 
-static void map_start(emit *e, yaml_mapping_style_t style)
-{
-    yaml_event_t ev;
-    put(e, &ev, yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, style));
-}
-
-static void map_end(emit *e)
-{
-    yaml_event_t ev;
-    put(e, &ev, yaml_mapping_end_event_initialize(&ev));
-}
-
-static void seq_start(emit *e, yaml_sequence_style_t style)
-{
-    yaml_event_t ev;
-    put(e, &ev, yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, style));
-}
-
-static void seq_end(emit *e)
-{
-    yaml_event_t ev;
-    put(e, &ev, yaml_sequence_end_event_initialize(&ev));
-}
+static void map_start(emit *e, bool flow) { lock_emit_open(e, true, flow); }
+static void map_end(emit *e) { lock_emit_close(e, true); }
+static void seq_start(emit *e, bool flow) { lock_emit_open(e, false, flow); }
+static void seq_end(emit *e) { lock_emit_close(e, false); }
 
 /* A string list in flow style: `[a, "b:c"]` (`[]` when empty or NULL). */
 static void kv_strv(emit *e, const char *k, const char *const *v)
 {
     key(e, k);
-    seq_start(e, YAML_FLOW_SEQUENCE_STYLE);
+    seq_start(e, FLOW);
     for (size_t i = 0; v && v[i]; i++)
         str(e, v[i]);
     seq_end(e);
@@ -200,10 +149,10 @@ static void kv_strv(emit *e, const char *k, const char *const *v)
 static void write_targets(emit *e, const lock_doc *d)
 {
     key(e, "targets");
-    seq_start(e, YAML_BLOCK_SEQUENCE_STYLE);
+    seq_start(e, BLOCK);
     for (size_t i = 0; i < d->n_targets; i++) {
         const lock_target *t = &d->targets[i];
-        map_start(e, YAML_BLOCK_MAPPING_STYLE);
+        map_start(e, BLOCK);
         kv_strv(e, "variants", t->variants);
         kv_opt(e, "python", t->python_version);
         kv_opt(e, "platform", t->platform);
@@ -217,26 +166,26 @@ static void write_targets(emit *e, const lock_doc *d)
 static void write_target(emit *e, const lock_doc *d)
 {
     key(e, "target");
-    map_start(e, YAML_BLOCK_MAPPING_STYLE);
+    map_start(e, BLOCK);
     kv_opt(e, "python", d->python_version);
     kv_opt(e, "platform", d->platform);
     kv_opt(e, "arch", d->arch);
     kv_opt(e, "image", d->image);
     if (d->base_ref || d->base_channel || (d->variants && d->variants[0])) {
         key(e, "base");
-        map_start(e, YAML_BLOCK_MAPPING_STYLE);
+        map_start(e, BLOCK);
         kv_opt(e, "ref", d->base_ref);
         kv_opt(e, "channel", d->base_channel);
         if (d->variants && d->variants[0]) {
             key(e, "digests");
-            map_start(e, YAML_BLOCK_MAPPING_STYLE);
+            map_start(e, BLOCK);
             for (size_t i = 0; d->variants[i]; i++) {
                 str(e, d->variants[i]);
                 const char *dg = d->base_digests ? d->base_digests[i] : NULL;
                 if (dg)
                     str(e, dg);
                 else
-                    scalar_raw(e, "null", YAML_PLAIN_SCALAR_STYLE);
+                    lock_emit_scalar(e, "null", false);
             }
             map_end(e);
         }
@@ -250,7 +199,7 @@ static void write_target(emit *e, const lock_doc *d)
 static void write_options(emit *e, const lock_doc *d)
 {
     key(e, "options");
-    map_start(e, YAML_BLOCK_MAPPING_STYLE);
+    map_start(e, BLOCK);
     kv_opt(e, "excludeNewer", d->exclude_newer);
     if (d->no_binary && d->no_binary[0])
         kv_strv(e, "noBinary", d->no_binary);
@@ -272,7 +221,7 @@ static void write_dep_file(emit *e, const lock_doc *d)
     if (!d->dep_format)
         return;
     key(e, "dependencyFile");
-    map_start(e, YAML_BLOCK_MAPPING_STYLE);
+    map_start(e, BLOCK);
     kv(e, "format", d->dep_format);
     kv(e, "content", d->dep_content);
     kv(e, "lockContent", d->dep_lock);
@@ -286,7 +235,7 @@ static void write_advisories(emit *e, const lock_doc *d)
     if (!d->adv_snapshot)
         return;
     key(e, "advisories");
-    map_start(e, YAML_BLOCK_MAPPING_STYLE);
+    map_start(e, BLOCK);
     kv(e, "snapshot", d->adv_snapshot);
     kv_opt(e, "newest", d->adv_newest);
     kv(e, "vulnerable", d->adv_mode);
@@ -298,10 +247,10 @@ static void write_advisories(emit *e, const lock_doc *d)
 static void write_inputs(emit *e, const lock_doc *d)
 {
     key(e, "inputs");
-    seq_start(e, YAML_BLOCK_SEQUENCE_STYLE);
+    seq_start(e, BLOCK);
     for (size_t i = 0; i < d->n_inputs; i++) {
         const lock_input *in = &d->inputs[i];
-        map_start(e, YAML_BLOCK_MAPPING_STYLE);
+        map_start(e, BLOCK);
         kv(e, "ecosystem", in->ecosystem);
         kv(e, "url", in->url);
         kv(e, "identity", in->identity);
@@ -313,7 +262,7 @@ static void write_inputs(emit *e, const lock_doc *d)
 
 static void write_package(emit *e, const lock_package *p)
 {
-    map_start(e, YAML_BLOCK_MAPPING_STYLE);
+    map_start(e, BLOCK);
     kv(e, "ecosystem", p->ecosystem);
     kv(e, "name", p->name);
     kv(e, "version", p->version);
@@ -332,10 +281,10 @@ static void write_package(emit *e, const lock_package *p)
         kv_bool(e, "inBundle", true);
     kv_strv(e, "requestedBy", p->requested_by);
     key(e, "dependencies");
-    seq_start(e, YAML_BLOCK_SEQUENCE_STYLE);
+    seq_start(e, BLOCK);
     for (size_t i = 0; i < p->n_deps; i++) {
         const lock_edge *ed = &p->deps[i];
-        map_start(e, YAML_FLOW_MAPPING_STYLE);
+        map_start(e, FLOW);
         if (ed->ecosystem && lock_strcmp(ed->ecosystem, p->ecosystem) != 0)
             kv(e, "ecosystem", ed->ecosystem);
         kv(e, "name", ed->name);
@@ -347,10 +296,10 @@ static void write_package(emit *e, const lock_package *p)
     }
     seq_end(e);
     key(e, "artifacts");
-    seq_start(e, YAML_BLOCK_SEQUENCE_STYLE);
+    seq_start(e, BLOCK);
     for (size_t i = 0; i < p->n_artifacts; i++) {
         const lock_artifact *a = &p->artifacts[i];
-        map_start(e, YAML_BLOCK_MAPPING_STYLE);
+        map_start(e, BLOCK);
         kv(e, "file", a->file);
         kv_opt(e, "url", a->url);
         kv(e, "hash", a->hash);
@@ -368,37 +317,22 @@ char *lock_write_text(lock_doc *d, size_t *len)
     lock_doc_sort(d);
     strbuf sb = STRBUF_INIT;
     sb_addf(&sb, LOCK_HEADER, d->format_version);
-    emit e = { .failed = false };
-    yaml_emitter_initialize(&e.em);
-    yaml_emitter_set_output(&e.em, write_handler, &sb);
-    yaml_emitter_set_unicode(&e.em, 1);
-    yaml_emitter_set_width(&e.em, -1);
-    yaml_emitter_set_indent(&e.em, 2);
-    yaml_emitter_set_break(&e.em, YAML_LN_BREAK);
-
-    yaml_event_t ev;
-    put(&e, &ev, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING));
-    put(&e, &ev, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1));
-    map_start(&e, YAML_BLOCK_MAPPING_STYLE);
-    kv_u64(&e, "lockVersion", (uint64_t)(d->format_version > 0 ? d->format_version : 0));
-    kv(&e, "specDigest", d->spec_digest);
-    write_target(&e, d);
-    write_options(&e, d);
-    write_dep_file(&e, d);
-    write_advisories(&e, d);
-    write_inputs(&e, d);
-    key(&e, "packages");
-    seq_start(&e, YAML_BLOCK_SEQUENCE_STYLE);
+    emit *e = lock_emit_begin(&sb);
+    map_start(e, BLOCK);
+    kv_u64(e, "lockVersion", (uint64_t)(d->format_version > 0 ? d->format_version : 0));
+    kv(e, "specDigest", d->spec_digest);
+    write_target(e, d);
+    write_options(e, d);
+    write_dep_file(e, d);
+    write_advisories(e, d);
+    write_inputs(e, d);
+    key(e, "packages");
+    seq_start(e, BLOCK);
     for (size_t i = 0; i < d->n_packages; i++)
-        write_package(&e, &d->packages[i]);
-    seq_end(&e);
-    map_end(&e);
-    put(&e, &ev, yaml_document_end_event_initialize(&ev, 1));
-    put(&e, &ev, yaml_stream_end_event_initialize(&ev));
-    if (!e.failed && !yaml_emitter_flush(&e.em))
-        e.failed = true;
-    yaml_emitter_delete(&e.em);
-    if (e.failed) {
+        write_package(e, &d->packages[i]);
+    seq_end(e);
+    map_end(e);
+    if (!lock_emit_end(e)) {
         sb_release(&sb);
         if (len)
             *len = 0;
