@@ -203,14 +203,6 @@ static const opt_def *find_short(char c)
     return NULL;
 }
 
-static bool set_has(const ptrvec *v, const char *s)
-{
-    for (size_t i = 0; i < v->len; i++)
-        if (strcmp(v->items[i], s) == 0)
-            return true;
-    return false;
-}
-
 static void set_del(ptrvec *v, const char *s)
 {
     size_t k = 0;
@@ -254,7 +246,7 @@ static void format_control(rd *r, const char *value, size_t off, ptrvec *target,
         char *name = arena_strdup(r->mem, c);
         free(c);
         set_del(other, name);
-        if (!set_has(target, name))
+        if (!ptrvec_has_str(target, name))
             ptrvec_push(target, name);
     }
     ptrvec_release(&names);

@@ -75,14 +75,6 @@ static char *sentence(const rsv *r, Id rid, const char **root)
     return s;
 }
 
-static bool has_str(const ptrvec *v, const char *s)
-{
-    for (size_t i = 0; i < v->len; i++)
-        if (strcmp(v->items[i], s) == 0)
-            return true;
-    return false;
-}
-
 el_code resolver_conda_explain(rsv *r, int nproblems)
 {
     ptrvec shown = {0};  /* parallel to `said`: in the short message */
@@ -97,9 +89,9 @@ el_code resolver_conda_explain(rsv *r, int nproblems)
         for (int i = 0; i < rules.count; i++) {
             const char *root = NULL;
             char *s = sentence(r, rules.elements[i], &root);
-            if (root && !has_str(&roots, root))
+            if (root && !ptrvec_has_str(&roots, root))
                 ptrvec_push(&roots, (void *)root);
-            if (has_str(&said, s)) {
+            if (ptrvec_has_str(&said, s)) {
                 free(s);
                 continue;
             }

@@ -92,14 +92,6 @@ static rsv_pypi_name *pname_get(rsv *r, const char *canon, bool *changed)
     return n;
 }
 
-static bool has_str(const ptrvec *v, const char *s)
-{
-    for (size_t i = 0; i < v->len; i++)
-        if (strcmp(v->items[i], s) == 0)
-            return true;
-    return false;
-}
-
 /* Registers one requirement: its name (submitted if new), its specifier
  * (for the window) and its extras (crawled next round). */
 static void note_req(rsv *r, const pypi_requirement *q, bool *changed)
@@ -114,7 +106,7 @@ static void note_req(rsv *r, const pypi_requirement *q, bool *changed)
         *changed = true;
     }
     for (size_t i = 0; i < q->nextras; i++)
-        if (!has_str(&n->extras, q->extras_canonical[i])) {
+        if (!ptrvec_has_str(&n->extras, q->extras_canonical[i])) {
             ptrvec_push(&n->extras, xstrdup(q->extras_canonical[i]));
             *changed = true;
         }
@@ -170,7 +162,7 @@ static void prefetch(rsv *r, const char *name)
 
 static bool ahead(const rsv *r, const char *canon)
 {
-    return has_str(&r->pypi_ahead, canon);
+    return ptrvec_has_str(&r->pypi_ahead, canon);
 }
 
 /* The metadata of a candidate of a name the crawl reaches arrived (from

@@ -262,3 +262,11 @@ void ptrvec_release(ptrvec *v)
     v->items = NULL;
     v->len = v->alloc = 0;
 }
+
+bool ptrvec_has_str(const ptrvec *v, const char *s)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (strcmp(v->items[i], s) == 0)
+            return true;
+    return false;
+}

@@ -71,6 +71,8 @@ typedef struct ptrvec {
 #define PTRVEC_INIT { NULL, 0, 0 }
 void ptrvec_push(ptrvec *v, void *p);
 void ptrvec_release(ptrvec *v);
+/* ptrvec_has_str() : whether one of v's items, all strings, equals `s`. */
+bool ptrvec_has_str(const ptrvec *v, const char *s);
 
 /* ---- files ---- */
 /* read_file() : whole file into a NUL-terminated malloc'd buffer, at most

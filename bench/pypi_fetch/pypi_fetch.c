@@ -25,14 +25,6 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static bool seen(const ptrvec *v, const char *name)
-{
-    for (size_t i = 0; i < v->len; i++)
-        if (strcmp(v->items[i], name) == 0)
-            return true;
-    return false;
-}
-
 typedef struct args {
     el_cache_options co;
     const char *mirrors[16];
@@ -68,7 +60,7 @@ static bool parse_args(int argc, char **argv, args *o)
             return false;
         } else {
             char *c = pypi_name_canonical(a);
-            if (!seen(&o->names, c))
+            if (!ptrvec_has_str(&o->names, c))
                 ptrvec_push(&o->names, c);
             else
                 free(c);
@@ -99,7 +91,7 @@ static void add_dependencies(pypi_loader *l, const pypi_target *t, ptrvec *names
                     free(err);
                     continue;
                 }
-                if (!seen(names, r->canonical_name))
+                if (!ptrvec_has_str(names, r->canonical_name))
                     ptrvec_push(names, xstrdup(r->canonical_name));
             }
             break; /* the newest usable version only */
