@@ -529,6 +529,20 @@ static Id add_solvable(rsv *r, Repo *repo, const char *name, size_t rank)
     return p;
 }
 
+/* A PyPI solvable of ours named `pname` (rank `rank`) for `name` at
+ * `version`; the caller fills in what else it knows. */
+static Id add_pypi(rsv *r, Repo *repo, const char *pname, size_t rank, const char *name,
+                   const char *version)
+{
+    Id p = add_solvable(r, repo, pname, rank);
+    rsv_solv *rs = resolver_solv(r, p);
+    rs->ours = true;
+    rs->eco = RSV_PYPI;
+    rs->name = name;
+    rs->version = version;
+    return p;
+}
+
 /* Adds requirement q (written text) to solvable p's requires. */
 static void require(rsv *r, Id p, const pypi_requirement *q, const char *text, Queue *deps)
 {
@@ -591,23 +605,14 @@ static void add_entry(rsv *r, rsv_pypi_name *n, const char *pname, size_t k, Que
 {
     Pool *pool = r->pool;
     if (n->ci[k] < 0) {
-        Id p = add_solvable(r, pool->installed, pname, n->ranks[k]);
-        rsv_solv *rs = resolver_solv(r, p);
-        rs->ours = true;
-        rs->eco = RSV_PYPI;
-        rs->name = n->name;
-        rs->version = n->inst_version;
-        rs->pp = n->p;
+        Id p = add_pypi(r, pool->installed, pname, n->ranks[k], n->name, n->inst_version);
+        resolver_solv(r, p)->pp = n->p;
         n->inst = p;
         return;
     }
     const pypi_candidate *c = &n->p->cands[n->ci[k]];
-    Id p = add_solvable(r, r->repo_pypi, pname, n->ranks[k]);
+    Id p = add_pypi(r, r->repo_pypi, pname, n->ranks[k], n->name, c->version);
     rsv_solv *rs = resolver_solv(r, p);
-    rs->ours = true;
-    rs->eco = RSV_PYPI;
-    rs->name = n->name;
-    rs->version = c->version;
     rs->pp = n->p;
     rs->pc = c;
     add_requires(r, p, c, deps);
@@ -631,13 +636,9 @@ static void add_unasked_preinstalled(rsv *r)
             continue;
         const char *pv = pinned_version(q);
         char *pname = xasprintf("pypi:%s", q->canonical_name);
-        Id p = add_solvable(r, r->pool->installed, pname, 1);
+        add_pypi(r, r->pool->installed, pname, 1, arena_strdup(r->mem, q->canonical_name),
+                 arena_strdup(r->mem, pv ? pv : ""));
         free(pname);
-        rsv_solv *rs = resolver_solv(r, p);
-        rs->ours = true;
-        rs->eco = RSV_PYPI;
-        rs->name = arena_strdup(r->mem, q->canonical_name);
-        rs->version = arena_strdup(r->mem, pv ? pv : "");
     }
 }
 
