@@ -1,8 +1,7 @@
 /* base_time.c — the --exclude-newer cutoff: an RFC 3339 instant, a date,
  * or a span back from now, normalized to one absolute UTC instant in whole
- * seconds. This file owns the cutoff's forms; RFC 3339 and the calendar
- * arithmetic are util's (time.c). */
-#include <ctype.h>
+ * seconds. This file owns the cutoff's forms; RFC 3339, spans and the
+ * calendar arithmetic are util's (time.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -21,43 +20,13 @@ static bool parse_instant(const char *s, int64_t *t)
     return true;
 }
 
-/* "7d", "12h", "1w2d", "90m", "30s": true with *secs. */
-static bool parse_span(const char *s, int64_t *secs)
-{
-    int64_t total = 0;
-    if (!*s)
-        return false;
-    while (*s) {
-        if (!isdigit((unsigned char)*s))
-            return false;
-        int64_t v = 0;
-        while (isdigit((unsigned char)*s)) {
-            v = v * 10 + (*s++ - '0');
-            if (v > 100000000) /* three thousand years of seconds is plenty */
-                return false;
-        }
-        int64_t unit;
-        switch (*s++) {
-        case 's': unit = 1; break;
-        case 'm': unit = 60; break;
-        case 'h': unit = 3600; break;
-        case 'd': unit = 86400; break;
-        case 'w': unit = 7 * 86400; break;
-        default: return false;
-        }
-        total += v * unit;
-    }
-    *secs = total;
-    return true;
-}
-
 el_code target_time_normalize(el_ctx *ctx, const char *text, int64_t now, char out[32])
 {
     int64_t t, span;
     out[0] = '\0';
     if (text && parse_instant(text, &t)) {
         /* t as given */
-    } else if (text && parse_span(text, &span) && now - span >= 0) {
+    } else if (text && span_parse(text, &span) && now - span >= 0) {
         t = now - span;
     } else {
         el_fail(ctx, EL_USAGE,

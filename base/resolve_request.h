@@ -74,19 +74,24 @@ typedef struct resolve_request {
      * advisory the user has not ignored. eco is "pypi", "npm" or "deb";
      * for deb, src and src_version name the source package (the Packages
      * `Source:` field, else the binary's own name and version), which is
-     * what Debian advisories name. NULL: no advisories. The first solve
+     * what Debian advisories name; published is the version's release
+     * time (RFC 3339: PyPI's upload-time, npm's `time`) or NULL when the
+     * index gives none (always for deb). NULL: no advisories. The first solve
      * excludes affected versions; if it has no answer, a second one only
      * disfavours them (the caller decides whether an affected version in
      * the lock is a note or a refusal). */
     bool (*affected)(void *user, const char *eco, const char *name, const char *version,
-                     const char *src, const char *src_version);
+                     const char *src, const char *src_version, const char *published);
     void *affected_user;
     /* policy (resolver_advise.c): whether the organization's policy denies
      * a version (same arguments as `affected`). Denied versions are kept
      * out of every solve; only when no answer exists without them is one
      * made with them, for the caller to refuse naming the rule. NULL: none. */
     bool (*denied)(void *user, const char *eco, const char *name, const char *version,
-                   const char *src, const char *src_version);
+                   const char *src, const char *src_version, const char *published);
+    /* npm: fetch full packuments (with `time`) even without a cutoff, for
+     * a predicate that judges release times (a policy's cooldown) */
+    bool publish_times;
     void *denied_user;
     /* statistics lines (el_resolve_options.stats), or NULL: none */
     void (*stats)(void *user, const char *line);

@@ -1,13 +1,15 @@
 /* policy.h — the organization policy gate (docs/policy.md): a policy file
  * read into memory, and its two answers: whether a PyPI index, npm registry
  * or apt source may be used, and which rule denies a package version. It
- * reads the one file it is given; no network, no stderr, no environment.
+ * reads the one file it is given; no network, no stderr, no environment,
+ * no clock (the instant a cooldown is measured from is the caller's).
  * Keys this envlock cannot enforce yet are refused, not skipped: a rule
  * that silently does nothing is worse than none. */
 #ifndef EL_POLICY_H
 #define EL_POLICY_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "envlock/version.h"
 #include "util.h"
@@ -22,7 +24,17 @@ typedef struct policy_rule {
     const char *reason;    /* or NULL */
     const char *text;      /* "pypi requests <2.32": the rule as messages show it */
     unsigned line, column; /* where the rule starts in the file */
+    int64_t min_age_s;     /* a cooldown (minimumReleaseAge): versions released
+                              less than this before `now` are denied; 0 for a
+                              deny rule (name is then NULL) */
 } policy_rule;
+
+/* A name the cooldown does not apply to: exact, or a prefix ("@acme/" and "*"). */
+typedef struct policy_exempt {
+    el_ecosystem eco;
+    const char *name;      /* pypi: PEP 503 normalized; without the '*' */
+    bool prefix;
+} policy_exempt;
 
 /* A list of URL prefixes; `set` false: the key is absent, anything goes. */
 typedef struct policy_urls {
@@ -38,6 +50,9 @@ typedef struct policy {
     policy_urls indexes, registries, apt_sources;
     policy_rule *deny;
     size_t n_deny;
+    policy_rule cooldown[2]; /* [EL_ECO_PYPI], [EL_ECO_NPM]; min_age_s 0: none */
+    policy_exempt *exempt;   /* minimumReleaseAge.exempt */
+    size_t n_exempt;
 } policy;
 
 /* policy_load() :
@@ -62,5 +77,13 @@ bool policy_url_allowed(const policy_urls *urls, const char *url);
  *  Packages `Source:` field, else NULL) for every binary built from it. */
 const policy_rule *policy_denies(const policy *p, el_ecosystem eco, const char *name,
                                  const char *version, const char *src, const char *src_version);
+
+/* policy_too_young() :
+ *  The cooldown rule that denies a version of (eco, name) released at
+ *  `published` (RFC 3339; NULL: the index gives no time, which cannot
+ *  prove an age) when measured from `now` (seconds since the epoch), or
+ *  NULL: no cooldown for eco, the name is exempt, or it is old enough. */
+const policy_rule *policy_too_young(const policy *p, el_ecosystem eco, const char *name,
+                                    const char *published, int64_t now);
 
 #endif

@@ -2,6 +2,8 @@
  * boundary, and deny rules judged in each ecosystem's own order. */
 #include <string.h>
 
+#include "util.h"
+
 #include "debver.h"
 #include "semver.h"
 #include "pep440.h"
@@ -62,4 +64,28 @@ const policy_rule *policy_denies(const policy *p, el_ecosystem eco, const char *
             return r;
     }
     return NULL;
+}
+
+static bool exempt(const policy *p, el_ecosystem eco, const char *name)
+{
+    for (size_t i = 0; i < p->n_exempt; i++) {
+        const policy_exempt *x = &p->exempt[i];
+        size_t n = strlen(x->name);
+        if (x->eco == eco && (x->prefix ? strncmp(name, x->name, n) == 0
+                                        : strcmp(name, x->name) == 0))
+            return true;
+    }
+    return false;
+}
+
+const policy_rule *policy_too_young(const policy *p, el_ecosystem eco, const char *name,
+                                    const char *published, int64_t now)
+{
+    if (!p || eco > EL_ECO_NPM || p->cooldown[eco].min_age_s <= 0 || exempt(p, eco, name))
+        return NULL;
+    const policy_rule *r = &p->cooldown[eco];
+    int64_t ms;
+    if (!published || !rfc3339_parse(published, RFC3339_NO_SECONDS_OK, &ms))
+        return r; /* no age can be proven */
+    return ms > (now - r->min_age_s) * 1000 ? r : NULL;
 }

@@ -163,8 +163,90 @@ static void read_deny(loader *L, const spec_node *n)
                   &L->p->deny[L->p->n_deny++]);
 }
 
+/* One exempt name: `ecosystem` and `name`, a trailing '*' for a prefix. */
+static void read_exempt(loader *L, const spec_node *n, const char *field, policy_exempt *x)
+{
+    arena *m = L->p->mem;
+    static const char *const keys[] = { "ecosystem", "name", NULL };
+    if (n->kind != SN_MAP) {
+        bad(L, n, field, EL_SPEC_INVALID, "must be a mapping with ecosystem and name");
+        return;
+    }
+    for (size_t i = 0; i < n->n; i++)
+        if (!known_key(keys, n->keys[i]->text))
+            bad(L, n->keys[i], arena_sprintf(m, "%s.%s", field, n->keys[i]->text),
+                EL_SPEC_INVALID, "unknown key; an exemption has ecosystem and name");
+    const spec_node *e = spec_node_get(n, "ecosystem");
+    const char *eco = str_of(L, e, arena_sprintf(m, "%s.ecosystem", field));
+    const char *name = str_of(L, spec_node_get(n, "name"), arena_sprintf(m, "%s.name", field));
+    if (L->failed)
+        return;
+    if (el_ecosystem_parse(eco, &x->eco) != 0 || x->eco > EL_ECO_NPM) {
+        bad(L, e, arena_sprintf(m, "%s.ecosystem", field), EL_SPEC_INVALID,
+            "`%s` is not pypi or npm (the ecosystems a cooldown applies to)", eco);
+        return;
+    }
+    size_t len = strlen(name);
+    x->prefix = name[len - 1] == '*';
+    char *plain = xstrndup(name, len - x->prefix);
+    char *canon = x->eco == EL_ECO_PYPI ? pypi_name_canonical(plain) : NULL;
+    x->name = arena_strdup(m, canon ? canon : plain);
+    free(canon);
+    free(plain);
+}
+
+static void read_exempts(loader *L, const spec_node *n)
+{
+    if (n->kind != SN_SEQ) {
+        bad(L, n, "minimumReleaseAge.exempt", EL_SPEC_INVALID, "must be a list of names");
+        return;
+    }
+    L->p->exempt = arena_alloc(L->p->mem, (n->n + 1) * sizeof *L->p->exempt);
+    for (size_t i = 0; i < n->n && !L->failed; i++)
+        read_exempt(L, n->items[i], arena_sprintf(L->p->mem, "minimumReleaseAge.exempt[%zu]", i),
+                    &L->p->exempt[L->p->n_exempt++]);
+}
+
+/* minimumReleaseAge: a span per ecosystem ("7d"), and names exempt. */
+static void read_cooldown(loader *L, const spec_node *n)
+{
+    arena *m = L->p->mem;
+    if (n->kind != SN_MAP) {
+        bad(L, n, "minimumReleaseAge", EL_SPEC_INVALID,
+            "must be a mapping: pypi and npm spans (7d, 12h), and exempt names");
+        return;
+    }
+    for (size_t i = 0; i < n->n && !L->failed; i++) {
+        const char *k = n->keys[i]->text;
+        const char *field = arena_sprintf(m, "minimumReleaseAge.%s", k);
+        el_ecosystem eco;
+        if (strcmp(k, "exempt") == 0) {
+            read_exempts(L, n->items[i]);
+            continue;
+        }
+        if (strcmp(k, "deb") == 0 || strcmp(k, "debian") == 0 || strcmp(k, "apt") == 0) {
+            bad(L, n->keys[i], field, EL_CAPABILITY_UNSUPPORTED,
+                "apt's indexes publish no release time per package, so no age can be judged; "
+                "bound Debian with a snapshot cutoff (--exclude-newer) instead");
+            continue;
+        }
+        if (el_ecosystem_parse(k, &eco) != 0 || eco > EL_ECO_NPM) {
+            bad(L, n->keys[i], field, EL_SPEC_INVALID, "unknown key; use pypi, npm or exempt");
+            continue;
+        }
+        policy_rule *r = &L->p->cooldown[eco];
+        const char *span = str_of(L, n->items[i], field);
+        if (span && (!span_parse(span, &r->min_age_s) || r->min_age_s <= 0))
+            bad(L, n->items[i], field, EL_SPEC_INVALID,
+                "`%s` is not a span of time such as 7d, 12h, 1w2d (units s m h d w)", span);
+        r->eco = eco;
+        r->line = n->items[i]->line, r->column = n->items[i]->column;
+        r->text = arena_sprintf(m, "%s minimumReleaseAge %s", k, span ? span : "");
+    }
+}
+
 /* Keys docs/policy.md names as planned: refused until they are enforced. */
-static const char *const planned_keys[] = { "licenses", "minimumReleaseAge", NULL };
+static const char *const planned_keys[] = { "licenses", NULL };
 
 static void read_policy(loader *L, const spec_node *root)
 {
@@ -184,12 +266,15 @@ static void read_policy(loader *L, const spec_node *root)
             read_urls(L, v, k, &p->apt_sources);
         else if (strcmp(k, "deny") == 0)
             read_deny(L, v);
+        else if (strcmp(k, "minimumReleaseAge") == 0)
+            read_cooldown(L, v);
         else if (known_key(planned_keys, k))
             bad(L, root->keys[i], k, EL_CAPABILITY_UNSUPPORTED,
                 "this envlock does not enforce `%s` yet; remove it rather than rely on it", k);
         else
             bad(L, root->keys[i], k, EL_SPEC_INVALID,
-                "unknown key; a policy has indexes, registries, aptSources and deny");
+                "unknown key; a policy has indexes, registries, aptSources, deny and "
+                "minimumReleaseAge");
     }
 }
 

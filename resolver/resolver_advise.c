@@ -19,7 +19,8 @@
 #include "resolver_internal.h"
 
 typedef bool (*version_pred)(void *user, const char *eco, const char *name,
-                             const char *version, const char *src, const char *src_version);
+                             const char *version, const char *src, const char *src_version,
+                             const char *published);
 
 /* What `pred` says of solvable p: PyPI and npm by the side table's name
  * and version; Debian with its source package too (libsolv's SOURCENAME
@@ -36,8 +37,10 @@ static bool ask(rsv *r, Id p, version_pred pred, void *user)
         const rsv_solv *rs = &r->solv[p];
         if (!rs->version || (rs->eco != RSV_PYPI && rs->eco != RSV_NPM))
             return false;
+        const char *at = rs->eco == RSV_PYPI ? (rs->pc ? rs->pc->upload_time : NULL)
+                                             : (rs->nv ? rs->nv->time : NULL);
         return pred(user, rs->eco == RSV_PYPI ? "pypi" : "npm", rs->name, rs->version, NULL,
-                    NULL);
+                    NULL, at);
     }
     if (s->repo == r->repo_pypi || s->repo == r->repo_npm || s->repo == r->repo_conda)
         return false;
@@ -46,7 +49,7 @@ static bool ask(rsv *r, Id p, version_pred pred, void *user)
     const char *name = pool_id2str(pool, s->name);
     const char *evr = pool_id2str(pool, s->evr);
     return pred(user, "deb", name, evr, sn ? pool_id2str(pool, sn) : name,
-                se ? pool_id2str(pool, se) : evr);
+                se ? pool_id2str(pool, se) : evr, NULL);
 }
 
 void resolver_advise_mark(rsv *r)

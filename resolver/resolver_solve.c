@@ -490,6 +490,7 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
     if (r.has_npm) {
         npm_target_for(&r.ntarget, b ? b->arch : NULL, b ? b->platform : NULL, rq->exclude_newer);
         r.ntarget.node_version = b ? b->node_version : NULL; /* engines.node */
+        r.ntarget.publish_times = rq->publish_times;
         npm_loader_options no = { 0 };
         no.registry = rq->npm_registry;
         no.target = &r.ntarget;

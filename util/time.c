@@ -124,3 +124,32 @@ void utc_format(int64_t s, const char *zone, char out[32])
     snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:%02d%s", y, m, d, (int)(sod / 3600),
              (int)(sod / 60 % 60), (int)(sod % 60), zone);
 }
+
+bool span_parse(const char *s, int64_t *secs)
+{
+    int64_t total = 0;
+    if (!*s)
+        return false;
+    while (*s) {
+        if (!isdigit((unsigned char)*s))
+            return false;
+        int64_t v = 0;
+        while (isdigit((unsigned char)*s)) {
+            v = v * 10 + (*s++ - '0');
+            if (v > 100000000) /* three thousand years of seconds is plenty */
+                return false;
+        }
+        int64_t unit;
+        switch (*s++) {
+        case 's': unit = 1; break;
+        case 'm': unit = 60; break;
+        case 'h': unit = 3600; break;
+        case 'd': unit = 86400; break;
+        case 'w': unit = 7 * 86400; break;
+        default: return false;
+        }
+        total += v * unit;
+    }
+    *secs = total;
+    return true;
+}

@@ -258,6 +258,9 @@ int64_t days_from_civil(int64_t y, int m, int d);
  * ("Z" or "+00:00"), UTC, whole seconds (floored before 1970 too). */
 void utc_format(int64_t seconds, const char *zone, char out[32]);
 void civil_from_days(int64_t days, int *y, int *m, int *d);
+/* span_parse() : a span of time such as "7d", "12h", "1w2d", "90m", "30s"
+ * (units s m h d w, each after its count): true with *secs. */
+bool span_parse(const char *s, int64_t *secs);
 
 /* ---- recording failures on a context ----
  * el_fail() stores code + message on ctx (replacing any previous failure,

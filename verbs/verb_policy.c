@@ -5,6 +5,7 @@
  * is policy/'s; keeping denied versions out is the resolver's. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
@@ -17,12 +18,14 @@
 typedef struct denial {
     char *key; /* "eco\tname\tversion" */
     const policy_rule *rule;
+    char *published; /* a cooldown's: the release time judged, or NULL */
 } denial;
 
 struct verbs_policy {
     policy *p;
     denial *hits;
     size_t n_hits, cap;
+    int64_t now; /* what a cooldown measures from (verbs_policy_attach) */
 };
 
 el_code verbs_policy_load(el_ctx *ctx, const char *path, verbs_policy **out)
@@ -42,18 +45,20 @@ void verbs_policy_free(verbs_policy *v)
 {
     if (!v)
         return;
-    for (size_t i = 0; i < v->n_hits; i++)
+    for (size_t i = 0; i < v->n_hits; i++) {
         free(v->hits[i].key);
+        free(v->hits[i].published);
+    }
     free(v->hits);
     policy_free(v->p);
     free(v);
 }
 
-static const policy_rule *recalled(const verbs_policy *v, const char *key)
+static const denial *recalled(const verbs_policy *v, const char *key)
 {
     for (size_t i = 0; i < v->n_hits; i++)
         if (strcmp(v->hits[i].key, key) == 0)
-            return v->hits[i].rule;
+            return &v->hits[i];
     return NULL;
 }
 
@@ -122,13 +127,15 @@ el_code verbs_policy_sources(el_ctx *ctx, const verbs_policy *v, const resolve_r
 }
 
 static bool denied_cb(void *user, const char *eco, const char *name, const char *version,
-                      const char *src, const char *src_version)
+                      const char *src, const char *src_version, const char *published)
 {
     verbs_policy *v = user;
     el_ecosystem e;
-    const policy_rule *r = el_ecosystem_parse(eco, &e) == 0
-                               ? policy_denies(v->p, e, name, version, src, src_version)
-                               : NULL;
+    if (el_ecosystem_parse(eco, &e) != 0)
+        return false;
+    const policy_rule *r = policy_denies(v->p, e, name, version, src, src_version);
+    if (!r)
+        r = policy_too_young(v->p, e, name, published, v->now);
     if (!r)
         return false;
     char *key = xasprintf("%s\t%s\t%s", eco, name, version);
@@ -140,7 +147,7 @@ static bool denied_cb(void *user, const char *eco, const char *name, const char 
         v->cap = v->cap ? 2 * v->cap : 8;
         v->hits = xrealloc(v->hits, v->cap * sizeof *v->hits);
     }
-    v->hits[v->n_hits++] = (denial){ key, r };
+    v->hits[v->n_hits++] = (denial){ key, r, r->min_age_s && published ? xstrdup(published) : NULL };
     return true;
 }
 
@@ -150,22 +157,56 @@ void verbs_policy_attach(verbs_policy *v, resolve_request *rq)
         return;
     rq->denied = denied_cb;
     rq->denied_user = v;
+    /* A cooldown is measured from the resolve's cutoff when it has one (the
+     * indexes as they were then, so the same inputs give the same lock),
+     * else from now. */
+    int64_t ms;
+    v->now = rq->exclude_newer && rfc3339_parse(rq->exclude_newer, RFC3339_DATE_OK, &ms)
+                 ? ms / 1000
+                 : (int64_t)time(NULL);
+    rq->publish_times = rq->publish_times || v->p->cooldown[EL_ECO_NPM].min_age_s > 0;
 }
 
 /* The rule that denies a locked package: one the solve met, else by the
  * lock's own name and version (a lock records no Debian source). */
-static const policy_rule *denies_pkg(const verbs_policy *v, const lock_package *k)
+static const policy_rule *denies_pkg(const verbs_policy *v, const lock_package *k,
+                                     const char **published)
 {
     el_ecosystem e;
+    *published = NULL;
     if (k->installed_in_base || el_ecosystem_parse(k->ecosystem, &e) != 0)
         return NULL;
     char *key = xasprintf("%s\t%s\t%s", k->ecosystem, k->name, k->version);
-    const policy_rule *r = recalled(v, key);
+    const denial *d = recalled(v, key);
     free(key);
-    return r ? r : policy_denies(v->p, e, k->name, k->version, NULL, NULL);
+    if (d)
+        *published = d->published;
+    return d ? d->rule : policy_denies(v->p, e, k->name, k->version, NULL, NULL);
 }
 
-static json_object *denial_json(const policy_rule *r, const lock_package *k, const char *chain)
+/* Why rule r denies k (published: a cooldown's release time, or NULL). */
+static char *why_denied(const verbs_policy *v, const policy_rule *r, const lock_package *k,
+                        const char *published)
+{
+    char now[32];
+    utc_format(v->now, "Z", now);
+    char *rule = xasprintf("the rule `%s` at %s:%u:%u%s%s%s", r->text, v->p->path, r->line,
+                           r->column, r->reason ? " (" : "", r->reason ? r->reason : "",
+                           r->reason ? ")" : "");
+    char *s = !r->min_age_s ? xasprintf("%s:%s@%s is denied by %s", k->ecosystem, k->name,
+                                        k->version, rule)
+              : published ? xasprintf("%s:%s@%s was released %s, less than its cooldown before "
+                                      "%s: %s",
+                                      k->ecosystem, k->name, k->version, published, now, rule)
+                          : xasprintf("%s:%s@%s has no release time in its index, so its age "
+                                      "cannot be proven: %s",
+                                      k->ecosystem, k->name, k->version, rule);
+    free(rule);
+    return s;
+}
+
+static json_object *denial_json(const policy_rule *r, const lock_package *k, const char *chain,
+                                const char *published)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "ecosystem", json_object_new_string(k->ecosystem));
@@ -175,6 +216,9 @@ static json_object *denial_json(const policy_rule *r, const lock_package *k, con
     json_object_object_add(o, "line", json_object_new_int64(r->line));
     json_object_object_add(o, "column", json_object_new_int64(r->column));
     json_object_object_add(o, "reason", r->reason ? json_object_new_string(r->reason) : NULL);
+    if (r->min_age_s)
+        json_object_object_add(o, "published",
+                               published ? json_object_new_string(published) : NULL);
     json_object_object_add(o, "chain", json_object_new_string(chain));
     return o;
 }
@@ -183,22 +227,21 @@ el_code verbs_policy_judge(el_ctx *ctx, const verbs_policy *v, const lock_doc *d
 {
     if (!v)
         return EL_OK;
-    const policy *p = v->p;
     json_object *all = json_object_new_array();
     char *first = NULL;
     for (size_t i = 0; i < d->n_packages; i++) {
         const lock_package *k = &d->packages[i];
-        const policy_rule *r = denies_pkg(v, k);
+        const char *published;
+        const policy_rule *r = denies_pkg(v, k, &published);
         if (!r)
             continue;
         char *chain = verbs_lock_chain(d, k);
-        json_object_array_add(all, denial_json(r, k, chain));
-        if (!first)
-            first = xasprintf("%s:%s@%s is denied by the rule `%s` at %s:%u:%u%s%s%s; chain: "
-                              "%s",
-                              k->ecosystem, k->name, k->version, r->text, p->path, r->line,
-                              r->column, r->reason ? " (" : "", r->reason ? r->reason : "",
-                              r->reason ? ")" : "", chain);
+        json_object_array_add(all, denial_json(r, k, chain, published));
+        if (!first) {
+            char *why = why_denied(v, r, k, published);
+            first = xasprintf("%s; chain: %s", why, chain);
+            free(why);
+        }
         free(chain);
     }
     size_t n = json_object_array_length(all);
@@ -235,7 +278,8 @@ size_t verbs_policy_recheck(const verbs_policy *v, const lock_doc *d, strbuf *re
         const lock_package *k = &d->packages[i];
         if (k->installed_in_base)
             continue;
-        const policy_rule *r = denies_pkg(v, k);
+        const char *published;
+        const policy_rule *r = denies_pkg(v, k, &published);
         if (r && ++n)
             sb_addf(report, "%s:%s@%s: denied by the policy rule `%s` at %s:%u:%u\n",
                     k->ecosystem, k->name, k->version, r->text, p->path, r->line, r->column);

@@ -106,9 +106,10 @@ static hit *find_hit(const verbs_advise *v, const char *eco, const char *name, c
  * Debian's records name); a version whose records do not parse in the
  * ecosystem's order is simply not affected here (audit reports it). */
 bool verbs_advise_affected(void *user, const char *eco, const char *name, const char *version,
-                           const char *src, const char *src_version)
+                           const char *src, const char *src_version, const char *published)
 {
     verbs_advise *v = user;
+    (void)published; /* an advisory names versions, not times */
     el_ecosystem e;
     if (el_ecosystem_parse(eco, &e) != 0)
         return false;

@@ -133,7 +133,7 @@ el_code verbs_advise_open(el_ctx *ctx, const struct el_resolve_options *o, verbs
 void verbs_advise_attach(verbs_advise *v, struct resolve_request *rq);
 /* verbs_advise_affected() : resolve_request.affected. */
 bool verbs_advise_affected(void *user, const char *eco, const char *name, const char *version,
-                           const char *src, const char *src_version);
+                           const char *src, const char *src_version, const char *published);
 /* verbs_advise_judge() : notes through `note` for every affected locked
  *  version (avoid, allow), or DL_ENV_SCAN_BLOCKED (block) with
  *  detail.blocked = [{advisory, aliases, summary, severity, ecosystem,

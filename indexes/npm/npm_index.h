@@ -48,6 +48,7 @@ typedef struct npm_target {
     const char *libc;         /* "glibc" or "musl" */
     const char *node_version; /* NULL: unknown (engines are then only recorded) */
     const char *cutoff;       /* RFC 3339; versions published after it are excluded */
+    bool publish_times;       /* full documents (with `time`) even without a cutoff */
 } npm_target;
 
 /* npm_target_for() :

@@ -68,7 +68,8 @@ npm_loader *npm_loader_new(cache *c, const npm_loader_options *o)
     l->t_libc = xstrdup(t && t->libc ? t->libc : "glibc");
     l->t_node = dup_or_null(t ? t->node_version : NULL);
     l->t_cutoff = dup_or_null(t ? t->cutoff : NULL);
-    l->target = (npm_target){ l->t_os, l->t_cpu, l->t_libc, l->t_node, l->t_cutoff };
+    l->target = (npm_target){ l->t_os, l->t_cpu, l->t_libc, l->t_node, l->t_cutoff,
+                              t && t->publish_times };
     l->max_bytes = o->max_bytes ? o->max_bytes : NPM_PACKUMENT_MAX_BYTES;
     l->served_base = dup_or_null(o->served_base);
     l->loaded = o->loaded;
@@ -305,7 +306,8 @@ static void request(npm_loader *l, load_item *it, bool on_demand)
     const char *headers[1] = { l->auth };
     cache_request rq = {
         .url = url,
-        .accept = l->target.cutoff ? NPM_ACCEPT_FULL : NPM_ACCEPT_ABBREVIATED,
+        .accept = l->target.cutoff || l->target.publish_times ? NPM_ACCEPT_FULL
+                                                               : NPM_ACCEPT_ABBREVIATED,
         .policy = CACHE_REVALIDATE,
         .body_on_demand = on_demand,
         .max_bytes = l->max_bytes,

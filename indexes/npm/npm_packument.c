@@ -933,7 +933,7 @@ static int parse(const char *body, size_t len, const npm_parse_options *o, bool 
     *out = NULL;
     *reason = NULL;
     *err = NULL;
-    npm_target deftarget = { "linux", "x64", "glibc", NULL, NULL };
+    npm_target deftarget = { "linux", "x64", "glibc", NULL, NULL, false };
     npm_target t = o->target ? *o->target : deftarget;
     if (!t.os)
         t.os = "linux";

@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(buf, data, size);
     buf[size] = '\0';
     check(buf, size, NULL, NULL);
-    npm_target t = { "linux", "arm64", "musl", "20.11.1", "2024-06-05T00:00:00Z" };
+    npm_target t = { "linux", "arm64", "musl", "20.11.1", "2024-06-05T00:00:00Z", false };
     check(buf, size, &t, NULL);
     check(buf, size, NULL, "http://127.0.0.1:4873/npm/");
     free(buf);

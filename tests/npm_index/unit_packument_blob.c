@@ -208,9 +208,9 @@ static char *canon_mirror(void *user, const char *url)
 /* The option sets every document is tried under. */
 static size_t option_sets(npm_parse_options *os, const char *name)
 {
-    static const npm_target cutoff = { "linux", "x64", "glibc", NULL, "2023-01-01T00:00:00Z" };
-    static const npm_target arm = { "linux", "arm64", "musl", "18.0.0", NULL };
-    static const npm_target mac = { "darwin", "arm64", NULL, "12.0.0", NULL };
+    static const npm_target cutoff = { "linux", "x64", "glibc", NULL, "2023-01-01T00:00:00Z", false };
+    static const npm_target arm = { "linux", "arm64", "musl", "18.0.0", NULL, false };
+    static const npm_target mac = { "darwin", "arm64", NULL, "12.0.0", NULL, false };
     size_t n = 0;
     os[n++] = (npm_parse_options){ .name = name };
     os[n++] = (npm_parse_options){ .name = name, .target = &cutoff };

@@ -22,7 +22,7 @@ static const char SHA0[] = "0000000000000000000000000000000000000000000000000000
 
 static int failures, compared;
 
-static npm_target arm = { "linux", "arm64", "musl", "20.11.1", "2024-06-05T00:00:00Z" };
+static npm_target arm = { "linux", "arm64", "musl", "20.11.1", "2024-06-05T00:00:00Z", false };
 static const npm_parse_options opts[] = {
     { .name = NULL },
     { .name = NULL, .target = &arm },

@@ -93,7 +93,13 @@ static void refusals(void **state)
           "deny[0].version: unknown key" },
         { "indexes: [ftp://x.example/]\n", EL_SPEC_INVALID, "indexes[0]" },
         { "registries: ['https://tok@r.example/']\n", EL_SPEC_INVALID, "credentials" },
-        { "minimumReleaseAge: {npm: 3}\n", EL_CAPABILITY_UNSUPPORTED, "minimumReleaseAge" },
+        { "minimumReleaseAge: {npm: 3}\n", EL_SPEC_INVALID, "minimumReleaseAge.npm" },
+        { "minimumReleaseAge: {npm: 0d}\n", EL_SPEC_INVALID, "minimumReleaseAge.npm" },
+        { "minimumReleaseAge: {conda: 1d}\n", EL_SPEC_INVALID, "minimumReleaseAge.conda" },
+        { "minimumReleaseAge: {apt: 1d}\n", EL_CAPABILITY_UNSUPPORTED, "minimumReleaseAge.apt" },
+        { "minimumReleaseAge:\n  exempt: [{ecosystem: deb, name: a}]\n", EL_SPEC_INVALID,
+          "minimumReleaseAge.exempt[0].ecosystem" },
+        { "licenses: [MIT]\n", EL_CAPABILITY_UNSUPPORTED, "licenses" },
         { "- a\n", EL_SPEC_INVALID, "a policy is a mapping" },
         { "deny: []\ndeny: []\n", EL_SPEC_INVALID, ":2:" },
     };
@@ -107,12 +113,49 @@ static void refusals(void **state)
     }
 }
 
+/* 2026-12-01T00:00:00Z */
+#define DEC1 1796083200
+
+static void cooldown(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    policy *p = load_text("minimumReleaseAge:\n  pypi: 7d\n  npm: 1d12h\n  exempt:\n"
+                          "    - {ecosystem: pypi, name: Zope.Interface}\n"
+                          "    - {ecosystem: npm, name: '@acme/*'}\n",
+                          ctx);
+    assert_non_null(p);
+    assert_int_equal(p->cooldown[EL_ECO_PYPI].min_age_s, 7 * 86400);
+    assert_int_equal(p->cooldown[EL_ECO_NPM].min_age_s, 36 * 3600);
+    /* exactly the age is old enough; a second less is not */
+    assert_null(policy_too_young(p, EL_ECO_PYPI, "a", "2026-11-24T00:00:00Z", DEC1));
+    const policy_rule *r = policy_too_young(p, EL_ECO_PYPI, "a", "2026-11-24T00:00:01Z", DEC1);
+    assert_non_null(r);
+    assert_string_equal(r->text, "pypi minimumReleaseAge 7d");
+    assert_int_equal(r->line, 2);
+    /* fractions and offsets as the indexes write them */
+    assert_non_null(policy_too_young(p, EL_ECO_PYPI, "a", "2026-11-24T01:00:00.5+01:00", DEC1));
+    assert_null(policy_too_young(p, EL_ECO_PYPI, "a", "2026-11-23T23:59:59.999Z", DEC1));
+    /* no time: no age can be proven */
+    assert_non_null(policy_too_young(p, EL_ECO_PYPI, "a", NULL, DEC1));
+    assert_non_null(policy_too_young(p, EL_ECO_PYPI, "a", "yesterday", DEC1));
+    assert_null(policy_too_young(p, EL_ECO_PYPI, "zope-interface", NULL, DEC1));
+    assert_null(policy_too_young(p, EL_ECO_NPM, "@acme/ui", NULL, DEC1));
+    assert_non_null(policy_too_young(p, EL_ECO_NPM, "@acme-ui/x", NULL, DEC1));
+    assert_null(policy_too_young(p, EL_ECO_NPM, "b", "2026-11-29T12:00:00.000Z", DEC1));
+    assert_non_null(policy_too_young(p, EL_ECO_NPM, "b", "2026-11-29T12:00:01.000Z", DEC1));
+    assert_null(policy_too_young(p, EL_ECO_DEB, "libc6", NULL, DEC1));
+    policy_free(p);
+    el_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(urls),
         cmocka_unit_test(deny),
         cmocka_unit_test(refusals),
+        cmocka_unit_test(cooldown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,8 @@ lodash 4.17.20 lies in `<4.17.21`, so tool 1.0.0 (^4.17.0) with lodash
 `<< 2.36-9+deb12u3` denies libc6 2.36-9+deb12u1. PARTS: deny (the three
 ecosystems, the refusal and its exit status 18), sources (index, registry
 and apt source prefixes), check (`check --policy` on a lock made before the
-rule), malformed (the file's errors and their places)."""
+rule), malformed (the file's errors and their places), cooldown
+(minimumReleaseAge against the release times the fixtures publish)."""
 
 import json
 import os
@@ -175,6 +176,114 @@ def part_check(envlock, work, check):
           e.check(lock, "--policy", fine))
 
 
+# Release times (PEP 700 upload-time, npm `time`) around the cutoff
+# 2026-12-01T00:00:00Z: with a 7-day cooldown only what was released before
+# 2026-11-24T00:00:00Z may be installed. app 2.0 and requests 2.32.3 are
+# younger; fresh has a single young version; dated has no upload time.
+COOL_PYPI = """scenario: cooldown-pypi
+description: minimumReleaseAge on PyPI
+tags: pypi
+
+pypi app 2.0
+  requires-python: >=3.8
+  requires-dist: requests>=2.31
+  upload-time: 2026-11-28T10:00:00Z
+  wheel: py3-none-any
+pypi app 1.0
+  requires-python: >=3.8
+  requires-dist: requests>=2.0
+  upload-time: 2025-01-01T00:00:00Z
+  wheel: py3-none-any
+pypi requests 2.32.3
+  requires-python: >=3.8
+  upload-time: 2026-11-23T23:59:59Z
+  wheel: py3-none-any
+pypi requests 2.32.4
+  requires-python: >=3.8
+  upload-time: 2026-11-24T00:00:01Z
+  wheel: py3-none-any
+pypi fresh 1.0
+  requires-python: >=3.8
+  upload-time: 2026-11-30T00:00:00Z
+  wheel: py3-none-any
+pypi dated 1.0
+  requires-python: >=3.8
+  upload-time: none
+  wheel: py3-none-any
+
+"""
+
+# tool 3.0.0 is published in 2099: younger than any cooldown measured from
+# the clock, so it also shows the full packument (with `time`) is fetched
+# without a cutoff.
+COOL_NPM = """scenario: cooldown-npm
+description: minimumReleaseAge on npm
+tags: npm
+
+npm tool 3.0.0
+  dep: lodash ^4.17.0
+  time: 2099-01-01T00:00:00Z
+npm tool 2.0.0
+  dep: lodash ^4.17.0
+  time: 2026-11-29T00:00:00Z
+npm tool 1.0.0
+  dep: lodash ^4.17.0
+  time: 2024-01-01T00:00:00Z
+npm lodash 4.17.21
+  time: 2021-02-20T15:42:16Z
+
+"""
+
+CUTOFF = ("--exclude-newer", "2026-12-01T00:00:00Z")
+
+
+def part_cooldown(envlock, work, check):
+    pol = write_policy(work, "cool.yaml", "minimumReleaseAge:\n  pypi: 7d\n  npm: 1w\n")
+    e = ra.Env(envlock, COOL_PYPI, "python", ["app"], work, "pypi")
+    rc, js, text, err = e.resolve(*CUTOFF)
+    check(rc == 0 and ra.locked(text, "pypi", "app") == ["2.0"] and
+          ra.locked(text, "pypi", "requests") == ["2.32.4"],
+          "without a policy: app 2.0, requests 2.32.4", (rc, err, text))
+    rc, js, text, err = e.resolve("--policy", pol, *CUTOFF)
+    check(rc == 0 and ra.locked(text, "pypi", "app") == ["1.0"] and
+          ra.locked(text, "pypi", "requests") == ["2.32.3"],
+          "7d before the cutoff: app 1.0 and requests 2.32.3 (a second younger than "
+          "2.32.4 would be too young)", (rc, err, text))
+    check(rc == 0 and e.resolve("--policy", pol, *CUTOFF)[2] == text,
+          "cooldown: two resolves, the same bytes")
+    ex = write_policy(work, "exempt.yaml", "minimumReleaseAge:\n  pypi: 7d\n  exempt:\n"
+                      "    - {ecosystem: pypi, name: Requests}\n")
+    rc, js, text, err = e.resolve("--policy", ex, *CUTOFF)
+    check(rc == 0 and ra.locked(text, "pypi", "app") == ["1.0"] and
+          ra.locked(text, "pypi", "requests") == ["2.32.4"],
+          "an exempt name (written unnormalized) takes its newest", (rc, err, text))
+    f = ra.Env(envlock, COOL_PYPI, "python", ["fresh"], work, "fresh")
+    rc, js, _t, err = f.resolve("--policy", pol, *CUTOFF)
+    d = ((error_of(js).get("detail") or {}).get("denied") or [{}])[0]
+    check(rc == 18 and d.get("rule") == "pypi minimumReleaseAge 7d" and
+          d.get("published") == "2026-11-30T00:00:00Z" and d.get("line") == 2 and
+          "released 2026-11-30T00:00:00Z" in error_of(js).get("message", ""),
+          "a single young version: DL_ENV_POLICY_DENIED naming the cooldown, the release "
+          "time and cool.yaml:2", (rc, js, err))
+    # (a cutoff excludes a file without upload-time by itself, so no cutoff)
+    u = ra.Env(envlock, COOL_PYPI, "python", ["dated"], work, "dated")
+    rc, js, _t, err = u.resolve("--policy", pol)
+    check(rc == 18 and "no release time" in error_of(js).get("message", ""),
+          "no upload-time: its age cannot be proven, denied", (rc, js, err))
+    check(u.resolve()[0] == 0, "no upload-time is fine without a cooldown")
+    n = ra.Env(envlock, COOL_NPM, "node", ["tool@*"], work, "npm")
+    rc, js, text, err = n.resolve("--policy", pol, *CUTOFF)
+    check(rc == 0 and ra.locked(text, "npm", "tool") == ["1.0.0"],
+          "npm 1w before the cutoff: tool 1.0.0", (rc, err, text))
+    rc, js, text, err = n.resolve("--policy", pol)
+    check(rc == 0 and ra.locked(text, "npm", "tool") == ["2.0.0"],
+          "npm without a cutoff, measured from the clock: tool 2.0.0 (3.0.0 is from "
+          "2099)", (rc, err, text))
+    rc, js, text, err = n.resolve()
+    check(rc == 0 and ra.locked(text, "npm", "tool") == ["3.0.0"],
+          "npm without a policy: tool 3.0.0", (rc, err, text))
+
+
 def part_malformed(envlock, work, check):
     e = ra.Env(envlock, ra.PYPI, "python", ["app"], work, "pypi")
     cases = [
@@ -187,6 +296,10 @@ def part_malformed(envlock, work, check):
          "credentials"),
         ("licenses.yaml", "licenses: [MIT]\n", "DL_ENV_CAPABILITY_UNSUPPORTED", "licenses"),
         ("syntax.yaml", "deny: [\n", "DL_ENV_SPEC_INVALID", "syntax.yaml:"),
+        ("span.yaml", "minimumReleaseAge:\n  npm: 3 days\n", "DL_ENV_SPEC_INVALID",
+         "span.yaml:2:8: minimumReleaseAge.npm"),
+        ("debage.yaml", "minimumReleaseAge: {deb: 7d}\n", "DL_ENV_CAPABILITY_UNSUPPORTED",
+         "minimumReleaseAge.deb"),
     ]
     for name, text, code, where in cases:
         rc, js, _t, err = e.resolve("--policy", write_policy(work, name, text))
@@ -205,7 +318,7 @@ def main():
     status = 0
     try:
         status = {"deny": part_deny, "sources": part_sources, "check": part_check,
-                  "malformed": part_malformed}[part](envlock, work, check) or 0
+                  "malformed": part_malformed, "cooldown": part_cooldown}[part](envlock, work, check) or 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if check.failures:
