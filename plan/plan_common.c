@@ -120,6 +120,11 @@ void plan_variant(const plan_input *in, const char *variant, plan_files *out)
     ops->files(&f, out);
     plan_context_files(&f, out);
     plan_facts_release(&f);
+    /* the variant's bill of materials, from export's one generator: what
+     * this variant installs, its base image as the root (docs/plans.md) */
+    size_t len = 0;
+    char *sbom = plan_sbom_text(in, PLAN_CYCLONEDX, variant, &len);
+    plan_files_add(out, "sbom.cdx.json", sbom, len);
 }
 
 /* ---- facts ---- */

@@ -1,7 +1,7 @@
 /* plan_sbom.c — the lock as a software bill of materials: CycloneDX 1.6
  * JSON and SPDX 2.3 JSON (docs/plans.md, "Exports"), for `export --format
- * cyclonedx|spdx`; plan_sbom_text() also takes a variant, which plan does
- * not pass yet.
+ * cyclonedx|spdx`, and per variant for plan's sbom.cdx.json (only what
+ * that variant installs, its own base digest as the root).
  *
  * Every value comes from the lock: each package with its package URL
  * (purl, docs/plans.md gives the rules), its artifacts' hashes, the edges

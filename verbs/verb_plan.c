@@ -30,7 +30,7 @@ static const char *const ALL_VARIANTS[] = { "datalayer", "e2b", "daytona", "moda
 static const char *const PLAN_FILE_NAMES[] = {
     "Dockerfile", "e2b.Dockerfile", "template.json", "modal_image.py", "lock.txt",
     "requirements.txt", "apt-packages.txt", "apt-sources.list", "package.json",
-    "package-lock.json", "expected-packages.json", NULL
+    "package-lock.json", "expected-packages.json", "sbom.cdx.json", NULL
 };
 
 void el_plan_result_clear(el_plan_result *res)

@@ -1614,7 +1614,7 @@ def t_dockerfile_tampered(ctx):
 README_FILES = {"datalayer": ["Dockerfile"], "daytona": ["Dockerfile"], "e2b": ["e2b.Dockerfile", "template.json"],
                 "modal": ["modal_image.py"]}
 CONTEXT_FILES = [".envlock-plan", "lock.txt", "requirements.txt", "apt-packages.txt", "apt-sources.list", "package.json",
-                 "package-lock.json", "expected-packages.json"]
+                 "package-lock.json", "expected-packages.json", "sbom.cdx.json"]
 
 
 def expected_manifest(doc):

@@ -473,7 +473,8 @@ static void test_file_sets(void **state)
     full_spec(&fx);
     fx.spec.n_secrets = 0;
     static const char *const CONTEXT[] = { "lock.txt", "requirements.txt", "apt-packages.txt",
-                                           "apt-sources.list", "expected-packages.json" };
+                                           "apt-sources.list", "expected-packages.json",
+                                           "sbom.cdx.json" };
     for (size_t v = 0; v < 4; v++) {
         plan_files out = { 0 };
         plan_variant(&fx.in, VARIANT_NAMES[v], &out);
@@ -562,9 +563,20 @@ static void test_nothing_to_install(void **state)
         fx.lock->packages[i].installed_in_base = true;
     plan_files out = { 0 };
     plan_variant(&fx.in, "datalayer", &out);
-    assert_int_equal(out.n, 3);
+    assert_int_equal(out.n, 4);
     assert_string_equal(out.v[1].name, "lock.txt");
     assert_string_equal(out.v[2].name, "expected-packages.json");
+    assert_string_equal(out.v[3].name, "sbom.cdx.json");
+    /* nothing installed, nothing in the bill; the root is this variant's base */
+    json_object *bom = json_tokener_parse(text_of(&out, "sbom.cdx.json")), *x = NULL, *m = NULL;
+    assert_non_null(bom);
+    assert_true(json_object_object_get_ex(bom, "components", &x));
+    assert_int_equal(json_object_array_length(x), 0);
+    assert_true(json_object_object_get_ex(bom, "metadata", &m));
+    assert_true(json_object_object_get_ex(m, "component", &x));
+    assert_true(json_object_object_get_ex(x, "version", &x));
+    assert_string_equal(json_object_get_string(x), DIGEST_2);
+    json_object_put(bom);
     const char *df = text_of(&out, "Dockerfile");
     assert_null(strstr(df, "apt-get"));
     assert_null(strstr(df, "requirements.txt"));
