@@ -65,7 +65,16 @@ typedef struct osv_db {
     size_t n_withdrawn;
     char digest[65];      /* sha256 over every file's path and bytes, in path order */
     const char *newest;   /* the newest `modified` of a kept record, or NULL */
+    const char **files;   /* the files read (*.json, *.zip), relative to the
+                             snapshot directory, in path order: what the
+                             digest covers, for a copy (bundle) */
+    size_t n_files;
 } osv_db;
+
+/* osv_file_max() : the size cap osv_db_load() applies to the snapshot file
+ *  `rel` (a record file, or a whole archive), for a reader of the same
+ *  files (a bundle's copy) that must refuse what the loader refuses. */
+size_t osv_file_max(const char *rel);
 
 /* osv_db_load() :
  *  Reads every *.json file and every *.zip archive under `dir` (symlinked

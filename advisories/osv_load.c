@@ -80,6 +80,11 @@ static el_code walk(loader *l, const char *rel)
     return rc;
 }
 
+size_t osv_file_max(const char *rel)
+{
+    return ends_with(rel, ".zip") ? OSV_ARCHIVE_MAX : OSV_RECORD_MAX;
+}
+
 static void add_finding(loader *l, const char *source, const char *why)
 {
     osv_finding *f = arena_alloc(l->db->a, sizeof *f);
@@ -232,8 +237,11 @@ el_code osv_db_load(el_ctx *ctx, const char *dir, osv_db **out)
         const char *rel = l.files.items[i];
         rc = ends_with(rel, ".zip") ? read_zip(&l, rel) : read_json(&l, rel);
     }
-    for (size_t i = 0; i < l.files.len; i++)
+    l.db->files = arena_alloc(l.db->a, (l.files.len + 1) * sizeof *l.db->files);
+    for (size_t i = 0; i < l.files.len; i++) {
+        l.db->files[l.db->n_files++] = arena_strdup(l.db->a, l.files.items[i]);
         free(l.files.items[i]);
+    }
     ptrvec_release(&l.files);
     sha256_end(l.digest, l.db->digest);
     if (rc == EL_OK)

@@ -18,12 +18,30 @@
 #include "lock.h"
 #include "util.h"
 
+/* An advisory snapshot to carry in DIR/advisories (docs/bundle.md,
+ * "Advisories"). bundle/ copies files and knows nothing of OSV: the caller
+ * lists them and checks the copy. */
+typedef struct bundle_snapshot {
+    const char *src;            /* the snapshot directory */
+    const char *const *files;   /* its record files, relative to src, sorted */
+    size_t n_files;
+    size_t (*max_bytes)(const char *rel); /* each file's size cap */
+    /* Called once the copy is in place, before the README: whether
+     * `copy` (DIR/advisories) is the same snapshot; false after recording
+     * the failure on ctx. */
+    bool (*verify)(el_ctx *ctx, const char *copy, void *user);
+    void *user;
+} bundle_snapshot;
+
+#define BUNDLE_ADVISORIES "advisories" /* the snapshot's folder in DIR */
+
 typedef struct bundle_options {
     const char *out_dir;   /* DIR; made if missing */
     const char *base_url;  /* where DIR will be served, for README and the
                               mirror lines; NULL: http://localhost:8080 */
     const char *sign_key;  /* an Ed25519 private key (PEM): DIR/SHA256SUMS and
                               its signature are written last; NULL: none */
+    const bundle_snapshot *advisories; /* NULL: none carried */
 } bundle_options;
 
 /* One CANONICAL=URL pair that points envlock at the bundle. */
@@ -48,6 +66,7 @@ typedef struct bundle_stats {
     bundle_mirror *mirrors; /* sorted by canonical */
     size_t n_mirrors;
     size_t signed_files;   /* files SHA256SUMS lists (with sign_key) */
+    size_t advisories;     /* snapshot files carried in DIR/advisories */
 } bundle_stats;
 
 /* bundle_write() :
@@ -68,6 +87,10 @@ typedef struct bundle_stats {
  *                        (detail.path, detail.errno; ENOSPC retryable)
  *   EL_SPEC_INVALID      the lock names a file or path that cannot be a
  *                        plain name under DIR (detail.reason unsafe_path)
+ *   EL_POLICY_DENIED     an advisory snapshot file that is a link, not a
+ *                        regular file, or over its cap (detail.reason
+ *                        not_a_file, too_large; detail.file), or a copy
+ *                        the snapshot's verify() refuses
  *  st is filled in any case; free its mirrors with bundle_stats_clear(). */
 el_code bundle_write(el_ctx *ctx, cache *c, const lock_doc *lock, const bundle_options *o,
                      bundle_stats *st);

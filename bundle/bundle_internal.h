@@ -25,6 +25,7 @@ typedef struct bundle {
     int dir_fd;             /* DIR, flock'ed for the run */
     ptrvec done;            /* rel of every file this run wrote or verified */
     bool failed;            /* the first failure is on ctx */
+    bool has_advisories;    /* DIR/advisories carries a snapshot */
 } bundle;
 
 /* bundle_dir_lock() : DIR opened (no link followed) and locked for the
@@ -114,6 +115,11 @@ void bundle_pypi_submit(bundle *b);
 void bundle_pypi_finish(bundle *b); /* the root pages, after the run */
 void bundle_npm_submit(bundle *b);
 void bundle_apt_submit(bundle *b);
+
+/* bundle_advisories() : s's files copied into DIR/advisories, then
+ *  s->verify() of the copy (bundle_advisories.c); true for s NULL. false
+ *  after recording the failure. */
+bool bundle_advisories(bundle *b, const bundle_snapshot *s);
 
 /* bundle_readme() : DIR/README (how to serve it, the mirror lines). */
 bool bundle_readme(bundle *b, const char *base_url);

@@ -61,6 +61,10 @@ static void usage_lines(bundle *b, const char *base, strbuf *sb)
         const bundle_mirror *m = &b->st->mirrors[i];
         sb_addf(sb, "  --mirror %s=%s/%s\n", m->canonical, base, m->path);
     }
+    if (b->has_advisories)
+        sb_adds(sb, "\nAudit the lock here with the advisory snapshot it was resolved with\n"
+                    "(" BUNDLE_ADVISORIES "/, copied byte for byte; check and resolve take it too):\n\n"
+                    "  envlock audit LOCK --advisories THIS-DIRECTORY/" BUNDLE_ADVISORIES "\n");
     sb_adds(sb, "\nAnd the installers:\n\n");
     for (size_t i = 0; i < b->st->n_mirrors; i++) {
         const bundle_mirror *m = &b->st->mirrors[i];

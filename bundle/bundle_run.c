@@ -104,7 +104,8 @@ el_code bundle_write(el_ctx *ctx, cache *c, const lock_doc *lock, const bundle_o
     el_code valid = lock_validate(ctx, lock);
     if (valid != EL_OK)
         return valid;
-    bundle b = { .ctx = ctx, .c = c, .lock = lock, .dir = o->out_dir, .a = arena_new(), .st = st };
+    bundle b = { .ctx = ctx, .c = c, .lock = lock, .dir = o->out_dir, .a = arena_new(), .st = st,
+                 .has_advisories = o->advisories != NULL };
     int err = file_mkdirs(o->out_dir);
     if (err) {
         el_fail_io(ctx, err, "cannot make the bundle directory %s: %s", o->out_dir,
@@ -117,7 +118,8 @@ el_code bundle_write(el_ctx *ctx, cache *c, const lock_doc *lock, const bundle_o
         arena_free(b.a);
         return el_ctx_code(ctx);
     }
-    if (!bundle_dir_sweep(&b) || !indexed(&b))
+    /* the snapshot first: local, and refused before any fetch when hostile */
+    if (!bundle_dir_sweep(&b) || !indexed(&b) || !bundle_advisories(&b, o->advisories))
         return finish(&b);
     /* Inputs first, in the lock's order, so tree names are stable. */
     bundle_apt_submit(&b);

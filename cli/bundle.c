@@ -1,5 +1,6 @@
-/* bundle.c — `envlock bundle LOCK -o DIR [--base-url URL] [--sign KEY]`: a
- * static on-prem mirror of what the lock installs. Prints what was written
+/* bundle.c — `envlock bundle LOCK -o DIR [--base-url URL] [--sign KEY]
+ * [--advisories DIR]`: a static on-prem mirror of what the lock installs,
+ * and the advisory snapshot it was resolved with. Prints what was written
  * and reused and the --mirror lines that point envlock at DIR (stdout, or
  * one JSON object with --json); the progress line comes from the cache
  * options (cli_cache_options). `envlock bundle --verify KEY DIR` checks a
@@ -10,7 +11,7 @@
 #include "cli.h"
 
 static const char bundle_usage[] =
-    "usage: envlock bundle LOCK -o DIR [--base-url URL] [--sign KEY]\n"
+    "usage: envlock bundle LOCK -o DIR [--base-url URL] [--sign KEY] [--advisories DIR]\n"
     "       envlock bundle --verify KEY DIR";
 
 static void print_json(const el_bundle_result *r)
@@ -30,6 +31,12 @@ static void print_json(const el_bundle_result *r)
            r->documents, r->metadata);
     if (r->signed_files)
         printf(",\"signedFiles\":%zu", r->signed_files);
+    if (r->advisories_snapshot[0]) {
+        printf(",\"advisories\":{\"dir\":\"advisories\",\"files\":%zu,\"snapshot\":",
+               r->advisory_files);
+        cli_json_string(stdout, r->advisories_snapshot);
+        printf("}");
+    }
     printf(",\"mirrors\":[");
     for (size_t i = 0; i < r->n_mirrors; i++) {
         printf("%s{\"ecosystem\":", i ? "," : "");
@@ -61,6 +68,10 @@ static void print_text(const el_bundle_result *r)
     printf("fetched: %llu requests, %llu over the network (%.1f MB)\n",
            (unsigned long long)r->requests, (unsigned long long)r->network,
            (double)r->network_bytes / 1e6);
+    if (r->advisories_snapshot[0])
+        printf("advisories: %zu snapshot files (%s, as the lock records) in %s/advisories; "
+               "audit with --advisories %s/advisories\n", r->advisory_files,
+               r->advisories_snapshot, r->out_dir, r->out_dir);
     if (r->signed_files)
         printf("signed: %s/SHA256SUMS lists %zu files; SHA256SUMS.sig is its Ed25519 signature\n",
                r->out_dir, r->signed_files);
@@ -87,40 +98,56 @@ static int verify(el_ctx *ctx, const cli_opts *o, const char *key, const char *d
     return 0;
 }
 
-int cli_bundle(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+/* The arguments into *bo, *lock and *verify_key; 0, or the usage
+ * error's status. */
+static int parse(el_ctx *ctx, const cli_opts *o, int argc, char **argv, el_bundle_options *bo,
+                 const char **lock, const char **verify_key)
 {
-    el_bundle_options bo = { 0 };
-    const char *lock = NULL, *verify_key = NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--base-url") == 0 ||
-            strcmp(a, "--sign") == 0 || strcmp(a, "--verify") == 0) {
+            strcmp(a, "--sign") == 0 || strcmp(a, "--verify") == 0 ||
+            strcmp(a, "--advisories") == 0) {
             if (i + 1 >= argc)
                 return cli_usage_error(ctx, o, "%s needs a value\n%s", a, bundle_usage);
             const char *v = argv[++i];
             if (strcmp(a, "--base-url") == 0)
-                bo.base_url = v;
+                bo->base_url = v;
             else if (strcmp(a, "--sign") == 0)
-                bo.sign_key = v;
+                bo->sign_key = v;
             else if (strcmp(a, "--verify") == 0)
-                verify_key = v;
+                *verify_key = v;
+            else if (strcmp(a, "--advisories") == 0)
+                bo->advisories = v;
             else
-                bo.out_dir = v;
+                bo->out_dir = v;
         } else if (strncmp(a, "--output=", 9) == 0) {
-            bo.out_dir = a + 9;
+            bo->out_dir = a + 9;
         } else if (strncmp(a, "--base-url=", 11) == 0) {
-            bo.base_url = a + 11;
+            bo->base_url = a + 11;
+        } else if (strncmp(a, "--advisories=", 13) == 0) {
+            bo->advisories = a + 13;
         } else if (a[0] == '-' && a[1] != '\0') {
             return cli_usage_error(ctx, o, "unknown option `%s`\n%s", a, bundle_usage);
-        } else if (lock) {
+        } else if (*lock) {
             return cli_usage_error(ctx, o, "one %s at a time (got `%s` and `%s`)",
-                                   verify_key ? "bundle" : "lock", lock, a);
+                                   *verify_key ? "bundle" : "lock", *lock, a);
         } else {
-            lock = a;
+            *lock = a;
         }
     }
+    return 0;
+}
+
+int cli_bundle(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+{
+    el_bundle_options bo = { 0 };
+    const char *lock = NULL, *verify_key = NULL;
+    int status = parse(ctx, o, argc, argv, &bo, &lock, &verify_key);
+    if (status)
+        return status;
     if (verify_key) {
-        if (bo.out_dir || bo.sign_key || bo.base_url)
+        if (bo.out_dir || bo.sign_key || bo.base_url || bo.advisories)
             return cli_usage_error(ctx, o, "--verify checks a bundle: give only --verify KEY "
                                    "DIR\n%s", bundle_usage);
         if (!lock)
@@ -131,10 +158,11 @@ int cli_bundle(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         return cli_usage_error(ctx, o, "which lock? give a LOCK file\n%s", bundle_usage);
     if (!bo.out_dir || !*bo.out_dir)
         return cli_usage_error(ctx, o, "where to? give -o DIR\n%s", bundle_usage);
+    /* as resolve, check and audit take it: the snapshot the lock was made with */
+    bo.advisories = cli_path_or_env(bo.advisories, "ENVLOCK_ADVISORIES");
     el_cache_options co;
     cli_cache_options(o, &co);
     el_bundle_result res;
-    int status = 0;
     if (el_bundle(ctx, &co, lock, &bo, &res) != EL_OK)
         status = cli_report_failure(ctx, o);
     else if (o->json)

@@ -26,6 +26,10 @@ typedef struct el_bundle_options {
     const char *sign_key;    /* an Ed25519 private key (PEM, as for `cache
                                 export --sign`): DIR/SHA256SUMS and
                                 DIR/SHA256SUMS.sig are written last; NULL: none */
+    const char *advisories;  /* an OSV snapshot directory (as for `audit
+                                --advisories`) to carry in DIR/advisories; it
+                                must be the one the lock records
+                                (advisories.snapshot). NULL: none */
 } el_bundle_options;
 
 /* One CANONICAL=URL pair that points envlock at the bundle. */
@@ -51,6 +55,9 @@ typedef struct el_bundle_result {
     el_bundle_mirror *mirrors; /* sorted by canonical */
     size_t n_mirrors;
     size_t signed_files;     /* with sign_key: the files SHA256SUMS lists */
+    size_t advisory_files;   /* with advisories: the snapshot's files carried */
+    char advisories_snapshot[EL_DIGEST_SIZE]; /* with advisories: "sha256:<hex>",
+                                the lock's advisories.snapshot; else "" */
 } el_bundle_result;
 
 /* el_bundle() :
@@ -80,6 +87,14 @@ typedef struct el_bundle_result {
  *                         offline_cache_miss, ...; .artifact names it)
  *    EL_IO                a file or directory of DIR could not be written
  *                         (detail.path, .errno; a full disk is retryable)
+ *  With o->advisories, before anything is written: DL_ENV_SPEC_INVALID when
+ *  a record is malformed (detail.findings), or the lock records no snapshot
+ *  or another one (detail.reason advisories_not_locked, advisories_mismatch;
+ *  detail.field advisories.snapshot, .expected, .actual); EL_IO when it
+ *  cannot be read. Its files are then copied byte for byte into
+ *  DIR/advisories (DL_ENV_POLICY_DENIED for a link, a non-regular file or
+ *  one over the loader's cap: detail.reason not_a_file, too_large) and the
+ *  copy is read back to the same digest.
  *  *res is filled in any case (the counts of what was done); release it
  *  with el_bundle_result_clear(). DIR/README is written last, only when
  *  everything else is in place. */
