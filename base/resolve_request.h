@@ -31,6 +31,22 @@ typedef struct resolve_root {
                                 multi-target resolve): in no requestedBy */
 } resolve_root;
 
+/* One version as the solve's gates (advisories, policy) see it. */
+typedef struct resolve_version {
+    const char *eco;         /* "pypi", "npm" or "deb" */
+    const char *name, *version;
+    const char *src, *src_version; /* deb: the source package (the Packages
+                                      `Source:` field, else the binary's own
+                                      name and version), which is what Debian
+                                      advisories name; NULL otherwise */
+    const char *published;   /* its release time (RFC 3339: PyPI's PEP 700
+                                upload-time, npm's `time`), or NULL when the
+                                index gives none (always for deb) */
+    const char *license;     /* its license as an SPDX expression (PyPI's
+                                core metadata, npm's `license`), or NULL when
+                                none is declared or it is not one */
+} resolve_version;
+
 typedef struct resolve_request {
     const target_base *base;
     const char *spec_digest;
@@ -71,28 +87,22 @@ typedef struct resolve_request {
     void (*note)(void *user, const char *text);
     void *note_user;
     /* advisories (resolver_advise.c): whether a version is affected by an
-     * advisory the user has not ignored. eco is "pypi", "npm" or "deb";
-     * for deb, src and src_version name the source package (the Packages
-     * `Source:` field, else the binary's own name and version), which is
-     * what Debian advisories name; published is the version's release
-     * time (RFC 3339: PyPI's upload-time, npm's `time`) or NULL when the
-     * index gives none (always for deb). NULL: no advisories. The first solve
-     * excludes affected versions; if it has no answer, a second one only
-     * disfavours them (the caller decides whether an affected version in
-     * the lock is a note or a refusal). */
-    bool (*affected)(void *user, const char *eco, const char *name, const char *version,
-                     const char *src, const char *src_version, const char *published);
+     * advisory the user has not ignored (resolve_version says what is
+     * known of it). NULL: no advisories. The first solve excludes affected
+     * versions; if it has no answer, a second one only disfavours them (the
+     * caller decides whether an affected version in the lock is a note or
+     * a refusal). */
+    bool (*affected)(void *user, const resolve_version *v);
     void *affected_user;
     /* policy (resolver_advise.c): whether the organization's policy denies
-     * a version (same arguments as `affected`). Denied versions are kept
-     * out of every solve; only when no answer exists without them is one
-     * made with them, for the caller to refuse naming the rule. NULL: none. */
-    bool (*denied)(void *user, const char *eco, const char *name, const char *version,
-                   const char *src, const char *src_version, const char *published);
+     * a version. Denied versions are kept out of every solve; only when no
+     * answer exists without them is one made with them, for the caller to
+     * refuse naming the rule. NULL: none. */
+    bool (*denied)(void *user, const resolve_version *v);
+    void *denied_user;
     /* npm: fetch full packuments (with `time`) even without a cutoff, for
      * a predicate that judges release times (a policy's cooldown) */
     bool publish_times;
-    void *denied_user;
     /* statistics lines (el_resolve_options.stats), or NULL: none */
     void (*stats)(void *user, const char *line);
     void *stats_user;

@@ -16,7 +16,14 @@
 
 #define POLICY_MAX_BYTES (1024 * 1024)
 
+typedef enum policy_rule_kind {
+    POLICY_DENY,     /* deny[]: a name and a range */
+    POLICY_COOLDOWN, /* minimumReleaseAge: a release too young */
+    POLICY_LICENSE,  /* licenses: a license not allowed, or none known */
+} policy_rule_kind;
+
 typedef struct policy_rule {
+    policy_rule_kind kind;
     el_ecosystem eco;      /* pypi, npm or deb */
     const char *name;      /* pypi: PEP 503 normalized; npm and deb as written */
     const char *versions;  /* the ecosystem's range (PEP 440 specifiers,
@@ -24,9 +31,8 @@ typedef struct policy_rule {
     const char *reason;    /* or NULL */
     const char *text;      /* "pypi requests <2.32": the rule as messages show it */
     unsigned line, column; /* where the rule starts in the file */
-    int64_t min_age_s;     /* a cooldown (minimumReleaseAge): versions released
-                              less than this before `now` are denied; 0 for a
-                              deny rule (name is then NULL) */
+    int64_t min_age_s;     /* a cooldown: versions released less than this
+                              before `now` are denied (name is then NULL) */
 } policy_rule;
 
 /* A name the cooldown does not apply to: exact, or a prefix ("@acme/" and "*"). */
@@ -53,6 +59,15 @@ typedef struct policy {
     policy_rule cooldown[2]; /* [EL_ECO_PYPI], [EL_ECO_NPM]; min_age_s 0: none */
     policy_exempt *exempt;   /* minimumReleaseAge.exempt */
     size_t n_exempt;
+    struct {
+        bool set;
+        const char **allow;  /* SPDX ids (or "id WITH exception"), one space */
+        size_t n_allow;
+        bool unknown_ok;     /* `unknown: allow`: no readable license passes */
+        policy_rule rule;    /* POLICY_LICENSE, text "licenses", eco unused */
+        policy_exempt *exempt;
+        size_t n_exempt;
+    } licenses;
 } policy;
 
 /* policy_load() :
@@ -85,5 +100,20 @@ const policy_rule *policy_denies(const policy *p, el_ecosystem eco, const char *
  *  NULL: no cooldown for eco, the name is exempt, or it is old enough. */
 const policy_rule *policy_too_young(const policy *p, el_ecosystem eco, const char *name,
                                     const char *published, int64_t now);
+
+/* policy_license_denies() :
+ *  The licenses rule when the policy allows licenses and the declared
+ *  `license` of a PyPI or npm version (an SPDX expression, or NULL) cannot
+ *  be met with them, or is not an SPDX expression while unknown licenses
+ *  are denied; NULL otherwise (also for deb, which no index labels, and
+ *  for an exempt name). */
+const policy_rule *policy_license_denies(const policy *p, el_ecosystem eco, const char *name,
+                                         const char *license);
+
+/* policy_spdx_admits() :
+ *  false when `expr` is not an SPDX license expression; else true with
+ *  *admitted whether it can be met with the `allow` list (policy_spdx.c). */
+bool policy_spdx_admits(const char *expr, const char *const *allow, size_t n_allow,
+                        bool *admitted);
 
 #endif

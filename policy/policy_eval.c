@@ -66,10 +66,11 @@ const policy_rule *policy_denies(const policy *p, el_ecosystem eco, const char *
     return NULL;
 }
 
-static bool exempt(const policy *p, el_ecosystem eco, const char *name)
+static bool exempt_in(const policy_exempt *list, size_t n_list, el_ecosystem eco,
+                      const char *name)
 {
-    for (size_t i = 0; i < p->n_exempt; i++) {
-        const policy_exempt *x = &p->exempt[i];
+    for (size_t i = 0; i < n_list; i++) {
+        const policy_exempt *x = &list[i];
         size_t n = strlen(x->name);
         if (x->eco == eco && (x->prefix ? strncmp(name, x->name, n) == 0
                                         : strcmp(name, x->name) == 0))
@@ -81,11 +82,24 @@ static bool exempt(const policy *p, el_ecosystem eco, const char *name)
 const policy_rule *policy_too_young(const policy *p, el_ecosystem eco, const char *name,
                                     const char *published, int64_t now)
 {
-    if (!p || eco > EL_ECO_NPM || p->cooldown[eco].min_age_s <= 0 || exempt(p, eco, name))
+    if (!p || eco > EL_ECO_NPM || p->cooldown[eco].min_age_s <= 0 ||
+        exempt_in(p->exempt, p->n_exempt, eco, name))
         return NULL;
     const policy_rule *r = &p->cooldown[eco];
     int64_t ms;
     if (!published || !rfc3339_parse(published, RFC3339_NO_SECONDS_OK, &ms))
         return r; /* no age can be proven */
     return ms > (now - r->min_age_s) * 1000 ? r : NULL;
+}
+
+const policy_rule *policy_license_denies(const policy *p, el_ecosystem eco, const char *name,
+                                         const char *license)
+{
+    if (!p || !p->licenses.set || eco > EL_ECO_NPM ||
+        exempt_in(p->licenses.exempt, p->licenses.n_exempt, eco, name))
+        return NULL;
+    bool admitted = false;
+    if (license && policy_spdx_admits(license, p->licenses.allow, p->licenses.n_allow, &admitted))
+        return admitted ? NULL : &p->licenses.rule;
+    return p->licenses.unknown_ok ? NULL : &p->licenses.rule;
 }

@@ -2,6 +2,7 @@
  * one YAML mapping through the spec module's positioned parser, every key
  * known, every value of the right shape, every range parsed in its
  * ecosystem's grammar before anything is judged by it. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -195,16 +196,18 @@ static void read_exempt(loader *L, const spec_node *n, const char *field, policy
     free(plain);
 }
 
-static void read_exempts(loader *L, const spec_node *n)
+/* `key` (minimumReleaseAge.exempt, licenses.exempt): a list of names. */
+static void read_exempts(loader *L, const spec_node *n, const char *key, policy_exempt **out,
+                         size_t *n_out)
 {
     if (n->kind != SN_SEQ) {
-        bad(L, n, "minimumReleaseAge.exempt", EL_SPEC_INVALID, "must be a list of names");
+        bad(L, n, key, EL_SPEC_INVALID, "must be a list of names");
         return;
     }
-    L->p->exempt = arena_alloc(L->p->mem, (n->n + 1) * sizeof *L->p->exempt);
+    *out = arena_alloc(L->p->mem, (n->n + 1) * sizeof **out);
     for (size_t i = 0; i < n->n && !L->failed; i++)
-        read_exempt(L, n->items[i], arena_sprintf(L->p->mem, "minimumReleaseAge.exempt[%zu]", i),
-                    &L->p->exempt[L->p->n_exempt++]);
+        read_exempt(L, n->items[i], arena_sprintf(L->p->mem, "%s[%zu]", key, i),
+                    &(*out)[(*n_out)++]);
 }
 
 /* minimumReleaseAge: a span per ecosystem ("7d"), and names exempt. */
@@ -221,7 +224,7 @@ static void read_cooldown(loader *L, const spec_node *n)
         const char *field = arena_sprintf(m, "minimumReleaseAge.%s", k);
         el_ecosystem eco;
         if (strcmp(k, "exempt") == 0) {
-            read_exempts(L, n->items[i]);
+            read_exempts(L, n->items[i], field, &L->p->exempt, &L->p->n_exempt);
             continue;
         }
         if (strcmp(k, "deb") == 0 || strcmp(k, "debian") == 0 || strcmp(k, "apt") == 0) {
@@ -239,14 +242,88 @@ static void read_cooldown(loader *L, const spec_node *n)
         if (span && (!span_parse(span, &r->min_age_s) || r->min_age_s <= 0))
             bad(L, n->items[i], field, EL_SPEC_INVALID,
                 "`%s` is not a span of time such as 7d, 12h, 1w2d (units s m h d w)", span);
+        r->kind = POLICY_COOLDOWN;
         r->eco = eco;
         r->line = n->items[i]->line, r->column = n->items[i]->column;
         r->text = arena_sprintf(m, "%s minimumReleaseAge %s", k, span ? span : "");
     }
 }
 
-/* Keys docs/policy.md names as planned: refused until they are enforced. */
-static const char *const planned_keys[] = { "licenses", NULL };
+/* One allowed license: an SPDX id, or "id WITH exception", kept with single
+ * spaces; AND, OR and parentheses are for packages, not for the list. */
+static const char *read_allowed(loader *L, const spec_node *n, const char *field)
+{
+    const char *s = str_of(L, n, field);
+    if (!s)
+        return NULL;
+    strbuf sb = STRBUF_INIT;
+    for (const char *w = s + strspn(s, " \t"); *w; w += strspn(w, " \t")) {
+        size_t len = strcspn(w, " \t");
+        sb_addf(&sb, "%s%.*s", sb.len ? " " : "", (int)len, w);
+        w += len;
+    }
+    bool ok_form = false, any;
+    bool expr = sb.len && policy_spdx_admits(sb.buf, NULL, 0, &any);
+    if (expr) {
+        char *words = xasprintf(" %s ", sb.buf);
+        for (char *c = words; *c; c++)
+            *c = (char)toupper((unsigned char)*c);
+        ok_form = !strstr(words, " AND ") && !strstr(words, " OR ") && !strchr(words, '(');
+        free(words);
+    }
+    const char *out = ok_form ? arena_strdup(L->p->mem, sb.buf) : NULL;
+    if (!ok_form)
+        bad(L, n, field, EL_SPEC_INVALID,
+            "`%s` is not an SPDX license identifier (MIT, Apache-2.0) or `id WITH exception`",
+            s);
+    sb_release(&sb);
+    return out;
+}
+
+static void read_allow(loader *L, const spec_node *n)
+{
+    if (n->kind != SN_SEQ) {
+        bad(L, n, "licenses.allow", EL_SPEC_INVALID, "must be a list of SPDX identifiers");
+        return;
+    }
+    L->p->licenses.allow = arena_alloc(L->p->mem, (n->n + 1) * sizeof *L->p->licenses.allow);
+    for (size_t i = 0; i < n->n && !L->failed; i++)
+        L->p->licenses.allow[L->p->licenses.n_allow++] =
+            read_allowed(L, n->items[i], arena_sprintf(L->p->mem, "licenses.allow[%zu]", i));
+}
+
+/* licenses: the allowed ones, what no readable license means, exempt names. */
+static void read_licenses(loader *L, const spec_node *n)
+{
+    policy *p = L->p;
+    if (n->kind != SN_MAP) {
+        bad(L, n, "licenses", EL_SPEC_INVALID, "must be a mapping: allow, unknown and exempt");
+        return;
+    }
+    p->licenses.set = true;
+    p->licenses.rule = (policy_rule){ .kind = POLICY_LICENSE, .text = "licenses",
+                                      .line = n->line, .column = n->column };
+    for (size_t i = 0; i < n->n && !L->failed; i++) {
+        const char *k = n->keys[i]->text;
+        const char *field = arena_sprintf(p->mem, "licenses.%s", k);
+        const spec_node *v = n->items[i];
+        if (strcmp(k, "allow") == 0) {
+            read_allow(L, v);
+        } else if (strcmp(k, "exempt") == 0) {
+            read_exempts(L, v, field, &p->licenses.exempt, &p->licenses.n_exempt);
+        } else if (strcmp(k, "unknown") == 0) {
+            const char *u = str_of(L, v, field);
+            if (u && strcmp(u, "allow") && strcmp(u, "deny"))
+                bad(L, v, field, EL_SPEC_INVALID, "`%s` is neither allow nor deny", u);
+            p->licenses.unknown_ok = u && strcmp(u, "allow") == 0;
+        } else {
+            bad(L, n->keys[i], field, EL_SPEC_INVALID,
+                "unknown key; licenses has allow, unknown and exempt");
+        }
+    }
+    if (!L->failed && !spec_node_get(n, "allow"))
+        bad(L, n, "licenses.allow", EL_SPEC_INVALID, "is required: the licenses allowed");
+}
 
 static void read_policy(loader *L, const spec_node *root)
 {
@@ -268,13 +345,12 @@ static void read_policy(loader *L, const spec_node *root)
             read_deny(L, v);
         else if (strcmp(k, "minimumReleaseAge") == 0)
             read_cooldown(L, v);
-        else if (known_key(planned_keys, k))
-            bad(L, root->keys[i], k, EL_CAPABILITY_UNSUPPORTED,
-                "this envlock does not enforce `%s` yet; remove it rather than rely on it", k);
+        else if (strcmp(k, "licenses") == 0)
+            read_licenses(L, v);
         else
             bad(L, root->keys[i], k, EL_SPEC_INVALID,
-                "unknown key; a policy has indexes, registries, aptSources, deny and "
-                "minimumReleaseAge");
+                "unknown key; a policy has indexes, registries, aptSources, deny, "
+                "minimumReleaseAge and licenses");
     }
 }
 

@@ -18,15 +18,13 @@
 
 #include "resolver_internal.h"
 
-typedef bool (*version_pred)(void *user, const char *eco, const char *name,
-                             const char *version, const char *src, const char *src_version,
-                             const char *published);
+typedef bool (*version_pred)(void *user, const resolve_version *v);
 
-/* What `pred` says of solvable p: PyPI and npm by the side table's name
- * and version; Debian with its source package too (libsolv's SOURCENAME
- * and SOURCEEVR from the Packages `Source:` field, else its own). false
- * for what the base holds and for conda (no OSV ecosystem or policy of
- * ours yet). */
+/* What `pred` says of solvable p: PyPI and npm by the side table's name,
+ * version, release time and license; Debian with its source package too
+ * (libsolv's SOURCENAME and SOURCEEVR from the Packages `Source:` field,
+ * else its own). false for what the base holds and for conda (no OSV
+ * ecosystem or policy of ours yet). */
 static bool ask(rsv *r, Id p, version_pred pred, void *user)
 {
     Pool *pool = r->pool;
@@ -37,19 +35,23 @@ static bool ask(rsv *r, Id p, version_pred pred, void *user)
         const rsv_solv *rs = &r->solv[p];
         if (!rs->version || (rs->eco != RSV_PYPI && rs->eco != RSV_NPM))
             return false;
-        const char *at = rs->eco == RSV_PYPI ? (rs->pc ? rs->pc->upload_time : NULL)
-                                             : (rs->nv ? rs->nv->time : NULL);
-        return pred(user, rs->eco == RSV_PYPI ? "pypi" : "npm", rs->name, rs->version, NULL,
-                    NULL, at);
+        bool py = rs->eco == RSV_PYPI;
+        resolve_version v = {
+            .eco = py ? "pypi" : "npm", .name = rs->name, .version = rs->version,
+            .published = py ? (rs->pc ? rs->pc->upload_time : NULL) : (rs->nv ? rs->nv->time : NULL),
+            .license = py ? (rs->pc ? rs->pc->license : NULL) : (rs->nv ? rs->nv->license : NULL),
+        };
+        return pred(user, &v);
     }
     if (s->repo == r->repo_pypi || s->repo == r->repo_npm || s->repo == r->repo_conda)
         return false;
     Id sn = solvable_lookup_id(s, SOLVABLE_SOURCENAME);
     Id se = solvable_lookup_id(s, SOLVABLE_SOURCEEVR);
-    const char *name = pool_id2str(pool, s->name);
-    const char *evr = pool_id2str(pool, s->evr);
-    return pred(user, "deb", name, evr, sn ? pool_id2str(pool, sn) : name,
-                se ? pool_id2str(pool, se) : evr, NULL);
+    resolve_version v = { .eco = "deb", .name = pool_id2str(pool, s->name),
+                          .version = pool_id2str(pool, s->evr) };
+    v.src = sn ? pool_id2str(pool, sn) : v.name;
+    v.src_version = se ? pool_id2str(pool, se) : v.version;
+    return pred(user, &v);
 }
 
 void resolver_advise_mark(rsv *r)

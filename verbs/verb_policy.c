@@ -18,7 +18,8 @@
 typedef struct denial {
     char *key; /* "eco\tname\tversion" */
     const policy_rule *rule;
-    char *published; /* a cooldown's: the release time judged, or NULL */
+    char *fact; /* what was judged: a cooldown's release time, a license
+                   rule's declared license; NULL when unknown or a deny rule */
 } denial;
 
 struct verbs_policy {
@@ -47,7 +48,7 @@ void verbs_policy_free(verbs_policy *v)
         return;
     for (size_t i = 0; i < v->n_hits; i++) {
         free(v->hits[i].key);
-        free(v->hits[i].published);
+        free(v->hits[i].fact);
     }
     free(v->hits);
     policy_free(v->p);
@@ -126,19 +127,23 @@ el_code verbs_policy_sources(el_ctx *ctx, const verbs_policy *v, const resolve_r
     return EL_OK;
 }
 
-static bool denied_cb(void *user, const char *eco, const char *name, const char *version,
-                      const char *src, const char *src_version, const char *published)
+static bool denied_cb(void *user, const resolve_version *rv)
 {
     verbs_policy *v = user;
     el_ecosystem e;
-    if (el_ecosystem_parse(eco, &e) != 0)
+    if (el_ecosystem_parse(rv->eco, &e) != 0)
         return false;
-    const policy_rule *r = policy_denies(v->p, e, name, version, src, src_version);
+    const policy_rule *r = policy_denies(v->p, e, rv->name, rv->version, rv->src, rv->src_version);
     if (!r)
-        r = policy_too_young(v->p, e, name, published, v->now);
+        r = policy_too_young(v->p, e, rv->name, rv->published, v->now);
+    if (!r)
+        r = policy_license_denies(v->p, e, rv->name, rv->license);
     if (!r)
         return false;
-    char *key = xasprintf("%s\t%s\t%s", eco, name, version);
+    const char *fact = r->kind == POLICY_COOLDOWN ? rv->published
+                       : r->kind == POLICY_LICENSE ? rv->license
+                                                   : NULL;
+    char *key = xasprintf("%s\t%s\t%s", rv->eco, rv->name, rv->version);
     if (recalled(v, key)) {
         free(key);
         return true;
@@ -147,7 +152,7 @@ static bool denied_cb(void *user, const char *eco, const char *name, const char 
         v->cap = v->cap ? 2 * v->cap : 8;
         v->hits = xrealloc(v->hits, v->cap * sizeof *v->hits);
     }
-    v->hits[v->n_hits++] = (denial){ key, r, r->min_age_s && published ? xstrdup(published) : NULL };
+    v->hits[v->n_hits++] = (denial){ key, r, fact ? xstrdup(fact) : NULL };
     return true;
 }
 
@@ -170,43 +175,52 @@ void verbs_policy_attach(verbs_policy *v, resolve_request *rq)
 /* The rule that denies a locked package: one the solve met, else by the
  * lock's own name and version (a lock records no Debian source). */
 static const policy_rule *denies_pkg(const verbs_policy *v, const lock_package *k,
-                                     const char **published)
+                                     const char **fact)
 {
     el_ecosystem e;
-    *published = NULL;
+    *fact = NULL;
     if (k->installed_in_base || el_ecosystem_parse(k->ecosystem, &e) != 0)
         return NULL;
     char *key = xasprintf("%s\t%s\t%s", k->ecosystem, k->name, k->version);
     const denial *d = recalled(v, key);
     free(key);
     if (d)
-        *published = d->published;
+        *fact = d->fact;
     return d ? d->rule : policy_denies(v->p, e, k->name, k->version, NULL, NULL);
 }
 
-/* Why rule r denies k (published: a cooldown's release time, or NULL). */
+/* Why rule r denies k (fact: denial.fact). */
 static char *why_denied(const verbs_policy *v, const policy_rule *r, const lock_package *k,
-                        const char *published)
+                        const char *fact)
 {
     char now[32];
     utc_format(v->now, "Z", now);
+    char *pkg = xasprintf("%s:%s@%s", k->ecosystem, k->name, k->version);
     char *rule = xasprintf("the rule `%s` at %s:%u:%u%s%s%s", r->text, v->p->path, r->line,
                            r->column, r->reason ? " (" : "", r->reason ? r->reason : "",
                            r->reason ? ")" : "");
-    char *s = !r->min_age_s ? xasprintf("%s:%s@%s is denied by %s", k->ecosystem, k->name,
-                                        k->version, rule)
-              : published ? xasprintf("%s:%s@%s was released %s, less than its cooldown before "
-                                      "%s: %s",
-                                      k->ecosystem, k->name, k->version, published, now, rule)
-                          : xasprintf("%s:%s@%s has no release time in its index, so its age "
-                                      "cannot be proven: %s",
-                                      k->ecosystem, k->name, k->version, rule);
+    char *s;
+    if (r->kind == POLICY_DENY)
+        s = xasprintf("%s is denied by %s", pkg, rule);
+    else if (r->kind == POLICY_COOLDOWN && fact)
+        s = xasprintf("%s was released %s, less than its cooldown before %s: %s", pkg, fact, now,
+                      rule);
+    else if (r->kind == POLICY_COOLDOWN)
+        s = xasprintf("%s has no release time in its index, so its age cannot be proven: %s",
+                      pkg, rule);
+    else if (fact)
+        s = xasprintf("%s declares the license `%s`, which %s cannot meet with the licenses it "
+                      "allows", pkg, fact, rule);
+    else
+        s = xasprintf("%s declares no license envlock can read, and %s denies unknown ones "
+                      "(`unknown: allow`, or exempt it)", pkg, rule);
     free(rule);
+    free(pkg);
     return s;
 }
 
 static json_object *denial_json(const policy_rule *r, const lock_package *k, const char *chain,
-                                const char *published)
+                                const char *fact)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "ecosystem", json_object_new_string(k->ecosystem));
@@ -216,9 +230,9 @@ static json_object *denial_json(const policy_rule *r, const lock_package *k, con
     json_object_object_add(o, "line", json_object_new_int64(r->line));
     json_object_object_add(o, "column", json_object_new_int64(r->column));
     json_object_object_add(o, "reason", r->reason ? json_object_new_string(r->reason) : NULL);
-    if (r->min_age_s)
-        json_object_object_add(o, "published",
-                               published ? json_object_new_string(published) : NULL);
+    if (r->kind != POLICY_DENY)
+        json_object_object_add(o, r->kind == POLICY_COOLDOWN ? "published" : "license",
+                               fact ? json_object_new_string(fact) : NULL);
     json_object_object_add(o, "chain", json_object_new_string(chain));
     return o;
 }
@@ -231,14 +245,14 @@ el_code verbs_policy_judge(el_ctx *ctx, const verbs_policy *v, const lock_doc *d
     char *first = NULL;
     for (size_t i = 0; i < d->n_packages; i++) {
         const lock_package *k = &d->packages[i];
-        const char *published;
-        const policy_rule *r = denies_pkg(v, k, &published);
+        const char *fact;
+        const policy_rule *r = denies_pkg(v, k, &fact);
         if (!r)
             continue;
         char *chain = verbs_lock_chain(d, k);
-        json_object_array_add(all, denial_json(r, k, chain, published));
+        json_object_array_add(all, denial_json(r, k, chain, fact));
         if (!first) {
-            char *why = why_denied(v, r, k, published);
+            char *why = why_denied(v, r, k, fact);
             first = xasprintf("%s; chain: %s", why, chain);
             free(why);
         }
@@ -278,8 +292,8 @@ size_t verbs_policy_recheck(const verbs_policy *v, const lock_doc *d, strbuf *re
         const lock_package *k = &d->packages[i];
         if (k->installed_in_base)
             continue;
-        const char *published;
-        const policy_rule *r = denies_pkg(v, k, &published);
+        const char *fact;
+        const policy_rule *r = denies_pkg(v, k, &fact);
         if (r && ++n)
             sb_addf(report, "%s:%s@%s: denied by the policy rule `%s` at %s:%u:%u\n",
                     k->ecosystem, k->name, k->version, r->text, p->path, r->line, r->column);

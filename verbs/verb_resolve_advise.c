@@ -105,11 +105,11 @@ static hit *find_hit(const verbs_advise *v, const char *eco, const char *name, c
 /* resolve_request.affected: deb asks about the source package (what
  * Debian's records name); a version whose records do not parse in the
  * ecosystem's order is simply not affected here (audit reports it). */
-bool verbs_advise_affected(void *user, const char *eco, const char *name, const char *version,
-                           const char *src, const char *src_version, const char *published)
+bool verbs_advise_affected(void *user, const resolve_version *rv)
 {
     verbs_advise *v = user;
-    (void)published; /* an advisory names versions, not times */
+    const char *eco = rv->eco, *name = rv->name, *version = rv->version;
+    const char *src = rv->src, *src_version = rv->src_version;
     el_ecosystem e;
     if (el_ecosystem_parse(eco, &e) != 0)
         return false;

@@ -126,14 +126,14 @@ bool verbs_osv_named(const struct osv_record *r, const char *const *ids, size_t 
 typedef struct verbs_advise verbs_advise;
 struct el_resolve_options;
 struct resolve_request;
+struct resolve_version;
 /* verbs_advise_open() : *out NULL when o names no snapshot; EL_USAGE for
  *  --vulnerable/--ignore without one or an unknown mode; the load's errors. */
 el_code verbs_advise_open(el_ctx *ctx, const struct el_resolve_options *o, verbs_advise **out);
 /* verbs_advise_attach() : the predicate on rq (no-op for NULL v). */
 void verbs_advise_attach(verbs_advise *v, struct resolve_request *rq);
 /* verbs_advise_affected() : resolve_request.affected. */
-bool verbs_advise_affected(void *user, const char *eco, const char *name, const char *version,
-                           const char *src, const char *src_version, const char *published);
+bool verbs_advise_affected(void *user, const struct resolve_version *rv);
 /* verbs_advise_judge() : notes through `note` for every affected locked
  *  version (avoid, allow), or DL_ENV_SCAN_BLOCKED (block) with
  *  detail.blocked = [{advisory, aliases, summary, severity, ecosystem,

@@ -147,6 +147,11 @@ typedef struct npm_version {
     bool bundle_all;           /* bundleDependencies: true (every dependency) */
     const char *deprecated;    /* the message, or NULL ("" when the registry
                                   says `true`) */
+    const char *license;       /* `license` as written (an SPDX expression,
+                                  or "SEE LICENSE IN ..."); the old forms
+                                  {type} and `licenses: [{type}...]` as
+                                  "A" and "(A OR B)"; NULL when none. Not
+                                  part of the identity. */
     const char **os, **cpu, **libc; /* as written, `!` negations kept */
     size_t nos, ncpu, nlibc;
     npm_engine *engines;
@@ -285,8 +290,8 @@ void npm_tarball_assign(arena *a, const char *registry, const char *name, const 
  * cache already holds (a fresh hit, or a 304) is not parsed again. */
 
 /* Bump when the layout or the meaning of a field changes. */
-#define NPM_BLOB_FORMAT 3 /* 2: empty non-object dependency maps read as no dependencies;
-                             3: bad_tarball */
+#define NPM_BLOB_FORMAT 4 /* 2: empty non-object dependency maps read as no dependencies;
+                             3: bad_tarball; 4: license */
 
 /* npm_packument_blob_name() :
  *  The cache blob name for the parsed form of the body whose hex sha256 is

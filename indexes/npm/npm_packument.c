@@ -538,6 +538,43 @@ static void read_deprecated(pctx *x, npm_version *v, json_object *man)
     }
 }
 
+/* The `type` of an old-style license object, or NULL. */
+static const char *license_type(json_object *o)
+{
+    json_object *t;
+    if (json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, "type", &t) &&
+        json_object_is_type(t, json_type_string) && json_object_get_string_len(t) > 0)
+        return json_object_get_string(t);
+    return NULL;
+}
+
+/* license: the SPDX expression npm documents; the forms npm documented
+ * before it ({"type": "MIT"}, and `licenses`, a list read as a choice
+ * among them) are turned into one. */
+static void read_license(pctx *x, npm_version *v, json_object *man)
+{
+    json_object *l;
+    if (json_object_object_get_ex(man, "license", &l)) {
+        if (json_object_is_type(l, json_type_string) && json_object_get_string_len(l) > 0)
+            v->license = astr(x, l);
+        else if (license_type(l))
+            v->license = arena_strdup(x->a, license_type(l));
+        return;
+    }
+    if (!json_object_object_get_ex(man, "licenses", &l) || !json_object_is_type(l, json_type_array))
+        return;
+    strbuf sb = STRBUF_INIT;
+    size_t n = json_object_array_length(l), used = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *t = license_type(json_object_array_get_idx(l, i));
+        if (t)
+            sb_addf(&sb, "%s%s", used++ ? " OR " : "", t);
+    }
+    if (used)
+        v->license = used > 1 ? arena_sprintf(x->a, "(%s)", sb.buf) : arena_strdup(x->a, sb.buf);
+    sb_release(&sb);
+}
+
 /* engines: an object of ranges (old documents hold arrays: ignored), the
  * node one checked against the target. */
 static void read_engines(pctx *x, npm_version *v, json_object *man)
@@ -662,6 +699,7 @@ static void read_version(pctx *x, npm_version *v, json_object *man)
     read_all_deps(x, v, man);
     read_bundled(x, v, man);
     read_deprecated(x, v, man);
+    read_license(x, v, man);
     json_object *j;
     v->os = string_list(x, json_object_object_get_ex(man, "os", &j) ? j : NULL, &v->nos);
     v->cpu = string_list(x, json_object_object_get_ex(man, "cpu", &j) ? j : NULL, &v->ncpu);
@@ -792,7 +830,7 @@ static const npm_json_keep keep_manifest[] = {
     { .name = "dependencies" }, { .name = "optionalDependencies" },
     { .name = "peerDependencies" }, { .name = "peerDependenciesMeta" },
     { .name = "bundleDependencies" }, { .name = "bundledDependencies" },
-    { .name = "deprecated" }, { .name = "os" }, { .name = "cpu" }, { .name = "libc" },
+    { .name = "deprecated" }, { .name = "license" }, { .name = "licenses" }, { .name = "os" }, { .name = "cpu" }, { .name = "libc" },
     { .name = "engines" }, { .name = "hasInstallScript" },
     { .name = "scripts", .only = keep_scripts }, { .name = "dist", .only = keep_dist },
     { 0 },

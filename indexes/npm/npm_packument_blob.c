@@ -93,6 +93,7 @@ static void put_version(strbuf *sb, const npm_version *v)
     put_u8(sb, v->bundle_all);
     bin_put_strs(sb, v->bundled, v->nbundled);
     bin_put_str(sb, v->deprecated);
+    bin_put_str(sb, v->license);
     bin_put_strs(sb, v->os, v->nos);
     bin_put_strs(sb, v->cpu, v->ncpu);
     bin_put_strs(sb, v->libc, v->nlibc);
@@ -192,6 +193,7 @@ static void get_version(rd *r, npm_packument *p, const char *served_base,
     v->bundle_all = bin_u8(&r->b, 1);
     v->bundled = bin_strs(&r->b, r->a, &v->nbundled);
     v->deprecated = get_str(r);
+    v->license = get_str(r);
     v->os = bin_strs(&r->b, r->a, &v->nos);
     v->cpu = bin_strs(&r->b, r->a, &v->ncpu);
     v->libc = bin_strs(&r->b, r->a, &v->nlibc);

@@ -6,6 +6,7 @@
  * Layers, each usable on its own (the unit tests and fuzzers drive them):
  *   pypi_tags.c        wheel filenames and the target's ordered tag list
  *   pypi_meta.c        core metadata (RFC 822-style headers)
+ *   pypi_license.c     the license core metadata declares, as one text
  *   pypi_page.c        project pages -> file records (JSON and HTML)
  *   pypi_page_blob.c   a parsed page's compact binary form (cache blob)
  *   pypi_index_load.c  the loader: pages through the cache, several indexes,
@@ -138,6 +139,10 @@ typedef struct pypi_core_meta {
     size_t n_provides_extra;
     const char **dynamic;         /* as written */
     size_t n_dynamic;
+    const char *license_expression; /* License-Expression (PEP 639), or NULL */
+    const char *license;          /* License (free text before PEP 639), or NULL */
+    const char **license_classifiers; /* the `License :: ...` classifiers */
+    size_t n_license_classifiers;
 } pypi_core_meta;
 
 /* pypi_core_meta_parse() :
@@ -151,6 +156,13 @@ typedef struct pypi_core_meta {
  *  lacks Name or Version. */
 bool pypi_core_meta_parse(arena *a, const char *text, size_t len, pypi_core_meta *out,
                           char **err);
+/* pypi_core_meta_license() :
+ *  The license the metadata declares, as text a policy can read
+ *  (pypi_license.c): License-Expression; else the license classifiers
+ *  when each names one SPDX license, joined with AND (a list of
+ *  classifiers does not say whether it is a choice); else the License
+ *  field as written; else NULL. From `a` (or m's own strings). */
+const char *pypi_core_meta_license(arena *a, const pypi_core_meta *m);
 /* true if `field` (case-insensitive) is listed in Dynamic. */
 bool pypi_core_meta_dynamic(const pypi_core_meta *m, const char *field);
 
@@ -417,6 +429,7 @@ typedef struct pypi_candidate {
     const char *yanked_reason;
     pypi_meta_state meta;
     const char *meta_source;      /* "metadata-file", "wheel", "pkg-info" */
+    const char *license;          /* pypi_core_meta_license(), or NULL */
     pypi_dep *deps;
     size_t ndeps;
     const char **extras;          /* Provides-Extra, canonical */

@@ -1198,6 +1198,7 @@ static void apply_meta(proj *p, pypi_candidate *c, const char *text, size_t len,
     }
     c->deps = deps;
     c->ndeps = m.n_requires_dist;
+    c->license = pypi_core_meta_license(a, &m);
     c->extras = m.provides_extra;
     c->nextras = m.n_provides_extra;
     c->meta = PYPI_META_LOADED;

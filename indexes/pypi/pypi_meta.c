@@ -122,7 +122,7 @@ static const char *read_headers(fields *fl, const char *p, const char *end, size
 /* The fields envlock uses into `out`; the others are ignored. */
 static void apply_fields(arena *a, const fields *fl, pypi_core_meta *out)
 {
-    size_t cap_rd = 0, cap_pe = 0, cap_dy = 0;
+    size_t cap_rd = 0, cap_pe = 0, cap_dy = 0, cap_lc = 0;
     for (size_t i = 0; i < fl->n; i++) {
         const field *f = &fl->fs[i];
         char *v = trimmed(a, f->value.buf, f->value.len);
@@ -143,6 +143,12 @@ static void apply_fields(arena *a, const fields *fl, pypi_core_meta *out)
             out->requires_python = v;
         } else if (is(f, "Summary")) {
             out->summary = v;
+        } else if (is(f, "License-Expression") && *v) {
+            out->license_expression = v;
+        } else if (is(f, "License") && *v) {
+            out->license = v;
+        } else if (is(f, "Classifier") && strncmp(v, "License :: ", 11) == 0) {
+            push(a, &out->license_classifiers, &out->n_license_classifiers, &cap_lc, v);
         } else if (is(f, "Requires-Dist") && *v) {
             push(a, &out->requires_dist, &out->n_requires_dist, &cap_rd, v);
         } else if (is(f, "Provides-Extra") && *v) {

@@ -16,6 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (pypi_core_meta_parse(a, (const char *)data, size, &m, &err)) {
         if (!m.name || !*m.name || !m.version || !*m.version)
             abort();
+        pypi_core_meta_license(a, &m);
         for (size_t i = 0; i < m.n_requires_dist; i++) {
             char *rerr = NULL;
             pypi_requirement *r = pypi_requirement_parse(m.requires_dist[i], &rerr);

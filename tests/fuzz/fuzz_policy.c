@@ -1,7 +1,9 @@
 /* fuzz_policy.c — libFuzzer target for the policy file reader
  * (policy/policy.h). The input is the file; a loaded policy is asked about
- * a few fixed URLs and versions of each ecosystem. Nothing may crash or
- * leak; a refusal always names the file and carries a DL_ENV code. */
+ * a few fixed URLs, versions, release times and licenses of each
+ * ecosystem. The input is also read as an SPDX license expression. Nothing
+ * may crash or leak; a refusal always names the file and carries a DL_ENV
+ * code. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    char *expr = malloc(size + 1);
+    memcpy(expr, data, size);
+    expr[size] = '\0';
+    static const char *const allow[] = { "MIT", "Apache-2.0", "GPL-2.0+" };
+    bool admitted;
+    policy_spdx_admits(expr, allow, 3, &admitted);
+    free(expr);
     el_ctx *ctx = el_ctx_new();
     policy *p = policy_parse(ctx, "fuzz.yaml", (const char *)data, size);
     if (!p) {
@@ -34,6 +43,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const policy_rule *r = &p->deny[k];
             policy_denies(p, r->eco, r->name, versions[i], r->name, versions[i]);
         }
+    static const char *const licenses[] = { "MIT", "MIT OR (GPL-3.0-only WITH x AND ISC)",
+                                            "SEE LICENSE IN x", NULL };
+    static const char *const times[] = { "2026-11-30T00:00:00Z", "2026-11-30", NULL };
+    for (el_ecosystem e = EL_ECO_PYPI; e <= EL_ECO_CONDA; e++) {
+        for (size_t i = 0; i < sizeof licenses / sizeof *licenses; i++)
+            policy_license_denies(p, e, "@acme/x", licenses[i]);
+        for (size_t i = 0; i < sizeof times / sizeof *times; i++)
+            policy_too_young(p, e, "acme-x", times[i], 1796083200);
+    }
     policy_free(p);
     el_ctx_free(ctx);
     return 0;

@@ -308,6 +308,32 @@ static void test_bundle_forms(void **state)
     npm_packument_free(p);
 }
 
+/* license: an SPDX string as written; npm's earlier forms, an object with
+ * `type` and a `licenses` list (a choice among them), become one. */
+static void test_license_forms(void **state)
+{
+    (void)state;
+    const char doc[] =
+        "{\"versions\":{"
+        "\"1.0.0\":{\"license\":\"(MIT OR Apache-2.0)\"},"
+        "\"1.0.1\":{\"license\":{\"type\":\"ISC\",\"url\":\"https://x.example\"}},"
+        "\"1.0.2\":{\"licenses\":[{\"type\":\"MIT\"},{\"type\":\"GPL-2.0\"},{\"url\":\"u\"}]},"
+        "\"1.0.3\":{\"licenses\":[{\"type\":\"BSD-2-Clause\"}]},"
+        "\"1.0.4\":{\"license\":\"\",\"licenses\":[{\"type\":\"MIT\"}]},"
+        "\"1.0.5\":{\"license\":7},"
+        "\"1.0.6\":{}"
+        "}}";
+    npm_packument *p = parse_ok(doc, "l", NULL);
+    assert_string_equal(npm_packument_find(p, "1.0.0")->license, "(MIT OR Apache-2.0)");
+    assert_string_equal(npm_packument_find(p, "1.0.1")->license, "ISC");
+    assert_string_equal(npm_packument_find(p, "1.0.2")->license, "(MIT OR GPL-2.0)");
+    assert_string_equal(npm_packument_find(p, "1.0.3")->license, "BSD-2-Clause");
+    assert_null(npm_packument_find(p, "1.0.4")->license); /* `license` wins, even empty */
+    assert_null(npm_packument_find(p, "1.0.5")->license);
+    assert_null(npm_packument_find(p, "1.0.6")->license);
+    npm_packument_free(p);
+}
+
 static void test_platform(void **state)
 {
     (void)state;
@@ -633,7 +659,7 @@ int main(void)
         cmocka_unit_test(test_bad_versions), cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_huge),         cmocka_unit_test(test_tarball_rebase),
         cmocka_unit_test(test_time),         cmocka_unit_test(test_empty_non_object_maps),
-        cmocka_unit_test(test_bad_tarball),
+        cmocka_unit_test(test_bad_tarball),  cmocka_unit_test(test_license_forms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

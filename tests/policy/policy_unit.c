@@ -99,7 +99,14 @@ static void refusals(void **state)
         { "minimumReleaseAge: {apt: 1d}\n", EL_CAPABILITY_UNSUPPORTED, "minimumReleaseAge.apt" },
         { "minimumReleaseAge:\n  exempt: [{ecosystem: deb, name: a}]\n", EL_SPEC_INVALID,
           "minimumReleaseAge.exempt[0].ecosystem" },
-        { "licenses: [MIT]\n", EL_CAPABILITY_UNSUPPORTED, "licenses" },
+        { "licenses: [MIT]\n", EL_SPEC_INVALID, "licenses: must be a mapping" },
+        { "licenses: {unknown: deny}\n", EL_SPEC_INVALID, "licenses.allow: is required" },
+        { "licenses: {allow: [MIT OR Apache-2.0]}\n", EL_SPEC_INVALID, "licenses.allow[0]" },
+        { "licenses: {allow: ['(MIT)']}\n", EL_SPEC_INVALID, "licenses.allow[0]" },
+        { "licenses: {allow: [Apache License 2.0]}\n", EL_SPEC_INVALID, "licenses.allow[0]" },
+        { "licenses: {allow: [MIT], unknown: maybe}\n", EL_SPEC_INVALID, "licenses.unknown" },
+        { "licenses: {allow: [MIT], deny: [GPL-3.0-only]}\n", EL_SPEC_INVALID,
+          "licenses.deny: unknown key" },
         { "- a\n", EL_SPEC_INVALID, "a policy is a mapping" },
         { "deny: []\ndeny: []\n", EL_SPEC_INVALID, ":2:" },
     };
@@ -149,6 +156,98 @@ static void cooldown(void **state)
     el_ctx_free(ctx);
 }
 
+static void spdx(void **state)
+{
+    (void)state;
+    static const char *const allow[] = { "MIT", "Apache-2.0", "GPL-2.0-or-later",
+                                         "GPL-3.0-only WITH GCC-exception-3.1", "LGPL-2.1+" };
+    static const struct {
+        const char *expr;
+        int want; /* 1 admitted, 0 not, -1 not an expression */
+    } cases[] = {
+        { "MIT", 1 },
+        { "mit", 1 }, /* ids match case-insensitively */
+        { "BSD-3-Clause", 0 },
+        { "MIT OR GPL-3.0-only", 1 },
+        { "GPL-3.0-only OR MIT", 1 },
+        { "MIT AND GPL-3.0-only", 0 },
+        { "MIT AND Apache-2.0", 1 },
+        { "MIT and Apache-2.0", 1 },
+        /* AND binds tighter than OR: (MIT AND BSD) OR Apache */
+        { "MIT AND BSD-3-Clause OR Apache-2.0", 1 },
+        { "MIT AND (BSD-3-Clause OR Apache-2.0)", 1 },
+        { "(MIT AND BSD-3-Clause) OR ISC", 0 },
+        /* an exception only adds permissions: allowed when its license is */
+        { "GPL-2.0-or-later WITH Classpath-exception-2.0", 1 },
+        { "GPL-3.0-only WITH GCC-exception-3.1", 1 },
+        { "GPL-3.0-only", 0 },
+        { "GPL-3.0-only WITH Classpath-exception-2.0", 0 },
+        /* `+` is its own license reference */
+        { "LGPL-2.1+", 1 },
+        { "LGPL-2.1", 0 },
+        { "Apache-2.0+", 0 },
+        { "LicenseRef-Proprietary", 0 },
+        { "", -1 },
+        { "SEE LICENSE IN LICENSE.md", -1 },
+        { "Apache License 2.0", -1 },
+        { "MIT OR", -1 },
+        { "(MIT", -1 },
+        { "MIT)", -1 },
+        { "MIT WITH", -1 },
+        { "+", -1 },
+        { "MI+T", -1 },
+        { "MIT/X11", -1 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bool admitted = false;
+        bool expr = policy_spdx_admits(cases[i].expr, allow, 5, &admitted);
+        int got = expr ? admitted : -1;
+        if (got != cases[i].want)
+            fail_msg("`%s`: %d, not %d", cases[i].expr, got, cases[i].want);
+    }
+    /* nesting deeper than any real expression is refused, not recursed */
+    char deep[400] = "";
+    for (int i = 0; i < 100; i++)
+        strcat(deep, "(");
+    strcat(deep, "MIT");
+    for (int i = 0; i < 100; i++)
+        strcat(deep, ")");
+    bool admitted;
+    assert_false(policy_spdx_admits(deep, allow, 5, &admitted));
+}
+
+static void licenses(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    policy *p = load_text("licenses:\n  allow: [MIT, '  Apache-2.0 ', GPL-2.0-only  WITH  "
+                          "Classpath-exception-2.0]\n  exempt:\n    - {ecosystem: npm, name: "
+                          "'@acme/*'}\n",
+                          ctx);
+    assert_non_null(p);
+    assert_int_equal(p->licenses.n_allow, 3);
+    assert_string_equal(p->licenses.allow[1], "Apache-2.0");
+    assert_string_equal(p->licenses.allow[2], "GPL-2.0-only WITH Classpath-exception-2.0");
+    assert_null(policy_license_denies(p, EL_ECO_PYPI, "a", "MIT OR GPL-3.0-only"));
+    const policy_rule *r = policy_license_denies(p, EL_ECO_NPM, "b", "GPL-3.0-only");
+    assert_non_null(r);
+    assert_int_equal(r->kind, POLICY_LICENSE);
+    assert_int_equal(r->line, 2);
+    /* unknown is denied unless the policy says otherwise */
+    assert_non_null(policy_license_denies(p, EL_ECO_NPM, "b", NULL));
+    assert_non_null(policy_license_denies(p, EL_ECO_NPM, "b", "SEE LICENSE IN LICENSE"));
+    assert_null(policy_license_denies(p, EL_ECO_NPM, "@acme/ui", "UNLICENSED"));
+    assert_null(policy_license_denies(p, EL_ECO_DEB, "libc6", NULL));
+    policy_free(p);
+    p = load_text("licenses: {allow: [MIT], unknown: allow}\n", ctx);
+    assert_non_null(p);
+    assert_null(policy_license_denies(p, EL_ECO_PYPI, "a", NULL));
+    assert_null(policy_license_denies(p, EL_ECO_PYPI, "a", "BSD like"));
+    assert_non_null(policy_license_denies(p, EL_ECO_PYPI, "a", "BSD-2-Clause"));
+    policy_free(p);
+    el_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +255,8 @@ int main(void)
         cmocka_unit_test(deny),
         cmocka_unit_test(refusals),
         cmocka_unit_test(cooldown),
+        cmocka_unit_test(spdx),
+        cmocka_unit_test(licenses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

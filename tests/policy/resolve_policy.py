@@ -12,7 +12,8 @@ lodash 4.17.20 lies in `<4.17.21`, so tool 1.0.0 (^4.17.0) with lodash
 ecosystems, the refusal and its exit status 18), sources (index, registry
 and apt source prefixes), check (`check --policy` on a lock made before the
 rule), malformed (the file's errors and their places), cooldown
-(minimumReleaseAge against the release times the fixtures publish)."""
+(minimumReleaseAge against the release times the fixtures publish),
+licenses (the licenses core metadata and packuments declare)."""
 
 import json
 import os
@@ -284,6 +285,93 @@ def part_cooldown(envlock, work, check):
           "npm without a policy: tool 3.0.0", (rc, err, text))
 
 
+# Licenses in the forms PyPI's core metadata declares them: PEP 639's
+# License-Expression, a Trove classifier, the free-text License field.
+# lib 2.0 is GPL-3.0-only, lib 1.0 MIT by its classifier, so with MIT,
+# Apache-2.0 and BSD-3-Clause allowed app takes lib 1.0; `BSD License`
+# names a family, not a license, so vague's license is unknown.
+LIC_PYPI = """scenario: licenses-pypi
+description: license policy on PyPI
+tags: pypi
+
+pypi app 1.0
+  requires-python: >=3.8
+  requires-dist: lib
+  license-expression: MIT
+  wheel: py3-none-any
+pypi lib 2.0
+  requires-python: >=3.8
+  license-expression: GPL-3.0-only
+  wheel: py3-none-any
+pypi lib 1.0
+  requires-python: >=3.8
+  classifier: License :: OSI Approved :: MIT License
+  wheel: py3-none-any
+pypi dual 1.0
+  requires-python: >=3.8
+  license-expression: GPL-2.0-only OR Apache-2.0
+  wheel: py3-none-any
+pypi plain 1.0
+  requires-python: >=3.8
+  license: BSD-3-Clause
+  classifier: License :: OSI Approved :: BSD License
+  wheel: py3-none-any
+pypi vague 1.0
+  requires-python: >=3.8
+  classifier: License :: OSI Approved :: BSD License
+  wheel: py3-none-any
+
+"""
+
+LIC_NPM = """scenario: licenses-npm
+description: license policy on npm
+tags: npm
+
+npm tool 2.0.0
+  license: GPL-3.0
+  time: 2024-01-02T00:00:00Z
+npm tool 1.0.0
+  license: (MIT OR Apache-2.0)
+  time: 2024-01-01T00:00:00Z
+
+"""
+
+
+def part_licenses(envlock, work, check):
+    pol = write_policy(work, "lic.yaml", "licenses:\n  allow: [MIT, Apache-2.0, BSD-3-Clause]\n")
+    e = ra.Env(envlock, LIC_PYPI, "python", ["app", "dual", "plain"], work, "pypi")
+    rc, js, text, err = e.resolve()
+    check(rc == 0 and ra.locked(text, "pypi", "lib") == ["2.0"], "without a policy: lib 2.0",
+          (rc, err))
+    rc, js, text, err = e.resolve("--policy", pol)
+    check(rc == 0 and ra.locked(text, "pypi", "lib") == ["1.0"] and
+          ra.locked(text, "pypi", "dual") == ["1.0"] and ra.locked(text, "pypi", "plain") == ["1.0"],
+          "GPL-3.0-only lib 2.0 kept out: lib 1.0 (MIT classifier); dual by its Apache-2.0 "
+          "choice, plain by its License field", (rc, js, err))
+    pin = ra.Env(envlock, LIC_PYPI, "python", ["lib==2.0"], work, "pin")
+    rc, js, _t, err = pin.resolve("--policy", pol)
+    d = ((error_of(js).get("detail") or {}).get("denied") or [{}])[0]
+    check(rc == 18 and d.get("rule") == "licenses" and d.get("license") == "GPL-3.0-only" and
+          d.get("line") == 2 and "`GPL-3.0-only`" in error_of(js).get("message", ""),
+          "a pin on the GPL version: DL_ENV_POLICY_DENIED naming the license and lic.yaml:2",
+          (rc, js, err))
+    v = ra.Env(envlock, LIC_PYPI, "python", ["vague"], work, "vague")
+    rc, js, _t, err = v.resolve("--policy", pol)
+    d = ((error_of(js).get("detail") or {}).get("denied") or [{}])[0]
+    check(rc == 18 and "license" in d and d.get("license") is None and
+          "no license envlock can read" in error_of(js).get("message", ""),
+          "`BSD License` alone is no license: unknown, denied", (rc, js, err))
+    for name, text in (("unknown.yaml", "licenses:\n  allow: [MIT]\n  unknown: allow\n"),
+                       ("exempt.yaml", "licenses:\n  allow: [MIT]\n  exempt:\n"
+                        "    - {ecosystem: pypi, name: Vague}\n")):
+        rc, js, _t, err = v.resolve("--policy", write_policy(work, name, text))
+        check(rc == 0, "%s lets vague through" % name, (rc, js, err))
+    n = ra.Env(envlock, LIC_NPM, "node", ["tool@*"], work, "npm")
+    rc, js, text, err = n.resolve("--policy", pol)
+    check(rc == 0 and ra.locked(text, "npm", "tool") == ["1.0.0"],
+          "npm: GPL-3.0 tool 2.0.0 kept out, tool 1.0.0 `(MIT OR Apache-2.0)`", (rc, js, err))
+
+
 def part_malformed(envlock, work, check):
     e = ra.Env(envlock, ra.PYPI, "python", ["app"], work, "pypi")
     cases = [
@@ -294,7 +382,8 @@ def part_malformed(envlock, work, check):
          "deny[0].ecosystem"),
         ("cred.yaml", "indexes: ['https://u:p@pypi.org/simple/']\n", "DL_ENV_SPEC_INVALID",
          "credentials"),
-        ("licenses.yaml", "licenses: [MIT]\n", "DL_ENV_CAPABILITY_UNSUPPORTED", "licenses"),
+        ("licenses.yaml", "licenses:\n  allow: [MIT, Apache License]\n", "DL_ENV_SPEC_INVALID",
+         "licenses.yaml:2:16: licenses.allow[1]"),
         ("syntax.yaml", "deny: [\n", "DL_ENV_SPEC_INVALID", "syntax.yaml:"),
         ("span.yaml", "minimumReleaseAge:\n  npm: 3 days\n", "DL_ENV_SPEC_INVALID",
          "span.yaml:2:8: minimumReleaseAge.npm"),
@@ -318,7 +407,8 @@ def main():
     status = 0
     try:
         status = {"deny": part_deny, "sources": part_sources, "check": part_check,
-                  "malformed": part_malformed, "cooldown": part_cooldown}[part](envlock, work, check) or 0
+                  "malformed": part_malformed, "cooldown": part_cooldown,
+                  "licenses": part_licenses}[part](envlock, work, check) or 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if check.failures:

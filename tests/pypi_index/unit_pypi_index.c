@@ -434,6 +434,49 @@ static void test_meta_basic(void **state)
     const char *t3 = "\xef\xbb\xbfName: x\nVersion: 2";
     assert_true(pypi_core_meta_parse(a, t3, strlen(t3), &m, NULL));
     assert_string_equal(m.version, "2");
+    assert_null(pypi_core_meta_license(a, &m));
+    arena_free(a);
+}
+
+/* The license core metadata declares (docs/policy.md, "licenses"). */
+static void test_core_meta_license(void **state)
+{
+    (void)state;
+    arena *a = arena_new();
+    pypi_core_meta m;
+    static const struct {
+        const char *headers, *want;
+    } cases[] = {
+        /* PEP 639 first, whatever else is there */
+        { "License-Expression: MIT OR Apache-2.0\nLicense: BSD\n"
+          "Classifier: License :: OSI Approved :: BSD License\n",
+          "MIT OR Apache-2.0" },
+        /* classifiers that each name one license, the same one once */
+        { "Classifier: License :: OSI Approved :: Apache Software License\n"
+          "Classifier: Programming Language :: Python\n"
+          "Classifier: License :: OSI Approved :: MIT License\n"
+          "Classifier: License :: OSI Approved :: Apache Software License\n",
+          "Apache-2.0 AND MIT" },
+        { "Classifier: License :: OSI Approved :: MIT No Attribution License (MIT-0)\n"
+          "Classifier: License :: OSI Approved :: MIT License\n",
+          "MIT-0 AND MIT" },
+        /* a family is no license: the License field is what is left */
+        { "License: BSD-3-Clause\nClassifier: License :: OSI Approved :: BSD License\n",
+          "BSD-3-Clause" },
+        { "Classifier: License :: OSI Approved :: BSD License\n", NULL },
+        { "License: Apache License, Version 2.0\n", "Apache License, Version 2.0" },
+        { "Summary: none declared\n", NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *text = xasprintf("Metadata-Version: 2.4\nName: x\nVersion: 1\n%s",
+                               cases[i].headers);
+        assert_true(pypi_core_meta_parse(a, text, strlen(text), &m, NULL));
+        const char *got = pypi_core_meta_license(a, &m);
+        if (cases[i].want ? !got || strcmp(got, cases[i].want) : got != NULL)
+            fail_msg("case %zu: `%s`, not `%s`", i, got ? got : "(null)",
+                     cases[i].want ? cases[i].want : "(null)");
+        free(text);
+    }
     arena_free(a);
 }
 
@@ -869,6 +912,7 @@ int main(void)
         cmocka_unit_test(test_json_full),     cmocka_unit_test(test_json_malformed),
         cmocka_unit_test(test_html_full),     cmocka_unit_test(test_html_base_and_errors),
         cmocka_unit_test(test_time),          cmocka_unit_test(test_meta_basic),
+        cmocka_unit_test(test_core_meta_license),
         cmocka_unit_test(test_meta_bad),      cmocka_unit_test(test_wheel_names),
         cmocka_unit_test(test_tags_order),    cmocka_unit_test(test_wheel_rank),
         cmocka_unit_test(test_target),        cmocka_unit_test(test_archives),
