@@ -485,32 +485,21 @@ static void req_deps(rsv *r, Id from, int root, const pypi_requirement *q, const
     }
     rsv_interval *iv = xcalloc(ne + 1, sizeof *iv);
     size_t niv = ne ? resolver_intervals(keep, n->present, ne, iv) : 0;
-    char *pname = xasprintf("pypi:%s", q->canonical_name);
-    if (complement && niv == 0) {
-        free(pname);
-        free(keep);
-        free(iv);
-        return;
-    }
-    Id d = ne ? resolver_interval_dep(r->pool, pname, n->ranks, ne, iv, niv)
-              : pool_str2id(r->pool, pname, 1);
-    rsv_dep *rd = resolver_add_dep(r, from, root, d, RSV_PYPI, n ? n->name : q->canonical_name,
-                                   text, short_text, kind);
-    rd->truncated = truncated;
-    rd->nomatch = !any;
-    queue_push(out, d);
-    for (size_t x = 0; x < q->nextras && !complement; x++) {
-        char *xname = xasprintf("pypi:%s[%s]", q->canonical_name, q->extras_canonical[x]);
-        Id xd = ne ? resolver_interval_dep(r->pool, xname, n->ranks, ne, iv, niv)
-                   : pool_str2id(r->pool, xname, 1);
-        rsv_dep *xr = resolver_add_dep(r, from, root, xd, RSV_PYPI, n ? n->name : q->canonical_name,
-                                       text, short_text, kind);
-        xr->truncated = truncated;
-        xr->nomatch = !any;
-        queue_push(out, xd);
+    /* x == 0 is the name itself, then name[extra] per extra; a complement
+     * has no extras, and no dependency at all when it matches nothing */
+    size_t n_names = complement ? (niv ? 1 : 0) : 1 + q->nextras;
+    for (size_t x = 0; x < n_names; x++) {
+        char *xname = x ? xasprintf("pypi:%s[%s]", q->canonical_name, q->extras_canonical[x - 1])
+                        : xasprintf("pypi:%s", q->canonical_name);
+        Id d = ne ? resolver_interval_dep(r->pool, xname, n->ranks, ne, iv, niv)
+                  : pool_str2id(r->pool, xname, 1);
+        rsv_dep *rd = resolver_add_dep(r, from, root, d, RSV_PYPI,
+                                       n ? n->name : q->canonical_name, text, short_text, kind);
+        rd->truncated = truncated;
+        rd->nomatch = !any;
+        queue_push(out, d);
         free(xname);
     }
-    free(pname);
     free(keep);
     free(iv);
 }
