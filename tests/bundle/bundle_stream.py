@@ -38,6 +38,7 @@ sys.path.insert(0, HERE)
 import build_mirror  # noqa: E402
 import bundle_e2e as be  # noqa: E402  FaultProxy, env, mirrors_for
 import servers  # noqa: E402
+import specs  # noqa: E402
 
 TIME = "/usr/bin/time"  # GNU time (scripts/install-deps: time)
 PAD = 96 << 20
@@ -54,22 +55,7 @@ pypi bigwheel 1.0
   wheel-padding: %d
 """ % PAD
 
-SPEC = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: bundle-stream
-spec:
-  language:
-    name: python
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-  packages:
-    python:
-      dependencies:
-        - bigwheel==1.0
-"""
+SPEC = specs.base_spec("bundle-stream", "    python:\n      dependencies:\n        - bigwheel==1.0\n")
 
 
 def check(cond, what):

@@ -21,22 +21,11 @@ import subprocess
 import sys
 import tempfile
 
-SPEC = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: install-check
-spec:
-  language:
-    name: python
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-  packages:
-    python:
-      dependencies:
-        - numpy
-"""
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "fixtures"))
+import specs  # noqa: E402
+
+SPEC = specs.base_spec("install-check", "    python:\n      dependencies:\n        - numpy\n")
 
 
 def fail(msg):

@@ -24,22 +24,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 BASES = os.path.join(ROOT, "corpus", "demo", "bases.yaml")
 PYPI = os.path.join(ROOT, "corpus", "demo", "mirror", "pypi", "pypi")
 MIRROR = "file://" + PYPI
+sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
+import specs  # noqa: E402
 
-SPEC = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: dead-ends
-spec:
-  language:
-    name: python
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-  packages:
-    python:
-      dependencies:
-%s"""
 
 NO_MATCH = ("The package exists but none of its versions fits the requirement: pick one of "
             "the versions available, widen the range, or see why each listed version is "
@@ -70,7 +57,8 @@ def fail(msg):
 def resolve(el, work, deps, json_out=False):
     spec = os.path.join(work, "spec.yaml")
     with open(spec, "w") as f:
-        f.write(SPEC % "".join("        - %s\n" % d for d in deps))
+        f.write(specs.base_spec("dead-ends", "    python:\n      dependencies:\n" +
+                                "".join("        - %s\n" % d for d in deps)))
     e = {k: v for k, v in os.environ.items() if not k.startswith("ENVLOCK_")}
     e.update(ENVLOCK_CONFIG=os.path.join(work, "config"), ENVLOCK_BASES=BASES,
              ENVLOCK_CACHE_DIR=os.path.join(work, "cache"))
