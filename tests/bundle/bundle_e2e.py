@@ -39,11 +39,9 @@ import http.server
 import json
 import os
 import shutil
-import socketserver
 import subprocess
 import sys
 import tempfile
-import threading
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -175,16 +173,11 @@ class FaultProxy:
                     return
                 self.wfile.write(body)
 
-        class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
-            daemon_threads = True
-
-        self.httpd = S(("127.0.0.1", 0), H)
-        self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.httpd = servers.serve_handler(H)
+        self.url = self.httpd.url
 
     def stop(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        servers.stop_server(self.httpd)
 
 
 def mirrors_for(base):

@@ -23,6 +23,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
+import servers  # noqa: E402
 import specs  # noqa: E402
 
 TOOL, ENVLOCK, SCENARIO = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -241,22 +242,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_body(404, b"no\n")
 
 
-def start_server():
-    # The default listen backlog (5) drops SYNs under 16 parallel connects.
-    http.server.ThreadingHTTPServer.request_queue_size = 128
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    srv.daemon_threads = True
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    return srv
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+# The default listen backlog (5) drops SYNs under 16 parallel connects.
+BACKLOG = 128
 
 
 class Fail(Exception):
@@ -347,7 +334,7 @@ def sc_reset(base, d):
     r, _, rc, _ = fetch(d, "--retries", "2", "--retry-base", "50", base + "/reset-once/a")
     check(rc == 0 and r[0]["attempts"] == 2, "reset, then success: %s" % r)
     r, _, rc, _ = fetch(d, "--retries", "1", "--retry-base", "50", "--connect-timeout-ms", "2000",
-                        "http://127.0.0.1:%d/x" % free_port())
+                        "http://127.0.0.1:%d/x" % servers.free_port())
     check(rc == 1 and r[0]["reason"] == "connect" and r[0]["retryable"] and r[0]["attempts"] == 2,
           "connection refused ends as connect: %s" % r)
 
@@ -755,7 +742,6 @@ def sc_mirror(base, d):
 
 def tls_server(root):
     """A second fault server, over TLS with a certificate made here."""
-    import ssl
     openssl = shutil.which("openssl")
     if not openssl:
         return None, None
@@ -764,13 +750,7 @@ def tls_server(root):
                     "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
                     "-addext", "subjectAltName=IP:127.0.0.1"], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    srv.daemon_threads = True
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(cert, key)
-    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    return srv, cert
+    return servers.serve_handler(Handler, tls=(cert, key), backlog=BACKLOG), cert
 
 
 def sc_redirect(base, d):
@@ -821,7 +801,7 @@ def sc_redirect(base, d):
     try:
         srv, cert = tls_server(root)
         if srv:
-            tb = "https://127.0.0.1:%d" % srv.server_address[1]
+            tb = srv.url
             down = tb + "/redir-to/" + base + "/ok/down"
             r, _, rc, _ = fetch(d, "--ca-bundle", cert, down)
             check(rc == 1 and r[0]["reason"] == "redirect_refused" and "https to plain http" in r[0]["message"]
@@ -833,8 +813,7 @@ def sc_redirect(base, d):
             print("openssl not installed: https -> http not tested")
     finally:
         if srv:
-            srv.shutdown()
-            srv.server_close()
+            servers.stop_server(srv)
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -889,22 +868,7 @@ def sc_auth(base, d):
 
 SECRET = "S3cretPassw0rd"
 
-DEMO_SPEC = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: secret-demo
-spec:
-  language:
-    name: python
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-  packages:
-    python:
-      dependencies:
-        - demo
-"""
+DEMO_SPEC = specs.base_spec("secret-demo", "    python:\n      dependencies:\n        - demo\n")
 
 
 def grep_tree(root, needle):
@@ -1021,7 +985,7 @@ def find_nginx():
 
 def start_nginx(nginx, root, www, listen_extra="", server_extra=""):
     """Starts nginx (daemon off, private prefix in root) serving www; returns (proc, port)."""
-    port = free_port()
+    port = servers.free_port()
     user = "user root;\n" if os.geteuid() == 0 else ""
     conf = os.path.join(root, "nginx.conf")
     with open(conf, "w") as f:
@@ -1145,8 +1109,8 @@ def main():
     if not fn:
         print("unknown scenario", SCENARIO)
         return 2
-    srv = start_server()
-    base = "http://127.0.0.1:%d" % srv.server_address[1]
+    srv = servers.serve_handler(Handler, backlog=BACKLOG)
+    base = srv.url
     d = tempfile.mkdtemp(prefix="el-cache-")
     try:
         fn(base, d)
@@ -1155,8 +1119,7 @@ def main():
         return 1
     finally:
         STATE.stop.set()
-        srv.shutdown()
-        srv.server_close()
+        servers.stop_server(srv)
         shutil.rmtree(d, ignore_errors=True)
     print("ok", SCENARIO)
     return 0

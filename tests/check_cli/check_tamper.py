@@ -21,10 +21,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
+import servers  # noqa: E402
+
 CASE = os.path.join(REPO, "tests", "cli", "cases", "check_up_to_date")
 FAILS = []
 
@@ -78,9 +80,8 @@ def line_of(text, needle):
 def main():
     envlock = sys.argv[1]
     work = tempfile.mkdtemp(prefix="check-tamper-")
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    port = srv.server_address[1]
+    srv = servers.serve_handler(Recorder)
+    port = srv.port
     env = dict(os.environ)
     for k in ("ENVLOCK_MIRRORS", "ENVLOCK_CONFIG", "ENVLOCK_BASES", "ENVLOCK_CACHE_DIR"):
         env.pop(k, None)
@@ -156,7 +157,7 @@ def main():
         check(Recorder.seen == [], "3: the server on 127.0.0.1 got no request (got %s)"
               % Recorder.seen)
     finally:
-        srv.shutdown()
+        servers.stop_server(srv)
         shutil.rmtree(work, ignore_errors=True)
     print("check_tamper: %s" % ("FAIL" if FAILS else "ok"))
     return 1 if FAILS else 0

@@ -26,6 +26,7 @@ import threading
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
+import servers  # noqa: E402
 
 DRIVER, SCENARIO = sys.argv[1], sys.argv[2]
 SKIP = 77
@@ -77,7 +78,6 @@ def env_clean(home):
 # ---------------------------------------------------------------- fixture mirror
 
 def with_mirror(fn, verdaccio=False):
-    import servers
     if verdaccio and not servers.verdaccio_bin():
         print("verdaccio not installed (tests/fixtures/verdaccio/install.sh)")
         return SKIP
@@ -305,17 +305,14 @@ class Reg:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.port = self.srv.server_address[1]
-        self.thread = threading.Thread(target=self.srv.serve_forever, daemon=True)
-        self.thread.start()
+        self.srv = servers.serve_handler(H)
+        self.port = self.srv.port
 
     def url(self, host="127.0.0.1"):
         return "http://%s:%d/" % (host, self.port)
 
     def stop(self):
-        self.srv.shutdown()
-        self.srv.server_close()
+        servers.stop_server(self.srv)
 
 
 def with_reg(fn):

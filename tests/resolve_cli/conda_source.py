@@ -453,19 +453,10 @@ def main():
     envlock, part = os.path.abspath(sys.argv[1]), sys.argv[2]
     work = tempfile.mkdtemp(prefix="el-conda-source-")
     os.makedirs(os.path.join(work, "config"))
-    port = servers.free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1",
-                             str(port), "--directory", SLICE],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    def stop():
-        if proc.poll() is None:
-            proc.terminate()
-            proc.wait()
+    srv = servers.DirServer(SLICE).start()
+    stop = srv.stop
     try:
-        if not servers.wait_port(port, proc):
-            raise Fail("the http server did not start")
-        run = Run(envlock, work, port)
+        run = Run(envlock, work, srv.port)
         if part == "resolve":
             part_resolve(run)
         elif part == "determinism":

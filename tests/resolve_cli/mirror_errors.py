@@ -29,26 +29,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
 import servers  # noqa: E402
+import specs  # noqa: E402
 
 BASES = os.path.join(ROOT, "corpus", "demo", "bases.yaml")
 PYPI = os.path.join(ROOT, "corpus", "demo", "mirror", "pypi")  # holds pypi/simple
 
-SPEC = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: mirror-errors
-spec:
-  language:
-    name: python
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-  packages:
-    python:
-      dependencies:
-        - idna
-"""
+SPEC = specs.base_spec("mirror-errors", "    python:\n      dependencies:\n        - idna\n")
 
 failures = []
 
@@ -151,23 +137,13 @@ def main():
     with open(spec, "w") as f:
         f.write(SPEC)
     os.makedirs(os.path.join(work, "config"))
-    proc = None
     try:
         check_relative(el, work, spec)
         check_off(el, work, spec, "off-file", "file://" + os.path.dirname(PYPI))
-        port = servers.free_port()
-        proc = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1",
-                                 str(port), "--directory", os.path.dirname(PYPI)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if not servers.wait_port(port, proc):
-            fail("off-http: the http server did not start")
-        else:
-            check_off(el, work, spec, "off-http", "http://127.0.0.1:%d" % port)
+        with servers.DirServer(os.path.dirname(PYPI)) as d:
+            check_off(el, work, spec, "off-http", d.url)
         check_closed(el, work, spec)
     finally:
-        if proc:
-            proc.terminate()
-            proc.wait()
         shutil.rmtree(work, ignore_errors=True)
     if failures:
         print("%d failure(s)" % len(failures))

@@ -18,7 +18,7 @@ and name no mirror (no 127.0.0.1, no file://).
     devpi       pages linking the files absolutely on the mirror's own host
                 under another path (`/root/pypi/+f/...`, devpi and
                 Artifactory style);
-    html        `python3 -m http.server`: the PEP 503 HTML pages (no sizes,
+    html        Python's http.server (servers.DirServer): the PEP 503 HTML pages (no sizes,
                 no upload times), Last-Modified and no ETags;
     file        the tree through file:// (HTML pages, no validators);
     apt-path    the apt repository served by nginx under another path.
@@ -145,34 +145,6 @@ def rewrite_pages(simple, link):
                 f.write(text)
 
 
-class HttpServer:
-    """python3 -m http.server over a directory (HTML pages, Last-Modified)."""
-
-    def __init__(self, root, work):
-        self.root, self.work, self.proc, self.port = root, work, None, None
-
-    def start(self):
-        self.port = servers.free_port()
-        log = open(os.path.join(self.work, "http-server.log"), "ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1",
-                                      "--directory", self.root, str(self.port)],
-                                     stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                     start_new_session=True)
-        log.close()
-        if not servers.wait_port(self.port, self.proc):
-            raise servers.ServerError("http.server did not start")
-        return self
-
-    @property
-    def url(self):
-        return "http://127.0.0.1:%d" % self.port
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(10)
-
-
 def build_demo_tree(tree, port):
     """The demo mirror in the canonical, devpi and apt-path layouts, for an
     nginx on `port` (the devpi pages name their own host)."""
@@ -197,7 +169,7 @@ def case_demo(el, work):
     os.makedirs(tree)
     ng = servers.Nginx(MIRROR, work=os.path.join(work, "nginx"))
     alt = servers.Nginx(tree, work=os.path.join(work, "nginx-alt"))
-    hs = HttpServer(MIRROR, work)
+    hs = servers.DirServer(MIRROR)
     started = []
     try:
         for s in (ng, alt, hs):

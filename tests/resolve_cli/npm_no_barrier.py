@@ -23,25 +23,14 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
+import servers  # noqa: E402
+import specs  # noqa: E402
+
 BASES = os.path.join(ROOT, "corpus", "demo", "bases.yaml")
 
 DEPS = {"app": {"fast": "^1.0.0", "slow": "^1.0.0"}, "fast": {"leaf": "^1.0.0"}, "slow": {}, "leaf": {}}
-SPEC = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: no-barrier
-spec:
-  language:
-    name: python
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-  packages:
-    node:
-      dependencies:
-        - app@^1
-"""
+SPEC = specs.base_spec("no-barrier", "    node:\n      dependencies:\n        - app@^1\n")
 
 
 def packument(name, base):
@@ -79,8 +68,7 @@ def main():
             with lock:
                 events.append("answered " + name)
 
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    srv = servers.serve_handler(Handler)
     work = tempfile.mkdtemp(prefix="envlock-nobarrier-")
     fails = []
     try:
@@ -91,7 +79,7 @@ def main():
         env.update(ENVLOCK_CONFIG="/nonexistent", XDG_CONFIG_HOME=os.path.join(work, "xdg"))
         out = os.path.join(work, "envlock.lock")
         r = subprocess.run([el, "--cache-dir", os.path.join(work, "cache"), "--mirror",
-                            "https://registry.npmjs.org=http://127.0.0.1:%d" % srv.server_address[1],
+                            "https://registry.npmjs.org=" + srv.url,
                             "resolve", spec, "--bases", BASES, "-o", out],
                            env=env, capture_output=True, text=True, timeout=120)
         if r.returncode != 0:
@@ -108,7 +96,7 @@ def main():
             fails.append("leaf was asked for only after slow was answered: the crawl waited "
                          "for the whole level")
     finally:
-        srv.shutdown()
+        servers.stop_server(srv)
         shutil.rmtree(work, ignore_errors=True)
     for f in fails:
         print("FAIL: " + f)

@@ -25,11 +25,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 BUILD = os.path.join(REPO, "tests", "fixtures", "build_mirror.py")
+sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
+import servers  # noqa: E402
 
 
 def bundler_mirrors(mdir, registry="https://registry.npmjs.org"):
@@ -133,9 +134,8 @@ class PageHandler(http.server.BaseHTTPRequestHandler):
 def serve(mdir):
     """An HTTP server on 127.0.0.1 for mdir; returns (server, base URL)."""
     handler = type("Handler", (PageHandler,), {"root": mdir})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, "http://127.0.0.1:%d" % server.server_address[1]
+    server = servers.serve_handler(handler)
+    return server, server.url
 
 
 def run(driver, req, mdir, cache, extra=(), pypi_http=None):
@@ -225,8 +225,7 @@ def main():
                                 base))
             finally:
                 if server:
-                    server.shutdown()
-                    server.server_close()
+                    servers.stop_server(server)
         if os.environ.get("RESOLVER_UPDATE") == "1":
             with open(exp, "wb") as f:
                 f.write(outs[0])

@@ -65,7 +65,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -73,6 +72,7 @@ FIXTURES = os.path.join(REPO, "tests", "fixtures")
 BUILD = os.path.join(FIXTURES, "build_mirror.py")
 sys.path.insert(0, FIXTURES)
 import scenario as scn  # noqa: E402
+import servers  # noqa: E402
 
 NPM_DEFAULT = "https://registry.npmjs.org"
 DIGEST = "sha256:334adf6c2714c8919ef60beeca1db12e3531a391c9dde41932c782f81c432b36"
@@ -160,9 +160,8 @@ class PypiHandler(http.server.SimpleHTTPRequestHandler):
 def serve(root):
     """An HTTP server on 127.0.0.1 for `root`; returns (server, base URL)."""
     handler = lambda *a, **k: PypiHandler(*a, directory=root, **k)  # noqa: E731
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    return srv, "http://127.0.0.1:%d" % srv.server_address[1]
+    srv = servers.serve_handler(handler)
+    return srv, srv.url
 
 
 def build_mirror(sc, out, gnupg, shuffle, has_deb):
@@ -470,8 +469,7 @@ def check(sc, envlock, work, gnupg):
         return check_runs(sc, envlock, work, gnupg, has_deb, flags, cat, prev_text, http_base)
     finally:
         if srv:
-            srv.shutdown()
-            srv.server_close()
+            servers.stop_server(srv)
 
 
 def check_runs(sc, envlock, work, gnupg, has_deb, flags, cat, prev_text, http_base):
