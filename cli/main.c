@@ -10,7 +10,7 @@ static const char usage[] =
     "usage: envlock [--json] [--quiet] <command> [args]\n"
     "\n"
     "commands:\n"
-    "  validate FILE [--format F] [--template NAME] [--bases FILE]\n"
+    "  validate FILE [--format F] [--template NAME] [--bases FILE] [--policy FILE]\n"
     "                      check a spec (Environment or DataGen recipe) against the\n"
     "                      catalog's approved bases; print every finding\n"
     "  digest FILE [--format F] [--template NAME] [--bases FILE]\n"

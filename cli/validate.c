@@ -1,8 +1,12 @@
-/* validate.c — `envlock validate FILE [--bases CATALOG]`: load a spec
- * (Environment document or DataGen recipe) against the approved bases of the
- * catalog in use (--bases, $ENVLOCK_BASES, else the built-in one; see
- * cli_load_spec()) and report every finding with its position, or that it
- * is valid with its name and digest. */
+/* validate.c — `envlock validate FILE [--bases CATALOG] [--policy FILE]`:
+ * load a spec (Environment document or DataGen recipe) against the
+ * approved bases of the catalog in use (--bases, $ENVLOCK_BASES, else the
+ * built-in one; see cli_load_spec()) and report every finding with its
+ * position, or that it is valid with its name and digest. With a policy
+ * (--policy, else $ENVLOCK_POLICY) the spec's own indexes, registry and
+ * apt sources are judged against it too (docs/policy.md). */
+#include <string.h>
+
 #include "cli.h"
 
 static void print_valid(const cli_opts *o, const char *path, const el_spec *spec,
@@ -17,7 +21,43 @@ static void print_valid(const cli_opts *o, const char *path, const el_spec *spec
     }
 }
 
+/* Takes `--policy FILE` / `--policy=FILE` out of argv (the spec options
+ * are cli_load_spec()'s); -1 when its value is missing. */
+static int take_policy(int *argc, char **argv, const char **policy)
+{
+    int out = 0;
+    for (int i = 0; i < *argc; i++) {
+        if (strncmp(argv[i], "--policy=", 9) == 0) {
+            *policy = argv[i] + 9;
+        } else if (strcmp(argv[i], "--policy") == 0) {
+            if (i + 1 >= *argc)
+                return -1;
+            *policy = argv[++i];
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    *argc = out;
+    return 0;
+}
+
 int cli_validate(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
 {
-    return cli_spec_digest_run(ctx, o, argc, argv, print_valid);
+    const char *policy = NULL;
+    if (take_policy(&argc, argv, &policy) != 0)
+        return cli_usage_error(ctx, o, "--policy needs a value");
+    policy = cli_path_or_env(policy, "ENVLOCK_POLICY");
+    const char *path = NULL;
+    int status = 0;
+    el_spec *spec = cli_load_valid_spec(ctx, o, argc, argv, &path, &status);
+    if (!spec)
+        return status;
+    char digest[EL_DIGEST_SIZE];
+    if ((policy && el_policy_check_spec(ctx, spec, policy) != EL_OK) ||
+        el_spec_digest(ctx, spec, digest) != EL_OK)
+        status = cli_report_failure(ctx, o);
+    else
+        print_valid(o, path, spec, digest);
+    el_spec_free(spec);
+    return status;
 }

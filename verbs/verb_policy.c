@@ -1,14 +1,19 @@
-/* verb_policy.c — the organization policy in `resolve` and `check`
- * (docs/policy.md): the file loaded, the request's sources bounded by its
- * prefixes, its deny rules handed to the solve as a predicate, and the
- * refusal when the only answer needs a denied version. The rules' meaning
+/* verb_policy.c — the organization policy in `resolve`, `check` and
+ * `validate` (docs/policy.md): the file loaded, the request's (or the
+ * spec's) sources bounded by its prefixes, its deny, cooldown and license
+ * rules handed to the solve as a predicate, and the refusal when the only
+ * answer needs a denied version. The rules' meaning
  * is policy/'s; keeping denied versions out is the resolver's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <json-c/json.h>
 
+#include "envlock/resolve.h"
+#include "envlock/spec.h"
+#include "npm_index.h"
 #include "policy.h"
 #include "resolve_request.h"
 #include "verbs_internal.h"
@@ -308,4 +313,88 @@ size_t verbs_policy_recheck(const verbs_policy *v, const lock_doc *d, strbuf *re
         free(url);
     }
     return n;
+}
+
+/* el_policy_check_spec()'s findings so far. */
+typedef struct spec_judge {
+    const el_spec *spec;
+    const policy *p;
+    json_object *list;
+    char *first; /* the first finding, for the message */
+} spec_judge;
+
+static void judge_source(spec_judge *j, const policy_urls *u, const char *rule, const char *kind,
+                         const char *field, const char *url)
+{
+    if (policy_url_allowed(u, url))
+        return;
+    unsigned line = 0, col = 0;
+    el_spec_locate(j->spec, field, &line, &col);
+    char *msg = xasprintf("the %s %s is outside the policy's `%s` (%s:%u:%u); use an allowed "
+                          "one, or ask for it to be added there",
+                          kind, url, rule, j->p->path, u->line, u->column);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "field", json_object_new_string(field));
+    json_object_object_add(o, "line", json_object_new_int64(line));
+    json_object_object_add(o, "column", json_object_new_int64(col));
+    json_object_object_add(o, "message", json_object_new_string(msg));
+    json_object_object_add(o, "code", json_object_new_string(el_code_name(EL_POLICY_DENIED)));
+    json_object_array_add(j->list, o);
+    if (!j->first)
+        j->first = xasprintf("%s (spec line %u, column %u): %s", field, line, col, msg);
+    free(msg);
+}
+
+static bool spec_has(const el_spec *spec, unsigned list)
+{
+    size_t n = 0;
+    el_free(el_spec_entries(spec, list, &n));
+    return n > 0;
+}
+
+/* The spec's indexes, registry and apt sources, each where it is written
+ * (or, defaulted, where its section is). */
+static void judge_spec_sources(spec_judge *j)
+{
+    const el_spec *spec = j->spec;
+    const policy *p = j->p;
+    size_t n = 0;
+    const char *const *idx = el_spec_python_indexes(spec, &n);
+    char field[96];
+    for (size_t i = 0; spec_has(spec, EL_SPEC_PYTHON_DEPENDENCIES) && i < n; i++) {
+        snprintf(field, sizeof field, "spec.packages.python.indexes[%zu]", i);
+        judge_source(j, &p->indexes, "indexes", "PyPI index", field, idx[i]);
+    }
+    const char *reg = el_spec_npm_registry(spec);
+    if (spec_has(spec, EL_SPEC_NODE_DEPENDENCIES))
+        judge_source(j, &p->registries, "registries", "npm registry",
+                     "spec.packages.node.registry", reg ? reg : NPM_DEFAULT_REGISTRY);
+    const char *const *src = el_spec_apt_sources(spec, &n);
+    for (size_t i = 0; spec_has(spec, EL_SPEC_APT) && i < n; i++) {
+        char *uri = apt_uri(src[i]);
+        snprintf(field, sizeof field, "spec.packages.system.sources[%zu]", i);
+        judge_source(j, &p->apt_sources, "aptSources", "apt source", field, uri);
+        free(uri);
+    }
+}
+
+el_code el_policy_check_spec(el_ctx *ctx, const el_spec *spec, const char *policy_path)
+{
+    policy *p = policy_load(ctx, policy_path);
+    if (!p)
+        return el_ctx_code(ctx);
+    spec_judge j = { spec, p, json_object_new_array(), NULL };
+    judge_spec_sources(&j);
+    size_t n = json_object_array_length(j.list);
+    el_code rc = EL_OK;
+    if (n) {
+        rc = el_fail(ctx, EL_POLICY_DENIED, "%s%s", j.first,
+                     n > 1 ? " (and more: see detail.findings)" : "");
+        el_detail_str(ctx, "reason", "source_denied");
+        el_detail_take(ctx, "findings", json_object_get(j.list));
+    }
+    json_object_put(j.list);
+    free(j.first);
+    policy_free(p);
+    return rc;
 }

@@ -159,6 +159,19 @@ EL_API void el_check_result_clear(el_check_result *res);
  *  "YYYY-MM-DDTHH:MM:SSZ" in out. EL_USAGE with a message for anything else. */
 EL_API el_code el_exclude_newer_normalize(el_ctx *ctx, const char *value, char out[32]);
 
+/* el_policy_check_spec() :
+ *  The spec's own sources against an organization policy (docs/policy.md),
+ *  as `validate --policy` reports them before anything is fetched: each
+ *  PyPI index (the default one when the spec writes none) when the spec
+ *  has Python packages, the npm registry when it has npm packages, and
+ *  each of spec.packages.system.sources, against the policy's prefixes.
+ *  EL_OK when all are allowed; else EL_POLICY_DENIED (detail reason
+ *  source_denied, `findings` as el_spec_validate() gives them, each at the
+ *  spec's line and column, naming the policy rule's place). A policy that
+ *  does not load fails as `resolve --policy` does. The base's own apt
+ *  sources are the catalog's, checked by resolve. */
+EL_API el_code el_policy_check_spec(el_ctx *ctx, const el_spec *spec, const char *policy_path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,11 +13,13 @@ ecosystems, the refusal and its exit status 18), sources (index, registry
 and apt source prefixes), check (`check --policy` on a lock made before the
 rule), malformed (the file's errors and their places), cooldown
 (minimumReleaseAge against the release times the fixtures publish),
-licenses (the licenses core metadata and packuments declare)."""
+licenses (the licenses core metadata and packuments declare), validate
+(`validate --policy`: the spec's own sources, at their lines)."""
 
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -372,6 +374,66 @@ def part_licenses(envlock, work, check):
           "npm: GPL-3.0 tool 2.0.0 kept out, tool 1.0.0 `(MIT OR Apache-2.0)`", (rc, js, err))
 
 
+def validate(envlock, spec, *flags):
+    p = subprocess.run([envlock, "--json", "validate", spec] + list(flags),
+                       capture_output=True, text=True, env=dict(os.environ, ENVLOCK_BASES=""))
+    try:
+        js = json.loads(p.stdout)
+    except ValueError:
+        js = None
+    return p.returncode, js, p.stderr
+
+
+def part_validate(envlock, work, check):
+    """validate --policy names each source outside the prefixes where the
+    spec writes it (or, defaulted, its section): lines read off the text."""
+    spec = os.path.join(work, "spec.yaml")
+    with open(spec, "w") as f:
+        f.write("""apiVersion: environments.datalayer.io/v1alpha1
+kind: Environment
+metadata:
+  name: sources
+spec:
+  language:
+    name: python
+    version: "3.13"
+  base:
+    ref: datalayer/python-cpu
+    channel: "2026.09"
+  packages:
+    python:
+      indexes:
+        - https://pypi.internal.example/simple
+        - https://pypi.org/simple
+      dependencies: [requests]
+    node:
+      dependencies: [zod]
+""")
+    pol = write_policy(work, "idx.yaml", "indexes: [https://pypi.org]\nregistries:\n"
+                       "  - https://npm.internal.example/\n")
+    rc, js, err = validate(envlock, spec, "--policy", pol)
+    e = error_of(js)
+    fs = (e.get("detail") or {}).get("findings") or []
+    got = [(f.get("field"), f.get("line"), f.get("column")) for f in fs]
+    check(rc == 18 and e.get("code") == "DL_ENV_POLICY_DENIED" and
+          got == [("spec.packages.python.indexes[0]", 15, 11),
+                  ("spec.packages.node.registry", 19, 7)],
+          "the internal index at 15:11, the default registry at its section's mapping (19:7)", (rc, js, err))
+    check("idx.yaml:1:10" in (fs[0].get("message", "") if fs else ""),
+          "a finding names the policy rule's place", fs)
+    ok = write_policy(work, "ok.yaml", "indexes: [https://pypi.org, https://pypi.internal.example/]\n")
+    rc, js, err = validate(envlock, spec, "--policy", ok)
+    check(rc == 0 and (js or {}).get("valid") is True, "allowed sources: valid", (rc, js, err))
+    os.environ["ENVLOCK_POLICY"] = pol
+    try:
+        rc, js, err = validate(envlock, spec)
+    finally:
+        del os.environ["ENVLOCK_POLICY"]
+    check(rc == 18, "ENVLOCK_POLICY without --policy", (rc, js, err))
+    rc, js, err = validate(envlock, spec, "--policy")
+    check(rc == 2, "--policy without a value: a usage error", (rc, js, err))
+
+
 def part_malformed(envlock, work, check):
     e = ra.Env(envlock, ra.PYPI, "python", ["app"], work, "pypi")
     cases = [
@@ -408,7 +470,7 @@ def main():
     try:
         status = {"deny": part_deny, "sources": part_sources, "check": part_check,
                   "malformed": part_malformed, "cooldown": part_cooldown,
-                  "licenses": part_licenses}[part](envlock, work, check) or 0
+                  "licenses": part_licenses, "validate": part_validate}[part](envlock, work, check) or 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if check.failures:
