@@ -158,8 +158,10 @@ int cli_spec_option(el_ctx *ctx, const cli_opts *o, int argc, char **argv, int *
     return 0;
 }
 
-el_spec *cli_load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
-                       const char **path_out, int *status)
+/* cli_load_spec() with the catalog `bases` when the caller holds one
+ * (borrowed), else the one --bases names. */
+static el_spec *load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
+                          const el_bases *bases, const char **path_out, int *status)
 {
     el_spec_options so = { .format = EL_SPEC_FORMAT_AUTO };
     const char *path = NULL, *bases_path = NULL;
@@ -200,8 +202,8 @@ el_spec *cli_load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
     }
     /* The approved bases are the catalog's: the one named, else
      * $ENVLOCK_BASES, else the installed one (NULL path). */
-    el_bases *bases = el_bases_load(ctx, cli_bases_path(bases_path));
-    if (!bases) {
+    el_bases *own = bases ? NULL : el_bases_load(ctx, cli_bases_path(bases_path));
+    if (!bases && !(bases = own)) {
         *status = cli_report_failure(ctx, o);
         return NULL;
     }
@@ -215,11 +217,17 @@ el_spec *cli_load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
     } else {
         spec = el_spec_load_file(ctx, path, &so);
     }
-    el_bases_free(bases); /* the spec keeps findings, not the view */
+    el_bases_free(own); /* the spec keeps findings, not the view */
     *path_out = path;
     if (!spec)
         *status = cli_report_failure(ctx, o);
     return spec;
+}
+
+el_spec *cli_load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
+                       const char **path_out, int *status)
+{
+    return load_spec(ctx, o, argc, argv, NULL, path_out, status);
 }
 
 int cli_report_findings(el_ctx *ctx, const cli_opts *o, const el_spec *spec, const char *path)
@@ -241,15 +249,21 @@ int cli_report_findings(el_ctx *ctx, const cli_opts *o, const el_spec *spec, con
     return cli_report_failure(ctx, o);
 }
 
-el_spec *cli_load_valid_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
-                             const char **path_out, int *status)
+el_spec *cli_load_valid_spec_in(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
+                                const el_bases *bases, const char **path_out, int *status)
 {
-    el_spec *spec = cli_load_spec(ctx, o, argc, argv, path_out, status);
+    el_spec *spec = load_spec(ctx, o, argc, argv, bases, path_out, status);
     if (spec && (*status = cli_report_findings(ctx, o, spec, *path_out)) != 0) {
         el_spec_free(spec);
         return NULL;
     }
     return spec;
+}
+
+el_spec *cli_load_valid_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
+                             const char **path_out, int *status)
+{
+    return cli_load_valid_spec_in(ctx, o, argc, argv, NULL, path_out, status);
 }
 
 int cli_spec_digest_run(el_ctx *ctx, const cli_opts *o, int argc, char **argv,

@@ -89,15 +89,17 @@ static int show_parse(el_ctx *ctx, const cli_opts *o, int argc, char **argv, sho
     return status;
 }
 
-/* Loads --spec, which supplies what the flags left open; 0, or the status
- * of the spec's failure (*spec is then NULL). */
-static int show_spec(el_ctx *ctx, const cli_opts *o, show_args *sa, el_spec **spec)
+/* Loads --spec, checked against the catalog `bases`, which supplies what
+ * the flags left open; 0, or the status of the spec's failure (*spec is
+ * then NULL). */
+static int show_spec(el_ctx *ctx, const cli_opts *o, show_args *sa, const el_bases *bases,
+                     el_spec **spec)
 {
     el_index_query *q = &sa->q;
     int status = 0;
     const char *sargv[1] = { sa->spec_path };
     const char *path = NULL;
-    *spec = cli_load_valid_spec(ctx, o, 1, (char **)sargv, &path, &status);
+    *spec = cli_load_valid_spec_in(ctx, o, 1, (char **)sargv, bases, &path, &status);
     if (!*spec)
         return status;
     if (!sa->nindexes)
@@ -113,12 +115,11 @@ static int show_spec(el_ctx *ctx, const cli_opts *o, show_args *sa, el_spec **sp
  * at its channel, or with no spec the catalog's first base at its newest
  * channel, as the lock a resolve writes would have it. */
 static int show_target(el_ctx *ctx, const cli_opts *o, el_index_query *q, const el_spec *spec,
-                       el_bases **keep)
+                       const el_bases *bases)
 {
-    *keep = el_bases_load(ctx, cli_bases_path(NULL));
     el_base_target t;
-    if (!*keep || el_bases_target(ctx, *keep, spec ? el_spec_base_ref(spec) : NULL,
-                                  spec ? el_spec_base_channel(spec) : NULL, &t) != EL_OK)
+    if (el_bases_target(ctx, bases, spec ? el_spec_base_ref(spec) : NULL,
+                        spec ? el_spec_base_channel(spec) : NULL, &t) != EL_OK)
         return cli_report_failure(ctx, o);
     if (!q->python_version)
         q->python_version = t.python;
@@ -144,9 +145,15 @@ static int show(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         return status;
     q->only_binary = sa.only;
     q->no_binary = sa.nobin;
+    /* one catalog for the spec's check and the target */
+    el_bases *bases = el_bases_load(ctx, cli_bases_path(NULL));
+    if (!bases)
+        return cli_report_failure(ctx, o);
     el_spec *spec = NULL;
-    if (sa.spec_path && (status = show_spec(ctx, o, &sa, &spec)) != 0)
+    if (sa.spec_path && (status = show_spec(ctx, o, &sa, bases, &spec)) != 0) {
+        el_bases_free(bases);
         return status;
+    }
     if (sa.nindexes) {
         q->pypi_indexes = sa.indexes;
         q->n_pypi_indexes = sa.nindexes;
@@ -155,8 +162,7 @@ static int show(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         q->apt_sources = sa.sources;
         q->n_apt_sources = sa.nsources;
     }
-    el_bases *bases = NULL;
-    if ((status = show_target(ctx, o, q, spec, &bases)) != 0) {
+    if ((status = show_target(ctx, o, q, spec, bases)) != 0) {
         el_bases_free(bases);
         el_spec_free(spec);
         return status;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CLI tests of `envlock index show` against a fixture mirror.
 
-    index_cli.py ENVLOCK CASE          (CASE: pypi npm deb bad_query offline_cold)
+    index_cli.py ENVLOCK CASE          (CASE: pypi npm deb spec bad_query offline_cold)
     index_cli.py ENVLOCK --regen       rewrite expected/*.txt from this build
 
 The scenarios pypi-yanked-requires-python, npm-basic and deb-basic are built
@@ -11,8 +11,12 @@ mapped to the mirror with --mirror, as a user on-prem would. The text output
 is compared with expected/<case>.txt, where @MIRROR@ stands for the mirror's
 base URL (the only thing that changes between runs); the --json output is
 checked for its facts and for naming no mirror URL at all: what index show
-(and so a lock) records is canonical. Exit 0 pass, 1 fail, 77 skip (no
-nginx). Standard library only.
+(and so a lock) records is canonical. The spec case gives the target by
+--spec: a spec on the catalog's python-cpu 2026.09 base reads the same
+target as no spec (expected/pypi.txt), a spec on a base the catalog does
+not approve is refused, and the catalog is read once (when strace is
+installed). Exit 0 pass, 1 fail, 77 skip (no nginx). Standard library
+only.
 """
 import json
 import os
@@ -25,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
 import servers  # noqa: E402
+import specs  # noqa: E402
 
 SCN = [os.path.join(REPO, "corpus", "scenarios", n + ".scn")
        for n in ("pypi-yanked-requires-python", "npm-basic", "deb-basic")]
@@ -61,8 +66,9 @@ class Cli:
                         "--mirror", "http://deb.debian.org/debian=%s/apt" % self.base]
         self.keyring = ["--keyring", m.keyring] if m else []
 
-    def run(self, args, json_out=False, offline=False):
-        cmd = [self.envlock] + (["--json"] if json_out else []) + ["--cache-dir", self.cache]
+    def run(self, args, json_out=False, offline=False, prefix=()):
+        cmd = list(prefix) + [self.envlock] + (["--json"] if json_out else [])
+        cmd += ["--cache-dir", self.cache]
         cmd += (["--offline"] if offline else []) + self.mirrors + ["index", "show"] + args
         if args and args[0].startswith("deb:"):
             cmd += self.keyring
@@ -144,6 +150,37 @@ def case_ecosystem(cli, case, regen=False):
     check(rc == 0 and d3 == doc, "%s --json --offline: same answer" % case)
 
 
+def case_spec(cli, tmp):
+    """--spec supplies the target: the catalog's entry for the spec's base."""
+    good = os.path.join(tmp, "good.yaml")
+    with open(good, "w") as f:
+        f.write(specs.base_spec("index-spec", "    python:\n      dependencies:\n        - numpy\n"))
+    rc, out, err = cli.run(QUERIES["pypi"] + ["--spec", good])
+    with open(expected_path("pypi")) as f:
+        want = f.read()
+    check(rc == 0 and out.replace(cli.base, "@MIRROR@") == want,
+          "--spec on python-cpu 2026.09: the text of expected/pypi.txt (exit %d, %r)" % (rc, err))
+    bad = os.path.join(tmp, "bad.yaml")
+    with open(bad, "w") as f:
+        f.write(specs.base_spec("index-spec", "    python:\n      dependencies:\n        - numpy\n")
+                .replace("datalayer/python-cpu", "datalayer/python-unapproved"))
+    rc, out, err = cli.run(QUERIES["pypi"] + ["--spec", bad])
+    check(rc == 10 and out == "" and "spec.base.ref" in err and "DL_ENV_SPEC_INVALID" in err,
+          "--spec on an unapproved base: refused (exit %d, %r)" % (rc, err))
+    strace = shutil.which("strace")
+    if strace:
+        trace = os.path.join(tmp, "trace")
+        rc, out, err = cli.run(QUERIES["pypi"] + ["--spec", good],
+                               prefix=[strace, "-f", "-e", "trace=openat", "-o", trace])
+        lines = open(trace).readlines() if os.path.exists(trace) else []
+        if not lines:  # ptrace not allowed here: nothing to count
+            print("strace could not trace (%r): the catalog reads are not counted" % err)
+            return
+        opens = [line for line in lines if "bases.yaml" in line and "ENOENT" not in line]
+        check(rc == 0 and len(opens) == 1,
+              "--spec: the catalog is read once (exit %d, %d opens)" % (rc, len(opens)))
+
+
 def case_bad_query(cli):
     for q, msg in (("foo", "`foo` does not name a package as ECOSYSTEM:NAME"),
                    ("cargo:x", "`cargo` is not an ecosystem; the ecosystems are pypi, npm, deb")):
@@ -191,6 +228,8 @@ def main():
                 if case == "--regen":
                     for c in QUERIES:
                         case_ecosystem(cli, c, regen=True)
+                elif case == "spec":
+                    case_spec(cli, tmp)
                 else:
                     case_ecosystem(cli, case)
     finally:
