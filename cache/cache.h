@@ -522,6 +522,13 @@ typedef struct cache_mirrors cache_mirrors;
 cache_mirrors *cache_mirrors_load(el_ctx *ctx, const el_cache_options *o);
 void cache_mirrors_free(cache_mirrors *m);
 
+/* cache_mirrors_count(), cache_mirrors_canonical(), cache_mirrors_target() :
+ *  the table's pairs in precedence order, without trailing '/' (borrowed
+ *  from `m`); i < cache_mirrors_count(m). A NULL table has none. */
+size_t cache_mirrors_count(const cache_mirrors *m);
+const char *cache_mirrors_canonical(const cache_mirrors *m, size_t i);
+const char *cache_mirrors_target(const cache_mirrors *m, size_t i);
+
 /* cache_mirrors_rewrite() : the URL to request for canonical `url`
  *  (malloc'd; a copy of `url` when no mirror applies). */
 char *cache_mirrors_rewrite(const cache_mirrors *m, const char *url);

@@ -188,6 +188,21 @@ cache_mirrors *cache_mirrors_load(el_ctx *ctx, const el_cache_options *o)
     return m;
 }
 
+size_t cache_mirrors_count(const cache_mirrors *m)
+{
+    return m ? m->len : 0;
+}
+
+const char *cache_mirrors_canonical(const cache_mirrors *m, size_t i)
+{
+    return m->items[i].canonical;
+}
+
+const char *cache_mirrors_target(const cache_mirrors *m, size_t i)
+{
+    return m->items[i].target;
+}
+
 void cache_mirrors_free(cache_mirrors *m)
 {
     if (!m)

@@ -142,8 +142,12 @@ int cli_plan(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         spec = cli_load_valid_spec(ctx, o, a.n_spec_args, a.spec_args, &path, &status);
     }
     if (spec && status == 0) {
-        el_cache_options co; /* only its mirrors: they map the install steps' URLs */
+        /* Only the --mirror flags map the install steps' URLs: the mirrors
+         * configured for resolving (ENVLOCK_MIRRORS, the mirrors file) are
+         * often local copies no builder can reach (docs/cli.md, plan). */
+        el_cache_options co;
         cli_cache_options(o, &co);
+        co.no_mirror_config = true;
         a.po.cache = &co;
         el_plan_result res;
         if (el_plan(ctx, spec, a.lock_path, &a.po, &res) != EL_OK)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -321,6 +322,27 @@ static char *map_url(const void *user, const char *url)
     return bare;
 }
 
+/* A plan's install steps run in the builder, which cannot read a path of
+ * the machine that planned: a file:// mirror (good for resolving from a
+ * local copy) would name one there. Refused before anything is written. */
+static el_code mirrors_builder_reachable(el_ctx *ctx, const cache_mirrors *m)
+{
+    for (size_t i = 0; i < cache_mirrors_count(m); i++) {
+        const char *t = cache_mirrors_target(m, i);
+        if (strncasecmp(t, "file:", 5) != 0)
+            continue;
+        el_code rc = el_fail(ctx, EL_USAGE,
+                             "plan --mirror `%s=%s`: a plan's install steps run in the "
+                             "builder, which cannot read this machine's file:// paths; give "
+                             "the http:// or https:// URL the builder reaches that copy at",
+                             cache_mirrors_canonical(m, i), t);
+        el_detail_str(ctx, "reason", "plan_mirror_file");
+        el_detail_str(ctx, "mirror", t);
+        return rc;
+    }
+    return EL_OK;
+}
+
 static el_code plan_prepare(el_ctx *ctx, plan_run *r, const el_spec *spec, const char *lock_path,
                             const el_plan_options *o, el_plan_result *res)
 {
@@ -329,6 +351,8 @@ static el_code plan_prepare(el_ctx *ctx, plan_run *r, const el_spec *spec, const
         return rc;
     if (o->cache && !(r->mirrors = cache_mirrors_load(ctx, o->cache)))
         return el_ctx_code(ctx);
+    if ((rc = mirrors_builder_reachable(ctx, r->mirrors)) != EL_OK)
+        return rc;
     if (!(r->lock = verbs_lock_read(ctx, lock_path, r->lock_digest)))
         return el_ctx_code(ctx);
     if ((rc = lock_validate(ctx, r->lock)) != EL_OK ||

@@ -19,8 +19,9 @@ replaced by its URL), never from envlock's output:
     package.json, expected-packages.json, template.json) byte-identical,
     the lock and its digest untouched, and no file names the canonical
     index URL in an install step any more.
-The same mapping given by --mirror, by ENVLOCK_MIRRORS and by a mirrors
-file gives the same plans; a mapping that matches none of the lock's
+Only --mirror maps a plan: the same mapping given by ENVLOCK_MIRRORS or a
+mirrors file (configured for resolving) gives the plain plans, and a
+--mirror onto file:// is a usage error (exit 2) that writes nothing; a mapping that matches none of the lock's
 sources, or none at all, gives exactly the plain plans; the longest
 prefix wins over a shorter one; a malformed mapping is a usage error
 (exit 2) and writes nothing."""
@@ -243,17 +244,24 @@ def run_cases(el, work, lock, digest, srcs):
     os.makedirs(cfg)
     with open(os.path.join(cfg, "mirrors"), "w") as f:
         f.write("# the site's mirrors\n" + "\n".join(pairs) + "\n")
-    cases = [("flag", flags, None), ("env", [], {"ENVLOCK_MIRRORS": " ".join(pairs)}),
-             ("file", [], {"ENVLOCK_CONFIG": cfg})]
-    for tag, m, e in cases:
-        got = planned(el, work, lock, digest, tag, m, e)
-        if got is None:
-            continue
-        problems = compare(tag, plain, got, srcs, MAPPING) + check_mapped_really(tag, got, srcs, MAPPING)
+    got = planned(el, work, lock, digest, "flag", flags)
+    if got is not None:
+        problems = compare("flag", plain, got, srcs, MAPPING) + check_mapped_really("flag", got, srcs, MAPPING)
         for p in problems:
             fail(p)
         if not problems:
-            print("%s: %d files; the install steps read %s" % (tag, len(got), SITE))
+            print("flag: %d files; the install steps read %s" % (len(got), SITE))
+    # Mirrors configured for resolving (issue 21) do not reach a plan: they
+    # are often local copies (file://, a loopback server) no builder reaches.
+    local = ["https://pypi.org=file://%s/pypi/pypi" % MIRROR]
+    for tag, e in (("env", {"ENVLOCK_MIRRORS": " ".join(pairs)}), ("file", {"ENVLOCK_CONFIG": cfg}),
+                   ("env-file-url", {"ENVLOCK_MIRRORS": " ".join(local)})):
+        got = planned(el, work, lock, digest, tag, [], e)
+        if got is not None and got != plain:
+            fail("%s: a mirror configured for resolving changed the plans" % tag)
+        elif got is not None:
+            print("%s: the plans are the plain ones" % tag)
+    file_mirror(el, work, lock)
     # a mapping of nothing the lock names: the plain plans, byte for byte
     other = planned(el, work, lock, digest, "unrelated", ["--mirror", "https://pypi.org/simplex=" + SITE])
     if other is not None and other != plain:
@@ -266,6 +274,22 @@ def run_cases(el, work, lock, digest, srcs):
         for p in compare("longest", plain, got, srcs, longer) + check_mapped_really("longest", got, srcs, longer):
             fail(p)
     malformed(el, work, lock)
+
+
+def file_mirror(el, work, lock):
+    """plan --mirror onto file:// is a usage error naming the mirror, and
+    writes nothing: a builder cannot read the planning machine's paths."""
+    out = os.path.join(work, "plan-file-url")
+    target = "file://%s/pypi/pypi" % MIRROR
+    r = plan(el, lock, out, ["--mirror", "https://pypi.org=" + target])
+    if r.returncode != 2:
+        fail("file mirror: plan exited %d, not 2 (usage): %s" % (r.returncode, (r.stdout + r.stderr).strip()))
+    elif os.path.exists(out):
+        fail("file mirror: the plan directory was written")
+    else:
+        d = json.loads(r.stdout).get("detail", {})
+        if d.get("reason") != "plan_mirror_file" or d.get("mirror") != target:
+            fail("file mirror: the error does not name the mirror: %s" % r.stdout.strip())
 
 
 def malformed(el, work, lock):
