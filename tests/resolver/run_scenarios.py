@@ -31,39 +31,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 BUILD = os.path.join(REPO, "tests", "fixtures", "build_mirror.py")
 sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
 import servers  # noqa: E402
-
-
-def bundler_mirrors(mdir, registry="https://registry.npmjs.org"):
-    """`--mirror` pairs for the tarballs of names whose versions bundle
-    dependencies (envlock reads their node_modules): a file:// tree cannot
-    hold NAME as the flat packument and NAME/-/FILE.tgz, so each such NAME/-
-    maps to the built tree's own folder (the longest mirror prefix wins)."""
-    out = []
-    src = os.path.join(mdir, "npm")
-    for root, _dirs, files in sorted(os.walk(src)) if os.path.isdir(src) else []:
-        if "packument.json" not in files:
-            continue
-        with open(os.path.join(root, "packument.json")) as f:
-            if '"bundleDependencies"' not in f.read():
-                continue
-        name = os.path.relpath(root, src)
-        out += ["--mirror", "%s/%s/-=file://%s/-" % (registry.rstrip("/"), name, root)]
-    return out
-
-
-def flatten_npm(mdir):
-    src = os.path.join(mdir, "npm")
-    dst = os.path.join(mdir, "npmflat")
-    if not os.path.isdir(src):
-        return
-    for root, _dirs, files in os.walk(src):
-        if "packument.json" not in files:
-            continue
-        name = os.path.relpath(root, src)
-        for target in {name, name.replace("/", "%2f")}:
-            path = os.path.join(dst, target)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            shutil.copyfile(os.path.join(root, "packument.json"), path)
+from build_mirror import bundler_mirrors, flatten_npm  # noqa: E402
 
 
 def replay(dbg):

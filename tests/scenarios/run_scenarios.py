@@ -73,6 +73,7 @@ BUILD = os.path.join(FIXTURES, "build_mirror.py")
 sys.path.insert(0, FIXTURES)
 import scenario as scn  # noqa: E402
 import servers  # noqa: E402
+from build_mirror import bundler_mirrors, flatten_npm  # noqa: E402
 
 NPM_DEFAULT = "https://registry.npmjs.org"
 DIGEST = "sha256:334adf6c2714c8919ef60beeca1db12e3531a391c9dde41932c782f81c432b36"
@@ -178,42 +179,6 @@ def build_mirror(sc, out, gnupg, shuffle, has_deb):
     flatten_npm(out)
     with open(os.path.join(out, "manifest.json")) as f:
         return json.load(f)
-
-
-def bundler_mirrors(mdir, registry="https://registry.npmjs.org"):
-    """`--mirror` pairs for the tarballs of names whose versions bundle
-    dependencies (envlock reads their node_modules): a file:// tree cannot
-    hold NAME as the flat packument and NAME/-/FILE.tgz, so each such NAME/-
-    maps to the built tree's own folder (the longest mirror prefix wins)."""
-    out = []
-    src = os.path.join(mdir, "npm")
-    for root, _dirs, files in sorted(os.walk(src)) if os.path.isdir(src) else []:
-        if "packument.json" not in files:
-            continue
-        with open(os.path.join(root, "packument.json")) as f:
-            if '"bundleDependencies"' not in f.read():
-                continue
-        name = os.path.relpath(root, src)
-        out += ["--mirror", "%s/%s/-=file://%s/-" % (registry.rstrip("/"), name, root)]
-    return out
-
-
-def flatten_npm(mdir):
-    """A registry URL names no file: copy each packument to the flat path a
-    file:// registry mirror is read at (scoped names both ways)."""
-    src = os.path.join(mdir, "npm")
-    dst = os.path.join(mdir, "npmflat")
-    os.makedirs(dst, exist_ok=True)
-    if not os.path.isdir(src):
-        return
-    for root, _dirs, files in os.walk(src):
-        if "packument.json" not in files:
-            continue
-        name = os.path.relpath(root, src)
-        for target in {name, name.replace("/", "%2f")}:
-            path = os.path.join(dst, target)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            shutil.copyfile(os.path.join(root, "packument.json"), path)
 
 
 def mirror_flags(man, mdir, http_base=None):
