@@ -69,6 +69,7 @@ typedef struct osv_db {
                              snapshot directory, in path order: what the
                              digest covers, for a copy (bundle) */
     size_t n_files;
+    void *form;           /* a parsed form the strings point into (malloc'd), or NULL */
 } osv_db;
 
 /* osv_file_max() : the size cap osv_db_load() applies to the snapshot file
@@ -84,6 +85,32 @@ size_t osv_file_max(const char *rel);
  *  size cap. On success *out is owned by the caller (osv_db_free). */
 el_code osv_db_load(el_ctx *ctx, const char *dir, osv_db **out);
 void osv_db_free(osv_db *db);
+
+/* ---- the parsed form (osv_blob.c) ---- */
+
+/* Bump when the parsed form's layout or a field's meaning changes. */
+#define OSV_BLOB_FORMAT 1
+
+/* osv_snapshot_key() :
+ *  What a parsed form of the snapshot `dir` is kept under: a sha256 over
+ *  the files osv_db_load() would read, each by its relative path and its
+ *  identity on disk (device, inode, size, mode, modification and change
+ *  times, as git's index keeps them), so no byte is read or hashed: a file
+ *  rewritten, replaced or touched gives another key. Fails as
+ *  osv_db_load() fails to walk `dir`. */
+el_code osv_snapshot_key(el_ctx *ctx, const char *dir, char key[65]);
+
+/* osv_db_blob_write() :
+ *  The parsed form of `db` (which must have no findings) under `key`,
+ *  appended to `out`. */
+void osv_db_blob_write(const osv_db *db, const char key[65], strbuf *out);
+
+/* osv_db_blob_read() :
+ *  The db a parsed form written under `key` holds, or NULL when `data` is
+ *  not exactly that (another key or format, torn, damaged, inconsistent):
+ *  the caller then loads the snapshot itself. Trusts nothing in `data`.
+ *  Takes `data` (malloc'd) in both cases: the db's strings point into it. */
+osv_db *osv_db_blob_read(unsigned char *data, size_t len, const char key[65]);
 
 /* osv_parse_record() :
  *  One osv-schema JSON document `text` into *out (allocated in `a`).

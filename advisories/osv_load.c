@@ -6,6 +6,7 @@
  * whatever order readdir() returns. Nothing is written. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -256,10 +257,44 @@ el_code osv_db_load(el_ctx *ctx, const char *dir, osv_db **out)
     return EL_OK;
 }
 
+el_code osv_snapshot_key(el_ctx *ctx, const char *dir, char key[65])
+{
+    loader l = { ctx, NULL, dir, PTRVEC_INIT, PTRVEC_INIT, PTRVEC_INIT, sha256_begin() };
+    el_code rc = walk(&l, "");
+    sort_ptrs(&l.files, name_cmp);
+    char line[160];
+    int n = snprintf(line, sizeof line, "osv-snapshot-key %d\n", OSV_BLOB_FORMAT);
+    sha256_update(l.digest, line, (size_t)n);
+    for (size_t i = 0; i < l.files.len; i++) {
+        const char *rel = l.files.items[i];
+        char *full = xasprintf("%s/%s", dir, rel);
+        struct stat st;
+        if (rc == EL_OK && stat(full, &st) != 0) { /* what is read: a link's target */
+            rc = el_fail_io(ctx, errno, "cannot read the advisory %s: %s", full, strerror(errno));
+            el_detail_str(ctx, "path", full);
+        }
+        if (rc == EL_OK) {
+            n = snprintf(line, sizeof line, "%llu %llu %llu %o %lld.%09ld %lld.%09ld\n",
+                         (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+                         (unsigned long long)st.st_size, (unsigned)st.st_mode,
+                         (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                         (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+            sha256_update(l.digest, rel, strlen(rel) + 1);
+            sha256_update(l.digest, line, (size_t)n);
+        }
+        free(full);
+        free(l.files.items[i]);
+    }
+    ptrvec_release(&l.files);
+    sha256_end(l.digest, key);
+    return rc;
+}
+
 void osv_db_free(osv_db *db)
 {
     if (!db)
         return;
+    free(db->form);
     arena_free(db->a);
     free(db);
 }

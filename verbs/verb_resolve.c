@@ -130,9 +130,10 @@ typedef struct gates {
     verbs_policy *pol;
 } gates;
 
-static el_code gates_open(el_ctx *ctx, const el_resolve_options *o, gates *g)
+static el_code gates_open(el_ctx *ctx, const el_cache_options *co, const el_resolve_options *o,
+                          gates *g)
 {
-    el_code rc = verbs_advise_open(ctx, o, &g->adv);
+    el_code rc = verbs_advise_open(ctx, co, o, &g->adv);
     if (rc == EL_OK)
         rc = verbs_policy_load(ctx, o->policy_path, &g->pol);
     return rc;
@@ -251,7 +252,7 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     if ((rc = build_options_check(ctx, o)) != EL_OK)
         return rc;
     gates g = { 0 };
-    if ((rc = gates_open(ctx, o, &g)) != EL_OK) {
+    if ((rc = gates_open(ctx, co, o, &g)) != EL_OK) {
         gates_free(&g);
         return rc;
     }

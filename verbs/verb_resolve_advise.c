@@ -42,13 +42,25 @@ static int str_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* "E\tname", E the ecosystem's digit: built once per affected entry of a
+ * snapshot of tens of thousands, so without printf. */
+static char *name_key(el_ecosystem e, const char *name)
+{
+    size_t n = strlen(name);
+    char *k = xmalloc(n + 3);
+    k[0] = (char)('0' + (int)e);
+    k[1] = '\t';
+    memcpy(k + 2, name, n + 1);
+    return k;
+}
+
 static void index_names(verbs_advise *v)
 {
     ptrvec keys = PTRVEC_INIT;
     for (size_t i = 0; i < v->db->n_records; i++)
         for (size_t j = 0; j < v->db->records[i]->n_affected; j++) {
             const osv_affected *af = &v->db->records[i]->affected[j];
-            ptrvec_push(&keys, xasprintf("%d\t%s", (int)af->eco, af->name));
+            ptrvec_push(&keys, name_key(af->eco, af->name));
         }
     v->n_names = keys.len;
     v->names = (char **)keys.items;
@@ -56,7 +68,8 @@ static void index_names(verbs_advise *v)
         qsort(v->names, v->n_names, sizeof *v->names, str_cmp);
 }
 
-el_code verbs_advise_open(el_ctx *ctx, const el_resolve_options *o, verbs_advise **out)
+el_code verbs_advise_open(el_ctx *ctx, const el_cache_options *co, const el_resolve_options *o,
+                          verbs_advise **out)
 {
     *out = NULL;
     if (!o->advisories_dir) {
@@ -69,7 +82,8 @@ el_code verbs_advise_open(el_ctx *ctx, const el_resolve_options *o, verbs_advise
     if (strcmp(m, "avoid") != 0 && strcmp(m, "block") != 0 && strcmp(m, "allow") != 0)
         return el_fail(ctx, EL_USAGE, "--vulnerable takes avoid, block or allow, not `%s`", m);
     osv_db *db = NULL;
-    el_code rc = verbs_advisories_load(ctx, o->advisories_dir, &db);
+    el_code rc = verbs_advisories_load_cached(ctx, co, o->advisories_dir, o->stats,
+                                              o->stats_user, &db);
     if (rc != EL_OK)
         return rc;
     verbs_advise *v = xcalloc(1, sizeof *v);
@@ -85,7 +99,7 @@ el_code verbs_advise_open(el_ctx *ctx, const el_resolve_options *o, verbs_advise
 
 static bool named(const verbs_advise *v, el_ecosystem e, const char *key)
 {
-    char *k = xasprintf("%d\t%s", (int)e, key);
+    char *k = name_key(e, key);
     bool found = v->n_names && bsearch(&k, v->names, v->n_names, sizeof *v->names, str_cmp);
     free(k);
     return found;

@@ -102,6 +102,14 @@ const char *verbs_text_digest(arena *mem, const char *text);
  *  "not affected". */
 struct osv_db;
 el_code verbs_advisories_load(el_ctx *ctx, const char *dir, struct osv_db **out);
+/* verbs_advisories_load_cached() : the same through the snapshot's parsed
+ *  form in the cache `co` selects (osv_db_blob_read(); written after a
+ *  load without findings), so that an unchanged snapshot is not parsed
+ *  again. A cache that cannot be opened is no parsed form: the snapshot is
+ *  loaded. `stats` (may be NULL) gets one line: whether the form was read. */
+el_code verbs_advisories_load_cached(el_ctx *ctx, const struct el_cache_options *co,
+                                     const char *dir, void (*stats)(void *, const char *),
+                                     void *stats_user, struct osv_db **out);
 void verbs_advise_db_free(struct osv_db *db);
 /* verbs_advise_recheck() (`check`, verb_audit.c) : one report line per
  *  (locked package, advisory) the snapshot `db` affects that the lock did
@@ -129,7 +137,8 @@ struct resolve_request;
 struct resolve_version;
 /* verbs_advise_open() : *out NULL when o names no snapshot; EL_USAGE for
  *  --vulnerable/--ignore without one or an unknown mode; the load's errors. */
-el_code verbs_advise_open(el_ctx *ctx, const struct el_resolve_options *o, verbs_advise **out);
+el_code verbs_advise_open(el_ctx *ctx, const struct el_cache_options *co,
+                          const struct el_resolve_options *o, verbs_advise **out);
 /* verbs_advise_attach() : the predicate on rq (no-op for NULL v). */
 void verbs_advise_attach(verbs_advise *v, struct resolve_request *rq);
 /* verbs_advise_affected() : resolve_request.affected. */

@@ -152,11 +152,12 @@ class Env:
         p = subprocess.run(cmd, capture_output=True, text=True)
         return p.returncode, p.stdout + p.stderr
 
-    def resolve(self, *flags, lock=None):
+    def resolve(self, *flags, lock=None, cache=None, env_add=None):
         self.n += 1
         lock = lock or os.path.join(self.work, "lock%d" % self.n, "envlock.lock")
         os.makedirs(os.path.dirname(lock), exist_ok=True)
-        cmd = [self.envlock, "--json", "--cache-dir", os.path.join(self.work, "cache%d" % self.n)] + \
+        cache = cache or os.path.join(self.work, "cache%d" % self.n)
+        cmd = [self.envlock, "--json", "--cache-dir", cache] + \
             rs.mirror_flags(self.man, self.mdir) + \
             ["resolve", os.path.join(self.work, "spec.yaml"), "-o", lock,
              "--bases", os.path.join(self.mdir + ".catalog", "bases.yaml")] + list(flags)
@@ -164,6 +165,7 @@ class Env:
         for k in ("ENVLOCK_MIRRORS", "ENVLOCK_CONFIG", "ENVLOCK_BASES", "ENVLOCK_CACHE_DIR"):
             env.pop(k, None)
         env["XDG_CONFIG_HOME"] = os.path.join(self.work, "xdg")
+        env.update(env_add or {})
         p = subprocess.run(cmd, capture_output=True, text=True, env=env)
         try:
             js = json.loads(p.stdout)
@@ -339,6 +341,40 @@ def part_check(envlock, work, check):
           e.check(ign, "--advisories", RECORDS))
 
 
+def part_form(envlock, work, check):
+    """The snapshot's parsed form in the cache: read on the second resolve
+    (the same lock), and not read once a record changed: raising
+    GHSA-9wx4-h78v-vm56's fix to 2.33.0 makes requests 2.32.3 affected too,
+    so only a re-read snapshot moves the answer."""
+    snap = os.path.join(work, "snap")
+    shutil.copytree(RECORDS, snap)
+    e = Env(envlock, PYPI, "python", ["app"], work, "form")
+    cache = os.path.join(e.work, "shared-cache")
+    stats = {"ENVLOCK_DEBUG_STATS": "1"}
+
+    def run():
+        return e.resolve("--advisories", snap, cache=cache, env_add=stats)
+
+    rc, _js, first, err = run()
+    check(rc == 0 and "advisories: snapshot parsed" in err and
+          locked(first, "pypi", "requests") == ["2.32.3"],
+          "a cold cache: the snapshot parsed, requests 2.32.3", (rc, err))
+    rc, _js, second, err = run()
+    check(rc == 0 and "advisories: parsed form read" in err and second == first,
+          "warm: the parsed form read, the same lock bytes", (rc, err))
+    rec = os.path.join(snap, "PyPI", "GHSA-9wx4-h78v-vm56.json")
+    with open(rec) as f:
+        doc = json.load(f)
+    doc["affected"][0]["ranges"][0]["events"][1]["fixed"] = "2.33.0"
+    with open(rec, "w") as f:
+        json.dump(doc, f)
+    rc, _js, third, err = run()
+    check(rc == 0 and "advisories: snapshot parsed" in err and
+          locked(third, "pypi", "requests") == ["2.31.0"],
+          "a changed record: parsed again, every requests affected, so the avoid answer "
+          "keeps app 2.0's requests 2.31.0 (noted)", (rc, err, third))
+
+
 def part_malformed(envlock, work, check):
     snap = os.path.join(work, "snap")
     shutil.copytree(RECORDS, snap)
@@ -366,7 +402,7 @@ def main():
     status = 0
     try:
         status = {"pypi": part_pypi, "npm": part_npm, "deb": part_deb, "check": part_check,
-                  "malformed": part_malformed}[part](envlock, work, check) or 0
+                  "malformed": part_malformed, "form": part_form}[part](envlock, work, check) or 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if check.failures:

@@ -1,0 +1,77 @@
+/* fuzz_osv_blob.c — libFuzzer target for the reader of an advisory
+ * snapshot's parsed form (osv_db_blob_read()). The first input byte
+ * chooses the mode: even, the rest is a payload and gets a correct frame
+ * (magic, format, key twice, length, CRC-32: binform's layout), so the
+ * fuzzer explores the payload reader rather than the CRC; odd, the rest is
+ * a whole form as the cache would hand it over. Whatever is read must keep
+ * the db's promises (strings set where osv.h says, enums in range, counts
+ * walkable) and free cleanly. Seeds: corpus/osv_blob (the payload of the
+ * recorded records of tests/advisories/records). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "osv.h"
+
+#define CHECK(c) do { if (!(c)) abort(); } while (0)
+
+static const char KEY[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+static void check(const osv_db *db)
+{
+    CHECK(strlen(db->digest) == 64);
+    for (size_t i = 0; i < db->n_files; i++)
+        CHECK(db->files[i] != NULL);
+    for (size_t i = 0; i < db->n_records; i++) {
+        const osv_record *r = db->records[i];
+        CHECK(r->id && r->modified && r->source);
+        for (size_t k = 0; k < r->n_aliases; k++)
+            CHECK(r->aliases[k] != NULL);
+        for (size_t k = 0; k < r->n_affected; k++) {
+            const osv_affected *af = &r->affected[k];
+            CHECK(af->name && (unsigned)af->eco <= EL_ECO_CONDA);
+            for (size_t g = 0; g < af->n_ranges; g++)
+                for (size_t e = 0; e < af->ranges[g].n_events; e++)
+                    CHECK(af->ranges[g].events[e].version &&
+                          (unsigned)af->ranges[g].events[e].kind <= OSV_LIMIT);
+            bool hit;
+            char *err = NULL;
+            osv_affected_eval(af, "1.0.0", &hit, &err);
+            free(err);
+        }
+    }
+}
+
+static void put_le(strbuf *sb, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        sb_addc(sb, (char)(unsigned char)(v >> (8 * i)));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    strbuf blob = STRBUF_INIT;
+    if (data[0] % 2 == 0) {
+        sb_add(&blob, "ELOSVDB\n", 8);
+        put_le(&blob, OSV_BLOB_FORMAT, 4);
+        sb_add(&blob, KEY, 64);
+        sb_add(&blob, KEY, 64);
+        put_le(&blob, size - 1, 8);
+        put_le(&blob, (uint32_t)crc32_z(0, data + 1, size - 1), 4);
+    }
+    sb_add(&blob, data + 1, size - 1);
+    unsigned char *copy = malloc(blob.len ? blob.len : 1);
+    memcpy(copy, blob.buf, blob.len);
+    osv_db *db = osv_db_blob_read(copy, blob.len, KEY);
+    if (db) {
+        check(db);
+        osv_db_free(db);
+    }
+    sb_release(&blob);
+    return 0;
+}
