@@ -170,11 +170,12 @@ typedef struct recheck {
     struct osv_db *db;
 } recheck;
 
-static el_code recheck_open(el_ctx *ctx, const el_check_options *o, recheck *g)
+static el_code recheck_open(el_ctx *ctx, const el_cache_options *co, const el_check_options *o,
+                            recheck *g)
 {
     el_code rc = verbs_policy_load(ctx, o->policy_path, &g->pol);
     if (rc == EL_OK && o->advisories_dir)
-        rc = verbs_advisories_load(ctx, o->advisories_dir, &g->db);
+        rc = verbs_advisories_load_cached(ctx, co, o->advisories_dir, NULL, NULL, &g->db);
     return rc;
 }
 
@@ -232,7 +233,7 @@ el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     if (o->exclude_newer && (rc = el_exclude_newer_normalize(ctx, o->exclude_newer, cutoff)) != EL_OK)
         return rc;
     recheck g = { 0 };
-    if ((rc = recheck_open(ctx, o, &g)) != EL_OK) {
+    if ((rc = recheck_open(ctx, co, o, &g)) != EL_OK) {
         recheck_free(&g);
         return rc;
     }
