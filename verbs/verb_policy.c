@@ -277,6 +277,28 @@ el_code verbs_policy_judge(el_ctx *ctx, const verbs_policy *v, const lock_doc *d
     return rc;
 }
 
+void verbs_policy_notes(const verbs_policy *v, const lock_doc *d,
+                        void (*note)(void *user, const char *text), void *user)
+{
+    if (!v || !v->p->licenses.set)
+        return;
+    size_t n = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < d->n_packages; i++) {
+        const lock_package *k = &d->packages[i];
+        if (strcmp(k->ecosystem, "deb") == 0 && !k->installed_in_base && n++ == 0)
+            first = k->name;
+    }
+    if (!n)
+        return;
+    char *text = xasprintf("the policy's licenses were not checked for %zu Debian package%s "
+                           "(%s%s): apt's indexes carry no license, each package's "
+                           "debian/copyright holds it",
+                           n, n == 1 ? "" : "s", first, n > 1 ? ", ..." : "");
+    note(user, text);
+    free(text);
+}
+
 /* The prefixes that govern a locked package's source, and the source's URL
  * (a deb source is "URI suite component"). */
 static const policy_urls *urls_for(const policy *p, const char *eco)

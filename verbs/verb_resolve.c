@@ -185,6 +185,8 @@ static el_code solve_and_write(el_ctx *ctx, const el_cache_options *co, const ta
     if (rc == EL_OK)
         rc = verbs_policy_judge(ctx, g->pol, doc);
     if (rc == EL_OK)
+        verbs_policy_notes(g->pol, doc, note_cb, res);
+    if (rc == EL_OK)
         rc = verbs_advise_judge(ctx, adv, &tr->rq, doc, note_cb, res);
     if (rc == EL_OK)
         verbs_advise_record(adv, doc);

@@ -372,6 +372,16 @@ def part_licenses(envlock, work, check):
     rc, js, text, err = n.resolve("--policy", pol)
     check(rc == 0 and ra.locked(text, "npm", "tool") == ["1.0.0"],
           "npm: GPL-3.0 tool 2.0.0 kept out, tool 1.0.0 `(MIT OR Apache-2.0)`", (rc, js, err))
+    check(rc == 0 and not [x for x in js.get("notes", []) if "Debian" in x],
+          "no Debian package, no note about them", js)
+    if not (shutil.which("dpkg-deb") and shutil.which("gpg")):
+        print("SKIP: dpkg-deb and gpg are needed to build an apt mirror")
+        return 77
+    d = ra.Env(envlock, ra.DEB, "apt", ["libc6"], work, "deb")
+    rc, js, text, err = d.resolve("--policy", pol)
+    check(rc == 0 and [x for x in js.get("notes", []) if "licenses were not checked for 1 "
+                       "Debian package (libc6)" in x],
+          "deb: not judged, and a note says so", (rc, js, err))
 
 
 def validate(envlock, spec, *flags):
