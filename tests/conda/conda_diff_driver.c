@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "case_fields.h"
 #include "condaver.h"
 #include "util.h"
 
@@ -66,29 +67,6 @@ static bool conda_explains(const char *kind, char **f, const char *want, const c
     const char *a = ref_answer(k);
     free(k);
     return a && strcmp(a, want) != 0 && strcmp(a, got) == 0;
-}
-
-static char *unescape(const char *s, size_t n)
-{
-    strbuf sb = STRBUF_INIT;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '\\' || i + 1 >= n) {
-            sb_addc(&sb, s[i]);
-            continue;
-        }
-        char e = s[++i];
-        if (e == 't')
-            sb_addc(&sb, '\t');
-        else if (e == 'n')
-            sb_addc(&sb, '\n');
-        else if (e == 'x' && i + 2 < n) {
-            char h[3] = {s[i + 1], s[i + 2], 0};
-            sb_addc(&sb, (char)strtol(h, NULL, 16));
-            i += 2;
-        } else
-            sb_addc(&sb, e);
-    }
-    return sb_detach(&sb, NULL);
 }
 
 static char **cur; /* the fields of the case being checked */
@@ -164,24 +142,10 @@ static void case_S(size_t line, char **f)
     conda_version_free(b);
 }
 
-static size_t split_fields(char *buf, char **f)
-{
-    size_t nf = 0;
-    for (char *p = buf; nf < MAXF;) {
-        char *tab = strchr(p, '\t');
-        size_t n = tab ? (size_t)(tab - p) : strlen(p);
-        f[nf++] = unescape(p, n);
-        if (!tab)
-            break;
-        p = tab + 1;
-    }
-    return nf;
-}
-
 static void add_ref(char *buf)
 {
     char *f[MAXF];
-    size_t nf = split_fields(buf, f);
+    size_t nf = case_split(buf, f, MAXF);
     char *key = NULL, *ans = NULL;
     if ((f[0][0] == 'V' || f[0][0] == 'I') && nf >= 2) {
         key = xasprintf("valid\t%s", f[1]);
@@ -241,7 +205,7 @@ static void case_B(size_t line, char **f)
 static void run_line(size_t line, char *buf)
 {
     char *f[MAXF];
-    size_t nf = split_fields(buf, f);
+    size_t nf = case_split(buf, f, MAXF);
     static const struct { const char *kind; size_t nf; void (*fn)(size_t, char **); } kinds[] = {
         {"V", 3, case_V}, {"I", 2, case_I}, {"C", 4, case_C}, {"S", 4, case_S},
         {"M", 4, case_M}, {"B", 2, case_B},

@@ -17,35 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "case_fields.h"
 #include "condaspec.h"
 #include "util.h"
 
 #define MAXF 8
 
 static size_t passed, failed;
-
-static char *unescape(const char *s, size_t n)
-{
-    strbuf sb = STRBUF_INIT;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '\\' || i + 1 >= n) {
-            sb_addc(&sb, s[i]);
-            continue;
-        }
-        char e = s[++i];
-        if (e == 't')
-            sb_addc(&sb, '\t');
-        else if (e == 'n')
-            sb_addc(&sb, '\n');
-        else if (e == 'x' && i + 2 < n) {
-            char h[3] = {s[i + 1], s[i + 2], 0};
-            sb_addc(&sb, (char)strtol(h, NULL, 16));
-            i += 2;
-        } else
-            sb_addc(&sb, e);
-    }
-    return sb_detach(&sb, NULL);
-}
 
 static void check(size_t line, const char *kind, const char *spec, const char *want, const char *got)
 {
@@ -122,24 +100,10 @@ static void case_refused(size_t line, char **f)
     conda_matchspec_free(ms);
 }
 
-static size_t split_fields(char *buf, char **f)
-{
-    size_t nf = 0;
-    for (char *p = buf; nf < MAXF;) {
-        char *tab = strchr(p, '\t');
-        size_t n = tab ? (size_t)(tab - p) : strlen(p);
-        f[nf++] = unescape(p, n);
-        if (!tab)
-            break;
-        p = tab + 1;
-    }
-    return nf;
-}
-
 static void run_line(size_t line, char *buf)
 {
     char *f[MAXF];
-    size_t nf = split_fields(buf, f);
+    size_t nf = case_split(buf, f, MAXF);
     static const struct { const char *kind; size_t nf; void (*fn)(size_t, char **); } kinds[] = {
         {"P", 7, case_P}, {"R", 7, case_R}, {"X", 2, case_refused}, {"D", 2, case_refused},
     };

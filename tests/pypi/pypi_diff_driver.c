@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "case_fields.h"
 #include "pep440.h"
 #include "pep508.h"
 #include "util.h"
@@ -17,31 +18,6 @@
 static size_t passed, failed, skipped;
 static pypi_env envs[8];
 static char *env_store[8][12];
-
-static char *unescape(const char *s, size_t n)
-{
-    strbuf sb = STRBUF_INIT;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '\\' || i + 1 >= n) {
-            sb_addc(&sb, s[i]);
-            continue;
-        }
-        char e = s[++i];
-        if (e == 't')
-            sb_addc(&sb, '\t');
-        else if (e == 'n')
-            sb_addc(&sb, '\n');
-        else if (e == 'r')
-            sb_addc(&sb, '\r');
-        else if (e == 'x' && i + 2 < n) {
-            char h[3] = {s[i + 1], s[i + 2], 0};
-            sb_addc(&sb, (char)strtol(h, NULL, 16));
-            i += 2;
-        } else
-            sb_addc(&sb, e);
-    }
-    return sb_detach(&sb, NULL);
-}
 
 static void mismatch(size_t line, const char *kind, const char *input, const char *want, const char *got)
 {
@@ -288,17 +264,7 @@ int main(int argc, char **argv)
         if (len == 0)
             continue;
         char *f[MAXF];
-        size_t nf = 0;
-        char *p = buf;
-        for (;;) {
-            char *t = strchr(p, '\t');
-            size_t n = t ? (size_t)(t - p) : strlen(p);
-            if (nf < MAXF)
-                f[nf++] = unescape(p, n);
-            if (!t)
-                break;
-            p = t + 1;
-        }
+        size_t nf = case_split(buf, f, MAXF);
         switch (f[0][0]) {
         case 'E': case_E(f, nf); break;
         case 'V': case_V(line, f, nf); break;
