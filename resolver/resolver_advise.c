@@ -18,40 +18,38 @@
 
 #include "resolver_internal.h"
 
-typedef bool (*version_pred)(void *user, const resolve_version *v);
-
-/* What `pred` says of solvable p: PyPI and npm by the side table's name,
- * version, release time and license; Debian with its source package too
- * (libsolv's SOURCENAME and SOURCEEVR from the Packages `Source:` field,
- * else its own). false for what the base holds and for conda (no OSV
- * ecosystem or policy of ours yet). */
-static bool ask(rsv *r, Id p, version_pred pred, void *user)
+/* What the gates are told of solvable p: PyPI and npm by the side
+ * table's name, version, release time and license; Debian with its source
+ * package too (libsolv's SOURCENAME and SOURCEEVR from the Packages
+ * `Source:` field, else its own). false for what the base holds and for
+ * conda (no OSV ecosystem or policy of ours yet): not theirs to judge. */
+static bool version_of(const rsv *r, Id p, resolve_version *v)
 {
     Pool *pool = r->pool;
     Solvable *s = pool->solvables + p;
-    if (!pred || !s->repo || s->repo == pool->installed)
+    if (!s->repo || s->repo == pool->installed)
         return false; /* what the base holds is not ours to choose */
     if ((size_t)p < r->nsolv && r->solv[p].ours) {
         const rsv_solv *rs = &r->solv[p];
         if (!rs->version || (rs->eco != RSV_PYPI && rs->eco != RSV_NPM))
             return false;
         bool py = rs->eco == RSV_PYPI;
-        resolve_version v = {
+        *v = (resolve_version){
             .eco = py ? "pypi" : "npm", .name = rs->name, .version = rs->version,
             .published = py ? (rs->pc ? rs->pc->upload_time : NULL) : (rs->nv ? rs->nv->time : NULL),
             .license = py ? (rs->pc ? rs->pc->license : NULL) : (rs->nv ? rs->nv->license : NULL),
         };
-        return pred(user, &v);
+        return true;
     }
     if (s->repo == r->repo_pypi || s->repo == r->repo_npm || s->repo == r->repo_conda)
         return false;
     Id sn = solvable_lookup_id(s, SOLVABLE_SOURCENAME);
     Id se = solvable_lookup_id(s, SOLVABLE_SOURCEEVR);
-    resolve_version v = { .eco = "deb", .name = pool_id2str(pool, s->name),
-                          .version = pool_id2str(pool, s->evr) };
-    v.src = sn ? pool_id2str(pool, sn) : v.name;
-    v.src_version = se ? pool_id2str(pool, se) : v.version;
-    return pred(user, &v);
+    *v = (resolve_version){ .eco = "deb", .name = pool_id2str(pool, s->name),
+                            .version = pool_id2str(pool, s->evr) };
+    v->src = sn ? pool_id2str(pool, sn) : v->name;
+    v->src_version = se ? pool_id2str(pool, se) : v->version;
+    return true;
 }
 
 void resolver_advise_mark(rsv *r)
@@ -65,9 +63,12 @@ void resolver_advise_mark(rsv *r)
     map_init(&r->deny, pool->nsolvables);
     r->vuln_on = true;
     for (Id p = 2; p < pool->nsolvables; p++) {
-        if (ask(r, p, rq->affected, rq->affected_user))
+        resolve_version v;
+        if (!version_of(r, p, &v))
+            continue;
+        if (rq->affected && rq->affected(rq->affected_user, &v))
             MAPSET(&r->vuln, p);
-        if (ask(r, p, rq->denied, rq->denied_user))
+        if (rq->denied && rq->denied(rq->denied_user, &v))
             MAPSET(&r->deny, p);
     }
 }
