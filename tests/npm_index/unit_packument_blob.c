@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "blob_seed.h"
 #include "npm_index.h"
 
 /* ---- field-by-field comparison ---- */
@@ -355,22 +356,9 @@ static int check_files(int argc, char **argv)
 /* The options and body hash fuzz_packument_blob.c reads with. */
 static const char FUZZ_SHA[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
-static int write_seed(const char *dir, const char *file, char mode, const strbuf *blob, size_t skip)
-{
-    const char *base = strrchr(file, '/');
-    char *path = xasprintf("%s/%c-%s", dir, mode == 0 ? 'p' : 'b', base ? base + 1 : file);
-    FILE *f = fopen(path, "wb");
-    int rc = f && fputc(mode, f) != EOF && fwrite(blob->buf + skip, 1, blob->len - skip, f) ==
-                                               blob->len - skip ? 0 : 2;
-    if (f && fclose(f) != 0)
-        rc = 2;
-    free(path);
-    return rc;
-}
-
 static int write_seeds(int argc, char **argv)
 {
-    const size_t header = 8 + 4 + 128 + 8 + 4;
+    const size_t header = BLOB_FRAME_HEADER;
     npm_parse_options o = { .name = NULL, .served_base = "http://127.0.0.1:4873/npm/" };
     for (int i = 3; i < argc; i++) {
         size_t len = 0;
@@ -386,7 +374,8 @@ static int write_seeds(int argc, char **argv)
         }
         strbuf sb = STRBUF_INIT;
         npm_packument_blob_write(p, FUZZ_SHA, &o, &sb);
-        int rc = write_seed(argv[2], argv[i], 0, &sb, header) | write_seed(argv[2], argv[i], 1, &sb, 0);
+        int rc = blob_seed_write(argv[2], argv[i], 0, &sb, header) |
+                 blob_seed_write(argv[2], argv[i], 1, &sb, 0);
         sb_release(&sb);
         npm_packument_free(p);
         free(doc);

@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "blob_seed.h"
 #include "pypi_index.h"
 
 /* ---- field-by-field comparison ---- */
@@ -383,24 +384,11 @@ static const char FUZZ_SHA[] = "0123456789abcdef0123456789abcdef0123456789abcdef
 static const pypi_page_src FUZZ_SRC = { "https://pypi.org/simple/x/",
                                         "http://127.0.0.1:9/pypi/simple/x/", NULL };
 
-static int write_seed(const char *dir, const char *file, char mode, const strbuf *blob, size_t skip)
-{
-    const char *base = strrchr(file, '/');
-    char *path = xasprintf("%s/%c-%s", dir, mode == 0 ? 'p' : 'b', base ? base + 1 : file);
-    FILE *f = fopen(path, "wb");
-    int rc = f && fputc(mode, f) != EOF && fwrite(blob->buf + skip, 1, blob->len - skip, f) ==
-                                               blob->len - skip ? 0 : 2;
-    if (f && fclose(f) != 0)
-        rc = 2;
-    free(path);
-    return rc;
-}
-
 /* Seeds are named after the file and its directory (index.json of
  * simple/idna/ is "idna-index.json"). */
 static int write_seeds(int argc, char **argv)
 {
-    const size_t header = 8 + 4 + 128 + 8 + 4;
+    const size_t header = BLOB_FRAME_HEADER;
     for (int i = 3; i < argc; i++) {
         size_t len = 0;
         char *doc = read_file(argv[i], PYPI_PAGE_MAX, &len);
@@ -426,7 +414,8 @@ static int write_seeds(int argc, char **argv)
                 prev--;
             memmove(name, prev, strlen(prev) + 1);
         }
-        int rc = write_seed(argv[2], name, 0, &sb, header) | write_seed(argv[2], name, 1, &sb, 0);
+        int rc = blob_seed_write(argv[2], name, 0, &sb, header) |
+                 blob_seed_write(argv[2], name, 1, &sb, 0);
         free(name);
         sb_release(&sb);
         free(doc);
