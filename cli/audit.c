@@ -53,7 +53,7 @@ static int parse(el_ctx *ctx, const cli_opts *o, int argc, char **argv, audit_ar
             if (st)
                 return st;
         } else if (s[0] == '-' && s[1] != '\0') {
-            return cli_usage_error(ctx, o, "unknown option `%s`\n%s", s, audit_usage);
+            return cli_unknown_option(ctx, o, s, audit_usage, NULL);
         } else if (!a->lock_path) {
             a->lock_path = s;
         } else {

@@ -128,7 +128,7 @@ static int parse(el_ctx *ctx, const cli_opts *o, int argc, char **argv, el_bundl
         } else if (strncmp(a, "--advisories=", 13) == 0) {
             bo->advisories = a + 13;
         } else if (a[0] == '-' && a[1] != '\0') {
-            return cli_usage_error(ctx, o, "unknown option `%s`\n%s", a, bundle_usage);
+            return cli_unknown_option(ctx, o, a, bundle_usage, NULL);
         } else if (*lock) {
             return cli_usage_error(ctx, o, "one %s at a time (got `%s` and `%s`)",
                                    *verify_key ? "bundle" : "lock", *lock, a);

@@ -109,7 +109,7 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
             }
             *slot = argv[++i];
         } else if (a[0] == '-' && a[1] != '\0') {
-            status = cli_usage_error(ctx, o, "unknown option `%s`\n%s", a, check_usage);
+            status = cli_unknown_option(ctx, o, a, check_usage, NULL);
         } else if (!spec_path) {
             spec_path = a;
         } else if (!lock_path) {

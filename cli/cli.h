@@ -93,6 +93,13 @@ int cli_report_failure(el_ctx *ctx, const cli_opts *o);
 int cli_usage_error(el_ctx *ctx, const cli_opts *o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* cli_unknown_option() : the usage error for an option the command does
+ *  not take, with the nearest of its options (those named in `usage`,
+ *  printed after the message, and in `more`; either may be NULL; and the
+ *  global ones) as a "did you mean"; exit status 2. */
+int cli_unknown_option(el_ctx *ctx, const cli_opts *o, const char *arg, const char *usage,
+                       const char *more);
+
 /* cli_text() : writes s[0..n) for a terminal: C0 and C1 control
  *  characters (ESC, CR, NEL...) but newline and tab, DEL, U+2028 and U+2029
  *  written as \xNN or \uNNNN, bytes that are not UTF-8 as \xNN, so a

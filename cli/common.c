@@ -1,6 +1,7 @@
 /* common.c — what the subcommands share: reading a spec from the command
  * line, printing findings compiler-style, and reporting a failure as text on
  * stderr or as one JSON object on stdout. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +120,7 @@ int cli_report_failure(el_ctx *ctx, const cli_opts *o)
 
 int cli_usage_error(el_ctx *ctx, const cli_opts *o, const char *fmt, ...)
 {
-    char msg[512];
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -128,6 +129,58 @@ int cli_usage_error(el_ctx *ctx, const cli_opts *o, const char *fmt, ...)
     int st = cli_report_failure(ctx, o);
     if (!o->json)
         fputs("run `envlock --help` for the commands\n", stderr);
+    return st;
+}
+
+/* The global options, accepted before or after any command (main.c). */
+static const char global_options[] = "--json --quiet --offline --cache-dir --mirror --cert --help";
+
+/* Appends to names[] (room for `max`) each `--option` (or `-o`) that
+ * `text` names, as pointers into `buf`, a copy of text. */
+static size_t option_names(const char *text, char *buf, const char **names, size_t n, size_t max)
+{
+    strcpy(buf, text);
+    for (char *p = buf; (p = strchr(p, '-')) && n < max;) {
+        bool start = p == buf || strchr(" [|\n", p[-1]);
+        char *e = p + 1 + (p[1] == '-');
+        while (*e && (islower((unsigned char)*e) || isdigit((unsigned char)*e) || *e == '-'))
+            e++;
+        bool ok = start && e > p + 1 + (p[1] == '-');
+        char c = *e;
+        *e = '\0';
+        if (ok)
+            names[n++] = p;
+        p = c ? e + 1 : e;
+    }
+    return n;
+}
+
+int cli_unknown_option(el_ctx *ctx, const cli_opts *o, const char *arg, const char *usage,
+                       const char *more)
+{
+    const char *texts[] = { global_options, usage, more };
+    size_t len = 0, n = 0;
+    for (size_t i = 0; i < 3; i++)
+        len += texts[i] ? strlen(texts[i]) + 1 : 0;
+    char *buf = malloc(len), *at = buf;
+    const char **names = calloc(len, sizeof *names);
+    for (size_t i = 0; i < 3; i++) {
+        if (!texts[i])
+            continue;
+        n = option_names(texts[i], at, names, n, len);
+        at += strlen(texts[i]) + 1;
+    }
+    char *word = strdup(arg);
+    word[strcspn(word, "=")] = '\0';
+    const char *near = el_closest_name(word, names, n);
+    char hint[128] = "";
+    if (near)
+        snprintf(hint, sizeof hint, "; did you mean `%s`?", near);
+    int st = usage ? cli_usage_error(ctx, o, "unknown option `%s`%s\n%s", arg, hint, usage)
+                   : cli_usage_error(ctx, o, "unknown option `%s`%s", arg, hint);
+    free(word);
+    free(names);
+    free(buf);
     return st;
 }
 
@@ -186,7 +239,7 @@ static el_spec *load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
             continue;
         }
         if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            *status = cli_usage_error(ctx, o, "unknown option `%s`", argv[i]);
+            *status = cli_unknown_option(ctx, o, argv[i], NULL, "--bases --template --format");
             return NULL;
         }
         if (path) {

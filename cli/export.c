@@ -32,7 +32,7 @@ static int parse(el_ctx *ctx, const cli_opts *o, int argc, char **argv, el_expor
             else
                 eo->resolved_at = v;
         } else if (s[0] == '-' && s[1] != '\0') {
-            return cli_usage_error(ctx, o, "unknown option `%s`\n%s", s, export_usage);
+            return cli_unknown_option(ctx, o, s, export_usage, NULL);
         } else if (!*lock_path) {
             *lock_path = s;
         } else {

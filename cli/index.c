@@ -77,7 +77,10 @@ static int show_parse(el_ctx *ctx, const cli_opts *o, int argc, char **argv, sho
             status = add_listed(ctx, o, a, v, idx ? sa->indexes : sa->sources,
                                 idx ? &sa->nindexes : &sa->nsources);
         } else if (a[0] == '-' && a[1] != '\0') {
-            return cli_usage_error(ctx, o, "unknown option `%s`", a);
+            return cli_unknown_option(ctx, o, a, NULL,
+                                      "--index --apt-source --only-binary --no-binary --no-build "
+                                      "--python --platform --arch --registry --keyring --spec "
+                                      "--exclude-newer --ignore-valid-until");
         } else if (!q->package) {
             q->package = a;
         } else {

@@ -118,6 +118,19 @@ static const struct {
     { "base", cli_base },
 };
 
+/* The usage error for a command envlock does not have, with the nearest
+ * one as a "did you mean" (`reslove`). */
+static int unknown_command(el_ctx *ctx, const cli_opts *o, const char *word)
+{
+    const char *names[sizeof commands / sizeof commands[0]];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        names[i] = commands[i].name;
+    const char *near = el_closest_name(word, names, sizeof names / sizeof names[0]);
+    if (near)
+        return cli_usage_error(ctx, o, "unknown command `%s`; did you mean `%s`?", word, near);
+    return cli_usage_error(ctx, o, "unknown command `%s`", word);
+}
+
 /* `envlock COMMAND --help` / `envlock help COMMAND`: the command's own lines
  * of the usage text (a first line "  COMMAND ..." and its indented
  * continuation lines; `version` has two). False if the usage names no such
@@ -212,7 +225,7 @@ int main(int argc, char **argv)
     } else if (nrest == 0) {
         status = cli_usage_error(ctx, &o, "no command given");
     } else if (strcmp(rest[0], "help") == 0 && nrest > 1) {
-        status = command_help(rest[1]) ? 0 : cli_usage_error(ctx, &o, "unknown command `%s`", rest[1]);
+        status = command_help(rest[1]) ? 0 : unknown_command(ctx, &o, rest[1]);
     } else if (strcmp(rest[0], "-h") == 0 || strcmp(rest[0], "--help") == 0 ||
                strcmp(rest[0], "help") == 0) {
         fputs(usage, stdout);
@@ -231,7 +244,7 @@ int main(int argc, char **argv)
             }
         }
         if (status == -1)
-            status = cli_usage_error(ctx, &o, "unknown command `%s`", rest[0]);
+            status = unknown_command(ctx, &o, rest[0]);
     }
     free(rest);
     free(mirrors);

@@ -53,7 +53,7 @@ static int parse(el_ctx *ctx, const cli_opts *o, int argc, char **argv, plan_arg
             else
                 a->po.base_registry = v;
         } else if (s[0] == '-' && s[1] != '\0') {
-            return cli_usage_error(ctx, o, "unknown option `%s`\n%s", s, plan_usage);
+            return cli_unknown_option(ctx, o, s, plan_usage, NULL);
         } else if (!a->spec_path) {
             a->spec_path = s;
         } else if (!a->lock_path) {

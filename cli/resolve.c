@@ -157,7 +157,7 @@ static int resolve_option(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
             add_names(v, only ? ra->only_binary : ra->no_binary,
                       only ? &ro->n_only_binary : &ro->n_no_binary);
     } else if (a[0] == '-' && a[1] != '\0') {
-        status = cli_usage_error(ctx, o, "unknown option `%s`\n%s", a, resolve_usage);
+        status = cli_unknown_option(ctx, o, a, resolve_usage, NULL);
     } else if (ra->spec_path) {
         status = cli_usage_error(ctx, o, "one spec at a time (got `%s` and `%s`)", ra->spec_path, a);
     } else {

@@ -322,6 +322,7 @@ static const field f_document[] = {
 typedef struct walker {
     spec_findings *fs;
     strbuf path;
+    const field *outer; /* the fields of the mapping holding this one, or NULL */
 } walker;
 
 static const char *path_or_doc(const walker *w)
@@ -646,6 +647,73 @@ static const char *closest_field(const field *fields, const char *k)
 
 static json_object *default_of(walker *w, const field *f, const spec_node *parent);
 
+/* Names other tools give a spec section, and envlock's name for it: an npm
+ * user writes `packages.npm`, an apt user `packages.apt` (that one is a
+ * field of `system`, found below). */
+static const char *const field_aliases[][2] = {
+    { "npm", "node" },     { "nodejs", "node" }, { "javascript", "node" },
+    { "pip", "python" },   { "pypi", "python" }, { "uv", "python" },
+    { "debian", "system" }, { "deb", "system" }, { NULL, NULL },
+};
+
+/* The fields in `fields` (objects only) that have a field named `k`, as
+ * "`OWNER.F`" or "`OWNER.F` or `OWNER.G`", appended to `out`. */
+static size_t children_with(const field *fields, const char *owner, const char *k, strbuf *out,
+                            const char **child)
+{
+    strbuf tmp = STRBUF_INIT;
+    size_t n = 0;
+    for (int i = 0; fields[i].name; i++) {
+        const tdesc *t = fields[i].type;
+        if (t->t != T_OBJ || !t->fields || field_index(t->fields, k, &tmp) < 0)
+            continue;
+        sb_addf(out, "%s`%s%s%s`", n++ ? " or " : "", owner, *owner ? "." : "", fields[i].name);
+        *child = fields[i].name;
+    }
+    sb_release(&tmp);
+    return n;
+}
+
+/* What an unknown key `k` of the mapping at w->path[0..owner_len] most
+ * likely meant, as a "; ..." clause appended to `out` (nothing if no
+ * guess helps): a field one level down (mis-indented to the left), one
+ * level up (indented too far), another tool's name for a section, or a
+ * near spelling. */
+static void unknown_field_hint(const walker *w, const field *fields, size_t owner_len,
+                               const char *k, strbuf *out)
+{
+    strbuf tmp = STRBUF_INIT, owner = STRBUF_INIT;
+    sb_add(&owner, w->path.buf, owner_len);
+    sb_adds(&tmp, "; it is a field of ");
+    const char *child = NULL;
+    size_t n_children = children_with(fields, owner.buf, k, &tmp, &child);
+    if (n_children == 1) {
+        sb_addf(out, "%s: move it under `%s`", tmp.buf, child);
+    } else if (n_children) {
+        sb_addf(out, "%s: move it under one of them", tmp.buf);
+    } else if (w->outer && field_index(w->outer, k, &tmp) >= 0) {
+        const char *dot = strrchr(owner.buf, '.');
+        size_t plen = dot ? (size_t)(dot - owner.buf) : 0;
+        if (plen)
+            sb_addf(out, "; it is a field of `%.*s`: indent it one level less", (int)plen,
+                    owner.buf);
+        else
+            sb_adds(out, "; it is a top-level field: indent it one level less");
+    } else {
+        const char *near = NULL;
+        for (size_t i = 0; field_aliases[i][0] && !near; i++)
+            if (strcmp(k, field_aliases[i][0]) == 0 &&
+                field_index(fields, field_aliases[i][1], &tmp) >= 0)
+                near = field_aliases[i][1];
+        if (!near)
+            near = closest_field(fields, k);
+        if (near)
+            sb_addf(out, "; did you mean `%s`?", near);
+    }
+    sb_release(&tmp);
+    sb_release(&owner);
+}
+
 static json_object *build_obj_from(walker *w, const field *fields, const spec_node *n)
 {
     /* n may be NULL: a defaulted object, built from an empty mapping */
@@ -662,18 +730,16 @@ static json_object *build_obj_from(walker *w, const field *fields, const spec_no
             int idx = key->kind == SN_STR ? field_index(fields, kt, &tmp) : -1;
             if (idx < 0) {
                 size_t old = push_name(w, kt, strlen(kt));
-                const char *near = closest_field(fields, kt);
-                strbuf owner = STRBUF_INIT;
+                strbuf owner = STRBUF_INIT, hint = STRBUF_INIT;
                 if (old)
                     sb_addf(&owner, "`%.*s`", (int)old, w->path.buf);
                 else
                     sb_adds(&owner, "the document");
-                if (near)
-                    finding(w, key, "`%s` is not a field of %s; did you mean `%s`?", kt, owner.buf,
-                            near);
-                else
-                    finding(w, key, "`%s` is not a field of %s", kt, owner.buf);
+                unknown_field_hint(w, fields, old, kt, &hint);
+                finding(w, key, "`%s` is not a field of %s%s", kt, owner.buf,
+                        hint.len ? hint.buf : "");
                 sb_release(&owner);
+                sb_release(&hint);
                 pop(w, old);
                 continue;
             }
@@ -699,9 +765,13 @@ static json_object *build_obj_from(walker *w, const field *fields, const spec_no
         json_object *v = NULL;
         bool add = true;
         size_t before = w->fs->len;
-        if (given[i])
+        if (given[i]) {
+            /* a mapping field's keys may belong here (indented too far) */
+            const field *saved = w->outer;
+            w->outer = f->type->t == T_OBJ ? fields : NULL;
             v = build(w, f->type, given[i]);
-        else if (f->def == D_ABSENT)
+            w->outer = saved;
+        } else if (f->def == D_ABSENT)
             add = false;
         else
             v = default_of(w, f, n);

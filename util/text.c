@@ -307,3 +307,34 @@ size_t edit_distance(const char *a, const char *b)
     free(d);
     return r;
 }
+
+/* Whether `a`'s characters appear in `b` in order (an abbreviation such as
+ * `--upgrade-pkg` of `--upgrade-package`). */
+static bool subsequence(const char *a, const char *b)
+{
+    for (; *a && *b; b++)
+        if (*a == *b)
+            a++;
+    return *a == '\0';
+}
+
+const char *el_closest_name(const char *word, const char *const *names, size_t n)
+{
+    size_t len = strlen(word), limit = len / 3;
+    limit = limit < 1 ? 1 : limit > 3 ? 3 : limit;
+    const char *best = NULL, *abbrev = NULL;
+    size_t best_d = limit + 1, n_abbrev = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = edit_distance(word, names[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = names[i];
+        }
+        if (len >= 4 && word[0] == names[i][0] && subsequence(word, names[i]) &&
+            (!abbrev || strcmp(abbrev, names[i]) != 0)) {
+            abbrev = names[i];
+            n_abbrev++;
+        }
+    }
+    return best ? best : n_abbrev == 1 ? abbrev : NULL;
+}

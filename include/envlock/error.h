@@ -128,6 +128,15 @@ EL_API char *el_ctx_error_json(const el_ctx *ctx, bool pretty);
  *  For front ends such as the CLI that validate their own arguments. */
 EL_API el_code el_usage_error(el_ctx *ctx, const char *message);
 
+/* el_closest_name() :
+ *  The one of `names` (n of them) that `word` most likely meant, for a
+ *  "did you mean" in a message: the nearest by edit distance (Damerau-
+ *  Levenshtein) within a third of the word's length (1 to 3), else the
+ *  one name that starts like `word` and holds its characters in order (an
+ *  abbreviation, for words of 4 or more; none when several do). NULL
+ *  when none is close. Returns one of `names` (borrowed). */
+EL_API const char *el_closest_name(const char *word, const char *const *names, size_t n);
+
 /* el_version_string() : envlock's own version, e.g. "0.1.0". Static storage. */
 EL_API const char *el_version_string(void);
 

@@ -255,6 +255,13 @@ static void text_helpers(void **state)
     assert_int_equal(edit_distance("packges", "packages"), 1);
     assert_int_equal(edit_distance("pakcages", "packages"), 1); /* transposition */
     assert_int_equal(edit_distance("", "abc"), 3);
+    static const char *const opts[] = { "--upgrade", "--upgrade-package", "--exclude-newer",
+                                        "--explain", "--offline" };
+    assert_string_equal(el_closest_name("--ofline", opts, 5), "--offline");
+    assert_string_equal(el_closest_name("--upgrade-pkg", opts, 5), "--upgrade-package");
+    assert_null(el_closest_name("--ex", opts, 5));   /* two abbreviations: no guess */
+    assert_null(el_closest_name("--zzzz", opts, 5)); /* nothing close */
+    assert_null(el_closest_name("x", opts, 0));
     char hex[65];
     sha256_hex("abc", 3, hex);
     assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
