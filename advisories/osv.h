@@ -11,6 +11,7 @@
 #define EL_OSV_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "util.h"
 
 typedef enum osv_event_kind {
@@ -51,6 +52,14 @@ typedef struct osv_record {
                            ("PyPI/all.zip!GHSA-x.json" for an archive member) */
 } osv_record;
 
+/* The records that name one package: what a lookup by name walks. */
+typedef struct osv_name {
+    el_ecosystem eco;
+    const char *name;  /* as osv_affected.name */
+    uint32_t *records; /* indices into osv_db.records, ascending */
+    size_t n;
+} osv_name;
+
 typedef struct osv_finding {
     const char *source;  /* as osv_record.source */
     const char *message; /* what is wrong, with the record id when known */
@@ -58,8 +67,13 @@ typedef struct osv_finding {
 
 typedef struct osv_db {
     arena *a;
-    osv_record **records; /* sorted by id, withdrawn ones left out */
+    osv_record **records; /* sorted by id, withdrawn ones left out; a db
+                             read from its parsed form fills them on first
+                             use: read them through osv_db_record() */
     size_t n_records;
+    osv_name *names;      /* every (ecosystem, name) an affected entry
+                             names, sorted by ecosystem then name */
+    size_t n_names;
     osv_finding *findings; /* malformed records, sorted by source */
     size_t n_findings;
     size_t n_withdrawn;
@@ -69,8 +83,21 @@ typedef struct osv_db {
                              snapshot directory, in path order: what the
                              digest covers, for a copy (bundle) */
     size_t n_files;
-    void *form;           /* a parsed form the strings point into (malloc'd), or NULL */
+    const unsigned char *form; /* a parsed form's payload the strings point
+                                  into, and its records' offsets, or NULL */
+    size_t form_len;
+    const unsigned char *rec_off; /* u64 LE per record, into `form` */
+    void *map;                    /* the form's mapping (munmap'd), or NULL */
+    size_t map_len;
+    void *owned;                  /* the form's buffer (freed), or NULL */
 } osv_db;
+
+/* osv_db_record() : record i, read from the parsed form on first use. */
+const osv_record *osv_db_record(const osv_db *db, size_t i);
+
+/* osv_db_named() : the records' index entry for (eco, key) (key as
+ *  osv_name_key() gives it), or NULL when no record names it. */
+const osv_name *osv_db_named(const osv_db *db, el_ecosystem eco, const char *key);
 
 /* osv_file_max() : the size cap osv_db_load() applies to the snapshot file
  *  `rel` (a record file, or a whole archive), for a reader of the same
@@ -89,7 +116,7 @@ void osv_db_free(osv_db *db);
 /* ---- the parsed form (osv_blob.c) ---- */
 
 /* Bump when the parsed form's layout or a field's meaning changes. */
-#define OSV_BLOB_FORMAT 1
+#define OSV_BLOB_FORMAT 2 /* 2: names indexed, records read on demand */
 
 /* osv_snapshot_key() :
  *  What a parsed form of the snapshot `dir` is kept under: a sha256 over
@@ -108,9 +135,12 @@ void osv_db_blob_write(const osv_db *db, const char key[65], strbuf *out);
 /* osv_db_blob_read() :
  *  The db a parsed form written under `key` holds, or NULL when `data` is
  *  not exactly that (another key or format, torn, damaged, inconsistent):
- *  the caller then loads the snapshot itself. Trusts nothing in `data`.
- *  Takes `data` (malloc'd) in both cases: the db's strings point into it. */
-osv_db *osv_db_blob_read(unsigned char *data, size_t len, const char key[65]);
+ *  the caller then loads the snapshot itself. Every count, offset and
+ *  string is checked; `checked` skips only the frame's CRC-32, for bytes
+ *  the cache checked already (cache_blob_open()). The db points into
+ *  `data`, which must outlive it: set db->map or db->owned to hand it over. */
+osv_db *osv_db_blob_read(const unsigned char *data, size_t len, const char key[65],
+                         bool checked);
 
 /* osv_parse_record() :
  *  One osv-schema JSON document `text` into *out (allocated in `a`).

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <archive.h>
 #include <archive_entry.h>
@@ -204,6 +205,50 @@ static int finding_cmp(const void *a, const void *b)
     return c ? c : strcmp(x->message, y->message);
 }
 
+typedef struct name_ref {
+    el_ecosystem eco;
+    const char *name;
+    uint32_t record;
+} name_ref;
+
+static int name_ref_cmp(const void *a, const void *b)
+{
+    const name_ref *x = a, *y = b;
+    if (x->eco != y->eco)
+        return x->eco < y->eco ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->record > y->record) - (x->record < y->record);
+}
+
+/* db->names from the records: every (eco, name) with its records. */
+static void index_names(osv_db *db)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < db->n_records; i++)
+        n += db->records[i]->n_affected;
+    name_ref *refs = xmalloc((n ? n : 1) * sizeof *refs);
+    n = 0;
+    for (size_t i = 0; i < db->n_records; i++)
+        for (size_t k = 0; k < db->records[i]->n_affected; k++)
+            refs[n++] = (name_ref){ db->records[i]->affected[k].eco,
+                                    db->records[i]->affected[k].name, (uint32_t)i };
+    if (n > 1)
+        qsort(refs, n, sizeof *refs, name_ref_cmp);
+    db->names = arena_alloc(db->a, (n + 1) * sizeof *db->names);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && refs[j].eco == refs[i].eco && strcmp(refs[j].name, refs[i].name) == 0)
+            j++;
+        osv_name *e = &db->names[db->n_names++];
+        *e = (osv_name){ refs[i].eco, refs[i].name, arena_alloc(db->a, (j - i) * sizeof(uint32_t)), 0 };
+        for (size_t k = i; k < j; k++)
+            if (!e->n || e->records[e->n - 1] != refs[k].record) /* a record naming it twice */
+                e->records[e->n++] = refs[k].record;
+        i = j;
+    }
+    free(refs);
+}
+
 /* Moves the collected pointers into the db's arrays, sorted. */
 static void finish(loader *l)
 {
@@ -223,6 +268,7 @@ static void finish(loader *l)
     db->findings = arena_alloc(db->a, (db->n_findings + 1) * sizeof *db->findings);
     for (size_t i = 0; i < db->n_findings; i++)
         db->findings[i] = *(osv_finding *)l->findings.items[i];
+    index_names(db);
 }
 
 el_code osv_db_load(el_ctx *ctx, const char *dir, osv_db **out)
@@ -294,21 +340,47 @@ void osv_db_free(osv_db *db)
 {
     if (!db)
         return;
-    free(db->form);
+    if (db->map)
+        munmap(db->map, db->map_len);
+    free(db->owned);
     arena_free(db->a);
     free(db);
 }
 
-/* A linear scan: a lookup per locked package over a snapshot of tens of
- * thousands of records is still milliseconds; an index by name comes with
- * the resolver's use, where it is asked per candidate. */
+const osv_name *osv_db_named(const osv_db *db, el_ecosystem eco, const char *key)
+{
+    size_t lo = 0, hi = db->n_names;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const osv_name *e = &db->names[mid];
+        int c = e->eco != eco ? (e->eco < eco ? -1 : 1) : strcmp(e->name, key);
+        if (c == 0)
+            return e;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* Only the records that name the package are read (osv_db_named()), so a
+ * snapshot read from its parsed form materializes those alone. A record
+ * the form cannot give back is a finding, never "not affected". */
 size_t osv_db_match(const osv_db *db, el_ecosystem eco, const char *name, const char *version,
                     ptrvec *out, ptrvec *bad)
 {
     char *key = osv_name_key(eco, name);
+    const osv_name *e = osv_db_named(db, eco, key);
     size_t n = 0;
-    for (size_t i = 0; i < db->n_records; i++) {
-        const osv_record *r = db->records[i];
+    for (size_t i = 0; e && i < e->n; i++) {
+        const osv_record *r = osv_db_record(db, e->records[i]);
+        if (!r) {
+            if (bad) /* osv_db_blob_read() walked every record: not expected */
+                ptrvec_push(bad, xasprintf("record %u of the snapshot's parsed form is damaged",
+                                           e->records[i]));
+            continue;
+        }
         for (size_t j = 0; j < r->n_affected; j++) {
             const osv_affected *af = &r->affected[j];
             bool hit = false;

@@ -135,8 +135,9 @@ void bin_frame_write(strbuf *out, const char magic[8], uint32_t format, const ch
     sb_add(out, payload->buf, payload->len);
 }
 
-bool bin_frame_open(bin_reader *r, const char magic[8], uint32_t format, const char *body_sha256,
-                    const char key[65])
+/* The frame up to its CRC-32: *n the payload's length, *crc the CRC. */
+static bool frame_head(bin_reader *r, const char magic[8], uint32_t format,
+                       const char *body_sha256, const char key[65], uint64_t *n, uint32_t *crc)
 {
     if (!bin_need(r, 8) || memcmp(r->p, magic, 8) != 0)
         return false;
@@ -147,9 +148,26 @@ bool bin_frame_open(bin_reader *r, const char magic[8], uint32_t format, const c
         memcmp(r->p + 64, key, 64) != 0)
         return false;
     r->p += 128;
-    uint64_t n = bin_u64(r);
-    uint32_t crc = bin_u32(r);
-    return !r->bad && n == (uint64_t)(r->end - r->p) && crc32_z(0, r->p, (size_t)n) == crc;
+    *n = bin_u64(r);
+    *crc = bin_u32(r);
+    return !r->bad && *n == (uint64_t)(r->end - r->p);
+}
+
+bool bin_frame_open(bin_reader *r, const char magic[8], uint32_t format, const char *body_sha256,
+                    const char key[65])
+{
+    uint64_t n;
+    uint32_t crc;
+    return frame_head(r, magic, format, body_sha256, key, &n, &crc) &&
+           crc32_z(0, r->p, (size_t)n) == crc;
+}
+
+bool bin_frame_open_trusted(bin_reader *r, const char magic[8], uint32_t format,
+                            const char *body_sha256, const char key[65])
+{
+    uint64_t n;
+    uint32_t crc;
+    return frame_head(r, magic, format, body_sha256, key, &n, &crc);
 }
 
 void bin_key_field(strbuf *sb, const char *s)

@@ -193,6 +193,10 @@ void bin_frame_write(strbuf *out, const char magic[8], uint32_t format, const ch
                      const char key[65], const strbuf *payload);
 bool bin_frame_open(bin_reader *r, const char magic[8], uint32_t format, const char *body_sha256,
                     const char key[65]);
+/* bin_frame_open_trusted() : the same without the CRC-32, for a form whose
+ *  bytes the cache checked already (cache_blob_open(): its CRC or seal). */
+bool bin_frame_open_trusted(bin_reader *r, const char magic[8], uint32_t format,
+                            const char *body_sha256, const char key[65]);
 /* bin_key_field() : one field of the text a parsed form's options key
  *  hashes: `s` and a newline, or "\x01\n" for NULL, so that a NULL field
  *  and "" give different keys. */

@@ -32,40 +32,12 @@ struct verbs_advise {
     bool block, allow;
     const char *const *ignore;
     size_t n_ignore;
-    char **names; /* "E\tname" of every affected entry, sorted, for a cheap miss */
-    size_t n_names;
     ptrvec hits;  /* hit * */
 };
 
 static int str_cmp(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* "E\tname", E the ecosystem's digit: built once per affected entry of a
- * snapshot of tens of thousands, so without printf. */
-static char *name_key(el_ecosystem e, const char *name)
-{
-    size_t n = strlen(name);
-    char *k = xmalloc(n + 3);
-    k[0] = (char)('0' + (int)e);
-    k[1] = '\t';
-    memcpy(k + 2, name, n + 1);
-    return k;
-}
-
-static void index_names(verbs_advise *v)
-{
-    ptrvec keys = PTRVEC_INIT;
-    for (size_t i = 0; i < v->db->n_records; i++)
-        for (size_t j = 0; j < v->db->records[i]->n_affected; j++) {
-            const osv_affected *af = &v->db->records[i]->affected[j];
-            ptrvec_push(&keys, name_key(af->eco, af->name));
-        }
-    v->n_names = keys.len;
-    v->names = (char **)keys.items;
-    if (v->n_names)
-        qsort(v->names, v->n_names, sizeof *v->names, str_cmp);
 }
 
 el_code verbs_advise_open(el_ctx *ctx, const el_cache_options *co, const el_resolve_options *o,
@@ -92,17 +64,13 @@ el_code verbs_advise_open(el_ctx *ctx, const el_cache_options *co, const el_reso
     v->ignore = o->ignore;
     v->n_ignore = o->n_ignore;
     v->allow = strcmp(m, "allow") == 0;
-    index_names(v);
     *out = v;
     return EL_OK;
 }
 
 static bool named(const verbs_advise *v, el_ecosystem e, const char *key)
 {
-    char *k = name_key(e, key);
-    bool found = v->n_names && bsearch(&k, v->names, v->n_names, sizeof *v->names, str_cmp);
-    free(k);
-    return found;
+    return osv_db_named(v->db, e, key) != NULL;
 }
 
 static hit *find_hit(const verbs_advise *v, const char *eco, const char *name, const char *version)
@@ -343,9 +311,6 @@ void verbs_advise_free(verbs_advise *v)
         free(h);
     }
     ptrvec_release(&v->hits);
-    for (size_t i = 0; i < v->n_names; i++)
-        free(v->names[i]);
-    free(v->names);
     osv_db_free(v->db);
     free(v);
 }

@@ -3,7 +3,8 @@
  * chooses the mode: even, the rest is a payload and gets a correct frame
  * (magic, format, key twice, length, CRC-32: binform's layout), so the
  * fuzzer explores the payload reader rather than the CRC; odd, the rest is
- * a whole form as the cache would hand it over. Whatever is read must keep
+ * a whole form as the cache would hand it over (3 mod 4: one the cache
+ * checked, so without the frame's CRC). Whatever is read must keep
  * the db's promises (strings set where osv.h says, enums in range, counts
  * walkable) and free cleanly. Seeds: corpus/osv_blob (the payload of the
  * recorded records of tests/advisories/records). */
@@ -24,8 +25,14 @@ static void check(const osv_db *db)
     CHECK(strlen(db->digest) == 64);
     for (size_t i = 0; i < db->n_files; i++)
         CHECK(db->files[i] != NULL);
+    for (size_t i = 0; i < db->n_names; i++) {
+        CHECK(db->names[i].name && (unsigned)db->names[i].eco <= EL_ECO_CONDA);
+        for (size_t k = 0; k < db->names[i].n; k++)
+            CHECK(db->names[i].records[k] < db->n_records);
+    }
     for (size_t i = 0; i < db->n_records; i++) {
-        const osv_record *r = db->records[i];
+        const osv_record *r = osv_db_record(db, i);
+        CHECK(r != NULL); /* the reader walked every record before handing it out */
         CHECK(r->id && r->modified && r->source);
         for (size_t k = 0; k < r->n_aliases; k++)
             CHECK(r->aliases[k] != NULL);
@@ -67,10 +74,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sb_add(&blob, data + 1, size - 1);
     unsigned char *copy = malloc(blob.len ? blob.len : 1);
     memcpy(copy, blob.buf, blob.len);
-    osv_db *db = osv_db_blob_read(copy, blob.len, KEY);
+    osv_db *db = osv_db_blob_read(copy, blob.len, KEY, data[0] % 4 == 3);
     if (db) {
+        db->owned = copy;
         check(db);
         osv_db_free(db);
+    } else {
+        free(copy);
     }
     sb_release(&blob);
     return 0;
