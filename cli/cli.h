@@ -78,9 +78,11 @@ el_spec *cli_load_valid_spec_in(el_ctx *ctx, const cli_opts *o, int argc, char *
                                 const el_bases *bases, const char **path_out, int *status);
 
 /* cli_spec_digest_run() : the body of `digest` and `validate`: loads a
- * valid spec (cli_load_valid_spec()), computes its digest and hands both
- * to `print`. Returns the exit status. */
+ * valid spec (cli_load_valid_spec()), judges its sources against the
+ * policy file `policy` when not NULL (el_policy_check_spec()), computes
+ * its digest and hands both to `print`. Returns the exit status. */
 int cli_spec_digest_run(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
+                        const char *policy,
                         void (*print)(const cli_opts *o, const char *path, const el_spec *spec,
                                       const char *digest));
 

@@ -320,6 +320,7 @@ el_spec *cli_load_valid_spec(el_ctx *ctx, const cli_opts *o, int argc, char **ar
 }
 
 int cli_spec_digest_run(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
+                        const char *policy,
                         void (*print)(const cli_opts *o, const char *path, const el_spec *spec,
                                       const char *digest))
 {
@@ -329,7 +330,8 @@ int cli_spec_digest_run(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
     if (!spec)
         return status;
     char digest[EL_DIGEST_SIZE];
-    if (el_spec_digest(ctx, spec, digest) != EL_OK)
+    if ((policy && el_policy_check_spec(ctx, spec, policy) != EL_OK) ||
+        el_spec_digest(ctx, spec, digest) != EL_OK)
         status = cli_report_failure(ctx, o);
     else
         print(o, path, spec, digest);

@@ -16,5 +16,5 @@ static void print_digest(const cli_opts *o, const char *path, const el_spec *spe
 
 int cli_digest(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
 {
-    return cli_spec_digest_run(ctx, o, argc, argv, print_digest);
+    return cli_spec_digest_run(ctx, o, argc, argv, NULL, print_digest);
 }

@@ -46,18 +46,6 @@ int cli_validate(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     const char *policy = NULL;
     if (take_policy(&argc, argv, &policy) != 0)
         return cli_usage_error(ctx, o, "--policy needs a value");
-    policy = cli_path_or_env(policy, "ENVLOCK_POLICY");
-    const char *path = NULL;
-    int status = 0;
-    el_spec *spec = cli_load_valid_spec(ctx, o, argc, argv, &path, &status);
-    if (!spec)
-        return status;
-    char digest[EL_DIGEST_SIZE];
-    if ((policy && el_policy_check_spec(ctx, spec, policy) != EL_OK) ||
-        el_spec_digest(ctx, spec, digest) != EL_OK)
-        status = cli_report_failure(ctx, o);
-    else
-        print_valid(o, path, spec, digest);
-    el_spec_free(spec);
-    return status;
+    return cli_spec_digest_run(ctx, o, argc, argv, cli_path_or_env(policy, "ENVLOCK_POLICY"),
+                               print_valid);
 }
