@@ -100,11 +100,23 @@ static const resolve_root *roots_with_pins(arena *mem, const target_request *tr,
     return roots;
 }
 
+/* Whether the failure on ctx is a fetch that failed (it names the URL, or
+ * the index gave no answer: exit 25, reasons.def) rather than a solve that
+ * found no answer: only the latter can say the targets are incompatible. */
+static bool fetch_failed(const el_ctx *ctx)
+{
+    json_object *url = NULL;
+    return el_ctx_exit_status(ctx) == 25 ||
+           json_object_object_get_ex(el_ctx_detail(ctx), "url", &url);
+}
+
 /* The failure on ctx again, its message prefixed with the variant (and the
- * variants whose versions it was given), its detail kept. */
+ * variants whose versions it was given, unless a fetch failed: that says
+ * nothing of the targets), its detail kept. */
 static el_code name_variant(el_ctx *ctx, arena *mem, const target_request *tr, size_t self,
                             bool shared)
 {
+    shared = shared && !fetch_failed(ctx);
     el_code code = el_ctx_code(ctx);
     bool retryable = el_ctx_retryable(ctx);
     char *msg = xstrdup(el_ctx_message(ctx));

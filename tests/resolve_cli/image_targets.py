@@ -14,6 +14,10 @@ holding the base (Python 3.13.7) and the image python:3.11-slim (3.11.9):
   refused  a project with no version for modal's Python: the JSON error
            names the variant (detail.variant modal, detail.sharedWith
            [daytona]) and the package;
+  fetch    a page only modal's solve reads cannot be fetched (its mirror
+           is a closed port): the failure is told as modal's fetch failure
+           (detail.reason connect, exit 25), never as modal being unable to
+           share the lock with daytona (no detail.sharedWith);
   unknown  an image the catalog does not describe: CAPABILITY_UNSUPPORTED,
            detail.reason image_not_in_catalog, the spec's field named;
   python   a spec naming another Python than its image: SPEC_INVALID at
@@ -24,6 +28,7 @@ usage: image_targets.py ENVLOCK [PART]
 import hashlib
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -59,6 +64,8 @@ PROJECTS = [
      ['tomli>=1.1; python_version < "3.12"']),
     ("tomli", "2.0.1", ">=3.7", ["py3-none-any"], []),
     ("oldonly", "1.0", "<3.12", ["py3-none-any"], []),
+    ("modalside", "1.0", ">=3.9", ["py3-none-any"], ['modalonly; python_version >= "3.12"']),
+    ("modalonly", "1.0", ">=3.9", ["py3-none-any"], []),
 ]
 
 ENV_SPEC = """\
@@ -124,9 +131,10 @@ class Site:
             f.write(CATALOG % {"d": DIGEST, "py311": py311})
         return name
 
-    def run(self, *args, bases="bases.yaml"):
-        cmd = [self.envlock, "--json", "--cache-dir", os.path.join(self.work, "cache"),
-               "--mirror", "https://pypi.org/simple=file://" + os.path.join(self.work, "simple")]
+    def run(self, *args, bases="bases.yaml", mirror=True):
+        cmd = [self.envlock, "--json", "--cache-dir", os.path.join(self.work, "cache")]
+        if mirror:  # plans take none: a file:// one is refused there
+            cmd += ["--mirror", "https://pypi.org/simple=file://" + os.path.join(self.work, "simple")]
         cmd += list(args) + ["--bases", bases]
         p = subprocess.run(cmd, cwd=self.work, capture_output=True, text=True)
         try:
@@ -186,7 +194,7 @@ def part_multi(site):
               "the lock")
     check_stale(site, spec, ["target 1 (daytona) python changed: 3.11.9 -> 3.11.10"])
     # plans are written for `packages` sources only: an image spec is refused, clearly
-    rc, body, err = site.run("plan", spec, "envlock.lock", "-o", "plan")
+    rc, body, err = site.run("plan", spec, "envlock.lock", "-o", "plan", mirror=False)
     if rc != 11 or "envlock plans only `packages` sources" not in body.get("message", ""):
         raise Failure("plan of an image recipe: rc %d %s %s" % (rc, body, err))
 
@@ -201,6 +209,25 @@ def part_refused(site):
         raise Failure("want modal named: rc %d %s %s" % (rc, body, err))
     if os.path.exists(os.path.join(site.work, "envlock.lock")):
         raise Failure("a refused resolve wrote a lock")
+
+
+def closed_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def part_fetch(site):
+    spec = site.spec(RECIPE % "modalside")
+    dead = "https://pypi.org/simple/modalonly=http://127.0.0.1:%d/simple/modalonly" % closed_port()
+    rc, body, err = site.run("--mirror", dead, "resolve", spec, "-o", "envlock.lock")
+    det, msg = body.get("detail", {}), body.get("message", "")
+    if (rc != 25 or det.get("reason") != "connect" or det.get("variant") != "modal"
+            or "sharedWith" in det or "cannot share" in msg or not msg.startswith("for `modal`")):
+        raise Failure("want modal's fetch failure, not a shared-lock refusal: rc %d %s %s"
+                      % (rc, body, err))
 
 
 def part_unknown(site):
@@ -226,7 +253,7 @@ def part_python(site):
 
 
 PARTS = {"single": part_single, "python": part_python, "multi": part_multi, "refused": part_refused,
-         "unknown": part_unknown}
+         "unknown": part_unknown, "fetch": part_fetch}
 
 
 def main():

@@ -191,6 +191,8 @@ def run(envlock, work, args, pypi=True):
            "--mirror", "https://registry.npmjs.org=file://" + os.path.join(MIRROR, "npm"),
            "--mirror", "https://snapshot.debian.org/archive/debian/20260914T150000Z=file://" +
            os.path.join(MIRROR, "apt")] + args
+    if args[0] == "plan":  # a plan takes no file:// mirror (docs/cli.md, plan)
+        cmd = cmd[:4] + args
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=work, timeout=300)
     try:
         js = json.loads(p.stdout) if p.stdout.strip() else None

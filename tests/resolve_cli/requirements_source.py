@@ -82,8 +82,10 @@ class Fail(Exception):
 
 
 def run(envlock, work, args):
-    cmd = [envlock, "--json", "--cache-dir", os.path.join(work, "cache"),
-           "--mirror", "https://pypi.org=file://" + os.path.join(MIRROR, "pypi", "pypi")] + args
+    cmd = [envlock, "--json", "--cache-dir", os.path.join(work, "cache")]
+    if args[0] != "plan":  # a plan takes no file:// mirror (docs/cli.md, plan)
+        cmd += ["--mirror", "https://pypi.org=file://" + os.path.join(MIRROR, "pypi", "pypi")]
+    cmd += args
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=work, timeout=300)
     try:
         js = json.loads(p.stdout) if p.stdout.strip() else None
