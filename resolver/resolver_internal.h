@@ -154,6 +154,14 @@ typedef struct rsv_npm_name {
     size_t followed_ranges;     /* ranges and tags whose versions' */
     size_t followed_tags;       /* dependencies are noted already */
     bool queued;                /* in rsv.npm_todo */
+    bool full;                  /* noted by a dependency edge: every admitted
+                                   version is followed; else only peer sets
+                                   reach it (pranges) */
+    ptrvec pranges;             /* const npm_range *: ranges of a peer set
+                                   arborist loads (an optional peer and the
+                                   peers of what it brings): only each
+                                   range's pick, and only its peers */
+    size_t followed_pranges;
     /* ENVLOCK_DEBUG_STATS only (resolver_npm_finish()'s crawl line); they
      * decide nothing */
     unsigned depth;             /* fetches on the chain that asked for it (root = 1) */
@@ -162,8 +170,8 @@ typedef struct rsv_npm_name {
     /* relevant()'s memo: rel[k] for candidate k of rel_p, valid while the
      * name has rel_ranges ranges and rel_tags tags */
     const void *rel_p;
-    bool *rel;
-    size_t rel_ranges, rel_tags;
+    unsigned char *rel;         /* 0 not relevant, 1 a peer-set pick only, 2 admitted */
+    size_t rel_ranges, rel_tags, rel_pranges;
 } rsv_npm_name;
 
 typedef struct rsv_root {

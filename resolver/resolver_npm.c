@@ -52,13 +52,21 @@ static rsv_npm_name *nname_get(rsv *r, const char *name)
     ptrvec_push(&r->npm_names, n);
     tsearch(n, &r->npm_index, nname_tree_cmp);
     npm_loader_submit(r->nl, name);
-    /* optional peers seen before the name was: their ranges count now */
+    return n;
+}
+
+/* A name a dependency edge reaches: every version its ranges admit is
+ * followed; optional peers seen before on it count now. */
+static void make_full(rsv *r, rsv_npm_name *n)
+{
+    if (n->full)
+        return;
+    n->full = true;
     for (size_t i = 0; i < r->npm_opt_peers.len; i++) {
         const npm_dep *dp = r->npm_opt_peers.items[i];
-        if (strcmp(dp->name, name) == 0)
+        if (strcmp(dp->name, n->name) == 0)
             ptrvec_push(&n->ranges, (void *)dp->range);
     }
-    return n;
 }
 
 /* A name that gained a requirement is followed again once its packument is
@@ -74,6 +82,11 @@ static void queue(rsv *r, rsv_npm_name *n)
 static void note(rsv *r, const char *name, const npm_range *range, const char *tag)
 {
     rsv_npm_name *n = nname_get(r, name);
+    if (!n->full) {
+        make_full(r, n);
+        if (n->ranges.len)
+            queue(r, n);
+    }
     if (range) {
         for (size_t i = 0; i < n->ranges.len; i++)
             if (n->ranges.items[i] == range)
@@ -147,20 +160,32 @@ static bool relevant_from(const rsv_npm_name *n, const npm_packument *p, const n
  * requirements no longer grow, and asks this for every candidate of a name
  * once per dependency on it (npm_dep_id()), each test going through every
  * range noted on the name (one per dependent version). */
-static bool relevant(const rsv_npm_name *cn, const npm_packument *p, const npm_version *v)
+static const npm_version *range_pick(const npm_packument *p, const npm_range *range);
+
+/* 2 when one of n's requirements admits v, 1 when v is only the pick of a
+ * peer-set range (its peers alone matter), 0 otherwise. */
+static int relevant(const rsv_npm_name *cn, const npm_packument *p, const npm_version *v)
 {
     rsv_npm_name *n = (rsv_npm_name *)cn;
-    if (n->rel_p != p || n->rel_ranges != n->ranges.len || n->rel_tags != n->tags.len) {
+    if (n->rel_p != p || n->rel_ranges != n->ranges.len || n->rel_tags != n->tags.len ||
+        n->rel_pranges != n->pranges.len) {
         free(n->rel);
         n->rel = xcalloc(p->ncandidates ? p->ncandidates : 1, sizeof *n->rel);
+        for (size_t i = 0; i < n->pranges.len; i++) {
+            const npm_version *pv = range_pick(p, n->pranges.items[i]);
+            if (pv)
+                n->rel[pv - p->versions] = 1;
+        }
         for (size_t k = 0; k < p->ncandidates; k++)
-            n->rel[k] = relevant_from(n, p, &p->versions[k], 0, 0);
+            if (relevant_from(n, p, &p->versions[k], 0, 0))
+                n->rel[k] = 2;
         n->rel_p = p;
         n->rel_ranges = n->ranges.len;
         n->rel_tags = n->tags.len;
+        n->rel_pranges = n->pranges.len;
     }
     size_t k = (size_t)(v - p->versions);
-    return k < p->ncandidates ? n->rel[k] : relevant_from(n, p, v, 0, 0);
+    return k < p->ncandidates ? n->rel[k] : 2 * relevant_from(n, p, v, 0, 0);
 }
 
 /* arborist keys a version's edges by name, loading peers first and then
@@ -221,10 +246,73 @@ static void note_optional_peer(rsv *r, const npm_dep *dp)
 {
     if (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range)
         return;
-    if (nname_find(r, dp->name))
+    const rsv_npm_name *n = nname_find(r, dp->name);
+    if (n && n->full)
         note(r, dp->name, dp->range, NULL);
     else
         ptrvec_push(&r->npm_opt_peers, (void *)dp);
+}
+
+/* npm-pick-manifest's version for `range` alone (the `latest` shortcut,
+ * then the highest of the best resolver_npm_rank()), or NULL. */
+static const npm_version *range_pick(const npm_packument *p, const npm_range *range)
+{
+    const char *lt = npm_packument_find_tag(p, "latest");
+    const npm_version *lv = lt ? npm_packument_find(p, lt) : NULL;
+    if (lv && resolver_npm_latest_ok(p, lv) && resolver_npm_range_admits(range, p, lv))
+        return lv;
+    for (int rank = 3; rank >= 0; rank--)
+        for (size_t i = 0; i < p->ncandidates; i++)
+            if (resolver_npm_rank(&p->versions[i]) == rank &&
+                resolver_npm_range_admits(range, p, &p->versions[i]))
+                return &p->versions[i];
+    return NULL;
+}
+
+static bool vec_has(const ptrvec *v, const void *item)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (v->items[i] == item)
+            return true;
+    return false;
+}
+
+/* A range of a peer set arborist loads (buildIdealTree's loadPeerSet
+ * loads optional peers too, to place the set where none conflicts): the
+ * name is fetched and the range's pick followed, for its peers only. */
+static void note_peer(rsv *r, const npm_dep *dp)
+{
+    if (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range)
+        return;
+    rsv_npm_name *n = nname_get(r, dp->name);
+    if (vec_has(&n->pranges, dp->range))
+        return;
+    ptrvec_push(&n->pranges, (void *)dp->range);
+    queue(r, n);
+}
+
+/* The peers arborist loads with v, the pick of a range (every peer when
+ * v is itself in a peer set, else the optional ones: required peers are
+ * followed as dependencies). */
+static void follow_pick(rsv *r, const npm_version *v, bool in_set)
+{
+    for (size_t d = 0; v && d < v->ndeps; d++) {
+        const npm_dep *dp = &v->deps[d];
+        if ((dp->kind == NPM_DEP_PEER_OPTIONAL || (in_set && dp->kind == NPM_DEP_PEER)) &&
+            !resolver_npm_bundled(v, dp->name) && !peer_overridden(v, dp))
+            note_peer(r, dp);
+    }
+}
+
+/* The peer sets of the picks of n's ranges from from_r and of its
+ * peer-set ranges from from_pr. */
+static void follow_picks(rsv *r, rsv_npm_name *n, const npm_packument *p, size_t from_r,
+                         size_t from_pr)
+{
+    for (size_t i = from_r; i < n->ranges.len; i++)
+        follow_pick(r, range_pick(p, n->ranges.items[i]), false);
+    for (size_t i = from_pr; i < n->pranges.len; i++)
+        follow_pick(r, range_pick(p, n->pranges.items[i]), true);
 }
 
 /* Notes the dependencies of every version of n that its requirements not
@@ -238,10 +326,14 @@ static bool follow(rsv *r, rsv_npm_name *n)
      * followed, whichever came later */
     r->npm_note_depth = (n->depth > r->npm_cur_depth ? n->depth : r->npm_cur_depth) + 1;
     while (p->code == EL_OK &&
-           (n->followed_ranges < n->ranges.len || n->followed_tags < n->tags.len)) {
-        size_t from_r = n->followed_ranges, from_t = n->followed_tags;
+           (n->followed_ranges < n->ranges.len || n->followed_tags < n->tags.len ||
+            n->followed_pranges < n->pranges.len)) {
+        size_t from_r = n->followed_ranges, from_t = n->followed_tags,
+               from_pr = n->followed_pranges;
         n->followed_ranges = n->ranges.len; /* a dependency on itself adds more */
         n->followed_tags = n->tags.len;
+        n->followed_pranges = n->pranges.len;
+        follow_picks(r, n, p, from_r, from_pr);
         for (size_t k = 0; k < p->ncandidates; k++) {
             const npm_version *v = &p->versions[k];
             if (!relevant_from(n, p, v, from_r, from_t))
@@ -502,7 +594,8 @@ void resolver_npm_add(rsv *r)
         size_t nc = p->ncandidates;
         for (size_t k = nc; k-- > 0;) {
             const npm_version *v = &p->versions[k];
-            if (!relevant(n, p, v))
+            int rel = relevant(n, p, v);
+            if (!rel)
                 continue;
             Id sp = repo_add_solvable(r->repo_npm);
             Solvable *s = pool->solvables + sp;
@@ -523,7 +616,8 @@ void resolver_npm_add(rsv *r)
             for (size_t d = 0; d < v->ndeps; d++) {
                 const npm_dep *dp = &v->deps[d];
                 bool opt_peer = dp->kind == NPM_DEP_PEER_OPTIONAL;
-                if (resolver_npm_bundled(v, dp->name) || peer_overridden(v, dp) ||
+                if ((rel == 1 && dp->kind != NPM_DEP_PEER && !opt_peer) || /* a peer-set pick */
+                    resolver_npm_bundled(v, dp->name) || peer_overridden(v, dp) ||
                     (opt_peer && (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range ||
                                   !nname_find(r, dp->name))))
                     continue; /* an optional peer nothing else brings is never installed */

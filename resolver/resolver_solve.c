@@ -369,6 +369,7 @@ static void rsv_free(rsv *r)
     for (size_t i = 0; i < r->npm_names.len; i++) {
         rsv_npm_name *n = r->npm_names.items[i];
         ptrvec_release(&n->ranges);
+        ptrvec_release(&n->pranges);
         ptrvec_release(&n->tags);
         free(n->rel);
         free(n->name);
