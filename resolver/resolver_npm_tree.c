@@ -372,9 +372,10 @@ static const char *folder_of(const rsv_dep *d)
  * of a copy placed for source (buildIdealTree's loadPeerSet): source's own
  * edge on the name picks it when that pick satisfies pd, else pd's pick
  * when it satisfies source's edge; when neither does, source's pick stands
- * and pd is left unmet (0). Without such an edge, pd's own pick. */
+ * (*stands, when asked) and pd is left unmet (0). Without such an edge,
+ * pd's own pick. */
 static Id peer_pick(const npm_build *t, const rsv_npm_node *source, const rsv_dep *pd,
-                    bool locked)
+                    bool locked, Id *stands)
 {
     size_t n;
     const rsv_dep **sd = deps_of(t, source->p, &n);
@@ -386,7 +387,11 @@ static Id peer_pick(const npm_build *t, const rsv_npm_node *source, const rsv_de
         if (first && solv_takes(t, pd, first))
             return first;
         Id second = npm_pick_as(t->r, pd, locked);
-        return second && solv_takes(t, sd[i], second) ? second : 0;
+        if (second && solv_takes(t, sd[i], second))
+            return second;
+        if (stands)
+            *stands = first;
+        return 0;
     }
     return npm_pick_as(t->r, pd, locked);
 }
@@ -422,14 +427,15 @@ static const rsv_npm_node *deepest(const npm_build *t, const rsv_npm_node *x, co
 }
 
 /* arborist's canPlacePeers: a new copy b at `loc` brings its peers (the
- * versions peer_pick() loads for `source`) to loc. b cannot go there
+ * versions peer_pick() loads for `source`) to loc, or above it while loc
+ * has a peer on the name (deepest()). b cannot go there
  * (CONFLICT) when loc holds another version of a peer that does not
  * satisfy b's range, unless the peer is conflicted for the edge of `from`
  * being placed (peer_conflicted()); nor when a peer with no copy there
  * could not be placed there itself: no_current_conflict() (loc depends on
  * another version, or it would hide a copy the subtree uses) or its own
- * peers, recursively along the peer path. A peer whose packument is not
- * loaded (an optional peer nothing else brings) is not checked. */
+ * peers, recursively along the peer path. Optional peers are checked too
+ * (arborist loads them into the peer set: resolver_npm.c note_peer()). */
 static bool peers_conflict_at(const npm_build *t, const rsv_npm_node *loc, Id b,
                               const rsv_npm_node *from, const rsv_npm_node *source, ptrvec *path)
 {
@@ -441,17 +447,20 @@ static bool peers_conflict_at(const npm_build *t, const rsv_npm_node *loc, Id b,
         const rsv_dep *pd = bd[i];
         if (strcmp(pd->kind, "peer") != 0)
             continue;
-        const rsv_npm_node *c = child_named(loc, folder_of(pd));
-        if (c) {
-            bad = !node_admits(t->r, pd, c) && !peer_conflicted(t, from, pd);
+        /* checked where it would go: above a node with a peer on it */
+        const rsv_npm_node *at = deepest(t, loc, folder_of(pd));
+        const rsv_npm_node *c = child_named(at, folder_of(pd));
+        Id stands = 0, pv = peer_pick(t, source, pd, false, &stands);
+        if (c) { /* the copy there is the one the set holds: KEEP */
+            bad = !node_admits(t->r, pd, c) && !(stands && c->p == stands) &&
+                  !peer_conflicted(t, from, pd);
             continue;
         }
-        Id pv = peer_pick(t, source, pd, false);
         if (!pv || vec_has(path, (void *)(intptr_t)pv) || !solv_takes(t, pd, pv))
             continue;
         const rsv_solv *ps = resolver_solv(t->r, pv);
-        bad = no_current_conflict(t, loc, folder_of(pd), pd, ps->np, ps->nv) ||
-              peers_conflict_at(t, loc, pv, from, source, path);
+        bad = no_current_conflict(t, at, folder_of(pd), pd, ps->np, ps->nv) ||
+              peers_conflict_at(t, at, pv, from, source, path);
     }
     path->len--;
     return bad;
@@ -841,7 +850,7 @@ static void place_peers(npm_build *t, rsv_npm_node *n, const rsv_npm_node *sourc
         if (vis && node_admits(t->r, pd, vis)) {
             to = vis;
         } else {
-            Id b = peer_pick(t, source, pd, true);
+            Id b = peer_pick(t, source, pd, true, NULL);
             if (b && solv_takes(t, pd, b))
                 to = bind_edge(t, n->parent, pd, n, source, b);
         }
