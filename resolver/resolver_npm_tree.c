@@ -22,6 +22,7 @@
 #include <solv/solver.h>
 
 #include "npm_spec.h"
+#include "semver.h"
 #include "resolver_internal.h"
 
 /* ---- node_modules ---- */
@@ -722,12 +723,16 @@ static rsv_npm_node *replace(npm_build *t, rsv_npm_node *loc, rsv_npm_node *ex, 
     for (size_t j = 0; j < ex->edges.len; j++)
         if (ex->edges.items[j].to)
             vec_drop(&ex->edges.items[j].to->dependents, ex);
+    ptrvec_push(&ex->dependents, t->top); /* the project's edges too */
     for (size_t i = 0; i < ex->dependents.len; i++) {
         rsv_npm_node *x = ex->dependents.items[i];
+        bool hit = false;
         for (size_t j = 0; j < x->edges.len; j++)
-            if (x->edges.items[j].to == ex)
+            if (x->edges.items[j].to == ex) {
                 x->edges.items[j].to = NULL;
-        if (!vec_has(&t->pending, x))
+                hit = true;
+            }
+        if (hit && !vec_has(&t->pending, x))
             ptrvec_push(&t->pending, x);
     }
     ptrvec one = PTRVEC_INIT;
@@ -758,6 +763,40 @@ static void place_peers(npm_build *t, rsv_npm_node *n, const rsv_npm_node *sourc
  * (place_peers()). */
 static void requeue_optional(npm_build *t, rsv_npm_node *n);
 
+/* arborist's tryReplace (CanPlaceDep's checkCanPlaceCurrent): a copy ex
+ * at loc gives way to b, newer or the same age, when b satisfies every
+ * edge into ex from outside ex's folder (bound, or of a node queued that
+ * would bind it) and b's peers can go there. */
+static bool try_replace(const npm_build *t, const rsv_npm_node *loc, rsv_npm_node *ex, Id b,
+                        const rsv_npm_node *from, const rsv_npm_node *source)
+{
+    if (!ex->p || ex->bundled || vec_has(&t->placing, ex))
+        return false;
+    const rsv_solv *bs = resolver_solv(t->r, b), *es = resolver_solv(t->r, ex->p);
+    if (npm_semver_compare(&bs->nv->semver, &es->nv->semver) < 0)
+        return false;
+    const rsv_npm_edge *e = ex->from_spec ? edge_to(t->top, ex) : NULL;
+    if (e && !solv_takes(t, e->dep, b))
+        return false;
+    for (size_t i = 0; i < ex->dependents.len; i++) {
+        const rsv_npm_node *x = ex->dependents.items[i];
+        e = edge_to(x, ex);
+        if (e && !descends(x, ex) && !solv_takes(t, e->dep, b))
+            return false;
+    }
+    for (size_t i = 0; i < t->pending.len; i++) {
+        const rsv_npm_node *x = t->pending.items[i];
+        if (x->bound || descends(x, ex) || visible(x, ex->name) != ex)
+            continue;
+        size_t n;
+        const rsv_dep **xd = deps_of(t, x->p, &n);
+        for (size_t j = 0; j < n; j++)
+            if (strcmp(folder_of(xd[j]), ex->name) == 0 && !solv_takes(t, xd[j], b))
+                return false;
+    }
+    return !peers_conflict(t, loc, b, from, source);
+}
+
 static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *d,
                                rsv_npm_node *peer_of, const rsv_npm_node *source, Id b)
 {
@@ -776,12 +815,17 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
         return NULL;
     }
     const npm_version *bv = resolver_solv(r, b)->nv;
-    rsv_npm_node *cand = NULL;
+    rsv_npm_node *cand = NULL, *repl = NULL;
     for (rsv_npm_node *loc = from; loc; loc = loc->parent) {
         ex = child_named(loc, folder);
         if (ex) {
             if (ex->p == b)
                 return ex;
+            if (!peer_of && try_replace(t, loc, ex, b, from, source)) {
+                cand = loc;
+                repl = ex;
+                continue;
+            }
             if (!cand && peer_of && can_replace(t, loc, ex, b, peer_of, folder)) {
                 rsv_npm_node *n = replace(t, loc, ex, b, folder);
                 requeue_optional(t, n);
@@ -815,8 +859,13 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
     }
     if (!cand)
         cand = from;
-    rsv_npm_node *n = node_new(cand, b, folder, t->all);
-    ptrvec_push(&t->pending, n);
+    rsv_npm_node *n;
+    if (repl && repl->parent == cand) {
+        n = replace(t, cand, repl, b, folder);
+    } else {
+        n = node_new(cand, b, folder, t->all);
+        ptrvec_push(&t->pending, n);
+    }
     requeue_optional(t, n);
     place_peers(t, n, source);
     return n;
