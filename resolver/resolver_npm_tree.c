@@ -763,18 +763,11 @@ static void place_peers(npm_build *t, rsv_npm_node *n, const rsv_npm_node *sourc
  * (place_peers()). */
 static void requeue_optional(npm_build *t, rsv_npm_node *n);
 
-/* arborist's tryReplace (CanPlaceDep's checkCanPlaceCurrent): a copy ex
- * at loc gives way to b, newer or the same age, when b satisfies every
- * edge into ex from outside ex's folder (bound, or of a node queued that
- * would bind it) and b's peers can go there. */
-static bool try_replace(const npm_build *t, const rsv_npm_node *loc, rsv_npm_node *ex, Id b,
-                        const rsv_npm_node *from, const rsv_npm_node *source)
+/* Whether b satisfies every edge into ex from outside ex's folder: bound
+ * ones, and those of queued nodes that would bind ex (arborist's
+ * canReplace). */
+static bool takes_all_into(const npm_build *t, const rsv_npm_node *ex, Id b)
 {
-    if (!ex->p || ex->bundled || vec_has(&t->placing, ex))
-        return false;
-    const rsv_solv *bs = resolver_solv(t->r, b), *es = resolver_solv(t->r, ex->p);
-    if (npm_semver_compare(&bs->nv->semver, &es->nv->semver) < 0)
-        return false;
     const rsv_npm_edge *e = ex->from_spec ? edge_to(t->top, ex) : NULL;
     if (e && !solv_takes(t, e->dep, b))
         return false;
@@ -794,7 +787,116 @@ static bool try_replace(const npm_build *t, const rsv_npm_node *loc, rsv_npm_nod
             if (strcmp(folder_of(xd[j]), ex->name) == 0 && !solv_takes(t, xd[j], b))
                 return false;
     }
-    return !peers_conflict(t, loc, b, from, source);
+    return true;
+}
+
+/* arborist's tryReplace (CanPlaceDep's checkCanPlaceCurrent): a copy ex
+ * at loc gives way to b, newer or the same age, when b satisfies every
+ * edge into ex and b's peers can go there. */
+static bool try_replace(const npm_build *t, const rsv_npm_node *loc, rsv_npm_node *ex, Id b,
+                        const rsv_npm_node *from, const rsv_npm_node *source)
+{
+    if (!ex->p || ex->bundled || vec_has(&t->placing, ex))
+        return false;
+    const rsv_solv *bs = resolver_solv(t->r, b), *es = resolver_solv(t->r, ex->p);
+    return npm_semver_compare(&bs->nv->semver, &es->nv->semver) >= 0 &&
+           takes_all_into(t, ex, b) && !peers_conflict(t, loc, b, from, source);
+}
+
+/* Whether x is, or is above, a node being worked on (bound now, or
+ * placing its peers): such a node stays. */
+static bool busy(const npm_build *t, const rsv_npm_node *x)
+{
+    if (t->current && descends(t->current, x))
+        return true;
+    for (size_t i = 0; i < t->placing.len; i++)
+        if (descends(t->placing.items[i], x))
+            return true;
+    return false;
+}
+
+/* arborist's canDedupe (without preferDedupe): x, below a top-level
+ * node, can go when the copy visible from its grandparent is the same
+ * version, or newer and satisfies every edge into x; or when nothing
+ * loads x. *other: that copy. */
+static bool can_dedupe(const npm_build *t, const rsv_npm_node *x, rsv_npm_node **other)
+{
+    *other = NULL;
+    if (!x->p || x->bundled || !x->parent || !x->parent->parent || busy(t, x))
+        return false;
+    rsv_npm_node *o = visible(x->parent->parent, x->name);
+    if (!o || !o->p || o->bundled)
+        return false;
+    *other = o;
+    if (o->p == x->p)
+        return true;
+    const rsv_solv *os = resolver_solv(t->r, o->p), *xs = resolver_solv(t->r, x->p);
+    return takes_all_into(t, x, o->p) && npm_semver_compare(&os->nv->semver, &xs->nv->semver) >= 0;
+}
+
+/* Drops x and its folder: its dependents' edges go to `other`. */
+static void drop_node(npm_build *t, rsv_npm_node *x, rsv_npm_node *other)
+{
+    for (size_t i = 0; i < x->dependents.len; i++) {
+        rsv_npm_node *d = x->dependents.items[i];
+        for (size_t j = 0; j < d->edges.len; j++)
+            if (d->edges.items[j].to == x)
+                d->edges.items[j].to = other;
+        if (!vec_has(&other->dependents, d))
+            ptrvec_push(&other->dependents, d);
+    }
+    vec_drop(&x->parent->children, x);
+    ptrvec gone = PTRVEC_INIT;
+    ptrvec_push(&gone, x);
+    for (size_t i = 0; i < gone.len; i++) {
+        rsv_npm_node *g = gone.items[i];
+        for (size_t j = 0; j < g->children.len; j++)
+            ptrvec_push(&gone, g->children.items[j]);
+        vec_drop(t->all, g);
+        vec_drop(&t->pending, g);
+        for (size_t j = 0; j < g->edges.len; j++)
+            if (g->edges.items[j].to)
+                vec_drop(&g->edges.items[j].to->dependents, g);
+    }
+    resolver_npm_layout_free(&gone);
+}
+
+static void sweep(npm_build *t, rsv_npm_node *fresh);
+
+/* arborist's pruneDedupable after a placement: every other copy of the
+ * name below `at` that can_dedupe() goes (what only it reached with it),
+ * and of those that stay, their children that can. n: the copy placed. */
+static void dedupe_below(npm_build *t, rsv_npm_node *at, rsv_npm_node *n)
+{
+    ptrvec same = PTRVEC_INIT;
+    for (size_t i = 0; i < t->all->len; i++) {
+        rsv_npm_node *x = t->all->items[i];
+        if (x != n && x != at && strcmp(x->name, n->name) == 0 && descends(x, at))
+            ptrvec_push(&same, x);
+    }
+    bool dropped = false;
+    rsv_npm_node *o;
+    for (size_t i = 0; i < same.len; i++) {
+        rsv_npm_node *x = same.items[i];
+        if (!vec_has(t->all, x))
+            continue;
+        if (can_dedupe(t, x, &o)) {
+            drop_node(t, x, o);
+            dropped = true;
+            continue;
+        }
+        for (size_t j = 0; j < x->children.len; j++) {
+            rsv_npm_node *k = x->children.items[j];
+            if (can_dedupe(t, k, &o)) {
+                drop_node(t, k, o);
+                dropped = true;
+                j--;
+            }
+        }
+    }
+    ptrvec_release(&same);
+    if (dropped)
+        sweep(t, n);
 }
 
 static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *d,
@@ -866,6 +968,7 @@ static rsv_npm_node *bind_edge(npm_build *t, rsv_npm_node *from, const rsv_dep *
         n = node_new(cand, b, folder, t->all);
         ptrvec_push(&t->pending, n);
     }
+    dedupe_below(t, cand, n);
     requeue_optional(t, n);
     place_peers(t, n, source);
     return n;
