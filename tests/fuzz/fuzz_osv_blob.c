@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
-
 #include "osv.h"
+
+#include "blob_seed.h"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 
@@ -51,12 +51,6 @@ static void check(const osv_db *db)
     }
 }
 
-static void put_le(strbuf *sb, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        sb_addc(sb, (char)(unsigned char)(v >> (8 * i)));
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -65,11 +59,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     strbuf blob = STRBUF_INIT;
     if (data[0] % 2 == 0) {
         sb_add(&blob, "ELOSVDB\n", 8);
-        put_le(&blob, OSV_BLOB_FORMAT, 4);
+        bin_put_u32(&blob, OSV_BLOB_FORMAT);
         sb_add(&blob, KEY, 64);
         sb_add(&blob, KEY, 64);
-        put_le(&blob, size - 1, 8);
-        put_le(&blob, (uint32_t)crc32_z(0, data + 1, size - 1), 4);
+        blob_frame_tail(&blob, data + 1, size - 1);
     }
     sb_add(&blob, data + 1, size - 1);
     unsigned char *copy = malloc(blob.len ? blob.len : 1);

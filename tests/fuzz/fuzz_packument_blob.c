@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
-
 #include "npm_index.h"
+
+#include "blob_seed.h"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 
@@ -44,12 +44,6 @@ static void check(const npm_packument *p)
         CHECK(p->tags[i].tag && p->tags[i].version);
 }
 
-static void put_le(strbuf *sb, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        sb_addc(sb, (char)(unsigned char)(v >> (8 * i)));
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -66,8 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         npm_packument_blob_write(e, SHA, &o, &blob);
         npm_packument_free(e);
         sb_setlen(&blob, 8 + 4 + 128);
-        put_le(&blob, size - 1, 8);
-        put_le(&blob, (uint32_t)crc32_z(0, data + 1, size - 1), 4);
+        blob_frame_tail(&blob, data + 1, size - 1);
     }
     sb_add(&blob, data + 1, size - 1);
     npm_packument *p = (npm_packument *)&blob; /* must be reset to NULL on refusal */

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
-
 #include "pypi_index.h"
+
+#include "blob_seed.h"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 
@@ -53,12 +53,6 @@ static void check(const pypi_page *pg)
     CHECK(strncmp(id, "sha256:", 7) == 0);
 }
 
-static void put_le(strbuf *sb, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        sb_addc(sb, (char)(unsigned char)(v >> (8 * i)));
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -70,8 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pypi_page e = { PYPI_PAGE_JSON, NULL, NULL, 0 };
         pypi_page_blob_write(&e, SHA, &SRC, &blob);
         sb_setlen(&blob, 8 + 4 + 128);
-        put_le(&blob, size - 1, 8);
-        put_le(&blob, (uint32_t)crc32_z(0, data + 1, size - 1), 4);
+        blob_frame_tail(&blob, data + 1, size - 1);
     }
     sb_add(&blob, data + 1, size - 1);
     arena *a = arena_new();

@@ -27,13 +27,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import warnings
 
-import jsonschema
 import yaml
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sbom_check  # noqa: E402  (reads the same ENVLOCK DATA_DIR arguments)
+
 ENVLOCK, DATA = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-SCHEMAS = os.path.join(DATA, "sbom-schemas")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(ROOT, "corpus", "demo")
 APT = "https://snapshot.debian.org/archive/debian/20260914T150000Z"
@@ -57,21 +57,10 @@ def run(args, extra=None, cwd=None):
                           timeout=300, cwd=cwd)
 
 
-def load_schema(name):
-    with open(os.path.join(SCHEMAS, name)) as f:
-        return json.load(f)
-
-
 def validate(doc):
-    schema = load_schema("bom-1.6.schema.json")
-    store = {s["$id"]: s for s in (load_schema(n) for n in ("spdx.schema.json", "jsf-0.82.schema.json"))}
-    store[schema["$id"]] = schema
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        resolver = jsonschema.RefResolver.from_schema(schema, store=store)
-        cls = jsonschema.validators.validator_for(schema)
-        v = cls(schema, resolver=resolver, format_checker=jsonschema.FormatChecker())
-        return ["%s: %s" % ("/".join(map(str, e.absolute_path)), e.message) for e in v.iter_errors(doc)]
+    """Errors of doc against CycloneDX 1.6 (sbom_check.py's validator)."""
+    return sbom_check.validate(doc, "bom-1.6.schema.json",
+                               ("spdx.schema.json", "jsf-0.82.schema.json"))
 
 
 def pep503(name):

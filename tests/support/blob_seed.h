@@ -11,11 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "util.h"
 
 /* The frame's header before the payload (bin_frame_write(), util.h): the
  * magic, u32 format, the two hex sha256, u64 length, u32 CRC-32. */
 #define BLOB_FRAME_HEADER (8 + 4 + 128 + 8 + 4)
+
+/* blob_frame_tail() : the last fields of a frame's header for the payload
+ *  p[0..n): its u64 length and u32 CRC-32 (zlib's), as bin_frame_write()
+ *  writes them; a fuzzer frames its input with these. */
+static inline void blob_frame_tail(strbuf *sb, const unsigned char *p, size_t n)
+{
+    bin_put_u64(sb, n);
+    bin_put_u32(sb, (uint32_t)crc32_z(0, p, n));
+}
 
 /* blob_seed_write() : writes DIR/p-BASE or DIR/b-BASE (BASE the last part
  *  of `file`): `mode`, then `blob` from byte `skip` on. 0, or 2 when the
