@@ -220,6 +220,10 @@ typedef struct rsv {
     unsigned npm_cur_depth;     /* depth of the packument whose arrival is followed */
     unsigned npm_note_depth;    /* depth a name noted now gets (stats only) */
     double npm_follow_ms;       /* time spent following arrivals (stats only) */
+    struct npm_tree_cache *npm_tree; /* the last npm tree built, reused while
+                                   what it was built from holds
+                                   (resolver_npm_tree.c) */
+    unsigned npm_layouts;       /* npm trees built (stats only) */
     int npm_exact_lo, npm_exact_hi; /* r->job elements of npm's own tree
                                    (resolver_npm_tree_jobs()) */
     bool npm_search;            /* npm's tree does not hold: the solve searched,
@@ -346,9 +350,12 @@ struct rsv_npm_node {
 };
 void rsv_npm_edges_push(rsv_npm_edges *v, rsv_npm_edge e);
 Id resolver_npm_bind(rsv *r, Id dep);
-/* resolver_npm_layout() : the project node; every node (project first) is
- *  pushed on `all`, freed with resolver_npm_layout_free(). */
-rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all);
+/* resolver_npm_tree() : every node of npm's tree (the project first),
+ *  owned by r: built once and reused until the pool, the solve's say in
+ *  it (a search) or the advisories' strictness change. */
+const ptrvec *resolver_npm_tree(rsv *r);
+/* resolver_npm_tree_drop() : frees the tree kept (with the pool). */
+void resolver_npm_tree_drop(rsv *r);
 void resolver_npm_layout_free(ptrvec *all);
 /* resolver_npm_misload() : Node's require() from each dependent walks up
  *  node_modules (its own first) and loads the first copy of the folder.

@@ -505,8 +505,7 @@ static pkg *npm_pkg(rsv *r, const rsv_npm_node *n, arena *a)
 
 static void walk_npm(rsv *r, ptrvec *pkgs, arena *a)
 {
-    ptrvec all = PTRVEC_INIT;
-    resolver_npm_layout(r, &all);
+    const ptrvec all = *resolver_npm_tree(r);
     pkg **made = xcalloc(all.len + 1, sizeof *made);
     for (size_t i = 1; i < all.len; i++) {
         rsv_npm_node *n = all.items[i];
@@ -517,7 +516,6 @@ static void walk_npm(rsv *r, ptrvec *pkgs, arena *a)
     for (size_t i = 1; i < all.len; i++)
         bundle_edges(r, &all, made, i, a);
     free(made);
-    resolver_npm_layout_free(&all);
 }
 
 static void add_input(ptrvec *v, arena *a, const char *eco, const char *url, const char *id,

@@ -1188,20 +1188,69 @@ static rsv_npm_node *layout(rsv *r, ptrvec *all, npm_peer_bad *bad, ptrvec *unre
     return top;
 }
 
-rsv_npm_node *resolver_npm_layout(rsv *r, ptrvec *all)
+/* The tree kept in r->npm_tree. It is reused while it would be built the
+ * same: not from a search's answer (usable()), with the advisories as
+ * strict, every bundle in it read; drop_pool() frees it. */
+typedef struct npm_tree_cache {
+    ptrvec all;
+    rsv_npm_node *top;
+    npm_peer_bad bad;
+    bool reusable, strict;
+} npm_tree_cache;
+
+static bool solve_free(const rsv *r)
 {
-    return layout(r, all, NULL, NULL);
+    return !(r->npm_search && r->solver);
+}
+
+static bool tree_valid(const rsv *r)
+{
+    const npm_tree_cache *c = r->npm_tree;
+    return c && c->reusable && solve_free(r) && c->strict == resolver_advise_strict(r);
+}
+
+/* The tree, reused when tree_valid(), else built (with `unread`, the
+ * bundles it lacks: reusable only when none). */
+static npm_tree_cache *tree_get(rsv *r, ptrvec *unread)
+{
+    if (!unread && tree_valid(r))
+        return r->npm_tree;
+    npm_tree_cache *c = r->npm_tree;
+    if (c)
+        resolver_npm_layout_free(&c->all);
+    else
+        c = r->npm_tree = xcalloc(1, sizeof *c);
+    memset(&c->bad, 0, sizeof c->bad);
+    c->top = layout(r, &c->all, &c->bad, unread);
+    c->reusable = solve_free(r) && unread && unread->len == 0;
+    c->strict = resolver_advise_strict(r);
+    r->npm_layouts++;
+    return c;
+}
+
+const ptrvec *resolver_npm_tree(rsv *r)
+{
+    return &tree_get(r, NULL)->all;
+}
+
+void resolver_npm_tree_drop(rsv *r)
+{
+    if (!r->npm_tree)
+        return;
+    resolver_npm_layout_free(&r->npm_tree->all);
+    free(r->npm_tree);
+    r->npm_tree = NULL;
 }
 
 el_code resolver_npm_bundles(rsv *r)
 {
+    if (tree_valid(r))
+        return EL_OK; /* built complete, and would be built the same */
     /* each round reads at least one bundle, so this ends; the cap only
      * bounds a pathological chain of bundlers reached through bundles */
     for (int round = 0; round < 64; round++) {
-        ptrvec all = PTRVEC_INIT, unread = PTRVEC_INIT;
-        npm_peer_bad bad = { 0 };
-        layout(r, &all, &bad, &unread);
-        resolver_npm_layout_free(&all);
+        ptrvec unread = PTRVEC_INIT;
+        tree_get(r, &unread);
         el_code rc = EL_OK;
         for (size_t i = 0; rc == EL_OK && i < unread.len; i++) {
             const rsv_solv *s = resolver_solv(r, (Id)(intptr_t)unread.items[i]);
@@ -1362,19 +1411,16 @@ static el_code node_resolves(rsv *r, const ptrvec *all)
 
 el_code resolver_npm_check(rsv *r)
 {
-    ptrvec all = PTRVEC_INIT;
-    npm_peer_bad bad = { 0 };
-    rsv_npm_node *top = layout(r, &all, &bad, NULL);
-    el_code rc = unlockable(r, top, &all);
+    const npm_tree_cache *c = tree_get(r, NULL);
+    const npm_peer_bad bad = c->bad;
+    el_code rc = unlockable(r, c->top, &c->all);
     if (rc == EL_OK && !bad.d)
-        rc = node_resolves(r, &all);
-    if (rc != EL_OK || !bad.d) {
-        resolver_npm_layout_free(&all);
+        rc = node_resolves(r, &c->all);
+    if (rc != EL_OK || !bad.d)
         return rc;
-    }
     strbuf msg = STRBUF_INIT;
     const char *at;
-    char *suggestion = peer_text(r, top, &bad, &msg, &at);
+    char *suggestion = peer_text(r, c->top, &bad, &msg, &at);
     el_fail(r->ctx, EL_RESOLVE_CONFLICT, "%s. Suggestion: %s.", msg.buf, suggestion);
     json_object *pair = json_object_new_array();
     json_object_array_add(pair, json_object_new_string(at));
@@ -1383,7 +1429,6 @@ el_code resolver_npm_check(rsv *r)
     el_detail_str(r->ctx, "suggestion", suggestion);
     free(suggestion);
     sb_release(&msg);
-    resolver_npm_layout_free(&all);
     return EL_RESOLVE_CONFLICT;
 }
 
@@ -1421,10 +1466,10 @@ void resolver_npm_tree_jobs(rsv *r)
     r->npm_search = false;
     r->npm_search_why = r->npm_search_name = NULL;
     r->npm_exact_lo = r->npm_exact_hi = r->job.count;
-    ptrvec all = PTRVEC_INIT;
-    npm_peer_bad bad = { 0 };
-    rsv_npm_node *top = layout(r, &all, &bad, NULL);
-    r->npm_search_why = refusal(r, top, &bad, &r->npm_search_name);
+    const npm_tree_cache *c = tree_get(r, NULL);
+    const ptrvec all = c->all;
+    npm_peer_bad bad = c->bad;
+    r->npm_search_why = refusal(r, c->top, &bad, &r->npm_search_name);
     r->npm_search = r->npm_search_why != NULL;
     Map seen;
     map_init(&seen, r->pool->nsolvables);
@@ -1437,7 +1482,6 @@ void resolver_npm_tree_jobs(rsv *r)
     }
     map_free(&seen);
     r->npm_exact_hi = r->job.count;
-    resolver_npm_layout_free(&all);
 }
 
 bool resolver_npm_exact_failed(rsv *r, int nproblems)
@@ -1467,8 +1511,7 @@ void resolver_npm_note(rsv *r)
     sb_addf(&t, "npm: npm install would refuse this spec (%s); envlock searched the versions "
                 "instead, and the lock is the tree built from the versions that search chose",
             r->npm_search_why);
-    ptrvec all = PTRVEC_INIT;
-    resolver_npm_layout(r, &all);
+    const ptrvec all = *resolver_npm_tree(r);
     const char *sep = ": ";
     for (size_t i = 0; r->npm_search_name && i < all.len; i++) {
         const rsv_npm_node *n = all.items[i];
@@ -1478,7 +1521,6 @@ void resolver_npm_note(rsv *r)
             sep = ", ";
         }
     }
-    resolver_npm_layout_free(&all);
     r->rq->note(r->rq->note_user, t.buf);
     sb_release(&t);
 }

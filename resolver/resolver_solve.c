@@ -162,6 +162,7 @@ static void drop_pool(rsv *r)
         pool_free(r->pool);
     r->pool = NULL;
     r->repo_pypi = r->repo_npm = NULL;
+    resolver_npm_tree_drop(r);
     resolver_advise_drop(r);
     resolver_conda_free(r);
     r->repo_conda = NULL;
@@ -366,6 +367,7 @@ static void rsv_free(rsv *r)
     ptrvec_release(&r->pypi_names);
     ptrvec_release(&r->pypi_ahead);
     resolver_npm_free_index(r);
+    resolver_npm_tree_drop(r);
     for (size_t i = 0; i < r->npm_names.len; i++) {
         rsv_npm_name *n = r->npm_names.items[i];
         ptrvec_release(&n->ranges);
@@ -425,8 +427,10 @@ static el_code solve_rounds(rsv *r, lock_doc **out)
                 return rc;
             *out = resolver_make_lock(r);
             resolver_apt_note(r);
-            if (r->nl)
+            if (r->nl) {
                 resolver_npm_note(r);
+                resolver_stat(r, "npm trees built: %u", r->npm_layouts);
+            }
             return EL_OK;
         }
         size_t widened = attempt < RSV_MAX_WIDENINGS ? widen_for_problems(r, np) : 0;
