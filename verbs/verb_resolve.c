@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "envlock/resolve.h"
 #include "cache.h"
 #include "pep508.h"
@@ -229,6 +231,27 @@ static const char *prerelease_mode(const el_spec *spec, const char *asked)
     return m && strcmp(m, "pip") == 0 ? "pip" : "if-necessary-or-explicit";
 }
 
+/* A refusal of the catalog (an unknown channel: the reference checks it
+ * at resolve, not in validation) names its spec field (detail.field); it
+ * keeps the field's place in the spec too: detail.line and column, and
+ * "(spec line L:C)" after the terminal's form of the message (the message
+ * itself stays the reference's). */
+static el_code with_spec_line(el_ctx *ctx, const el_spec *spec)
+{
+    json_object *detail = el_ctx_detail(ctx), *field = NULL, *line = NULL;
+    unsigned l = 0, c = 0;
+    if (!json_object_object_get_ex(detail, "field", &field) ||
+        json_object_object_get_ex(detail, "line", &line) ||
+        !el_spec_locate(spec, json_object_get_string(field), &l, &c))
+        return el_ctx_code(ctx);
+    char *text = xasprintf("%s (spec line %u:%u)", el_ctx_text(ctx), l, c);
+    el_set_text(ctx, text);
+    free(text);
+    el_detail_int(ctx, "line", l);
+    el_detail_int(ctx, "column", c);
+    return el_ctx_code(ctx);
+}
+
 el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
                    const el_resolve_options *o, el_resolve_result *res)
 {
@@ -286,8 +309,10 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
         .stats = o->stats,
         .stats_user = o->stats_user,
     };
-    if ((rc = target_request_build(ctx, cat, spec, &to, &tr)) != EL_OK)
+    if ((rc = target_request_build(ctx, cat, spec, &to, &tr)) != EL_OK) {
+        rc = with_spec_line(ctx, spec);
         goto out;
+    }
     tr->rq.prereleases = prerelease_mode(spec, o->prerelease);
     tr->rq.no_build = o->no_build;
     tr->rq.only_binary = o->only_binary;
