@@ -238,17 +238,24 @@ static const char *prerelease_mode(const el_spec *spec, const char *asked)
  * itself stays the reference's). */
 static el_code with_spec_line(el_ctx *ctx, const el_spec *spec)
 {
-    json_object *detail = el_ctx_detail(ctx), *field = NULL, *line = NULL;
+    json_object *detail = el_ctx_detail(ctx), *field = NULL, *line = NULL, *col = NULL;
     unsigned l = 0, c = 0;
     if (!json_object_object_get_ex(detail, "field", &field) ||
-        json_object_object_get_ex(detail, "line", &line) ||
-        !el_spec_locate(spec, json_object_get_string(field), &l, &c))
+        strstr(el_ctx_text(ctx), "(spec line "))
         return el_ctx_code(ctx);
-    char *text = xasprintf("%s (spec line %u:%u)", el_ctx_text(ctx), l, c);
-    el_set_text(ctx, text);
-    free(text);
-    el_detail_int(ctx, "line", l);
-    el_detail_int(ctx, "column", c);
+    if (json_object_object_get_ex(detail, "line", &line)) { /* placed already (a pin) */
+        l = (unsigned)json_object_get_int(line);
+        c = json_object_object_get_ex(detail, "column", &col) ? (unsigned)json_object_get_int(col)
+                                                               : 0;
+    } else if (el_spec_locate(spec, json_object_get_string(field), &l, &c)) {
+        el_detail_int(ctx, "line", l);
+        el_detail_int(ctx, "column", c);
+    }
+    if (l) {
+        char *text = xasprintf("%s (spec line %u:%u)", el_ctx_text(ctx), l, c);
+        el_set_text(ctx, text);
+        free(text);
+    }
     return el_ctx_code(ctx);
 }
 
