@@ -116,4 +116,10 @@ const policy_rule *policy_license_denies(const policy *p, el_ecosystem eco, cons
 bool policy_spdx_admits(const char *expr, const char *const *allow, size_t n_allow,
                         bool *admitted);
 
+/* policy_spdx_is_license() :
+ *  Whether `expr` is one license reference, alone or `id WITH exception`
+ *  (what a policy's allow list holds: AND, OR and parentheses are for
+ *  what packages declare). */
+bool policy_spdx_is_license(const char *expr);
+
 #endif

@@ -2,7 +2,6 @@
  * one YAML mapping through the spec module's positioned parser, every key
  * known, every value of the right shape, every range parsed in its
  * ecosystem's grammar before anything is judged by it. */
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -262,15 +261,7 @@ static const char *read_allowed(loader *L, const spec_node *n, const char *field
         sb_addf(&sb, "%s%.*s", sb.len ? " " : "", (int)len, w);
         w += len;
     }
-    bool ok_form = false, any;
-    bool expr = sb.len && policy_spdx_admits(sb.buf, NULL, 0, &any);
-    if (expr) {
-        char *words = xasprintf(" %s ", sb.buf);
-        for (char *c = words; *c; c++)
-            *c = (char)toupper((unsigned char)*c);
-        ok_form = !strstr(words, " AND ") && !strstr(words, " OR ") && !strchr(words, '(');
-        free(words);
-    }
+    bool ok_form = policy_spdx_is_license(sb.buf);
     const char *out = ok_form ? arena_strdup(L->p->mem, sb.buf) : NULL;
     if (!ok_form)
         bad(L, n, field, EL_SPEC_INVALID,

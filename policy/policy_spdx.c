@@ -140,3 +140,19 @@ bool policy_spdx_admits(const char *expr, const char *const *allow, size_t n_all
     *admitted = ok;
     return true;
 }
+
+bool policy_spdx_is_license(const char *expr)
+{
+    lexer L = { .s = expr };
+    next(&L);
+    if (!license_id(&L))
+        return false;
+    next(&L);
+    if (tok_is(&L, "WITH")) {
+        next(&L);
+        if (!license_id(&L) || memchr(L.tok, '+', L.tok_len))
+            return false;
+        next(&L);
+    }
+    return !L.bad && !L.tok;
+}

@@ -1,6 +1,7 @@
 /* verb_advisories.c — the advisory snapshot for the verbs that take one
- * (audit now): loaded through advisories/ and refused whole when a record
- * cannot be read. */
+ * (resolve, check, audit, bundle): loaded through advisories/, refused
+ * whole when a record cannot be read, and kept in the cache as a parsed
+ * form for the verbs that have one (resolve, check). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,13 +73,13 @@ static osv_db *read_form(cache *c, const char *name, const char key[65])
     if (!f)
         return NULL;
     long at = ftell(f);
-    osv_db *db = NULL;
     size_t map_len = at >= 0 ? (size_t)at + len : 0;
-    void *map = map_len ? mmap(NULL, map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(f), 0) : MAP_FAILED;
+    void *map = map_len ? mmap(NULL, map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(f), 0)
+                        : MAP_FAILED;
     fclose(f);
     if (map == MAP_FAILED)
         return NULL;
-    db = osv_db_blob_read((const unsigned char *)map + at, len, key, true);
+    osv_db *db = osv_db_blob_read((const unsigned char *)map + at, len, key, true);
     if (!db) {
         munmap(map, map_len);
         return NULL;

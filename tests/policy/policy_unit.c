@@ -214,6 +214,16 @@ static void spdx(void **state)
         strcat(deep, ")");
     bool admitted;
     assert_false(policy_spdx_admits(deep, allow, 5, &admitted));
+    /* what an allow list may hold: one license, or one WITH an exception */
+    assert_true(policy_spdx_is_license("MIT"));
+    assert_true(policy_spdx_is_license("GPL-2.0+"));
+    assert_true(policy_spdx_is_license("GPL-2.0-only with Classpath-exception-2.0"));
+    assert_false(policy_spdx_is_license("MIT and BSD-3-Clause"));
+    assert_false(policy_spdx_is_license("MIT OR ISC"));
+    assert_false(policy_spdx_is_license("(MIT)"));
+    assert_false(policy_spdx_is_license("MIT WITH X+"));
+    assert_false(policy_spdx_is_license("MIT WITH"));
+    assert_false(policy_spdx_is_license(""));
 }
 
 static void licenses(void **state)
