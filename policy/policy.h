@@ -110,6 +110,12 @@ const policy_rule *policy_too_young(const policy *p, el_ecosystem eco, const cha
 const policy_rule *policy_license_denies(const policy *p, el_ecosystem eco, const char *name,
                                          const char *license);
 
+/* policy_licenses_judge() :
+ *  Whether the licenses rule judges versions of `eco` (PyPI and npm when
+ *  the policy has one): the caller must then read documents that declare
+ *  licenses (npm's full packuments, not the abbreviated ones). */
+bool policy_licenses_judge(const policy *p, el_ecosystem eco);
+
 /* policy_spdx_admits() :
  *  false when `expr` is not an SPDX license expression; else true with
  *  *admitted whether it can be met with the `allow` list (policy_spdx.c). */

@@ -103,3 +103,8 @@ const policy_rule *policy_license_denies(const policy *p, el_ecosystem eco, cons
         return admitted ? NULL : &p->licenses.rule;
     return p->licenses.unknown_ok ? NULL : &p->licenses.rule;
 }
+
+bool policy_licenses_judge(const policy *p, el_ecosystem eco)
+{
+    return p && p->licenses.set && eco <= EL_ECO_NPM;
+}

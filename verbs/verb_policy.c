@@ -174,7 +174,11 @@ void verbs_policy_attach(verbs_policy *v, resolve_request *rq)
     v->now = rq->exclude_newer && rfc3339_parse(rq->exclude_newer, RFC3339_DATE_OK, &ms)
                  ? ms / 1000
                  : (int64_t)time(NULL);
-    rq->publish_times = rq->publish_times || v->p->cooldown[EL_ECO_NPM].min_age_s > 0;
+    /* Full packuments: a cooldown judges their `time`, a licenses rule their
+     * `license` (the abbreviated documents registry.npmjs.org serves carry
+     * neither, so a license policy would see every version as unknown). */
+    rq->publish_times = rq->publish_times || v->p->cooldown[EL_ECO_NPM].min_age_s > 0 ||
+                        policy_licenses_judge(v->p, EL_ECO_NPM);
 }
 
 /* The rule that denies a locked package: one the solve met, else by the

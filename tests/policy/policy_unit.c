@@ -248,12 +248,20 @@ static void licenses(void **state)
     assert_non_null(policy_license_denies(p, EL_ECO_NPM, "b", "SEE LICENSE IN LICENSE"));
     assert_null(policy_license_denies(p, EL_ECO_NPM, "@acme/ui", "UNLICENSED"));
     assert_null(policy_license_denies(p, EL_ECO_DEB, "libc6", NULL));
+    /* npm's licenses are in its full packuments only */
+    assert_true(policy_licenses_judge(p, EL_ECO_NPM));
+    assert_true(policy_licenses_judge(p, EL_ECO_PYPI));
+    assert_false(policy_licenses_judge(p, EL_ECO_DEB));
     policy_free(p);
     p = load_text("licenses: {allow: [MIT], unknown: allow}\n", ctx);
     assert_non_null(p);
     assert_null(policy_license_denies(p, EL_ECO_PYPI, "a", NULL));
     assert_null(policy_license_denies(p, EL_ECO_PYPI, "a", "BSD like"));
     assert_non_null(policy_license_denies(p, EL_ECO_PYPI, "a", "BSD-2-Clause"));
+    policy_free(p);
+    p = load_text("deny:\n  - {ecosystem: npm, name: x}\n", ctx);
+    assert_non_null(p);
+    assert_false(policy_licenses_judge(p, EL_ECO_NPM));
     policy_free(p);
     el_ctx_free(ctx);
 }

@@ -13,15 +13,19 @@ ecosystems, the refusal and its exit status 18), sources (index, registry
 and apt source prefixes), check (`check --policy` on a lock made before the
 rule), malformed (the file's errors and their places), cooldown
 (minimumReleaseAge against the release times the fixtures publish),
-licenses (the licenses core metadata and packuments declare), validate
-(`validate --policy`: the spec's own sources, at their lines)."""
+licenses (the licenses core metadata and packuments declare), licenses_full
+(a registry that, like registry.npmjs.org, leaves `license` out of the
+abbreviated document it serves for `Accept: application/vnd.npm.install-v1+json`),
+validate (`validate --policy`: the spec's own sources, at their lines)."""
 
+import http.server
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -384,6 +388,103 @@ def part_licenses(envlock, work, check):
           "deb: not judged, and a note says so", (rc, js, err))
 
 
+class Registry:
+    """An npm registry on 127.0.0.1 serving the fixture mirror's packuments
+    as registry.npmjs.org serves them: the abbreviated document (no
+    `license`, no `time`) to a client whose Accept names
+    application/vnd.npm.install-v1+json, the full one otherwise."""
+
+    ABBREVIATED = "application/vnd.npm.install-v1+json"
+
+    def __init__(self, root):
+        self.accepts = []
+        reg = self
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_GET(self):
+                accept = self.headers.get("Accept") or ""
+                reg.accepts.append(accept)
+                name = self.path.lstrip("/").replace("%2f", "/").replace("%2F", "/")
+                abbrev = reg.ABBREVIATED in accept
+                path = os.path.join(root, "npm", name,
+                                    "packument.install-v1" if abbrev else "packument.json")
+                if ".." in name.split("/") or not os.path.isfile(path):
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                body = open(path, "rb").read()
+                self.send_response(200)
+                self.send_header("Content-Type", reg.ABBREVIATED if abbrev else "application/json")
+                self.send_header("Vary", "Accept")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def resolve_via(e, registry, *flags):
+    """`envlock resolve` of Env e with its npm registry read from `registry`."""
+    e.n += 1
+    lock = os.path.join(e.work, "lock%d" % e.n, "envlock.lock")
+    os.makedirs(os.path.dirname(lock), exist_ok=True)
+    cmd = [e.envlock, "--json", "--cache-dir", os.path.join(e.work, "cache%d" % e.n),
+           "--mirror", "https://registry.npmjs.org=" + registry,
+           "resolve", os.path.join(e.work, "spec.yaml"), "-o", lock,
+           "--bases", os.path.join(e.mdir + ".catalog", "bases.yaml")] + list(flags)
+    env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(e.work, "xdg"))
+    for k in ("ENVLOCK_MIRRORS", "ENVLOCK_CONFIG", "ENVLOCK_BASES", "ENVLOCK_CACHE_DIR",
+              "ENVLOCK_POLICY", "ENVLOCK_ADVISORIES"):
+        env.pop(k, None)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    try:
+        js = json.loads(p.stdout)
+    except ValueError:
+        js = None
+    text = open(lock).read() if p.returncode == 0 else None
+    return p.returncode, js, text, p.stderr
+
+
+def part_licenses_full(envlock, work, check):
+    """The abbreviated packument carries no `license` (registry.npmjs.org's
+    install-v1 documents do not): a policy that judges npm licenses must
+    read the full ones, or it would judge every version unknown. The
+    fixture's tool 2.0.0 declares GPL-3.0 and 1.0.0 `(MIT OR Apache-2.0)`;
+    MIT alone is allowed, unknown licenses are allowed, so only a policy
+    that sees the licenses denies a pin on tool 2.0.0."""
+    e = ra.Env(envlock, LIC_NPM, "node", ["tool@2.0.0"], work, "npm-full")
+    reg = Registry(e.mdir)
+    try:
+        rc, js, text, err = resolve_via(e, reg.url)
+        check(rc == 0 and ra.locked(text, "npm", "tool") == ["2.0.0"] and reg.accepts and
+              all(Registry.ABBREVIATED in a for a in reg.accepts),
+              "without a policy: tool 2.0.0 from the abbreviated document", (rc, js, err, reg.accepts))
+        pol = write_policy(work, "mit.yaml", "licenses:\n  allow: [MIT]\n  unknown: allow\n")
+        del reg.accepts[:]
+        rc, js, _t, err = resolve_via(e, reg.url, "--policy", pol)
+        d = ((error_of(js).get("detail") or {}).get("denied") or [{}])[0]
+        check(rc == 18 and error_of(js).get("code") == "DL_ENV_POLICY_DENIED" and
+              d.get("package") == "tool" and d.get("version") == "2.0.0" and
+              d.get("rule") == "licenses" and d.get("license") == "GPL-3.0",
+              "a licenses policy reads the full packument: GPL-3.0 tool 2.0.0 denied",
+              (rc, js, err))
+        check(reg.accepts and not [a for a in reg.accepts if Registry.ABBREVIATED in a],
+              "with a licenses policy every packument is asked for in full", reg.accepts)
+    finally:
+        reg.close()
+
+
 def validate(envlock, spec, *flags):
     p = subprocess.run([envlock, "--json", "validate", spec] + list(flags),
                        capture_output=True, text=True, env=dict(os.environ, ENVLOCK_BASES=""))
@@ -480,7 +581,8 @@ def main():
     try:
         status = {"deny": part_deny, "sources": part_sources, "check": part_check,
                   "malformed": part_malformed, "cooldown": part_cooldown,
-                  "licenses": part_licenses, "validate": part_validate}[part](envlock, work, check) or 0
+                  "licenses": part_licenses,
+                  "licenses_full": part_licenses_full, "validate": part_validate}[part](envlock, work, check) or 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if check.failures:
