@@ -238,12 +238,12 @@ static void push(sel *s, long pkg, const char *extra)
     ptrvec_push(&s->todo, t);
 }
 
-/* An edge the walk followed, each (from, to) once (the key cannot be an
- * extra's: those hold a newline). */
+/* An edge the walk followed. Every edge uv.lock records between two
+ * packages is kept (the same name listed twice, with other markers or
+ * extras, is two edges); only the very same record reached twice is one
+ * (the key cannot be an extra's: those hold a newline). */
 static void followed(sel *s, long from, long to, const toml_value *edge)
 {
-    if (!seen_add(s, arena_sprintf(s->mem, "%ld>%ld", from, to)))
-        return;
     strbuf sb = STRBUF_INIT;
     const char *name = str_at(edge, "name");
     sb_addf(&sb, "%s", name ? name : "");
@@ -256,6 +256,10 @@ static void followed(sel *s, long from, long to, const toml_value *edge)
         sb_addc(&sb, ']');
     if (str_at(edge, "marker"))
         sb_addf(&sb, "; %s", str_at(edge, "marker"));
+    if (!seen_add(s, arena_sprintf(s->mem, "%ld>%ld>%s", from, to, sb.buf))) {
+        sb_release(&sb);
+        return;
+    }
     spec_uvedge *e = arena_alloc(s->mem, sizeof *e);
     *e = (spec_uvedge){from, to, arena_strdup(s->mem, sb.buf)};
     sb_release(&sb);

@@ -76,7 +76,9 @@ typedef struct spec_uvlock {
     spec_uvproblem *problems;
     size_t n_problems;
     spec_uvedge *edges;    /* every edge followed between selected packages
-                              (and from the project), once each, in walk order */
+                              (and from the project), in walk order: two
+                              records of one pair (other markers or extras)
+                              are two edges, one record reached twice one */
     size_t n_edges;
 } spec_uvlock;
 
