@@ -218,6 +218,46 @@ static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_req
     return rc;
 }
 
+/* Every finding of `spec` says its uv.lock no longer answers its
+ * pyproject.toml (spec_uvlock.c's drift: RESOLVE_CONFLICT at lockContent,
+ * what `uv lock --check` reports). */
+static bool only_uv_drift(const el_spec *spec)
+{
+    size_t n = el_spec_finding_count(spec);
+    for (size_t i = 0; i < n; i++) {
+        const el_finding *f = el_spec_finding(spec, i);
+        if (f->code != EL_RESOLVE_CONFLICT ||
+            strcmp(f->field, "spec.build.dependencyFile.lockContent") != 0)
+            return false;
+    }
+    return n > 0;
+}
+
+/* A lock checked against a spec whose uv.lock no longer answers its
+ * pyproject.toml (a dependency added to pyproject.toml without `uv lock`):
+ * the lock is stale, one line per drift, as for any other change of the
+ * spec. Nothing else is compared: until `uv lock` runs, the spec asks for
+ * nothing a lock could answer. The lock must still be one envlock reads. */
+static el_code uv_drifted(el_ctx *ctx, const el_spec *spec, const char *lock_path,
+                          el_check_result *res)
+{
+    lock_doc *lock = verbs_lock_read(ctx, lock_path, res->lock_digest);
+    if (!lock)
+        return el_ctx_code(ctx);
+    el_ctx_clear(ctx);
+    strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < el_spec_finding_count(spec); i++) {
+        const el_finding *f = el_spec_finding(spec, i);
+        sb_addf(&sb, "uv.lock no longer answers pyproject.toml: %s (spec line %u)\n", f->message,
+                f->line);
+    }
+    free(res->report);
+    res->report = sb_detach(&sb, NULL);
+    res->stale = true;
+    lock_doc_free(lock);
+    return EL_OK;
+}
+
 el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
                  const char *lock_path, const el_check_options *o, el_check_result *res)
 {
@@ -228,7 +268,7 @@ el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     res->report = xstrdup("");
     el_code rc = el_spec_validate(ctx, spec);
     if (rc != EL_OK)
-        return rc;
+        return only_uv_drift(spec) ? uv_drifted(ctx, spec, lock_path, res) : rc;
     char cutoff[32] = "";
     if (o->exclude_newer && (rc = el_exclude_newer_normalize(ctx, o->exclude_newer, cutoff)) != EL_OK)
         return rc;

@@ -145,7 +145,11 @@ typedef struct el_check_result {
  *  longer serves, makes the lock stale. With co->offline nothing goes to
  *  the network: inputs are compared with what the cache holds, and one it
  *  does not hold is a note, not a difference. A stale lock is an answer
- *  (EL_OK with res->stale); errors are a spec with findings, an unreadable
+ *  (EL_OK with res->stale), also for a spec whose only findings say its
+ *  uv.lock no longer answers its pyproject.toml (RESOLVE_CONFLICT at
+ *  spec.build.dependencyFile.lockContent, one report line each: nothing
+ *  else is compared until `uv lock` runs); errors are a spec with other
+ *  findings, an unreadable
  *  or malformed lock, the base resolution errors of el_resolve(), and an
  *  input that could not be read online (unreachable, timeout, an HTTP
  *  error: the fetch's DL_ENV code and detail). Release with

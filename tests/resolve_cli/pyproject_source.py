@@ -298,6 +298,17 @@ def part_equivalence(envlock, work):
                 "uv.lock changed")
     check_names(envlock, work, l_py, "project", pyproject_spec(PYPROJECT + "# a comment\n"),
                 "pyproject.toml changed")
+    # a dependency added to pyproject.toml and not locked (`uv lock --check`
+    # fails): the lock made from the earlier uv.lock is stale, naming it
+    # (text and --json), not a refusal of the spec
+    added = pyproject_spec(PYPROJECT.replace('"pandas==2.2.3",', '"pandas==2.2.3",\n    "rich>=13",'))
+    check_names(envlock, work, l_py, "added", added, "`rich` is not in uv.lock")
+    rc, js, out = run(envlock, work, ["check", "--bases", BASES,
+                                      os.path.join(work, "added.yaml"), l_py], pypi=False)
+    changes = (js or {}).get("changes", [])
+    if rc != 1 or js.get("valid") is not False or len(changes) != 1 or \
+            "run `uv lock`" not in changes[0]:
+        raise Fail("check --json after a dependency was added: %d %s" % (rc, out))
     rc, js, out = run(envlock, work, ["plan", "--bases", BASES, s_py, l_py, "-o",
                                       os.path.join(work, "plan")], pypi=False)
     if rc != 0:
@@ -408,6 +419,12 @@ def part_refusals(envlock, work):
     expect_error(envlock, work, "drift", text, 12, "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD,
                  "requests", ["2.32.3", ">=2.33", "uv lock", "of the pyproject.toml"],
                  line=req_line)
+    # a dependency added to pyproject.toml only: uv.lock does not lock it
+    expect_error(envlock, work, "drift-added",
+                 pyproject_spec(PYPROJECT.replace('"pandas==2.2.3",',
+                                                  '"pandas==2.2.3",\n    "rich>=13",')),
+                 12, "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD, "rich",
+                 ["`rich` is not in uv.lock", "rich>=13", "run `uv lock`"])
     expect_error(envlock, work, "drift-extra",
                  pyproject_spec(PYPROJECT.replace('socks = ["pysocks>=1.7"]', 'socks = []')),
                  12, "DL_ENV_RESOLVE_CONFLICT", LOCKFIELD, "pysocks",
