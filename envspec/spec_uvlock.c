@@ -6,7 +6,9 @@
  * `extra`), `optional-dependencies`, `dev-dependencies`, `sdist`, `wheels`,
  * `resolution-markers`, and the project's `[package.metadata]`
  * (`requires-dist`, `requires-dev`) that `uv lock --check` compares with
- * pyproject.toml. It owns the selection and the checks; what the spec
+ * pyproject.toml, and a workspace's `[manifest] members` (uv's
+ * docs/concepts/projects/workspaces.md: members share the lock, and
+ * depend on each other from their own directories). It owns the selection and the checks; what the spec
  * allows beyond its indexes is the base stage's call, and the positions in
  * the spec file are the caller's (spec_entries.c). */
 #include <stdarg.h>
@@ -55,6 +57,8 @@ typedef struct sel {
     ptrvec extras;                 /* step: each (package, extra) followed */
     ptrvec problems;
     long root;
+    named *members;                /* uv.lock's `[manifest] members`, canonical, sorted */
+    size_t n_members;
 } sel;
 
 bool spec_index_same(const char *a, const char *b)
@@ -354,6 +358,29 @@ static bool is_project_source(const toml_value *pkg)
     return (e && strcmp(e, ".") == 0) || (v && strcmp(v, ".") == 0);
 }
 
+/* uv.lock's `[manifest] members`: the workspace's packages (uv writes
+ * the manifest only for a workspace; the project is one of them). */
+static void read_members(sel *s)
+{
+    const toml_value *m = kind_at(kind_at(s->lock, "manifest", TOML_TABLE), "members", TOML_ARRAY);
+    s->members = arena_alloc(s->mem, ((m ? m->n : 0) + 1) * sizeof *s->members);
+    for (size_t i = 0; m && i < m->n; i++)
+        if (m->items[i]->kind == TOML_STRING)
+            s->members[s->n_members++] = (named){canonical(s, m->items[i]->s), i, m->items[i]};
+    qsort(s->members, s->n_members, sizeof *s->members, cmp_named);
+}
+
+/* Package `i` is a workspace member: named in the manifest, and its source
+ * the member's own directory (`editable` or `virtual`), as uv writes one.
+ * A member is source, not an artifact: its dependencies are followed as
+ * the project's are, and it is left out of what the lock installs. */
+static bool is_member(const sel *s, size_t i)
+{
+    const toml_value *src = kind_at(s->pkgs[i], "source", TOML_TABLE);
+    return (str_at(src, "editable") || str_at(src, "virtual")) &&
+           first_named(s->members, s->n_members, s->names[i]) < s->n_members;
+}
+
 static void index_names(sel *s)
 {
     s->names = arena_alloc(s->mem, (s->n + 1) * sizeof *s->names);
@@ -368,6 +395,7 @@ static void index_names(sel *s)
 static void select_from_root(sel *s)
 {
     index_names(s);
+    read_members(s);
     for (size_t i = 0; i < s->n && s->root < 0; i++)
         if (is_project_source(s->pkgs[i]))
             s->root = (long)i;
@@ -503,6 +531,7 @@ static void extras_onto(sel *s, spec_uvlock *out, const long *at)
 
 static void collect(sel *s, spec_uvlock *out, const char *const *indexes, size_t n_indexes)
 {
+    ptrvec members = PTRVEC_INIT;
     out->pkgs = arena_alloc(s->mem, (s->n + 1) * sizeof *out->pkgs);
     long *at = arena_alloc(s->mem, (s->n + 1) * sizeof *at);
     for (size_t i = 0; i < s->n; i++) {
@@ -511,6 +540,10 @@ static void collect(sel *s, spec_uvlock *out, const char *const *indexes, size_t
             continue;
         const toml_value *p = s->pkgs[i];
         const char *name = s->names[i];
+        if (is_member(s, i)) {
+            ptrvec_push(&members, (void *)name);
+            continue;
+        }
         if (!lockable(s, p, name, indexes, n_indexes))
             continue;
         at[i] = (long)out->n_pkgs;
@@ -526,12 +559,18 @@ static void collect(sel *s, spec_uvlock *out, const char *const *indexes, size_t
                     "`%s` %s has no file with a hash in uv.lock, and a lock installs only "
                     "files it can check", name, u->version);
     }
+    out->members = arena_alloc(s->mem, (members.len + 1) * sizeof *out->members);
+    for (size_t i = 0; i < members.len; i++)
+        out->members[i] = members.items[i];
+    out->n_members = members.len;
+    ptrvec_release(&members);
     extras_onto(s, out, at);
     out->edges = arena_alloc(s->mem, (s->edges.len + 1) * sizeof *out->edges);
     for (size_t i = 0; i < s->edges.len; i++) {
         const spec_uvedge *e = s->edges.items[i];
-        long from = e->from == s->root ? -1 : at[e->from], to = at[e->to];
-        if (to >= 0 && (from >= 0 || e->from == s->root))
+        bool project = e->from == s->root || is_member(s, (size_t)e->from);
+        long from = project ? -1 : at[e->from], to = at[e->to];
+        if (to >= 0 && (from >= 0 || project))
             out->edges[out->n_edges++] = (spec_uvedge){from, to, e->spec};
     }
 }
@@ -689,6 +728,49 @@ static void drift_extras(sel *s, const toml_value *opt, const toml_value *rd,
     }
 }
 
+/* The group named `want` of pyproject's `[dependency-groups]` (names
+ * compared PEP 503 normalized), or NULL. */
+static const toml_value *group_named(sel *s, const toml_value *groups, const char *want)
+{
+    for (size_t g = 0; groups && g < groups->n; g++)
+        if (strcmp(canonical(s, groups->keys[g]), canonical(s, want)) == 0)
+            return groups->items[g];
+    return NULL;
+}
+
+/* Group `g`'s requirement strings onto `out`, each `{ include-group = "x" }`
+ * replaced by x's (PEP 735), as uv records the group in uv.lock; `depth`
+ * stops a cycle, which PEP 735 forbids and uv refuses. */
+static void group_flat(sel *s, const toml_value *groups, const toml_value *g, size_t depth,
+                       ptrvec *out)
+{
+    for (size_t k = 0; g && g->kind == TOML_ARRAY && depth <= groups->n && k < g->n; k++) {
+        const toml_value *e = g->items[k];
+        const char *inc = str_at(e, "include-group");
+        if (e->kind == TOML_STRING)
+            ptrvec_push(out, (void *)e);
+        else if (inc)
+            group_flat(s, groups, group_named(s, groups, inc), depth + 1, out);
+    }
+}
+
+/* `[dependency-groups] g` with its includes expanded, as an array. */
+static const toml_value *group_reqs(sel *s, const toml_value *groups, const toml_value *g)
+{
+    if (!g || g->kind != TOML_ARRAY)
+        return NULL;
+    ptrvec flat = PTRVEC_INIT;
+    group_flat(s, groups, g, 0, &flat);
+    toml_value *a = arena_alloc(s->mem, sizeof *a);
+    *a = *g;
+    a->n = flat.len;
+    a->items = arena_alloc(s->mem, (flat.len + 1) * sizeof *a->items);
+    for (size_t k = 0; k < flat.len; k++)
+        a->items[k] = flat.items[k];
+    ptrvec_release(&flat);
+    return a;
+}
+
 static void drift(sel *s)
 {
     const toml_value *root = s->pkgs[s->root];
@@ -708,7 +790,7 @@ static void drift(sel *s)
     const toml_value *dev = kind_at(meta, "requires-dev", TOML_TABLE);
     for (size_t g = 0; groups && g < groups->n; g++) {
         char *where = arena_sprintf(s->mem, "`[dependency-groups] %s`", groups->keys[g]);
-        drift_list(s, groups->items[g]->kind == TOML_ARRAY ? groups->items[g] : NULL,
+        drift_list(s, group_reqs(s, groups, groups->items[g]),
                    kind_at(dev, groups->keys[g], TOML_ARRAY), where, NULL);
     }
     for (size_t g = 0; dev && g < dev->n; g++)

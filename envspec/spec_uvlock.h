@@ -5,7 +5,9 @@
  * `editable = "."` or `virtual = "."`), its `dependencies` and default
  * dependency groups, each edge's marker evaluated against the target, edge
  * extras followed through `optional-dependencies`, a fork's copy chosen by
- * the edge's `version`/`source` or its `resolution-markers`. Also checked
+ * the edge's `version`/`source` or its `resolution-markers`; a workspace
+ * member (`[manifest] members`) is walked as the project is and left out
+ * of what is installed. Also checked
  * here, without the network: that the lock still answers pyproject.toml
  * (drift) and that each selected package is one an index serves by hash.
  * Shared by the base stage (the resolve request); not part of the public
@@ -75,6 +77,12 @@ typedef struct spec_uvlock {
     size_t n_pkgs;
     spec_uvproblem *problems;
     size_t n_problems;
+    const char **members;  /* the workspace members the selection reached
+                              (`[manifest] members` with an editable or
+                              virtual source), canonical, in uv.lock's
+                              order: source, not artifacts, so not in pkgs;
+                              their edges are the project's (from -1) */
+    size_t n_members;
     spec_uvedge *edges;    /* every edge followed between selected packages
                               (and from the project), in walk order: two
                               records of one pair (other markers or extras)

@@ -183,7 +183,7 @@ static el_code solve_and_write(el_ctx *ctx, const el_cache_options *co, const ta
     if (rc == EL_OK)
         rc = verbs_reqfile_hashes(ctx, tr, doc);
     if (rc == EL_OK && tr->uvlock)
-        rc = verbs_uvlock_packages(ctx, tr, spec, doc);
+        rc = verbs_uvlock_packages(ctx, tr, spec, doc, note_cb, res);
     if (rc == EL_OK)
         rc = verbs_policy_judge(ctx, g->pol, doc);
     if (rc == EL_OK)

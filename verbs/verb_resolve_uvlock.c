@@ -5,8 +5,10 @@
  * best, else the sdist), its hash, size and URL as uv.lock records them,
  * the edges the selection followed, and the digests of both files as the
  * lock's `dependencyFile` (docs/lock-format.md). A package the base already
- * holds at that version installs nothing, as a solve would have said. It
- * decides nothing about which packages: the envspec stage did. */
+ * holds at that version installs nothing, as a solve would have said.
+ * Workspace members are not packages of the lock (their dependencies are):
+ * a note names them. It decides nothing about which packages: the envspec
+ * stage did. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,8 +163,26 @@ const char *verbs_text_digest(arena *mem, const char *text)
     return arena_sprintf(mem, "sha256:%s", hex);
 }
 
+/* The workspace members the selection reached, said once: they are the
+ * project's own source, which the lock does not install (uv installs them
+ * from their directories; envlock locks only what an index serves). */
+static void note_members(const spec_uvlock *u, void (*note)(void *, const char *), void *user)
+{
+    if (!u->n_members || !note)
+        return;
+    strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "pypi: uv.lock's workspace member%s ", u->n_members == 1 ? "" : "s");
+    for (size_t i = 0; i < u->n_members; i++)
+        sb_addf(&sb, "%s`%s`", i ? ", " : "", u->members[i]);
+    sb_addf(&sb, " %s source, not artifacts: left out of the lock, their dependencies locked "
+                 "as the project's; install %s from the project's own tree",
+            u->n_members == 1 ? "is" : "are", u->n_members == 1 ? "it" : "them");
+    note(user, sb.buf);
+    sb_release(&sb);
+}
+
 el_code verbs_uvlock_packages(el_ctx *ctx, const target_request *tr, const el_spec *spec,
-                              lock_doc *doc)
+                              lock_doc *doc, void (*note)(void *, const char *), void *user)
 {
     const spec_uvlock *u = tr->uvlock;
     const resolve_request *rq = &tr->rq;
@@ -183,6 +203,7 @@ el_code verbs_uvlock_packages(el_ctx *ctx, const target_request *tr, const el_sp
     if (rc != EL_OK)
         return rc;
     link_edges(doc, first, u);
+    note_members(u, note, user);
     doc->dep_format = "pyproject";
     doc->dep_content = verbs_text_digest(doc->mem, el_spec_text(spec, F_CONTENT));
     doc->dep_lock = verbs_text_digest(doc->mem, el_spec_text(spec, F_LOCK));

@@ -85,9 +85,11 @@ el_code verbs_reqfile_hashes(el_ctx *ctx, const struct target_request *tr, const
  *  other ecosystems) with the digests of pyproject.toml and uv.lock as its
  *  dependencyFile. No index is asked. DL_ENV_PACKAGE_NOT_FOUND (detail
  *  field, package, contentLine) for a package with no file the target
- *  installs. */
+ *  installs. The workspace members uv.lock's selection reached are left
+ *  out, and `note` (may be NULL) is told which, once. */
 el_code verbs_uvlock_packages(el_ctx *ctx, const struct target_request *tr, const el_spec *spec,
-                              lock_doc *doc);
+                              lock_doc *doc, void (*note)(void *user, const char *text),
+                              void *user);
 
 /* verbs_text_digest() : "sha256:<hex>" of a dependency file's text as the
  *  spec holds it (NULL: of ""), in `mem`: the lock's dependencyFile digests,

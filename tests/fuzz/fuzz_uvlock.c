@@ -1,7 +1,8 @@
 /* fuzz_uvlock.c — libFuzzer target for the uv.lock selection
  * (spec_uvlock.c): any text as a uv.lock, beside a pyproject.toml asking
  * for the names it may hold, is read without a crash; every package
- * selected has a name and a version, and every problem a message and, when
+ * selected has a name and a version, every workspace member a name, every
+ * edge ends at selected packages, and every problem a message and, when
  * it names a line in the uv.lock, a line inside the text. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,6 +35,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     spec_uvlock *u = spec_uvlock_select(mem, PYPROJECT, buf, &env, indexes, 1);
     for (size_t i = 0; i < u->n_pkgs; i++)
         if (!u->pkgs[i].name || !u->pkgs[i].version)
+            abort();
+    for (size_t i = 0; i < u->n_members; i++)
+        if (!u->members[i])
+            abort();
+    for (size_t i = 0; i < u->n_edges; i++)
+        if (u->edges[i].to < 0 || (size_t)u->edges[i].to >= u->n_pkgs ||
+            u->edges[i].from >= (long)u->n_pkgs || !u->edges[i].spec)
             abort();
     for (size_t i = 0; i < u->n_problems; i++) {
         const spec_uvproblem *p = &u->problems[i];

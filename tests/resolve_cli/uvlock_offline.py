@@ -2,6 +2,8 @@
 """uvlock_offline.py ENVLOCK — issue 20's "Done means" for a `pyproject`
 source, with a real uv.lock (tests/fixtures/uvlock/chonkie-140-error, see
 its README) and no index at all: an empty cache, --offline, no --mirror.
+Also a real uv workspace (tests/fixtures/uvlock/uv-workspace-example): its
+members' dependencies locked, the members left out and named in a note.
 
 validate -> resolve -> check -> plan (amd64: the builders'
 platform) -> export, for two targets (the demo
@@ -34,6 +36,9 @@ except ImportError:
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "uvlock", "chonkie-140-error")
+# a uv workspace (tests/fixtures/uvlock/README.md): the project's default
+# group reaches its members app, lib and lib-core
+WORKSPACE = os.path.join(ROOT, "tests", "fixtures", "uvlock", "uv-workspace-example")
 DEMO = os.path.join(ROOT, "corpus", "demo")
 
 spec_ = importlib.util.spec_from_file_location(
@@ -97,14 +102,17 @@ def supported(machine):
     return {t: i for i, t in enumerate(order)}
 
 
-def expected(machine):
-    """name -> (version, file, url, hash, size) by the independent reading."""
-    lock = tomllib.load(open(os.path.join(FIXTURE, "uv.lock"), "rb"))
+def expected(machine, fixture=FIXTURE):
+    """name -> (version, file, url, hash, size) by the independent reading
+    (workspace members left out)."""
+    lock = tomllib.load(open(os.path.join(fixture, "uv.lock"), "rb"))
     env = reader.env_for("3.13.7", "linux")
     env["platform_machine"] = machine
     rank = supported(machine)
     out = {}
     for line in reader.select(lock, env):
+        if not line.startswith("pkg "):
+            continue
         _pkg, name, version, _n = line.split()
         p = next(q for q in lock["package"]
                  if canonicalize_name(q["name"]) == name and q["version"] == version)
@@ -186,10 +194,41 @@ def names_changed(envlock, work, bases, spec, lock, pyproject, lock_text):
             raise Fail("check after an edit: %r should name only %s" % (out, what))
 
 
+def workspace(envlock, work):
+    """A uv workspace resolves with no index: the members' third-party
+    dependencies locked as uv.lock records them, the members themselves
+    left out with a note naming them, and check and plan take the lock."""
+    bases = catalog(work, "amd64", "manylinux_2_36_x86_64")
+    pyproject = open(os.path.join(WORKSPACE, "pyproject.toml")).read()
+    lock_text = open(os.path.join(WORKSPACE, "uv.lock")).read()
+    spec = os.path.join(work, "workspace.yaml")
+    with open(spec, "w") as f:
+        f.write(spec_text(pyproject, lock_text))
+    lock = os.path.join(work, "workspace.lock")
+    run(envlock, work, ["validate", spec])
+    out = run(envlock, work, ["--json", "resolve", "--offline", "--bases", bases, spec, "-o", lock])
+    have, _doc = got(lock)
+    want = expected("x86_64", WORKSPACE)
+    if have != want:
+        raise Fail("workspace: the lock holds\n %s\nthe reading selects\n %s" % (
+            sorted(have.items()), sorted(want.items())))
+    for member in ("app", "lib", "lib-core"):
+        if member in have or "`%s`" % member not in out or "workspace member" not in out:
+            raise Fail("workspace: member %s locked or not named in the notes: %s" % (member, out))
+    # lib-core's own dependency, reached only through the members
+    if "pydantic" not in have or "numpy" not in have:
+        raise Fail("workspace: the members' dependencies are not locked: %s" % sorted(have))
+    run(envlock, work, ["check", "--offline", "--bases", bases, spec, lock])
+    run(envlock, work, ["plan", "--offline", "--bases", bases, spec, lock, "-o",
+                        os.path.join(work, "plan-workspace")])
+    return len(have)
+
+
 def main():
     envlock = os.path.abspath(sys.argv[1])
     work = tempfile.mkdtemp(prefix="uvlock-offline-")
     try:
+        n_ws = workspace(envlock, work)
         seen = []
         for arch, machine, platform in TARGETS:
             shutil.rmtree(os.path.join(work, "cache"), ignore_errors=True)
@@ -204,7 +243,8 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("uvlock offline: %s packages per target, validate/resolve/check/plan/export with no "
-          "index; check names pyproject.toml and uv.lock" % [len(s) for s in seen])
+          "index; check names pyproject.toml and uv.lock; a workspace: %d packages, its "
+          "members left out" % ([len(s) for s in seen], n_ws))
     return 0
 
 

@@ -3,6 +3,7 @@
  * compare with an independent reading:
  *   uvlock_dump PYPROJECT UVLOCK PYTHON_FULL_VERSION SYS_PLATFORM [INDEX...]
  *   pkg NAME VERSION N_HASHES
+ *   member NAME                (a workspace member reached: left out)
  *   edge FROM TO SPEC          (FROM `-` for the project)
  *   problem CODE FIELD LINE COLUMN PACKAGE MESSAGE */
 #include <stdio.h>
@@ -48,6 +49,8 @@ int main(int argc, char **argv)
                                         (size_t)(argc - 5));
     for (size_t i = 0; i < u->n_pkgs; i++)
         printf("pkg %s %s %zu\n", u->pkgs[i].name, u->pkgs[i].version, u->pkgs[i].n_hashes);
+    for (size_t i = 0; i < u->n_members; i++)
+        printf("member %s\n", u->members[i]);
     for (size_t i = 0; i < u->n_edges; i++) {
         const spec_uvedge *e = &u->edges[i];
         printf("edge %s %s %s\n", e->from < 0 ? "-" : u->pkgs[e->from].name,

@@ -88,14 +88,19 @@ def select(lock, env):
                 seen.add((i, extra))
                 todo += pkgs[i].get("optional-dependencies", {}).get(extra, [])
     chosen.discard(root)
+    # workspace members (uv's `[manifest] members`, from their own
+    # directory) are source, not artifacts: followed, then left out
+    names = {canonicalize_name(m) for m in lock.get("manifest", {}).get("members", [])}
+    members = {i for i in chosen if canonicalize_name(pkgs[i]["name"]) in names and
+               ({"editable", "virtual"} & set(pkgs[i].get("source", {})))}
     out = []
-    for i in sorted(chosen):
+    for i in sorted(chosen - members):
         p = pkgs[i]
         hashes = [w["hash"] for w in p.get("wheels", []) if "hash" in w]
         if "sdist" in p and "hash" in p["sdist"]:
             hashes.append(p["sdist"]["hash"])
         out.append("pkg %s %s %d" % (canonicalize_name(p["name"]), p["version"], len(hashes)))
-    return out
+    return out + ["member %s" % canonicalize_name(pkgs[i]["name"]) for i in sorted(members)]
 
 
 def dump(tool, pyproject, lock, full, platform, indexes):
@@ -115,6 +120,11 @@ CASES = [
     ("chonkie-140-error", ["https://pypi.org/simple"], [("3.13.7", "linux"), ("3.13.7", "win32")]),
     ("fast-dev-cli", ["https://mirrors.cloud.tencent.com/pypi/simple/"],
      [("3.10.12", "linux"), ("3.11.2", "linux"), ("3.12.9", "linux")]),
+    # a workspace: the root's default `dev` group (PEP 735 include-groups)
+    # reaches the members app, lib and lib-core, whose own dependencies
+    # (fastapi[standard], numpy forked at 3.10, pandas, pydantic) are locked
+    ("uv-workspace-example", ["https://pypi.org/simple"],
+     [("3.13.7", "linux"), ("3.9.18", "linux")]),
 ]
 
 
