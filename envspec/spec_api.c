@@ -19,6 +19,8 @@ struct el_spec {
     spec_findings fs;
     spec_node *root;
     json_object *doc; /* the normalized document; NULL if the tree was unusable */
+    const char *text; /* the source, for showing a finding's line; in mem */
+    size_t text_len;
 };
 
 static el_spec *spec_new(void)
@@ -88,12 +90,33 @@ const el_spec_base *spec_first_base(const el_spec_options *opts)
     return opts && opts->bases && opts->n_bases ? &opts->bases[0] : NULL;
 }
 
+/* A finding on a line that holds a credential is secret whatever rule
+ * made it: a requirements line's index URL, say, is not shown. */
+static void mark_secret_lines(el_spec *s)
+{
+    for (size_t k = 0; k < s->fs.len; k++) {
+        el_finding *f = &s->fs.items[k];
+        size_t n;
+        const char *line = el_spec_source_line(s, f->line, &n);
+        if (f->secret || !line)
+            continue;
+        char *copy = xstrndup(line, n);
+        f->secret = spec_text_is_secretish(copy);
+        free(copy);
+    }
+}
+
 el_spec *el_spec_load_text(el_ctx *ctx, const char *text, size_t len, const char *origin,
                            const el_spec_options *opts)
 {
     (void)ctx;
     (void)origin;
     el_spec *s = spec_new();
+    char *copy = arena_alloc(s->mem, len + 1);
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    s->text = copy;
+    s->text_len = len;
     el_spec_format format = opts ? opts->format : EL_SPEC_FORMAT_AUTO;
     const char *template_name = opts ? opts->template_name : NULL;
     unsigned flags = 0;
@@ -127,6 +150,7 @@ el_spec *el_spec_load_text(el_ctx *ctx, const char *text, size_t len, const char
         spec_finding_add_pos(&s->fs, 0, 0, "(document)", EL_SPEC_INVALID,
                              "holds nothing usable as an Environment");
     spec_findings_sort(&s->fs);
+    mark_secret_lines(s);
     return s;
 }
 
@@ -162,6 +186,28 @@ void el_spec_free(el_spec *spec)
     spec_findings_release(&spec->fs);
     arena_free(spec->mem);
     free(spec);
+}
+
+const char *el_spec_source_line(const el_spec *spec, unsigned line, size_t *len)
+{
+    *len = 0;
+    if (!spec || !spec->text || line == 0)
+        return NULL;
+    const char *p = spec->text, *end = spec->text + spec->text_len;
+    for (unsigned k = 1; k < line; k++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return NULL;
+        p = nl + 1;
+    }
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *stop = nl ? nl : end;
+    if (p == end && !nl)
+        return NULL;
+    if (stop > p && stop[-1] == '\r')
+        stop--;
+    *len = (size_t)(stop - p);
+    return p;
 }
 
 size_t el_spec_finding_count(const el_spec *spec) { return spec ? spec->fs.len : 0; }

@@ -80,6 +80,10 @@ void spec_finding_add_pos(spec_findings *fs, unsigned line, unsigned column, con
 /* Stable sort by (line, column), keeping rule order among equal positions;
  * position-less findings (line 0) go last in their original order. */
 void spec_findings_sort(spec_findings *fs);
+/* spec_text_is_secretish() : true if s holds what looks like a credential
+ * (a user:password URL anywhere, a known token shape); a finding on such a
+ * line is marked secret whatever its rule. */
+bool spec_text_is_secretish(const char *s);
 
 /* ---- stages ---- */
 

@@ -56,6 +56,12 @@ void rules_add(rules_ctx *r, const char *field, el_code code, const char *fmt, .
     free(msg);
 }
 
+void rules_add_secret(rules_ctx *r, const char *field, const char *message)
+{
+    rules_add(r, field, EL_SPEC_INVALID, "%s", message);
+    r->fs->items[r->fs->len - 1].secret = true;
+}
+
 json_object *jget(json_object *o, const char *key)
 {
     json_object *v = NULL;
@@ -176,8 +182,7 @@ bool has_control(const char *s, size_t n)
 void check_url(rules_ctx *r, const char *field, const char *url, bool allow_http)
 {
     if (url_has_credential(url))
-        rules_add(r, field, EL_SPEC_INVALID,
-                  "carries a credential in its URL; reference the credential in `buildSecrets`");
+        rules_add_secret(r, field, CREDENTIAL_IN_URL);
     else if (strncmp(url, "https://", 8) != 0 && !(allow_http && strncmp(url, "http://", 7) == 0))
         rules_add(r, field, EL_SPEC_INVALID, "`%s` is not an https URL", url);
 }
@@ -416,9 +421,7 @@ static void check_source_line(rules_ctx *r, const char *field, const char *line)
     } else {
         const char *uri = tok[k];
         if (url_has_credential(uri))
-            rules_add(r, field, EL_SPEC_INVALID,
-                      "carries a credential in its URL; reference the credential in "
-                      "`buildSecrets`");
+            rules_add_secret(r, field, CREDENTIAL_IN_URL);
         else if (strncmp(uri, "https://", 8) != 0 && strncmp(uri, "http://", 7) != 0 &&
                  strncmp(uri, "file:", 5) != 0)
             rules_add(r, field, EL_SPEC_INVALID, "`%s` is not an https, http or file URI", uri);
@@ -656,6 +659,16 @@ bool value_is_secretish(const char *value)
     return hit || url_has_credential(value);
 }
 
+bool spec_text_is_secretish(const char *s)
+{
+    if (value_is_secretish(s))
+        return true;
+    for (const char *p = s; *p; p++)
+        if ((p == s || !isalnum((unsigned char)p[-1])) && url_has_credential(p))
+            return true;
+    return false;
+}
+
 static void rule_env(rules_ctx *r, json_object *spec)
 {
     json_object *env = jget(spec, "env");
@@ -674,9 +687,9 @@ static void rule_env(rules_ctx *r, json_object *spec)
             rules_add(r, field, EL_SPEC_INVALID,
                       "carries a control character, which a Dockerfile line cannot");
         if (key_is_secretish(key) || value_is_secretish(v))
-            rules_add(r, field, EL_SPEC_INVALID,
-                      "looks like a credential; `env` is not secret, so reference it in "
-                      "`buildSecrets`");
+            rules_add_secret(r, field,
+                             "looks like a credential; `env` is not secret, so reference it in "
+                             "`buildSecrets`");
         free(field);
     }
 }

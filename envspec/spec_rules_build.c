@@ -325,9 +325,7 @@ static void check_conda(rules_ctx *r, const char *content)
             if (c->kind != SN_STR)
                 rules_add(r, f, EL_SPEC_INVALID, "should be a channel name or URL");
             else if (url_has_credential(c->text))
-                rules_add(r, f, EL_SPEC_INVALID,
-                          "carries a credential in its URL; reference the credential in "
-                          "`buildSecrets`");
+                rules_add_secret(r, f, CREDENTIAL_IN_URL);
             free(f);
         }
     }

@@ -29,6 +29,11 @@ char *spec_bases_list(const rules_ctx *r);
 void rules_add(rules_ctx *r, const char *field, el_code code, const char *fmt, ...)
     EL_PRINTF(4, 5);
 
+/* rules_add() for a finding about credential text: marked `secret`, so
+ * that its source line is never shown. */
+void rules_add_secret(rules_ctx *r, const char *field, const char *message);
+#define CREDENTIAL_IN_URL "carries a credential in its URL; reference the credential in `buildSecrets`"
+
 /* Accessors for the normalized document, safe on anything (NULL, a json
  * null, the wrong type). The document may be partial: a field that failed
  * its type check is absent, and a list item that failed is null, so a

@@ -60,6 +60,9 @@ typedef struct el_finding {
     unsigned column;
     el_code code;
     const char *message;
+    /* The finding is about credential text (a password in a URL, a token in
+     * `env`): its source line must not be shown. */
+    bool secret;
 } el_finding;
 
 /* el_spec_load_file() / el_spec_load_text() :
@@ -84,6 +87,12 @@ EL_API el_code el_spec_validate(el_ctx *ctx, const el_spec *spec);
 EL_API size_t el_spec_finding_count(const el_spec *spec);
 /* Borrowed; valid until el_spec_free(). i < el_spec_finding_count(). */
 EL_API const el_finding *el_spec_finding(const el_spec *spec, size_t i);
+
+/* el_spec_source_line() :
+ *  Line `line` (1-based) of the text the spec was loaded from, without its
+ *  line break, and its length in *len; NULL past the end, for line 0, or
+ *  for a spec made from a template alone. Borrowed until el_spec_free(). */
+EL_API const char *el_spec_source_line(const el_spec *spec, unsigned line, size_t *len);
 
 /* el_spec_name() : metadata.name, or "" if absent. Borrowed. */
 EL_API const char *el_spec_name(const el_spec *spec);
