@@ -283,23 +283,93 @@ el_spec *cli_load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
     return load_spec(ctx, o, argc, argv, NULL, path_out, status);
 }
 
+/* The byte offset of code point `col` (1-based) in s[0..n), n if the line
+ * is shorter. */
+static size_t cp_offset(const char *s, size_t n, unsigned col)
+{
+    size_t off = 0;
+    for (unsigned k = 1; k < col && off < n; k++) {
+        off++;
+        while (off < n && ((unsigned char)s[off] & 0xC0) == 0x80)
+            off++;
+    }
+    return off;
+}
+
+static size_t cp_start(const char *s, size_t n, size_t off)
+{
+    while (off > 0 && off < n && ((unsigned char)s[off] & 0xC0) == 0x80)
+        off--;
+    return off;
+}
+
+/* Blanks as wide as s[0..n) is on a terminal once cli_text() has escaped
+ * it, tabs kept, so that a caret after them sits under column n. */
+static void pad_like(FILE *f, const char *s, size_t n)
+{
+    char *shown = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&shown, &len);
+    if (!m)
+        return;
+    cli_text(m, s, n);
+    fclose(m);
+    for (size_t k = 0; k < len; k++)
+        if (((unsigned char)shown[k] & 0xC0) != 0x80)
+            fputc(shown[k] == '\t' ? '\t' : ' ', f);
+    free(shown);
+}
+
+enum { SOURCE_WINDOW = 120 };
+
+/* The finding's source line, cut to a window around its column on a long
+ * line, with a caret under the column; nothing for a finding about a
+ * credential, or one without a position. */
+static void show_source(const el_spec *spec, const el_finding *f)
+{
+    size_t n = 0;
+    const char *line = f->secret || !f->column ? NULL : el_spec_source_line(spec, f->line, &n);
+    if (!line)
+        return;
+    size_t off = cp_offset(line, n, f->column), start = 0, end = n;
+    if (n > SOURCE_WINDOW) {
+        start = cp_start(line, n, off > SOURCE_WINDOW / 2 ? off - SOURCE_WINDOW / 2 : 0);
+        end = cp_start(line, n, start + SOURCE_WINDOW < n ? start + SOURCE_WINDOW : n);
+    }
+    const char *more = start > 0 ? "..." : "";
+    fprintf(stderr, "%5u | %s", f->line, more);
+    cli_text(stderr, line + start, end - start);
+    fprintf(stderr, "%s\n      | %s", end < n ? "..." : "", start > 0 ? "   " : "");
+    pad_like(stderr, line + start, off - start);
+    fputs("^\n", stderr);
+}
+
 int cli_report_findings(el_ctx *ctx, const cli_opts *o, const el_spec *spec, const char *path)
 {
     el_code code = el_spec_validate(ctx, spec);
     if (code == EL_OK)
         return 0;
-    if (!o->json) {
-        size_t n = el_spec_finding_count(spec);
-        for (size_t i = 0; i < n; i++) {
-            const el_finding *f = el_spec_finding(spec, i);
-            if (f->line)
-                fprintf(stderr, "%s:%u:%u: ", path, f->line, f->column);
-            else
-                fprintf(stderr, "%s: ", path);
-            fprintf(stderr, "%s: %s [%s]\n", f->field, f->message, el_code_name(f->code));
-        }
+    if (o->json)
+        return cli_report_failure(ctx, o);
+    size_t n = el_spec_finding_count(spec);
+    for (size_t i = 0; i < n; i++) {
+        const el_finding *f = el_spec_finding(spec, i);
+        /* the message may quote the spec's own text, control bytes and all */
+        cli_text(stderr, path, strlen(path));
+        if (f->line)
+            fprintf(stderr, ":%u:%u", f->line, f->column);
+        fputs(": ", stderr);
+        cli_text(stderr, f->field, strlen(f->field));
+        fputs(": ", stderr);
+        cli_text(stderr, f->message, strlen(f->message));
+        fprintf(stderr, " [%s]\n", el_code_name(f->code));
+        show_source(spec, f);
     }
-    return cli_report_failure(ctx, o);
+    /* Each finding was printed once above; the summary counts them. */
+    fprintf(stderr, "envlock: %s: %zu finding%s in ", el_code_name(code), n, n == 1 ? "" : "s");
+    cli_line(stderr, "", path);
+    fprintf(stderr, "  what to do: %s\n", el_ctx_user_action(ctx));
+    return el_ctx_exit_status(ctx);
 }
 
 el_spec *cli_load_valid_spec_in(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
