@@ -10,7 +10,7 @@
 #include "cli.h"
 
 static const char check_usage[] =
-    "usage: envlock check SPEC LOCK [--bases FILE] [--exclude-newer TIME] [--policy FILE]\n"
+    "usage: envlock check SPEC [LOCK] [--bases FILE] [--exclude-newer TIME] [--policy FILE]\n"
     "                           [--advisories DIR] [--offline]";
 
 /* The options that take a value, and where each goes. */
@@ -135,12 +135,16 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
                                      check_usage);
         }
     }
-    if (status == 0 && !lock_path)
-        status = cli_usage_error(ctx, o, "check needs a SPEC and a LOCK\n%s", check_usage);
+    if (status == 0 && !spec_path)
+        status = cli_usage_error(ctx, o, "check needs a SPEC (and its LOCK)\n%s", check_usage);
     if (status != 0) {
         free(spec_args);
         return status;
     }
+    /* the lock resolve writes by default for this spec */
+    char *default_lock = lock_path ? NULL : el_default_lock_path(spec_path);
+    if (default_lock)
+        lock_path = default_lock;
     co_check.spec_path = spec_path;
     co_check.spec_opts = &so;
     co_check.bases_path = cli_bases_path(co_check.bases_path);
@@ -174,5 +178,6 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     }
     el_spec_free(spec);
     free(spec_args);
+    el_free(default_lock);
     return status;
 }

@@ -63,7 +63,7 @@ static el_code check_out(el_ctx *ctx, const el_resolve_options *o, const char *l
         return rc;
     rc = el_fail(ctx, EL_USAGE,
                  "%s `%s` is the spec `%s` itself: the lock would replace it; write the lock "
-                 "to another file (by default envlock.lock beside the spec)",
+                 "to another file (by default the spec's name with `.lock`, beside it)",
                  option, lock_path, strcmp(o->spec_path, "-") == 0 ? "(stdin)" : o->spec_path);
     el_detail_str(ctx, "option", option);
     el_detail_str(ctx, "path", lock_path);
@@ -269,7 +269,7 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     el_code rc = el_spec_validate(ctx, spec);
     if (rc != EL_OK)
         return rc;
-    res->lock_path = o->lock_path ? xstrdup(o->lock_path) : verbs_beside(o->spec_path, "envlock.lock");
+    res->lock_path = o->lock_path ? xstrdup(o->lock_path) : el_default_lock_path(o->spec_path);
     if ((rc = check_out(ctx, o, res->lock_path)) != EL_OK)
         return rc;
     if (o->exclude_newer &&

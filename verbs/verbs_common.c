@@ -23,6 +23,19 @@ char *verbs_beside(const char *path, const char *name)
     return xasprintf("%.*s/%s", (int)(slash - path), path, name);
 }
 
+char *el_default_lock_path(const char *spec_path)
+{
+    if (no_file(spec_path))
+        return xstrdup("envlock.lock");
+    const char *slash = strrchr(spec_path, '/');
+    const char *name = slash ? slash + 1 : spec_path;
+    const char *dot = strrchr(name, '.');
+    size_t stem = dot && dot > name ? (size_t)(dot - spec_path) : strlen(spec_path);
+    if (*name == '\0')
+        return xasprintf("%senvlock.lock", spec_path); /* a directory: "dir/" */
+    return xasprintf("%.*s.lock", (int)stem, spec_path);
+}
+
 char *verbs_spec_text(const char *path, size_t *len)
 {
     *len = 0;

@@ -25,8 +25,9 @@ extern "C" {
 typedef struct el_resolve_options {
     const char *spec_path;   /* where the spec was read from: its text gives the
                                 roots' positions, and the default lock path is
-                                envlock.lock beside it; NULL: no positions, and
-                                the default lock is ./envlock.lock */
+                                el_default_lock_path() of it; NULL: no
+                                positions, and the default lock is
+                                ./envlock.lock */
     const el_spec_options *spec_opts; /* as the spec was loaded (for positions); may be NULL */
     const char *lock_path;   /* where to write the lock; NULL: the default above */
     const char *bases_path;  /* the bases catalog; NULL: the one installed with the library */
@@ -154,6 +155,14 @@ typedef struct el_check_result {
  *  input that could not be read online (unreachable, timeout, an HTTP
  *  error: the fetch's DL_ENV code and detail). Release with
  *  el_check_result_clear(). */
+/* el_default_lock_path() :
+ *  Where a spec's lock goes when no path is given: beside the spec, named
+ *  after it with its extension replaced by `.lock` (`geo.yaml` ->
+ *  `geo.lock`, `env` -> `env.lock`), so that two specs in one directory
+ *  never share a lock; ./envlock.lock for stdin ("-", NULL, /dev/...).
+ *  Caller frees with el_free(). */
+EL_API char *el_default_lock_path(const char *spec_path);
+
 EL_API el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
                         const char *lock_path, const el_check_options *o, el_check_result *res);
 EL_API void el_check_result_clear(el_check_result *res);

@@ -115,6 +115,37 @@ def disk_full(envlock, work, spec, cache):
         fail("a failed lock write left %r behind" % left)
 
 
+def default_locks(envlock, work, cache):
+    """resolve SPEC with no -o writes SPEC's own lock (geo.yaml -> geo.lock),
+    so a second spec beside the first neither overwrites its lock nor takes
+    it as a preference; check SPEC with no LOCK reads that same file."""
+    d = os.path.join(work, "two")
+    os.mkdir(d)
+    with open(DEMO, encoding="utf-8") as f:
+        text = f.read()
+    geo = os.path.join(d, "geo.yaml")
+    with open(geo, "w", encoding="utf-8") as f:
+        f.write(text)
+    other = os.path.join(d, "ml.v2.yml")
+    with open(other, "w", encoding="utf-8") as f:
+        f.write(text.replace("name: envlock-demo", "name: envlock-demo-ml"))
+    for spec in (geo, other):
+        p = run(envlock, "--json", "--cache-dir", cache, *MIRRORS, "resolve", "--bases", BASES,
+                spec)
+        expect(p, 0, None, what="resolve %s with the default lock" % os.path.basename(spec))
+    got = sorted(os.listdir(d))
+    if got != ["geo.lock", "geo.yaml", "ml.v2.lock", "ml.v2.yml"]:
+        fail("default locks: the directory holds %r" % got)
+        return
+    for spec in (geo, other):
+        p = run(envlock, "--json", "--offline", "--cache-dir", cache, *MIRRORS, "check",
+                "--bases", BASES, spec)
+        body = expect(p, 0, None, what="check %s with no LOCK" % os.path.basename(spec))
+        want = spec.rsplit(".", 1)[0] + ".lock"
+        if body and body.get("lock") != want:
+            fail("check with no LOCK read %r, expected %r" % (body.get("lock"), want))
+
+
 def main():
     envlock = os.path.abspath(sys.argv[1])
     work = tempfile.mkdtemp(prefix="el_out_paths_")
@@ -136,7 +167,7 @@ def main():
         p = run(envlock, "--json", "--cache-dir", cache, "resolve", "--bases", BASES, spec,
                 "-o", fifo, "--upgrade")
         expect(p, 2, "USAGE", "not a regular file", what="resolve -o FIFO --upgrade")
-        beside = os.path.join(spec_dir, "envlock.lock")
+        beside = os.path.join(spec_dir, "demo.lock")  # demo.yaml's default lock
         os.mkfifo(beside)
         p = run(envlock, "--json", "--cache-dir", cache, "resolve", "--bases", BASES, spec)
         expect(p, 2, "USAGE", "the lock path `%s`" % beside, "not a regular file",
@@ -205,6 +236,9 @@ def main():
             fail("an uncreatable cache directory is not retryable: %r" % body)
         if os.path.exists(os.path.join(work, "x.lock")):
             fail("a lock was written without a cache")
+
+        # ---- two specs in one directory: a lock each, found by check ----
+        default_locks(envlock, work, cache)
 
         # ---- no space left while writing the lock ----
         disk_full(envlock, work, spec, cache)
