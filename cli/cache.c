@@ -11,8 +11,8 @@
 #include "cli.h"
 
 /* The progress line on stderr: one line redrawn in place, cleared at the
- * end of each run. Only on a TTY and not with --quiet or --json (see
- * cli_cache_options). */
+ * end of each run. Only on a TTY that can redraw, and not with --quiet or
+ * --json (see cli_cache_options). */
 static void draw_progress(const el_progress *p, void *user)
 {
     (void)user;
@@ -31,6 +31,15 @@ static void draw_progress(const el_progress *p, void *user)
     fflush(stderr);
 }
 
+/* A terminal that TERM says cannot move the cursor or clear a line (dumb,
+ * or none named: an editor's shell, a CI log) gets no progress line rather
+ * than escape sequences it would print as text. */
+bool cli_terminal_redraws(void)
+{
+    const char *term = getenv("TERM");
+    return term && *term && strcmp(term, "dumb") != 0;
+}
+
 void cli_cache_options(const cli_opts *o, el_cache_options *co)
 {
     *co = o->env;
@@ -39,7 +48,7 @@ void cli_cache_options(const cli_opts *o, el_cache_options *co)
         co->dir = o->cache_dir;
     co->offline = o->offline;
     co->quiet = o->quiet || o->json;
-    if (!co->quiet && isatty(2))
+    if (!co->quiet && isatty(2) && cli_terminal_redraws())
         co->progress = draw_progress;
     co->mirrors = o->mirrors;
     co->n_mirrors = o->n_mirrors;

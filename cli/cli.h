@@ -43,6 +43,9 @@ int cli_base(el_ctx *ctx, const cli_opts *o, int argc, char **argv);
 /* cli_cache_options() : the fetch options the global flags and the
  *  ENVLOCK_* variables select (the flags win). Borrows from `o`. */
 void cli_cache_options(const cli_opts *o, el_cache_options *co);
+/* cli_terminal_redraws() : whether $TERM names a terminal that can redraw a
+ *  line (not unset, not "dumb"). */
+bool cli_terminal_redraws(void);
 /* ENVLOCK_DEBUG_STATS set (and not "0"): statistics lines go to stderr as
  * "envlock-stats: LINE" through cli_print_stat (an el_*_options.stats). */
 bool cli_debug_stats(void);
