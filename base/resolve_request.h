@@ -81,6 +81,10 @@ typedef struct resolve_request {
     size_t n_only_binary;
     const char *const *no_binary;      /* --no-binary: no wheel for these */
     size_t n_no_binary;
+    bool prefer_binary;                /* pip's --prefer-binary (a requirements
+                                          file's): a version whose file for the
+                                          target is a wheel before any whose is
+                                          an sdist, newest first within each */
     /* what the user should know about a successful answer (a fallback the
      * resolver took); called with the text, valid during the call only;
      * NULL: notes are dropped */

@@ -319,9 +319,6 @@ static const char *unsupported_why(enum opt_id id)
         return "trusts a host without TLS; the spec's indexes are https";
     case O_USE_FEATURE:
         return "turns on a pip feature, which is no input of a lock";
-    case O_PREFER_BINARY:
-        return "has no envlock equivalent: envlock takes the newest version and its sdist only "
-               "when no wheel fits; use --only-binary to refuse sdists";
     case O_GLOBAL_OPTION:
     case O_CONFIG_SETTINGS:
         return "passes options to a build, and envlock builds nothing";
@@ -374,6 +371,9 @@ static void apply_option(rd *r, const opt_def *d, const char *spelled, const cha
         break;
     case O_PRE:
         r->out->pre = true;
+        break;
+    case O_PREFER_BINARY:
+        r->out->prefer_binary = true;
         break;
     default:
         break;

@@ -48,6 +48,7 @@ typedef struct spec_reqfile {
     spec_req_index *indexes;
     size_t n_indexes;
     bool pre;             /* --pre */
+    bool prefer_binary;   /* --prefer-binary */
     bool require_hashes;  /* --require-hashes, or a requirement carries --hash */
     /* --only-binary / --no-binary after pip's mutual exclusion, in pip's
      * order of application: PEP 503 names or ":all:", NULL-terminated */

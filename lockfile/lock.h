@@ -134,6 +134,7 @@ typedef struct lock_doc {
     const char **only_binary;   /* --only-binary names (PEP 503) or ":all:",
                                    sorted; NULL-terminated or NULL */
     const char **no_binary;     /* --no-binary, the same way */
+    bool prefer_binary;         /* pip's --prefer-binary (preferBinary) */
     const char **upgrade;       /* names given to --upgrade-package, sorted; NULL-terminated or NULL */
     bool upgrade_all;
     /* a `pyproject` dependency file, whose uv.lock the Python packages

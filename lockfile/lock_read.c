@@ -447,7 +447,8 @@ static bool read_target(reader *r, yaml_node_t *n)
 static bool read_options(reader *r, yaml_node_t *n)
 {
     static const char *const keys[] = { "excludeNewer", "noBinary", "noBuild", "onlyBinary",
-                                        "prereleases", "upgradeAll", "upgradePackages", NULL };
+                                        "preferBinary", "prereleases", "upgradeAll",
+                                        "upgradePackages", NULL };
     mapwalk w = { .keys = keys };
     lock_doc *d = r->d;
     if (!walk_map(r, n, "options", &w) ||
@@ -460,7 +461,9 @@ static bool read_options(reader *r, yaml_node_t *n)
     if (!get_bool(r, ua, "options.upgradeAll", &d->upgrade_all))
         return false;
     yaml_node_t *nb = val(&w, "noBuild"), *ob = val(&w, "onlyBinary"), *nx = val(&w, "noBinary");
+    yaml_node_t *pb = val(&w, "preferBinary");
     if ((nb && !get_bool(r, nb, "options.noBuild", &d->no_build)) ||
+        (pb && !get_bool(r, pb, "options.preferBinary", &d->prefer_binary)) ||
         (ob && !get_strv(r, ob, "options.onlyBinary", &d->only_binary)) ||
         (nx && !get_strv(r, nx, "options.noBinary", &d->no_binary)))
         return false;

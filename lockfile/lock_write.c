@@ -207,6 +207,8 @@ static void write_options(emit *e, const lock_doc *d)
         kv_bool(e, "noBuild", true);
     if (d->only_binary && d->only_binary[0])
         kv_strv(e, "onlyBinary", d->only_binary);
+    if (d->prefer_binary)
+        kv_bool(e, "preferBinary", true);
     kv_opt(e, "prereleases", d->prereleases);
     kv_bool(e, "upgradeAll", d->upgrade_all);
     if (d->upgrade && d->upgrade[0])

@@ -499,6 +499,16 @@ const lock_package *resolver_locked(const rsv *r, const char *eco, const char *n
  *  locked version (its place among the usable versions, newest first), or 0
  *  when nothing of p is locked or the locked version is not usable now. */
 size_t resolver_pypi_locked_window(const rsv *r, const pypi_project *p);
+
+/* resolver_pypi_binary_window() (resolver_pypi_binary.c) : with
+ *  --prefer-binary, the metadata window of p that reaches its newest
+ *  version whose file is a wheel when a newer one's is an sdist; else 0. */
+size_t resolver_pypi_binary_window(const rsv *r, const pypi_project *p);
+
+/* resolver_pypi_binary_jobs() : with --prefer-binary, the favour job for
+ *  the wheel versions of the names that also have sdist versions (pip's
+ *  order); nothing otherwise. Before resolver_advise_jobs(). */
+void resolver_pypi_binary_jobs(rsv *r);
 /* resolver_prefetch_locked() :
  *  Calls submit(r, name) for every name the previous lock lists in `eco`
  *  ("pypi" or "npm"), the names --upgrade-package frees included: a

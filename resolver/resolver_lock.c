@@ -586,6 +586,7 @@ static void lock_request(rsv *r, lock_doc *d)
     d->exclude_newer = rq->exclude_newer ? arena_strdup(a, rq->exclude_newer) : NULL;
     d->prereleases = resolver_prerelease_name(r->pre_mode);
     d->no_build = rq->no_build;
+    d->prefer_binary = rq->prefer_binary;
     d->only_binary = build_names(a, rq->only_binary, rq->n_only_binary);
     d->no_binary = build_names(a, rq->no_binary, rq->n_no_binary);
     d->upgrade_all = rq->upgrade_all;

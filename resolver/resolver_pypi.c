@@ -295,6 +295,10 @@ bool resolver_pypi_round(rsv *r)
             size_t lw = resolver_pypi_locked_window(r, p);
             if (lw > need)
                 need = lw;
+            /* --prefer-binary: the newest wheel version, behind sdist ones */
+            size_t bw = resolver_pypi_binary_window(r, p);
+            if (bw > need)
+                need = bw;
             if (need > n->window) {
                 n->window = need;
                 pypi_loader_submit(r->pl, n->name, need);

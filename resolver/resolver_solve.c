@@ -275,6 +275,7 @@ static el_code build_and_solve(rsv *r, int *nproblems)
     if (rc != EL_OK)
         return rc;
     resolver_apt_jobs(r);
+    resolver_pypi_binary_jobs(r); /* the earliest favour: the later ones win */
     resolver_advise_jobs(r); /* before the lock's favours: see there */
     resolver_prefer_jobs(r);
     Solver *solv = r->solver = solver_create(pool);

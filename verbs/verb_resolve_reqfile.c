@@ -1,7 +1,7 @@
 /* verb_resolve_reqfile.c — what a `requirements` dependency file asks of a
  * resolve beyond its requirements (base_request.c makes those the roots):
- * its --pre, --only-binary and --no-binary, applied as envlock's own
- * options so the lock records them, and pip's hash-checking mode, checked
+ * its --pre, --only-binary, --no-binary and --prefer-binary, applied as
+ * envlock's own options so the lock records them, and pip's hash-checking mode, checked
  * against the artifacts the solve locked. It reads the file as the spec
  * stage read it (spec_requirements.h) and decides nothing else. */
 #include <stdlib.h>
@@ -48,6 +48,11 @@ void verbs_reqfile_options(target_request *tr, const char *asked_prerelease,
                                 f->n_only_binary, &tr->rq.n_only_binary);
     tr->rq.no_binary = joined(tr->mem, o->no_binary, o->n_no_binary, f->no_binary,
                               f->n_no_binary, &tr->rq.n_no_binary);
+    /* pip's --prefer-binary: an older wheel before a newer sdist, for the
+     * solve of every target (envlock has no command-line form of it) */
+    tr->rq.prefer_binary = f->prefer_binary;
+    for (size_t i = 0; i < tr->n_parts; i++)
+        tr->parts[i].rq.prefer_binary = f->prefer_binary;
 }
 
 static const lock_package *locked(const lock_doc *doc, const char *canonical)

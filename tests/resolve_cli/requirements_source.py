@@ -12,6 +12,11 @@ with `sourceFormat: requirements` (issue 20), on the demo mirror
                the target's minor, so markers evaluate as on the target)
                against the same mirror chooses exactly the lock's packages
                that the base does not hold; skipped (77) without it.
+  prefer_binary  --prefer-binary on a small index where the newest lib has
+               only an sdist: pip's documented order (an older wheel before
+               a newer sdist), `preferBinary` in the lock's options, and
+               Debian's pip (`pip install --dry-run --report --prefer-binary`
+               against the same index) choosing the same set.
   refusals     at resolve time: a hash the index does not serve
                (RESOLVE_CONFLICT naming `content[0]`, the spec line and the
                served hash), a dependency without a hash in hash-checking
@@ -265,12 +270,77 @@ def part_refusals(envlock, work):
     print("refusals: hash, transitive hash, protected pin, options recorded, pyproject")
 
 
+PREFER = os.path.join(ROOT, "corpus", "scenarios", "reqfile-prefer-binary.scn")
+PREFER_REQS = "--prefer-binary\napp\nlib\nboth\nsrconly\nneedy\n"
+
+
+def pip_prefer(work, mirror, content):
+    """pip's own answer on the same index: Debian's pip under /usr/bin/python3
+    with its setuptools (--no-build-isolation: the newest srconly and srcdep
+    have only sdists, whose metadata pip builds; nothing here is fetched
+    from elsewhere), no configuration, no PIP_FIND_LINKS, the target's
+    markers not involved (the fixture has none). None when it cannot run."""
+    py = "/usr/bin/python3"
+    for probe in (["-c", "import setuptools"], ["-m", "pip", "--version"]):
+        if subprocess.run([py] + probe, capture_output=True).returncode:
+            return None
+    req = write(work, "prefer-pip.txt", content)
+    report = os.path.join(work, "prefer-report.json")
+    env = dict(os.environ, PIP_CONFIG_FILE=os.devnull, HOME=os.path.join(work, "home"))
+    env.pop("PIP_FIND_LINKS", None)
+    cmd = [py, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
+           "--no-cache-dir", "--no-build-isolation", "--break-system-packages",
+           "--report", report, "--index-url", "file://" + mirror + "/simple", "-r", req]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    if p.returncode != 0:
+        raise Fail("pip failed: %s" % p.stderr)
+    return {i["metadata"]["name"].lower(): i["metadata"]["version"]
+            for i in json.load(open(report))["install"]}
+
+
+def part_prefer_binary(envlock, work):
+    """--prefer-binary on corpus/scenarios/reqfile-prefer-binary.scn's index
+    (lib 2.0 has only an sdist, 1.5 a wheel): the lock takes what pip's
+    documented order takes (an older wheel before a newer sdist, an sdist
+    version where no wheel version fits), records the option, and without
+    it takes the newest version as pip does."""
+    mirror_dir = os.path.join(work, "mirror")
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tests", "fixtures", "build_mirror.py"),
+                    PREFER, "--out", mirror_dir, "--no-apt"], check=True, capture_output=True)
+    pypi = os.path.join(mirror_dir, "pypi", "pypi")
+    want = {"app": "1.0", "lib": "1.5", "both": "2.0", "srconly": "3.0", "needy": "1.0",
+            "srcdep": "2.0"}
+    for name, content, expect in (("prefer", PREFER_REQS, want),
+                                  ("newest", PREFER_REQS.replace("--prefer-binary\n", ""),
+                                   dict(want, lib="2.0"))):
+        spec = write(work, name + ".yaml", reqs_spec(content))
+        lock = os.path.join(work, name + ".lock")
+        cmd = [envlock, "--json", "--cache-dir", os.path.join(work, "cache"), "--mirror",
+               "https://pypi.org=file://" + pypi, "resolve", "--bases", BASES, spec, "-o", lock]
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=work, timeout=300)
+        if p.returncode != 0:
+            raise Fail("%s: resolve exited %d: %s" % (name, p.returncode, p.stdout + p.stderr))
+        got = locked_outside_base(lock)
+        if got != expect:
+            raise Fail("%s: the lock holds %s, pip's order gives %s" % (
+                name, sorted(got.items()), sorted(expect.items())))
+        opts = yaml.safe_load(open(lock)).get("options", {})
+        if opts.get("preferBinary") is not (True if name == "prefer" else None):
+            raise Fail("%s: the lock's options %s" % (name, opts))
+        pip = pip_prefer(work, pypi, content)
+        if pip is not None and pip != got:
+            raise Fail("%s: pip installs %s, the lock %s" % (name, sorted(pip.items()),
+                                                            sorted(got.items())))
+        print("%s: %s%s" % (name, " ".join("%s==%s" % kv for kv in sorted(got.items())),
+                            "" if pip is None else " (pip agrees)"))
+
+
 def main():
     envlock, part = os.path.abspath(sys.argv[1]), sys.argv[2]
     work = tempfile.mkdtemp(prefix="reqs-source-")
     try:
-        {"equivalence": part_equivalence, "pip": part_pip, "refusals": part_refusals}[part](
-            envlock, work)
+        {"equivalence": part_equivalence, "pip": part_pip, "refusals": part_refusals,
+         "prefer_binary": part_prefer_binary}[part](envlock, work)
     except Fail as e:
         print("FAIL:", e)
         return 1
