@@ -74,6 +74,8 @@ typedef struct lock_package {
     uint64_t build_number; /* conda: the record's build_number (written for conda only) */
     const char *path;      /* npm: node_modules placement ("node_modules/a/node_modules/b"); NULL otherwise */
     const char *source;    /* the canonical index/registry/apt source (conda: channel URL) it came from */
+    const char *license;   /* the SPDX license expression its index declares
+                              (lock_license_problem() NULL), or NULL: unknown */
     const char **extras;   /* pypi: extras installed, sorted; NULL-terminated or NULL */
     const char **requested_by; /* "spec" (a root), "protected" (a base pin) or
                               "<ecosystem>:<name>@<version>" of dependents, sorted, NULL-terminated */
@@ -237,6 +239,21 @@ char *lock_read_bytes(el_ctx *ctx, const char *path, size_t *len);
  *  detail.field, detail.line). */
 el_code lock_validate(el_ctx *ctx, const lock_doc *d);
 
+/* The longest license expression a lock holds. Real ones are tens of
+ * bytes (the longest npm declares are some 200); the bound keeps a hostile
+ * lock from carrying a document's worth of text into an SBOM. */
+#define LOCK_LICENSE_MAX 1024
+
+/* lock_license_problem() :
+ *  NULL when `s` may be recorded as a package's license: an SPDX license
+ *  expression (SPDX 2.3 annex D syntax; identifiers are not looked up in
+ *  the license list) of at most LOCK_LICENSE_MAX bytes, its tokens
+ *  separated by single spaces, no control character; else why not, as a
+ *  phrase that follows the value ("is not an SPDX license expression"). The
+ *  resolver records a declared license only when this is NULL; the reader
+ *  and lock_validate() refuse a lock whose license is not. */
+const char *lock_license_problem(const char *s);
+
 /* lock_unindexed() : the first package not installed in the base whose
  *  index document (its PyPI page, npm packument or apt Release, by its
  *  source) is not among the lock's inputs, or NULL. Such a lock cannot be
@@ -269,7 +286,7 @@ const lock_package *lock_find(const lock_doc *d, const char *ecosystem, const ch
  * never produces such strings. lock_write_file() reports that as EL_INTERNAL.
  *
  * Strings the writer treats as absent when NULL (key omitted): target fields,
- * excludeNewer, prereleases, package arch/path/source, edge kind/spec, input
+ * excludeNewer, prereleases, package arch/path/source/license, edge kind/spec, input
  * modified. Required strings that are NULL are written as "". */
 
 /* lock_doc_add_*() : append one zeroed element to the doc's arrays (arena

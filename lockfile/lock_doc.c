@@ -168,7 +168,7 @@ static int package_cmp(const void *pa, const void *pb)
         (c = lock_strcmp(a->version, b->version)) || (c = lock_strcmp(a->path, b->path)) ||
         (c = lock_strcmp(a->arch, b->arch)) || (c = lock_strcmp(a->build, b->build)) ||
         (c = lock_strcmp(a->subdir, b->subdir)) || (c = u64_cmp(a->build_number, b->build_number)) ||
-        (c = lock_strcmp(a->source, b->source)) ||
+        (c = lock_strcmp(a->source, b->source)) || (c = lock_strcmp(a->license, b->license)) ||
         (c = strv_cmp(a->extras, b->extras)) || (c = strv_cmp(a->requested_by, b->requested_by)))
         return c;
     if (a->installed_in_base != b->installed_in_base)

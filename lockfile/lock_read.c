@@ -589,7 +589,8 @@ static bool read_packages(reader *r, yaml_node_t *n)
     static const char *const keys[] = { "ecosystem",  "name",        "version",      "arch",
                                         "build",      "buildNumber", "subdir",       "path",
                                         "extras",
-                                        "source",     "installedInBase", "inBundle", "requestedBy",
+                                        "source",     "license",     "installedInBase",
+                                        "inBundle",   "requestedBy",
                                         "dependencies", "artifacts", NULL };
     size_t cnt;
     if (!list_len(r, n, "packages", &cnt))
@@ -606,8 +607,13 @@ static bool read_packages(reader *r, yaml_node_t *n)
             !req_str(r, it, &w, f, "version", &p->version) ||
             !opt_str(r, &w, f, "arch", &p->arch) || !opt_str(r, &w, f, "build", &p->build) ||
             !opt_str(r, &w, f, "subdir", &p->subdir) || !opt_str(r, &w, f, "path", &p->path) ||
-            !opt_str(r, &w, f, "source", &p->source))
+            !opt_str(r, &w, f, "source", &p->source) ||
+            !opt_str(r, &w, f, "license", &p->license))
             return false;
+        const char *lic_why = p->license ? lock_license_problem(p->license) : NULL;
+        if (lic_why)
+            return fail_at(r, &val(&w, "license")->start_mark, path2(r, f, "license"),
+                           "the license %s", lic_why);
         yaml_node_t *v;
         if ((v = val(&w, "extras")) && !get_strv(r, v, path2(r, f, "extras"), &p->extras))
             return false;

@@ -25,6 +25,7 @@
 #include "pep440.h"
 #include "pep508.h"
 #include "semver.h"
+#include "spdx.h"
 
 /* ---- helpers lock_check.c shares ---- */
 
@@ -130,6 +131,18 @@ const char *lock_path_segment_problem(const char *path)
         if (!*p)
             return NULL;
     }
+}
+
+const char *lock_license_problem(const char *s)
+{
+    if (strlen(s) > LOCK_LICENSE_MAX)
+        return "is longer than 1024 bytes";
+    if (!*s || s[0] == ' ' || s[strlen(s) - 1] == ' ' || strstr(s, "  "))
+        return "is empty, or its tokens are not separated by single spaces";
+    const char *why = lock_text_problem(s);
+    if (why)
+        return why;
+    return spdx_expr_valid(s) ? NULL : "is not an SPDX license expression";
 }
 
 /* Control characters (C0, DEL, C1), the Unicode line and paragraph
@@ -472,6 +485,8 @@ static void validate_package(vd *v, const lock_package *p, size_t i)
     if (p->source)
         bad(v, F("source"), p->line_source ? p->line_source : p->line, p->source,
             lock_source_problem(eco, p->source));
+    if (p->license)
+        bad(v, F("license"), p->line, p->license, lock_license_problem(p->license));
     if (p->in_bundle)
         bad(v, F("inBundle"), p->line, "true",
             strcmp(eco, "npm") || !p->path ? "is only for npm packages with a path"

@@ -277,6 +277,7 @@ static void write_package(emit *e, const lock_package *p)
     if (p->extras && p->extras[0])
         kv_strv(e, "extras", p->extras);
     kv_opt(e, "source", p->source);
+    kv_opt(e, "license", p->license);
     if (p->installed_in_base)
         kv_bool(e, "installedInBase", true);
     if (p->in_bundle)

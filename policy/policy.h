@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "envlock/version.h"
+#include "spdx.h"
 #include "util.h"
 
 #define POLICY_MAX_BYTES (1024 * 1024)
@@ -116,16 +117,5 @@ const policy_rule *policy_license_denies(const policy *p, el_ecosystem eco, cons
  *  licenses (npm's full packuments, not the abbreviated ones). */
 bool policy_licenses_judge(const policy *p, el_ecosystem eco);
 
-/* policy_spdx_admits() :
- *  false when `expr` is not an SPDX license expression; else true with
- *  *admitted whether it can be met with the `allow` list (policy_spdx.c). */
-bool policy_spdx_admits(const char *expr, const char *const *allow, size_t n_allow,
-                        bool *admitted);
-
-/* policy_spdx_is_license() :
- *  Whether `expr` is one license reference, alone or `id WITH exception`
- *  (what a policy's allow list holds: AND, OR and parentheses are for
- *  what packages declare). */
-bool policy_spdx_is_license(const char *expr);
 
 #endif

@@ -99,7 +99,7 @@ const policy_rule *policy_license_denies(const policy *p, el_ecosystem eco, cons
         exempt_in(p->licenses.exempt, p->licenses.n_exempt, eco, name))
         return NULL;
     bool admitted = false;
-    if (license && policy_spdx_admits(license, p->licenses.allow, p->licenses.n_allow, &admitted))
+    if (license && spdx_expr_admits(license, p->licenses.allow, p->licenses.n_allow, &admitted))
         return admitted ? NULL : &p->licenses.rule;
     return p->licenses.unknown_ok ? NULL : &p->licenses.rule;
 }

@@ -261,7 +261,7 @@ static const char *read_allowed(loader *L, const spec_node *n, const char *field
         sb_addf(&sb, "%s%.*s", sb.len ? " " : "", (int)len, w);
         w += len;
     }
-    bool ok_form = policy_spdx_is_license(sb.buf);
+    bool ok_form = spdx_expr_is_license(sb.buf);
     const char *out = ok_form ? arena_strdup(L->p->mem, sb.buf) : NULL;
     if (!ok_form)
         bad(L, n, field, EL_SPEC_INVALID,

@@ -120,6 +120,13 @@ static const char *eco_name(int eco)
     return eco == RSV_PYPI ? "pypi" : eco == RSV_CONDA ? "conda" : "npm";
 }
 
+/* The declared license a lock records: an SPDX expression, else none
+ * (free text such as "SEE LICENSE IN LICENSE.md" is not a license id). */
+static const char *license_of(const char *declared, arena *a)
+{
+    return declared && !lock_license_problem(declared) ? arena_strdup(a, declared) : NULL;
+}
+
 static bool installed(const rsv *r, Id p)
 {
     return solver_get_decisionlevel(r->solver, p) > 0;
@@ -205,6 +212,8 @@ static pkg *pkg_for(rsv *r, ptrvec *pkgs, Id *map, Id p, arena *a)
             k->lp.artifacts = la;
             k->lp.n_artifacts = 1;
         }
+        if (bs->pc && !k->lp.installed_in_base)
+            k->lp.license = license_of(bs->pc->license, a);
     } else {
         k->lp.ecosystem = "deb";
         k->lp.name = arena_strdup(a, pool_id2str(pool, s->name));
@@ -473,6 +482,11 @@ static pkg *npm_pkg(rsv *r, const rsv_npm_node *n, arena *a)
     k->lp.version = arena_strdup(a, rs->version);
     k->lp.path = arena_strdup(a, n->path);
     k->lp.source = rs->np->registry ? arena_strdup(a, rs->np->registry) : NULL;
+    /* Only from a full packument asked for as such (a cutoff, or publish
+     * times for a policy): the abbreviated one carries no license, and a
+     * mirror that serves the full one anyway must not change the lock. */
+    if (r->rq->exclude_newer || r->rq->publish_times)
+        k->lp.license = license_of(rs->nv->license, a);
     if (rs->nv->tarball) {
         lock_artifact *la = arena_alloc(a, sizeof *la);
         const char *slash = strrchr(rs->nv->tarball, '/');

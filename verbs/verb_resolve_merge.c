@@ -96,6 +96,7 @@ static lock_package copy_package(arena *a, const lock_package *q)
     p.arch = cp(a, q->arch);
     p.path = cp(a, q->path);
     p.source = cp(a, q->source);
+    p.license = cp(a, q->license);
     p.extras = q->extras ? join_strs(a, NULL, (const char *const *)q->extras) : NULL;
     p.requested_by = join_strs(a, NULL, (const char *const *)q->requested_by);
     p.installed_in_base = q->installed_in_base;
@@ -115,6 +116,8 @@ static void join_package(arena *a, lock_package *p, const lock_package *q)
     p->installed_in_base = p->installed_in_base && q->installed_in_base;
     if (!p->source)
         p->source = cp(a, q->source); /* held by one base, fetched for another */
+    if (!p->license)
+        p->license = cp(a, q->license);
 }
 
 static void join_locks(lock_doc *d, const lock_doc *o)

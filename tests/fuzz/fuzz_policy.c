@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     expr[size] = '\0';
     static const char *const allow[] = { "MIT", "Apache-2.0", "GPL-2.0+" };
     bool admitted;
-    policy_spdx_admits(expr, allow, 3, &admitted);
+    spdx_expr_admits(expr, allow, 3, &admitted);
     free(expr);
     el_ctx *ctx = el_ctx_new();
     policy *p = policy_parse(ctx, "fuzz.yaml", (const char *)data, size);

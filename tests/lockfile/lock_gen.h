@@ -96,6 +96,8 @@ static inline lock_doc *gen_doc(uint64_t seed, size_t max_packages)
 {
     gen g = { seed * 0x2545F4914F6CDD1Dull + 1 };
     static const char *const ecos[] = { "deb", "npm", "pypi", NULL };
+    static const char *const lics[] = { "MIT", "(MIT OR Apache-2.0)", "GPL-2.0+",
+                                        "GPL-2.0-only WITH Classpath-exception-2.0", NULL };
     lock_doc *d = lock_doc_new();
     d->spec_digest = gen_str(&g, d);
     d->python_version = gen_opt(&g, d);
@@ -135,6 +137,7 @@ static inline lock_doc *gen_doc(uint64_t seed, size_t max_packages)
         if (p->path && strcmp(p->ecosystem, "npm") == 0 && lock_path_segment_problem(p->path))
             p->path = lock_strdup(d, "node_modules/x"); /* the reader refuses the rest */
         p->source = gen_opt(&g, d);
+        p->license = gen_below(&g, 3) == 0 ? lock_strdup(d, gen_pick(&g, lics)) : NULL;
         p->installed_in_base = gen_below(&g, 4) == 0;
         for (size_t k = gen_below(&g, 3); k > 0; k--)
             lock_strv_add(d, &p->extras, gen_str(&g, d));

@@ -360,6 +360,20 @@ static void test_malformed(void **state)
         { "second document", HEAD "packages: []\n---\nx: 1\n", 0, 9, 1, "(document)",
           "one YAML document" },
         { "non-string key", "lockVersion: 1\n[a]: 1\n", 0, 2, 1, "(document)", "a key must be a string" },
+        { "valid license", HEAD PKG "  version: \"1\"\n  license: \"(MIT OR Apache-2.0)\"\n"
+          "  requestedBy: []\n  dependencies: []\n  artifacts: []\n", 0, 0, 0, NULL, NULL },
+        { "license: a number", HEAD PKG "  version: \"1\"\n  license: 5\n", 0, 11, 12,
+          "packages[0].license", "expected a string" },
+        { "license: a list", HEAD PKG "  version: \"1\"\n  license: [MIT]\n", 0, 11, 12,
+          "packages[0].license", "expected a string" },
+        { "license: not SPDX", HEAD PKG "  version: \"1\"\n  license: \"SEE LICENSE IN x\"\n", 0, 11,
+          12, "packages[0].license", "is not an SPDX license expression" },
+        { "license: dangling OR", HEAD PKG "  version: \"1\"\n  license: \"MIT OR\"\n", 0, 11, 12,
+          "packages[0].license", "is not an SPDX license expression" },
+        { "license: a tab", HEAD PKG "  version: \"1\"\n  license: \"MIT\\tOR ISC\"\n", 0, 11, 12,
+          "packages[0].license", "control character" },
+        { "license: empty", HEAD PKG "  version: \"1\"\n  license: \"\"\n", 0, 11, 12,
+          "packages[0].license", "is empty" },
     };
     el_ctx *ctx = el_ctx_new();
     int mismatches = 0;
@@ -413,6 +427,39 @@ static int detail_int(el_ctx *ctx, const char *key)
     struct json_object *v;
     assert_true(json_object_object_get_ex(el_ctx_detail(ctx), key, &v));
     return json_object_get_int(v);
+}
+
+/* A license longer than LOCK_LICENSE_MAX is refused where it stands; one
+ * at the bound reads and writes back unchanged. */
+static void test_license_bound(void **state)
+{
+    (void)state;
+    el_ctx *ctx = el_ctx_new();
+    for (size_t n = LOCK_LICENSE_MAX; n <= LOCK_LICENSE_MAX + 1; n++) {
+        char *id = xmalloc(n + 1); /* one idstring n bytes long */
+        memcpy(id, "LicenseRef-", 11);
+        memset(id + 11, 'a', n - 11);
+        id[n] = '\0';
+        char *text = xasprintf("%s%s  version: \"1\"\n  license: %s\n  requestedBy: []\n"
+                               "  dependencies: []\n  artifacts: []\n", HEAD, PKG, id);
+        lock_doc *d = lock_read_text(ctx, text, strlen(text));
+        if (n == LOCK_LICENSE_MAX) {
+            if (!d)
+                fail_msg("%zu bytes: %s", n, el_ctx_message(ctx));
+            assert_string_equal(d->packages[0].license, id);
+            assert_int_equal(lock_validate(ctx, d), EL_SPEC_INVALID); /* the made-up digest */
+            assert_string_equal(detail_of(ctx, "field"), "specDigest");
+        } else {
+            assert_null(d);
+            assert_string_equal(detail_of(ctx, "field"), "packages[0].license");
+            assert_int_equal(detail_int(ctx, "line"), 11);
+            assert_non_null(strstr(el_ctx_message(ctx), "longer than 1024 bytes"));
+        }
+        lock_doc_free(d);
+        free(text);
+        free(id);
+    }
+    el_ctx_free(ctx);
 }
 
 /* Expects `text` refused as invalid_lock at line:column with `part` in the
@@ -1275,6 +1322,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest roundtrip[] = { cmocka_unit_test(test_roundtrip_generated) };
     const struct CMUnitTest malformed[] = { cmocka_unit_test(test_malformed) };
     const struct CMUnitTest limits[] = { cmocka_unit_test(test_depth_limit),
+                                         cmocka_unit_test(test_license_bound),
                                          cmocka_unit_test(test_size_limit) };
     const struct CMUnitTest atomic[] = { cmocka_unit_test(test_atomic_write),
                                          cmocka_unit_test(test_rewrite_same) };

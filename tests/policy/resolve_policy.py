@@ -16,7 +16,8 @@ rule), malformed (the file's errors and their places), cooldown
 licenses (the licenses core metadata and packuments declare), licenses_full
 (a registry that, like registry.npmjs.org, leaves `license` out of the
 abbreviated document it serves for `Accept: application/vnd.npm.install-v1+json`),
-validate (`validate --policy`: the spec's own sources, at their lines)."""
+lock_licenses (the licenses the lock records), validate (`validate
+--policy`: the spec's own sources, at their lines)."""
 
 import http.server
 import json
@@ -485,6 +486,69 @@ def part_licenses_full(envlock, work, check):
         reg.close()
 
 
+def licenses_of(text):
+    """{(ecosystem, name, version): license or None} of a lock's text."""
+    import yaml
+    return {(k["ecosystem"], k["name"], k["version"]): k.get("license")
+            for k in yaml.safe_load(text)["packages"]}
+
+
+def part_lock_licenses(envlock, work, check):
+    """The lock records each license as the index declares it, when it is
+    an SPDX expression (docs/lock-format.md). Expected values are the
+    fixtures' declarations: PyPI's License-Expression, the one license a
+    classifier names (`MIT License` is MIT), else the License field; a
+    family classifier alone (`BSD License`) names none. npm's `license`
+    only from a full packument, asked for as such (a cutoff)."""
+    e = ra.Env(envlock, LIC_PYPI, "python", ["app", "dual", "plain", "vague"], work, "lock-pypi")
+    rc, js, text, err = e.resolve()
+    got = licenses_of(text) if rc == 0 else {}
+    want = {("pypi", "app", "1.0"): "MIT", ("pypi", "lib", "2.0"): "GPL-3.0-only",
+            ("pypi", "dual", "1.0"): "GPL-2.0-only OR Apache-2.0",
+            ("pypi", "plain", "1.0"): "BSD-3-Clause", ("pypi", "vague", "1.0"): None}
+    check(rc == 0 and got == want, "pypi: each declared license recorded, none for vague",
+          (rc, err, got))
+    check(rc == 0 and 'license: "GPL-2.0-only OR Apache-2.0"' in text and
+          "  license: MIT\n" in text, "pypi: written after source, quoted only when needed", text)
+    check(rc == 0 and e.resolve()[2] == text, "pypi: two resolves, the same bytes")
+    lock = os.path.join(e.work, "lock1", "envlock.lock")
+    rc2, report = e.check(lock)
+    check(rc2 == 0, "check reads a lock with licenses: up to date", (rc2, report))
+    plain = text.replace('  license: "GPL-2.0-only OR Apache-2.0"\n', "")
+    old = os.path.join(e.work, "old.lock")
+    with open(old, "w") as f:
+        f.write(plain)
+    rc2, report = e.check(old)
+    check(plain != text and rc2 == 0, "a lock without a license still reads and checks",
+          (rc2, report))
+    bad = os.path.join(e.work, "bad.lock")
+    with open(bad, "w") as f:
+        f.write(text.replace('license: "GPL-2.0-only OR Apache-2.0"', 'license: "GPL OR"'))
+    rc2, report = e.check(bad)
+    line = text.split("\n").index('  license: "GPL-2.0-only OR Apache-2.0"') + 1
+    check(rc2 == 10 and "DL_ENV_SPEC_INVALID" in report and
+          '"line":%d' % line in report and "license" in report and
+          "not an SPDX license expression" in report,
+          "a license that is not an SPDX expression: DL_ENV_SPEC_INVALID at its line %d" % line,
+          (rc2, report))
+
+    n = ra.Env(envlock, LIC_NPM, "node", ["tool@*"], work, "lock-npm")
+    reg = Registry(n.mdir)
+    try:
+        rc, js, text, err = resolve_via(n, reg.url)
+        check(rc == 0 and licenses_of(text) == {("npm", "tool", "2.0.0"): None},
+              "npm from the abbreviated document: no license", (rc, err, text))
+        rc, js, text, err = resolve_via(n, reg.url, *CUTOFF)
+        check(rc == 0 and licenses_of(text) == {("npm", "tool", "2.0.0"): "GPL-3.0"},
+              "npm with a cutoff (the full document): tool 2.0.0 `GPL-3.0`", (rc, err, text))
+    finally:
+        reg.close()
+    rc, js, text, err = n.resolve()
+    check(rc == 0 and licenses_of(text) == {("npm", "tool", "2.0.0"): None},
+          "npm: a mirror serving the full document to an abbreviated request changes nothing",
+          (rc, err, text))
+
+
 def validate(envlock, spec, *flags):
     p = subprocess.run([envlock, "--json", "validate", spec] + list(flags),
                        capture_output=True, text=True, env=dict(os.environ, ENVLOCK_BASES=""))
@@ -582,7 +646,8 @@ def main():
         status = {"deny": part_deny, "sources": part_sources, "check": part_check,
                   "malformed": part_malformed, "cooldown": part_cooldown,
                   "licenses": part_licenses,
-                  "licenses_full": part_licenses_full, "validate": part_validate}[part](envlock, work, check) or 0
+                  "licenses_full": part_licenses_full, "lock_licenses": part_lock_licenses,
+                  "validate": part_validate}[part](envlock, work, check) or 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if check.failures:

@@ -1,4 +1,5 @@
-/* policy_spdx.c — whether an SPDX license expression (SPDX 2.3, annex D)
+/* spdx_expr.c — SPDX license expressions (SPDX 2.3, annex D): whether a
+ * text is one (what a lock records as a package's license), and whether it
  * can be met with the licenses a policy allows: `A OR B` when either can,
  * `A AND B` when both can, `A WITH exception` when A can (an exception only
  * adds permissions) or the whole `A WITH exception` is allowed, `A+` only
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "policy.h"
+#include "spdx.h"
 
 typedef struct lexer {
     const char *s;      /* the next character */
@@ -127,7 +128,7 @@ static bool or_expr(lexer *L)
     return ok;
 }
 
-bool policy_spdx_admits(const char *expr, const char *const *allow, size_t n_allow,
+bool spdx_expr_admits(const char *expr, const char *const *allow, size_t n_allow,
                         bool *admitted)
 {
     lexer L = { .s = expr, .allow = allow, .n_allow = n_allow };
@@ -141,7 +142,7 @@ bool policy_spdx_admits(const char *expr, const char *const *allow, size_t n_all
     return true;
 }
 
-bool policy_spdx_is_license(const char *expr)
+bool spdx_expr_is_license(const char *expr)
 {
     lexer L = { .s = expr };
     next(&L);
@@ -155,4 +156,10 @@ bool policy_spdx_is_license(const char *expr)
         next(&L);
     }
     return !L.bad && !L.tok;
+}
+
+bool spdx_expr_valid(const char *expr)
+{
+    bool admitted;
+    return spdx_expr_admits(expr, NULL, 0, &admitted);
 }
