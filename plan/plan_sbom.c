@@ -9,8 +9,11 @@
  * comes from the clock or the machine: the serial number and document
  * namespace are name-based UUIDs of the lock digest (and variant), the
  * time is the lock's own (excludeNewer, else its apt snapshot), and
- * components, hashes and edges are in byte order. The lock holds no
- * licenses, so none is claimed (SPDX: NOASSERTION). The JSON is json-c's,
+ * components, hashes and edges are in byte order. A package's license is
+ * the one the lock records, as its index declared it (CycloneDX: one
+ * `expression`, acknowledged as declared; SPDX: licenseDeclared); a
+ * package without one claims none (SPDX: NOASSERTION), and no license is
+ * ever concluded. The JSON is json-c's,
  * so no lock string can break out of its value. Nothing here reads or
  * writes a file. */
 #include <stdio.h>
@@ -466,6 +469,13 @@ static json_object *cdx_component(const sbom_pkg *sp)
     jadd(o, "bom-ref", sp->ref);
     jadd(o, "name", p->name);
     jadd(o, "version", p->version);
+    if (p->license) { /* one SPDX expression: the schema's second form */
+        json_object *ls = json_object_new_array(), *l = json_object_new_object();
+        jadd(l, "expression", p->license);
+        jadd(l, "acknowledgement", "declared");
+        json_object_array_add(ls, l);
+        json_object_object_add(o, "licenses", ls);
+    }
     jadd(o, "purl", sp->purl);
     json_object *h = cdx_hashes(p), *d = cdx_distribution(p);
     if (h)
@@ -600,10 +610,10 @@ static json_object *spdx_checksums(const lock_package *p)
     return hash_array(p, "algorithm", "checksumValue", spdx_alg);
 }
 
-/* The fields every SPDX package carries, none of which the lock knows
- * beyond name and version: no license is claimed. */
+/* The fields every SPDX package carries: the declared license when the
+ * lock records one, else NOASSERTION; no license is ever concluded. */
 static json_object *spdx_package_base(const char *id, const char *name, const char *version,
-                                      const char *download)
+                                      const char *download, const char *license)
 {
     json_object *o = json_object_new_object();
     jadd(o, "SPDXID", id);
@@ -613,7 +623,7 @@ static json_object *spdx_package_base(const char *id, const char *name, const ch
     jadd(o, "downloadLocation", download ? download : "NOASSERTION");
     json_object_object_add(o, "filesAnalyzed", json_object_new_boolean(0));
     jadd(o, "licenseConcluded", "NOASSERTION");
-    jadd(o, "licenseDeclared", "NOASSERTION");
+    jadd(o, "licenseDeclared", license ? license : "NOASSERTION");
     jadd(o, "copyrightText", "NOASSERTION");
     return o;
 }
@@ -635,7 +645,7 @@ static json_object *spdx_package(const sbom_pkg *sp)
                         ? NULL : plan_npm_tarball_url(p);
     const char *url = p->n_artifacts == 1 ? (p->artifacts[0].url ? p->artifacts[0].url : npm_url)
                                           : NULL;
-    json_object *o = spdx_package_base(sp->spdxid, p->name, p->version, url);
+    json_object *o = spdx_package_base(sp->spdxid, p->name, p->version, url, p->license);
     json_object *c = spdx_checksums(p);
     if (c)
         json_object_object_add(o, "checksums", c);
@@ -649,7 +659,8 @@ static json_object *spdx_root(const sbom *s, const char *id)
 {
     const lock_doc *d = s->in->lock;
     json_object *o = spdx_package_base(id, d->base_ref ? d->base_ref : "base",
-                                       s->root_digest ? s->root_digest : d->base_channel, NULL);
+                                       s->root_digest ? s->root_digest : d->base_channel, NULL,
+                                       NULL);
     if (s->root_digest && strncmp(s->root_digest, "sha256:", 7) == 0) {
         json_object *a = json_object_new_array(), *c = json_object_new_object();
         jadd(c, "algorithm", "SHA256");

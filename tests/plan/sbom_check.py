@@ -8,6 +8,12 @@ name, so each is well-formed and worked out here independently.
 
 - the official schemas validate them (python3-jsonschema; the schemas in
   data/sbom-schemas/, see its README for where each comes from);
+- the licenses are the ones the lock records (data/sbom.lock's `license`
+  keys: fsevents, left-pad, certifi and requests as their registries
+  declare them; @scope/util and wrap 2.0.0 are made up), as CycloneDX's one
+  `expression` acknowledged as `declared` and SPDX's licenseDeclared, and
+  NOASSERTION (CycloneDX: no `licenses`) for the others; each identifier is
+  on the SPDX license list (the CycloneDX spdx.schema.json enum);
 - the package URLs, hashes and dependency edges are the ones worked out by
   hand below from the purl spec's rules (purl-spec docs/standard/
   characters-and-encoding.md and types/{pypi,npm,deb}-definition.json) and
@@ -114,6 +120,28 @@ HASHES = {
               ("SHA-256", sha256_of("numpy-2.2.6.tar.gz"))},
 }
 BY_PURL = {v: k for k, v in PURLS.items()}
+# data/sbom.lock's `license` keys; every other package records none.
+LICENSES = {
+    "@scope/util": "(MIT OR Apache-2.0)",
+    "fsevents": "MIT",
+    "left-pad": "WTFPL",
+    "wrap@2": "Apache-2.0 AND (MIT OR GPL-2.0-only WITH Classpath-exception-2.0)",
+    "certifi": "MPL-2.0",
+    "requests": "Apache-2.0",
+}
+
+
+def spdx_ids(expr):
+    """The license and exception identifiers of an SPDX expression."""
+    words = expr.replace("(", " ").replace(")", " ").split()
+    return [w for w in words if w not in ("AND", "OR", "WITH")]
+
+
+def check_license_ids():
+    lst = load_schema("spdx.schema.json")["enum"]
+    for key, expr in LICENSES.items():
+        for i in spdx_ids(expr):
+            check(i in lst, f"{key}: `{i}` is not on the SPDX license list")
 
 
 def check_cyclonedx(doc):
@@ -131,6 +159,9 @@ def check_cyclonedx(doc):
         if key in HASHES:
             h = {(x["alg"], x["content"]) for x in c.get("hashes", [])}
             check(h == HASHES[key], f"hashes of {key}: {h}")
+        want = [{"expression": LICENSES[key], "acknowledgement": "declared"}] \
+            if key in LICENSES else None
+        check(c.get("licenses") == want, f"licenses of {key}: {c.get('licenses')}")
     edges, roots = set(), set()
     for d in doc["dependencies"]:
         for t in d.get("dependsOn", []):
@@ -150,7 +181,9 @@ def check_spdx(doc):
         purls = [r["referenceLocator"] for r in p.get("externalRefs", [])
                  if r["referenceType"] == "purl"]
         ids[p["SPDXID"]] = BY_PURL.get(purls[0]) if purls else "ROOT"
-        check(p["licenseConcluded"] == "NOASSERTION", "no license claimed")
+        check(p["licenseConcluded"] == "NOASSERTION", "no license concluded")
+        check(p["licenseDeclared"] == LICENSES.get(ids[p["SPDXID"]], "NOASSERTION"),
+              f"licenseDeclared of {ids[p['SPDXID']]}: {p['licenseDeclared']}")
     check(set(ids.values()) == set(PURLS) | {"ROOT"}, f"spdx packages {sorted(ids.values())}")
     edges, roots = set(), set()
     for r in doc["relationships"]:
@@ -182,7 +215,9 @@ def read_back(cdx_text, tmp):
 def hostile(lock):
     text = open(lock).read()
     bad = [text.replace('version: "2.2.6"', 'version: "2.2.6\\", \\"x\\": {\\""', 1),
-           text.replace('name: tzdata', 'name: "tz\\ndata"', 1)]
+           text.replace('name: tzdata', 'name: "tz\\ndata"', 1),
+           text.replace('license: MPL-2.0', 'license: "MPL-2.0\\", \\"x\\": \\""', 1),
+           text.replace('license: MPL-2.0', 'license: "MIT\\nAND ISC"', 1)]
     with tempfile.TemporaryDirectory() as t:
         for i, b in enumerate(bad):
             check(b != text, f"hostile case {i} did not apply")
@@ -220,6 +255,7 @@ def main():
                 check_spdx(doc)
             check(not errs, f"{fmt} schema: {errs[:5]}")
     hostile(lock)
+    check_license_ids()
     for f in FAILS:
         print("FAIL:", f)
     print(f"sbom_check: {len(FAILS)} failure(s)")
