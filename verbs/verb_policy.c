@@ -313,6 +313,33 @@ static const policy_urls *urls_for(const policy *p, const char *eco)
                                      : NULL;
 }
 
+/* The licenses rule against the license a lock records for k (a PyPI or
+ * npm package of its own, not one shipped inside another's tarball): a
+ * line of the report when the rule denies it. A lock records only SPDX
+ * expressions, so a package without one is unknown to the rule, as the
+ * resolve judged it (npm's are recorded when its full packuments were
+ * read, which a licenses rule makes resolve do). */
+static size_t recheck_license(const policy *p, const lock_package *k, strbuf *report)
+{
+    el_ecosystem e;
+    if (k->in_bundle || el_ecosystem_parse(k->ecosystem, &e) != 0)
+        return 0;
+    const policy_rule *r = policy_license_denies(p, e, k->name, k->license);
+    if (!r)
+        return 0;
+    if (k->license)
+        sb_addf(report, "%s:%s@%s: its license `%s` is not allowed by the policy rule `%s` at "
+                        "%s:%u:%u\n",
+                k->ecosystem, k->name, k->version, k->license, r->text, p->path, r->line,
+                r->column);
+    else
+        sb_addf(report, "%s:%s@%s: the lock records no license for it, and the policy rule `%s` "
+                        "at %s:%u:%u denies unknown ones (re-resolve with the policy, which "
+                        "reads the licenses)\n",
+                k->ecosystem, k->name, k->version, r->text, p->path, r->line, r->column);
+    return 1;
+}
+
 size_t verbs_policy_recheck(const verbs_policy *v, const lock_doc *d, strbuf *report)
 {
     if (!v)
@@ -328,6 +355,8 @@ size_t verbs_policy_recheck(const verbs_policy *v, const lock_doc *d, strbuf *re
         if (r && ++n)
             sb_addf(report, "%s:%s@%s: denied by the policy rule `%s` at %s:%u:%u\n",
                     k->ecosystem, k->name, k->version, r->text, p->path, r->line, r->column);
+        else
+            n += recheck_license(p, k, report);
         const policy_urls *u = urls_for(p, k->ecosystem);
         char *url = k->source ? xstrndup(k->source, strcspn(k->source, " \t")) : NULL;
         if (u && url && !policy_url_allowed(u, url) && ++n)

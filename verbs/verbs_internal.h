@@ -182,7 +182,8 @@ void verbs_policy_notes(const verbs_policy *v, const lock_doc *d,
                         void (*note)(void *user, const char *text), void *user);
 /* verbs_policy_recheck() (`check`) : one report line per locked package
  *  the policy now denies or whose source is outside its prefixes (a lock
- *  made before a rule was added); returns how many. Debian rules on a
+ *  made before a rule was added), or whose recorded license (none:
+ *  unknown) the licenses rule denies; returns how many. Debian rules on a
  *  source package are not seen here: the lock records binaries only. */
 size_t verbs_policy_recheck(const verbs_policy *v, const lock_doc *d, strbuf *report);
 #endif

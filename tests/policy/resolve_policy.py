@@ -532,6 +532,29 @@ def part_lock_licenses(envlock, work, check):
           "a license that is not an SPDX expression: DL_ENV_SPEC_INVALID at its line %d" % line,
           (rc2, report))
 
+    # check --policy judges the licenses the lock records, offline
+    pol = write_policy(work, "lic-check.yaml", "licenses:\n  allow: [MIT, Apache-2.0, BSD-3-Clause]\n"
+                       "  unknown: allow\n")
+    rc2, report = e.check(lock, "--policy", pol)
+    check(rc2 == 1 and "pypi:lib@2.0: its license `GPL-3.0-only` is not allowed by the policy "
+          "rule `licenses` at %s:2:3" % pol in report and "pypi:dual" not in report and
+          "pypi:vague" not in report and "pypi:app" not in report,
+          "check --policy: the GPL-3.0-only lib 2.0 the lock records makes it stale; dual by "
+          "its Apache-2.0 choice and vague (unknown, allowed) pass", (rc2, report))
+    strict = write_policy(work, "lic-strict.yaml", "licenses:\n  allow: [MIT, Apache-2.0, "
+                          "BSD-3-Clause, GPL-3.0-only]\n")
+    rc2, report = e.check(lock, "--policy", strict)
+    check(rc2 == 1 and "pypi:vague@1.0: the lock records no license for it" in report and
+          "pypi:lib" not in report,
+          "check --policy: with unknown denied, vague (no license recorded) is reported", (rc2, report))
+    rc2, report = e.check(old, "--policy", strict)
+    check(rc2 == 1 and "pypi:dual@1.0: the lock records no license" in report,
+          "check --policy: a lock without dual's license (made before) is stale", (rc2, report))
+    fine = write_policy(work, "lic-fine.yaml", "licenses:\n  allow: [MIT, Apache-2.0, "
+                        "BSD-3-Clause, GPL-3.0-only]\n  unknown: allow\n")
+    rc2, report = e.check(lock, "--policy", fine)
+    check(rc2 == 0, "check --policy: every recorded license allowed: up to date", (rc2, report))
+
     n = ra.Env(envlock, LIC_NPM, "node", ["tool@*"], work, "lock-npm")
     reg = Registry(n.mdir)
     try:
