@@ -120,11 +120,24 @@ static const char *eco_name(int eco)
     return eco == RSV_PYPI ? "pypi" : eco == RSV_CONDA ? "conda" : "npm";
 }
 
-/* The declared license a lock records: an SPDX expression, else none
- * (free text such as "SEE LICENSE IN LICENSE.md" is not a license id). */
+/* The declared license a lock records: an SPDX expression, its runs of
+ * spaces and tabs written as one space (SPDX separates tokens by any
+ * whitespace; a policy reads it so), else none (free text such as "SEE
+ * LICENSE IN LICENSE.md" is not a license id). */
 static const char *license_of(const char *declared, arena *a)
 {
-    return declared && !lock_license_problem(declared) ? arena_strdup(a, declared) : NULL;
+    if (!declared)
+        return NULL;
+    strbuf sb = STRBUF_INIT;
+    for (const char *s = declared + strspn(declared, " \t"); *s;) {
+        size_t n = strcspn(s, " \t");
+        sb_addf(&sb, "%s%.*s", sb.len ? " " : "", (int)n, s);
+        s += n;
+        s += strspn(s, " \t");
+    }
+    const char *out = sb.len && !lock_license_problem(sb.buf) ? arena_strdup(a, sb.buf) : NULL;
+    sb_release(&sb);
+    return out;
 }
 
 static bool installed(const rsv *r, Id p)

@@ -343,6 +343,19 @@ npm tool 1.0.0
 
 """
 
+# An expression whose tokens are separated by runs of spaces (SPDX allows
+# any whitespace between them).
+LIC_SPACED = """scenario: licenses-spaced
+description: a license expression with runs of spaces
+tags: pypi
+
+pypi spaced 1.0
+  requires-python: >=3.8
+  license-expression: MIT   AND  (ISC  OR 0BSD)
+  wheel: py3-none-any
+
+"""
+
 
 def part_licenses(envlock, work, check):
     pol = write_policy(work, "lic.yaml", "licenses:\n  allow: [MIT, Apache-2.0, BSD-3-Clause]\n")
@@ -554,6 +567,11 @@ def part_lock_licenses(envlock, work, check):
                         "BSD-3-Clause, GPL-3.0-only]\n  unknown: allow\n")
     rc2, report = e.check(lock, "--policy", fine)
     check(rc2 == 0, "check --policy: every recorded license allowed: up to date", (rc2, report))
+
+    sp = ra.Env(envlock, LIC_SPACED, "python", ["spaced"], work, "lock-spaced")
+    rc, js, text, err = sp.resolve()
+    check(rc == 0 and licenses_of(text) == {("pypi", "spaced", "1.0"): "MIT AND (ISC OR 0BSD)"},
+          "runs of spaces in a declared expression recorded as one", (rc, err, text))
 
     n = ra.Env(envlock, LIC_NPM, "node", ["tool@*"], work, "lock-npm")
     reg = Registry(n.mdir)
