@@ -1,7 +1,7 @@
 /* export.c — `envlock export LOCK --format F [-o FILE]`: the lock in
  * another tool's format (uv-pip-compile, requirements, pylock,
- * package-lock, apt, the SBOMs cyclonedx and spdx, and conda-explicit), on
- * stdout or written atomically to FILE. */
+ * package-lock, apt, the SBOMs cyclonedx and spdx, conda-explicit and
+ * conda-lock), on stdout or written atomically to FILE. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 
 static const char export_usage[] =
     "usage: envlock export LOCK --format uv-pip-compile|requirements|pylock|package-lock|apt|cyclonedx|spdx|\n"
-    "                      conda-explicit\n"
+    "                      conda-explicit|conda-lock\n"
     "                      [-o FILE] [--bases FILE] [--resolved-at TIME]";
 
 static int parse(el_ctx *ctx, const cli_opts *o, int argc, char **argv, el_export_options *eo,

@@ -119,12 +119,13 @@ typedef enum plan_format {
     PLAN_CYCLONEDX,       /* CycloneDX 1.6 JSON SBOM */
     PLAN_SPDX,            /* SPDX 2.3 JSON SBOM */
     PLAN_CONDA_EXPLICIT,  /* conda's @EXPLICIT file: one url#md5 line per package */
+    PLAN_CONDA_LOCK,      /* conda-lock's conda-lock.yml, version 1 (CEP 37) */
 } plan_format;
 
 /* plan_format_parse() : "uv-pip-compile" ... "apt" -> format; false if unknown. */
 bool plan_format_parse(const char *name, plan_format *out);
 /* plan_format_names() : "uv-pip-compile, requirements, pylock, package-lock, apt,
- *  cyclonedx, spdx, conda-explicit". */
+ *  cyclonedx, spdx, conda-explicit, conda-lock". */
 const char *plan_format_names(void);
 
 /* plan_resolved_at() :

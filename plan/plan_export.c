@@ -1,8 +1,9 @@
 /* plan_export.c — the lock exports (uv-pip-compile, requirements,
- * pylock, package-lock, apt, conda-explicit) and the two texts plans install from beside
- * them (package.json, apt sources). Each is a pure function of a
- * plan_input: the lock's packages in a fixed order, written in the other
- * tool's own syntax, byte for byte the same for the same input.
+ * pylock, package-lock, apt, conda-explicit, conda-lock) and the two
+ * texts plans install from beside them (package.json, apt sources). Each
+ * is a pure function of a plan_input: the lock's packages in a fixed
+ * order, written in the other tool's own syntax, byte for byte the same
+ * for the same input.
  *
  * It owns only the formats. What goes into a plan directory, and the
  * install steps that read these texts, are plan_common.c's; reading the
@@ -26,6 +27,7 @@ static const char *const format_name[] = {
     [PLAN_PYLOCK] = "pylock",                 [PLAN_PACKAGE_LOCK] = "package-lock",
     [PLAN_APT] = "apt",                       [PLAN_CYCLONEDX] = "cyclonedx",
     [PLAN_SPDX] = "spdx",                     [PLAN_CONDA_EXPLICIT] = "conda-explicit",
+    [PLAN_CONDA_LOCK] = "conda-lock",
 };
 
 bool plan_format_parse(const char *name, plan_format *out)
@@ -41,7 +43,7 @@ bool plan_format_parse(const char *name, plan_format *out)
 const char *plan_format_names(void)
 {
     return "uv-pip-compile, requirements, pylock, package-lock, apt, cyclonedx, spdx, "
-           "conda-explicit";
+           "conda-explicit, conda-lock";
 }
 
 /* ---- the lock's packages of one ecosystem, in name order ---- */
@@ -164,11 +166,18 @@ void plan_resolved_at(const plan_input *in, char out[32])
 static char *refuse(el_ctx *ctx, plan_format fmt, const lock_package *p, const char *why)
 {
     /* The lock is sound; the format cannot hold it: a capability, as plan
-     * says of a variant that cannot honour the spec (one status, 11). */
-    el_fail(ctx, EL_CAPABILITY_UNSUPPORTED, "the lock cannot be exported as %s: %s:%s@%s %s",
-            format_name[fmt], p->ecosystem, p->name, p->version, why);
+     * says of a variant that cannot honour the spec (one status, 11).
+     * Without `p`, `why` says what the lock as a whole lacks. */
+    if (p)
+        el_fail(ctx, EL_CAPABILITY_UNSUPPORTED, "the lock cannot be exported as %s: %s:%s@%s %s",
+                format_name[fmt], p->ecosystem, p->name, p->version, why);
+    else
+        el_fail(ctx, EL_CAPABILITY_UNSUPPORTED, "the lock cannot be exported as %s: %s",
+                format_name[fmt], why);
     el_detail_str(ctx, "reason", "unexportable_lock");
     el_detail_str(ctx, "format", format_name[fmt]);
+    if (!p)
+        return NULL;
     char *id = xasprintf("%s:%s@%s", p->ecosystem, p->name, p->version);
     el_detail_str(ctx, "package", id);
     free(id);
@@ -1021,6 +1030,31 @@ static const char *conda_platform(const lock_doc *d, const pkgv *cv)
     return d->arch && strcmp(d->arch, "arm64") == 0 ? "linux-aarch64" : "linux-64";
 }
 
+/* The conda packages of the lock in name order, each with its one file,
+ * which has a URL and an md5 or sha256: what both conda formats name. A
+ * lock with no conda package is no conda environment (it was not resolved
+ * from an environment.yml) and is refused rather than written empty. */
+static bool conda_pkgs(el_ctx *ctx, const plan_input *in, plan_format fmt, pkgv *cv)
+{
+    *cv = pkgs_of(in->lock, "conda", false);
+    const char *why = cv->n ? NULL : "it has no conda packages (not resolved from an "
+                                     "environment.yml)";
+    const lock_package *bad = NULL;
+    for (size_t i = 0; i < cv->n && !bad; i++) {
+        const lock_package *p = cv->v[i];
+        const lock_artifact *a = p->n_artifacts == 1 ? &p->artifacts[0] : NULL;
+        if (!a || !a->url || (!a->md5 && !sha256_hex_of(a))) {
+            bad = p;
+            why = "has no single file with a URL and an md5 or sha256";
+        }
+    }
+    if (!why)
+        return true;
+    free(cv->v);
+    refuse(ctx, fmt, bad, why);
+    return false;
+}
+
 /* conda's explicit file (what `conda list --explicit --md5` writes and
  * `conda create --file` / `micromamba create --file` read): `@EXPLICIT`,
  * then each package's canonical URL with its md5 as the fragment (the
@@ -1028,16 +1062,9 @@ static const char *conda_platform(const lock_doc *d, const pkgv *cv)
  * order; the installers compute the link order themselves. */
 static char *export_conda_explicit(el_ctx *ctx, const plan_input *in, size_t *len)
 {
-    pkgv cv = pkgs_of(in->lock, "conda", false);
-    for (size_t i = 0; i < cv.n; i++) {
-        const lock_package *p = cv.v[i];
-        const lock_artifact *a = p->n_artifacts == 1 ? &p->artifacts[0] : NULL;
-        if (!a || !a->url || (!a->md5 && !sha256_hex_of(a))) {
-            free(cv.v);
-            return refuse(ctx, PLAN_CONDA_EXPLICIT, p,
-                          "has no single file with a URL and an md5 or sha256");
-        }
-    }
+    pkgv cv;
+    if (!conda_pkgs(ctx, in, PLAN_CONDA_EXPLICIT, &cv))
+        return NULL;
     strbuf sb = STRBUF_INIT;
     sb_addf(&sb, "# Exported by envlock from lock %s: create the environment with\n"
                  "# micromamba create --name ENV --file <this file>\n"
@@ -1051,6 +1078,205 @@ static char *export_conda_explicit(el_ctx *ctx, const plan_input *in, size_t *le
             sb_addf(&sb, "%s#sha256:%s\n", a->url, sha256_hex_of(a));
     }
     free(cv.v);
+    return sb_detach(&sb, len);
+}
+
+/* ---- conda-lock ---- */
+
+/* A key, plain, and its value double-quoted: a version such as `1.10` or a
+ * name such as `yes` stays a string for every YAML reader. */
+static void y_kv(lock_emit *e, const char *key, const char *value)
+{
+    lock_emit_scalar(e, key, false);
+    lock_emit_scalar(e, value, true);
+}
+
+static int cmp_edge(const void *x, const void *y)
+{
+    const lock_edge *a = *(const lock_edge *const *)x, *b = *(const lock_edge *const *)y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : cmp_str(a->spec, b->spec);
+}
+
+/* conda-lock's value for a dependency: for conda, the match spec after its
+ * name ("python >=3.13,<3.14.0a0" -> ">=3.13,<3.14.0a0", a bare name ->
+ * ""); for pip, the PEP 508 line without its name, extras and marker
+ * ("idna<4,>=2.5; python_version >= '3'" -> "<4,>=2.5", nothing -> "*"). */
+static char *dep_value(const lock_edge *ed, bool pip)
+{
+    const char *s = ed->spec ? ed->spec : "";
+    if (!pip) {
+        s += strcspn(s, " \t");
+        return xstrdup(s + strspn(s, " \t"));
+    }
+    s += strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
+    s += strspn(s, " \t");
+    if (*s == '[' && strchr(s, ']'))
+        s = strchr(s, ']') + 1;
+    s += strspn(s, " \t");
+    size_t n = strcspn(s, ";");
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    return n ? xasprintf("%.*s", (int)n, s) : xstrdup("*");
+}
+
+/* dependencies: {name: spec}, by name, one entry per name. A name with
+ * several edges (a record that depends on `python` and `python >=3.8`)
+ * gets the values that say something, distinct, joined by commas, else
+ * the one empty (or "*") value. */
+static void condalock_deps(lock_emit *e, const lock_package *p, bool pip)
+{
+    const lock_edge **v = xcalloc(p->n_deps + 1, sizeof *v);
+    for (size_t i = 0; i < p->n_deps; i++)
+        v[i] = &p->deps[i];
+    qsort(v, p->n_deps, sizeof *v, cmp_edge);
+    lock_emit_open(e, true, false);
+    strbuf val = STRBUF_INIT;
+    for (size_t i = 0, j; i < p->n_deps; i = j) {
+        sb_reset(&val);
+        char *last = NULL;
+        for (j = i; j < p->n_deps && strcmp(v[j]->name, v[i]->name) == 0; j++) {
+            char *one = dep_value(v[j], pip);
+            bool says = *one && strcmp(one, "*") != 0 && !(last && strcmp(last, one) == 0);
+            if (says)
+                sb_addf(&val, "%s%s", val.len ? "," : "", one);
+            free(says ? last : one);
+            last = says ? one : last;
+        }
+        free(last);
+        lock_emit_scalar(e, v[i]->name, true);
+        lock_emit_scalar(e, val.len ? val.buf : pip ? "*" : "", true);
+    }
+    sb_release(&val);
+    lock_emit_close(e, true);
+    free(v);
+}
+
+/* One entry of `package`, CEP 37's fields in a fixed order. */
+static void condalock_package(lock_emit *e, const char *platform, const lock_package *p,
+                              const lock_artifact *a, bool pip)
+{
+    lock_emit_open(e, true, false);
+    y_kv(e, "name", p->name);
+    y_kv(e, "version", p->version);
+    y_kv(e, "manager", pip ? "pip" : "conda");
+    y_kv(e, "platform", platform);
+    lock_emit_scalar(e, "dependencies", false);
+    condalock_deps(e, p, pip);
+    y_kv(e, "url", a->url);
+    lock_emit_scalar(e, "hash", false);
+    lock_emit_open(e, true, false);
+    if (a->md5)
+        y_kv(e, "md5", a->md5);
+    if (sha256_hex_of(a))
+        y_kv(e, "sha256", sha256_hex_of(a));
+    lock_emit_close(e, true);
+    y_kv(e, "category", "main");
+    lock_emit_scalar(e, "optional", false);
+    lock_emit_scalar(e, "false", false);
+    lock_emit_close(e, true);
+}
+
+/* The file a pip-layer entry names (conda-lock gives each one file): of
+ * the files with a URL and a sha256, the first wheel by name, else the
+ * first sdist; NULL when none has both. */
+static const lock_artifact *pip_file(const lock_package *p)
+{
+    const lock_artifact *best = NULL;
+    for (size_t i = 0; i < p->n_artifacts; i++) {
+        const lock_artifact *a = &p->artifacts[i];
+        if (!a->url || !a->file || !sha256_hex_of(a))
+            continue;
+        if (!best || is_wheel(a) > is_wheel(best) ||
+            (is_wheel(a) == is_wheel(best) && strcmp(a->file, best->file) < 0))
+            best = a;
+    }
+    return best;
+}
+
+/* metadata: content_hash (the lock digest's hex, for the one platform),
+ * the conda packages' channels in name order, the platform, no sources. */
+static void condalock_metadata(lock_emit *e, const plan_input *in, const pkgv *cv,
+                               const char *platform)
+{
+    const char *digest = in->lock_digest ? in->lock_digest : "";
+    lock_emit_scalar(e, "metadata", false);
+    lock_emit_open(e, true, false);
+    lock_emit_scalar(e, "content_hash", false);
+    lock_emit_open(e, true, false);
+    y_kv(e, platform, strncmp(digest, "sha256:", 7) == 0 ? digest + 7 : digest);
+    lock_emit_close(e, true);
+    lock_emit_scalar(e, "channels", false);
+    lock_emit_open(e, false, false);
+    const char **ch = xcalloc(cv->n + 1, sizeof *ch);
+    size_t n = 0;
+    for (size_t i = 0; i < cv->n; i++)
+        if (cv->v[i]->source)
+            ch[n++] = cv->v[i]->source;
+    n = plan_sort_unique(ch, n);
+    for (size_t i = 0; i < n; i++) {
+        lock_emit_open(e, true, false);
+        y_kv(e, "url", ch[i]);
+        lock_emit_scalar(e, "used_env_vars", false);
+        lock_emit_open(e, false, false);
+        lock_emit_close(e, false);
+        lock_emit_close(e, true);
+    }
+    free(ch);
+    lock_emit_close(e, false);
+    lock_emit_scalar(e, "platforms", false);
+    lock_emit_open(e, false, false);
+    lock_emit_scalar(e, platform, true);
+    lock_emit_close(e, false);
+    lock_emit_scalar(e, "sources", false);
+    lock_emit_open(e, false, false);
+    lock_emit_close(e, false);
+    lock_emit_close(e, true);
+}
+
+/* conda-lock's unified lockfile, version 1 (CEP 37; what `conda-lock
+ * install` and `micromamba create --file *-lock.yml` read): the conda
+ * packages as conda_pkgs() checks them, then the pip layer (the Python
+ * packages not in the base), each with one file (pip_file()). */
+static char *export_conda_lock(el_ctx *ctx, const plan_input *in, size_t *len)
+{
+    pkgv cv;
+    if (!conda_pkgs(ctx, in, PLAN_CONDA_LOCK, &cv))
+        return NULL;
+    pkgv pv = pkgs_of(in->lock, "pypi", true);
+    for (size_t i = 0; i < pv.n; i++)
+        if (!pip_file(pv.v[i])) {
+            refuse(ctx, PLAN_CONDA_LOCK, pv.v[i], "has no file with a URL and a sha256");
+            free(cv.v);
+            free(pv.v);
+            return NULL;
+        }
+    const char *platform = conda_platform(in->lock, &cv);
+    strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "# Exported by envlock from lock %s: create the environment with\n"
+                 "# conda-lock install --name ENV <this file>\n",
+            in->lock_digest ? in->lock_digest : "(no digest)");
+    lock_emit *e = lock_emit_begin(&sb);
+    lock_emit_open(e, true, false);
+    lock_emit_scalar(e, "version", false);
+    lock_emit_scalar(e, "1", false);
+    condalock_metadata(e, in, &cv, platform);
+    lock_emit_scalar(e, "package", false);
+    lock_emit_open(e, false, false);
+    for (size_t i = 0; i < cv.n; i++)
+        condalock_package(e, platform, cv.v[i], &cv.v[i]->artifacts[0], false);
+    for (size_t i = 0; i < pv.n; i++)
+        condalock_package(e, platform, pv.v[i], pip_file(pv.v[i]), true);
+    lock_emit_close(e, false);
+    lock_emit_close(e, true);
+    bool ok = lock_emit_end(e);
+    free(cv.v);
+    free(pv.v);
+    if (!ok) {
+        sb_release(&sb);
+        el_fail(ctx, EL_INTERNAL, "the conda-lock text could not be written (invalid UTF-8)");
+        return NULL;
+    }
     return sb_detach(&sb, len);
 }
 
@@ -1159,6 +1385,8 @@ char *plan_export(el_ctx *ctx, const plan_input *in, plan_format fmt, size_t *le
         return plan_sbom_text(in, fmt, NULL, len);
     case PLAN_CONDA_EXPLICIT:
         return export_conda_explicit(ctx, in, len);
+    case PLAN_CONDA_LOCK:
+        return export_conda_lock(ctx, in, len);
     }
     el_fail(ctx, EL_INTERNAL, "unknown export format %d", (int)fmt);
     return NULL;

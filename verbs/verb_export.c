@@ -58,9 +58,9 @@ static void page_read(cache *c, cache_response *r, void *user)
 }
 
 /* A format-2 lock names no URL for a PyPI file (docs/lock-format.md,
- * "Where a lock was made"); pylock.toml needs one, so each package's
- * project page on its `source` index says, read through the cache and the
- * mirrors as `resolve` reads it. A file the page does not list stays
+ * "Where a lock was made"); pylock.toml and conda-lock's pip layer need
+ * one, so each package's project page on its `source` index says, read
+ * through the cache and the mirrors as `resolve` reads it. A file the page does not list stays
  * without a URL (plan_export() refuses it by name). */
 static el_code pypi_urls(el_ctx *ctx, const el_cache_options *co, lock_doc *lock)
 {
@@ -107,6 +107,14 @@ static el_code pypi_urls(el_ctx *ctx, const el_cache_options *co, lock_doc *lock
     return rc;
 }
 
+static bool has_conda(const lock_doc *lock)
+{
+    for (size_t i = 0; i < lock->n_packages; i++)
+        if (strcmp(lock->packages[i].ecosystem, "conda") == 0)
+            return true;
+    return false;
+}
+
 /* --resolved-at as the uv-pip-compile header writes it:
  * "YYYY-MM-DDTHH:MM:SS+00:00" (UTC, fractions dropped). */
 static el_code resolved_at(el_ctx *ctx, const char *text, char out[32])
@@ -144,7 +152,10 @@ static el_code export_text(el_ctx *ctx, lock_doc *lock, const char *digest, plan
         in.apt_snapshot = b->apt_snapshot;
         in.protected_pins = b->protected_pins;
     }
-    if (fmt == PLAN_PYLOCK && (rc = pypi_urls(ctx, o->cache, lock)) != EL_OK)
+    /* pylock and conda-lock's pip layer name each file's download URL (a
+     * lock without conda packages is refused by conda-lock, unread) */
+    if ((fmt == PLAN_PYLOCK || (fmt == PLAN_CONDA_LOCK && has_conda(lock))) &&
+        (rc = pypi_urls(ctx, o->cache, lock)) != EL_OK)
         return rc;
     *text = plan_export(ctx, &in, fmt, len);
     if (!*text)
@@ -188,7 +199,8 @@ el_code el_export(el_ctx *ctx, const char *lock_path, const el_export_options *o
     el_code rc = lock_validate(ctx, lock);
     /* a conda environment's Python is conda's: the pip formats and the
      * SBOMs would describe another environment; apt and npm stand apart */
-    if (rc == EL_OK && fmt != PLAN_CONDA_EXPLICIT && fmt != PLAN_APT && fmt != PLAN_PACKAGE_LOCK) {
+    if (rc == EL_OK && fmt != PLAN_CONDA_EXPLICIT && fmt != PLAN_CONDA_LOCK && fmt != PLAN_APT &&
+        fmt != PLAN_PACKAGE_LOCK) {
         char *what = xasprintf("export --format %s", o->format);
         rc = verbs_no_conda(ctx, lock, what);
         free(what);

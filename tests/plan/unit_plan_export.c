@@ -94,8 +94,8 @@ static void test_format_names(void **state)
     (void)state;
     static const char *const names[] = { "uv-pip-compile", "requirements", "pylock",
                                          "package-lock", "apt", "cyclonedx", "spdx",
-                                         "conda-explicit" };
-    for (int i = 0; i < 8; i++) {
+                                         "conda-explicit", "conda-lock" };
+    for (int i = 0; i < 9; i++) {
         plan_format f = PLAN_APT;
         assert_true(plan_format_parse(names[i], &f));
         assert_int_equal(f, i);
@@ -108,7 +108,7 @@ static void test_format_names(void **state)
     assert_false(plan_format_parse(NULL, &f));
     assert_string_equal(plan_format_names(),
                         "uv-pip-compile, requirements, pylock, package-lock, apt, cyclonedx, "
-                        "spdx, conda-explicit");
+                        "spdx, conda-explicit, conda-lock");
 }
 
 /* conda-explicit: conda's explicit file (`conda list --explicit --md5`'s
@@ -164,6 +164,165 @@ static void test_conda_explicit(void **state)
     assert_null(plan_export(ctx, &in, PLAN_CONDA_EXPLICIT, &len));
     assert_int_equal(el_ctx_code(ctx), EL_CAPABILITY_UNSUPPORTED);
     assert_non_null(strstr(el_ctx_message(ctx), "conda:zlib@1.3"));
+    el_ctx_free(ctx);
+    lock_doc_free(d);
+}
+
+/* A lock with no conda package is no conda environment: both conda
+ * formats refuse it as the lock a format cannot hold, not an empty file. */
+static void test_conda_none(void **state)
+{
+    (void)state;
+    lock_doc *d = load("export-small.lock");
+    plan_input in = { .lock = d, .lock_digest = DIGEST };
+    for (plan_format f = PLAN_CONDA_EXPLICIT; f <= PLAN_CONDA_LOCK; f++) {
+        el_ctx *ctx = el_ctx_new();
+        size_t len = 1;
+        assert_null(plan_export(ctx, &in, f, &len));
+        assert_int_equal(len, 0);
+        assert_int_equal(el_ctx_code(ctx), EL_CAPABILITY_UNSUPPORTED);
+        assert_non_null(strstr(el_ctx_message(ctx), "it has no conda packages"));
+        el_ctx_free(ctx);
+    }
+    lock_doc_free(d);
+}
+
+static void add_edge(lock_doc *d, lock_package *p, const char *eco, const char *name,
+                     const char *spec)
+{
+    lock_edge *e = lock_package_add_dep(d, p);
+    e->ecosystem = eco;
+    e->name = name;
+    e->version = "1";
+    e->spec = spec;
+}
+
+static lock_package *pypi_pkg(lock_doc *d, const char *name, const char *version, bool in_base)
+{
+    lock_package *p = lock_doc_add_package(d);
+    p->ecosystem = "pypi";
+    p->name = name;
+    p->version = version;
+    p->installed_in_base = in_base;
+    p->source = "https://pypi.org/simple";
+    return p;
+}
+
+static void pypi_file(lock_doc *d, lock_package *p, const char *file, char hex)
+{
+    lock_artifact *a = lock_package_add_artifact(d, p);
+    a->file = file;
+    char *url = xasprintf("https://files.example/%s", file), h[72] = "sha256:";
+    a->url = lock_strdup(d, url);
+    free(url);
+    memset(h + 7, hex, 64);
+    h[71] = '\0';
+    a->hash = lock_strdup(d, h);
+}
+
+/* conda-lock (CEP 37, conda-lock's lockfile version 1): version, metadata
+ * (content_hash per platform = the lock digest's hex, channels with
+ * used_env_vars, platforms, sources), then one package entry per conda
+ * package in name order and per pip-layer package (Python packages not in
+ * the base), with name, version, manager, platform (the environment's, for
+ * noarch too), dependencies (conda: the match spec after the name, "" for
+ * none; pip: the PEP 508 specifier without name, extras, marker, "*" for
+ * none; a repeated name's values that say something, joined), url, hash
+ * (md5 and sha256 as the record has them), category main, optional false.
+ * A pip package picks its first wheel by name. */
+static void test_conda_lock(void **state)
+{
+    (void)state;
+    lock_doc *d = lock_doc_new();
+    d->arch = "amd64";
+    conda_pkg(d, "tzdata", "2025c", "hc9c84f9_1", "noarch", NULL);
+    lock_package *py = conda_pkg(d, "python", "3.13.7", "h2b335a9_100_cp313", "linux-64",
+                                 "0123456789abcdef0123456789abcdef");
+    add_edge(d, py, "conda", "tzdata", "tzdata");
+    add_edge(d, py, "conda", "libzlib", "libzlib >=1.3.1,<2.0a0");
+    add_edge(d, py, "conda", "libzlib", "libzlib"); /* a repeat saying nothing more */
+    lock_package *rq = pypi_pkg(d, "requests", "2.32.5", false);
+    pypi_file(d, rq, "requests-2.32.5.tar.gz", 'c');
+    pypi_file(d, rq, "requests-2.32.5-py3-none-any.whl", 'b');
+    add_edge(d, rq, "pypi", "idna", "idna<4,>=2.5");
+    add_edge(d, rq, "pypi", "pysocks", "PySocks[x]!=1.5.7,>=1.5.6; extra == \"socks\"");
+    add_edge(d, rq, "pypi", "certifi", "certifi");
+    pypi_pkg(d, "pip", "25.2", true);
+    lock_doc_sort(d); /* packages move: `rq` is found again by name */
+    for (size_t i = 0; i < d->n_packages; i++)
+        if (strcmp(d->packages[i].name, "requests") == 0)
+            rq = &d->packages[i];
+    plan_input in = { .lock = d, .lock_digest = DIGEST };
+    size_t len = 0;
+    char *t = export_ok(&in, PLAN_CONDA_LOCK, &len);
+    assert_string_equal(
+        t, "# Exported by envlock from lock " DIGEST ": create the environment with\n"
+           "# conda-lock install --name ENV <this file>\n"
+           "version: 1\n"
+           "metadata:\n"
+           "  content_hash:\n"
+           "    linux-64: \"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"\n"
+           "  channels:\n"
+           "  - url: \"https://conda.anaconda.org/conda-forge\"\n"
+           "    used_env_vars: []\n"
+           "  platforms:\n"
+           "  - \"linux-64\"\n"
+           "  sources: []\n"
+           "package:\n"
+           "- name: \"python\"\n"
+           "  version: \"3.13.7\"\n"
+           "  manager: \"conda\"\n"
+           "  platform: \"linux-64\"\n"
+           "  dependencies:\n"
+           "    \"libzlib\": \">=1.3.1,<2.0a0\"\n"
+           "    \"tzdata\": \"\"\n"
+           "  url: \"https://conda.anaconda.org/conda-forge/linux-64/"
+           "python-3.13.7-h2b335a9_100_cp313.conda\"\n"
+           "  hash:\n"
+           "    md5: \"0123456789abcdef0123456789abcdef\"\n"
+           "    sha256: \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"\n"
+           "  category: \"main\"\n"
+           "  optional: false\n"
+           "- name: \"tzdata\"\n"
+           "  version: \"2025c\"\n"
+           "  manager: \"conda\"\n"
+           "  platform: \"linux-64\"\n"
+           "  dependencies: {}\n"
+           "  url: \"https://conda.anaconda.org/conda-forge/noarch/"
+           "tzdata-2025c-hc9c84f9_1.conda\"\n"
+           "  hash:\n"
+           "    sha256: \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"\n"
+           "  category: \"main\"\n"
+           "  optional: false\n"
+           "- name: \"requests\"\n"
+           "  version: \"2.32.5\"\n"
+           "  manager: \"pip\"\n"
+           "  platform: \"linux-64\"\n"
+           "  dependencies:\n"
+           "    \"certifi\": \"*\"\n"
+           "    \"idna\": \"<4,>=2.5\"\n"
+           "    \"pysocks\": \"!=1.5.7,>=1.5.6\"\n"
+           "  url: \"https://files.example/requests-2.32.5-py3-none-any.whl\"\n"
+           "  hash:\n"
+           "    sha256: \"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"\n"
+           "  category: \"main\"\n"
+           "  optional: false\n");
+    free(t);
+    lock_artifact *whl = &rq->artifacts[0], *sdist = &rq->artifacts[1];
+    if (strstr(sdist->file, ".whl")) {
+        whl = &rq->artifacts[1];
+        sdist = &rq->artifacts[0];
+    }
+    whl->url = NULL; /* the sdist is then the one file to name */
+    t = export_ok(&in, PLAN_CONDA_LOCK, &len);
+    assert_non_null(strstr(t, "  url: \"https://files.example/requests-2.32.5.tar.gz\"\n"
+                              "  hash:\n    sha256: \"cccccccc"));
+    free(t);
+    sdist->url = NULL; /* no file with a URL: refused by name */
+    el_ctx *ctx = el_ctx_new();
+    assert_null(plan_export(ctx, &in, PLAN_CONDA_LOCK, &len));
+    assert_int_equal(el_ctx_code(ctx), EL_CAPABILITY_UNSUPPORTED);
+    assert_non_null(strstr(el_ctx_message(ctx), "pypi:requests@2.32.5"));
     el_ctx_free(ctx);
     lock_doc_free(d);
 }
@@ -605,7 +764,8 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_format_names),       cmocka_unit_test(test_resolved_at),
-        cmocka_unit_test(test_conda_explicit),
+        cmocka_unit_test(test_conda_explicit),     cmocka_unit_test(test_conda_none),
+        cmocka_unit_test(test_conda_lock),
         cmocka_unit_test(test_fixtures_canonical),
         cmocka_unit_test(test_small_uv),           cmocka_unit_test(test_small_requirements),
         cmocka_unit_test(test_small_pylock),       cmocka_unit_test(test_small_package_lock),

@@ -14,7 +14,10 @@ port and mapped with --mirror onto https://conda.anaconda.org.
                spec is dropped with a note (REFERENCE §3); `check` accepts
                the lock and names a match spec the lock no longer meets;
                `export --format conda-explicit` lists exactly those files
-               with their md5; plan, bundle and the pip and SBOM exports
+               with their md5; `--format conda-lock` writes CEP 37's
+               conda-lock.yml (version 1) with those files, md5, sha256 and
+               depends, and a pip layer added to the lock as manager: pip
+               entries; plan, bundle and the pip and SBOM exports
                refuse it (not built for conda yet) rather than leave the
                conda packages out.
   determinism  the same spec twice, the dependencies shuffled, the channel
@@ -29,7 +32,8 @@ port and mapped with --mirror onto https://conda.anaconda.org.
                with every later record dropped (case cfl-requests-cut).
   mixed        the environment.yml beside the demo's npm and apt roots on
                the demo mirror: one lock with rattler's conda answer and the
-               very npm and deb packages those roots lock without conda.
+               very npm and deb packages those roots lock without conda; the
+               lock without conda is refused by both conda exports.
   conflict     numpy beside python=3.13, which no numpy of the slice
                serves (rattler: unsat, case cfl-numpy-py313):
                DL_ENV_RESOLVE_CONFLICT naming both specs and their fields,
@@ -197,6 +201,7 @@ def part_resolve(run):
     if rc != 1 or "requests <2 is no longer satisfied" not in out:
         raise Fail("check against `requests <2` exited %d: %s" % (rc, out))
     check_explicit(run, lock, want, recs)
+    check_conda_lock(run, lock, recs)
     for args in (["plan", "--bases", BASES, spec, lock, "-o", os.path.join(run.work, "plan")],
                  ["export", lock, "--format", "requirements", "--bases", BASES],
                  ["export", lock, "--format", "cyclonedx"],
@@ -228,6 +233,91 @@ def check_explicit(run, lock, want, recs):
     if body != expect:  # both in name order
         raise Fail("explicit lines differ:\n only envlock: %s\n only expected: %s"
                    % (sorted(set(body) - set(expect)), sorted(set(expect) - set(body))))
+
+
+CEP37_PACKAGE = {"name", "version", "manager", "platform", "dependencies", "url", "hash",
+                 "category", "optional"}
+
+
+def export_conda_lock(run, lock, name):
+    out = os.path.join(run.work, name)
+    rc, _js, text = run(["export", lock, "--format", "conda-lock", "-o", out])
+    if rc != 0:
+        raise Fail("export --format conda-lock exited %d: %s" % (rc, text))
+    return yaml.safe_load(open(out))
+
+
+def check_conda_lock(run, lock, recs):
+    """export --format conda-lock: CEP 37's conda-lock.yml, version 1, read
+    with PyYAML. Each conda package of the lock is one entry (name order)
+    with the lock's name, version and url, the served repodata's md5 and
+    sha256, and the lock's edges as conda-lock writes depends (name: the
+    rest of the match spec; the names are the record's depends but the
+    virtual packages); metadata carries the
+    sha256 of the lock file as content_hash. Then a pip layer added to the
+    lock: its one package is a manager: pip entry with the lock's url and
+    sha256; the base's protected pins (pypi, installedInBase) are not."""
+    doc = export_conda_lock(run, lock, "conda-lock.yml")
+    want_meta = {"content_hash": {"linux-64": hashlib.sha256(open(lock, "rb").read()).hexdigest()},
+                 "channels": [{"url": CHANNEL, "used_env_vars": []}],
+                 "platforms": ["linux-64"], "sources": []}
+    if doc.get("version") != 1 or doc.get("metadata") != want_meta:
+        raise Fail("conda-lock header: version %r, metadata %r" % (doc.get("version"),
+                                                                 doc.get("metadata")))
+    src = yaml.safe_load(open(lock))
+    conda = sorted((p for p in src["packages"] if p["ecosystem"] == "conda"),
+                   key=lambda p: p["name"])
+    entries = doc["package"]
+    if [e["name"] for e in entries] != [p["name"] for p in conda]:
+        raise Fail("conda-lock names: %r" % [e["name"] for e in entries])
+    for e, p in zip(entries, conda):
+        r = recs[(p["subdir"], p["artifacts"][0]["file"])]
+        deps = {}  # the lock's edges: name -> the rest of each match spec, joined
+        for ed in p.get("dependencies", []):
+            rest = " ".join(ed["spec"].split()[1:])
+            deps.setdefault(ed["name"], [])
+            if rest and rest not in deps[ed["name"]]:
+                deps[ed["name"]].append(rest)
+        deps = {k: ",".join(sorted(v)) for k, v in deps.items()}
+        names = {d.split()[0] for d in r.get("depends", []) if not d.startswith("__")}
+        if set(deps) != names:  # every record depends but the virtual ones
+            raise Fail("%s: lock edges %r, repodata depends %r" % (p["name"], deps, names))
+        want = {"name": p["name"], "version": p["version"], "manager": "conda",
+                "platform": "linux-64", "dependencies": deps, "url": p["artifacts"][0]["url"],
+                "hash": {"md5": r["md5"], "sha256": r["sha256"]}, "category": "main",
+                "optional": False}
+        if set(e) != CEP37_PACKAGE or e != want:
+            raise Fail("conda-lock entry of %s:\n got  %r\n want %r" % (p["name"], e, want))
+    # the pip layer, added to the lock by hand (an environment.yml's `pip:`
+    # list is refused by resolve today)
+    sha = hashlib.sha256(b"certifi").hexdigest()
+    whl = "certifi-2025.4.26-py3-none-any.whl"
+    url = "https://files.pythonhosted.org/packages/" + whl
+    # the lock's pypi packages are the base's protected pins (installedInBase):
+    # certifi goes before them, in name order
+    base = [p["name"] for p in src["packages"] if p["ecosystem"] == "pypi"]
+    if not base or min(base) < "certifi" or not all(
+            p.get("installedInBase") for p in src["packages"] if p["ecosystem"] == "pypi"):
+        raise Fail("the lock's pypi packages are not the base's, after certifi: %r" % base)
+    text = open(lock).read()
+    at = text.index("- ecosystem: pypi\n")
+    pip_lock = os.path.join(run.work, "pip-layer.lock")
+    with open(pip_lock, "w") as f:
+        f.write(text[:at] + (
+            "- ecosystem: pypi\n  name: certifi\n  version: \"2025.4.26\"\n"
+            "  source: \"https://pypi.org/simple\"\n  requestedBy: [spec]\n"
+            "  dependencies: []\n  artifacts:\n  - file: %s\n    url: \"%s\"\n"
+            "    hash: \"sha256:%s\"\n") % (whl, url, sha) + text[at:])
+    doc = export_conda_lock(run, pip_lock, "pip-conda-lock.yml")
+    pips = [e for e in doc["package"] if e["manager"] == "pip"]
+    want = [{"name": "certifi", "version": "2025.4.26", "manager": "pip",
+             "platform": "linux-64", "dependencies": {}, "url": url, "hash": {"sha256": sha},
+             "category": "main", "optional": False}]
+    if pips != want or len(doc["package"]) != len(conda) + 1:
+        raise Fail("conda-lock pip layer: %r" % pips)
+    hexdigest = hashlib.sha256(open(pip_lock, "rb").read()).hexdigest()
+    if doc["metadata"]["content_hash"] != {"linux-64": hexdigest}:
+        raise Fail("content_hash of the pip-layer lock: %r" % doc["metadata"]["content_hash"])
 
 
 def part_check(run):
@@ -363,6 +453,12 @@ def part_mixed(run):
     want = sorted(ln.replace("cfl/", "", 1) for ln in rattler_answer("cfl-requests")[1:])
     if got != want:
         raise Fail("the conda packages beside npm and apt differ from rattler's")
+    for fmt in ("conda-explicit", "conda-lock"):  # the plain lock has no conda package
+        rc, js, out = run(["export", os.path.join(run.work, "plain.lock"), "--format", fmt])
+        if rc != 11 or not js or js.get("code") != "DL_ENV_CAPABILITY_UNSUPPORTED" or \
+                "it has no conda packages" not in js.get("message", ""):
+            raise Fail("export --format %s of a lock without conda exited %d: %s"
+                       % (fmt, rc, out))
     n = {e: len(part(locks["mixed"], e)) for e in ("conda", "npm", "deb")}
     print("mixed: one lock, %(conda)d conda, %(npm)d npm, %(deb)d deb packages" % n)
 
