@@ -55,6 +55,7 @@ import subprocess
 import sys
 import tempfile
 
+import jsonschema
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -240,11 +241,18 @@ CEP37_PACKAGE = {"name", "version", "manager", "platform", "dependencies", "url"
 
 
 def export_conda_lock(run, lock, name):
+    """The export read with PyYAML and validated against conda-lock's own
+    schema of its version 1 (conda-lock-schema/README)."""
     out = os.path.join(run.work, name)
     rc, _js, text = run(["export", lock, "--format", "conda-lock", "-o", out])
     if rc != 0:
         raise Fail("export --format conda-lock exited %d: %s" % (rc, text))
-    return yaml.safe_load(open(out))
+    doc = yaml.safe_load(open(out))
+    schema = json.load(open(os.path.join(HERE, "conda-lock-schema", "conda-lock-v1.schema.json")))
+    errors = list(jsonschema.Draft7Validator(schema).iter_errors(doc))
+    if errors:
+        raise Fail("%s against conda-lock's v1 schema: %s" % (name, errors[0]))
+    return doc
 
 
 def check_conda_lock(run, lock, recs):
