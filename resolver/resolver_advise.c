@@ -18,6 +18,13 @@
 
 #include "resolver_internal.h"
 
+/* What the gates are told of version v of npm packument p. */
+static resolve_version npm_version_of(const npm_packument *p, const npm_version *v)
+{
+    return (resolve_version){ .eco = "npm", .name = p->name, .version = v->version,
+                              .published = v->time, .license = v->license };
+}
+
 /* What the gates are told of solvable p: PyPI and npm by the side
  * table's name, version, release time and license; Debian with its source
  * package too (libsolv's SOURCENAME and SOURCEEVR from the Packages
@@ -33,6 +40,10 @@ static bool version_of(const rsv *r, Id p, resolve_version *v)
         const rsv_solv *rs = &r->solv[p];
         if (!rs->version || (rs->eco != RSV_PYPI && rs->eco != RSV_NPM))
             return false;
+        if (rs->eco == RSV_NPM && rs->np && rs->nv) {
+            *v = npm_version_of(rs->np, rs->nv);
+            return true;
+        }
         bool py = rs->eco == RSV_PYPI;
         *v = (resolve_version){
             .eco = py ? "pypi" : "npm", .name = rs->name, .version = rs->version,
@@ -82,6 +93,14 @@ bool resolver_advised(const rsv *r, Id p)
 {
     return r->vuln_on && p > 0 && p < r->vuln.size * 8 &&
            (MAPTST(&r->vuln, p) || denied_now(r, p));
+}
+
+bool resolver_advise_npm(const rsv *r, const npm_packument *p, const npm_version *v)
+{
+    const resolve_request *rq = r->rq;
+    resolve_version rv = npm_version_of(p, v);
+    return (rq->affected && rq->affected(rq->affected_user, &rv)) ||
+           (rq->denied && rq->denied(rq->denied_user, &rv));
 }
 
 bool resolver_advise_strict(const rsv *r)

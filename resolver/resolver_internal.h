@@ -172,6 +172,12 @@ typedef struct rsv_npm_name {
     const void *rel_p;
     unsigned char *rel;         /* 0 not relevant, 1 a peer-set pick only, 2 admitted */
     size_t rel_ranges, rel_tags, rel_pranges;
+    bool rel_wide;
+    /* the narrowed crawl (resolver_npm_picks()): picked[k] when candidate
+     * k of picked_p is a pick of a range or tag noted, its dependencies
+     * followed */
+    const void *picked_p;
+    unsigned char *picked;
 } rsv_npm_name;
 
 typedef struct rsv_root {
@@ -214,6 +220,8 @@ typedef struct rsv {
     ptrvec npm_todo;            /* names with a packument and requirements
                                    not followed yet (resolver_npm.c) */
     bool npm_following;
+    bool npm_wide;              /* the crawl follows every admitted version,
+                                   not only the picks (resolver_npm_widen()) */
     ptrvec npm_opt_peers;       /* const npm_dep * optional peers on names
                                    not crawled (yet): noted if one is */
     void *npm_index;            /* tsearch tree of npm_names' entries, by name */
@@ -395,12 +403,47 @@ bool resolver_npm_exact_failed(rsv *r, int nproblems);
 /* resolver_npm_note() : after a successful solve, the note that the npm
  *  part is not the tree npm would build, when the solve searched. */
 void resolver_npm_note(rsv *r);
-/* Shared by resolver_npm.c and resolver_npm_tree.c: npm-pick-manifest's
- *  preference rank (3 best), its `latest` shortcut, a range's test as npm
- *  applies it, a bundled dependency, an alias envlock follows. */
+/* resolver_npm_pick.c: npm-pick-manifest's preference rank (3 best), its
+ *  `latest` shortcut, a range's test as npm applies it (a dist-tag's: the
+ *  version the tag names), and the pick itself. */
 int resolver_npm_rank(const npm_version *v);
 bool resolver_npm_latest_ok(const npm_packument *p, const npm_version *v);
 bool resolver_npm_range_admits(const npm_range *range, const npm_packument *p, const npm_version *v);
+bool resolver_npm_spec_admits(const npm_range *range, const char *tag, const npm_packument *p,
+                              const npm_version *v);
+/* A pick's filter: whether it may take v of p (user: the caller's). */
+typedef bool (*rsv_npm_take)(void *user, const npm_packument *p, const npm_version *v);
+/* resolver_npm_pick() : the version of p npm picks for `range` (or, with
+ *  range NULL, dist-tag `tag`) among the candidates `take` accepts (NULL:
+ *  all): with `locked`, a version the previous lock has that satisfies it
+ *  (npm keeps what its package-lock says while it fits; the highest when
+ *  the lock has several), else the `latest` tag when the shortcut takes it
+ *  (resolver_npm_latest_ok()) and it satisfies, else the highest of the
+ *  best resolver_npm_rank(). NULL when none satisfies. The one place that
+ *  choice is made: the tree builder binds with it, the crawl follows what
+ *  it can return (resolver_npm_picks()). */
+const npm_version *resolver_npm_pick(const rsv *r, const npm_packument *p, const npm_range *range,
+                                     const char *tag, bool locked, rsv_npm_take take, void *user);
+/* resolver_npm_picks() : every version the tree builder can bind to an edge
+ *  of `range` (or `tag`) of p before any search: resolver_npm_pick() with
+ *  and without the lock's preference (when the previous lock has the
+ *  name; a placement check picks without it), each among every candidate
+ *  and, when the request has advisories or a policy, among those they
+ *  leave alone (resolver_npm_tree.c npm_pick_as()). Into out, distinct;
+ *  returns how many (0 when nothing satisfies). */
+#define RSV_NPM_PICKS 4
+size_t resolver_npm_picks(const rsv *r, const npm_packument *p, const npm_range *range,
+                          const char *tag, const npm_version *out[RSV_NPM_PICKS]);
+/* resolver_npm.c: the narrowed crawl against the tree. */
+/* resolver_npm_missed() : after a solve with an answer, why the tree left
+ *  the narrowed crawl (the solve searched, or a node is a version whose
+ *  dependencies were not followed), or NULL when it did not or the crawl
+ *  is wide already. */
+const char *resolver_npm_missed(rsv *r);
+/* resolver_npm_widen() : the crawl follows every admitted version from now
+ *  on (a stat line says why); every name is queued to be followed again.
+ *  false when it did already. The caller drops the pool and crawls. */
+bool resolver_npm_widen(rsv *r, const char *why);
 bool resolver_npm_bundled(const npm_version *v, const char *name);
 bool resolver_npm_alias_ok(const npm_dep *dp);
 /* resolver_apt.c */
@@ -563,6 +606,10 @@ bool resolver_advised(const rsv *r, Id p);
 /* resolver_advise_strict() : whether the npm pick must skip affected
  *  versions altogether (the excluding solve). */
 bool resolver_advise_strict(const rsv *r);
+/* resolver_advise_npm() : before any pool, whether version v of npm
+ *  packument p is affected or denied (what resolver_advised() will say of
+ *  its solvable in the first, strict, solve). */
+bool resolver_advise_npm(const rsv *r, const npm_packument *p, const npm_version *v);
 /* resolver_advise_relax() : after an excluding solve without an answer:
  *  true when the next solve should only favour the unaffected (once; only
  *  when something was excluded). */

@@ -1,5 +1,7 @@
 /* resolver_npm.c — npm in the pool: the crawl through packuments (only the
- * versions some requirement admits are followed), `npm:NAME` solvables with
+ * versions npm's tree builder can pick for a requirement are followed,
+ * resolver_npm_picks(); every version a requirement admits once widened,
+ * when the tree or a search reaches past that), `npm:NAME` solvables with
  * rank EVRs under SOLVER_MULTIVERSION, dependencies as rank intervals of
  * node-semver ranges, and the jobs: the roots, favor jobs ordered as
  * `npm install` prefers (the `latest` dist-tag when it satisfies,
@@ -103,43 +105,6 @@ static void note(rsv *r, const char *name, const npm_range *range, const char *t
     queue(r, n);
 }
 
-/* resolver_npm_rank() : npm-pick-manifest's order among the versions a range
- *  admits, best last: 3 not deprecated and engines.node admits the node npm
- *  runs with, 2 engines ok but deprecated, 1 not deprecated but engines
- *  not ok, 0 neither; the highest version within a rank. Without a known
- *  node every version's engines count as ok (NPM_FLAG_ENGINES_MISMATCH is
- *  set only against a node version; the request then carries a note). */
-int resolver_npm_rank(const npm_version *v)
-{
-    bool engines_ok = !(v->flags & NPM_FLAG_ENGINES_MISMATCH);
-    return engines_ok ? (v->deprecated ? 2 : 3) : (v->deprecated ? 0 : 1);
-}
-
-/* resolver_npm_latest_ok() : whether v is what npm-pick-manifest's latest shortcut
- *  takes for any range admitting it: the `latest` dist-tag's version when it
- *  is not deprecated and its engines admit the node (npm 11). */
-bool resolver_npm_latest_ok(const npm_packument *p, const npm_version *v)
-{
-    const char *lt = npm_packument_find_tag(p, "latest");
-    return lt && strcmp(lt, v->version) == 0 && v->excluded == NPM_EX_NONE && resolver_npm_rank(v) == 3;
-}
-
-/* Whether version v of packument p is admitted by some requirement seen. */
-/* resolver_npm_range_admits() : whether `range` admits v of p as npm does: the
- *  node-semver test, and for the any-range (`*`, empty; node-semver formats
- *  `x` the same, so it is treated alike) also the version `latest` names,
- *  pre-release or not (npm-pick-manifest's `range === '*'` shortcut;
- *  arborist holds any version valid for `*`). */
-bool resolver_npm_range_admits(const npm_range *range, const npm_packument *p, const npm_version *v)
-{
-    if (npm_range_test(range, &v->semver))
-        return true;
-    if (npm_range_format(range)[0] != '\0')
-        return false;
-    const char *lt = npm_packument_find_tag(p, "latest");
-    return lt && strcmp(lt, v->version) == 0;
-}
-
 /* Whether v is admitted by one of n's requirements from index `from_r`
  * (ranges) and `from_t` (tags) on; from 0, by any requirement seen. */
 static bool relevant_from(const rsv_npm_name *n, const npm_packument *p, const npm_version *v,
@@ -160,32 +125,44 @@ static bool relevant_from(const rsv_npm_name *n, const npm_packument *p, const n
  * requirements no longer grow, and asks this for every candidate of a name
  * once per dependency on it (npm_dep_id()), each test going through every
  * range noted on the name (one per dependent version). */
-static const npm_version *range_pick(const npm_packument *p, const npm_range *range);
+static const npm_version *range_pick(const rsv *r, const npm_packument *p, const npm_range *range);
 
-/* 2 when one of n's requirements admits v, 1 when v is only the pick of a
- * peer-set range (its peers alone matter), 0 otherwise. */
-static int relevant(const rsv_npm_name *cn, const npm_packument *p, const npm_version *v)
+/* Whether the narrowed crawl followed candidate k of p on n. */
+static bool picked(const rsv_npm_name *n, const npm_packument *p, size_t k)
+{
+    return n->picked_p == p && k < p->ncandidates && n->picked[k];
+}
+
+/* 2 when v's dependencies were followed (wide: one of n's requirements
+ * admits v; narrowed: v is a pick of one, resolver_npm_picks()), 1 when v
+ * is only the pick of a peer-set range (its peers alone matter), 0
+ * otherwise. */
+static int relevant(const rsv *r, const rsv_npm_name *cn, const npm_packument *p,
+                    const npm_version *v)
 {
     rsv_npm_name *n = (rsv_npm_name *)cn;
     if (n->rel_p != p || n->rel_ranges != n->ranges.len || n->rel_tags != n->tags.len ||
-        n->rel_pranges != n->pranges.len) {
+        n->rel_pranges != n->pranges.len || n->rel_wide != r->npm_wide) {
         free(n->rel);
         n->rel = xcalloc(p->ncandidates ? p->ncandidates : 1, sizeof *n->rel);
         for (size_t i = 0; i < n->pranges.len; i++) {
-            const npm_version *pv = range_pick(p, n->pranges.items[i]);
+            const npm_version *pv = range_pick(r, p, n->pranges.items[i]);
             if (pv)
                 n->rel[pv - p->versions] = 1;
         }
         for (size_t k = 0; k < p->ncandidates; k++)
-            if (relevant_from(n, p, &p->versions[k], 0, 0))
+            if (r->npm_wide ? relevant_from(n, p, &p->versions[k], 0, 0) : picked(n, p, k))
                 n->rel[k] = 2;
         n->rel_p = p;
         n->rel_ranges = n->ranges.len;
         n->rel_tags = n->tags.len;
         n->rel_pranges = n->pranges.len;
+        n->rel_wide = r->npm_wide;
     }
     size_t k = (size_t)(v - p->versions);
-    return k < p->ncandidates ? n->rel[k] : 2 * relevant_from(n, p, v, 0, 0);
+    if (k < p->ncandidates)
+        return n->rel[k];
+    return r->npm_wide ? 2 * relevant_from(n, p, v, 0, 0) : 0;
 }
 
 /* arborist keys a version's edges by name, loading peers first and then
@@ -253,20 +230,11 @@ static void note_optional_peer(rsv *r, const npm_dep *dp)
         ptrvec_push(&r->npm_opt_peers, (void *)dp);
 }
 
-/* npm-pick-manifest's version for `range` alone (the `latest` shortcut,
- * then the highest of the best resolver_npm_rank()), or NULL. */
-static const npm_version *range_pick(const npm_packument *p, const npm_range *range)
+/* npm-pick-manifest's version for `range` alone (no lock, no advisory:
+ * what arborist loads a peer set with), or NULL. */
+static const npm_version *range_pick(const rsv *r, const npm_packument *p, const npm_range *range)
 {
-    const char *lt = npm_packument_find_tag(p, "latest");
-    const npm_version *lv = lt ? npm_packument_find(p, lt) : NULL;
-    if (lv && resolver_npm_latest_ok(p, lv) && resolver_npm_range_admits(range, p, lv))
-        return lv;
-    for (int rank = 3; rank >= 0; rank--)
-        for (size_t i = 0; i < p->ncandidates; i++)
-            if (resolver_npm_rank(&p->versions[i]) == rank &&
-                resolver_npm_range_admits(range, p, &p->versions[i]))
-                return &p->versions[i];
-    return NULL;
+    return resolver_npm_pick(r, p, range, NULL, false, NULL, NULL);
 }
 
 static bool vec_has(const ptrvec *v, const void *item)
@@ -310,13 +278,53 @@ static void follow_picks(rsv *r, rsv_npm_name *n, const npm_packument *p, size_t
                          size_t from_pr)
 {
     for (size_t i = from_r; i < n->ranges.len; i++)
-        follow_pick(r, range_pick(p, n->ranges.items[i]), false);
+        follow_pick(r, range_pick(r, p, n->ranges.items[i]), false);
     for (size_t i = from_pr; i < n->pranges.len; i++)
-        follow_pick(r, range_pick(p, n->pranges.items[i]), true);
+        follow_pick(r, range_pick(r, p, n->pranges.items[i]), true);
 }
 
-/* Notes the dependencies of every version of n that its requirements not
- * followed yet admit; false when its packument is not there (yet). */
+/* Notes the dependencies of version v. */
+static void note_deps(rsv *r, const npm_version *v)
+{
+    for (size_t d = 0; d < v->ndeps; d++) {
+        const npm_dep *dp = &v->deps[d];
+        if (resolver_npm_bundled(v, dp->name))
+            continue;
+        if (dp->kind == NPM_DEP_PEER_OPTIONAL)
+            note_optional_peer(r, dp);
+        else if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range)
+            note(r, dp->name, dp->range, NULL);
+        else if (dp->spec_kind == NPM_SPEC_IS_TAG)
+            note(r, dp->name, NULL, dp->spec);
+        else if (dp->spec_kind == NPM_SPEC_IS_ALIAS && resolver_npm_alias_ok(dp))
+            note(r, dp->alias_name, dp->range, dp->range ? NULL : "latest");
+    }
+}
+
+/* The narrowed crawl: the dependencies of the versions the tree builder
+ * can bind to an edge of `range` (or `tag`) on n, each version once. */
+static void follow_spec(rsv *r, rsv_npm_name *n, const npm_packument *p, const npm_range *range,
+                        const char *tag)
+{
+    if (n->picked_p != p) {
+        free(n->picked);
+        n->picked = xcalloc(p->ncandidates ? p->ncandidates : 1, 1);
+        n->picked_p = p;
+    }
+    const npm_version *v[RSV_NPM_PICKS];
+    size_t nv = resolver_npm_picks(r, p, range, tag, v);
+    for (size_t i = 0; i < nv; i++) {
+        size_t k = (size_t)(v[i] - p->versions);
+        if (k < p->ncandidates && !n->picked[k]) {
+            n->picked[k] = 1;
+            note_deps(r, v[i]);
+        }
+    }
+}
+
+/* Notes the dependencies of the versions of n that its requirements not
+ * followed yet bring: their picks (resolver_npm_picks()), or once widened
+ * every version they admit; false when its packument is not there (yet). */
 static bool follow(rsv *r, rsv_npm_name *n)
 {
     const npm_packument *p = npm_loader_get(r->nl, n->name);
@@ -330,28 +338,17 @@ static bool follow(rsv *r, rsv_npm_name *n)
             n->followed_pranges < n->pranges.len)) {
         size_t from_r = n->followed_ranges, from_t = n->followed_tags,
                from_pr = n->followed_pranges;
-        n->followed_ranges = n->ranges.len; /* a dependency on itself adds more */
-        n->followed_tags = n->tags.len;
+        size_t to_r = n->followed_ranges = n->ranges.len; /* a dependency on itself adds more */
+        size_t to_t = n->followed_tags = n->tags.len;
         n->followed_pranges = n->pranges.len;
         follow_picks(r, n, p, from_r, from_pr);
-        for (size_t k = 0; k < p->ncandidates; k++) {
-            const npm_version *v = &p->versions[k];
-            if (!relevant_from(n, p, v, from_r, from_t))
-                continue;
-            for (size_t d = 0; d < v->ndeps; d++) {
-                const npm_dep *dp = &v->deps[d];
-                if (resolver_npm_bundled(v, dp->name))
-                    continue;
-                if (dp->kind == NPM_DEP_PEER_OPTIONAL)
-                    note_optional_peer(r, dp);
-                else if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range)
-                    note(r, dp->name, dp->range, NULL);
-                else if (dp->spec_kind == NPM_SPEC_IS_TAG)
-                    note(r, dp->name, NULL, dp->spec);
-                else if (dp->spec_kind == NPM_SPEC_IS_ALIAS && resolver_npm_alias_ok(dp))
-                    note(r, dp->alias_name, dp->range, dp->range ? NULL : "latest");
-            }
-        }
+        for (size_t i = from_r; !r->npm_wide && i < to_r; i++)
+            follow_spec(r, n, p, n->ranges.items[i], NULL);
+        for (size_t i = from_t; !r->npm_wide && i < to_t; i++)
+            follow_spec(r, n, p, NULL, n->tags.items[i]);
+        for (size_t k = 0; r->npm_wide && k < p->ncandidates; k++)
+            if (relevant_from(n, p, &p->versions[k], from_r, from_t))
+                note_deps(r, &p->versions[k]);
     }
     return true;
 }
@@ -410,6 +407,42 @@ bool resolver_npm_round(rsv *r)
     return r->npm_names.len != before || r->npm_todo.len != 0;
 }
 
+/* ---- the narrowed crawl against the tree ---- */
+
+const char *resolver_npm_missed(rsv *r)
+{
+    if (r->npm_wide)
+        return NULL;
+    if (r->npm_search)
+        return arena_sprintf(r->mem, "the solve searched (%s)",
+                             r->npm_search_why ? r->npm_search_why : "npm's tree");
+    const ptrvec *all = resolver_npm_tree(r);
+    for (size_t i = 0; i < all->len; i++) {
+        const rsv_npm_node *x = all->items[i];
+        const rsv_solv *s = x->p ? resolver_solv(r, x->p) : NULL;
+        const rsv_npm_name *n = s ? nname_find(r, s->name) : NULL;
+        if (s && (!n || relevant(r, n, s->np, s->nv) != 2))
+            return arena_sprintf(r->mem, "the tree holds %s %s at %s, whose dependencies were "
+                                 "not followed", s->name, s->version, x->path);
+    }
+    return NULL;
+}
+
+bool resolver_npm_widen(rsv *r, const char *why)
+{
+    if (r->npm_wide)
+        return false;
+    r->npm_wide = true;
+    resolver_stat(r, "npm crawl widened: %s; every admitted version is followed now", why);
+    for (size_t i = 0; i < r->npm_names.len; i++) {
+        rsv_npm_name *n = r->npm_names.items[i];
+        n->followed_ranges = n->followed_tags = 0;
+        if (n->ranges.len || n->tags.len)
+            queue(r, n);
+    }
+    return true;
+}
+
 /* ---- ENVLOCK_DEBUG_STATS: the crawl's critical path ---- */
 
 static int nname_ptr_cmp(const void *a, const void *b)
@@ -442,7 +475,7 @@ static void min_depths(rsv *r, rsv_npm_name **sorted, size_t nn)
         const npm_packument *p = npm_loader_get(r->nl, n->name);
         for (size_t k = 0; p && p->code == EL_OK && k < p->ncandidates; k++) {
             const npm_version *v = &p->versions[k];
-            if (!relevant(n, p, v))
+            if (!relevant(r, n, p, v))
                 continue;
             for (size_t d = 0; d < v->ndeps; d++) {
                 const npm_dep *dp = &v->deps[d];
@@ -552,7 +585,7 @@ static Id npm_dep_id(rsv *r, const char *name, const npm_range *range, const cha
     for (size_t j = 0; j < nc; j++) {
         const npm_version *v = &p->versions[nc - 1 - j];
         ranks[j] = j + 1;
-        present[j] = relevant(n, p, v);
+        present[j] = relevant(r, n, p, v);
         keep[j] = range ? resolver_npm_range_admits(range, p, v) : (tv && strcmp(tv, v->version) == 0);
         if (keep[j] && present[j])
             *any = true;
@@ -594,7 +627,7 @@ void resolver_npm_add(rsv *r)
         size_t nc = p->ncandidates;
         for (size_t k = nc; k-- > 0;) {
             const npm_version *v = &p->versions[k];
-            int rel = relevant(n, p, v);
+            int rel = relevant(r, n, p, v);
             if (!rel)
                 continue;
             Id sp = repo_add_solvable(r->repo_npm);

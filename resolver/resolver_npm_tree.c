@@ -72,10 +72,7 @@ static rsv_npm_node *child_named(const rsv_npm_node *loc, const char *name)
 
 static bool admits(const rsv_dep *d, const npm_packument *p, const npm_version *v)
 {
-    if (d->nrange)
-        return resolver_npm_range_admits(d->nrange, p, v);
-    const char *tv = d->ntag ? npm_packument_find_tag(p, d->ntag) : NULL;
-    return tv && strcmp(tv, v->version) == 0;
+    return resolver_npm_spec_admits(d->nrange, d->nrange ? NULL : d->ntag, p, v);
 }
 
 /* The solvable of version v of p in the pool (0: not there). */
@@ -93,52 +90,35 @@ static Id solv_of(rsv *r, const npm_packument *p, const npm_version *v)
     return 0;
 }
 
-/* Whether v may bind edge d: it satisfies d and, when the solve searched
- * (npm_search), the solve installed it, so the tree is built from the
- * solve's answer. */
-static bool usable(rsv *r, const rsv_dep *d, const npm_packument *p, const npm_version *v)
+/* What a pick may take besides satisfying the edge: when the solve
+ * searched (npm_search), only a version the solve installed, so the tree
+ * is built from the solve's answer; when `clean`, only one no advisory
+ * affects. */
+typedef struct pick_filter {
+    rsv *r;
+    bool clean;
+} pick_filter;
+
+static bool usable(void *user, const npm_packument *p, const npm_version *v)
 {
-    if (!admits(d, p, v))
+    const pick_filter *f = user;
+    rsv *r = f->r;
+    Id sp = (r->npm_search && r->solver) || f->clean ? solv_of(r, p, v) : 0;
+    if (r->npm_search && r->solver && !(sp && solver_get_decisionlevel(r->solver, sp) > 0))
         return false;
-    if (!r->npm_search || !r->solver)
-        return true;
-    Id sp = solv_of(r, p, v);
-    return sp && solver_get_decisionlevel(r->solver, sp) > 0;
+    return !f->clean || !resolver_advised(r, sp);
 }
 
-/* usable(), and when `clean` not affected by an advisory. */
-static bool usable_clean(rsv *r, const rsv_dep *d, const npm_packument *p, const npm_version *v,
-                         bool clean)
-{
-    return usable(r, d, p, v) && (!clean || !resolver_advised(r, solv_of(r, p, v)));
-}
-
-/* The solvable of the version npm picks for `d` on its own: a version the
- * previous lock has that satisfies it (npm keeps what its package-lock says
- * while it fits), else the `latest` tag when the shortcut takes it
- * (resolver_npm_latest_ok()) and it satisfies, else the highest of the best
- * resolver_npm_rank() that does; among the installed versions only after a
- * search (usable()). 0 when none is in the pool. */
+/* The solvable of the version npm picks for `d` on its own
+ * (resolver_npm_pick(): the lock's version, the `latest` shortcut, the
+ * best rank), among the usable() ones. 0 when none is in the pool. */
 static Id pick_among(rsv *r, const rsv_dep *d, const npm_packument *p, bool clean, bool locked)
 {
-    const npm_version *best = NULL;
-    /* a locked version that still satisfies the edge comes first (the
-     * highest, when the lock has several copies of the name) */
-    for (size_t i = 0; locked && i < p->ncandidates && !best; i++)
-        if (usable_clean(r, d, p, &p->versions[i], clean) &&
-            resolver_locked(r, "npm", p->name, p->versions[i].version))
-            best = &p->versions[i];
-    const char *lt = npm_packument_find_tag(p, "latest");
-    const npm_version *lv = lt ? npm_packument_find(p, lt) : NULL;
-    if (!best && lv && resolver_npm_latest_ok(p, lv) && usable_clean(r, d, p, lv, clean))
-        best = lv;
-    /* versions are highest first: the first one of the best rank */
-    for (int rank = 3; rank >= 0 && !best; rank--)
-        for (size_t i = 0; i < p->ncandidates && !best; i++)
-            if (resolver_npm_rank(&p->versions[i]) == rank &&
-                usable_clean(r, d, p, &p->versions[i], clean))
-                best = &p->versions[i];
-    return best ? solv_of(r, p, best) : 0;
+    pick_filter f = { r, clean };
+    bool any = clean || (r->npm_search && r->solver);
+    const npm_version *v = resolver_npm_pick(r, p, d->nrange, d->nrange ? NULL : d->ntag, locked,
+                                             any ? usable : NULL, &f);
+    return v ? solv_of(r, p, v) : 0;
 }
 
 /* With advisories (resolver_advise.c) the pick is made among the

@@ -375,6 +375,7 @@ static void rsv_free(rsv *r)
         ptrvec_release(&n->pranges);
         ptrvec_release(&n->tags);
         free(n->rel);
+        free(n->picked);
         free(n->name);
         free(n);
     }
@@ -400,6 +401,19 @@ static void rsv_free(rsv *r)
     arena_free(r->mem);
 }
 
+/* The narrowed npm crawl (resolver_npm.c) missed what the solve needs
+ * (`why`, NULL: it did not): the crawl is widened to every admitted version
+ * and run again, the pool dropped; *rc is the crawl's result. false when
+ * nothing was widened (not missed, or wide already). */
+static bool widen_npm(rsv *r, const char *why, el_code *rc)
+{
+    if (!r->nl || !why || !resolver_npm_widen(r, why))
+        return false;
+    drop_pool(r);
+    *rc = crawl(r);
+    return true;
+}
+
 /* Solves until there is an answer (*out) or an explained failure: pip's
  * pre-release recheck and the widening rounds rebuild the pool; the
  * advisories' relaxed solve reuses it. */
@@ -423,8 +437,23 @@ static el_code solve_rounds(rsv *r, lock_doc **out)
                 drop_pool(r);
                 continue;
             }
-            if (r->nl && ((rc = resolver_npm_bundles(r)) != EL_OK ||
-                         (rc = resolver_npm_check(r)) != EL_OK))
+            /* a search may need versions only the wide crawl has; a tree
+             * that reached past the narrowed one needs their dependencies */
+            if (r->nl && r->npm_search && widen_npm(r, resolver_npm_missed(r), &rc)) {
+                if (rc != EL_OK)
+                    return rc;
+                attempt--;
+                continue;
+            }
+            if (r->nl && (rc = resolver_npm_bundles(r)) != EL_OK)
+                return rc;
+            if (r->nl && widen_npm(r, resolver_npm_missed(r), &rc)) {
+                if (rc != EL_OK)
+                    return rc;
+                attempt--;
+                continue;
+            }
+            if (r->nl && (rc = resolver_npm_check(r)) != EL_OK)
                 return rc;
             *out = resolver_make_lock(r);
             resolver_apt_note(r);
@@ -433,6 +462,16 @@ static el_code solve_rounds(rsv *r, lock_doc **out)
                 resolver_stat(r, "npm trees built: %u", r->npm_layouts);
             }
             return EL_OK;
+        }
+        /* no answer from the narrowed npm crawl: the wide one first, so
+         * what follows (widenings, relaxing, the explanation) is the same */
+        if (r->nl && !r->npm_wide) {
+            resolver_solve_note(r, np, 0);
+            widen_npm(r, "the solve found no answer", &rc);
+            if (rc != EL_OK)
+                return rc;
+            attempt--;
+            continue;
         }
         size_t widened = attempt < RSV_MAX_WIDENINGS ? widen_for_problems(r, np) : 0;
         resolver_solve_note(r, np, widened);

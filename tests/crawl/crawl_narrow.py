@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""crawl_narrow.py ENVLOCK — the npm crawl follows the versions npm's tree
+builder picks, not every version a range admits (issue 24), through the
+real binary against the fixture nginx (tests/fixtures/servers.py) serving
+narrow.scn. The names each resolve may fetch are worked out by hand from
+that file, as npm's arborist reaches them (a packument when the tree
+reaches its name, only the picked version's dependencies followed):
+
+1. nc-app@^1, cold: npm picks nc-app 1.2.0 (the latest), then nc-mid 2.1.0
+   for its ^2.0.0, then nc-leaf 1.0.0: exactly nc-app, nc-mid and nc-leaf
+   are fetched, each once (a crawl of every admitted version also fetches
+   nc-old, nc-older and nc-legacy: 6), the lock is that tree, and the
+   crawl is not widened;
+2. nc-app@^1 with a previous lock that holds nc-mid 2.0.0 (from the spec
+   nc-app@^1 + nc-mid@2.0.0): npm keeps a locked version that still
+   satisfies the edge, so the tree is nc-app 1.2.0, nc-mid 2.0.0,
+   nc-legacy 1.0.0; the crawl follows the locked pick and the unlocked one
+   (nc-mid 2.1.0, for the placement checks), so it fetches nc-app, nc-mid,
+   nc-legacy and nc-leaf, never nc-old or nc-older;
+3. nw-app@^1, the widening fallback: its latest 1.1.0 needs nw-gone ^9,
+   which no version satisfies (npm: ETARGET), so envlock searches; the
+   narrowed crawl never reached nw-app 1.0.0's nw-lib, so it is widened
+   (ENVLOCK_DEBUG_STATS says so) and the lock is the tree of the version
+   the search finds, nw-app 1.0.0 with nw-lib 1.1.0 (the highest of its
+   ^1.0.0), with npm's refusal in a note.
+
+Exit 0 pass, 1 fail, 77 skip (no nginx). Standard library only."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
+sys.path.insert(0, os.path.join(REPO, "tests", "scenarios"))
+import servers  # noqa: E402
+import specs  # noqa: E402
+from run_scenarios import project  # noqa: E402
+
+SCN = os.path.join(HERE, "narrow.scn")
+LOG = re.compile(r'"GET /npm/(\S+) HTTP/[0-9.]+" (\d{3}) ')
+WIDENED = "envlock-stats: npm crawl widened:"
+FAILS = []
+
+
+def fail(msg):
+    FAILS.append(msg)
+    print("FAIL: " + msg)
+
+
+class Run:
+    def __init__(self, envlock, work, url):
+        self.envlock, self.work, self.url = envlock, work, url.rstrip("/")
+        self.catalog = os.path.join(work, "bases.yaml")
+        with open(self.catalog, "w") as f:
+            f.write(specs.test_catalog())
+        self.log = None
+
+    def resolve(self, name, deps, lock, cache):
+        """Resolves node dependencies `deps` into `lock` from a cache of its
+        own; returns (exit status, stderr, packument names requested)."""
+        spec = os.path.join(self.work, name + ".yaml")
+        with open(spec, "w") as f:
+            f.write(specs.base_spec("crawl-narrow", "    node:\n      dependencies: [%s]"
+                                    % ", ".join('"%s"' % d for d in deps)))
+        cmd = [self.envlock, "--cache-dir", os.path.join(self.work, cache),
+               "--mirror", "https://registry.npmjs.org=%s/npm" % self.url,
+               "resolve", spec, "-o", lock, "--bases", self.catalog]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ENVLOCK_")}
+        env["XDG_CONFIG_HOME"] = os.path.join(self.work, "xdg-config")
+        env["ENVLOCK_DEBUG_STATS"] = "1"
+        open(self.log, "w").close()
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        with open(self.log) as f:
+            names = [m.group(1) for m in (LOG.search(ln) for ln in f) if m]
+        return p.returncode, p.stderr.decode(errors="replace"), names
+
+
+def tree(lock):
+    with open(lock, encoding="utf-8") as f:
+        return sorted(ln for ln in project(f.read()) if ln.startswith("npm "))
+
+
+def check(what, got_names, want_names, lock, want_tree, err, widened):
+    if sorted(got_names) != sorted(want_names):
+        fail("%s: packuments requested %s, npm reaches exactly %s"
+             % (what, sorted(got_names), sorted(want_names)))
+    if len(got_names) > len(want_names):
+        fail("%s: %d packument requests, at most %d wanted" % (what, len(got_names), len(want_names)))
+    got = tree(lock)
+    if got != want_tree:
+        fail("%s: lock %s, npm's tree is %s" % (what, got, want_tree))
+    if (WIDENED in err) != widened:
+        fail("%s: the crawl was%s widened:\n%s" % (what, "" if WIDENED in err else " not", err))
+
+
+def scenario(envlock, work, m):
+    r = Run(envlock, work, m.nginx.url)
+    r.log = os.path.join(m.nginx.work, "access.log")
+
+    # 1. cold, no lock
+    lock = os.path.join(work, "cold.lock")
+    st, err, names = r.resolve("cold", ["nc-app@^1"], lock, "cache-cold")
+    if st != 0:
+        fail("nc-app@^1 cold exited %d:\n%s" % (st, err))
+    else:
+        check("nc-app@^1 cold", names, ["nc-app", "nc-mid", "nc-leaf"], lock,
+              ["npm nc-app 1.2.0 path=node_modules/nc-app",
+               "npm nc-leaf 1.0.0 path=node_modules/nc-leaf",
+               "npm nc-mid 2.1.0 path=node_modules/nc-mid"], err, False)
+
+    # 2. a previous lock with nc-mid 2.0.0
+    lock = os.path.join(work, "relock.lock")
+    st, err, _ = r.resolve("pinned", ["nc-app@^1", "nc-mid@2.0.0"], lock, "cache-pinned")
+    if st != 0:
+        fail("nc-app@^1 nc-mid@2.0.0 exited %d:\n%s" % (st, err))
+    else:
+        st, err, names = r.resolve("relock", ["nc-app@^1"], lock, "cache-relock")
+        if st != 0:
+            fail("nc-app@^1 over the lock with nc-mid 2.0.0 exited %d:\n%s" % (st, err))
+        else:
+            check("nc-app@^1 relocked", names, ["nc-app", "nc-mid", "nc-legacy", "nc-leaf"], lock,
+                  ["npm nc-app 1.2.0 path=node_modules/nc-app",
+                   "npm nc-legacy 1.0.0 path=node_modules/nc-legacy",
+                   "npm nc-mid 2.0.0 path=node_modules/nc-mid"], err, False)
+
+    # 3. the widening fallback
+    lock = os.path.join(work, "widen.lock")
+    st, err, names = r.resolve("widen", ["nw-app@^1"], lock, "cache-widen")
+    if st != 0:
+        fail("nw-app@^1 exited %d:\n%s" % (st, err))
+    else:
+        check("nw-app@^1 (ETARGET, searched)", names, ["nw-app", "nw-gone", "nw-lib"], lock,
+              ["npm nw-app 1.0.0 path=node_modules/nw-app",
+               "npm nw-lib 1.1.0 path=node_modules/nw-lib"], err, True)
+        if "npm install would refuse this spec (ETARGET" not in " ".join(err.split()):
+            fail("nw-app@^1: no note that npm refuses (ETARGET):\n%s" % err)
+    print("%d failure(s)" % len(FAILS) if FAILS else "ok")
+    return 1 if FAILS else 0
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    envlock = os.path.abspath(sys.argv[1])
+    work = tempfile.mkdtemp(prefix="envlock-narrow-")
+    try:
+        try:
+            cm = servers.mirror([SCN], verdaccio=False, workdir=os.path.join(work, "m"), apt=False)
+            m = cm.__enter__()
+        except (servers.ServerError, OSError) as e:
+            print("SKIP: fixture nginx unavailable: %s" % e)
+            return 77
+        try:
+            return scenario(envlock, work, m)
+        finally:
+            cm.__exit__(None, None, None)
+    finally:
+        if os.environ.get("CRAWL_KEEP"):
+            print("kept " + work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
