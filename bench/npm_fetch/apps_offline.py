@@ -4,7 +4,9 @@
 packuments served on 127.0.0.1 (npm_apps.py's server and spec): per set the
 packuments envlock requested (ENVLOCK_DEBUG_STATS `crawl run` lines, summed),
 the names the npm crawl reached, whether the crawl was widened, peak RSS and
-wall (GNU time), and the lock, kept as OUTDIR/SET.lock so two builds' locks
+wall (GNU time), the outcome against npm's recorded tree as npm_apps.py
+judges it (identical / paths / versions / refused; npm-refuses where npm
+does not lock), and the lock, kept as OUTDIR/SET.lock so two builds' locks
 can be compared byte for byte. Writes OUTDIR/apps.tsv and prints it.
 NPM_APPS_ONLY=id,... picks sets; NPM_APPS_JOBS (default 1) runs that many
 at once (RSS is per process either way). No network. Standard library only."""
@@ -27,6 +29,25 @@ import npm_apps  # noqa: E402
 RUN = re.compile(r"^envlock-stats: crawl run \d+: (\d+) requests, (\d+) network")
 NAMES = re.compile(r"^envlock-stats: npm crawl: (\d+) names")
 RSS = re.compile(r"Maximum resident set size \(kbytes\): (\d+)")
+
+
+def outcome(expected, manifest, s, code, lock):
+    want = expected["sets"][s["id"]]
+    if "npm-error" in want:
+        return "npm-refuses"
+    if code != 0:
+        return "refused"
+    sys.path.insert(0, os.path.join(APPS, "..", "..", "scenarios"))
+    import run_scenarios
+    tree = {}
+    with open(lock, encoding="utf-8") as f:
+        for line in run_scenarios.project(f.read()):
+            parts = line.split()
+            attrs = dict(p.split("=", 1) for p in parts[3:] if "=" in p)
+            if parts[0] == "npm" and "base" not in parts[3:]:
+                tree[attrs.get("path")] = [parts[1], parts[2]]
+    drop = npm_apps.through_other_platform(want, s["dependencies"], manifest)
+    return npm_apps.compare(want, tree, None, drop)[0]
 
 
 def one(envlock, s, work, base, node, outdir):
@@ -62,7 +83,7 @@ def one(envlock, s, work, base, node, outdir):
             widened = "yes"
     m = RSS.search(r.stderr)
     rss = int(m.group(1)) / 1024 if m else 0
-    return (s["id"], r.returncode, reqs, net, names, widened, rss, wall)
+    return [s["id"], r.returncode, reqs, net, names, widened, rss, wall, lock]
 
 
 def main(argv):
@@ -85,8 +106,11 @@ def main(argv):
     finally:
         srv.shutdown()
         shutil.rmtree(work, ignore_errors=True)
-    out = ["set\texit\trequests\tnetwork\tnpm_names\twidened\trss_mib\twall_s"]
-    out += ["%s\t%d\t%d\t%d\t%d\t%s\t%.1f\t%.1f" % row for row in rows]
+    manifest = npm_apps.packument_manifest(docs)
+    for s, row in zip(sets, rows):
+        row[-1] = outcome(expected, manifest, s, row[1], row[-1])
+    out = ["set\texit\trequests\tnetwork\tnpm_names\twidened\trss_mib\twall_s\tnpm_tree"]
+    out += ["%s\t%d\t%d\t%d\t%d\t%s\t%.1f\t%.1f\t%s" % tuple(row) for row in rows]
     with open(os.path.join(outdir, "apps.tsv"), "w") as f:
         f.write("\n".join(out) + "\n")
     print("\n".join(out))
