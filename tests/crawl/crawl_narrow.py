@@ -22,16 +22,26 @@ reaches its name, only the picked version's dependencies followed):
    narrowed crawl never reached nw-app 1.0.0's nw-lib, so it is widened
    (ENVLOCK_DEBUG_STATS says so) and the lock is the tree of the version
    the search finds, nw-app 1.0.0 with nw-lib 1.1.0 (the highest of its
-   ^1.0.0), with npm's refusal in a note.
+   ^1.0.0), with npm's refusal in a note;
+4. arrival order: nc-app@^1 with nw-app@^1 (one narrowed crawl, widened)
+   through a proxy that delays each answer at random (three seeds), from
+   empty caches: the lock's bytes are those of the direct resolve, whose
+   tree is the two trees above.
 
 Exit 0 pass, 1 fail, 77 skip (no nginx). Standard library only."""
 
+import http.server
 import os
+import random
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -78,6 +88,34 @@ class Run:
         with open(self.log) as f:
             names = [m.group(1) for m in (LOG.search(ln) for ln in f) if m]
         return p.returncode, p.stderr.decode(errors="replace"), names
+
+
+class Delayed(http.server.BaseHTTPRequestHandler):
+    """Forwards each GET to `upstream` after a random delay (0-150 ms from
+    `rng`), so packuments arrive in another order each seed."""
+    upstream = None
+    rng = random.Random(0)
+    mutex = threading.Lock()
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        with Delayed.mutex:
+            delay = Delayed.rng.uniform(0, 0.15)
+        time.sleep(delay)
+        req = urllib.request.Request(Delayed.upstream + self.path,
+                                     headers={"Accept": self.headers.get("Accept", "*/*")})
+        try:
+            with urllib.request.urlopen(req) as u:
+                code, ctype, body = u.status, u.headers.get("Content-Type"), u.read()
+        except urllib.error.HTTPError as e:
+            code, ctype, body = e.code, e.headers.get("Content-Type"), e.read()
+        self.send_response(code)
+        self.send_header("Content-Type", ctype or "application/octet-stream")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 def tree(lock):
@@ -139,8 +177,46 @@ def scenario(envlock, work, m):
                "npm nw-lib 1.1.0 path=node_modules/nw-lib"], err, True)
         if "npm install would refuse this spec (ETARGET" not in " ".join(err.split()):
             fail("nw-app@^1: no note that npm refuses (ETARGET):\n%s" % err)
+    arrival_order(envlock, work, m, r)
     print("%d failure(s)" % len(FAILS) if FAILS else "ok")
     return 1 if FAILS else 0
+
+
+def arrival_order(envlock, work, m, r):
+    """Step 4."""
+    deps = ["nc-app@^1", "nw-app@^1"]
+    ref = os.path.join(work, "both.lock")
+    st, err, _ = r.resolve("both", deps, ref, "cache-both")
+    if st != 0:
+        fail("nc-app@^1 nw-app@^1 exited %d:\n%s" % (st, err))
+        return
+    want = ["npm nc-app 1.2.0 path=node_modules/nc-app",
+            "npm nc-leaf 1.0.0 path=node_modules/nc-leaf",
+            "npm nc-mid 2.1.0 path=node_modules/nc-mid",
+            "npm nw-app 1.0.0 path=node_modules/nw-app",
+            "npm nw-lib 1.1.0 path=node_modules/nw-lib"]
+    if tree(ref) != want:
+        fail("nc-app@^1 nw-app@^1: lock %s, want %s" % (tree(ref), want))
+    with open(ref, "rb") as f:
+        ref_bytes = f.read()
+    Delayed.upstream = m.nginx.url.rstrip("/")
+    srv = servers.serve_handler(Delayed, backlog=64)
+    try:
+        slow = Run(envlock, work, srv.url)
+        slow.log = r.log
+        for seed in (1, 2, 3):
+            Delayed.rng = random.Random(seed)
+            lock = os.path.join(work, "both-%d.lock" % seed)
+            st, err, _ = slow.resolve("both", deps, lock, "cache-both-%d" % seed)
+            if st != 0:
+                fail("nc-app@^1 nw-app@^1, delays of seed %d: exited %d:\n%s" % (seed, st, err))
+                continue
+            with open(lock, "rb") as f:
+                if f.read() != ref_bytes:
+                    fail("nc-app@^1 nw-app@^1, delays of seed %d: other bytes than the direct "
+                         "resolve (the lock depends on arrival order)" % seed)
+    finally:
+        servers.stop_server(srv)
 
 
 def main():
