@@ -666,16 +666,26 @@ static json_object *dead_end(rsv *r, const req *qs, size_t n, const bfs *b, strb
     json_object *versions = json_object_new_array();
     strbuf why = STRBUF_INIT, near = STRBUF_INIT, lines = STRBUF_INIT, asked = STRBUF_INIT;
     strbuf head = STRBUF_INIT, vers = STRBUF_INIT;
+    char **said = xcalloc(n + 1, sizeof *said); /* each chain once in the sentence */
     for (size_t i = 0; i < n; i++) {
         strbuf line = STRBUF_INIT;
         json_object *ch = json_object_new_array();
         chain(r, b, &qs[i], false, &line, ch);
         json_object_array_add(chains, ch);
         json_object_array_add(requested, json_object_new_string(qs[i].full));
-        sb_addf(&lines, "%s%s", i ? " and " : "", line.buf ? line.buf : "");
-        sb_addf(&asked, "%s`%s` (%s)", i ? " or " : "", qs[i].text, line.buf ? line.buf : "");
+        said[i] = xasprintf("`%s` (%s)", qs[i].text, line.buf ? line.buf : "");
+        bool again = false;
+        for (size_t k = 0; k < i && !again; k++)
+            again = strcmp(said[k], said[i]) == 0;
+        if (!again) {
+            sb_addf(&lines, "%s%s", lines.len ? " and " : "", line.buf ? line.buf : "");
+            sb_addf(&asked, "%s%s", asked.len ? " or " : "", said[i]);
+        }
         sb_release(&line);
     }
+    for (size_t i = 0; i < n; i++)
+        free(said[i]);
+    free(said);
     exclusions(&f, target, excluded, &why);
     if (!f.exists && f.eco == RSV_PYPI)
         closest(r, target, close, &near);

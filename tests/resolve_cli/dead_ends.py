@@ -82,6 +82,13 @@ def main():
         r = resolve(el, work, ["numpy<2"])
         check_text("one", r, "envlock: DL_ENV_PACKAGE_NOT_FOUND: %s\n  - %s\n  what to do: %s\n"
                    % (NUMPY % (IDX, 15), NUMPY_EX, NO_MATCH))
+        # a name asked for with an extra stands for itself and its extra:
+        # one requirement, named once (no closest name: none other was read)
+        r = resolve(el, work, ["requestz[socks]"])
+        check_text("extra", r, "envlock: DL_ENV_PACKAGE_NOT_FOUND: `requestz` is not in %s, "
+                   "read through its mirror at %s/simple/requestz/, (requestz[socks] (spec "
+                   "line 15))\n  what to do: %s\n"
+                   % (IDX, MIRROR, NOT_FOUND))
         # four: a first line, one bullet each in name order
         deps = ["requests", "requestz", "pandas==2.2.99", "urllib3>=3", "numpy<2"]
         r = resolve(el, work, deps)
