@@ -85,22 +85,6 @@ static void print_text(const cli_opts *o, const char *spec_path, const char *loc
         }
 }
 
-
-/* A spec whose only findings say its uv.lock no longer answers its
- * pyproject.toml (DL_ENV_RESOLVE_CONFLICT at lockContent): el_check()
- * answers that the lock is stale, naming each, so they are not reported
- * here as a refusal. */
-static bool uv_drift_only(const el_spec *spec)
-{
-    size_t n = el_spec_finding_count(spec);
-    for (size_t i = 0; i < n; i++) {
-        const el_finding *f = el_spec_finding(spec, i);
-        if (f->code != EL_RESOLVE_CONFLICT ||
-            strcmp(f->field, "spec.build.dependencyFile.lockContent") != 0)
-            return false;
-    }
-    return n > 0;
-}
 int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
 {
     el_check_options co_check = { 0 };
@@ -157,7 +141,8 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     spec_args[n_spec_args++] = (char *)spec_path;
     const char *path = NULL;
     el_spec *spec = cli_load_spec(ctx, o, n_spec_args, spec_args, &path, &status);
-    if (spec && !uv_drift_only(spec) && (status = cli_report_findings(ctx, o, spec, path)) != 0) {
+    if (spec && !el_spec_only_uv_drift(spec) &&
+        (status = cli_report_findings(ctx, o, spec, path)) != 0) {
         el_spec_free(spec);
         spec = NULL;
     }

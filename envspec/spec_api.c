@@ -210,6 +210,18 @@ const char *el_spec_source_line(const el_spec *spec, unsigned line, size_t *len)
     return p;
 }
 
+bool el_spec_only_uv_drift(const el_spec *spec)
+{
+    size_t n = el_spec_finding_count(spec);
+    for (size_t i = 0; i < n; i++) {
+        const el_finding *f = &spec->fs.items[i];
+        if (f->code != EL_RESOLVE_CONFLICT ||
+            strcmp(f->field, "spec.build.dependencyFile.lockContent") != 0)
+            return false;
+    }
+    return n > 0;
+}
+
 size_t el_spec_finding_count(const el_spec *spec) { return spec ? spec->fs.len : 0; }
 
 const el_finding *el_spec_finding(const el_spec *spec, size_t i)

@@ -218,21 +218,6 @@ static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_req
     return rc;
 }
 
-/* Every finding of `spec` says its uv.lock no longer answers its
- * pyproject.toml (spec_uvlock.c's drift: RESOLVE_CONFLICT at lockContent,
- * what `uv lock --check` reports). */
-static bool only_uv_drift(const el_spec *spec)
-{
-    size_t n = el_spec_finding_count(spec);
-    for (size_t i = 0; i < n; i++) {
-        const el_finding *f = el_spec_finding(spec, i);
-        if (f->code != EL_RESOLVE_CONFLICT ||
-            strcmp(f->field, "spec.build.dependencyFile.lockContent") != 0)
-            return false;
-    }
-    return n > 0;
-}
-
 /* A lock checked against a spec whose uv.lock no longer answers its
  * pyproject.toml (a dependency added to pyproject.toml without `uv lock`):
  * the lock is stale, one line per drift, as for any other change of the
@@ -268,7 +253,7 @@ el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     res->report = xstrdup("");
     el_code rc = el_spec_validate(ctx, spec);
     if (rc != EL_OK)
-        return only_uv_drift(spec) ? uv_drifted(ctx, spec, lock_path, res) : rc;
+        return el_spec_only_uv_drift(spec) ? uv_drifted(ctx, spec, lock_path, res) : rc;
     char cutoff[32] = "";
     if (o->exclude_newer && (rc = el_exclude_newer_normalize(ctx, o->exclude_newer, cutoff)) != EL_OK)
         return rc;

@@ -94,6 +94,13 @@ EL_API const el_finding *el_spec_finding(const el_spec *spec, size_t i);
  *  for a spec made from a template alone. Borrowed until el_spec_free(). */
 EL_API const char *el_spec_source_line(const el_spec *spec, unsigned line, size_t *len);
 
+/* el_spec_only_uv_drift() :
+ *  True if the spec has findings and every one says that its uv.lock no
+ *  longer answers its pyproject.toml (DL_ENV_RESOLVE_CONFLICT at
+ *  spec.build.dependencyFile.lockContent, what `uv lock --check` reports):
+ *  a spec `check` answers as stale rather than refusing. */
+EL_API bool el_spec_only_uv_drift(const el_spec *spec);
+
 /* el_spec_name() : metadata.name, or "" if absent. Borrowed. */
 EL_API const char *el_spec_name(const el_spec *spec);
 
