@@ -34,10 +34,8 @@ import http.server
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
@@ -48,6 +46,8 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
 sys.path.insert(0, os.path.join(REPO, "tests", "scenarios"))
 import servers  # noqa: E402
+sys.path.insert(0, HERE)
+import crawl_main  # noqa: E402
 import specs  # noqa: E402
 from run_scenarios import project  # noqa: E402
 
@@ -220,27 +220,7 @@ def arrival_order(envlock, work, m, r):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    envlock = os.path.abspath(sys.argv[1])
-    work = tempfile.mkdtemp(prefix="envlock-narrow-")
-    try:
-        try:
-            cm = servers.mirror([SCN], verdaccio=False, workdir=os.path.join(work, "m"), apt=False)
-            m = cm.__enter__()
-        except (servers.ServerError, OSError) as e:
-            print("SKIP: fixture nginx unavailable: %s" % e)
-            return 77
-        try:
-            return scenario(envlock, work, m)
-        finally:
-            cm.__exit__(None, None, None)
-    finally:
-        if os.environ.get("CRAWL_KEEP"):
-            print("kept " + work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+    return crawl_main.run(__doc__, "envlock-narrow-", SCN, scenario)
 
 
 if __name__ == "__main__":

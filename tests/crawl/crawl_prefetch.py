@@ -34,12 +34,13 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
 import servers  # noqa: E402
+sys.path.insert(0, HERE)
+import crawl_main  # noqa: E402
 import specs  # noqa: E402
 
 SCN = os.path.join(HERE, "prefetch.scn")
@@ -127,27 +128,7 @@ def check_one_network_run(what, runs):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    envlock = os.path.abspath(sys.argv[1])
-    work = tempfile.mkdtemp(prefix="envlock-crawl-")
-    try:
-        try:
-            cm = servers.mirror([SCN], verdaccio=False, workdir=os.path.join(work, "m"), apt=False)
-            m = cm.__enter__()
-        except (servers.ServerError, OSError) as e:
-            print("SKIP: fixture nginx unavailable: %s" % e)
-            return 77
-        try:
-            return scenario(envlock, work, m)
-        finally:
-            cm.__exit__(None, None, None)
-    finally:
-        if os.environ.get("CRAWL_KEEP"):
-            print("kept " + work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+    return crawl_main.run(__doc__, "envlock-crawl-", SCN, scenario)
 
 
 def scenario(envlock, work, m):
