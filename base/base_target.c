@@ -85,14 +85,8 @@ static void bad(loader *L, const spec_node *at, const char *field, const char *f
     va_start(ap, fmt);
     char *msg = xvasprintf(fmt, ap);
     va_end(ap);
-    unsigned line = at ? at->line : 0, col = at ? at->column : 0;
-    el_fail(L->ctx, EL_SPEC_INVALID, "bases catalog %s:%u:%u: %s: %s", L->cat->path, line, col,
-            field, msg);
-    el_detail_str(L->ctx, "reason", "invalid_catalog");
-    el_detail_str(L->ctx, "path", L->cat->path);
-    el_detail_str(L->ctx, "field", field);
-    el_detail_int(L->ctx, "line", line);
-    el_detail_int(L->ctx, "column", col);
+    spec_document_fail(L->ctx, EL_SPEC_INVALID, "bases catalog", L->cat->path, at, field,
+                       "invalid_catalog", msg);
     free(msg);
 }
 

@@ -103,6 +103,14 @@ spec_node *spec_yaml_parse(arena *mem, const char *text, size_t len, spec_findin
  *  empty one). */
 spec_node *spec_yaml_document(arena *mem, const char *text, size_t len, el_finding *why);
 
+/* spec_document_fail() :
+ *  The failure for a problem at `at` (NULL: 0:0) in such a document:
+ *  el_fail(ctx, code, "<kind> PATH:LINE:COL: FIELD: MSG") with the details
+ *  reason, path, field, line and column. Callers keep "first problem wins". */
+void spec_document_fail(el_ctx *ctx, el_code code, const char *kind, const char *path,
+                        const spec_node *at, const char *field, const char *reason,
+                        const char *msg);
+
 /* spec_yaml_resolve_plain() :
  *  How PyYAML's safe_load (YAML 1.1 resolver) reads the plain (unquoted,
  *  untagged) scalar s[0..n): sets out->kind and out->b/i/f/date. Integers

@@ -1033,3 +1033,16 @@ spec_node *spec_yaml_document(arena *mem, const char *text, size_t len, el_findi
     spec_findings_release(&fs);
     return root;
 }
+
+void spec_document_fail(el_ctx *ctx, el_code code, const char *kind, const char *path,
+                        const spec_node *at, const char *field, const char *reason,
+                        const char *msg)
+{
+    unsigned line = at ? at->line : 0, col = at ? at->column : 0;
+    el_fail(ctx, code, "%s %s:%u:%u: %s: %s", kind, path, line, col, field, msg);
+    el_detail_str(ctx, "reason", reason);
+    el_detail_str(ctx, "path", path);
+    el_detail_str(ctx, "field", field);
+    el_detail_int(ctx, "line", line);
+    el_detail_int(ctx, "column", col);
+}

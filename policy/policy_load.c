@@ -32,13 +32,8 @@ static void bad(loader *L, const spec_node *at, const char *field, el_code code,
     va_start(ap, fmt);
     char *msg = xvasprintf(fmt, ap);
     va_end(ap);
-    unsigned line = at ? at->line : 0, col = at ? at->column : 0;
-    el_fail(L->ctx, code, "policy %s:%u:%u: %s: %s", L->p->path, line, col, field, msg);
-    el_detail_str(L->ctx, "reason", code == EL_SPEC_INVALID ? "invalid_policy" : "unsupported");
-    el_detail_str(L->ctx, "path", L->p->path);
-    el_detail_str(L->ctx, "field", field);
-    el_detail_int(L->ctx, "line", line);
-    el_detail_int(L->ctx, "column", col);
+    spec_document_fail(L->ctx, code, "policy", L->p->path, at, field,
+                       code == EL_SPEC_INVALID ? "invalid_policy" : "unsupported", msg);
     free(msg);
 }
 
