@@ -185,6 +185,14 @@ static void recheck_free(recheck *g)
     verbs_advise_db_free(g->db);
 }
 
+/* A note of check's result (verbs_policy_notes()'s callback). */
+static void add_note(void *user, const char *text)
+{
+    el_check_result *res = user;
+    res->notes = xrealloc(res->notes, (res->n_notes + 1) * sizeof *res->notes);
+    res->notes[res->n_notes++] = xstrdup(text);
+}
+
 static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_request *tr,
                        const el_spec *spec, const char *cutoff, const char *lock_path,
                        const recheck *g, el_check_result *res)
@@ -203,6 +211,8 @@ static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_req
         rc = lock_check(ctx, lock, &in, &stale, &report);
     if (rc == EL_OK && verbs_policy_recheck(g->pol, lock, &report))
         stale = true;
+    if (rc == EL_OK)
+        verbs_policy_notes(g->pol, lock, add_note, res);
     if (rc == EL_OK && verbs_advise_recheck(g->db, lock, &report))
         stale = true;
     if (rc == EL_OK) {

@@ -400,6 +400,25 @@ def part_licenses(envlock, work, check):
     check(rc == 0 and [x for x in js.get("notes", []) if "licenses were not checked for 1 "
                        "Debian package (libc6)" in x],
           "deb: not judged, and a note says so", (rc, js, err))
+    # check --policy: the same note, in --json and as text; not stale, not a denial
+    lock = os.path.join(d.work, "lock%d" % d.n, "envlock.lock")
+    rc, out = d.check(lock, "--policy", pol)
+    try:
+        cjs = json.loads(out[:out.rindex("}") + 1]) if "}" in out else {}
+    except ValueError:
+        cjs = {}
+    check(rc == 0 and [x for x in cjs.get("notes", []) if "licenses were not checked for 1 "
+                       "Debian package (libc6)" in x],
+          "check --policy --json: deb not judged, a note says so, the lock is current", (rc, out))
+    cmd = [envlock, "--offline", "--cache-dir", os.path.join(d.work, "cache1")] + \
+        ra.rs.mirror_flags(d.man, d.mdir) + \
+        ["check", os.path.join(d.work, "spec.yaml"), lock, "--bases",
+         os.path.join(d.mdir + ".catalog", "bases.yaml"), "--policy", pol]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    check(p.returncode == 0 and "is up to date" in p.stdout and
+          "note: the policy's licenses were not checked for 1 Debian package (libc6)" in p.stderr,
+          "check --policy (text): the note on stderr, the lock up to date", (p.returncode, p.stdout,
+                                                                        p.stderr))
 
 
 class Registry:
