@@ -104,7 +104,7 @@ const policy_rule *policy_too_young(const policy *p, el_ecosystem eco, const cha
 
 /* policy_license_denies() :
  *  The licenses rule when the policy allows licenses and the declared
- *  `license` of a PyPI or npm version (an SPDX expression, or NULL) cannot
+ *  `license` of a PyPI, npm or conda version (an SPDX expression, or NULL) cannot
  *  be met with them, or is not an SPDX expression while unknown licenses
  *  are denied; NULL otherwise (also for deb, which no index labels, and
  *  for an exempt name). */
@@ -112,7 +112,7 @@ const policy_rule *policy_license_denies(const policy *p, el_ecosystem eco, cons
                                          const char *license);
 
 /* policy_licenses_judge() :
- *  Whether the licenses rule judges versions of `eco` (PyPI and npm when
+ *  Whether the licenses rule judges versions of `eco` (PyPI, npm and conda when
  *  the policy has one): the caller must then read documents that declare
  *  licenses (npm's full packuments, not the abbreviated ones). */
 bool policy_licenses_judge(const policy *p, el_ecosystem eco);

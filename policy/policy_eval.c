@@ -95,7 +95,7 @@ const policy_rule *policy_too_young(const policy *p, el_ecosystem eco, const cha
 const policy_rule *policy_license_denies(const policy *p, el_ecosystem eco, const char *name,
                                          const char *license)
 {
-    if (!p || !p->licenses.set || eco > EL_ECO_NPM ||
+    if (!p || !p->licenses.set || eco == EL_ECO_DEB ||
         exempt_in(p->licenses.exempt, p->licenses.n_exempt, eco, name))
         return NULL;
     bool admitted = false;
@@ -106,5 +106,5 @@ const policy_rule *policy_license_denies(const policy *p, el_ecosystem eco, cons
 
 bool policy_licenses_judge(const policy *p, el_ecosystem eco)
 {
-    return p && p->licenses.set && eco <= EL_ECO_NPM;
+    return p && p->licenses.set && eco != EL_ECO_DEB;
 }

@@ -158,8 +158,10 @@ static void read_deny(loader *L, const spec_node *n)
                   &L->p->deny[L->p->n_deny++]);
 }
 
-/* One exempt name: `ecosystem` and `name`, a trailing '*' for a prefix. */
-static void read_exempt(loader *L, const spec_node *n, const char *field, policy_exempt *x)
+/* One exempt name: `ecosystem` and `name`, a trailing '*' for a prefix.
+ * A cooldown judges pypi and npm; a licenses rule conda too. */
+static void read_exempt(loader *L, const spec_node *n, const char *field, bool conda_ok,
+                        policy_exempt *x)
 {
     arena *m = L->p->mem;
     static const char *const keys[] = { "ecosystem", "name", NULL };
@@ -176,9 +178,12 @@ static void read_exempt(loader *L, const spec_node *n, const char *field, policy
     const char *name = str_of(L, spec_node_get(n, "name"), arena_sprintf(m, "%s.name", field));
     if (L->failed)
         return;
-    if (el_ecosystem_parse(eco, &x->eco) != 0 || x->eco > EL_ECO_NPM) {
+    if (el_ecosystem_parse(eco, &x->eco) != 0 || x->eco == EL_ECO_DEB ||
+        (x->eco == EL_ECO_CONDA && !conda_ok)) {
         bad(L, e, arena_sprintf(m, "%s.ecosystem", field), EL_SPEC_INVALID,
-            "`%s` is not pypi or npm (the ecosystems a cooldown applies to)", eco);
+            conda_ok ? "`%s` is not pypi, npm or conda (the ecosystems a licenses rule judges)"
+                     : "`%s` is not pypi or npm (the ecosystems a cooldown applies to)",
+            eco);
         return;
     }
     size_t len = strlen(name);
@@ -201,7 +206,7 @@ static void read_exempts(loader *L, const spec_node *n, const char *key, policy_
     *out = arena_alloc(L->p->mem, (n->n + 1) * sizeof **out);
     for (size_t i = 0; i < n->n && !L->failed; i++)
         read_exempt(L, n->items[i], arena_sprintf(L->p->mem, "%s[%zu]", key, i),
-                    &(*out)[(*n_out)++]);
+                    strncmp(key, "licenses", 8) == 0, &(*out)[(*n_out)++]);
 }
 
 /* minimumReleaseAge: a span per ecosystem ("7d"), and names exempt. */

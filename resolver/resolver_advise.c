@@ -28,8 +28,9 @@ static resolve_version npm_version_of(const npm_packument *p, const npm_version 
 /* What the gates are told of solvable p: PyPI and npm by the side
  * table's name, version, release time and license; Debian with its source
  * package too (libsolv's SOURCENAME and SOURCEEVR from the Packages
- * `Source:` field, else its own). false for what the base holds and for
- * conda (no OSV ecosystem or policy of ours yet): not theirs to judge. */
+ * `Source:` field, else its own); conda by its record's name, version and
+ * repodata `license` (no OSV ecosystem: only a policy judges it). false
+ * for what the base holds and for conda's virtual packages. */
 static bool version_of(const rsv *r, Id p, resolve_version *v)
 {
     Pool *pool = r->pool;
@@ -38,6 +39,11 @@ static bool version_of(const rsv *r, Id p, resolve_version *v)
         return false; /* what the base holds is not ours to choose */
     if ((size_t)p < r->nsolv && r->solv[p].ours) {
         const rsv_solv *rs = &r->solv[p];
+        if (rs->eco == RSV_CONDA && rs->crec && rs->cchannel) {
+            *v = (resolve_version){ .eco = "conda", .name = rs->crec->name,
+                                    .version = rs->crec->version, .license = rs->crec->license };
+            return true;
+        }
         if (!rs->version || (rs->eco != RSV_PYPI && rs->eco != RSV_NPM))
             return false;
         if (rs->eco == RSV_NPM && rs->np && rs->nv) {

@@ -68,6 +68,7 @@ void resolver_conda_lock_package(const rsv *r, Id p, lock_package *lp, arena *a)
     lp->build_number = rec->build_number;
     lp->subdir = arena_strdup(a, rec->subdir);
     lp->source = arena_strdup(a, s->cchannel);
+    lp->license = resolver_license_of(rec->license, a);
     lock_artifact *la = arena_alloc(a, sizeof *la);
     memset(la, 0, sizeof *la);
     la->file = arena_strdup(a, rec->fn);

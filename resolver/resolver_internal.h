@@ -497,9 +497,14 @@ el_code resolver_conda_jobs(rsv *r);
 el_code resolver_conda_load(rsv *r);
 /* resolver_conda_unload() : what resolver_conda_load() made. */
 void resolver_conda_unload(rsv *r);
+/* resolver_license_of() : the license a lock records for what an index
+ *  declares: the SPDX expression with its runs of spaces and tabs written
+ *  as one space, or NULL (none declared, or text lock_license_problem()
+ *  refuses, such as "SEE LICENSE IN LICENSE.md"). In `a`. */
+const char *resolver_license_of(const char *declared, arena *a);
 /* resolver_conda_lock_package() : a conda solvable as the lock records it:
  *  channel as source, build, subdir, the file with its URL, sha256, md5
- *  and size. */
+ *  and size, and repodata's `license` (resolver_license_of()). */
 void resolver_conda_lock_package(const rsv *r, Id p, lock_package *lp, arena *a);
 /* resolver_conda_is_virtual() : p is a virtual package (a fact of the
  *  target, never locked). */

@@ -120,11 +120,9 @@ static const char *eco_name(int eco)
     return eco == RSV_PYPI ? "pypi" : eco == RSV_CONDA ? "conda" : "npm";
 }
 
-/* The declared license a lock records: an SPDX expression, its runs of
- * spaces and tabs written as one space (SPDX separates tokens by any
- * whitespace; a policy reads it so), else none (free text such as "SEE
- * LICENSE IN LICENSE.md" is not a license id). */
-static const char *license_of(const char *declared, arena *a)
+/* SPDX separates tokens by any whitespace, and a policy reads the
+ * recorded expression so: runs of spaces become one. */
+const char *resolver_license_of(const char *declared, arena *a)
 {
     if (!declared)
         return NULL;
@@ -226,7 +224,7 @@ static pkg *pkg_for(rsv *r, ptrvec *pkgs, Id *map, Id p, arena *a)
             k->lp.n_artifacts = 1;
         }
         if (bs->pc && !k->lp.installed_in_base)
-            k->lp.license = license_of(bs->pc->license, a);
+            k->lp.license = resolver_license_of(bs->pc->license, a);
     } else {
         k->lp.ecosystem = "deb";
         k->lp.name = arena_strdup(a, pool_id2str(pool, s->name));
@@ -499,7 +497,7 @@ static pkg *npm_pkg(rsv *r, const rsv_npm_node *n, arena *a)
      * times for a policy): the abbreviated one carries no license, and a
      * mirror that serves the full one anyway must not change the lock. */
     if (r->rq->exclude_newer || r->rq->publish_times)
-        k->lp.license = license_of(rs->nv->license, a);
+        k->lp.license = resolver_license_of(rs->nv->license, a);
     if (rs->nv->tarball) {
         lock_artifact *la = arena_alloc(a, sizeof *la);
         const char *slash = strrchr(rs->nv->tarball, '/');
