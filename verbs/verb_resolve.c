@@ -231,6 +231,31 @@ static const char *prerelease_mode(const el_spec *spec, const char *asked)
     return m && strcmp(m, "pip") == 0 ? "pip" : "if-necessary-or-explicit";
 }
 
+/* The build options (--prerelease or the spec's manager, --no-build,
+ * --only-binary, --no-binary, and a requirements file's own) on the request
+ * and on every target's: tr->rq is a copy of parts[0].rq, and a resolve of
+ * several targets solves each part's own request. */
+static void build_options(target_request *tr, const el_spec *spec, const el_resolve_options *o)
+{
+    tr->rq.prereleases = prerelease_mode(spec, o->prerelease);
+    tr->rq.no_build = o->no_build;
+    tr->rq.only_binary = o->only_binary;
+    tr->rq.n_only_binary = o->n_only_binary;
+    tr->rq.no_binary = o->no_binary;
+    tr->rq.n_no_binary = o->n_no_binary;
+    verbs_reqfile_options(tr, o->prerelease, o);
+    for (size_t i = 0; i < tr->n_parts; i++) {
+        resolve_request *p = &tr->parts[i].rq;
+        p->prereleases = tr->rq.prereleases;
+        p->no_build = tr->rq.no_build;
+        p->only_binary = tr->rq.only_binary;
+        p->n_only_binary = tr->rq.n_only_binary;
+        p->no_binary = tr->rq.no_binary;
+        p->n_no_binary = tr->rq.n_no_binary;
+        p->prefer_binary = tr->rq.prefer_binary;
+    }
+}
+
 /* A refusal of the catalog (an unknown channel: the reference checks it
  * at resolve, not in validation) names its spec field (detail.field); it
  * keeps the field's place in the spec too: detail.line and column, and
@@ -320,13 +345,7 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
         rc = with_spec_line(ctx, spec);
         goto out;
     }
-    tr->rq.prereleases = prerelease_mode(spec, o->prerelease);
-    tr->rq.no_build = o->no_build;
-    tr->rq.only_binary = o->only_binary;
-    tr->rq.n_only_binary = o->n_only_binary;
-    tr->rq.no_binary = o->no_binary;
-    tr->rq.n_no_binary = o->n_no_binary;
-    verbs_reqfile_options(tr, o->prerelease, o);
+    build_options(tr, spec, o);
     snprintf(res->spec_digest, sizeof res->spec_digest, "%s", tr->spec_digest);
     for (size_t i = 0; i < tr->n_notes; i++)
         add_note(res, tr->notes[i]);

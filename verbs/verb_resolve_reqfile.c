@@ -48,11 +48,9 @@ void verbs_reqfile_options(target_request *tr, const char *asked_prerelease,
                                 f->n_only_binary, &tr->rq.n_only_binary);
     tr->rq.no_binary = joined(tr->mem, o->no_binary, o->n_no_binary, f->no_binary,
                               f->n_no_binary, &tr->rq.n_no_binary);
-    /* pip's --prefer-binary: an older wheel before a newer sdist, for the
-     * solve of every target (envlock has no command-line form of it) */
+    /* pip's --prefer-binary: an older wheel before a newer sdist (envlock
+     * has no command-line form of it) */
     tr->rq.prefer_binary = f->prefer_binary;
-    for (size_t i = 0; i < tr->n_parts; i++)
-        tr->parts[i].rq.prefer_binary = f->prefer_binary;
 }
 
 static const lock_package *locked(const lock_doc *doc, const char *canonical)

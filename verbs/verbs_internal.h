@@ -65,8 +65,9 @@ lock_doc *verbs_merge_locks(const struct target_request *tr, lock_doc *const *lo
 /* verbs_reqfile_options() :
  *  A `requirements` dependency file's --pre (uv's `allow`, unless
  *  --prerelease was given), --only-binary and --no-binary (joined with the
- *  command line's) and --prefer-binary set on tr->rq, so the solve and the lock's options carry
- *  them. Nothing for any other source. */
+ *  command line's) and --prefer-binary set on tr->rq (the caller copies them to every
+ *  target's request), so the solve and the lock's options carry them. Nothing for any
+ *  other source. */
 struct target_request;
 struct el_resolve_options;
 void verbs_reqfile_options(struct target_request *tr, const char *asked_prerelease,

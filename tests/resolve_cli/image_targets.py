@@ -21,7 +21,11 @@ holding the base (Python 3.13.7) and the image python:3.11-slim (3.11.9):
   unknown  an image the catalog does not describe: CAPABILITY_UNSUPPORTED,
            detail.reason image_not_in_catalog, the spec's field named;
   python   a spec naming another Python than its image: SPEC_INVALID at
-           spec.language.version.
+           spec.language.version;
+  options  the build options reach every target's solve, not the first
+           one's only: --no-binary of a package only modal's solve needs
+           (its files are all wheels) is refused for modal; --only-binary
+           and the recipe's pip pre-release rule are in the lock's options.
 
 usage: image_targets.py ENVLOCK [PART]
 """
@@ -252,8 +256,23 @@ def part_python(site):
         raise Failure("want the image's Python named: rc %d %s %s" % (rc, body, err))
 
 
+def part_options(site):
+    spec = site.spec(RECIPE % "modalside")
+    rc, body, err = site.run("resolve", "--no-binary", "modalonly", spec, "-o", "envlock.lock")
+    det = body.get("detail", {})
+    if rc != 13 or det.get("variant") != "modal" or det.get("package") != "modalonly":
+        raise Failure("--no-binary modalonly (wheels only, wanted on modal's 3.13 only): "
+                      "want modal refused: rc %d %s %s" % (rc, body, err))
+    rc, body, err = site.run("resolve", "--only-binary", ":all:", spec, "-o", "envlock.lock")
+    if rc != 0:
+        raise Failure("resolve --only-binary :all:: rc %d %s %s" % (rc, body, err))
+    # a recipe's pip list makes the manager pip: pip's pre-release rule
+    expect_in(site.lock(), ['  onlyBinary: [":all:"]\n  prereleases: pip\n', "  name: modalonly"],
+              "the lock")
+
+
 PARTS = {"single": part_single, "python": part_python, "multi": part_multi, "refused": part_refused,
-         "unknown": part_unknown, "fetch": part_fetch}
+         "unknown": part_unknown, "fetch": part_fetch, "options": part_options}
 
 
 def main():
