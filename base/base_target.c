@@ -49,6 +49,9 @@
 
 #define CATALOG_FORMAT "envlock-bases/1"
 #define CATALOG_MAX_BYTES (1024 * 1024)
+/* How the catalog names itself in its failures (spec_document_fail()). */
+#define CATALOG_KIND "bases catalog"
+#define CATALOG_REASON "invalid_catalog"
 
 struct target_catalog {
     arena *mem;
@@ -85,8 +88,8 @@ static void bad(loader *L, const spec_node *at, const char *field, const char *f
     va_start(ap, fmt);
     char *msg = xvasprintf(fmt, ap);
     va_end(ap);
-    spec_document_fail(L->ctx, EL_SPEC_INVALID, "bases catalog", L->cat->path, at, field,
-                       "invalid_catalog", msg);
+    spec_document_fail(L->ctx, EL_SPEC_INVALID, CATALOG_KIND, L->cat->path, at ? at->line : 0,
+                       at ? at->column : 0, field, CATALOG_REASON, msg);
     free(msg);
 }
 
@@ -616,25 +619,14 @@ static target_catalog *catalog_load_path(el_ctx *ctx, const char *path)
     loader L = { ctx, cat, false };
 
     size_t len = 0;
-    char *text = read_file(path, CATALOG_MAX_BYTES, &len);
-    if (!text) {
-        el_fail(ctx, EL_SPEC_INVALID, "bases catalog %s cannot be read: %s", path,
-                file_strerror(errno));
-        el_detail_str(ctx, "reason", "unreadable");
-        el_detail_str(ctx, "path", path);
-        target_catalog_free(cat);
-        return NULL;
-    }
-    el_finding why;
-    spec_node *root = spec_yaml_document(cat->mem, text, len, &why);
+    char *text = spec_document_read(ctx, CATALOG_KIND, path, CATALOG_MAX_BYTES, &len);
+    spec_node *root =
+        text ? spec_document_parse(ctx, cat->mem, CATALOG_KIND, path, CATALOG_REASON, text, len)
+             : NULL;
     free(text);
-    if (root) {
+    if (root)
         read_catalog(&L, root);
-    } else {
-        spec_node at = { .line = why.line, .column = why.column };
-        bad(&L, &at, why.field, "%s", why.message);
-    }
-    if (L.failed) {
+    if (!root || L.failed) {
         target_catalog_free(cat);
         return NULL;
     }

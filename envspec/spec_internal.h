@@ -96,19 +96,32 @@ bool spec_text_is_secretish(const char *s);
  *  non-scalar mapping keys. A non-mapping root is returned; the model refuses it. */
 spec_node *spec_yaml_parse(arena *mem, const char *text, size_t len, spec_findings *fs);
 
-/* spec_yaml_document() :
- *  spec_yaml_parse() for a file that is one document of its own (the bases
- *  catalog, a policy): its root, or NULL with *why the first finding
- *  (strings in `mem`; field "(document)" and "holds no document" for an
+/* A file that is one YAML document of its own (the bases catalog, a
+ * policy) is read and refused through these three, so that each of its
+ * failures reads "<kind> PATH..." with the same details. */
+
+/* spec_document_read() :
+ *  The file at `path` (at most `max` bytes, NUL-terminated, *len its
+ *  length), or NULL after el_fail(EL_SPEC_INVALID, "<kind> PATH cannot be
+ *  read: WHY") with the details reason "unreadable" and path. */
+char *spec_document_read(el_ctx *ctx, const char *kind, const char *path, size_t max,
+                         size_t *len);
+
+/* spec_document_parse() :
+ *  spec_yaml_parse() for such a file: its root in `mem`, or NULL after
+ *  spec_document_fail(EL_SPEC_INVALID, ..., `reason`) at the first
+ *  finding's position (field "(document)" and "holds no document" for an
  *  empty one). */
-spec_node *spec_yaml_document(arena *mem, const char *text, size_t len, el_finding *why);
+spec_node *spec_document_parse(el_ctx *ctx, arena *mem, const char *kind, const char *path,
+                               const char *reason, const char *text, size_t len);
 
 /* spec_document_fail() :
- *  The failure for a problem at `at` (NULL: 0:0) in such a document:
- *  el_fail(ctx, code, "<kind> PATH:LINE:COL: FIELD: MSG") with the details
- *  reason, path, field, line and column. Callers keep "first problem wins". */
+ *  The failure for a problem at line:column (0:0 when it has none) in such
+ *  a document: el_fail(ctx, code, "<kind> PATH:LINE:COL: FIELD: MSG") with
+ *  the details reason, path, field, line and column. Callers keep "first
+ *  problem wins". */
 void spec_document_fail(el_ctx *ctx, el_code code, const char *kind, const char *path,
-                        const spec_node *at, const char *field, const char *reason,
+                        unsigned line, unsigned column, const char *field, const char *reason,
                         const char *msg);
 
 /* spec_yaml_resolve_plain() :

@@ -1018,7 +1018,7 @@ spec_node *spec_yaml_parse(arena *mem, const char *text, size_t len, spec_findin
     return root;
 }
 
-spec_node *spec_yaml_document(arena *mem, const char *text, size_t len, el_finding *why)
+static spec_node *spec_yaml_document(arena *mem, const char *text, size_t len, el_finding *why)
 {
     spec_findings fs;
     spec_findings_init(&fs, mem);
@@ -1034,15 +1034,38 @@ spec_node *spec_yaml_document(arena *mem, const char *text, size_t len, el_findi
     return root;
 }
 
+char *spec_document_read(el_ctx *ctx, const char *kind, const char *path, size_t max,
+                         size_t *len)
+{
+    char *text = read_file(path, max, len);
+    if (!text) {
+        el_fail(ctx, EL_SPEC_INVALID, "%s %s cannot be read: %s", kind, path,
+                file_strerror(errno));
+        el_detail_str(ctx, "reason", "unreadable");
+        el_detail_str(ctx, "path", path);
+    }
+    return text;
+}
+
+spec_node *spec_document_parse(el_ctx *ctx, arena *mem, const char *kind, const char *path,
+                               const char *reason, const char *text, size_t len)
+{
+    el_finding why;
+    spec_node *root = spec_yaml_document(mem, text, len, &why);
+    if (!root)
+        spec_document_fail(ctx, EL_SPEC_INVALID, kind, path, why.line, why.column, why.field,
+                           reason, why.message);
+    return root;
+}
+
 void spec_document_fail(el_ctx *ctx, el_code code, const char *kind, const char *path,
-                        const spec_node *at, const char *field, const char *reason,
+                        unsigned line, unsigned column, const char *field, const char *reason,
                         const char *msg)
 {
-    unsigned line = at ? at->line : 0, col = at ? at->column : 0;
-    el_fail(ctx, code, "%s %s:%u:%u: %s: %s", kind, path, line, col, field, msg);
+    el_fail(ctx, code, "%s %s:%u:%u: %s: %s", kind, path, line, column, field, msg);
     el_detail_str(ctx, "reason", reason);
     el_detail_str(ctx, "path", path);
     el_detail_str(ctx, "field", field);
     el_detail_int(ctx, "line", line);
-    el_detail_int(ctx, "column", col);
+    el_detail_int(ctx, "column", column);
 }

@@ -2,7 +2,6 @@
  * one YAML mapping through the spec module's positioned parser, every key
  * known, every value of the right shape, every range parsed in its
  * ecosystem's grammar before anything is judged by it. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,10 @@
 #include "pep508.h"
 #include "policy.h"
 #include "spec_internal.h"
+
+/* How a policy names itself in its failures (spec_document_fail()). */
+#define POLICY_KIND "policy"
+#define POLICY_REASON "invalid_policy"
 
 typedef struct loader {
     el_ctx *ctx;
@@ -32,8 +35,9 @@ static void bad(loader *L, const spec_node *at, const char *field, el_code code,
     va_start(ap, fmt);
     char *msg = xvasprintf(fmt, ap);
     va_end(ap);
-    spec_document_fail(L->ctx, code, "policy", L->p->path, at, field,
-                       code == EL_SPEC_INVALID ? "invalid_policy" : "unsupported", msg);
+    spec_document_fail(L->ctx, code, POLICY_KIND, L->p->path, at ? at->line : 0,
+                       at ? at->column : 0, field,
+                       code == EL_SPEC_INVALID ? POLICY_REASON : "unsupported", msg);
     free(msg);
 }
 
@@ -351,15 +355,10 @@ policy *policy_parse(el_ctx *ctx, const char *path, const char *text, size_t len
     p->mem = arena_new();
     p->path = arena_strdup(p->mem, path);
     loader L = { ctx, p, false };
-    el_finding why;
-    spec_node *root = spec_yaml_document(p->mem, text, len, &why);
-    if (root) {
+    spec_node *root = spec_document_parse(ctx, p->mem, POLICY_KIND, path, POLICY_REASON, text, len);
+    if (root)
         read_policy(&L, root);
-    } else {
-        spec_node at = { .line = why.line, .column = why.column };
-        bad(&L, &at, why.field, EL_SPEC_INVALID, "%s", why.message);
-    }
-    if (L.failed) {
+    if (!root || L.failed) {
         policy_free(p);
         return NULL;
     }
@@ -369,14 +368,9 @@ policy *policy_parse(el_ctx *ctx, const char *path, const char *text, size_t len
 policy *policy_load(el_ctx *ctx, const char *path)
 {
     size_t len = 0;
-    char *text = read_file(path, POLICY_MAX_BYTES, &len);
-    if (!text) {
-        el_fail(ctx, EL_SPEC_INVALID, "policy %s cannot be read: %s", path,
-                file_strerror(errno));
-        el_detail_str(ctx, "reason", "unreadable");
-        el_detail_str(ctx, "path", path);
+    char *text = spec_document_read(ctx, POLICY_KIND, path, POLICY_MAX_BYTES, &len);
+    if (!text)
         return NULL;
-    }
     policy *p = policy_parse(ctx, path, text, len);
     free(text);
     return p;
