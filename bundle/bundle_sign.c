@@ -84,10 +84,8 @@ static el_code refuse(el_ctx *ctx, const char *dir, const char *reason, const ch
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = xvasprintf(fmt, ap);
+    el_failv(ctx, EL_POLICY_DENIED, fmt, ap);
     va_end(ap);
-    el_fail(ctx, EL_POLICY_DENIED, "%s", msg);
-    free(msg);
     el_detail_str(ctx, "reason", reason);
     el_detail_str(ctx, "path", dir);
     if (file)

@@ -142,12 +142,18 @@ const char *el_ctx_user_action(const el_ctx *ctx)
 
 el_code el_fail(el_ctx *ctx, el_code code, const char *fmt, ...)
 {
-    el_ctx_clear(ctx);
     va_list ap;
     va_start(ap, fmt);
+    el_failv(ctx, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+el_code el_failv(el_ctx *ctx, el_code code, const char *fmt, va_list ap)
+{
+    el_ctx_clear(ctx);
     free(ctx->message);
     ctx->message = xvasprintf(fmt, ap);
-    va_end(ap);
     ctx->code = code;
     el_retry r = el_code_retry(code);
     ctx->retryable = r == EL_RETRY_YES || r == EL_RETRY_LATER;
@@ -208,10 +214,8 @@ el_code el_fail_io(el_ctx *ctx, int err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = xvasprintf(fmt, ap);
+    el_failv(ctx, EL_IO, fmt, ap);
     va_end(ap);
-    el_fail(ctx, EL_IO, "%s", msg);
-    free(msg);
     for (size_t i = 0; i < sizeof io_errnos / sizeof io_errnos[0]; i++)
         if (io_errnos[i].err == err) {
             el_detail_str(ctx, "errno", io_errnos[i].name);

@@ -272,6 +272,9 @@ bool span_parse(const char *s, int64_t *secs);
  * `return el_fail(ctx, EL_SPEC_INVALID, "...", ...);`. The detail setters add
  * keys to the current failure's detail. */
 el_code el_fail(el_ctx *ctx, el_code code, const char *fmt, ...) EL_PRINTF(3, 4);
+/* el_failv() : el_fail() with the arguments as a va_list, for the helpers
+ *  that take a format of their own and add details after it. */
+el_code el_failv(el_ctx *ctx, el_code code, const char *fmt, va_list ap) EL_PRINTF(3, 0);
 void el_detail_str(el_ctx *ctx, const char *key, const char *value);
 void el_detail_int(el_ctx *ctx, const char *key, int64_t value);
 /* Takes ownership of `value` (a json_object). */

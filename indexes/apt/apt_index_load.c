@@ -118,14 +118,12 @@ static void fail_repo(apt_loader *l, const char *url, const char *reason, const 
         return;
     va_list ap;
     va_start(ap, fmt);
-    char *msg = xvasprintf(fmt, ap);
+    el_failv(l->ctx, EL_PACKAGE_NOT_FOUND, fmt, ap);
     va_end(ap);
-    el_fail(l->ctx, EL_PACKAGE_NOT_FOUND, "%s", msg);
     el_detail_str(l->ctx, "reason", reason);
     if (url)
         el_detail_str(l->ctx, "url", url);
     el_set_retryable(l->ctx, false);
-    free(msg);
 }
 
 /* ---- setup ---- */
