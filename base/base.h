@@ -15,6 +15,7 @@
 #include "util.h"
 
 typedef struct target_catalog target_catalog;
+struct el_bases;
 
 typedef struct target_base {
     const char *ref;            /* "datalayer/python-cpu" */
@@ -50,6 +51,8 @@ typedef struct target_base {
  *  catalog's directory. DL_ENV_SPEC_INVALID with the position of what is
  *  malformed. */
 target_catalog *target_catalog_load(el_ctx *ctx, const char *path);
+/* target_catalog_of() : the catalog behind a public el_bases (borrowed). */
+const target_catalog *target_catalog_of(const struct el_bases *bases);
 void target_catalog_free(target_catalog *cat);
 
 /* target_catalog_find() :

@@ -25,6 +25,11 @@ el_bases *el_bases_load(el_ctx *ctx, const char *path)
     return b;
 }
 
+const target_catalog *target_catalog_of(const el_bases *bases)
+{
+    return bases->cat;
+}
+
 void el_bases_free(el_bases *bases)
 {
     if (!bases)

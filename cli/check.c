@@ -134,13 +134,18 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     co_check.bases_path = cli_bases_path(co_check.bases_path);
     co_check.policy_path = cli_path_or_env(co_check.policy_path, "ENVLOCK_POLICY");
     co_check.advisories_dir = cli_path_or_env(co_check.advisories_dir, "ENVLOCK_ADVISORIES");
-    if (co_check.bases_path) { /* the spec is checked against the catalog the check uses */
-        spec_args[n_spec_args++] = "--bases";
-        spec_args[n_spec_args++] = (char *)co_check.bases_path;
+    /* One read of the catalog: the spec is checked against the one the
+     * check uses. */
+    el_bases *bases = el_bases_load(ctx, co_check.bases_path);
+    if (!bases) {
+        free(spec_args);
+        el_free(default_lock);
+        return cli_report_failure(ctx, o);
     }
+    co_check.bases = bases;
     spec_args[n_spec_args++] = (char *)spec_path;
     const char *path = NULL;
-    el_spec *spec = cli_load_spec(ctx, o, n_spec_args, spec_args, &path, &status);
+    el_spec *spec = cli_load_spec_in(ctx, o, n_spec_args, spec_args, bases, &path, &status);
     if (spec && !el_spec_only_uv_drift(spec) &&
         (status = cli_report_findings(ctx, o, spec, path)) != 0) {
         el_spec_free(spec);
@@ -162,6 +167,7 @@ int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         el_check_result_clear(&res);
     }
     el_spec_free(spec);
+    el_bases_free(bases);
     free(spec_args);
     el_free(default_lock);
     return status;

@@ -74,6 +74,11 @@ int cli_report_findings(el_ctx *ctx, const cli_opts *o, const el_spec *spec, con
  * *status holding the exit status. */
 el_spec *cli_load_valid_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
                              const char **path_out, int *status);
+/* cli_load_spec_in() : cli_load_spec() against the catalog `bases` the
+ *  caller holds (NULL: the one --bases names, else the installed one). */
+el_spec *cli_load_spec_in(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
+                          const el_bases *bases, const char **path_out, int *status);
+
 /* cli_load_valid_spec_in() : the same against the catalog `bases` the
  * caller has loaded already (borrowed), so that a command which reads the
  * catalog for more than the spec reads it once. */

@@ -283,6 +283,12 @@ el_spec *cli_load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
     return load_spec(ctx, o, argc, argv, NULL, path_out, status);
 }
 
+el_spec *cli_load_spec_in(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
+                          const el_bases *bases, const char **path_out, int *status)
+{
+    return load_spec(ctx, o, argc, argv, bases, path_out, status);
+}
+
 /* The byte offset of code point `col` (1-based) in s[0..n), n if the line
  * is shorter. */
 static size_t cp_offset(const char *s, size_t n, unsigned col)

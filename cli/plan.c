@@ -128,18 +128,22 @@ int cli_plan(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     a.spec_args = calloc((size_t)argc + 4, sizeof *a.spec_args);
     int status = parse(ctx, o, argc, argv, &a, &so);
     el_spec *spec = NULL;
+    el_bases *bases = NULL;
     if (status == 0) {
         a.po.spec_path = a.spec_path;
         a.po.spec_opts = &so;
         a.po.variants = a.variants;
         a.po.bases_path = cli_bases_path(a.po.bases_path);
-        if (a.po.bases_path) { /* the spec is checked against the catalog the plan uses */
-            a.spec_args[a.n_spec_args++] = "--bases";
-            a.spec_args[a.n_spec_args++] = (char *)a.po.bases_path;
-        }
+        /* One read of the catalog: the spec is checked against the one the
+         * plan uses. */
+        if (!(bases = el_bases_load(ctx, a.po.bases_path)))
+            status = cli_report_failure(ctx, o);
+        a.po.bases = bases;
         a.spec_args[a.n_spec_args++] = (char *)a.spec_path;
         const char *path = NULL;
-        spec = cli_load_valid_spec(ctx, o, a.n_spec_args, a.spec_args, &path, &status);
+        if (bases)
+            spec = cli_load_valid_spec_in(ctx, o, a.n_spec_args, a.spec_args, bases, &path,
+                                          &status);
     }
     if (spec && status == 0) {
         /* Only the --mirror flags map the install steps' URLs: the mirrors
@@ -159,6 +163,7 @@ int cli_plan(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         el_plan_result_clear(&res);
     }
     el_spec_free(spec);
+    el_bases_free(bases);
     free(a.variants);
     free(a.spec_args);
     return status;

@@ -231,13 +231,18 @@ int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     ro->bases_path = cli_bases_path(ro->bases_path);
     ro->policy_path = cli_path_or_env(ro->policy_path, "ENVLOCK_POLICY");
     ro->advisories_dir = cli_path_or_env(ro->advisories_dir, "ENVLOCK_ADVISORIES");
-    if (ro->bases_path) { /* the spec is checked against the catalog the resolve uses */
-        ra.spec_args[ra.n_spec_args++] = "--bases";
-        ra.spec_args[ra.n_spec_args++] = (char *)ro->bases_path;
+    /* One read of the catalog: the spec is checked against the one the
+     * resolve uses. */
+    el_bases *bases = el_bases_load(ctx, ro->bases_path);
+    if (!bases) {
+        resolve_args_free(&ra);
+        return cli_report_failure(ctx, o);
     }
+    ro->bases = bases;
     ra.spec_args[ra.n_spec_args++] = (char *)ra.spec_path;
     const char *path = NULL;
-    el_spec *spec = cli_load_valid_spec(ctx, o, ra.n_spec_args, ra.spec_args, &path, &status);
+    el_spec *spec =
+        cli_load_valid_spec_in(ctx, o, ra.n_spec_args, ra.spec_args, bases, &path, &status);
     if (spec) {
         el_cache_options co;
         cli_cache_options(o, &co);
@@ -251,6 +256,7 @@ int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         el_resolve_result_clear(&res);
     }
     el_spec_free(spec);
+    el_bases_free(bases);
     resolve_args_free(&ra);
     return status;
 }

@@ -272,7 +272,8 @@ el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
         recheck_free(&g);
         return rc;
     }
-    target_catalog *cat = target_catalog_load(ctx, o->bases_path);
+    target_catalog *own = NULL;
+    const target_catalog *cat = verbs_catalog(ctx, o->bases, o->bases_path, &own);
     if (!cat) {
         recheck_free(&g);
         return el_ctx_code(ctx);
@@ -290,6 +291,6 @@ el_code el_check(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
     recheck_free(&g);
     target_request_free(tr);
     free(text);
-    target_catalog_free(cat);
+    target_catalog_free(own);
     return rc;
 }

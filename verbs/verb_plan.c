@@ -264,7 +264,8 @@ typedef struct plan_run {
     arena *mem;
     lock_doc *lock;
     char lock_digest[EL_DIGEST_SIZE];
-    target_catalog *cat;
+    const target_catalog *cat; /* own, or the caller's */
+    target_catalog *own_cat;
     const target_base *base;
     cache_mirrors *mirrors;    /* NULL: no fetch options given */
     plan_input in;
@@ -289,9 +290,9 @@ static el_code lock_answers_spec(el_ctx *ctx, const plan_run *r, const char *loc
 
 /* What the catalog adds to the lock: the base's repository, minor Python,
  * apt snapshot and protected pins. */
-static el_code take_base(el_ctx *ctx, plan_run *r, const char *bases_path)
+static el_code take_base(el_ctx *ctx, plan_run *r, const el_plan_options *o)
 {
-    if (!(r->cat = target_catalog_load(ctx, bases_path)))
+    if (!(r->cat = verbs_catalog(ctx, o->bases, o->bases_path, &r->own_cat)))
         return el_ctx_code(ctx);
     const target_base *b = target_catalog_find(ctx, r->cat, r->lock->base_ref,
                                                r->lock->base_channel);
@@ -361,7 +362,7 @@ static el_code plan_prepare(el_ctx *ctx, plan_run *r, const el_spec *spec, const
     snprintf(res->lock_digest, sizeof res->lock_digest, "%s", r->lock_digest);
     if ((rc = lock_answers_spec(ctx, r, lock_path, res->spec_digest)) != EL_OK)
         return rc;
-    if ((rc = take_base(ctx, r, o->bases_path)) != EL_OK)
+    if ((rc = take_base(ctx, r, o)) != EL_OK)
         return rc;
     r->in.lock = r->lock;
     r->in.lock_digest = r->lock_digest;
@@ -671,7 +672,7 @@ el_code el_plan(el_ctx *ctx, const el_spec *spec, const char *lock_path,
     }
     lock_doc_free(r.lock);
     cache_mirrors_free(r.mirrors);
-    target_catalog_free(r.cat);
+    target_catalog_free(r.own_cat);
     arena_free(r.mem);
     return rc;
 }

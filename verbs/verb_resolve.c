@@ -313,7 +313,8 @@ el_code el_resolve(el_ctx *ctx, const el_cache_options *co, const el_spec *spec,
         gates_free(&g);
         return rc;
     }
-    target_catalog *cat = target_catalog_load(ctx, o->bases_path);
+    target_catalog *own = NULL;
+    const target_catalog *cat = verbs_catalog(ctx, o->bases, o->bases_path, &own);
     if (!cat) {
         gates_free(&g);
         return el_ctx_code(ctx);
@@ -356,6 +357,6 @@ out:
     target_request_free(tr);
     lock_doc_free(previous);
     free(text);
-    target_catalog_free(cat);
+    target_catalog_free(own);
     return rc;
 }

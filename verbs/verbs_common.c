@@ -120,3 +120,13 @@ el_code verbs_out_file_check(el_ctx *ctx, const char *option, const char *path)
     free(dir);
     return rc;
 }
+
+const target_catalog *verbs_catalog(el_ctx *ctx, const struct el_bases *given, const char *path,
+                                    target_catalog **own)
+{
+    *own = NULL;
+    if (given)
+        return target_catalog_of(given);
+    *own = target_catalog_load(ctx, path);
+    return *own;
+}

@@ -8,8 +8,17 @@
 #include <stddef.h>
 
 #include "envlock/spec.h"
+#include "base.h"
 #include "lock.h"
 #include "util.h"
+
+/* verbs_catalog() :
+ *  The bases catalog a verb reads: `given` when the caller loaded it
+ *  already (borrowed), else the one at `path` (NULL: the installed one),
+ *  which *own then holds for target_catalog_free(). NULL after a failure
+ *  on ctx. So one run reads its catalog once. */
+const target_catalog *verbs_catalog(el_ctx *ctx, const struct el_bases *given, const char *path,
+                                    target_catalog **own);
 
 /* verbs_beside() : `name` in the directory of `path` (just `name` for a
  *  path without a directory, stdin or none): the default lock beside its

@@ -23,6 +23,9 @@ typedef struct el_plan_options {
     const char *spec_path;   /* for positions in refusals; may be NULL */
     const el_spec_options *spec_opts;
     const char *bases_path;  /* the bases catalog; NULL: the one installed with the library */
+    const struct el_bases *bases; /* the catalog already loaded (el_bases_load(),
+                                     borrowed) that the spec was validated
+                                     against; NULL: read bases_path */
     const char *const *variants; /* names, or "all"; NULL/0: the spec's required + optional */
     size_t n_variants;
     const char *out_dir;     /* where DIR/<variant>/ go; NULL: "plan" beside the lock */

@@ -31,6 +31,9 @@ typedef struct el_resolve_options {
     const el_spec_options *spec_opts; /* as the spec was loaded (for positions); may be NULL */
     const char *lock_path;   /* where to write the lock; NULL: the default above */
     const char *bases_path;  /* the bases catalog; NULL: the one installed with the library */
+    const struct el_bases *bases; /* the catalog already loaded (el_bases_load(),
+                                     borrowed) that the spec was validated
+                                     against; NULL: read bases_path */
     const char *exclude_newer; /* RFC 3339 date-time, date, or a span back from
                                 now ("7d", "12h"); NULL: no cutoff. A span is
                                 turned into the absolute instant, which the lock
@@ -114,6 +117,7 @@ typedef struct el_check_options {
     const char *spec_path;   /* for positions only; may be NULL */
     const el_spec_options *spec_opts;
     const char *bases_path;  /* as el_resolve_options.bases_path */
+    const struct el_bases *bases; /* as el_resolve_options.bases */
     const char *exclude_newer; /* the cutoff the lock should have been made
                                 with; NULL: take the lock's own */
     const char *advisories_dir; /* an OSV snapshot, or NULL: an advisory
