@@ -19,30 +19,14 @@ broken record is an error naming the file)."""
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 RECORDS = os.path.join(HERE, "records")
-sys.path.insert(0, os.path.join(REPO, "tests", "scenarios"))
-import run_scenarios as rs  # noqa: E402
-
-HEAD = """spec |
-  apiVersion: environments.datalayer.io/v1alpha1
-  kind: Environment
-  metadata:
-    name: advisories
-  spec:
-    language:
-      name: python
-      version: "3.13"
-    base:
-      ref: datalayer/python-cpu
-      channel: "2026.09"
-    packages:
-"""
+sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
+from resolve_env import Check, Env, block_of, locked  # noqa: E402,F401 (resolve_policy.py)
 
 # app 2.0 caps requests below the fix, app 1.0 does not: only app 1.0 with
 # requests 2.32.3 is free of GHSA-9wx4-h78v-vm56.
@@ -108,100 +92,6 @@ deb libc6 2.36-9+deb12u4
   source: glibc
 
 """
-
-
-def spec_block(eco, deps):
-    if eco == "apt":
-        lines = HEAD + "      system:\n        apt:\n"
-    else:
-        lines = HEAD + "      %s:\n        dependencies:\n" % eco
-    for d in deps:
-        lines += "          - %s\n" % json.dumps(d)
-    return lines
-
-
-class Env:
-    def __init__(self, envlock, text, deps_eco, deps, work, tag):
-        self.envlock, self.work = envlock, os.path.join(work, tag)
-        os.makedirs(self.work)
-        path = os.path.join(self.work, "t.scn")
-        with open(path, "w") as f:
-            f.write(text + spec_block(deps_eco, deps))
-        sc = rs.scn.parse(path)
-        has_deb = bool(sc.of("deb"))
-        self.mdir = os.path.join(self.work, "mirror")
-        gnupg = os.path.join(work, "gnupg")
-        self.man = rs.build_mirror(sc, self.mdir, gnupg, False, has_deb)
-        os.makedirs(self.mdir + ".catalog", exist_ok=True)
-        _flags, cat = rs.parse_options(sc)
-        rs.write_catalog(os.path.join(self.mdir + ".catalog", "bases.yaml"), sc, self.man,
-                         self.mdir, cat, has_deb)
-        with open(os.path.join(self.work, "spec.yaml"), "w") as f:
-            f.write(sc.spec_text)
-        # the spec line of the first dependency, for the fix's wording
-        self.line = sc.spec_text.split("\n").index(
-            [ln for ln in sc.spec_text.split("\n") if ln.strip().startswith("- ")][0]) + 1
-        self.n = 0
-
-    def check(self, lock, *flags):
-        """`envlock check --offline` of a lock this Env made (cache of run 1)."""
-        cmd = [self.envlock, "--json", "--offline", "--cache-dir",
-               os.path.join(self.work, "cache1")] + rs.mirror_flags(self.man, self.mdir) + \
-            ["check", os.path.join(self.work, "spec.yaml"), lock,
-             "--bases", os.path.join(self.mdir + ".catalog", "bases.yaml")] + list(flags)
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        return p.returncode, p.stdout + p.stderr
-
-    def resolve(self, *flags, lock=None, cache=None, env_add=None):
-        self.n += 1
-        lock = lock or os.path.join(self.work, "lock%d" % self.n, "envlock.lock")
-        os.makedirs(os.path.dirname(lock), exist_ok=True)
-        cache = cache or os.path.join(self.work, "cache%d" % self.n)
-        cmd = [self.envlock, "--json", "--cache-dir", cache] + \
-            rs.mirror_flags(self.man, self.mdir) + \
-            ["resolve", os.path.join(self.work, "spec.yaml"), "-o", lock,
-             "--bases", os.path.join(self.mdir + ".catalog", "bases.yaml")] + list(flags)
-        env = dict(os.environ)
-        for k in ("ENVLOCK_MIRRORS", "ENVLOCK_CONFIG", "ENVLOCK_BASES", "ENVLOCK_CACHE_DIR"):
-            env.pop(k, None)
-        env["XDG_CONFIG_HOME"] = os.path.join(self.work, "xdg")
-        env.update(env_add or {})
-        p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        try:
-            js = json.loads(p.stdout)
-        except ValueError:
-            js = None
-        text = open(lock).read() if p.returncode == 0 else None
-        return p.returncode, js, text, p.stderr
-
-
-class Check:
-    def __init__(self):
-        self.failures = 0
-
-    def __call__(self, ok, what, extra=""):
-        print("%s: %s%s" % ("ok" if ok else "FAIL", what, "" if ok else "\n  " + str(extra)[:3000]))
-        if not ok:
-            self.failures += 1
-
-
-def locked(text, eco, name):
-    """The versions of (eco, name) the lock holds."""
-    return sorted(ln.split()[2] for ln in rs.project(text) if ln.split()[:2] == [eco, name])
-
-
-def block_of(text, key):
-    """The `key:` top-level mapping of a lock as {field: raw value}."""
-    out, inside = {}, False
-    for ln in text.split("\n"):
-        if ln == key + ":":
-            inside = True
-        elif inside and ln.startswith("  ") and ":" in ln:
-            k, v = ln.strip().split(":", 1)
-            out[k] = v.strip()
-        elif inside:
-            break
-    return out
 
 
 def blocked_ok(check, what, res, advisory, aliases, package, version, fix):

@@ -26,12 +26,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "advisories"))
-import resolve_advisories as ra  # noqa: E402
+sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
+import resolve_advisories as ra  # noqa: E402 (the fixture mirrors' texts)
+import resolve_env as renv  # noqa: E402
+import servers  # noqa: E402
 
 
 def write_policy(work, name, text):
@@ -69,13 +71,13 @@ deny:
     name: lodash
     versions: "<4.17.21"
 """)
-    e = ra.Env(envlock, ra.PYPI, "python", ["app"], work, "pypi")
+    e = renv.Env(envlock, ra.PYPI, "python", ["app"], work, "pypi")
     rc, js, text, err = e.resolve("--policy", pol)
-    check(rc == 0 and ra.locked(text, "pypi", "app") == ["1.0"] and
-          ra.locked(text, "pypi", "requests") == ["2.32.3"],
+    check(rc == 0 and renv.locked(text, "pypi", "app") == ["1.0"] and
+          renv.locked(text, "pypi", "requests") == ["2.32.3"],
           "pypi: the denied requests kept out: app 1.0 with requests 2.32.3", (rc, err, text))
     check(rc == 0 and e.resolve("--policy", pol)[2] == text, "pypi: two resolves, the same bytes")
-    e2 = ra.Env(envlock, ra.PYPI, "python", ["requests<2.32"], work, "pypi-pin")
+    e2 = renv.Env(envlock, ra.PYPI, "python", ["requests<2.32"], work, "pypi-pin")
     denied_ok(check, "pypi pin", e2.resolve("--policy", pol), "requests", "2.31.0",
               "pypi requests <2.32.2")
     rc, js, _t, _e = e2.resolve("--policy", pol)
@@ -85,12 +87,12 @@ deny:
     denied_ok(check, "pypi: a rule without versions denies every one", e.resolve("--policy", whole),
               "app", "2.0", "pypi app")
 
-    n = ra.Env(envlock, ra.NPM, "node", ["tool@^1.0.0 || ^2.0.0"], work, "npm")
+    n = renv.Env(envlock, ra.NPM, "node", ["tool@^1.0.0 || ^2.0.0"], work, "npm")
     rc, js, text, err = n.resolve("--policy", pol)
-    check(rc == 0 and ra.locked(text, "npm", "tool") == ["1.0.0"] and
-          ra.locked(text, "npm", "lodash") == ["4.17.21"],
+    check(rc == 0 and renv.locked(text, "npm", "tool") == ["1.0.0"] and
+          renv.locked(text, "npm", "lodash") == ["4.17.21"],
           "npm: tool 1.0.0 with lodash 4.17.21", (rc, err, text))
-    n2 = ra.Env(envlock, ra.NPM, "node", ["tool@2.0.0"], work, "npm-pin")
+    n2 = renv.Env(envlock, ra.NPM, "node", ["tool@2.0.0"], work, "npm-pin")
     denied_ok(check, "npm: tool 2.0.0 pins lodash 4.17.20", n2.resolve("--policy", pol),
               "lodash", "4.17.20", "npm lodash <4.17.21")
     return part_deb(envlock, work, check)
@@ -102,18 +104,18 @@ def part_deb(envlock, work, check):
         return 77
     pol = write_policy(work, "deb.yaml",
                        "deny:\n  - ecosystem: deb\n    name: glibc\n    versions: '<< 2.36-9+deb12u3'\n")
-    e = ra.Env(envlock, ra.DEB, "apt", ["libc6"], work, "deb")
+    e = renv.Env(envlock, ra.DEB, "apt", ["libc6"], work, "deb")
     rc, js, text, err = e.resolve("--policy", pol)
-    check(rc == 0 and ra.locked(text, "deb", "libc6") == ["2.36-9+deb12u4"],
+    check(rc == 0 and renv.locked(text, "deb", "libc6") == ["2.36-9+deb12u4"],
           "deb: a rule on the source glibc leaves libc6 2.36-9+deb12u4", (rc, err, text))
-    e2 = ra.Env(envlock, ra.DEB, "apt", ["libc6=2.36-9+deb12u1"], work, "deb-pin")
+    e2 = renv.Env(envlock, ra.DEB, "apt", ["libc6=2.36-9+deb12u1"], work, "deb-pin")
     denied_ok(check, "deb pin", e2.resolve("--policy", pol), "libc6", "2.36-9+deb12u1",
               "deb glibc << 2.36-9+deb12u3")
     return 0
 
 
 def part_sources(envlock, work, check):
-    e = ra.Env(envlock, ra.PYPI, "python", ["app"], work, "pypi")
+    e = renv.Env(envlock, ra.PYPI, "python", ["app"], work, "pypi")
     other = write_policy(work, "other.yaml", "indexes:\n  - https://pypi.internal.example/simple/\n")
     rc, js, _text, err = e.resolve("--policy", other)
     d = error_of(js).get("detail") or {}
@@ -139,7 +141,7 @@ def part_sources(envlock, work, check):
         check(e.resolve()[0] == 0, "an empty ENVLOCK_POLICY is none")
     finally:
         del os.environ["ENVLOCK_POLICY"]
-    p = ra.Env(envlock, ra.PYPI, "python", ["requests<2.32"], work, "advisories-env")
+    p = renv.Env(envlock, ra.PYPI, "python", ["requests<2.32"], work, "advisories-env")
     os.environ["ENVLOCK_ADVISORIES"] = ra.RECORDS
     try:
         rc, js, _t, err = p.resolve()
@@ -148,7 +150,7 @@ def part_sources(envlock, work, check):
     check(rc == 0 and [x for x in js.get("notes", []) if "GHSA-9wx4-h78v-vm56" in x],
           "ENVLOCK_ADVISORIES: the snapshot without --advisories (the kept requests "
           "2.31.0 noted)", (rc, js, err))
-    n = ra.Env(envlock, ra.NPM, "node", ["tool@^1.0.0"], work, "npm")
+    n = renv.Env(envlock, ra.NPM, "node", ["tool@^1.0.0"], work, "npm")
     rc, js, _t, err = n.resolve("--policy", ok)
     check(rc == 18 and (error_of(js).get("detail") or {}).get("url") == "https://registry.npmjs.org",
           "an npm registry outside `registries`", (rc, js, err))
@@ -156,10 +158,10 @@ def part_sources(envlock, work, check):
 
 def part_check(envlock, work, check):
     """A lock made before a rule was added is stale under it."""
-    e = ra.Env(envlock, ra.PYPI, "python", ["requests<2.32"], work, "check")
+    e = renv.Env(envlock, ra.PYPI, "python", ["requests<2.32"], work, "check")
     rc, _js, text, err = e.resolve()
     lock = os.path.join(e.work, "lock1", "envlock.lock")
-    check(rc == 0 and ra.locked(text, "pypi", "requests") == ["2.31.0"],
+    check(rc == 0 and renv.locked(text, "pypi", "requests") == ["2.31.0"],
           "check: the lock holds requests 2.31.0", (rc, err))
     check(e.check(lock)[0] == 0, "check: current without a policy", e.check(lock))
     rule = write_policy(work, "later.yaml", "deny:\n  - {ecosystem: pypi, name: requests, "
@@ -247,14 +249,14 @@ CUTOFF = ("--exclude-newer", "2026-12-01T00:00:00Z")
 
 def part_cooldown(envlock, work, check):
     pol = write_policy(work, "cool.yaml", "minimumReleaseAge:\n  pypi: 7d\n  npm: 1w\n")
-    e = ra.Env(envlock, COOL_PYPI, "python", ["app"], work, "pypi")
+    e = renv.Env(envlock, COOL_PYPI, "python", ["app"], work, "pypi")
     rc, js, text, err = e.resolve(*CUTOFF)
-    check(rc == 0 and ra.locked(text, "pypi", "app") == ["2.0"] and
-          ra.locked(text, "pypi", "requests") == ["2.32.4"],
+    check(rc == 0 and renv.locked(text, "pypi", "app") == ["2.0"] and
+          renv.locked(text, "pypi", "requests") == ["2.32.4"],
           "without a policy: app 2.0, requests 2.32.4", (rc, err, text))
     rc, js, text, err = e.resolve("--policy", pol, *CUTOFF)
-    check(rc == 0 and ra.locked(text, "pypi", "app") == ["1.0"] and
-          ra.locked(text, "pypi", "requests") == ["2.32.3"],
+    check(rc == 0 and renv.locked(text, "pypi", "app") == ["1.0"] and
+          renv.locked(text, "pypi", "requests") == ["2.32.3"],
           "7d before the cutoff: app 1.0 and requests 2.32.3 (a second younger than "
           "2.32.4 would be too young)", (rc, err, text))
     check(rc == 0 and e.resolve("--policy", pol, *CUTOFF)[2] == text,
@@ -262,10 +264,10 @@ def part_cooldown(envlock, work, check):
     ex = write_policy(work, "exempt.yaml", "minimumReleaseAge:\n  pypi: 7d\n  exempt:\n"
                       "    - {ecosystem: pypi, name: Requests}\n")
     rc, js, text, err = e.resolve("--policy", ex, *CUTOFF)
-    check(rc == 0 and ra.locked(text, "pypi", "app") == ["1.0"] and
-          ra.locked(text, "pypi", "requests") == ["2.32.4"],
+    check(rc == 0 and renv.locked(text, "pypi", "app") == ["1.0"] and
+          renv.locked(text, "pypi", "requests") == ["2.32.4"],
           "an exempt name (written unnormalized) takes its newest", (rc, err, text))
-    f = ra.Env(envlock, COOL_PYPI, "python", ["fresh"], work, "fresh")
+    f = renv.Env(envlock, COOL_PYPI, "python", ["fresh"], work, "fresh")
     rc, js, _t, err = f.resolve("--policy", pol, *CUTOFF)
     d = ((error_of(js).get("detail") or {}).get("denied") or [{}])[0]
     check(rc == 18 and d.get("rule") == "pypi minimumReleaseAge 7d" and
@@ -274,21 +276,21 @@ def part_cooldown(envlock, work, check):
           "a single young version: DL_ENV_POLICY_DENIED naming the cooldown, the release "
           "time and cool.yaml:2", (rc, js, err))
     # (a cutoff excludes a file without upload-time by itself, so no cutoff)
-    u = ra.Env(envlock, COOL_PYPI, "python", ["dated"], work, "dated")
+    u = renv.Env(envlock, COOL_PYPI, "python", ["dated"], work, "dated")
     rc, js, _t, err = u.resolve("--policy", pol)
     check(rc == 18 and "no release time" in error_of(js).get("message", ""),
           "no upload-time: its age cannot be proven, denied", (rc, js, err))
     check(u.resolve()[0] == 0, "no upload-time is fine without a cooldown")
-    n = ra.Env(envlock, COOL_NPM, "node", ["tool@*"], work, "npm")
+    n = renv.Env(envlock, COOL_NPM, "node", ["tool@*"], work, "npm")
     rc, js, text, err = n.resolve("--policy", pol, *CUTOFF)
-    check(rc == 0 and ra.locked(text, "npm", "tool") == ["1.0.0"],
+    check(rc == 0 and renv.locked(text, "npm", "tool") == ["1.0.0"],
           "npm 1w before the cutoff: tool 1.0.0", (rc, err, text))
     rc, js, text, err = n.resolve("--policy", pol)
-    check(rc == 0 and ra.locked(text, "npm", "tool") == ["2.0.0"],
+    check(rc == 0 and renv.locked(text, "npm", "tool") == ["2.0.0"],
           "npm without a cutoff, measured from the clock: tool 2.0.0 (3.0.0 is from "
           "2099)", (rc, err, text))
     rc, js, text, err = n.resolve()
-    check(rc == 0 and ra.locked(text, "npm", "tool") == ["3.0.0"],
+    check(rc == 0 and renv.locked(text, "npm", "tool") == ["3.0.0"],
           "npm without a policy: tool 3.0.0", (rc, err, text))
 
 
@@ -359,23 +361,23 @@ pypi spaced 1.0
 
 def part_licenses(envlock, work, check):
     pol = write_policy(work, "lic.yaml", "licenses:\n  allow: [MIT, Apache-2.0, BSD-3-Clause]\n")
-    e = ra.Env(envlock, LIC_PYPI, "python", ["app", "dual", "plain"], work, "pypi")
+    e = renv.Env(envlock, LIC_PYPI, "python", ["app", "dual", "plain"], work, "pypi")
     rc, js, text, err = e.resolve()
-    check(rc == 0 and ra.locked(text, "pypi", "lib") == ["2.0"], "without a policy: lib 2.0",
+    check(rc == 0 and renv.locked(text, "pypi", "lib") == ["2.0"], "without a policy: lib 2.0",
           (rc, err))
     rc, js, text, err = e.resolve("--policy", pol)
-    check(rc == 0 and ra.locked(text, "pypi", "lib") == ["1.0"] and
-          ra.locked(text, "pypi", "dual") == ["1.0"] and ra.locked(text, "pypi", "plain") == ["1.0"],
+    check(rc == 0 and renv.locked(text, "pypi", "lib") == ["1.0"] and
+          renv.locked(text, "pypi", "dual") == ["1.0"] and renv.locked(text, "pypi", "plain") == ["1.0"],
           "GPL-3.0-only lib 2.0 kept out: lib 1.0 (MIT classifier); dual by its Apache-2.0 "
           "choice, plain by its License field", (rc, js, err))
-    pin = ra.Env(envlock, LIC_PYPI, "python", ["lib==2.0"], work, "pin")
+    pin = renv.Env(envlock, LIC_PYPI, "python", ["lib==2.0"], work, "pin")
     rc, js, _t, err = pin.resolve("--policy", pol)
     d = ((error_of(js).get("detail") or {}).get("denied") or [{}])[0]
     check(rc == 18 and d.get("rule") == "licenses" and d.get("license") == "GPL-3.0-only" and
           d.get("line") == 2 and "`GPL-3.0-only`" in error_of(js).get("message", ""),
           "a pin on the GPL version: DL_ENV_POLICY_DENIED naming the license and lic.yaml:2",
           (rc, js, err))
-    v = ra.Env(envlock, LIC_PYPI, "python", ["vague"], work, "vague")
+    v = renv.Env(envlock, LIC_PYPI, "python", ["vague"], work, "vague")
     rc, js, _t, err = v.resolve("--policy", pol)
     d = ((error_of(js).get("detail") or {}).get("denied") or [{}])[0]
     check(rc == 18 and "license" in d and d.get("license") is None and
@@ -386,16 +388,16 @@ def part_licenses(envlock, work, check):
                         "    - {ecosystem: pypi, name: Vague}\n")):
         rc, js, _t, err = v.resolve("--policy", write_policy(work, name, text))
         check(rc == 0, "%s lets vague through" % name, (rc, js, err))
-    n = ra.Env(envlock, LIC_NPM, "node", ["tool@*"], work, "npm")
+    n = renv.Env(envlock, LIC_NPM, "node", ["tool@*"], work, "npm")
     rc, js, text, err = n.resolve("--policy", pol)
-    check(rc == 0 and ra.locked(text, "npm", "tool") == ["1.0.0"],
+    check(rc == 0 and renv.locked(text, "npm", "tool") == ["1.0.0"],
           "npm: GPL-3.0 tool 2.0.0 kept out, tool 1.0.0 `(MIT OR Apache-2.0)`", (rc, js, err))
     check(rc == 0 and not [x for x in js.get("notes", []) if "Debian" in x],
           "no Debian package, no note about them", js)
     if not (shutil.which("dpkg-deb") and shutil.which("gpg")):
         print("SKIP: dpkg-deb and gpg are needed to build an apt mirror")
         return 77
-    d = ra.Env(envlock, ra.DEB, "apt", ["libc6"], work, "deb")
+    d = renv.Env(envlock, ra.DEB, "apt", ["libc6"], work, "deb")
     rc, js, text, err = d.resolve("--policy", pol)
     check(rc == 0 and [x for x in js.get("notes", []) if "licenses were not checked for 1 "
                        "Debian package (libc6)" in x],
@@ -457,36 +459,17 @@ class Registry:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.httpd = servers.serve_handler(H)
+        self.url = self.httpd.url
 
     def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        servers.stop_server(self.httpd)
 
 
 def resolve_via(e, registry, *flags):
     """`envlock resolve` of Env e with its npm registry read from `registry`."""
-    e.n += 1
-    lock = os.path.join(e.work, "lock%d" % e.n, "envlock.lock")
-    os.makedirs(os.path.dirname(lock), exist_ok=True)
-    cmd = [e.envlock, "--json", "--cache-dir", os.path.join(e.work, "cache%d" % e.n),
-           "--mirror", "https://registry.npmjs.org=" + registry,
-           "resolve", os.path.join(e.work, "spec.yaml"), "-o", lock,
-           "--bases", os.path.join(e.mdir + ".catalog", "bases.yaml")] + list(flags)
-    env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(e.work, "xdg"))
-    for k in ("ENVLOCK_MIRRORS", "ENVLOCK_CONFIG", "ENVLOCK_BASES", "ENVLOCK_CACHE_DIR",
-              "ENVLOCK_POLICY", "ENVLOCK_ADVISORIES"):
-        env.pop(k, None)
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    try:
-        js = json.loads(p.stdout)
-    except ValueError:
-        js = None
-    text = open(lock).read() if p.returncode == 0 else None
-    return p.returncode, js, text, p.stderr
+    return e.resolve(*flags, mirrors=["--mirror", "https://registry.npmjs.org=" + registry],
+                     env_add={"ENVLOCK_POLICY": None, "ENVLOCK_ADVISORIES": None})
 
 
 def part_licenses_full(envlock, work, check):
@@ -496,11 +479,11 @@ def part_licenses_full(envlock, work, check):
     fixture's tool 2.0.0 declares GPL-3.0 and 1.0.0 `(MIT OR Apache-2.0)`;
     MIT alone is allowed, unknown licenses are allowed, so only a policy
     that sees the licenses denies a pin on tool 2.0.0."""
-    e = ra.Env(envlock, LIC_NPM, "node", ["tool@2.0.0"], work, "npm-full")
+    e = renv.Env(envlock, LIC_NPM, "node", ["tool@2.0.0"], work, "npm-full")
     reg = Registry(e.mdir)
     try:
         rc, js, text, err = resolve_via(e, reg.url)
-        check(rc == 0 and ra.locked(text, "npm", "tool") == ["2.0.0"] and reg.accepts and
+        check(rc == 0 and renv.locked(text, "npm", "tool") == ["2.0.0"] and reg.accepts and
               all(Registry.ABBREVIATED in a for a in reg.accepts),
               "without a policy: tool 2.0.0 from the abbreviated document", (rc, js, err, reg.accepts))
         pol = write_policy(work, "mit.yaml", "licenses:\n  allow: [MIT]\n  unknown: allow\n")
@@ -532,7 +515,7 @@ def part_lock_licenses(envlock, work, check):
     classifier names (`MIT License` is MIT), else the License field; a
     family classifier alone (`BSD License`) names none. npm's `license`
     only from a full packument, asked for as such (a cutoff)."""
-    e = ra.Env(envlock, LIC_PYPI, "python", ["app", "dual", "plain", "vague"], work, "lock-pypi")
+    e = renv.Env(envlock, LIC_PYPI, "python", ["app", "dual", "plain", "vague"], work, "lock-pypi")
     rc, js, text, err = e.resolve()
     got = licenses_of(text) if rc == 0 else {}
     want = {("pypi", "app", "1.0"): "MIT", ("pypi", "lib", "2.0"): "GPL-3.0-only",
@@ -587,12 +570,12 @@ def part_lock_licenses(envlock, work, check):
     rc2, report = e.check(lock, "--policy", fine)
     check(rc2 == 0, "check --policy: every recorded license allowed: up to date", (rc2, report))
 
-    sp = ra.Env(envlock, LIC_SPACED, "python", ["spaced"], work, "lock-spaced")
+    sp = renv.Env(envlock, LIC_SPACED, "python", ["spaced"], work, "lock-spaced")
     rc, js, text, err = sp.resolve()
     check(rc == 0 and licenses_of(text) == {("pypi", "spaced", "1.0"): "MIT AND (ISC OR 0BSD)"},
           "runs of spaces in a declared expression recorded as one", (rc, err, text))
 
-    n = ra.Env(envlock, LIC_NPM, "node", ["tool@*"], work, "lock-npm")
+    n = renv.Env(envlock, LIC_NPM, "node", ["tool@*"], work, "lock-npm")
     reg = Registry(n.mdir)
     try:
         rc, js, text, err = resolve_via(n, reg.url)
@@ -670,7 +653,7 @@ spec:
 
 
 def part_malformed(envlock, work, check):
-    e = ra.Env(envlock, ra.PYPI, "python", ["app"], work, "pypi")
+    e = renv.Env(envlock, ra.PYPI, "python", ["app"], work, "pypi")
     cases = [
         ("unknown.yaml", "deny: []\nallow: []\n", "DL_ENV_SPEC_INVALID", "unknown.yaml:2:1"),
         ("range.yaml", "deny:\n  - ecosystem: npm\n    name: x\n    versions: '>=1 <<2'\n",
@@ -700,7 +683,7 @@ def part_malformed(envlock, work, check):
 def main():
     envlock, part = sys.argv[1], sys.argv[2]
     work = tempfile.mkdtemp(prefix="envlock-policy-")
-    check = ra.Check()
+    check = renv.Check()
     status = 0
     try:
         status = {"deny": part_deny, "sources": part_sources, "check": part_check,

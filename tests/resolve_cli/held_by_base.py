@@ -28,24 +28,12 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 BASES = os.path.join(ROOT, "corpus", "demo", "bases.yaml")
 MIRROR = os.path.join(ROOT, "corpus", "demo", "mirror")
 DEMO = os.path.join(ROOT, "corpus", "demo", "demo.yaml")
+sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
+from specs import base_spec  # noqa: E402
 # the demo catalog's protected pins (corpus/demo/bases.yaml, python-cpu 2026.09)
 PINS = {"ipykernel": "7.3.0", "jupyter-client": "8.9.1", "jupyter-server": "2.21.0+datalayer.1",
         "jupyter-server-nbmodel": "0.2.8", "jupyter-kernels": "1.2.23", "datalayer": "1.7.4"}
 
-SPEC = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: held-%(kind)s
-spec:
-  language:
-    name: python
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-  packages:
-%(packages)s
-"""
 PACKAGES = {
     "npm-only": "    node:\n      dependencies:\n        - zod@^3\n",
     "apt-only": "    system:\n      apt:\n        - libpq5\n",
@@ -126,7 +114,7 @@ def main():
         for kind, packages in sorted(PACKAGES.items()):
             spec = os.path.join(work, kind + ".yaml")
             with open(spec, "w") as f:
-                f.write(SPEC % {"kind": kind, "packages": packages})
+                f.write(base_spec("held-" + kind, packages))
             lock = os.path.join(work, kind + ".lock")
             r = run(el, ["--cache-dir", os.path.join(work, "cache-" + kind)] + mirrors() +
                     ["resolve", spec, "--bases", BASES, "-o", lock])
