@@ -842,8 +842,10 @@ static bool is_any(const rcomp *c)
     return c->value[0] == '\0';
 }
 
-/* Range.parseRange for one `||` alternative; fills *set. */
-static int parse_set(const char *part, size_t len, unsigned opts, rset *set, char **err)
+/* Range.parseRange's rewriting of one `||` alternative: build metadata
+ * stripped, hyphen ranges replaced, operators glued to their versions,
+ * then each space-separated token rewritten (~, ^, x-ranges). Caller frees. */
+static char *normalize_set(const char *part, size_t len, unsigned opts)
 {
     bool loose = (opts & NPM_LOOSE) != 0;
     bool incpre = (opts & NPM_INCLUDE_PRERELEASE) != 0;
@@ -873,10 +875,17 @@ static int parse_set(const char *part, size_t len, unsigned opts, rset *set, cha
         }
     }
     free(s5);
+    return sb_detach(&joined, NULL);
+}
 
+/* The comparators of a normalized alternative, in order, into *comps;
+ * -1 with *err (and *comps empty) for a bad one. */
+static int parse_comparators(const char *text, unsigned opts, ptrvec *comps, char **err)
+{
+    bool loose = (opts & NPM_LOOSE) != 0;
+    bool incpre = (opts & NPM_INCLUDE_PRERELEASE) != 0;
     ptrvec toks = PTRVEC_INIT;
-    split_ws(joined.buf, joined.len, &toks);
-    ptrvec comps = PTRVEC_INIT;
+    split_ws(text, strlen(text), &toks);
     int rc = 0;
     for (size_t i = 0; i < toks.len; i++) {
         piece t = *(piece *)toks.items[i];
@@ -890,46 +899,43 @@ static int parse_set(const char *part, size_t len, unsigned opts, rset *set, cha
             rc = -1;
             break;
         }
-        ptrvec_push(&comps, c);
+        ptrvec_push(comps, c);
     }
     free_pieces(&toks);
-    sb_release(&joined);
     if (rc != 0) {
-        for (size_t i = 0; i < comps.len; i++)
-            rcomp_free(comps.items[i]);
-        ptrvec_release(&comps);
-        return -1;
+        for (size_t i = 0; i < comps->len; i++)
+            rcomp_free(comps->items[i]);
+        comps->len = 0;
     }
+    return rc;
+}
 
-    /* a null set wins outright; otherwise dedupe by value (first position
-     * kept) and drop "any" when there is anything else */
+/* The set of `comps` (taken): a null set wins outright; otherwise dedupe
+ * by value (first position kept) and drop "any" when there is anything
+ * else. */
+static void fill_set(ptrvec *comps, rset *set)
+{
     set->n = 0;
-    set->c = xcalloc(comps.len ? comps.len : 1, sizeof *set->c);
-    for (size_t i = 0; i < comps.len; i++) {
-        rcomp *c = comps.items[i];
+    set->c = xcalloc(comps->len ? comps->len : 1, sizeof *set->c);
+    for (size_t i = 0; i < comps->len; i++) {
+        rcomp *c = comps->items[i];
         if (is_null_set(c)) {
             for (size_t j = 0; j < set->n; j++)
                 rcomp_free(set->c[j]);
-            for (size_t j = i + 1; j < comps.len; j++)
-                rcomp_free(comps.items[j]);
+            for (size_t j = i + 1; j < comps->len; j++)
+                rcomp_free(comps->items[j]);
             set->c[0] = c;
             set->n = 1;
-            ptrvec_release(&comps);
-            return 0;
+            return;
         }
         bool dup = false;
-        for (size_t j = 0; j < set->n; j++) {
-            if (strcmp(set->c[j]->value, c->value) == 0) {
-                dup = true;
-                break;
-            }
-        }
+        for (size_t j = 0; j < set->n && !dup; j++)
+            dup = strcmp(set->c[j]->value, c->value) == 0;
         if (dup)
             rcomp_free(c);
         else
             set->c[set->n++] = c;
     }
-    ptrvec_release(&comps);
     if (set->n > 1) {
         for (size_t j = 0; j < set->n; j++) {
             if (is_any(set->c[j])) {
@@ -940,7 +946,19 @@ static int parse_set(const char *part, size_t len, unsigned opts, rset *set, cha
             }
         }
     }
-    return 0;
+}
+
+/* Range.parseRange for one `||` alternative; fills *set. */
+static int parse_set(const char *part, size_t len, unsigned opts, rset *set, char **err)
+{
+    char *text = normalize_set(part, len, opts);
+    ptrvec comps = PTRVEC_INIT;
+    int rc = parse_comparators(text, opts, &comps, err);
+    free(text);
+    if (rc == 0)
+        fill_set(&comps, set);
+    ptrvec_release(&comps);
+    return rc;
 }
 
 static void rset_release(rset *s)
