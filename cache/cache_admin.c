@@ -119,6 +119,74 @@ static bool unlink_entry(walk_state *w, const char *path)
     return true;
 }
 
+/* A lock, file entry or seal beside the entries (named <key><suffix>):
+ * what prune does to it; false when `name` is none of these. */
+static bool visit_side_file(walk_state *w, const char *path, const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 64 + 5 && strcmp(name + 64, ".lock") == 0) {
+        if (w->prune && w->all) {
+            /* Only a lock nobody holds; a waiter on the old inode at worst
+             * fetches once more. */
+            int fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+            if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+                remove_path(w, path, false);
+            if (fd >= 0)
+                close(fd);
+        }
+        return true;
+    }
+    if (n == 64 + 5 && strcmp(name + 64, CACHE_FILE_SUFFIX) == 0) {
+        /* A file entry (a streamed artifact, cache.h): immutable, so only
+         * prune --all removes it; not exported (a hard link to a file the
+         * caller holds, carried with it). */
+        if (w->prune && w->all)
+            remove_path(w, path, false);
+        return true;
+    }
+    if (n == 64 + 5 && strcmp(name + 64, ".seal") == 0) {
+        /* Not an entry. Prune removes a seal whose entry is gone (removed
+         * by a reader that found it corrupt, or by an older envlock). A
+         * seal written after its entry vanished is removed next time. */
+        if (w->prune) {
+            char *entry = xasprintf("%.*s", (int)(strlen(path) - 5), path);
+            struct stat es;
+            if (lstat(entry, &es) != 0 && errno == ENOENT)
+                remove_path(w, path, false);
+            free(entry);
+        }
+        return true;
+    }
+    return false;
+}
+
+/* An entry <key>: counted, or removed by prune when it is corrupt, past
+ * the cutoff or under --all. */
+static void visit_entry(walk_state *w, const char *path, const char *name,
+                        const struct stat *sb)
+{
+    if (!is_key(name))
+        return;
+    cache_meta m;
+    cache_meta_init(&m);
+    if (!cache_entry_read_meta(path, &m)) {
+        if (w->prune) {
+            if (unlink_entry(w, path))
+                w->st->corrupt++;
+        } else {
+            w->st->corrupt++;
+        }
+        return;
+    }
+    if (!w->prune) {
+        count_entry(w->st, &m, sb);
+    } else if (w->all || (!m.immutable && m.fetched_ms < w->cutoff_ms)) {
+        if (unlink_entry(w, path))
+            count_entry(w->st, &m, sb);
+    }
+    cache_meta_clear(&m);
+}
+
 static void visit(const char *path, const char *name, void *u)
 {
     walk_state *w = u;
@@ -147,60 +215,8 @@ static void visit(const char *path, const char *name, void *u)
         }
         return;
     }
-    size_t n = strlen(name);
-    if (n == 64 + 5 && strcmp(name + 64, ".lock") == 0) {
-        if (w->prune && w->all) {
-            /* Only a lock nobody holds; a waiter on the old inode at worst
-             * fetches once more. */
-            int fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
-            if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
-                remove_path(w, path, false);
-            if (fd >= 0)
-                close(fd);
-        }
-        return;
-    }
-    if (n == 64 + 5 && strcmp(name + 64, CACHE_FILE_SUFFIX) == 0) {
-        /* A file entry (a streamed artifact, cache.h): immutable, so only
-         * prune --all removes it; not exported (a hard link to a file the
-         * caller holds, carried with it). */
-        if (w->prune && w->all)
-            remove_path(w, path, false);
-        return;
-    }
-    if (n == 64 + 5 && strcmp(name + 64, ".seal") == 0) {
-        /* Not an entry. Prune removes a seal whose entry is gone (removed
-         * by a reader that found it corrupt, or by an older envlock). A
-         * seal written after its entry vanished is removed next time. */
-        if (w->prune) {
-            char *entry = xasprintf("%.*s", (int)(strlen(path) - 5), path);
-            struct stat es;
-            if (lstat(entry, &es) != 0 && errno == ENOENT)
-                remove_path(w, path, false);
-            free(entry);
-        }
-        return;
-    }
-    if (!is_key(name))
-        return;
-    cache_meta m;
-    cache_meta_init(&m);
-    if (!cache_entry_read_meta(path, &m)) {
-        if (w->prune) {
-            if (unlink_entry(w, path))
-                w->st->corrupt++;
-        } else {
-            w->st->corrupt++;
-        }
-        return;
-    }
-    if (!w->prune) {
-        count_entry(w->st, &m, &sb);
-    } else if (w->all || (!m.immutable && m.fetched_ms < w->cutoff_ms)) {
-        if (unlink_entry(w, path))
-            count_entry(w->st, &m, &sb);
-    }
-    cache_meta_clear(&m);
+    if (!visit_side_file(w, path, name))
+        visit_entry(w, path, name, &sb);
 }
 
 /* ---- import staging ----
@@ -892,6 +908,52 @@ static struct archive *open_archive(int fd)
     return a;
 }
 
+/* A member of `size` bytes within the limits: at most MEMBER_MAX, and all
+ * declared so far (*declared, which it adds to) within `cap`. */
+static el_code size_ok(el_ctx *ctx, const char *file, const char *name, uint64_t size,
+                       uint64_t archive_bytes, uint64_t cap, uint64_t *declared)
+{
+    if (size > MEMBER_MAX) {
+        char *why = xasprintf("a member of %llu bytes (a cache entry is at most %llu)",
+                              (unsigned long long)size, (unsigned long long)MEMBER_MAX);
+        el_code rc = refuse(ctx, file, name, "too_large", why);
+        el_detail_int(ctx, "declared", (int64_t)size);
+        free(why);
+        return rc;
+    }
+    *declared += size;
+    if (*declared > cap) {
+        char *why = xasprintf("its members declare %llu bytes or more, over the %llu "
+                              "that %u times the archive's %llu bytes allow",
+                              (unsigned long long)*declared, (unsigned long long)cap,
+                              EXPAND_RATIO, (unsigned long long)archive_bytes);
+        el_code rc = refuse(ctx, file, name, "too_large", why);
+        el_detail_int(ctx, "declared", (int64_t)*declared);
+        el_detail_int(ctx, "limit", (int64_t)cap);
+        free(why);
+        return rc;
+    }
+    return EL_OK;
+}
+
+/* A cache entry member, named by its key and seen once, appended to
+ * (*msp, *nmp). */
+static el_code note_member(el_ctx *ctx, const char *file, const char *name, uint64_t size,
+                          member **msp, size_t *nmp)
+{
+    char key[65];
+    if (!member_key(name, key))
+        return tampered(ctx, file, name, "not a cache entry name");
+    for (size_t j = 0; j < *nmp; j++)
+        if (strcmp((*msp)[j].key, key) == 0)
+            return tampered(ctx, file, name, "duplicate member");
+    *msp = xrealloc(*msp, (*nmp + 1) * sizeof **msp);
+    memcpy((*msp)[*nmp].key, key, 65);
+    (*msp)[*nmp].size = size;
+    (*nmp)++;
+    return EL_OK;
+}
+
 /* Pass one: headers, the manifest and the signature; no member data is
  * kept or written. */
 static el_code survey(el_ctx *ctx, const char *file, int fd, uint64_t archive_bytes, member **msp,
@@ -932,26 +994,8 @@ static el_code survey(el_ctx *ctx, const char *file, int fd, uint64_t archive_by
             break;
         }
         uint64_t size = (uint64_t)archive_entry_size(e);
-        if (size > MEMBER_MAX) {
-            char *why = xasprintf("a member of %llu bytes (a cache entry is at most %llu)",
-                                  (unsigned long long)size, (unsigned long long)MEMBER_MAX);
-            rc = refuse(ctx, file, name, "too_large", why);
-            el_detail_int(ctx, "declared", (int64_t)size);
-            free(why);
+        if ((rc = size_ok(ctx, file, name, size, archive_bytes, cap, declared)) != EL_OK)
             break;
-        }
-        *declared += size;
-        if (*declared > cap) {
-            char *why = xasprintf("its members declare %llu bytes or more, over the %llu "
-                                  "that %u times the archive's %llu bytes allow",
-                                  (unsigned long long)*declared, (unsigned long long)cap,
-                                  EXPAND_RATIO, (unsigned long long)archive_bytes);
-            rc = refuse(ctx, file, name, "too_large", why);
-            el_detail_int(ctx, "declared", (int64_t)*declared);
-            el_detail_int(ctx, "limit", (int64_t)cap);
-            free(why);
-            break;
-        }
         if (strcmp(name, MANIFEST) == 0) {
             have_manifest = true;
             if (!read_small_member(a, manifest, MANIFEST_MAX))
@@ -968,20 +1012,8 @@ static el_code survey(el_ctx *ctx, const char *file, int fd, uint64_t archive_by
                 rc = read_failed(ctx, file, name, a, "unreadable signature");
             continue;
         }
-        char key[65];
-        if (!member_key(name, key)) {
-            rc = tampered(ctx, file, name, "not a cache entry name");
+        if ((rc = note_member(ctx, file, name, size, &ms, &nm)) != EL_OK)
             break;
-        }
-        for (size_t j = 0; rc == EL_OK && j < nm; j++)
-            if (strcmp(ms[j].key, key) == 0)
-                rc = tampered(ctx, file, name, "duplicate member");
-        if (rc != EL_OK)
-            break;
-        ms = xrealloc(ms, (nm + 1) * sizeof *ms);
-        memcpy(ms[nm].key, key, 65);
-        ms[nm].size = size;
-        nm++;
         if (archive_read_data_skip(a) != ARCHIVE_OK)
             rc = read_failed(ctx, file, name, a, "unreadable member");
     }
