@@ -135,34 +135,10 @@ static int parse_option(arena *a, const char *opt, deb_source *out, char **err)
     return 0;
 }
 
-int deb_source_parse(const char *line, arena *a, deb_source *out, char **err)
+/* The option list `[ key=value ... ]` at *pp, if there is one. */
+static int parse_option_list(arena *a, const char **pp, deb_source *out, char **err)
 {
-    memset(out, 0, sizeof *out);
-    out->check_valid_until = -1;
-    if (err)
-        *err = NULL;
-    if (!line)
-        return bad(err, "%s", "empty entry");
-    const char *p = line;
-    while (is_blank(*p))
-        p++;
-    size_t n = strlen(p);
-    while (n && (is_blank(p[n - 1]) || p[n - 1] == '\n' || p[n - 1] == '\r'))
-        n--;
-    char *trimmed = arena_strndup(a, p, n);
-    out->line = trimmed;
-    if (strchr(trimmed, '\n') || strchr(trimmed, '\r'))
-        return bad(err, "%s", "an entry is one line");
-    if (!utf8_valid(trimmed, n))
-        return bad(err, "%s", "not UTF-8");
-    p = trimmed;
-    char *type = next_word(a, &p);
-    if (!type)
-        return bad(err, "%s", "empty entry");
-    if (!strcmp(type, "deb-src"))
-        return bad(err, "%s", "deb-src entries name source packages; envlock reads binary (deb) entries");
-    if (strcmp(type, "deb") != 0)
-        return bad(err, "entry starts with `%s`, not `deb`", type);
+    const char *p = *pp;
     while (is_blank(*p))
         p++;
     if (*p == '[') {
@@ -179,7 +155,15 @@ int deb_source_parse(const char *line, arena *a, deb_source *out, char **err)
             if (parse_option(a, opt, out, err) < 0)
                 return -1;
     }
-    char *uri = next_word(a, &p);
+    *pp = p;
+    return 0;
+}
+
+/* The repository URI (http, https with a host, or file:), kept with a
+ * trailing slash. */
+static int parse_uri(arena *a, const char **pp, deb_source *out, char **err)
+{
+    char *uri = next_word(a, pp);
     if (!uri)
         return bad(err, "%s", "no URI");
     if (!word_ok(uri))
@@ -192,12 +176,13 @@ int deb_source_parse(const char *line, arena *a, deb_source *out, char **err)
         return bad(err, "URI `%s` has no host", uri);
     size_t ul = strlen(uri);
     out->uri = uri[ul - 1] == '/' ? uri : arena_sprintf(a, "%s/", uri);
-    char *suite = next_word(a, &p);
-    if (!suite)
-        return bad(err, "%s", "no suite (e.g. `bookworm`, or `./` for a flat repository)");
-    if (!word_ok(suite) || strstr(suite, "..") || suite[0] == '/')
-        return bad(err, "suite `%s` is not a plain name or relative directory", suite);
-    out->suite = suite;
+    return 0;
+}
+
+/* The components after `suite` (none for a flat repository, `dir/`). */
+static int parse_components(arena *a, const char *p, const char *suite, deb_source *out,
+                            char **err)
+{
     ptrvec comps = PTRVEC_INIT;
     char *w;
     while ((w = next_word(a, &p)) != NULL) {
@@ -227,6 +212,45 @@ int deb_source_parse(const char *line, arena *a, deb_source *out, char **err)
 bad_comp:
     ptrvec_release(&comps);
     return bad(err, "component `%s` is not a plain name", w);
+}
+
+int deb_source_parse(const char *line, arena *a, deb_source *out, char **err)
+{
+    memset(out, 0, sizeof *out);
+    out->check_valid_until = -1;
+    if (err)
+        *err = NULL;
+    if (!line)
+        return bad(err, "%s", "empty entry");
+    const char *p = line;
+    while (is_blank(*p))
+        p++;
+    size_t n = strlen(p);
+    while (n && (is_blank(p[n - 1]) || p[n - 1] == '\n' || p[n - 1] == '\r'))
+        n--;
+    char *trimmed = arena_strndup(a, p, n);
+    out->line = trimmed;
+    if (strchr(trimmed, '\n') || strchr(trimmed, '\r'))
+        return bad(err, "%s", "an entry is one line");
+    if (!utf8_valid(trimmed, n))
+        return bad(err, "%s", "not UTF-8");
+    p = trimmed;
+    char *type = next_word(a, &p);
+    if (!type)
+        return bad(err, "%s", "empty entry");
+    if (!strcmp(type, "deb-src"))
+        return bad(err, "%s", "deb-src entries name source packages; envlock reads binary (deb) entries");
+    if (strcmp(type, "deb") != 0)
+        return bad(err, "entry starts with `%s`, not `deb`", type);
+    if (parse_option_list(a, &p, out, err) < 0 || parse_uri(a, &p, out, err) < 0)
+        return -1;
+    char *suite = next_word(a, &p);
+    if (!suite)
+        return bad(err, "%s", "no suite (e.g. `bookworm`, or `./` for a flat repository)");
+    if (!word_ok(suite) || strstr(suite, "..") || suite[0] == '/')
+        return bad(err, "suite `%s` is not a plain name or relative directory", suite);
+    out->suite = suite;
+    return parse_components(a, p, suite, out, err);
 }
 
 
