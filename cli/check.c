@@ -85,90 +85,110 @@ static void print_text(const cli_opts *o, const char *spec_path, const char *loc
         }
 }
 
-int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+/* What the command line asks: the check's options, the spec's (kept as
+ * argv words for cli_load_spec_in()), the spec and the lock. */
+typedef struct check_args {
+    el_check_options co;
+    el_spec_options so;
+    char **spec_args;
+    int n_spec_args;
+    const char *spec_path, *lock_path;
+} check_args;
+
+/* Parses argv into *c (its spec_args room for argc + 4 words); 0, or the
+ * exit status of a usage error it reported. */
+static int parse_args(el_ctx *ctx, const cli_opts *o, int argc, char **argv, check_args *c)
 {
-    el_check_options co_check = { 0 };
-    el_spec_options so = { .format = EL_SPEC_FORMAT_AUTO };
-    char **spec_args = calloc((size_t)argc + 4, sizeof *spec_args);
-    int n_spec_args = 0;
-    const char *spec_path = NULL, *lock_path = NULL;
     int status = 0;
     const char **slot;
     for (int i = 0; i < argc && status == 0; i++) {
         const char *a = argv[i];
-        int r = cli_spec_option(ctx, o, argc, argv, &i, &so);
+        int r = cli_spec_option(ctx, o, argc, argv, &i, &c->so);
         if (r < 0) {
             status = 2;
         } else if (r > 0) {
-            spec_args[n_spec_args++] = argv[i - 1];
-            spec_args[n_spec_args++] = argv[i];
-        } else if ((slot = value_slot(&co_check, a))) {
-            if (i + 1 >= argc) {
-                status = cli_usage_error(ctx, o, "%s needs a value", a);
-                break;
-            }
+            c->spec_args[c->n_spec_args++] = argv[i - 1];
+            c->spec_args[c->n_spec_args++] = argv[i];
+        } else if ((slot = value_slot(&c->co, a))) {
+            if (i + 1 >= argc)
+                return cli_usage_error(ctx, o, "%s needs a value", a);
             *slot = argv[++i];
         } else if (a[0] == '-' && a[1] != '\0') {
             status = cli_unknown_option(ctx, o, a, check_usage, NULL);
-        } else if (!spec_path) {
-            spec_path = a;
-        } else if (!lock_path) {
-            lock_path = a;
+        } else if (!c->spec_path) {
+            c->spec_path = a;
+        } else if (!c->lock_path) {
+            c->lock_path = a;
         } else {
             status = cli_usage_error(ctx, o, "one spec and one lock (got also `%s`)\n%s", a,
                                      check_usage);
         }
     }
-    if (status == 0 && !spec_path)
+    if (status == 0 && !c->spec_path)
         status = cli_usage_error(ctx, o, "check needs a SPEC (and its LOCK)\n%s", check_usage);
+    return status;
+}
+
+/* el_check() of a loaded spec, its answer printed: the exit status. */
+static int run_check(el_ctx *ctx, const cli_opts *o, const el_spec *spec, const check_args *c)
+{
+    el_cache_options co;
+    cli_cache_options(o, &co);
+    el_check_result res;
+    int status;
+    if (el_check(ctx, &co, spec, c->lock_path, &c->co, &res) != EL_OK) {
+        status = cli_report_failure(ctx, o);
+    } else {
+        status = res.stale ? 1 : 0;
+        if (o->json)
+            print_json(c->lock_path, &res);
+        else
+            print_text(o, c->spec_path, c->lock_path, &res);
+    }
+    el_check_result_clear(&res);
+    return status;
+}
+
+int cli_check(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
+{
+    check_args c = { .so = { .format = EL_SPEC_FORMAT_AUTO } };
+    c.spec_args = calloc((size_t)argc + 4, sizeof *c.spec_args);
+    int status = parse_args(ctx, o, argc, argv, &c);
     if (status != 0) {
-        free(spec_args);
+        free(c.spec_args);
         return status;
     }
     /* the lock resolve writes by default for this spec */
-    char *default_lock = lock_path ? NULL : el_default_lock_path(spec_path);
+    char *default_lock = c.lock_path ? NULL : el_default_lock_path(c.spec_path);
     if (default_lock)
-        lock_path = default_lock;
-    co_check.spec_path = spec_path;
-    co_check.spec_opts = &so;
-    co_check.bases_path = cli_bases_path(co_check.bases_path);
-    co_check.policy_path = cli_path_or_env(co_check.policy_path, "ENVLOCK_POLICY");
-    co_check.advisories_dir = cli_path_or_env(co_check.advisories_dir, "ENVLOCK_ADVISORIES");
+        c.lock_path = default_lock;
+    c.co.spec_path = c.spec_path;
+    c.co.spec_opts = &c.so;
+    c.co.bases_path = cli_bases_path(c.co.bases_path);
+    c.co.policy_path = cli_path_or_env(c.co.policy_path, "ENVLOCK_POLICY");
+    c.co.advisories_dir = cli_path_or_env(c.co.advisories_dir, "ENVLOCK_ADVISORIES");
     /* One read of the catalog: the spec is checked against the one the
      * check uses. */
-    el_bases *bases = el_bases_load(ctx, co_check.bases_path);
+    el_bases *bases = el_bases_load(ctx, c.co.bases_path);
     if (!bases) {
-        free(spec_args);
+        free(c.spec_args);
         el_free(default_lock);
         return cli_report_failure(ctx, o);
     }
-    co_check.bases = bases;
-    spec_args[n_spec_args++] = (char *)spec_path;
+    c.co.bases = bases;
+    c.spec_args[c.n_spec_args++] = (char *)c.spec_path;
     const char *path = NULL;
-    el_spec *spec = cli_load_spec_in(ctx, o, n_spec_args, spec_args, bases, &path, &status);
+    el_spec *spec = cli_load_spec_in(ctx, o, c.n_spec_args, c.spec_args, bases, &path, &status);
     if (spec && !el_spec_only_uv_drift(spec) &&
         (status = cli_report_findings(ctx, o, spec, path)) != 0) {
         el_spec_free(spec);
         spec = NULL;
     }
-    if (spec) {
-        el_cache_options co;
-        cli_cache_options(o, &co);
-        el_check_result res;
-        if (el_check(ctx, &co, spec, lock_path, &co_check, &res) != EL_OK) {
-            status = cli_report_failure(ctx, o);
-        } else {
-            status = res.stale ? 1 : 0;
-            if (o->json)
-                print_json(lock_path, &res);
-            else
-                print_text(o, spec_path, lock_path, &res);
-        }
-        el_check_result_clear(&res);
-    }
+    if (spec)
+        status = run_check(ctx, o, spec, &c);
     el_spec_free(spec);
     el_bases_free(bases);
-    free(spec_args);
+    free(c.spec_args);
     el_free(default_lock);
     return status;
 }
