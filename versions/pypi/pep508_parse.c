@@ -142,6 +142,81 @@ static void put_utf8(strbuf *sb, unsigned long cp)
     }
 }
 
+/* A code point that may stand in a marker value: a Unicode scalar value,
+ * not NUL. NULL, or why not. */
+static const char *scalar_why(unsigned long cp)
+{
+    if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return "escape is not a valid Unicode scalar value";
+    return cp == 0 ? "a quoted value cannot contain NUL" : NULL;
+}
+
+/* The `need` hex digits after p[*i] (\x, \u, \U) as UTF-8 onto sb. */
+static bool decode_hex(const char *p, size_t n, size_t *i, int need, strbuf *sb,
+                       const char **why)
+{
+    unsigned long cp = 0;
+    for (int k = 0; k < need; k++) {
+        int h = *i + 1 < n ? hex_digit(p[*i + 1]) : -1;
+        if (h < 0) {
+            *why = "truncated \\x, \\u or \\U escape";
+            return false;
+        }
+        cp = cp * 16 + (unsigned long)h;
+        (*i)++;
+    }
+    if ((*why = scalar_why(cp)) != NULL)
+        return false;
+    put_utf8(sb, cp);
+    return true;
+}
+
+/* The escape whose letter is p[*i] (after its backslash) onto sb, *i at
+ * its last character. */
+static bool decode_escape(const char *p, size_t n, size_t *i, strbuf *sb, const char **why)
+{
+    char e = p[*i];
+    switch (e) {
+    case '\n': return true;
+    case '\r':
+        if (*i + 1 < n && p[*i + 1] == '\n')
+            (*i)++;
+        return true;
+    case '\\': sb_addc(sb, '\\'); return true;
+    case '\'': sb_addc(sb, '\''); return true;
+    case '"': sb_addc(sb, '"'); return true;
+    case 'a': sb_addc(sb, '\a'); return true;
+    case 'b': sb_addc(sb, '\b'); return true;
+    case 'f': sb_addc(sb, '\f'); return true;
+    case 'n': sb_addc(sb, '\n'); return true;
+    case 'r': sb_addc(sb, '\r'); return true;
+    case 't': sb_addc(sb, '\t'); return true;
+    case 'v': sb_addc(sb, '\v'); return true;
+    case 'x': return decode_hex(p, n, i, 2, sb, why);
+    case 'u': return decode_hex(p, n, i, 4, sb, why);
+    case 'U': return decode_hex(p, n, i, 8, sb, why);
+    case 'N':
+        *why = "\\N{...} escapes are not supported";
+        return false;
+    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+        unsigned long cp = (unsigned long)(e - '0');
+        for (int k = 0; k < 2 && *i + 1 < n && p[*i + 1] >= '0' && p[*i + 1] <= '7'; k++)
+            cp = cp * 8 + (unsigned long)(p[++(*i)] - '0');
+        if (cp == 0) {
+            *why = "a quoted value cannot contain NUL";
+            return false;
+        }
+        put_utf8(sb, cp);
+        return true;
+    }
+    default:
+        /* Unknown escapes keep their backslash. */
+        sb_addc(sb, '\\');
+        sb_addc(sb, e);
+        return true;
+    }
+}
+
 /* Decode the body of a quoted marker value as ast.literal_eval would
  * (the quotes themselves excluded). NULL with *why on a Python
  * SyntaxError: raw newline or NUL, a backslash escaping the closing quote,
@@ -163,69 +238,9 @@ static char *decode_literal(const char *p, size_t n, const char **why)
             *why = "a backslash escapes the closing quote";
             goto bad;
         }
-        char e = p[++i];
-        unsigned long cp;
-        int need = 0;
-        switch (e) {
-        case '\n': break;
-        case '\r':
-            if (i + 1 < n && p[i + 1] == '\n')
-                i++;
-            break;
-        case '\\': sb_addc(&sb, '\\'); break;
-        case '\'': sb_addc(&sb, '\''); break;
-        case '"': sb_addc(&sb, '"'); break;
-        case 'a': sb_addc(&sb, '\a'); break;
-        case 'b': sb_addc(&sb, '\b'); break;
-        case 'f': sb_addc(&sb, '\f'); break;
-        case 'n': sb_addc(&sb, '\n'); break;
-        case 'r': sb_addc(&sb, '\r'); break;
-        case 't': sb_addc(&sb, '\t'); break;
-        case 'v': sb_addc(&sb, '\v'); break;
-        case 'x': need = 2; break;
-        case 'u': need = 4; break;
-        case 'U': need = 8; break;
-        case 'N':
-            *why = "\\N{...} escapes are not supported";
+        i++;
+        if (!decode_escape(p, n, &i, &sb, why))
             goto bad;
-        case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
-            cp = (unsigned long)(e - '0');
-            for (int k = 0; k < 2 && i + 1 < n && p[i + 1] >= '0' && p[i + 1] <= '7'; k++)
-                cp = cp * 8 + (unsigned long)(p[++i] - '0');
-            if (cp == 0) {
-                *why = "a quoted value cannot contain NUL";
-                goto bad;
-            }
-            put_utf8(&sb, cp);
-            break;
-        }
-        default:
-            /* Unknown escapes keep their backslash. */
-            sb_addc(&sb, '\\');
-            sb_addc(&sb, e);
-            break;
-        }
-        if (need) {
-            cp = 0;
-            for (int k = 0; k < need; k++) {
-                int h = i + 1 < n ? hex_digit(p[i + 1]) : -1;
-                if (h < 0) {
-                    *why = "truncated \\x, \\u or \\U escape";
-                    goto bad;
-                }
-                cp = cp * 16 + (unsigned long)h;
-                i++;
-            }
-            if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-                *why = "escape is not a valid Unicode scalar value";
-                goto bad;
-            }
-            if (cp == 0) {
-                *why = "a quoted value cannot contain NUL";
-                goto bad;
-            }
-            put_utf8(&sb, cp);
-        }
     }
     return sb_detach(&sb, NULL);
 bad:
@@ -492,6 +507,61 @@ static bool netloc_brackets_ok(const char *nl, size_t n)
     return bracketed_host_ok(hp, colon ? (size_t)(colon - hp) : hn);
 }
 
+/* urlparse's scheme of s[0..n): lowercased, "" when it has none; *rest
+ * is what follows its colon (s itself without a scheme). Caller frees. */
+static char *url_scheme(const char *s, size_t n, const char **rest)
+{
+    const char *colon = memchr(s, ':', n);
+    *rest = s;
+    if (!colon || colon == s || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+        return xstrdup("");
+    for (const char *c = s; c < colon; c++)
+        if (!(is_alnum((unsigned char)*c) || *c == '+' || *c == '-' || *c == '.'))
+            return xstrdup("");
+    char *scheme = xstrndup(s, (size_t)(colon - s));
+    for (char *c = scheme; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    *rest = colon + 1;
+    return scheme;
+}
+
+/* Whether urlunparse of a file: URL's parts (netloc, then rest..end: path,
+ * query, fragment) gives `url` back unchanged. */
+static bool file_url_round_trips(const char *url, const char *netloc, size_t netloc_n,
+                                 const char *rest, const char *end)
+{
+    const char *hash = memchr(rest, '#', (size_t)(end - rest));
+    const char *pend = hash ? hash : end;
+    const char *q = memchr(rest, '?', (size_t)(pend - rest));
+    const char *path = rest;
+    size_t path_n = (size_t)((q ? q : pend) - rest);
+    const char *query = q ? q + 1 : "";
+    size_t query_n = q ? (size_t)(pend - q - 1) : 0;
+    const char *frag = hash ? hash + 1 : "";
+    size_t frag_n = hash ? (size_t)(end - hash - 1) : 0;
+    strbuf r = STRBUF_INIT;
+    sb_adds(&r, "file:");
+    if (netloc_n || !(path_n >= 2 && path[0] == '/' && path[1] == '/')) {
+        sb_adds(&r, "//");
+        sb_add(&r, netloc, netloc_n);
+        if (path_n && path[0] != '/')
+            sb_addc(&r, '/');
+    }
+    sb_add(&r, path, path_n);
+    if (query_n) {
+        sb_addc(&r, '?');
+        sb_add(&r, query, query_n);
+    }
+    if (frag_n) {
+        sb_addc(&r, '#');
+        sb_add(&r, frag, frag_n);
+    }
+    bool same = strcmp(r.buf, url) == 0;
+    sb_release(&r);
+    return same;
+}
+
 /* Requirement()'s URL test: urlparse must not raise; file: URLs must
  * round-trip through urlunparse unchanged; others need scheme and host. */
 static bool url_ok(const char *url, const char **why)
@@ -503,25 +573,9 @@ static bool url_ok(const char *url, const char **why)
     for (; *u; u++)
         if (*u != '\t' && *u != '\r' && *u != '\n')
             sb_addc(&sb, *u);
-    const char *s = sb.buf;
-    size_t n = sb.len;
-    char *scheme = xstrdup("");
-    const char *colon = memchr(s, ':', n);
-    const char *rest = s;
-    if (colon && colon > s && ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'))) {
-        bool ok = true;
-        for (const char *c = s; c < colon && ok; c++)
-            ok = is_alnum((unsigned char)*c) || *c == '+' || *c == '-' || *c == '.';
-        if (ok) {
-            free(scheme);
-            scheme = xstrndup(s, (size_t)(colon - s));
-            for (char *c = scheme; *c; c++)
-                if (*c >= 'A' && *c <= 'Z')
-                    *c = (char)(*c - 'A' + 'a');
-            rest = colon + 1;
-        }
-    }
-    const char *end = s + n;
+    const char *rest;
+    char *scheme = url_scheme(sb.buf, sb.len, &rest);
+    const char *end = sb.buf + sb.len;
     const char *netloc = rest;
     size_t netloc_n = 0;
     bool ok;
@@ -539,34 +593,7 @@ static bool url_ok(const char *url, const char **why)
         }
     }
     if (strcmp(scheme, "file") == 0) {
-        const char *hash = memchr(rest, '#', (size_t)(end - rest));
-        const char *pend = hash ? hash : end;
-        const char *q = memchr(rest, '?', (size_t)(pend - rest));
-        const char *path = rest;
-        size_t path_n = (size_t)((q ? q : pend) - rest);
-        const char *query = q ? q + 1 : "";
-        size_t query_n = q ? (size_t)(pend - q - 1) : 0;
-        const char *frag = hash ? hash + 1 : "";
-        size_t frag_n = hash ? (size_t)(end - hash - 1) : 0;
-        strbuf r = STRBUF_INIT;
-        sb_adds(&r, "file:");
-        if (netloc_n || !(path_n >= 2 && path[0] == '/' && path[1] == '/')) {
-            sb_adds(&r, "//");
-            sb_add(&r, netloc, netloc_n);
-            if (path_n && path[0] != '/')
-                sb_addc(&r, '/');
-        }
-        sb_add(&r, path, path_n);
-        if (query_n) {
-            sb_addc(&r, '?');
-            sb_add(&r, query, query_n);
-        }
-        if (frag_n) {
-            sb_addc(&r, '#');
-            sb_add(&r, frag, frag_n);
-        }
-        ok = strcmp(r.buf, url) == 0;
-        sb_release(&r);
+        ok = file_url_round_trips(url, netloc, netloc_n, rest, end);
         if (!ok)
             *why = "file: URL is not in canonical form";
     } else {
