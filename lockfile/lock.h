@@ -246,8 +246,8 @@ el_code lock_validate(el_ctx *ctx, const lock_doc *d);
 
 /* lock_license_problem() :
  *  NULL when `s` may be recorded as a package's license: an SPDX license
- *  expression (SPDX 2.3 annex D syntax; identifiers are not looked up in
- *  the license list) of at most LOCK_LICENSE_MAX bytes, its tokens
+ *  expression (SPDX 2.3 annex D syntax, each identifier on the SPDX
+ *  License List or a LicenseRef-) of at most LOCK_LICENSE_MAX bytes, its tokens
  *  separated by single spaces, no control character; else why not, as a
  *  phrase that follows the value ("is not an SPDX license expression"). The
  *  resolver records a declared license only when this is NULL; the reader

@@ -142,7 +142,13 @@ const char *lock_license_problem(const char *s)
     const char *why = lock_text_problem(s);
     if (why)
         return why;
-    return spdx_expr_valid(s) ? NULL : "is not an SPDX license expression";
+    if (spdx_expr_valid(s))
+        return NULL;
+    char id[8];
+    return spdx_expr_unlisted(s, id, sizeof id)
+               ? "is not an SPDX license expression (an identifier is not on the SPDX "
+                 "License List)"
+               : "is not an SPDX license expression";
 }
 
 /* Control characters (C0, DEL, C1), the Unicode line and paragraph

@@ -267,7 +267,13 @@ static const char *read_allowed(loader *L, const spec_node *n, const char *field
     }
     bool ok_form = spdx_expr_is_license(sb.buf);
     const char *out = ok_form ? arena_strdup(L->p->mem, sb.buf) : NULL;
-    if (!ok_form)
+    char id[128];
+    if (!ok_form && spdx_expr_unlisted(sb.buf, id, sizeof id))
+        bad(L, n, field, EL_SPEC_INVALID,
+            "`%s` is not on the SPDX License List (%s), nor a LicenseRef-: a license no "
+            "package can declare",
+            id, spdx_list_version);
+    else if (!ok_form)
         bad(L, n, field, EL_SPEC_INVALID,
             "`%s` is not an SPDX license identifier (MIT, Apache-2.0) or `id WITH exception`",
             s);

@@ -374,6 +374,12 @@ static void test_malformed(void **state)
           "packages[0].license", "control character" },
         { "license: empty", HEAD PKG "  version: \"1\"\n  license: \"\"\n", 0, 11, 12,
           "packages[0].license", "is empty" },
+        { "license: an id not on the SPDX list", HEAD PKG "  version: \"1\"\n"
+          "  license: \"MIT OR UNLICENSED\"\n", 0, 11, 12, "packages[0].license",
+          "(an identifier is not on the SPDX License List)" },
+        { "license: a listed id, a LicenseRef", HEAD PKG "  version: \"1\"\n"
+          "  license: \"GPL-3.0-only WITH GCC-exception-3.1 AND LicenseRef-Public-Domain\"\n"
+          "  requestedBy: []\n  dependencies: []\n  artifacts: []\n", 0, 0, 0, NULL, NULL },
     };
     el_ctx *ctx = el_ctx_new();
     int mismatches = 0;

@@ -10,7 +10,8 @@ The channel is the recorded conda-forge slice of tests/resolve_cli/conda
 expectation is read off that repodata: each locked record's `license`
 as the channel declares it; `_libgcc_mutex` 0.1 declares `None`, which is
 no SPDX license identifier, so the lock records none for it; libsqlite's
-newer records declare `blessing` and older ones `Unlicense`, so a policy
+newer records declare `blessing` and older ones `Unlicense` (both on the
+SPDX License List), so a policy
 without `blessing` locks a libsqlite whose record says `Unlicense`."""
 
 import os
@@ -62,15 +63,18 @@ def main():
     try:
         run = cs.Run(envlock, work, srv.port)
         recs = cs.served_records()
-        rc, js, out, spec, lock = resolve(run, "env", cs.DEPS)
+        rc, js, out, spec, lock = resolve(run, "env", cs.DEPS + ["_libgcc_mutex"])
         pk = conda_pkgs(lock) if rc == 0 else []
         got = {p["name"]: p.get("license") for p in pk}
         want = {}
         for p in pk:
             declared = recs[(p["subdir"], p["artifacts"][0]["file"])].get("license")
-            want[p["name"]] = declared
+            want[p["name"]] = None if declared == "None" else declared
         check(rc == 0 and got == want and len(got) > 30,
               "each conda package's repodata license is recorded", (rc, out, got, want))
+        check(want.get("_libgcc_mutex") is None and "_libgcc_mutex" in got,
+              "_libgcc_mutex declares `None`, no SPDX License List identifier: none recorded",
+              got.get("_libgcc_mutex"))
         check(got.get("libsqlite") == "blessing", "without a policy: a `blessing` libsqlite",
               got.get("libsqlite"))
 

@@ -2,6 +2,7 @@
  * judged in each ecosystem's order (pre-releases inside a range count),
  * PyPI names compared normalized, Debian rules on a source package, and
  * the file's refusals with their places (docs/policy.md). */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "policy.h"
+#include "spdx.h"
 
 static policy *load_text(const char *text, el_ctx *ctx)
 {
@@ -105,6 +108,14 @@ static void refusals(void **state)
         { "licenses: {allow: ['(MIT)']}\n", EL_SPEC_INVALID, "licenses.allow[0]" },
         { "licenses: {allow: [Apache License 2.0]}\n", EL_SPEC_INVALID, "licenses.allow[0]" },
         { "licenses: {allow: [MIT], unknown: maybe}\n", EL_SPEC_INVALID, "licenses.unknown" },
+        /* an id the SPDX License List does not have, at its line and column */
+        { "licenses:\n  allow: [MIT, Apache-2]\n", EL_SPEC_INVALID,
+          ":2:16: licenses.allow[1]: `Apache-2` is not on the SPDX License List" },
+        { "licenses:\n  allow:\n    - GPL-2.0-only WITH Classpath-2.0\n", EL_SPEC_INVALID,
+          ":3:7: licenses.allow[0]: `Classpath-2.0` is not on the SPDX License List" },
+        { "licenses: {allow: [UNLICENSED]}\n", EL_SPEC_INVALID, "`UNLICENSED` is not on" },
+        { "licenses: {allow: [MIT], exempt: [{ecosystem: deb, name: a}]}\n", EL_SPEC_INVALID,
+          "licenses.exempt[0].ecosystem: `deb` is not pypi, npm or conda" },
         { "licenses: {allow: [MIT], deny: [GPL-3.0-only]}\n", EL_SPEC_INVALID,
           "licenses.deny: unknown key" },
         { "- a\n", EL_SPEC_INVALID, "a policy is a mapping" },
@@ -197,6 +208,27 @@ static void spdx(void **state)
         { "+", -1 },
         { "MI+T", -1 },
         { "MIT/X11", -1 },
+        /* identifiers are the SPDX License List's (tests/policy: real ids) */
+        { "UNLICENSED", -1 }, /* npm's word for "no license", not an SPDX id */
+        { "None", -1 },       /* what old conda records say */
+        { "BSD", -1 },
+        { "MIT OR Apache 2", -1 },
+        { "GPL-2.0+", 0 },    /* deprecated, still on the list */
+        { "LGPL-2.1 AND GPL-2.0", 0 },
+        { "blessing OR TCL", 0 },
+        { "X11 AND BSD-3-Clause", 0 },
+        { "bzip2-1.0.6", 0 },
+        { "0bsd", 0 },
+        { "Python-2.0 OR MIT", 1 },
+        { "DocumentRef-spdx-tool-1.2:LicenseRef-MIT-Style-2", 0 },
+        { "LicenseRef-", -1 },
+        { "LicenseRef-x+", -1 },
+        { "DocumentRef-a:MIT", -1 },
+        { "MIT WITH Foo-exception", -1 },
+        { "MIT WITH LLVM-exception", 1 },
+        { "GPL-2.0-only WITH Nokia-Qt-exception-1.1", 0 }, /* a deprecated exception */
+        { "MIT WITH GPL-2.0-only", -1 }, /* a license is no exception */
+        { "GCC-exception-3.1", -1 },     /* nor an exception a license */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         bool admitted = false;
@@ -224,6 +256,51 @@ static void spdx(void **state)
     assert_false(spdx_expr_is_license("MIT WITH X+"));
     assert_false(spdx_expr_is_license("MIT WITH"));
     assert_false(spdx_expr_is_license(""));
+}
+
+/* The compiled-in SPDX License List: sorted as it is searched, every
+ * entry found (in any case), and the questions the loader and the lock
+ * reader ask of it. */
+static void spdx_list(void **state)
+{
+    (void)state;
+    const spdx_list_entry *lists[] = { spdx_licenses, spdx_exceptions };
+    size_t ns[] = { spdx_n_licenses, spdx_n_exceptions };
+    assert_int_equal(spdx_n_licenses, 560);
+    assert_int_equal(spdx_n_exceptions, 56);
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < ns[k]; i++) {
+            const char *id = lists[k][i].id;
+            char up[128];
+            size_t n = strlen(id);
+            for (size_t j = 0; j <= n && j < sizeof up; j++)
+                up[j] = (char)toupper((unsigned char)id[j]);
+            if (i && strcasecmp(lists[k][i - 1].id, id) >= 0)
+                fail_msg("not sorted: `%s` before `%s`", lists[k][i - 1].id, id);
+            if (spdx_list_find(lists[k], ns[k], up, n) != &lists[k][i])
+                fail_msg("`%s` not found as `%s`", id, up);
+        }
+    const spdx_list_entry *e = spdx_list_find(spdx_licenses, spdx_n_licenses, "GPL-2.0+", 8);
+    assert_non_null(e);
+    assert_true(e->deprecated);
+    e = spdx_list_find(spdx_licenses, spdx_n_licenses, "Apache-2.0", 10);
+    assert_non_null(e);
+    assert_false(e->deprecated);
+    assert_null(spdx_list_find(spdx_licenses, spdx_n_licenses, "Apache-2", 8));
+    assert_null(spdx_list_find(spdx_licenses, spdx_n_licenses, "UNLICENSED", 10));
+    char id[64];
+    assert_true(spdx_expr_unlisted("MIT OR UNLICENSED", id, sizeof id));
+    assert_string_equal(id, "UNLICENSED");
+    assert_true(spdx_expr_unlisted("GPL-2.0-only WITH Foo-exception", id, sizeof id));
+    assert_string_equal(id, "Foo-exception");
+    assert_true(spdx_expr_unlisted("Apache-2.0 AND Foo+", id, sizeof id));
+    assert_string_equal(id, "Foo+");
+    assert_false(spdx_expr_unlisted("MIT OR LicenseRef-x", id, sizeof id));
+    assert_false(spdx_expr_unlisted("SEE LICENSE IN LICENSE.md", id, sizeof id));
+    assert_true(spdx_expr_deprecated("MIT OR GPL-2.0+", id, sizeof id));
+    assert_string_equal(id, "GPL-2.0+");
+    assert_true(spdx_expr_deprecated("LGPL-2.1", id, sizeof id));
+    assert_false(spdx_expr_deprecated("LGPL-2.1-only OR Apache-2.0+", id, sizeof id));
 }
 
 static void licenses(void **state)
@@ -274,6 +351,7 @@ int main(void)
         cmocka_unit_test(refusals),
         cmocka_unit_test(cooldown),
         cmocka_unit_test(spdx),
+        cmocka_unit_test(spdx_list),
         cmocka_unit_test(licenses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
