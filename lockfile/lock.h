@@ -370,6 +370,12 @@ typedef struct lock_check_input {
     bool upgrade_all;
     const char *const *upgrade;
     size_t n_upgrade;
+    /* a requirements file's build options as a resolve would record them
+     * now (docs/cli.md, check); compare_build false: not compared */
+    bool compare_build;
+    const char *const *only_binary;  /* NULL-terminated, any order, or NULL */
+    const char *const *no_binary;    /* the same way */
+    bool prefer_binary;
     /* fresh identities of the inputs (an online check), or NULL/0 offline.
      * Inputs in the lock that are missing here are not compared. */
     const lock_input *fresh;

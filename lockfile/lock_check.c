@@ -201,6 +201,43 @@ static char *strv_show(const char *const *v, size_t n)
     return sb_detach(&sb, NULL);
 }
 
+/* `what` compares as a sorted set: the lock's (sorted, NULL-terminated)
+ * against `now` (any order, duplicates allowed). */
+static void cmp_set(checker *c, const char *what, const char *const *was,
+                    const char *const *now_in, size_t n_now)
+{
+    size_t nl = 0;
+    while (was && was[nl])
+        nl++;
+    const char **now = xcalloc(n_now + 1, sizeof *now);
+    for (size_t i = 0; i < n_now; i++)
+        now[i] = now_in[i];
+    if (n_now)
+        qsort(now, n_now, sizeof *now, str_ptr_cmp);
+    size_t nn = 0;
+    for (size_t i = 0; i < n_now; i++)
+        if (nn == 0 || strcmp(now[nn - 1], now[i]) != 0)
+            now[nn++] = now[i];
+    bool same = nl == nn;
+    for (size_t i = 0; same && i < nl; i++)
+        same = strcmp(was[i], now[i]) == 0;
+    if (!same) {
+        char *a = strv_show(was, nl), *b = strv_show(now, nn);
+        line(c, "%s changed: %s -> %s", what, a, b);
+        free(a);
+        free(b);
+    }
+    free(now);
+}
+
+static size_t strv_len(const char *const *v)
+{
+    size_t n = 0;
+    while (v && v[n])
+        n++;
+    return n;
+}
+
 static void check_options(checker *c)
 {
     const lock_doc *d = c->lock;
@@ -209,34 +246,22 @@ static void check_options(checker *c)
     const char *dflt = "if-necessary-or-explicit";
     cmp_field(c, "option prereleases", d->prereleases ? d->prereleases : dflt,
               in->prereleases ? in->prereleases : dflt);
+    if (in->compare_build) {
+        cmp_set(c, "option onlyBinary", (const char *const *)d->only_binary, in->only_binary,
+                strv_len(in->only_binary));
+        cmp_set(c, "option noBinary", (const char *const *)d->no_binary, in->no_binary,
+                strv_len(in->no_binary));
+        if (d->prefer_binary != in->prefer_binary)
+            line(c, "option preferBinary changed: %s -> %s", d->prefer_binary ? "true" : "false",
+                 in->prefer_binary ? "true" : "false");
+    }
     if (!in->compare_upgrade)
         return;
     if (d->upgrade_all != in->upgrade_all)
         line(c, "option upgradeAll changed: %s -> %s", d->upgrade_all ? "true" : "false",
              in->upgrade_all ? "true" : "false");
-    /* compare as sorted sets */
-    size_t nl = 0;
-    while (d->upgrade && d->upgrade[nl])
-        nl++;
-    const char **now = xcalloc(in->n_upgrade + 1, sizeof *now);
-    for (size_t i = 0; i < in->n_upgrade; i++)
-        now[i] = in->upgrade[i];
-    if (in->n_upgrade)
-        qsort(now, in->n_upgrade, sizeof *now, str_ptr_cmp);
-    size_t nn = 0;
-    for (size_t i = 0; i < in->n_upgrade; i++)
-        if (nn == 0 || strcmp(now[nn - 1], now[i]) != 0)
-            now[nn++] = now[i];
-    bool same = nl == nn;
-    for (size_t i = 0; same && i < nl; i++)
-        same = strcmp(d->upgrade[i], now[i]) == 0;
-    if (!same) {
-        char *a = strv_show(d->upgrade, nl), *b = strv_show(now, nn);
-        line(c, "option upgradePackages changed: %s -> %s", a, b);
-        free(a);
-        free(b);
-    }
-    free(now);
+    cmp_set(c, "option upgradePackages", (const char *const *)d->upgrade, in->upgrade,
+            in->n_upgrade);
 }
 
 /* ---- inputs ---- */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "envlock/resolve.h"
+#include "spec_requirements.h"
 #include "spec_uvlock.h"
 #include "base_request.h"
 #include "verb_check_inputs.h"
@@ -163,6 +164,47 @@ static void pyproject_now(arena *mem, const target_request *tr, const el_spec *s
     in->roots = roots;
 }
 
+/* `lock`'s names and the file's, NULL-terminated, in `mem`. */
+static const char *const *with_file(arena *mem, const char *const *lock, const char *const *file,
+                                    size_t n_file)
+{
+    size_t n = 0;
+    while (lock && lock[n])
+        n++;
+    const char **v = arena_alloc(mem, (n + n_file + 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = lock[i];
+    for (size_t i = 0; i < n_file; i++)
+        v[n + i] = file[i];
+    v[n + n_file] = NULL;
+    return v;
+}
+
+/* A requirements file's build options now, as a resolve with the command
+ * line the lock shows would record them: --prefer-binary as the file says
+ * (it has no command-line form); each --only-binary / --no-binary name
+ * joined to the lock's (names the command line gave stay; one the file
+ * adds is a change); --pre as `allow` when the lock has its manager's
+ * default mode (no --prerelease was given). A name or --pre the file drops
+ * is not told from one the command line gave: the spec digest line says
+ * the file changed. */
+static void reqfile_now(arena *mem, const target_request *tr, const el_spec *spec,
+                        const lock_doc *lock, lock_check_input *in)
+{
+    const spec_reqfile *f = tr->reqfile;
+    if (!f || tr->uvlock)
+        return;
+    in->compare_build = true;
+    in->only_binary = with_file(mem, (const char *const *)lock->only_binary, f->only_binary,
+                                f->n_only_binary);
+    in->no_binary = with_file(mem, (const char *const *)lock->no_binary, f->no_binary,
+                              f->n_no_binary);
+    in->prefer_binary = f->prefer_binary;
+    const char *was = lock->prereleases ? lock->prereleases : "if-necessary-or-explicit";
+    if (f->pre && strcmp(was, verbs_prerelease_mode(spec, NULL)) == 0)
+        in->prereleases = "allow";
+}
+
 /* What check re-verifies beside the inputs: the policy and the advisory
  * snapshot as they are now (docs/policy.md, docs/cli.md "check"). */
 typedef struct recheck {
@@ -202,6 +244,7 @@ static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_req
         return el_ctx_code(ctx);
     lock_check_input in = check_input_now(tr, cutoff, lock);
     pyproject_now(tr->mem, tr, spec, &in);
+    reqfile_now(tr->mem, tr, spec, lock, &in);
     verb_inputs *now = NULL;
     resolve_request all = every_target(tr);
     el_code rc = fetch_inputs(ctx, co, lock, &all, &in, res, &now);

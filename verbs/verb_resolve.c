@@ -223,7 +223,7 @@ static el_code build_options_check(el_ctx *ctx, const el_resolve_options *o)
 
 /* The pre-release mode the resolve uses: the one asked for, else the spec's
  * manager's default (docs/cli.md, "Pre-releases"). */
-static const char *prerelease_mode(const el_spec *spec, const char *asked)
+const char *verbs_prerelease_mode(const el_spec *spec, const char *asked)
 {
     if (asked)
         return asked;
@@ -237,7 +237,7 @@ static const char *prerelease_mode(const el_spec *spec, const char *asked)
  * several targets solves each part's own request. */
 static void build_options(target_request *tr, const el_spec *spec, const el_resolve_options *o)
 {
-    tr->rq.prereleases = prerelease_mode(spec, o->prerelease);
+    tr->rq.prereleases = verbs_prerelease_mode(spec, o->prerelease);
     tr->rq.no_build = o->no_build;
     tr->rq.only_binary = o->only_binary;
     tr->rq.n_only_binary = o->n_only_binary;

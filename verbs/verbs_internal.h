@@ -71,6 +71,13 @@ el_code verbs_resolve_targets(el_ctx *ctx, struct cache *c, const struct target_
  *  inputs (copied into it) and its target given as `targets`. */
 lock_doc *verbs_merge_locks(const struct target_request *tr, lock_doc *const *locks);
 
+/* verbs_prerelease_mode() :
+ *  The pre-release mode a resolve of `spec` records: `asked` (--prerelease)
+ *  when given, else the Python manager's default ("pip" for pip, else
+ *  "if-necessary-or-explicit"). A requirements file's --pre is applied
+ *  after (verbs_reqfile_options()). */
+const char *verbs_prerelease_mode(const el_spec *spec, const char *asked);
+
 /* verbs_reqfile_options() :
  *  A `requirements` dependency file's --pre (uv's `allow`, unless
  *  --prerelease was given), --only-binary and --no-binary (joined with the

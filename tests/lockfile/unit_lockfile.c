@@ -896,6 +896,25 @@ static void test_check_spec_target_options(void **state)
     expect_report(d, &in,
                   "option upgradeAll changed: false -> true\n"
                   "option upgradePackages changed: [] -> [numpy, pandas]\n");
+    /* a requirements file's build options: compared only when asked, as sets */
+    in = sample_input();
+    static const char *only[] = { "numpy", ":all:", NULL }, *none[] = { NULL };
+    in.only_binary = only;
+    in.prefer_binary = true;
+    expect_report(d, &in, "");
+    in.compare_build = true;
+    expect_report(d, &in,
+                  "option onlyBinary changed: [] -> [:all:, numpy]\n"
+                  "option preferBinary changed: false -> true\n");
+    static const char *locked_only[] = { ":all:", "numpy", NULL };
+    static const char *locked_no[] = { "pandas", NULL };
+    d->only_binary = locked_only;
+    d->no_binary = locked_no;
+    d->prefer_binary = true;
+    in.no_binary = none;
+    expect_report(d, &in, "option noBinary changed: [pandas] -> []\n");
+    d->only_binary = d->no_binary = NULL;
+    d->prefer_binary = false;
     lock_doc_free(d);
 }
 

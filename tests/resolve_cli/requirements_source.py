@@ -17,6 +17,11 @@ with `sourceFormat: requirements` (issue 20), on the demo mirror
                a newer sdist), `preferBinary` in the lock's options, and
                Debian's pip (`pip install --dry-run --report --prefer-binary`
                against the same index) choosing the same set.
+  check_options  check against a spec whose file's --pre, --only-binary,
+               --no-binary or --prefer-binary differ from the lock's options:
+               stale (exit 1) with a line naming the option, text and
+               --json; options given on resolve's command line are no
+               change.
   refusals     at resolve time: a hash the index does not serve
                (RESOLVE_CONFLICT naming `content[0]`, the spec line and the
                served hash), a dependency without a hash in hash-checking
@@ -270,6 +275,55 @@ def part_refusals(envlock, work):
     print("refusals: hash, transitive hash, protected pin, options recorded, pyproject")
 
 
+def check_lines(envlock, work, name, content, lock, want):
+    """check of `lock` against a spec with `content`: (rc, changes)."""
+    spec = write(work, name + ".yaml", reqs_spec(content))
+    rc, js, out = run(envlock, work, ["check", "--bases", BASES, spec, lock])
+    changes = (js or {}).get("changes")
+    if rc != (1 if want else 0) or changes is None or not all(w in changes for w in want) or \
+            (js.get("valid") is not (not want)):
+        raise Fail("%s: check exited %d, expected %d with %s: %s"
+                   % (name, rc, 1 if want else 0, want, out))
+    if want:  # the text form says the same lines
+        p = subprocess.run([envlock, "--cache-dir", os.path.join(work, "cache"), "--mirror",
+                            "https://pypi.org=file://" + os.path.join(MIRROR, "pypi", "pypi"),
+                            "check", "--bases", BASES, spec, lock],
+                           capture_output=True, text=True, cwd=work, timeout=300)
+        if p.returncode != 1 or not all(w in p.stdout + p.stderr for w in want):
+            raise Fail("%s: check (text) exited %d without %s: %s"
+                       % (name, p.returncode, want, p.stdout + p.stderr))
+
+
+def part_check_options(envlock, work):
+    """The lock's options (docs/lock-format.md: prereleases, onlyBinary,
+    noBinary, preferBinary) against the file's options now: check's lines
+    are `option NAME changed: LOCK -> NOW`."""
+    _s, plain, _ = resolve(envlock, work, "plain", reqs_spec("idna\n"))
+    check_lines(envlock, work, "same", "idna\n", plain, [])
+    for name, content, want in (
+            ("pre", "--pre\nidna\n", "option prereleases changed: if-necessary-or-explicit -> allow"),
+            ("only", "--only-binary :all:\nidna\n", "option onlyBinary changed: [] -> [:all:]"),
+            ("no", "--no-binary Numpy\nidna\n", "option noBinary changed: [] -> [numpy]"),
+            ("prefer", "--prefer-binary\nidna\n", "option preferBinary changed: false -> true")):
+        check_lines(envlock, work, name, content, plain, [want])
+    _s, pref, _ = resolve(envlock, work, "pref", reqs_spec("--prefer-binary\nidna\n"))
+    check_lines(envlock, work, "pref-same", "--prefer-binary\nidna\n", pref, [])
+    check_lines(envlock, work, "pref-dropped", "idna\n", pref,
+                ["option preferBinary changed: true -> false"])
+    # the command line's options are the lock's, not the file's: no change
+    spec = write(work, "cli.yaml", reqs_spec("idna\n"))
+    cli = os.path.join(work, "cli.lock")
+    rc, js, out = run(envlock, work, ["resolve", "--bases", BASES, "--only-binary", "idna",
+                                      "--prerelease", "allow", spec, "-o", cli])
+    if rc != 0:
+        raise Fail("resolve with --only-binary idna: %s" % out)
+    check_lines(envlock, work, "cli-same", "idna\n", cli, [])
+    check_lines(envlock, work, "cli-added", "--only-binary :all:\nidna\n", cli,
+                ["option onlyBinary changed: [idna] -> [:all:, idna]"])
+    print("check_options: --pre, --only-binary, --no-binary, --prefer-binary (added and "
+          "dropped) named; the command line's options no change")
+
+
 PREFER = os.path.join(ROOT, "corpus", "scenarios", "reqfile-prefer-binary.scn")
 PREFER_REQS = "--prefer-binary\napp\nlib\nboth\nsrconly\nneedy\n"
 
@@ -340,7 +394,7 @@ def main():
     work = tempfile.mkdtemp(prefix="reqs-source-")
     try:
         {"equivalence": part_equivalence, "pip": part_pip, "refusals": part_refusals,
-         "prefer_binary": part_prefer_binary}[part](envlock, work)
+         "prefer_binary": part_prefer_binary, "check_options": part_check_options}[part](envlock, work)
     except Fail as e:
         print("FAIL:", e)
         return 1
