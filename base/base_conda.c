@@ -2,9 +2,11 @@
  * roots (REFERENCE §3, conda): `python=<X.Y>` from spec.language.version
  * first, the file's match specs after it (a `python` spec of the file is
  * dropped, with a note, since the environment's Python is the spec's), and
- * the file's channels (none: conda-forge, which the reader defaults). A
- * `pip:` list is refused until the pip layer is resolved: dropping it would
- * lock an environment without it. Fetches nothing. */
+ * the file's channels (none: conda-forge, which the reader defaults). The
+ * `pip:` list is the environment's pip layer: its requirements stand where a
+ * requirements file's do (target_pip_layer()), so they are PyPI roots of the
+ * same solve, merged with the protected pins as the reference merges them.
+ * Fetches nothing. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,16 +53,6 @@ el_code target_conda(el_ctx *ctx, target_request *r, const el_spec *spec,
 {
     const char *content = el_spec_text(spec, "spec.build.dependencyFile.content");
     const spec_envyml *e = spec_envyml_read(r->mem, content ? content : "");
-    if (e->pip_index >= 0 && e->n_pip) {
-        const char *field = arena_sprintf(r->mem, "spec.build.dependencyFile.content."
-                                                  "dependencies[%ld].pip", e->pip_index);
-        el_fail(ctx, EL_CAPABILITY_UNSUPPORTED,
-                "%s: a `pip:` list in an environment.yml is not resolved by envlock yet: "
-                "list those packages as conda packages, or use a `requirements` source",
-                field);
-        el_detail_str(ctx, "field", field);
-        return EL_CAPABILITY_UNSUPPORTED;
-    }
     const spec_req *q = located(r, e, o);
     const char *python = el_spec_python_version(spec);
     for (size_t k = 0; k < r->n_parts; k++) {
@@ -93,4 +85,37 @@ el_code target_conda(el_ctx *ctx, target_request *r, const el_spec *spec,
     }
     r->rq = r->parts[0].rq;
     return EL_OK;
+}
+
+el_spec_entry *target_pip_layer(target_request *r, const el_spec *spec,
+                                const target_request_options *o, el_spec_entry *all,
+                                size_t *n_all)
+{
+    const char *content = el_spec_text(spec, "spec.build.dependencyFile.content");
+    const spec_envyml *e = spec_envyml_read(r->mem, content ? content : "");
+    spec_reqfile *f = spec_envyml_pip_layer(r->mem, e);
+    if (!f)
+        return all;
+    /* positions: entry j's place in the environment.yml, then in the spec */
+    for (size_t k = 0; k < f->n_reqs; k++) {
+        spec_req *q = &f->reqs[k];
+        unsigned col = q->column;
+        q->line = e->pip[q->index].line;
+        q->column = e->pip[q->index].column + (col ? col - 1 : 0);
+    }
+    spec_reqfile_locate(o ? o->spec_text : NULL, o ? o->spec_len : 0, o ? o->spec_opts : NULL,
+                        NULL, f->reqs, f->n_reqs);
+    r->reqfile = f;
+    el_spec_entry *out = xcalloc(f->n_reqs + *n_all + 1, sizeof *out);
+    size_t k = 0;
+    for (size_t i = 0; i < f->n_reqs; i++)
+        out[k++] = (el_spec_entry){ EL_SPEC_PYTHON_DEPENDENCIES, f->reqs[i].text,
+                                    f->reqs[i].field, f->reqs[i].file_line,
+                                    f->reqs[i].file_column };
+    for (size_t i = 0; i < *n_all; i++)
+        if (all[i].list != EL_SPEC_PYTHON_DEPENDENCIES)
+            out[k++] = all[i];
+    free(all);
+    *n_all = k;
+    return out;
 }

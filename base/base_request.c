@@ -606,6 +606,8 @@ el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_sp
         el_spec_entries_locate(all, n_all, o->spec_text, o->spec_len, o->spec_opts);
     if (is_requirements(spec))
         all = with_requirements(r, spec, o, all, &n_all);
+    else if (is_conda(spec))
+        all = target_pip_layer(r, spec, o, all, &n_all);
     size_t nv = 0;
     const char **variants = spec_variants(r->mem, all, n_all, &nv);
     r->rq.variants = variants;

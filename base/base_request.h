@@ -117,10 +117,20 @@ el_code target_pyproject(el_ctx *ctx, target_request *r, const el_spec *spec,
  *  A `conda` dependency file (base_conda.c): every part's request gets the
  *  environment.yml's match specs as `conda` roots after `python=<X.Y>`
  *  (field spec.language.version), and its channels. A `python` spec of the
- *  file is dropped with a note. Fails with CAPABILITY_UNSUPPORTED (detail
- *  field `...content.dependencies[i].pip`) for a non-empty `pip:` list. */
+ *  file is dropped with a note. */
 el_code target_conda(el_ctx *ctx, target_request *r, const el_spec *spec,
                      const target_request_options *o);
+
+/* target_pip_layer() :
+ *  A `conda` dependency file's `pip:` list (base_conda.c) as the Python
+ *  dependencies: `all` with its EL_SPEC_PYTHON_DEPENDENCIES replaced by the
+ *  list's requirements (field `...content.dependencies[i].pip[j]`, spec
+ *  position), as a requirements file's replace them, and the list read as
+ *  a requirements file in r->reqfile (its options are the verb's to apply).
+ *  Takes and returns ownership of `all` (unchanged without a `pip:` list). */
+el_spec_entry *target_pip_layer(target_request *r, const el_spec *spec,
+                                const target_request_options *o, el_spec_entry *all,
+                                size_t *n_all);
 
 el_code target_request_build(el_ctx *ctx, const target_catalog *cat, const el_spec *spec,
                              const target_request_options *o, target_request **out);

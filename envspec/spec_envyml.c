@@ -5,6 +5,24 @@
 
 #include "spec_envyml.h"
 #include "spec_internal.h"
+#include "spec_requirements.h"
+
+/* The `pip:` entries: each string with its j and position; others are
+ * left out (the spec rules name them). */
+static void read_pip(arena *mem, spec_envyml *e, const spec_node *list)
+{
+    if (list->kind != SN_SEQ)
+        return;
+    e->n_pip = list->n;
+    e->pip = arena_alloc(mem, (list->n + 1) * sizeof *e->pip);
+    memset(e->pip, 0, (list->n + 1) * sizeof *e->pip);
+    for (size_t j = 0; j < list->n; j++) {
+        const spec_node *q = list->items[j];
+        if (q->kind == SN_STR)
+            e->pip[j] = (spec_envyml_dep){ arena_strdup(mem, q->text), (unsigned)j, q->line,
+                                           q->column };
+    }
+}
 
 spec_envyml *spec_envyml_read(arena *mem, const char *content)
 {
@@ -28,7 +46,7 @@ spec_envyml *spec_envyml_read(arena *mem, const char *content)
             } else if (d->kind == SN_MAP && d->n == 1 && d->keys[0]->text &&
                        strcmp(d->keys[0]->text, "pip") == 0 && e->pip_index < 0) {
                 e->pip_index = (long)i;
-                e->n_pip = d->items[0]->kind == SN_SEQ ? d->items[0]->n : 0;
+                read_pip(mem, e, d->items[0]);
             }
         }
     }
@@ -40,4 +58,30 @@ spec_envyml *spec_envyml_read(arena *mem, const char *content)
                 e->channels[e->n_channels++] = arena_strdup(mem, ch->items[i]->text);
     }
     return e;
+}
+
+struct spec_reqfile *spec_envyml_pip_layer(arena *mem, const spec_envyml *e)
+{
+    if (e->pip_index < 0)
+        return NULL;
+    /* line j + 1 is entry j; an entry that is no string, or spans lines
+     * (a folded scalar), is one blank or one joined line, so lines and
+     * entries stay aligned */
+    strbuf sb = STRBUF_INIT;
+    for (size_t j = 0; j < e->n_pip; j++) {
+        for (const char *c = e->pip[j].text ? e->pip[j].text : ""; *c; c++)
+            sb_addc(&sb, *c == '\n' || *c == '\r' ? ' ' : *c);
+        sb_addc(&sb, '\n');
+    }
+    spec_reqfile *f = spec_reqfile_parse(mem, sb.buf);
+    sb_release(&sb);
+    for (size_t k = 0; k < f->n_reqs; k++) {
+        spec_req *q = &f->reqs[k];
+        q->index = q->line - 1;
+        q->field = arena_sprintf(mem, "spec.build.dependencyFile.content.dependencies[%ld].pip[%u]",
+                                 e->pip_index, q->index);
+    }
+    for (size_t k = 0; k < f->n_problems; k++)
+        f->problems[k].index = (long)f->problems[k].line - 1;
+    return f;
 }

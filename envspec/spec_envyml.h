@@ -23,7 +23,9 @@ typedef struct spec_envyml {
     const char **channels;     /* `channels` as written, in order */
     size_t n_channels;
     long pip_index;            /* i of the `pip:` entry, or -1 */
-    size_t n_pip;              /* its requirements */
+    spec_envyml_dep *pip;      /* the `pip:` list's string entries, index = j of
+                                  `dependencies[i].pip[j]` */
+    size_t n_pip;              /* its entries (strings or not) */
 } spec_envyml;
 
 /* spec_envyml_read() :
@@ -31,5 +33,18 @@ typedef struct spec_envyml {
  *  `mem`. A text that is not a mapping, or has no `dependencies` list,
  *  reads as empty. Never NULL. */
 spec_envyml *spec_envyml_read(arena *mem, const char *content);
+
+struct spec_reqfile;
+
+/* spec_envyml_pip_layer() :
+ *  The `pip:` list read as a requirements file (spec_requirements.h), one
+ *  line per string entry, so its option lines (`--index-url`, `--pre`,
+ *  `--only-binary`, ...) and its requirements follow the rules of a
+ *  `requirements` source. In the result a line number is `j + 1` for entry
+ *  `pip[j]` (a column is within the entry); each requirement's `index` is
+ *  its j and its `field` `spec.build.dependencyFile.content.dependencies[i]
+ *  .pip[j]`; a problem's `index` is its entry's j too. Callers map lines to
+ *  the environment.yml with `e->pip[j]`. NULL when `e` has no `pip:` list. */
+struct spec_reqfile *spec_envyml_pip_layer(arena *mem, const spec_envyml *e);
 
 #endif

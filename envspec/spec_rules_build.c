@@ -16,6 +16,7 @@
 #include "condaspec.h"
 #include "pep508.h"
 
+#include "spec_envyml.h"
 #include "spec_requirements.h"
 #include "spec_toml.h"
 #include "spec_uvlock.h"
@@ -222,23 +223,66 @@ static void check_pyproject(rules_ctx *r, json_object *spec, const char *content
 
 /* ---- environment.yml ---- */
 
-/* A `pip:` section's requirements: strings, PEP 508 (pip options pass). */
+/* A `pip:` section's shape: a list of strings (what the strings say is
+ * check_pip_layer()'s). */
 static void check_conda_pip(rules_ctx *r, const char *f, const spec_node *pip)
 {
     if (pip->kind != SN_SEQ) {
         rules_add(r, f, EL_SPEC_INVALID, "`pip` should be a list of requirements");
         return;
     }
-    for (size_t j = 0; j < pip->n; j++) {
-        const spec_node *q = pip->items[j];
-        char *pf = xasprintf("%s.pip[%zu]", f, j);
-        char *err = NULL;
-        if (q->kind != SN_STR)
+    for (size_t j = 0; j < pip->n; j++)
+        if (pip->items[j]->kind != SN_STR) {
+            char *pf = xasprintf("%s.pip[%zu]", f, j);
             rules_add(r, pf, EL_SPEC_INVALID, "should be a requirement string");
-        else if (q->text[0] != '-' && !spec_check_pep508(q->text, &err))
-            rules_add(r, pf, EL_SPEC_INVALID, "`%s`: %s", q->text, err);
-        free(err);
-        free(pf);
+            free(pf);
+        }
+}
+
+/* One finding at entry j of the pip list, `column` within the entry, placed
+ * in the environment.yml and, through the content node, in the spec file. */
+static void pip_finding(rules_ctx *r, const spec_envyml *e, size_t j, unsigned column,
+                        el_code code, const char *message)
+{
+    const spec_node *at = spec_node_at_path(r->root, "spec.build.dependencyFile.content");
+    const spec_envyml_dep *d = &e->pip[j];
+    unsigned line = d->line, col = d->column + (column ? column - 1 : 0), fl = 0, fc = 0;
+    if (at && at->kind == SN_STR)
+        spec_reqfile_file_position(at->line, at->column, at->body_line, at->body_column, line,
+                                   col, &fl, &fc);
+    char *field = xasprintf("spec.build.dependencyFile.content.dependencies[%ld].pip[%zu]",
+                            e->pip_index, j);
+    spec_finding_add_pos(r->fs, fl, fc, field, code, "line %u, column %u of the "
+                         "environment.yml: %s", line, col, message);
+    free(field);
+}
+
+/* The pip layer's lines as a requirements file's (spec_envyml_pip_layer()):
+ * PEP 508 requirements, the options a requirements file may carry, and
+ * only indexes the spec already names. */
+static void check_pip_layer(rules_ctx *r, json_object *spec, arena *mem, const char *content)
+{
+    const spec_envyml *e = spec_envyml_read(mem, content);
+    const spec_reqfile *f = spec_envyml_pip_layer(mem, e);
+    for (size_t i = 0; f && i < f->n_problems; i++) {
+        const spec_req_problem *p = &f->problems[i];
+        if (p->index >= 0 && (size_t)p->index < e->n_pip && e->pip[p->index].text)
+            pip_finding(r, e, (size_t)p->index, p->column, p->code, p->message);
+    }
+    json_object *indexes = jget(jget(jget(spec, "packages"), "python"), "indexes");
+    for (size_t i = 0; f && i < f->n_indexes; i++) {
+        const spec_req_index *ix = &f->indexes[i];
+        bool named = false;
+        for (size_t k = 0; k < jlen(indexes) && !named; k++)
+            named = jat(indexes, k) && spec_index_same(jat(indexes, k), ix->url);
+        if (named || ix->line < 1 || ix->line > e->n_pip)
+            continue;
+        char *m = xasprintf("`%s %s` names an index the spec does not: the indexes are the "
+                            "spec's choice, so add it to `spec.packages.python.indexes` or "
+                            "remove the line",
+                            ix->extra ? "--extra-index-url" : "--index-url", ix->url);
+        pip_finding(r, e, ix->line - 1, ix->column, EL_SPEC_INVALID, m);
+        free(m);
     }
 }
 
@@ -284,7 +328,7 @@ static void check_conda_deps(rules_ctx *r, const char *base, const spec_node *de
     }
 }
 
-static void check_conda(rules_ctx *r, const char *content)
+static void check_conda(rules_ctx *r, json_object *spec, const char *content)
 {
     static const char *const base = "spec.build.dependencyFile.content";
     arena *mem = arena_new();
@@ -314,6 +358,8 @@ static void check_conda(rules_ctx *r, const char *content)
                   "should be a list of conda packages");
     else
         check_conda_deps(r, base, deps);
+    if (deps && deps->kind == SN_SEQ)
+        check_pip_layer(r, spec, mem, content);
     const spec_node *channels = spec_node_get(root, "channels");
     if (channels && channels->kind != SN_SEQ) {
         rules_add(r, "spec.build.dependencyFile.content.channels", EL_SPEC_INVALID,
@@ -363,7 +409,7 @@ static void rule_dependency_file(rules_ctx *r, json_object *spec, json_object *b
         else if (strcmp(format, "requirements") == 0)
             check_requirements(r, spec, content);
         else if (strcmp(format, "conda") == 0)
-            check_conda(r, content);
+            check_conda(r, spec, content);
     }
     if (strcmp(format, "pyproject") == 0)
         check_pyproject(r, spec, content && strlen(content) <= MAX_TEXT_BYTES ? content : NULL, lock);

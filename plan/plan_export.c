@@ -1,5 +1,6 @@
 /* plan_export.c — the lock exports (uv-pip-compile, requirements,
- * pylock, package-lock, apt, conda-explicit, conda-lock) and the two
+ * pylock, package-lock, apt; conda-explicit and conda-lock are
+ * plan_export_conda.c's) and the two
  * texts plans install from beside them (package.json, apt sources). Each
  * is a pure function of a plan_input: the lock's packages in a fixed
  * order, written in the other tool's own syntax, byte for byte the same
@@ -19,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "plan.h"
+#include "plan_internal.h"
 
 /* ---- the formats' names ---- */
 
@@ -48,10 +50,7 @@ const char *plan_format_names(void)
 
 /* ---- the lock's packages of one ecosystem, in name order ---- */
 
-typedef struct pkgv {
-    const lock_package **v;
-    size_t n;
-} pkgv;
+typedef plan_pkgv pkgv;
 
 static int cmp_str(const char *a, const char *b)
 {
@@ -74,7 +73,7 @@ static int cmp_pkg(const void *x, const void *y)
 }
 
 /* The packages of `eco`; with installs_only, without those the base has. */
-static pkgv pkgs_of(const lock_doc *d, const char *eco, bool installs_only)
+pkgv plan_pkgs_of(const lock_doc *d, const char *eco, bool installs_only)
 {
     pkgv p = { xcalloc(d->n_packages + 1, sizeof *p.v), 0 };
     for (size_t i = 0; i < d->n_packages; i++) {
@@ -111,7 +110,7 @@ size_t plan_sort_unique(const char **v, size_t n)
 }
 
 /* The hex of a "sha256:<64 lowercase hex>" artifact hash, else NULL. */
-static const char *sha256_hex_of(const lock_artifact *a)
+const char *plan_sha256_hex(const lock_artifact *a)
 {
     if (!a->hash || strncmp(a->hash, "sha256:", 7) != 0)
         return NULL;
@@ -127,7 +126,7 @@ static size_t sha256s_of(const lock_package *p, const char ***out)
     const char **v = xcalloc(p->n_artifacts + 1, sizeof *v);
     size_t n = 0;
     for (size_t i = 0; i < p->n_artifacts; i++)
-        if ((v[n] = sha256_hex_of(&p->artifacts[i])))
+        if ((v[n] = plan_sha256_hex(&p->artifacts[i])))
             n++;
     *out = v;
     return plan_sort_unique(v, n);
@@ -163,7 +162,7 @@ void plan_resolved_at(const plan_input *in, char out[32])
 
 /* ---- refusals ---- */
 
-static char *refuse(el_ctx *ctx, plan_format fmt, const lock_package *p, const char *why)
+char *plan_export_refuse(el_ctx *ctx, plan_format fmt, const lock_package *p, const char *why)
 {
     /* The lock is sound; the format cannot hold it: a capability, as plan
      * says of a variant that cannot honour the spec (one status, 11).
@@ -184,7 +183,7 @@ static char *refuse(el_ctx *ctx, plan_format fmt, const lock_package *p, const c
     return NULL;
 }
 
-static bool is_wheel(const lock_artifact *a)
+bool plan_is_wheel(const lock_artifact *a)
 {
     size_t n = a->file ? strlen(a->file) : 0;
     return n > 4 && strcmp(a->file + n - 4, ".whl") == 0;
@@ -210,7 +209,7 @@ static const char *pylock_problem(const lock_package *p)
             return "has an artifact whose hash is not `algorithm:value`";
         if (!p->artifacts[i].url)
             return "has a file its index page does not list (pylock.toml needs its URL)";
-        sdists += !is_wheel(&p->artifacts[i]);
+        sdists += !plan_is_wheel(&p->artifacts[i]);
     }
     return sdists > 1 ? "has more than one sdist, and pylock.toml records one" : NULL;
 }
@@ -222,7 +221,7 @@ static bool pypi_check(el_ctx *ctx, plan_format fmt, const pkgv *py)
     for (size_t i = 0; i < py->n; i++) {
         const lock_package *p = py->v[i];
         if (i && strcmp(py->v[i - 1]->name, p->name) == 0)
-            return refuse(ctx, fmt, p, "is locked at two versions; one environment installs one"),
+            return plan_export_refuse(ctx, fmt, p, "is locked at two versions; one environment installs one"),
                    false;
         const char *why = NULL;
         if (fmt == PLAN_PYLOCK)
@@ -236,7 +235,7 @@ static bool pypi_check(el_ctx *ctx, plan_format fmt, const pkgv *py)
                       "does not have it: resolve the lock again";
         }
         if (why)
-            return refuse(ctx, fmt, p, why), false;
+            return plan_export_refuse(ctx, fmt, p, why), false;
     }
     return true;
 }
@@ -256,7 +255,7 @@ static void pip_entry(strbuf *sb, const lock_package *p)
 
 char *plan_requirements_text(const plan_input *in, bool only_installs, size_t *len)
 {
-    pkgv py = pkgs_of(in->lock, "pypi", only_installs);
+    pkgv py = plan_pkgs_of(in->lock, "pypi", only_installs);
     strbuf sb = STRBUF_INIT;
     sb_addf(&sb, "# Exported by envlock from lock %s: install with\n"
                  "# pip install --no-deps --require-hashes -r <this file>\n",
@@ -421,7 +420,7 @@ static void uv_via(strbuf *sb, const lock_package *p)
 
 static char *export_uv(el_ctx *ctx, const plan_input *in, size_t *len)
 {
-    pkgv py = pkgs_of(in->lock, "pypi", false), debs = pkgs_of(in->lock, "deb", true);
+    pkgv py = plan_pkgs_of(in->lock, "pypi", false), debs = plan_pkgs_of(in->lock, "deb", true);
     bool ok = pypi_check(ctx, PLAN_UV_PIP_COMPILE, &py);
     strbuf sb = STRBUF_INIT;
     if (ok) {
@@ -441,7 +440,7 @@ static char *export_uv(el_ctx *ctx, const plan_input *in, size_t *len)
 
 static char *export_requirements(el_ctx *ctx, const plan_input *in, size_t *len)
 {
-    pkgv py = pkgs_of(in->lock, "pypi", false);
+    pkgv py = plan_pkgs_of(in->lock, "pypi", false);
     bool ok = pypi_check(ctx, PLAN_REQUIREMENTS, &py);
     free(py.v);
     return ok ? plan_requirements_text(in, false, len) : NULL;
@@ -575,14 +574,14 @@ static void pylock_package(strbuf *sb, const lock_package *p)
     if (p->source)
         toml_kv(sb, "index", p->source);
     for (size_t i = 0; i < p->n_artifacts; i++)
-        if (!is_wheel(&p->artifacts[i])) {
+        if (!plan_is_wheel(&p->artifacts[i])) {
             sb_adds(sb, "sdist = ");
             pylock_file(sb, &p->artifacts[i]);
             sb_addc(sb, '\n');
         }
     bool wheels = false;
     for (size_t i = 0; i < p->n_artifacts; i++)
-        if (is_wheel(&p->artifacts[i])) {
+        if (plan_is_wheel(&p->artifacts[i])) {
             sb_adds(sb, wheels ? "    " : "wheels = [\n    ");
             pylock_file(sb, &p->artifacts[i]);
             sb_adds(sb, ",\n");
@@ -596,7 +595,7 @@ static void pylock_package(strbuf *sb, const lock_package *p)
 
 static char *export_pylock(el_ctx *ctx, const plan_input *in, size_t *len)
 {
-    pkgv py = pkgs_of(in->lock, "pypi", false);
+    pkgv py = plan_pkgs_of(in->lock, "pypi", false);
     bool ok = pypi_check(ctx, PLAN_PYLOCK, &py);
     strbuf sb = STRBUF_INIT;
     if (ok) {
@@ -824,7 +823,7 @@ static const char *folder_name(const char *path)
 static void npm_tree_build(npm_tree *t, const lock_doc *d)
 {
     t->d = d;
-    t->p = pkgs_of(d, "npm", false);
+    t->p = plan_pkgs_of(d, "npm", false);
     qsort(t->p.v, t->p.n, sizeof *t->p.v, cmp_path);
     t->root = xcalloc(t->p.n + 1, sizeof *t->root);
     t->n_root = 0;
@@ -976,13 +975,13 @@ static char *export_package_lock(el_ctx *ctx, const plan_input *in, size_t *len)
     npm_tree t;
     for (size_t i = 0; i < in->lock->n_packages; i++)
         if (strcmp(in->lock->packages[i].ecosystem, "npm") == 0 && !in->lock->packages[i].path)
-            return refuse(ctx, PLAN_PACKAGE_LOCK, &in->lock->packages[i],
+            return plan_export_refuse(ctx, PLAN_PACKAGE_LOCK, &in->lock->packages[i],
                           "has no node_modules path");
     npm_tree_build(&t, in->lock);
     for (size_t i = 0; i < t.p.n; i++) {
         const char *why = npm_problem(&t, i);
         if (why) {
-            refuse(ctx, PLAN_PACKAGE_LOCK, t.p.v[i], why);
+            plan_export_refuse(ctx, PLAN_PACKAGE_LOCK, t.p.v[i], why);
             npm_tree_free(&t);
             return NULL;
         }
@@ -1017,274 +1016,11 @@ char *plan_package_json_text(const plan_input *in, size_t *len)
     return json_text(o, len);
 }
 
-/* ---- conda-explicit ---- */
-
-/* The platform subdir the environment is for: its packages' own (every
- * package is from it or from noarch), else the target's by its Debian
- * architecture (REFERENCE §3: linux-64). */
-static const char *conda_platform(const lock_doc *d, const pkgv *cv)
-{
-    for (size_t i = 0; i < cv->n; i++)
-        if (cv->v[i]->subdir && strcmp(cv->v[i]->subdir, "noarch") != 0)
-            return cv->v[i]->subdir;
-    return d->arch && strcmp(d->arch, "arm64") == 0 ? "linux-aarch64" : "linux-64";
-}
-
-/* The conda packages of the lock in name order, each with its one file,
- * which has a URL and an md5 or sha256: what both conda formats name. A
- * lock with no conda package is no conda environment (it was not resolved
- * from an environment.yml) and is refused rather than written empty. */
-static bool conda_pkgs(el_ctx *ctx, const plan_input *in, plan_format fmt, pkgv *cv)
-{
-    *cv = pkgs_of(in->lock, "conda", false);
-    const char *why = cv->n ? NULL : "it has no conda packages (not resolved from an "
-                                     "environment.yml)";
-    const lock_package *bad = NULL;
-    for (size_t i = 0; i < cv->n && !bad; i++) {
-        const lock_package *p = cv->v[i];
-        const lock_artifact *a = p->n_artifacts == 1 ? &p->artifacts[0] : NULL;
-        if (!a || !a->url || (!a->md5 && !sha256_hex_of(a))) {
-            bad = p;
-            why = "has no single file with a URL and an md5 or sha256";
-        }
-    }
-    if (!why)
-        return true;
-    free(cv->v);
-    refuse(ctx, fmt, bad, why);
-    return false;
-}
-
-/* conda's explicit file (what `conda list --explicit --md5` writes and
- * `conda create --file` / `micromamba create --file` read): `@EXPLICIT`,
- * then each package's canonical URL with its md5 as the fragment (the
- * sha256 as `#sha256:<hex>` for a record without md5). Packages in name
- * order; the installers compute the link order themselves. */
-static char *export_conda_explicit(el_ctx *ctx, const plan_input *in, size_t *len)
-{
-    pkgv cv;
-    if (!conda_pkgs(ctx, in, PLAN_CONDA_EXPLICIT, &cv))
-        return NULL;
-    strbuf sb = STRBUF_INIT;
-    sb_addf(&sb, "# Exported by envlock from lock %s: create the environment with\n"
-                 "# micromamba create --name ENV --file <this file>\n"
-                 "# platform: %s\n@EXPLICIT\n",
-            in->lock_digest ? in->lock_digest : "(no digest)", conda_platform(in->lock, &cv));
-    for (size_t i = 0; i < cv.n; i++) {
-        const lock_artifact *a = &cv.v[i]->artifacts[0];
-        if (a->md5)
-            sb_addf(&sb, "%s#%s\n", a->url, a->md5);
-        else
-            sb_addf(&sb, "%s#sha256:%s\n", a->url, sha256_hex_of(a));
-    }
-    free(cv.v);
-    return sb_detach(&sb, len);
-}
-
-/* ---- conda-lock ---- */
-
-/* A key, plain, and its value double-quoted: a version such as `1.10` or a
- * name such as `yes` stays a string for every YAML reader. */
-static void y_kv(lock_emit *e, const char *key, const char *value)
-{
-    lock_emit_scalar(e, key, false);
-    lock_emit_scalar(e, value, true);
-}
-
-static int cmp_edge(const void *x, const void *y)
-{
-    const lock_edge *a = *(const lock_edge *const *)x, *b = *(const lock_edge *const *)y;
-    int c = strcmp(a->name, b->name);
-    return c ? c : cmp_str(a->spec, b->spec);
-}
-
-/* conda-lock's value for a dependency: for conda, the match spec after its
- * name ("python >=3.13,<3.14.0a0" -> ">=3.13,<3.14.0a0", a bare name ->
- * ""); for pip, the PEP 508 line without its name, extras and marker
- * ("idna<4,>=2.5; python_version >= '3'" -> "<4,>=2.5", nothing -> "*"). */
-static char *dep_value(const lock_edge *ed, bool pip)
-{
-    const char *s = ed->spec ? ed->spec : "";
-    if (!pip) {
-        s += strcspn(s, " \t");
-        return xstrdup(s + strspn(s, " \t"));
-    }
-    s += strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
-    s += strspn(s, " \t");
-    if (*s == '[' && strchr(s, ']'))
-        s = strchr(s, ']') + 1;
-    s += strspn(s, " \t");
-    size_t n = strcspn(s, ";");
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-        n--;
-    return n ? xasprintf("%.*s", (int)n, s) : xstrdup("*");
-}
-
-/* dependencies: {name: spec}, by name, one entry per name. A name with
- * several edges (a record that depends on `python` and `python >=3.8`)
- * gets the values that say something, distinct, joined by commas, else
- * the one empty (or "*") value. */
-static void condalock_deps(lock_emit *e, const lock_package *p, bool pip)
-{
-    const lock_edge **v = xcalloc(p->n_deps + 1, sizeof *v);
-    for (size_t i = 0; i < p->n_deps; i++)
-        v[i] = &p->deps[i];
-    qsort(v, p->n_deps, sizeof *v, cmp_edge);
-    lock_emit_open(e, true, false);
-    strbuf val = STRBUF_INIT;
-    for (size_t i = 0, j; i < p->n_deps; i = j) {
-        sb_reset(&val);
-        char *last = NULL;
-        for (j = i; j < p->n_deps && strcmp(v[j]->name, v[i]->name) == 0; j++) {
-            char *one = dep_value(v[j], pip);
-            bool says = *one && strcmp(one, "*") != 0 && !(last && strcmp(last, one) == 0);
-            if (says)
-                sb_addf(&val, "%s%s", val.len ? "," : "", one);
-            free(says ? last : one);
-            last = says ? one : last;
-        }
-        free(last);
-        lock_emit_scalar(e, v[i]->name, true);
-        lock_emit_scalar(e, val.len ? val.buf : pip ? "*" : "", true);
-    }
-    sb_release(&val);
-    lock_emit_close(e, true);
-    free(v);
-}
-
-/* One entry of `package`, CEP 37's fields in a fixed order. */
-static void condalock_package(lock_emit *e, const char *platform, const lock_package *p,
-                              const lock_artifact *a, bool pip)
-{
-    lock_emit_open(e, true, false);
-    y_kv(e, "name", p->name);
-    y_kv(e, "version", p->version);
-    y_kv(e, "manager", pip ? "pip" : "conda");
-    y_kv(e, "platform", platform);
-    lock_emit_scalar(e, "dependencies", false);
-    condalock_deps(e, p, pip);
-    y_kv(e, "url", a->url);
-    lock_emit_scalar(e, "hash", false);
-    lock_emit_open(e, true, false);
-    if (a->md5)
-        y_kv(e, "md5", a->md5);
-    if (sha256_hex_of(a))
-        y_kv(e, "sha256", sha256_hex_of(a));
-    lock_emit_close(e, true);
-    y_kv(e, "category", "main");
-    lock_emit_scalar(e, "optional", false);
-    lock_emit_scalar(e, "false", false);
-    lock_emit_close(e, true);
-}
-
-/* The file a pip-layer entry names (conda-lock gives each one file): of
- * the files with a URL and a sha256, the first wheel by name, else the
- * first sdist; NULL when none has both. */
-static const lock_artifact *pip_file(const lock_package *p)
-{
-    const lock_artifact *best = NULL;
-    for (size_t i = 0; i < p->n_artifacts; i++) {
-        const lock_artifact *a = &p->artifacts[i];
-        if (!a->url || !a->file || !sha256_hex_of(a))
-            continue;
-        if (!best || is_wheel(a) > is_wheel(best) ||
-            (is_wheel(a) == is_wheel(best) && strcmp(a->file, best->file) < 0))
-            best = a;
-    }
-    return best;
-}
-
-/* metadata: content_hash (the lock digest's hex, for the one platform),
- * the conda packages' channels in name order, the platform, no sources. */
-static void condalock_metadata(lock_emit *e, const plan_input *in, const pkgv *cv,
-                               const char *platform)
-{
-    const char *digest = in->lock_digest ? in->lock_digest : "";
-    lock_emit_scalar(e, "metadata", false);
-    lock_emit_open(e, true, false);
-    lock_emit_scalar(e, "content_hash", false);
-    lock_emit_open(e, true, false);
-    y_kv(e, platform, strncmp(digest, "sha256:", 7) == 0 ? digest + 7 : digest);
-    lock_emit_close(e, true);
-    lock_emit_scalar(e, "channels", false);
-    lock_emit_open(e, false, false);
-    const char **ch = xcalloc(cv->n + 1, sizeof *ch);
-    size_t n = 0;
-    for (size_t i = 0; i < cv->n; i++)
-        if (cv->v[i]->source)
-            ch[n++] = cv->v[i]->source;
-    n = plan_sort_unique(ch, n);
-    for (size_t i = 0; i < n; i++) {
-        lock_emit_open(e, true, false);
-        y_kv(e, "url", ch[i]);
-        lock_emit_scalar(e, "used_env_vars", false);
-        lock_emit_open(e, false, false);
-        lock_emit_close(e, false);
-        lock_emit_close(e, true);
-    }
-    free(ch);
-    lock_emit_close(e, false);
-    lock_emit_scalar(e, "platforms", false);
-    lock_emit_open(e, false, false);
-    lock_emit_scalar(e, platform, true);
-    lock_emit_close(e, false);
-    lock_emit_scalar(e, "sources", false);
-    lock_emit_open(e, false, false);
-    lock_emit_close(e, false);
-    lock_emit_close(e, true);
-}
-
-/* conda-lock's unified lockfile, version 1 (CEP 37; what `conda-lock
- * install` and `micromamba create --file *-lock.yml` read): the conda
- * packages as conda_pkgs() checks them, then the pip layer (the Python
- * packages not in the base), each with one file (pip_file()). */
-static char *export_conda_lock(el_ctx *ctx, const plan_input *in, size_t *len)
-{
-    pkgv cv;
-    if (!conda_pkgs(ctx, in, PLAN_CONDA_LOCK, &cv))
-        return NULL;
-    pkgv pv = pkgs_of(in->lock, "pypi", true);
-    for (size_t i = 0; i < pv.n; i++)
-        if (!pip_file(pv.v[i])) {
-            refuse(ctx, PLAN_CONDA_LOCK, pv.v[i], "has no file with a URL and a sha256");
-            free(cv.v);
-            free(pv.v);
-            return NULL;
-        }
-    const char *platform = conda_platform(in->lock, &cv);
-    strbuf sb = STRBUF_INIT;
-    sb_addf(&sb, "# Exported by envlock from lock %s: create the environment with\n"
-                 "# conda-lock install --name ENV <this file>\n",
-            in->lock_digest ? in->lock_digest : "(no digest)");
-    lock_emit *e = lock_emit_begin(&sb);
-    lock_emit_open(e, true, false);
-    lock_emit_scalar(e, "version", false);
-    lock_emit_scalar(e, "1", false);
-    condalock_metadata(e, in, &cv, platform);
-    lock_emit_scalar(e, "package", false);
-    lock_emit_open(e, false, false);
-    for (size_t i = 0; i < cv.n; i++)
-        condalock_package(e, platform, cv.v[i], &cv.v[i]->artifacts[0], false);
-    for (size_t i = 0; i < pv.n; i++)
-        condalock_package(e, platform, pv.v[i], pip_file(pv.v[i]), true);
-    lock_emit_close(e, false);
-    lock_emit_close(e, true);
-    bool ok = lock_emit_end(e);
-    free(cv.v);
-    free(pv.v);
-    if (!ok) {
-        sb_release(&sb);
-        el_fail(ctx, EL_INTERNAL, "the conda-lock text could not be written (invalid UTF-8)");
-        return NULL;
-    }
-    return sb_detach(&sb, len);
-}
-
 /* ---- apt ---- */
 
 static char *export_apt(const plan_input *in, size_t *len)
 {
-    pkgv debs = pkgs_of(in->lock, "deb", true);
+    pkgv debs = plan_pkgs_of(in->lock, "deb", true);
     strbuf sb = STRBUF_INIT, prev = STRBUF_INIT, line = STRBUF_INIT;
     for (size_t i = 0; i < debs.n; i++) {
         sb_reset(&line);
@@ -1339,7 +1075,7 @@ static char *apt_source_line(const plan_input *in, const char *src)
 
 char *plan_apt_sources_text(const plan_input *in, size_t *len)
 {
-    pkgv debs = pkgs_of(in->lock, "deb", true);
+    pkgv debs = plan_pkgs_of(in->lock, "deb", true);
     *len = 0;
     if (!debs.n) {
         free(debs.v);
@@ -1384,9 +1120,8 @@ char *plan_export(el_ctx *ctx, const plan_input *in, plan_format fmt, size_t *le
     case PLAN_SPDX:
         return plan_sbom_text(in, fmt, NULL, len);
     case PLAN_CONDA_EXPLICIT:
-        return export_conda_explicit(ctx, in, len);
     case PLAN_CONDA_LOCK:
-        return export_conda_lock(ctx, in, len);
+        return plan_export_conda(ctx, in, fmt, len);
     }
     el_fail(ctx, EL_INTERNAL, "unknown export format %d", (int)fmt);
     return NULL;

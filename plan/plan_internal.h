@@ -187,4 +187,27 @@ void plan_daytona_files(const plan_facts *f, plan_files *out);
 bool plan_modal_refuse(const plan_facts *f, plan_refusal *r);
 void plan_modal_files(const plan_facts *f, plan_files *out);
 
+/* ---- what the exports share (plan_export.c) ---- */
+
+/* The lock's packages of one ecosystem in name order (then version, arch,
+ * path); `v` is the caller's to free, the packages are the lock's. */
+typedef struct plan_pkgv {
+    const lock_package **v;
+    size_t n;
+} plan_pkgv;
+
+/* plan_pkgs_of() : the packages of `eco`; with installs_only, without those
+ *  the base holds (installedInBase). */
+plan_pkgv plan_pkgs_of(const lock_doc *d, const char *eco, bool installs_only);
+/* plan_sha256_hex() : the 64 lowercase hex of a `sha256:` hash, or NULL. */
+const char *plan_sha256_hex(const lock_artifact *a);
+/* plan_is_wheel() : whether the file is a wheel (`.whl`). */
+bool plan_is_wheel(const lock_artifact *a);
+/* plan_export_refuse() : DL_ENV_CAPABILITY_UNSUPPORTED "the lock cannot be
+ *  exported as FORMAT: PACKAGE WHY" (`p` NULL: WHY of the whole lock), detail
+ *  reason unexportable_lock, the format and the package. Returns NULL. */
+char *plan_export_refuse(el_ctx *ctx, plan_format fmt, const lock_package *p, const char *why);
+/* plan_export_conda() : `conda-explicit` or `conda-lock` (plan_export_conda.c). */
+char *plan_export_conda(el_ctx *ctx, const plan_input *in, plan_format fmt, size_t *len);
+
 #endif

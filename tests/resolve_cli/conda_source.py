@@ -39,17 +39,24 @@ port and mapped with --mirror onto https://conda.anaconda.org.
                DL_ENV_RESOLVE_CONFLICT naming both specs and their fields,
                a short message (one rule of each kind), every rule in
                detail.rules and in the message with --explain.
-  refusals     a `pip:` list is refused (CAPABILITY_UNSUPPORTED at its
-               field), not dropped; a channel that does not exist fails
+  refusals     pip options in the `pip:` list follow a requirements file's
+               rules (an index the spec does not name, `-e .`: findings at
+               their entries, spec line and column); a channel that does not exist fails
                naming its repodata.json; a spec no record matches is
                PACKAGE_NOT_FOUND with the versions the channel has.
-Expected values come from rattler's answers and the served repodata, not
-from envlock's output."""
+  pip          the `pip:` list (the pip layer) from the demo's PyPI mirror
+               on 127.0.0.1 in the same solve: the set the served metadata
+               gives and Debian's pip chooses from the same index, in the
+               conda-lock (schema-checked) and conda-explicit exports; the
+               conda packages as without the pip list; --offline: same bytes.
+Expected values come from rattler's answers, the served repodata and PyPI
+metadata, and pip, not from envlock's output."""
 
 import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -67,6 +74,9 @@ BASES = os.path.join(ROOT, "corpus", "demo", "bases.yaml")
 SLICE = os.path.join(HERE, "conda")
 ANSWERS = os.path.join(ROOT, "tests", "conda", "solve", "rattler_answers.txt")
 CHANNEL = "https://conda.anaconda.org/conda-forge"
+# the demo's PyPI mirror (built from corpus/demo/demo.scn: wheels and their
+# PEP 658 metadata), served on 127.0.0.1 as https://pypi.org
+PYPI = os.path.join(ROOT, "corpus", "demo", "mirror", "pypi", "pypi")
 
 HEAD = """apiVersion: environments.datalayer.io/v1alpha1
 kind: Environment
@@ -126,12 +136,14 @@ def served_records():
 
 
 class Run:
-    def __init__(self, envlock, work, port):
-        self.envlock, self.work, self.port = envlock, work, port
+    def __init__(self, envlock, work, port, pypi_port=None):
+        self.envlock, self.work, self.port, self.pypi_port = envlock, work, port, pypi_port
 
     def __call__(self, args, offline=False):
         cmd = [self.envlock, "--json", "--cache-dir", os.path.join(self.work, "cache"),
                "--mirror", "https://conda.anaconda.org=http://127.0.0.1:%d" % self.port]
+        if self.pypi_port:
+            cmd += ["--mirror", "https://pypi.org=http://127.0.0.1:%d" % self.pypi_port]
         if offline:
             cmd.append("--offline")
         env = {k: v for k, v in os.environ.items() if not k.startswith("ENVLOCK_")}
@@ -296,8 +308,7 @@ def check_conda_lock(run, lock, recs):
                 "optional": False}
         if set(e) != CEP37_PACKAGE or e != want:
             raise Fail("conda-lock entry of %s:\n got  %r\n want %r" % (p["name"], e, want))
-    # the pip layer, added to the lock by hand (an environment.yml's `pip:`
-    # list is refused by resolve today)
+    # a pip layer added to the lock by hand (part pip resolves one)
     sha = hashlib.sha256(b"certifi").hexdigest()
     whl = "certifi-2025.4.26-py3-none-any.whl"
     url = "https://files.pythonhosted.org/packages/" + whl
@@ -326,6 +337,129 @@ def check_conda_lock(run, lock, recs):
     hexdigest = hashlib.sha256(open(pip_lock, "rb").read()).hexdigest()
     if doc["metadata"]["content_hash"] != {"linux-64": hexdigest}:
         raise Fail("content_hash of the pip-layer lock: %r" % doc["metadata"]["content_hash"])
+
+
+def served_wheels():
+    """{canonical name: {version: (file, sha256, [Requires-Dist names
+    without a marker])}} of the served PyPI mirror, read from its files and
+    their .metadata."""
+    out = {}
+    files = os.path.join(PYPI, "files")
+    for fn in sorted(os.listdir(files)):
+        if not fn.endswith(".whl"):
+            continue
+        meta = open(os.path.join(files, fn + ".metadata")).read()
+        hdr = dict(ln.split(": ", 1) for ln in meta.split("\n\n")[0].splitlines()
+                   if ": " in ln and not ln.startswith("Requires-Dist"))
+        deps = []
+        for ln in meta.splitlines():
+            if ln.startswith("Requires-Dist: ") and ";" not in ln:
+                deps.append(canon(re.split(r"[<>=!~ \[(]", ln[15:], 1)[0]))
+        sha = hashlib.sha256(open(os.path.join(files, fn), "rb").read()).hexdigest()
+        out.setdefault(canon(hdr["Name"]), {})[hdr["Version"]] = (fn, sha, deps)
+    return out
+
+
+def canon(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def newest(versions):
+    return max(versions, key=lambda v: [int(x) for x in v.split(".")])
+
+
+def pip_choice(work, reqs):
+    """What Debian's pip chooses for `reqs` from the same served index
+    (`pip install --dry-run --report`, for CPython 3.13 on manylinux, wheels
+    only as the index has no sdist), or None without pip."""
+    req = os.path.join(work, "pip-layer.txt")
+    with open(req, "w") as f:
+        f.write("\n".join(reqs) + "\n")
+    report = os.path.join(work, "pip-report.json")
+    env = dict(os.environ, PIP_CONFIG_FILE=os.devnull)
+    env.pop("PIP_FIND_LINKS", None)
+    cmd = ["/usr/bin/python3", "-m", "pip", "install", "--dry-run", "--ignore-installed",
+           "--quiet", "--target", os.path.join(work, "pip-target"), "--report", report,
+           "--index-url", "file://" + os.path.join(PYPI, "simple"), "--python-version", "3.13",
+           "--implementation", "cp", "--abi", "cp313", "--platform", "manylinux_2_36_x86_64",
+           "--platform", "manylinux_2_17_x86_64", "--only-binary", ":all:", "-r", req]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    except OSError:
+        return None
+    if p.returncode != 0:
+        if "No module named pip" in p.stderr:
+            return None
+        raise Fail("pip failed: %s" % p.stderr)
+    return {canon(i["metadata"]["name"]): i["metadata"]["version"]
+            for i in json.load(open(report))["install"]}
+
+
+PIP_LAYER = ["--index-url https://pypi.org/simple", "requests>=2.31"]
+CONDA_ONLY = ["packaging", "tzdata"]  # no conda package is a PyPI dist of the pip layer
+
+
+def part_pip(run, stop_servers):
+    """The environment.yml's `pip:` list resolved in the same solve: the
+    lock's PyPI packages outside the base are requests and what its
+    metadata requires (each the newest the served index has, all of them
+    admitted), what Debian's pip chooses from the same index; each with the
+    served file's sha256 and source https://pypi.org/simple; the conda
+    packages are rattler's answer for the conda specs alone; the conda-lock
+    export has them as manager: pip entries (URL and sha256 of the served
+    file) and passes conda-lock's v1 schema; conda-explicit names them as
+    `# datalayer-pip:` lines; --offline from the cache gives the same bytes."""
+    extra = "  - pip:\n" + "".join("    - %s\n" % q for q in PIP_LAYER)
+    spec, lock, js = run.resolve("pip", env_yml(CONDA_ONLY, extra=extra))
+    _s, plain, _ = run.resolve("nopip", env_yml(CONDA_ONLY))
+    doc = yaml.safe_load(open(lock))
+    wheels = served_wheels()
+    want, todo = {}, ["requests"]
+    while todo:
+        n = todo.pop()
+        if n not in want:
+            want[n] = newest(wheels[n])
+            todo += wheels[n][want[n]][2]
+    pip_layer = {p["name"]: p for p in doc["packages"]
+                 if p["ecosystem"] == "pypi" and not p.get("installedInBase")}
+    got = {n: p["version"] for n, p in pip_layer.items()}
+    if got != want:
+        raise Fail("pip layer %r, expected from the metadata %r" % (got, want))
+    chosen = pip_choice(run.work, PIP_LAYER[1:])
+    if chosen is not None and chosen != got:
+        raise Fail("pip chooses %r, the lock has %r" % (chosen, got))
+    for n, p in pip_layer.items():
+        fn, sha, _deps = wheels[n][p["version"]]
+        if p.get("source") != "https://pypi.org/simple" or \
+                [(a["file"], a["hash"]) for a in p["artifacts"]] != [(fn, "sha256:" + sha)]:
+            raise Fail("pip layer package %s: %r" % (n, p))
+    if "spec" not in pip_layer["requests"]["requestedBy"]:
+        raise Fail("requests is not requested by the spec: %r" % pip_layer["requests"])
+    if conda_lines(lock) != conda_lines(plain) or not conda_lines(lock):
+        raise Fail("the conda packages beside the pip layer differ from those without it")
+    cl = export_conda_lock(run, lock, "pip-layer-conda-lock.yml")
+    pips = {e["name"]: e for e in cl["package"] if e["manager"] == "pip"}
+    if sorted(pips) != sorted(want):
+        raise Fail("conda-lock pip entries: %r" % sorted(pips))
+    for n, e in pips.items():
+        fn, sha, _deps = wheels[n][want[n]]
+        if e["version"] != want[n] or e["hash"] != {"sha256": sha} or \
+                not e["url"].endswith("/" + fn):
+            raise Fail("conda-lock pip entry %s: %r" % (n, e))
+    out = os.path.join(run.work, "pip-explicit.txt")
+    rc, _js, text = run(["export", lock, "--format", "conda-explicit", "-o", out])
+    pins = sorted(ln for ln in open(out).read().splitlines() if ln.startswith("# datalayer-pip:"))
+    want_pins = sorted("# datalayer-pip: %s==%s --hash=sha256:%s" % (n, v, wheels[n][v][1])
+                       for n, v in want.items())
+    if rc != 0 or pins != want_pins:
+        raise Fail("conda-explicit pip lines %r, expected %r (%s)" % (pins, want_pins, text))
+    stop_servers()
+    _s, offline, _ = run.resolve("pip-offline", env_yml(CONDA_ONLY, extra=extra), offline=True)
+    if open(offline, "rb").read() != open(lock, "rb").read():
+        raise Fail("--offline from the cache gives another lock")
+    print("pip: the pip layer %s in the one solve%s; conda-lock and conda-explicit carry it; "
+          "--offline gives the same bytes" % (sorted(got.items()),
+                                              ", as pip chooses" if chosen else ""))
 
 
 def part_check(run):
@@ -524,12 +658,21 @@ def part_conflict(run):
 
 
 def part_refusals(run):
-    _s, _l, js = run.resolve("pip", env_yml(["requests"], extra="  - pip:\n    - rich\n"),
-                             want_rc=11)
-    field = "spec.build.dependencyFile.content.dependencies[1].pip"
-    if not js or js.get("code") != "DL_ENV_CAPABILITY_UNSUPPORTED" or \
-            js.get("detail", {}).get("field") != field:
-        raise Fail("pip list: %r" % js)
+    # pip options in the `pip:` list follow a requirements file's rules: an
+    # index the spec does not name, and an editable install, are findings
+    # at their entry with the spec line and column (HEAD is 15 lines, so
+    # environment.yml line k is spec line 15 + k; entries are indented 8
+    # spaces in the spec and 6 in the file, so column 7 is spec column 15)
+    pip = ("  - pip:\n    - requests\n    - --index-url https://other.example/simple\n"
+           "    - -e .\n")
+    _s, _l, js = run.resolve("pip", env_yml(["requests"], extra=pip), want_rc=10)
+    base = "spec.build.dependencyFile.content.dependencies[1].pip"
+    found = {(f["field"], f["line"], f["column"], f["code"])
+             for f in (js or {}).get("detail", {}).get("findings", [])}
+    want = {(base + "[1]", 23, 15, "DL_ENV_SPEC_INVALID"),
+            (base + "[2]", 24, 15, "DL_ENV_CAPABILITY_UNSUPPORTED")}
+    if found != want or "https://other.example/simple" not in js.get("message", ""):
+        raise Fail("pip options: %r" % js)
     _s, _l, js = run.resolve("nochannel", env_yml(["requests"], channels=("no-such-channel",)),
                              want_rc=13)
     want = "https://conda.anaconda.org/no-such-channel/"
@@ -549,8 +692,8 @@ def part_refusals(run):
                 d.get("field") != "spec.build.dependencyFile.content.dependencies[1]" or \
                 d.get("channels") != [CHANNEL]:
             raise Fail("%s: %r" % (spec, js))
-    print("refusals: pip list at %s; a missing channel named; no record matching a spec "
-          "is PACKAGE_NOT_FOUND with the versions served" % field)
+    print("refusals: pip options at their lines; a missing channel named; no record "
+          "matching a spec is PACKAGE_NOT_FOUND with the versions served")
 
 
 def main():
@@ -558,13 +701,19 @@ def main():
     work = tempfile.mkdtemp(prefix="el-conda-source-")
     os.makedirs(os.path.join(work, "config"))
     srv = servers.DirServer(SLICE).start()
-    stop = srv.stop
+    pypi = servers.DirServer(PYPI).start()
+
+    def stop():
+        srv.stop()
+        pypi.stop()
     try:
-        run = Run(envlock, work, srv.port)
+        run = Run(envlock, work, srv.port, pypi.port)
         if part == "resolve":
             part_resolve(run)
         elif part == "determinism":
             part_determinism(run, stop)
+        elif part == "pip":
+            part_pip(run, stop)
         elif part == "check":
             part_check(run)
         elif part == "cutoff":

@@ -737,13 +737,25 @@ static void request_from_environment_yml(void **state)
     target_request_free(r);
     el_spec_free(spec);
 
-    /* a pip: list is refused where it is, not dropped */
-    char *with_pip = xasprintf("%s          - pip:\n            - rich\n", conda_spec);
+    /* a pip: list is the pip layer: its requirements are PyPI roots after
+     * the conda ones, where a requirements file's would be (before the
+     * pins), with their fields and spec positions */
+    char *with_pip = xasprintf("%s          - pip:\n            - rich>=13\n", conda_spec);
     spec = el_spec_load_text(ctx, with_pip, strlen(with_pip), "t", test_spec_opts());
-    assert_int_equal(target_request_build(ctx, cat, spec, NULL, &r), EL_CAPABILITY_UNSUPPORTED);
-    assert_null(r);
-    assert_string_equal(detail(ctx, "field"),
-                        "spec.build.dependencyFile.content.dependencies[3].pip");
+    o = (target_request_options){ .spec_text = with_pip, .spec_len = strlen(with_pip) };
+    assert_int_equal(target_request_build(ctx, cat, spec, &o, &r), EL_OK);
+    rq = &r->rq;
+    assert_int_equal(rq->n_roots, 17);
+    assert_string_equal(rq->roots[3].ecosystem, "pypi");
+    assert_string_equal(rq->roots[3].text, "rich>=13");
+    assert_false(rq->roots[3].protected_pin);
+    assert_string_equal(rq->roots[3].field,
+                        "spec.build.dependencyFile.content.dependencies[3].pip[0]");
+    assert_int_equal(rq->roots[3].line, 25);
+    assert_int_equal(rq->roots[3].column, 15);
+    assert_true(rq->roots[4].protected_pin);
+    assert_non_null(r->reqfile);
+    target_request_free(r);
     el_spec_free(spec);
     free(with_pip);
     target_catalog_free(cat);
