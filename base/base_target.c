@@ -283,20 +283,10 @@ static const char *const *read_requirements(loader *L, const spec_node *n, const
     return L->failed ? NULL : lines;
 }
 
-static void read_channel(loader *L, const char *ref, const spec_node *key, const spec_node *ch,
-                         const char *field, target_base *b)
+/* A channel's target: its full Python (of the base's minor), Debian
+ * architecture, libc and wheel platform tag. */
+static void read_target_fields(loader *L, const spec_node *ch, const char *field, target_base *b)
 {
-    static const char *const keys[] = { "python", "arch", "libc", "platform", "digests", "apt",
-                                         "dpkgStatus", "preinstalled", "protected", "node",
-                                         NULL };
-    b->ref = ref;
-    b->channel = arena_strdup(L->cat->mem, key->text);
-    if (ch->kind != SN_MAP) {
-        bad(L, ch, field, "should be a mapping");
-        return;
-    }
-    if (!keys_known(L, ch, field, keys))
-        return;
     const spec_node *n;
     if ((n = need(L, ch, "python", field))) {
         const char *f = field_of(L, field, "python");
@@ -324,6 +314,13 @@ static void read_channel(loader *L, const char *ref, const spec_node *key, const
             bad(L, n, f, "`%s` is not a manylinux_X_Y_ARCH or musllinux_X_Y_ARCH tag",
                 b->platform);
     }
+}
+
+/* The channel's digest of each catalog variant; false when `digests` is
+ * no mapping or names a variant the catalog lacks. */
+static bool read_digests(loader *L, const spec_node *ch, const char *field, target_base *b)
+{
+    const spec_node *n;
     /* Every catalog variant gets a slot; a missing digest is an unpublished one. */
     const char **digests = arena_alloc(L->cat->mem, (L->cat->n_variants + 1) * sizeof *digests);
     b->variants = L->cat->variants;
@@ -333,7 +330,7 @@ static void read_channel(loader *L, const char *ref, const spec_node *key, const
         const char *f = field_of(L, field, "digests");
         if (n->kind != SN_MAP) {
             bad(L, n, f, "should be a mapping from variant to digest");
-            return;
+            return false;
         }
         for (size_t k = 0; k < n->n && !L->failed; k++) {
             const char *v = n->keys[k]->text, *fv = field_of(L, f, v);
@@ -342,13 +339,34 @@ static void read_channel(loader *L, const char *ref, const spec_node *key, const
                 i++;
             if (i == L->cat->n_variants) {
                 bad(L, n->keys[k], fv, "`%s` is not one of the catalog's variants", v);
-                return;
+                return false;
             }
             if ((digests[i] = str_of(L, n->items[k], fv)) && !is_digest(digests[i]))
                 bad(L, n->items[k], fv, "`%s` is not a digest (sha256:<64 lowercase hex>)",
                     digests[i]);
         }
     }
+    return true;
+}
+
+static void read_channel(loader *L, const char *ref, const spec_node *key, const spec_node *ch,
+                         const char *field, target_base *b)
+{
+    static const char *const keys[] = { "python", "arch", "libc", "platform", "digests", "apt",
+                                         "dpkgStatus", "preinstalled", "protected", "node",
+                                         NULL };
+    b->ref = ref;
+    b->channel = arena_strdup(L->cat->mem, key->text);
+    if (ch->kind != SN_MAP) {
+        bad(L, ch, field, "should be a mapping");
+        return;
+    }
+    if (!keys_known(L, ch, field, keys))
+        return;
+    read_target_fields(L, ch, field, b);
+    if (!read_digests(L, ch, field, b))
+        return;
+    const spec_node *n;
     if ((n = spec_node_get(ch, "apt")))
         read_apt(L, n, field_of(L, field, "apt"), b);
     if ((n = spec_node_get(ch, "dpkgStatus")))
