@@ -688,6 +688,50 @@ static bool seal_matches(const char *dir, const char *key, const struct stat *st
     return seal_equal(&want, &got);
 }
 
+/* Why the header of the entry mapped at map[0..n) (magic, metadata naming
+ * `key`) is unusable, or NULL with *m its metadata and *off where its body
+ * starts. */
+static const char *header_bad(const unsigned char *map, size_t n, const char *key,
+                              cache_meta *m, size_t *off)
+{
+    const unsigned char *nl = memchr(map + MAGIC_LEN, '\n', n - MAGIC_LEN);
+    if (memcmp(map, MAGIC, MAGIC_LEN) != 0)
+        return "bad magic";
+    if (!nl || (size_t)(nl - map) > META_MAX)
+        return "truncated metadata";
+    if (!parse_meta((const char *)map + MAGIC_LEN, (size_t)(nl - map) - MAGIC_LEN, m))
+        return "unreadable metadata";
+    if (!meta_names(m, key))
+        return "metadata does not match the entry name";
+    *off = (size_t)(nl + 1 - map);
+    return NULL;
+}
+
+/* Why a raw entry's body (from `off` to the end of the file `st`, mapped
+ * at `map`) is unusable: its length or CRC-32 against the metadata; a
+ * matching seal spares the CRC pass, and a body that passes it is sealed. */
+static const char *raw_body_bad(cache_store *s, const char *key, int fd, const struct stat *st,
+                                const unsigned char *map, size_t off, const cache_meta *m)
+{
+    size_t n = (size_t)st->st_size;
+    if (n - off != m->size)
+        return n - off < m->size ? "truncated raw body" : "trailing data after the raw body";
+    if (seal_matches(s->dir, key, st, map, n))
+        return NULL;
+    if ((uint32_t)crc32_z(0, map + off, n - off) != m->crc32)
+        return "body crc32 mismatch";
+    /* Seal what was checked, unless the file changed under the check (then
+     * the next open checks again). */
+    struct stat now;
+    seal sl;
+    if (fstat(fd, &now) == 0 && now.st_ctim.tv_sec == st->st_ctim.tv_sec &&
+        now.st_ctim.tv_nsec == st->st_ctim.tv_nsec && now.st_size == st->st_size) {
+        seal_of(&now, map, n, &sl);
+        seal_write(s->dir, key, &sl);
+    }
+    return NULL;
+}
+
 FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
                            cache_entry_state *state, const char **why)
 {
@@ -715,40 +759,10 @@ FILE *cache_store_open_raw(cache_store *s, const char *key, size_t *len,
             bad = "unreadable entry";
         }
     }
-    if (!bad) {
-        size_t n = (size_t)st.st_size;
-        const unsigned char *nl = memchr(map + MAGIC_LEN, '\n', n - MAGIC_LEN);
-        if (memcmp(map, MAGIC, MAGIC_LEN) != 0)
-            bad = "bad magic";
-        else if (!nl || (size_t)(nl - map) > META_MAX)
-            bad = "truncated metadata";
-        else if (!parse_meta((const char *)map + MAGIC_LEN, (size_t)(nl - map) - MAGIC_LEN, &m))
-            bad = "unreadable metadata";
-        if (!bad) {
-            if (!meta_names(&m, key))
-                bad = "metadata does not match the entry name";
-            off = (size_t)(nl + 1 - map);
-        }
-        if (!bad && m.raw) {
-            if (n - off != m.size) {
-                bad = n - off < m.size ? "truncated raw body" : "trailing data after the raw body";
-            } else if (!seal_matches(s->dir, key, &st, map, n)) {
-                if ((uint32_t)crc32_z(0, map + off, n - off) != m.crc32) {
-                    bad = "body crc32 mismatch";
-                } else {
-                    /* Seal what was checked, unless the file changed under
-                     * the check (then the next open checks again). */
-                    struct stat now;
-                    seal sl;
-                    if (fstat(fd, &now) == 0 && now.st_ctim.tv_sec == st.st_ctim.tv_sec &&
-                        now.st_ctim.tv_nsec == st.st_ctim.tv_nsec && now.st_size == st.st_size) {
-                        seal_of(&now, map, n, &sl);
-                        seal_write(s->dir, key, &sl);
-                    }
-                }
-            }
-        }
-    }
+    if (!bad)
+        bad = header_bad(map, (size_t)st.st_size, key, &m, &off);
+    if (!bad && m.raw)
+        bad = raw_body_bad(s, key, fd, &st, map, off, &m);
     if (map)
         munmap(map, (size_t)st.st_size);
     if (bad) {
