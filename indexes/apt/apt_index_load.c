@@ -834,16 +834,12 @@ static bool reopen(apt_loader *l, apt_index_job *ij)
     return !hit;
 }
 
-el_code apt_loader_load_into(apt_loader *l, struct s_Pool *pool)
+/* Each index's parsed form from the cache into repos[i]; one libsolv
+ * refuses is dropped and its Packages fetched instead. True when there is
+ * such a fetch to run. */
+static bool load_blobs(apt_loader *l, struct s_Pool *pool, Repo **repos)
 {
-    if (l->failed)
-        return el_ctx_code(l->ctx);
-    l->pool = pool;
     bool refetch = false;
-    for (size_t i = 0; i < l->indexes.len; i++)
-        refetch |= reopen(l, l->indexes.items[i]);
-    /* blobs that libsolv refuses: drop, and fetch their Packages */
-    Repo **repos = xcalloc(l->indexes.len ? l->indexes.len : 1, sizeof *repos);
     for (size_t i = 0; i < l->indexes.len; i++) {
         apt_index_job *ij = l->indexes.items[i];
         if (!ij->blob && !ij->blob_f)
@@ -862,35 +858,71 @@ el_code apt_loader_load_into(apt_loader *l, struct s_Pool *pool)
             }
         }
     }
-    if (refetch) {
-        el_code rc = cache_run(l->c, l->ctx);
-        if (rc != EL_OK && !l->failed) {
-            free(repos);
-            return rc;
-        }
-    }
-    if (l->failed) {
-        free(repos);
-        return el_ctx_code(l->ctx);
-    }
+    return refetch;
+}
+
+/* The indexes without a parsed form: their fetched Packages parsed into
+ * repos[i], and the parsed form written for the next run. */
+static el_code parse_fetched(apt_loader *l, struct s_Pool *pool, Repo **repos)
+{
     for (size_t i = 0; i < l->indexes.len; i++) {
         apt_index_job *ij = l->indexes.items[i];
         if (repos[i])
             continue;
         if (!ij->body) {
             fail_repo(l, ij->url_path, "not_found", "%s was not fetched", ij->url_path);
-            free(repos);
             return el_ctx_code(l->ctx);
         }
         Repo *repo = repo_create(pool, ij->info.repo_name);
-        if (parse_index(l, ij, repo) != EL_OK) {
-            free(repos);
+        if (parse_index(l, ij, repo) != EL_OK)
             return el_ctx_code(l->ctx);
-        }
         write_blob(l, ij, repo);
         repos[i] = repo;
         free(ij->body);
         ij->body = NULL;
+    }
+    return EL_OK;
+}
+
+/* The dpkg status file, when given, as the pool's installed repository. */
+static el_code load_status(apt_loader *l, struct s_Pool *pool)
+{
+    if (!l->o.status_file)
+        return EL_OK;
+    FILE *f = fopen(l->o.status_file, "r");
+    if (!f) {
+        el_fail(l->ctx, EL_PACKAGE_NOT_FOUND, "cannot read the dpkg status file %s: %s",
+                l->o.status_file, strerror(errno));
+        el_detail_str(l->ctx, "reason", "status_file");
+        el_detail_str(l->ctx, "path", l->o.status_file);
+        return EL_PACKAGE_NOT_FOUND;
+    }
+    Repo *inst = repo_create(pool, "@System");
+    repo_add_debpackages(inst, f, REPO_NO_INTERNALIZE);
+    fclose(f);
+    repo_internalize(inst);
+    pool_set_installed(pool, inst);
+    return EL_OK;
+}
+
+el_code apt_loader_load_into(apt_loader *l, struct s_Pool *pool)
+{
+    if (l->failed)
+        return el_ctx_code(l->ctx);
+    l->pool = pool;
+    bool refetch = false;
+    for (size_t i = 0; i < l->indexes.len; i++)
+        refetch |= reopen(l, l->indexes.items[i]);
+    Repo **repos = xcalloc(l->indexes.len ? l->indexes.len : 1, sizeof *repos);
+    refetch |= load_blobs(l, pool, repos);
+    el_code rc = EL_OK;
+    if (refetch && (rc = cache_run(l->c, l->ctx)) != EL_OK && !l->failed) {
+        free(repos);
+        return rc;
+    }
+    if (l->failed || parse_fetched(l, pool, repos) != EL_OK) {
+        free(repos);
+        return el_ctx_code(l->ctx);
     }
     l->n_infos = l->indexes.len;
     l->infos = arena_alloc(l->a, (l->n_infos ? l->n_infos : 1) * sizeof *l->infos);
@@ -902,22 +934,7 @@ el_code apt_loader_load_into(apt_loader *l, struct s_Pool *pool)
         l->infos[i] = ij->info;
     }
     free(repos);
-    if (l->o.status_file) {
-        FILE *f = fopen(l->o.status_file, "r");
-        if (!f) {
-            el_fail(l->ctx, EL_PACKAGE_NOT_FOUND, "cannot read the dpkg status file %s: %s",
-                    l->o.status_file, strerror(errno));
-            el_detail_str(l->ctx, "reason", "status_file");
-            el_detail_str(l->ctx, "path", l->o.status_file);
-            return EL_PACKAGE_NOT_FOUND;
-        }
-        Repo *inst = repo_create(pool, "@System");
-        repo_add_debpackages(inst, f, REPO_NO_INTERNALIZE);
-        fclose(f);
-        repo_internalize(inst);
-        pool_set_installed(pool, inst);
-    }
-    return EL_OK;
+    return load_status(l, pool);
 }
 
 apt_loader *apt_loader_read(el_ctx *ctx, cache *c, const apt_load_options *o)
