@@ -20,16 +20,19 @@ lock that did not follow uv.lock installs something else:
 
 envlock resolves the spec (no PyPI index given: uv.lock is never
 re-solved), `check` takes the lock, `export --format requirements` and
-`plan --variant datalayer --mirror` (the Python step's --index-url mapped
+`uv-pip-compile` and `plan --variant datalayer --mirror` (the Python step's --index-url mapped
 onto the served index) are written; then Debian's pip (/usr/bin/python3
 -m pip, PIP_CONFIG_FILE=/dev/null, no PIP_* from the caller) really
-installs the export and the plan's requirements.txt, each into its own
+installs the requirements export and the plan's requirements.txt, each into its own
 --target with --no-deps --require-hashes --only-binary :all: for the
 target's Python and platform, from the index the plan names. The
 installed set (the target's *.dist-info) must equal uv.lock's selection,
 worked out here from uv.lock's text alone (tomllib; markers with the
 packaging library pip ships) minus what the base holds, and each file
-pip took must be one uv.lock records. A tampered export (fastcodec's pin
+pip took must be one uv.lock records. The uv-pip-compile export (the
+base's copies listed without hashes, so not for a --require-hashes
+install) must read, by REFERENCE §3's locked_versions rule, as the whole
+selection. A tampered export (fastcodec's pin
 dropped) must be caught by the same comparison."""
 
 import hashlib
@@ -184,6 +187,22 @@ def base_holds(catalog):
     return dict((pp.canon(s.split("==")[0]), s.split("==")[1]) for s in ch.get("preinstalled") or [])
 
 
+def locked_versions(text):
+    """REFERENCE §3's reader of a uv-pip-compile text: `\\`-continued lines
+    joined, comments cut at (^|\\s+)#, hashes removed, blank and option
+    lines skipped, exactly one ==/=== kept: {canonical name: version}."""
+    out = {}
+    for ln in re.sub(r"\\\n", " ", text).split("\n"):
+        ln = re.sub(r"(^|\s+)#.*$", "", ln)
+        ln = re.sub(r"\s*--hash=\S+", "", ln).strip()
+        if not ln or ln.startswith("-"):
+            continue
+        parts = re.split(r"===?", ln)
+        if len(parts) == 2 and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", parts[0].strip()):
+            out[pp.canon(parts[0].strip())] = parts[1].strip()
+    return out
+
+
 # ================================================================ Debian's pip
 
 def pip_install(ctx, reqfile, index, tag):
@@ -263,6 +282,9 @@ def main(state):
     served = pp.env.pypi_index_urls(info["manifest"], [REGISTRY], info["url"])[0].rstrip("/")
     export = os.path.join(ctx.work, "requirements.txt")
     envlock(ctx, ["export", lock, "--format", "requirements", "-o", export] + cat, "export")
+    compiled = os.path.join(ctx.work, "uv-pip-compile.txt")
+    envlock(ctx, ["export", lock, "--format", "uv-pip-compile", "-o", compiled] + cat,
+            "export --format uv-pip-compile")
     plan = os.path.join(ctx.work, "plan")
     envlock(ctx, ["--mirror", "%s=%s" % (REGISTRY, served), "--json", "plan", spec, lock, "-o", plan,
                   "--variant", "datalayer"] + cat, "plan")
@@ -283,6 +305,12 @@ def main(state):
         return ["the test's own reading of uv.lock selects %s (the fixture is not what the "
                 "docstring says)" % sorted(want.items())]
     problems += install_problems(ctx, export, served, want, selected, "requirements export")
+    # the uv-pip-compile text lists the base's copies without hashes (a
+    # --require-hashes install stops on them, docs/plans.md): the
+    # reference's own reader of it must see all of uv.lock's selection
+    problems += pp.compare_sets("uv-pip-compile export's locked_versions",
+                                {n: v for n, (v, _h) in selected.items()},
+                                locked_versions(pp.read(compiled)))
     problems += install_problems(ctx, local(reqs[0]), index[0], want, selected,
                                  "datalayer plan's requirements.txt")
 
