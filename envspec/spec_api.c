@@ -21,7 +21,25 @@ struct el_spec {
     json_object *doc; /* the normalized document; NULL if the tree was unusable */
     const char *text; /* the source, for showing a finding's line; in mem */
     size_t text_len;
+    size_t *line_starts; /* where each line of text starts (index_lines()); in mem */
+    size_t n_lines;
 };
+
+/* The start of every line of s->text, so that el_spec_source_line() finds
+ * a line at once: marking a finding per line of a long spec (60000
+ * duplicate keys) read the text once per finding, in quadratic time. */
+static void index_lines(el_spec *s)
+{
+    size_t n = 1;
+    for (size_t i = 0; i < s->text_len; i++)
+        n += s->text[i] == '\n';
+    s->line_starts = arena_alloc(s->mem, n * sizeof *s->line_starts);
+    s->n_lines = 0;
+    s->line_starts[s->n_lines++] = 0;
+    for (size_t i = 0; i < s->text_len; i++)
+        if (s->text[i] == '\n')
+            s->line_starts[s->n_lines++] = i + 1;
+}
 
 static el_spec *spec_new(void)
 {
@@ -117,6 +135,7 @@ el_spec *el_spec_load_text(el_ctx *ctx, const char *text, size_t len, const char
     copy[len] = '\0';
     s->text = copy;
     s->text_len = len;
+    index_lines(s);
     el_spec_format format = opts ? opts->format : EL_SPEC_FORMAT_AUTO;
     const char *template_name = opts ? opts->template_name : NULL;
     unsigned flags = 0;
@@ -191,19 +210,13 @@ void el_spec_free(el_spec *spec)
 const char *el_spec_source_line(const el_spec *spec, unsigned line, size_t *len)
 {
     *len = 0;
-    if (!spec || !spec->text || line == 0)
+    if (!spec || !spec->text || line == 0 || line > spec->n_lines)
         return NULL;
-    const char *p = spec->text, *end = spec->text + spec->text_len;
-    for (unsigned k = 1; k < line; k++) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl)
-            return NULL;
-        p = nl + 1;
-    }
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    const char *stop = nl ? nl : end;
-    if (p == end && !nl)
+    const char *p = spec->text + spec->line_starts[line - 1];
+    const char *end = spec->text + spec->text_len;
+    if (p == end)
         return NULL;
+    const char *stop = line < spec->n_lines ? spec->text + spec->line_starts[line] - 1 : end;
     if (stop > p && stop[-1] == '\r')
         stop--;
     *len = (size_t)(stop - p);
