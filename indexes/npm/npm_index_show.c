@@ -160,6 +160,60 @@ static void list_line(strbuf *out, const char *label, const char *const *l, size
     sb_addc(out, '\n');
 }
 
+/* One candidate version: its tags, dependencies by kind, bundled ones,
+ * engines, platform lists, integrity, tarball, deprecation and flags. */
+static void render_candidate(const npm_packument *p, const npm_version *v, strbuf *out)
+{
+    sb_addf(out, "%s", v->version);
+    for (size_t k = 0; k < p->ntags; k++)
+        if (strcmp(p->tags[k].version, v->version) == 0)
+            sb_addf(out, " [%s]", p->tags[k].tag);
+    if (v->time)
+        sb_addf(out, "  published %s", v->time);
+    sb_addc(out, '\n');
+    for (int kind = NPM_DEP_PROD; kind <= NPM_DEP_PEER_OPTIONAL; kind++) {
+        size_t n = 0;
+        for (size_t d = 0; d < v->ndeps; d++) {
+            if ((int)v->deps[d].kind != kind)
+                continue;
+            if (n++ == 0)
+                sb_addf(out, "  %s:", npm_dep_kind_name((npm_dep_kind)kind));
+            else
+                sb_addc(out, ',');
+            sb_addf(out, " %s %s", v->deps[d].name, v->deps[d].spec);
+        }
+        if (n)
+            sb_addc(out, '\n');
+    }
+    if (v->bundle_all)
+        sb_adds(out, "  bundleDependencies: all dependencies\n");
+    list_line(out, "bundleDependencies", v->bundled, v->nbundled);
+    if (v->nengines) {
+        sb_adds(out, "  engines:");
+        for (size_t e = 0; e < v->nengines; e++)
+            sb_addf(out, "%s %s %s", e ? "," : "", v->engines[e].name, v->engines[e].range);
+        sb_addc(out, '\n');
+    }
+    list_line(out, "os", v->os, v->nos);
+    list_line(out, "cpu", v->cpu, v->ncpu);
+    list_line(out, "libc", v->libc, v->nlibc);
+    sb_addf(out, "  integrity: %s%s\n", v->integrity ? v->integrity : "none",
+            (v->flags & NPM_FLAG_INTEGRITY_SHA1) ? " (from dist.shasum: sha1 only)" : "");
+    sb_addf(out, "  tarball: %s\n", v->tarball);
+    if (v->tarball_served)
+        sb_addf(out, "  tarball as served: %s\n", v->tarball_served);
+    if (v->deprecated)
+        sb_addf(out, "  deprecated: %s\n", v->deprecated[0] ? v->deprecated : "(no message)");
+    bool any = false;
+    for (unsigned f = 0; f < NPM_FLAG_COUNT; f++)
+        if (v->flags & (1u << f)) {
+            sb_addf(out, "%s %s", any ? "," : "  flags:", npm_flag_name(f));
+            any = true;
+        }
+    if (any)
+        sb_addc(out, '\n');
+}
+
 static void render_text(const npm_packument *p, const npm_target *t, strbuf *out)
 {
     char *url = cache_url_redact(p->url);
@@ -182,57 +236,8 @@ static void render_text(const npm_packument *p, const npm_target *t, strbuf *out
         sb_adds(out, " none");
     sb_addf(out, "\n\n%zu candidate%s, newest first:\n", p->ncandidates,
             p->ncandidates == 1 ? "" : "s");
-    for (size_t i = 0; i < p->ncandidates; i++) {
-        const npm_version *v = &p->versions[i];
-        sb_addf(out, "%s", v->version);
-        for (size_t k = 0; k < p->ntags; k++)
-            if (strcmp(p->tags[k].version, v->version) == 0)
-                sb_addf(out, " [%s]", p->tags[k].tag);
-        if (v->time)
-            sb_addf(out, "  published %s", v->time);
-        sb_addc(out, '\n');
-        for (int kind = NPM_DEP_PROD; kind <= NPM_DEP_PEER_OPTIONAL; kind++) {
-            size_t n = 0;
-            for (size_t d = 0; d < v->ndeps; d++) {
-                if ((int)v->deps[d].kind != kind)
-                    continue;
-                if (n++ == 0)
-                    sb_addf(out, "  %s:", npm_dep_kind_name((npm_dep_kind)kind));
-                else
-                    sb_addc(out, ',');
-                sb_addf(out, " %s %s", v->deps[d].name, v->deps[d].spec);
-            }
-            if (n)
-                sb_addc(out, '\n');
-        }
-        if (v->bundle_all)
-            sb_adds(out, "  bundleDependencies: all dependencies\n");
-        list_line(out, "bundleDependencies", v->bundled, v->nbundled);
-        if (v->nengines) {
-            sb_adds(out, "  engines:");
-            for (size_t e = 0; e < v->nengines; e++)
-                sb_addf(out, "%s %s %s", e ? "," : "", v->engines[e].name, v->engines[e].range);
-            sb_addc(out, '\n');
-        }
-        list_line(out, "os", v->os, v->nos);
-        list_line(out, "cpu", v->cpu, v->ncpu);
-        list_line(out, "libc", v->libc, v->nlibc);
-        sb_addf(out, "  integrity: %s%s\n", v->integrity ? v->integrity : "none",
-                (v->flags & NPM_FLAG_INTEGRITY_SHA1) ? " (from dist.shasum: sha1 only)" : "");
-        sb_addf(out, "  tarball: %s\n", v->tarball);
-        if (v->tarball_served)
-            sb_addf(out, "  tarball as served: %s\n", v->tarball_served);
-        if (v->deprecated)
-            sb_addf(out, "  deprecated: %s\n", v->deprecated[0] ? v->deprecated : "(no message)");
-        bool any = false;
-        for (unsigned f = 0; f < NPM_FLAG_COUNT; f++)
-            if (v->flags & (1u << f)) {
-                sb_addf(out, "%s %s", any ? "," : "  flags:", npm_flag_name(f));
-                any = true;
-            }
-        if (any)
-            sb_addc(out, '\n');
-    }
+    for (size_t i = 0; i < p->ncandidates; i++)
+        render_candidate(p, &p->versions[i], out);
     size_t nex = p->nversions - p->ncandidates;
     if (nex) {
         sb_addf(out, "\n%zu excluded:\n", nex);

@@ -121,6 +121,54 @@ static void render_json(const pypi_project *p, const pypi_target *t, strbuf *out
     json_object_put(root);
 }
 
+/* One usable version: upload time, Requires-Python, its dependencies and
+ * extras (or why they were not read), and its files, the chosen one
+ * marked. */
+static void render_usable(const pypi_candidate *c, strbuf *out)
+{
+    sb_addf(out, "  %s", c->version);
+    if (c->upload_time)
+        sb_addf(out, "  uploaded %s", c->upload_time);
+    if (c->requires_python)
+        sb_addf(out, "  requires-python %s", c->requires_python);
+    sb_adds(out, "\n");
+    if (c->meta == PYPI_META_LOADED) {
+        sb_addf(out, "    dependencies (from the %s):%s\n",
+                strcmp(c->meta_source, "metadata-file") == 0 ? ".metadata file"
+                : strcmp(c->meta_source, "wheel") == 0       ? "wheel's METADATA"
+                                                             : "sdist's PKG-INFO",
+                c->ndeps ? "" : " none");
+        for (size_t k = 0; k < c->ndeps; k++)
+            sb_addf(out, "      %s\n", c->deps[k].text);
+        if (c->nextras) {
+            sb_adds(out, "    extras:");
+            for (size_t k = 0; k < c->nextras; k++)
+                sb_addf(out, "%s %s", k ? "," : "", c->extras[k]);
+            sb_adds(out, "\n");
+        }
+    } else {
+        sb_addf(out, "    dependencies: not read (only the newest %d usable versions' are)\n",
+                PYPI_SHOW_WINDOW);
+    }
+    for (size_t k = 0; k < c->nartifacts; k++) {
+        const pypi_artifact *a = &c->artifacts[k];
+        bool chosen = (long)k == c->chosen;
+        sb_addf(out, "    %s %s", chosen ? "*" : "-", a->file->filename);
+        if (chosen && c->wheels_missed)
+            sb_addf(out, "  (chosen: %s)", c->wheels_missed); /* the sdist fallback */
+        else if (chosen)
+            sb_adds(out, "  (chosen)");
+        else if (a->dropped)
+            sb_addf(out, "  (unusable: %s)", a->dropped);
+        sb_adds(out, "\n");
+        add_url_line(out, a->file->url);
+        sb_addf(out, "        sha256:%s", a->file->sha256 ? a->file->sha256 : "(none given)");
+        if (a->file->size >= 0)
+            sb_addf(out, "  %lld bytes", (long long)a->file->size);
+        sb_adds(out, "\n");
+    }
+}
+
 static void render_text(const pypi_project *p, const pypi_target *t, strbuf *out)
 {
     char *index = cache_url_redact(p->index ? p->index : "?");
@@ -138,52 +186,9 @@ static void render_text(const pypi_project *p, const pypi_target *t, strbuf *out
     sb_addf(out, "\nusable versions (%zu, newest first):\n", nusable);
     if (!nusable)
         sb_adds(out, "  (none)\n");
-    for (size_t i = 0; i < p->ncands; i++) {
-        const pypi_candidate *c = &p->cands[i];
-        if (c->excluded)
-            continue;
-        sb_addf(out, "  %s", c->version);
-        if (c->upload_time)
-            sb_addf(out, "  uploaded %s", c->upload_time);
-        if (c->requires_python)
-            sb_addf(out, "  requires-python %s", c->requires_python);
-        sb_adds(out, "\n");
-        if (c->meta == PYPI_META_LOADED) {
-            sb_addf(out, "    dependencies (from the %s):%s\n",
-                    strcmp(c->meta_source, "metadata-file") == 0 ? ".metadata file"
-                    : strcmp(c->meta_source, "wheel") == 0       ? "wheel's METADATA"
-                                                                 : "sdist's PKG-INFO",
-                    c->ndeps ? "" : " none");
-            for (size_t k = 0; k < c->ndeps; k++)
-                sb_addf(out, "      %s\n", c->deps[k].text);
-            if (c->nextras) {
-                sb_adds(out, "    extras:");
-                for (size_t k = 0; k < c->nextras; k++)
-                    sb_addf(out, "%s %s", k ? "," : "", c->extras[k]);
-                sb_adds(out, "\n");
-            }
-        } else {
-            sb_addf(out, "    dependencies: not read (only the newest %d usable versions' are)\n",
-                    PYPI_SHOW_WINDOW);
-        }
-        for (size_t k = 0; k < c->nartifacts; k++) {
-            const pypi_artifact *a = &c->artifacts[k];
-            bool chosen = (long)k == c->chosen;
-            sb_addf(out, "    %s %s", chosen ? "*" : "-", a->file->filename);
-            if (chosen && c->wheels_missed)
-                sb_addf(out, "  (chosen: %s)", c->wheels_missed); /* the sdist fallback */
-            else if (chosen)
-                sb_adds(out, "  (chosen)");
-            else if (a->dropped)
-                sb_addf(out, "  (unusable: %s)", a->dropped);
-            sb_adds(out, "\n");
-            add_url_line(out, a->file->url);
-            sb_addf(out, "        sha256:%s", a->file->sha256 ? a->file->sha256 : "(none given)");
-            if (a->file->size >= 0)
-                sb_addf(out, "  %lld bytes", (long long)a->file->size);
-            sb_adds(out, "\n");
-        }
-    }
+    for (size_t i = 0; i < p->ncands; i++)
+        if (!p->cands[i].excluded)
+            render_usable(&p->cands[i], out);
     sb_addf(out, "\nexcluded versions (%zu):\n", nexcl);
     if (!nexcl)
         sb_adds(out, "  (none)\n");
