@@ -171,6 +171,71 @@ static bool wants_help(int n, char **args)
     return false;
 }
 
+/* Pulls the global options (anywhere before `--`) out of argv into *o,
+ * keeping the rest in order in rest[0..*nrest). -1, or the status of a
+ * usage error it reported. */
+static int pull_globals(el_ctx *ctx, cli_opts *o, int argc, char **argv, char **rest, int *nrest,
+                        const char **mirrors)
+{
+    bool after_dashdash = false;
+    for (int i = 1; i < argc; i++) {
+        if (!after_dashdash && strcmp(argv[i], "--") == 0) {
+            after_dashdash = true;
+            rest[(*nrest)++] = argv[i];
+        } else if (!after_dashdash && strcmp(argv[i], "--json") == 0) {
+            o->json = true;
+        } else if (!after_dashdash && (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0)) {
+            o->quiet = true;
+        } else if (!after_dashdash && strcmp(argv[i], "--offline") == 0) {
+            o->offline = true;
+        } else if (!after_dashdash && (strcmp(argv[i], "--cache-dir") == 0 ||
+                                       strcmp(argv[i], "--mirror") == 0 ||
+                                       strcmp(argv[i], "--cert") == 0)) {
+            if (i + 1 >= argc)
+                return cli_usage_error(ctx, o, "%s needs a value", argv[i]);
+            if (strcmp(argv[i], "--cache-dir") == 0)
+                o->cache_dir = argv[++i];
+            else if (strcmp(argv[i], "--cert") == 0)
+                o->cert = argv[++i];
+            else
+                mirrors[o->n_mirrors++] = argv[++i];
+        } else if (!after_dashdash && strncmp(argv[i], "--cache-dir=", 12) == 0) {
+            o->cache_dir = argv[i] + 12;
+        } else if (!after_dashdash && strncmp(argv[i], "--cert=", 7) == 0) {
+            o->cert = argv[i] + 7;
+        } else if (!after_dashdash && strncmp(argv[i], "--mirror=", 9) == 0) {
+            mirrors[o->n_mirrors++] = argv[i] + 9;
+        } else {
+            rest[(*nrest)++] = argv[i];
+        }
+    }
+    return -1;
+}
+
+/* The command rest[0] (or help, or the version) run: its exit status. */
+static int dispatch(el_ctx *ctx, const cli_opts *o, int nrest, char **rest)
+{
+    if (nrest == 0)
+        return cli_usage_error(ctx, o, "no command given");
+    if (strcmp(rest[0], "help") == 0 && nrest > 1)
+        return command_help(rest[1]) ? 0 : unknown_command(ctx, o, rest[1]);
+    if (strcmp(rest[0], "-h") == 0 || strcmp(rest[0], "--help") == 0 ||
+        strcmp(rest[0], "help") == 0) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (wants_help(nrest - 1, rest + 1) && command_help(rest[0]))
+        return 0;
+    if (strcmp(rest[0], "--version") == 0) {
+        printf("envlock %s\n", el_version_string());
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(rest[0], commands[i].name) == 0)
+            return commands[i].run(ctx, o, nrest - 1, rest + 1);
+    return unknown_command(ctx, o, rest[0]);
+}
+
 int main(int argc, char **argv)
 {
     cli_opts o = { 0 };
@@ -179,41 +244,7 @@ int main(int argc, char **argv)
     char **rest = calloc((size_t)argc + 1, sizeof(char *));
     const char **mirrors = calloc((size_t)argc + 1, sizeof(char *));
     int nrest = 0;
-    int status = -1;
-    bool after_dashdash = false;
-    for (int i = 1; i < argc; i++) {
-        if (!after_dashdash && strcmp(argv[i], "--") == 0) {
-            after_dashdash = true;
-            rest[nrest++] = argv[i];
-        } else if (!after_dashdash && strcmp(argv[i], "--json") == 0) {
-            o.json = true;
-        } else if (!after_dashdash && (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0)) {
-            o.quiet = true;
-        } else if (!after_dashdash && strcmp(argv[i], "--offline") == 0) {
-            o.offline = true;
-        } else if (!after_dashdash && (strcmp(argv[i], "--cache-dir") == 0 ||
-                                       strcmp(argv[i], "--mirror") == 0 ||
-                                       strcmp(argv[i], "--cert") == 0)) {
-            if (i + 1 >= argc) {
-                status = cli_usage_error(ctx, &o, "%s needs a value", argv[i]);
-                break;
-            }
-            if (strcmp(argv[i], "--cache-dir") == 0)
-                o.cache_dir = argv[++i];
-            else if (strcmp(argv[i], "--cert") == 0)
-                o.cert = argv[++i];
-            else
-                mirrors[o.n_mirrors++] = argv[++i];
-        } else if (!after_dashdash && strncmp(argv[i], "--cache-dir=", 12) == 0) {
-            o.cache_dir = argv[i] + 12;
-        } else if (!after_dashdash && strncmp(argv[i], "--cert=", 7) == 0) {
-            o.cert = argv[i] + 7;
-        } else if (!after_dashdash && strncmp(argv[i], "--mirror=", 9) == 0) {
-            mirrors[o.n_mirrors++] = argv[i] + 9;
-        } else {
-            rest[nrest++] = argv[i];
-        }
-    }
+    int status = pull_globals(ctx, &o, argc, argv, rest, &nrest, mirrors);
     o.mirrors = mirrors;
     /* --cert wins over every variable naming a CA bundle (env.c) */
     o.env.ca_bundle = o.cert;
@@ -221,33 +252,10 @@ int main(int argc, char **argv)
         status = cli_usage_error(ctx, &o, "%s", el_ctx_message(ctx));
     if (status == -1 && cli_env_cache_options(ctx, &o.env, o.env_redirect) != EL_OK)
         status = cli_report_failure(ctx, &o);
-    if (status != -1) {
-        /* a usage error in the global options or the environment, already
-         * reported */
-    } else if (nrest == 0) {
-        status = cli_usage_error(ctx, &o, "no command given");
-    } else if (strcmp(rest[0], "help") == 0 && nrest > 1) {
-        status = command_help(rest[1]) ? 0 : unknown_command(ctx, &o, rest[1]);
-    } else if (strcmp(rest[0], "-h") == 0 || strcmp(rest[0], "--help") == 0 ||
-               strcmp(rest[0], "help") == 0) {
-        fputs(usage, stdout);
-        status = 0;
-    } else if (wants_help(nrest - 1, rest + 1) && command_help(rest[0])) {
-        status = 0;
-    } else if (strcmp(rest[0], "--version") == 0) {
-        printf("envlock %s\n", el_version_string());
-        status = 0;
-    } else {
-        status = -1;
-        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-            if (strcmp(rest[0], commands[i].name) == 0) {
-                status = commands[i].run(ctx, &o, nrest - 1, rest + 1);
-                break;
-            }
-        }
-        if (status == -1)
-            status = unknown_command(ctx, &o, rest[0]);
-    }
+    /* else a usage error in the global options or the environment, already
+     * reported */
+    if (status == -1)
+        status = dispatch(ctx, &o, nrest, rest);
     free(rest);
     free(mirrors);
     el_ctx_free(ctx);
