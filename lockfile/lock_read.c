@@ -807,6 +807,70 @@ static bool compose_fail(composer *c, const yaml_mark_t *m, const char *what)
     return fail_at(&r, m, NULL, "%s", what);
 }
 
+static bool compose(composer *c, yaml_event_t *ev, unsigned depth, int *idx);
+
+/* The node `self` given the children on t->stack from `base`: a
+ * sequence's items, or a mapping's key and value pairs. */
+static void fill_collection(tree *t, int self, const yaml_event_t *ev, size_t base, bool seq)
+{
+    size_t cnt = t->top - base;
+    yaml_node_t *n = &t->nodes[self - 1];
+    if (seq) {
+        yaml_node_item_t *items = cnt ? arena_alloc(t->mem, cnt * sizeof *items) : NULL;
+        if (cnt)
+            memcpy(items, t->stack + base, cnt * sizeof *items);
+        n->data.sequence.items.start = items;
+        n->data.sequence.items.top = n->data.sequence.items.end = items + cnt;
+        n->data.sequence.style = ev->data.sequence_start.style;
+    } else {
+        size_t np = cnt / 2; /* the parser pairs every key with a value */
+        yaml_node_pair_t *pairs = np ? arena_alloc(t->mem, np * sizeof *pairs) : NULL;
+        for (size_t i = 0; i < np; i++) {
+            pairs[i].key = t->stack[base + 2 * i];
+            pairs[i].value = t->stack[base + 2 * i + 1];
+        }
+        n->data.mapping.pairs.start = pairs;
+        n->data.mapping.pairs.top = n->data.mapping.pairs.end = pairs + np;
+        n->data.mapping.style = ev->data.mapping_start.style;
+    }
+}
+
+/* A sequence or mapping from its start event: its children composed
+ * depth-first up to its end event. */
+static bool compose_collection(composer *c, yaml_event_t *ev, unsigned depth, int *idx)
+{
+    tree *t = c->t;
+    bool seq = ev->type == YAML_SEQUENCE_START_EVENT;
+    *idx = add_node(t, seq ? YAML_SEQUENCE_NODE : YAML_MAPPING_NODE, ev);
+    int self = *idx;
+    t->nodes[self - 1].tag =
+        (yaml_char_t *)(seq ? tag_of(t, ev->data.sequence_start.tag, YAML_DEFAULT_SEQUENCE_TAG)
+                            : tag_of(t, ev->data.mapping_start.tag, YAML_DEFAULT_MAPPING_TAG));
+    remember_anchor(t, seq ? ev->data.sequence_start.anchor : ev->data.mapping_start.anchor,
+                    self);
+    size_t base = t->top;
+    yaml_event_type_t end = seq ? YAML_SEQUENCE_END_EVENT : YAML_MAPPING_END_EVENT;
+    for (;;) {
+        yaml_event_t child;
+        if (!next_event(c, &child))
+            return false;
+        if (child.type == end) {
+            t->nodes[self - 1].end_mark = child.end_mark;
+            yaml_event_delete(&child);
+            break;
+        }
+        int ci = 0;
+        bool ok = compose(c, &child, depth + 1, &ci);
+        yaml_event_delete(&child);
+        if (!ok)
+            return false;
+        push_child(t, ci);
+    }
+    fill_collection(t, self, ev, base, seq);
+    t->top = base;
+    return true;
+}
+
 /* Composes the node that `ev` starts (the caller deletes `ev`) at nesting
  * level `depth` (the root is 1, as specs count: a scalar is a level too);
  * *idx is its index. Past LOCK_MAX_DEPTH the node is refused where it
@@ -841,56 +905,8 @@ static bool compose(composer *c, yaml_event_t *ev, unsigned depth, int *idx)
         return true;
     }
     case YAML_SEQUENCE_START_EVENT:
-    case YAML_MAPPING_START_EVENT: {
-        bool seq = ev->type == YAML_SEQUENCE_START_EVENT;
-        *idx = add_node(t, seq ? YAML_SEQUENCE_NODE : YAML_MAPPING_NODE, ev);
-        int self = *idx;
-        t->nodes[self - 1].tag =
-            (yaml_char_t *)(seq ? tag_of(t, ev->data.sequence_start.tag, YAML_DEFAULT_SEQUENCE_TAG)
-                                : tag_of(t, ev->data.mapping_start.tag, YAML_DEFAULT_MAPPING_TAG));
-        remember_anchor(t, seq ? ev->data.sequence_start.anchor : ev->data.mapping_start.anchor,
-                        self);
-        size_t base = t->top;
-        yaml_event_type_t end = seq ? YAML_SEQUENCE_END_EVENT : YAML_MAPPING_END_EVENT;
-        for (;;) {
-            yaml_event_t child;
-            if (!next_event(c, &child))
-                return false;
-            if (child.type == end) {
-                t->nodes[self - 1].end_mark = child.end_mark;
-                yaml_event_delete(&child);
-                break;
-            }
-            int ci = 0;
-            bool ok = compose(c, &child, depth + 1, &ci);
-            yaml_event_delete(&child);
-            if (!ok)
-                return false;
-            push_child(t, ci);
-        }
-        size_t cnt = t->top - base;
-        yaml_node_t *n = &t->nodes[self - 1];
-        if (seq) {
-            yaml_node_item_t *items = cnt ? arena_alloc(t->mem, cnt * sizeof *items) : NULL;
-            if (cnt)
-                memcpy(items, t->stack + base, cnt * sizeof *items);
-            n->data.sequence.items.start = items;
-            n->data.sequence.items.top = n->data.sequence.items.end = items + cnt;
-            n->data.sequence.style = ev->data.sequence_start.style;
-        } else {
-            size_t np = cnt / 2; /* the parser pairs every key with a value */
-            yaml_node_pair_t *pairs = np ? arena_alloc(t->mem, np * sizeof *pairs) : NULL;
-            for (size_t i = 0; i < np; i++) {
-                pairs[i].key = t->stack[base + 2 * i];
-                pairs[i].value = t->stack[base + 2 * i + 1];
-            }
-            n->data.mapping.pairs.start = pairs;
-            n->data.mapping.pairs.top = n->data.mapping.pairs.end = pairs + np;
-            n->data.mapping.style = ev->data.mapping_start.style;
-        }
-        t->top = base;
-        return true;
-    }
+    case YAML_MAPPING_START_EVENT:
+        return compose_collection(c, ev, depth, idx);
     default:
         return compose_fail(c, &ev->start_mark, "YAML syntax: unexpected event");
     }
