@@ -80,6 +80,57 @@ static bool expand(const char *s, size_t n, const char *(*env)(const char *), st
     return true;
 }
 
+/* The value after `=` (v[0..vl)): a quoted one as is, else up to an
+ * unescaped ; or #, trimmed. */
+static void raw_value(const char *v, size_t vl, strbuf *raw)
+{
+    v = trim(v, &vl);
+    if (vl >= 2 && (v[0] == '"' || v[0] == '\'') && v[vl - 1] == v[0]) {
+        sb_add(raw, v + 1, vl - 2);
+        return;
+    }
+    for (size_t i = 0; i < vl; i++) {
+        if (v[i] == '\\' && i + 1 < vl && (v[i + 1] == ';' || v[i + 1] == '#' ||
+                                           v[i + 1] == '\\')) {
+            sb_addc(raw, v[++i]);
+            continue;
+        }
+        if (v[i] == ';' || v[i] == '#')
+            break;
+        sb_addc(raw, v[i]);
+    }
+    size_t tl = raw->len;
+    trim(raw->buf, &tl);
+    sb_setlen(raw, tl);
+}
+
+/* key[0..kl) = raw, both ${VAR}-expanded, appended to rc; a variable that
+ * is not set makes it a note instead. */
+static void add_entry(npm_rc *rc, const char *origin, size_t lineno, const char *key, size_t kl,
+                      const strbuf *raw, const char *(*getenv_fn)(const char *name))
+{
+    strbuf k = STRBUF_INIT, v = STRBUF_INIT;
+    char *missing = NULL;
+    bool ok = expand(key, kl, getenv_fn, &k, &missing) &&
+              expand(raw->buf, raw->len, getenv_fn, &v, &missing);
+    if (!ok) {
+        char *m = xasprintf("${%s} is not set; the line is ignored", missing);
+        note(rc, origin, lineno, m);
+        free(m);
+        free(missing);
+        sb_release(&k);
+        sb_release(&v);
+        return;
+    }
+    if (rc->n == rc->alloc) {
+        rc->alloc = rc->alloc ? rc->alloc * 2 : 16;
+        rc->e = xrealloc(rc->e, rc->alloc * sizeof *rc->e);
+    }
+    rc->e[rc->n].key = sb_detach(&k, NULL);
+    rc->e[rc->n].value = sb_detach(&v, NULL);
+    rc->n++;
+}
+
 static const char *plain_getenv(const char *name) { return getenv(name); }
 
 npm_rc *npm_rc_parse(const char *text, size_t len, const char *origin,
@@ -115,52 +166,14 @@ npm_rc *npm_rc_parse(const char *text, size_t len, const char *origin,
         }
         /* the value: quoted as is, else up to an unescaped ; or # */
         strbuf raw = STRBUF_INIT;
-        if (eq) {
-            size_t vl = (size_t)(line + n - (eq + 1));
-            const char *v = trim(eq + 1, &vl);
-            if (vl >= 2 && (v[0] == '"' || v[0] == '\'') && v[vl - 1] == v[0]) {
-                sb_add(&raw, v + 1, vl - 2);
-            } else {
-                for (size_t i = 0; i < vl; i++) {
-                    if (v[i] == '\\' && i + 1 < vl && (v[i + 1] == ';' || v[i + 1] == '#' ||
-                                                       v[i + 1] == '\\')) {
-                        sb_addc(&raw, v[++i]);
-                        continue;
-                    }
-                    if (v[i] == ';' || v[i] == '#')
-                        break;
-                    sb_addc(&raw, v[i]);
-                }
-                size_t tl = raw.len;
-                trim(raw.buf, &tl);
-                sb_setlen(&raw, tl);
-            }
-        } else {
+        if (eq)
+            raw_value(eq + 1, (size_t)(line + n - (eq + 1)), &raw);
+        else
             sb_adds(&raw, "true"); /* a bare key is a flag */
-        }
         if (kl > 2 && key[kl - 2] == '[' && key[kl - 1] == ']')
             kl -= 2;
-        strbuf k = STRBUF_INIT, v = STRBUF_INIT;
-        char *missing = NULL;
-        bool ok = expand(key, kl, getenv_fn, &k, &missing) &&
-                  expand(raw.buf, raw.len, getenv_fn, &v, &missing);
+        add_entry(rc, origin, lineno, key, kl, &raw, getenv_fn);
         sb_release(&raw);
-        if (!ok) {
-            char *m = xasprintf("${%s} is not set; the line is ignored", missing);
-            note(rc, origin, lineno, m);
-            free(m);
-            free(missing);
-            sb_release(&k);
-            sb_release(&v);
-            continue;
-        }
-        if (rc->n == rc->alloc) {
-            rc->alloc = rc->alloc ? rc->alloc * 2 : 16;
-            rc->e = xrealloc(rc->e, rc->alloc * sizeof *rc->e);
-        }
-        rc->e[rc->n].key = sb_detach(&k, NULL);
-        rc->e[rc->n].value = sb_detach(&v, NULL);
-        rc->n++;
     }
     return rc;
 }
