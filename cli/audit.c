@@ -80,6 +80,8 @@ static void print_text(const audit_args *a, const el_audit_result *r)
                 *f->aliases ? " (" : "", f->aliases, *f->aliases ? ")" : "");
         if (*f->severity)
             fprintf(m, " [%s]", f->severity);
+        if (*f->source)
+            fprintf(m, "\n  source package: %s", f->source);
         fprintf(m, "\n  %s\n  fixed in: %s\n  path: %s\n  lock: %s:%u\n", f->summary,
                 *f->fixed ? f->fixed : "no fixed version", f->chain, a->lock_path, f->lock_line);
         fclose(m);
@@ -115,6 +117,8 @@ static void print_json(const audit_args *a, const el_audit_result *r)
         json_field("summary", f->summary, true);
         json_field("severity", f->severity, true);
         json_field("fixed", f->fixed, true);
+        if (*f->source) /* deb: the source package the advisory named */
+            json_field("source", f->source, true);
         json_field("path", f->chain, true);
         printf(",\"lockLine\":%u}", f->lock_line);
     }

@@ -69,6 +69,10 @@ typedef struct lock_package {
                               conda: the record's (lower case) */
     const char *version;
     const char *arch;      /* deb: "amd64"/"all"; NULL otherwise */
+    const char *src_name;  /* deb: the Packages `Source:` name when it is not `name`
+                              (libc6 is built from glibc); NULL otherwise */
+    const char *src_version; /* deb: the source's version when it is not `version`
+                              (`Source: glibc (2.36-9)` of a binNMU); NULL otherwise */
     const char *build;     /* conda: the build string ("py313h2e6d5d4_0"); NULL otherwise */
     const char *subdir;    /* conda: the channel subdir ("linux-64", "noarch"); NULL otherwise */
     uint64_t build_number; /* conda: the record's build_number (written for conda only) */

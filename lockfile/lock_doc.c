@@ -166,7 +166,8 @@ static int package_cmp(const void *pa, const void *pb)
     int c;
     if ((c = lock_strcmp(a->ecosystem, b->ecosystem)) || (c = lock_strcmp(a->name, b->name)) ||
         (c = lock_strcmp(a->version, b->version)) || (c = lock_strcmp(a->path, b->path)) ||
-        (c = lock_strcmp(a->arch, b->arch)) || (c = lock_strcmp(a->build, b->build)) ||
+        (c = lock_strcmp(a->arch, b->arch)) || (c = lock_strcmp(a->src_name, b->src_name)) ||
+        (c = lock_strcmp(a->src_version, b->src_version)) || (c = lock_strcmp(a->build, b->build)) ||
         (c = lock_strcmp(a->subdir, b->subdir)) || (c = u64_cmp(a->build_number, b->build_number)) ||
         (c = lock_strcmp(a->source, b->source)) || (c = lock_strcmp(a->license, b->license)) ||
         (c = strv_cmp(a->extras, b->extras)) || (c = strv_cmp(a->requested_by, b->requested_by)))

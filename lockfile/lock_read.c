@@ -234,7 +234,9 @@ static bool get_bool(reader *r, yaml_node_t *n, const char *field, bool *out)
 
 /* ---- mappings: a fixed set of keys ---- */
 
-#define MAX_KEYS 16
+/* The most keys one mapping may have: a package has 18. A longer keys list
+ * aborts in walk_map(), before any array is overrun. */
+#define MAX_KEYS 24
 
 typedef struct mapwalk {
     const char *const *keys;   /* allowed keys, NULL-terminated */
@@ -247,6 +249,9 @@ typedef struct mapwalk {
 static bool walk_map(reader *r, yaml_node_t *n, const char *field, mapwalk *w)
 {
     memset(w->val, 0, sizeof w->val);
+    for (size_t i = 0; w->keys[i]; i++)
+        if (i + 1 >= MAX_KEYS)
+            abort(); /* a keys list longer than the walk holds: a bug here, not input */
     if (!want_type(r, n, YAML_MAPPING_NODE, field))
         return false;
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
@@ -584,9 +589,34 @@ static bool read_artifacts(reader *r, yaml_node_t *n, const char *field, lock_pa
     return true;
 }
 
+/* A deb package's source (sourcePackage, sourceVersion): only for deb,
+ * each a Debian name or version, and written only when it differs from
+ * the package's own (docs/lock-format.md): anything else is refused. */
+static bool read_deb_source(reader *r, const mapwalk *w, const char *f, lock_package *p)
+{
+    if (!opt_str(r, w, f, "sourcePackage", &p->src_name) ||
+        !opt_str(r, w, f, "sourceVersion", &p->src_version))
+        return false;
+    static const char *const keys[] = { "sourcePackage", "sourceVersion" };
+    const char *vals[] = { p->src_name, p->src_version }, *own[] = { p->name, p->version };
+    for (size_t k = 0; k < 2; k++) {
+        if (!vals[k])
+            continue;
+        const char *why = strcmp(p->ecosystem, "deb") != 0 ? "is only for deb packages"
+                          : strcmp(vals[k], own[k]) == 0    ? "is written only when it differs"
+                          : k == 0 ? lock_name_problem("deb", vals[k])
+                                   : lock_version_problem("deb", vals[k]);
+        if (why)
+            return fail_at(r, &val(w, keys[k])->start_mark, path2(r, f, keys[k]), "`%s` %s",
+                           vals[k], why);
+    }
+    return true;
+}
+
 static bool read_packages(reader *r, yaml_node_t *n)
 {
     static const char *const keys[] = { "ecosystem",  "name",        "version",      "arch",
+                                        "sourcePackage", "sourceVersion",
                                         "build",      "buildNumber", "subdir",       "path",
                                         "extras",
                                         "source",     "license",     "installedInBase",
@@ -608,7 +638,7 @@ static bool read_packages(reader *r, yaml_node_t *n)
             !opt_str(r, &w, f, "arch", &p->arch) || !opt_str(r, &w, f, "build", &p->build) ||
             !opt_str(r, &w, f, "subdir", &p->subdir) || !opt_str(r, &w, f, "path", &p->path) ||
             !opt_str(r, &w, f, "source", &p->source) ||
-            !opt_str(r, &w, f, "license", &p->license))
+            !opt_str(r, &w, f, "license", &p->license) || !read_deb_source(r, &w, f, p))
             return false;
         const char *lic_why = p->license ? lock_license_problem(p->license) : NULL;
         if (lic_why)

@@ -473,6 +473,13 @@ static void validate_package(vd *v, const lock_package *p, size_t i)
     bad(v, F("version"), p->line, p->version, lock_version_problem(eco, p->version ? p->version : ""));
     if (p->arch)
         bad(v, F("arch"), p->line, p->arch, word_problem(p->arch, LOWER_DIGITS "-", "is not an architecture"));
+    if (p->src_name)
+        bad(v, F("sourcePackage"), p->line, p->src_name,
+            strcmp(eco, "deb") ? "is only for deb packages" : lock_name_problem("deb", p->src_name));
+    if (p->src_version)
+        bad(v, F("sourceVersion"), p->line, p->src_version,
+            strcmp(eco, "deb") ? "is only for deb packages"
+                               : lock_version_problem("deb", p->src_version));
     if (p->build)
         bad(v, F("build"), p->line, p->build,
             strcmp(eco, "conda") ? "is only for conda packages"

@@ -269,6 +269,8 @@ static void write_package(emit *e, const lock_package *p)
     kv(e, "name", p->name);
     kv(e, "version", p->version);
     kv_opt(e, "arch", p->arch);
+    kv_opt(e, "sourcePackage", p->src_name);
+    kv_opt(e, "sourceVersion", p->src_version);
     kv_opt(e, "build", p->build);
     if (p->ecosystem && strcmp(p->ecosystem, "conda") == 0)
         kv_u64(e, "buildNumber", p->build_number);

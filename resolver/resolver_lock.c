@@ -138,6 +138,19 @@ const char *resolver_license_of(const char *declared, arena *a)
     return out;
 }
 
+/* A deb's source (the Packages `Source:` field, libsolv's SOURCENAME and
+ * SOURCEEVR), each only where it differs from the binary's own: what
+ * Debian's advisories and a policy's source rules name. */
+static void lock_deb_origin(Pool *pool, Solvable *s, lock_package *lp, arena *a)
+{
+    Id sn = solvable_lookup_id(s, SOLVABLE_SOURCENAME);
+    Id se = solvable_lookup_id(s, SOLVABLE_SOURCEEVR);
+    if (sn && sn != s->name)
+        lp->src_name = arena_strdup(a, pool_id2str(pool, sn));
+    if (se && se != s->evr)
+        lp->src_version = arena_strdup(a, pool_id2str(pool, se));
+}
+
 static bool installed(const rsv *r, Id p)
 {
     return solver_get_decisionlevel(r->solver, p) > 0;
@@ -230,6 +243,7 @@ static pkg *pkg_for(rsv *r, ptrvec *pkgs, Id *map, Id p, arena *a)
         k->lp.name = arena_strdup(a, pool_id2str(pool, s->name));
         k->lp.version = arena_strdup(a, pool_id2str(pool, s->evr));
         k->lp.arch = arena_strdup(a, pool_id2str(pool, s->arch));
+        lock_deb_origin(pool, s, &k->lp, a);
         k->lp.installed_in_base = s->repo == pool->installed;
         const apt_repo_info *ri = s->repo != pool->installed ? repo_info(r, s->repo) : NULL;
         if (ri) {

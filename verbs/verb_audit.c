@@ -69,11 +69,22 @@ static char *aliases_of(const osv_record *r)
     return sb_detach(&sb, NULL);
 }
 
+void verbs_lock_query(const lock_package *p, el_ecosystem eco, const char **name,
+                      const char **version)
+{
+    bool deb = eco == EL_ECO_DEB;
+    *name = deb && p->src_name ? p->src_name : p->name;
+    *version = deb && p->src_version ? p->src_version : p->version;
+}
+
 static void add_finding(ptrvec *out, const lock_doc *d, const lock_package *p, el_ecosystem eco,
                         const osv_record *r)
 {
     el_audit_finding *f = xcalloc(1, sizeof *f);
-    const char *fix = osv_smallest_fix(r, eco, p->name, p->version);
+    const char *qn, *qv;
+    verbs_lock_query(p, eco, &qn, &qv);
+    const char *fix = osv_smallest_fix(r, eco, qn, qv);
+    f->source = qn != p->name || qv != p->version ? xasprintf("%s %s", qn, qv) : xstrdup("");
     f->ecosystem = xstrdup(p->ecosystem);
     f->name = xstrdup(p->name);
     f->version = xstrdup(p->version);
@@ -93,9 +104,11 @@ static void judge(const lock_doc *d, const osv_db *db, const el_audit_options *o
         const lock_package *p = &d->packages[i];
         el_ecosystem eco;
         ptrvec hits = PTRVEC_INIT;
+        const char *qn, *qv;
         if (el_ecosystem_parse(p->ecosystem, &eco) != 0)
             continue;
-        osv_db_match(db, eco, p->name, p->version, &hits, NULL);
+        verbs_lock_query(p, eco, &qn, &qv);
+        osv_db_match(db, eco, qn, qv, &hits, NULL);
         for (size_t k = 0; k < hits.len; k++)
             if (!verbs_osv_named(hits.items[k], o->ignore, o->n_ignore))
                 add_finding(out, d, p, eco, hits.items[k]);
@@ -172,6 +185,7 @@ void el_audit_result_clear(el_audit_result *res)
         el_audit_finding *f = &res->findings[i];
         free(f->ecosystem), free(f->name), free(f->version), free(f->advisory);
         free(f->aliases), free(f->summary), free(f->severity), free(f->fixed), free(f->chain);
+        free(f->source);
     }
     if (res) {
         free(res->findings);
@@ -193,15 +207,19 @@ size_t verbs_advise_recheck(const osv_db *db, const lock_doc *d, strbuf *report)
         if (p->installed_in_base || el_ecosystem_parse(p->ecosystem, &eco) != 0)
             continue;
         ptrvec hits = PTRVEC_INIT;
-        osv_db_match(db, eco, p->name, p->version, &hits, NULL);
+        const char *qn, *qv;
+        verbs_lock_query(p, eco, &qn, &qv);
+        osv_db_match(db, eco, qn, qv, &hits, NULL);
         for (size_t k = 0; k < hits.len; k++) {
             const osv_record *r = hits.items[k];
             if (verbs_osv_named(r, d->adv_touched, SIZE_MAX) ||
                 verbs_osv_named(r, d->adv_ignored, SIZE_MAX))
                 continue;
-            const char *fix = osv_smallest_fix(r, eco, p->name, p->version);
+            const char *fix = osv_smallest_fix(r, eco, qn, qv);
             sb_addf(report, "advisory %s now affects %s:%s@%s", r->id, p->ecosystem, p->name,
                     p->version);
+            if (qn != p->name || qv != p->version)
+                sb_addf(report, " (source %s %s)", qn, qv);
             if (fix)
                 sb_addf(report, " (fixed in %s)", fix);
             sb_adds(report, "\n");

@@ -182,7 +182,7 @@ void verbs_policy_attach(verbs_policy *v, resolve_request *rq)
 }
 
 /* The rule that denies a locked package: one the solve met, else by the
- * lock's own name and version (a lock records no Debian source). */
+ * lock's name and version (a deb's recorded source too). */
 static const policy_rule *denies_pkg(const verbs_policy *v, const lock_package *k,
                                      const char **fact)
 {
@@ -195,7 +195,9 @@ static const policy_rule *denies_pkg(const verbs_policy *v, const lock_package *
     free(key);
     if (d)
         *fact = d->fact;
-    return d ? d->rule : policy_denies(v->p, e, k->name, k->version, NULL, NULL);
+    const char *src, *src_version;
+    verbs_lock_query(k, e, &src, &src_version);
+    return d ? d->rule : policy_denies(v->p, e, k->name, k->version, src, src_version);
 }
 
 /* Why rule r denies k (fact: denial.fact). */

@@ -94,6 +94,8 @@ static lock_package copy_package(arena *a, const lock_package *q)
     p.name = cp(a, q->name);
     p.version = cp(a, q->version);
     p.arch = cp(a, q->arch);
+    p.src_name = cp(a, q->src_name);
+    p.src_version = cp(a, q->src_version);
     p.path = cp(a, q->path);
     p.source = cp(a, q->source);
     p.license = cp(a, q->license);

@@ -140,6 +140,12 @@ size_t verbs_advise_recheck(const struct osv_db *db, const lock_doc *d, strbuf *
 /* verbs_lock_chain() (verb_audit.c) : "spec → pypi:a@1 → pypi:b@2", the
  *  first requestedBy path from the spec to `p` (malloc'd). */
 char *verbs_lock_chain(const lock_doc *d, const lock_package *p);
+/* verbs_lock_query() (verb_audit.c) : the name and version advisories and
+ *  source rules know package p by: a deb's recorded source package and
+ *  version (sourcePackage, sourceVersion) where the lock has them, else
+ *  its own. Borrowed from p. */
+void verbs_lock_query(const struct lock_package *p, el_ecosystem eco, const char **name,
+                      const char **version);
 /* verbs_lock_find() (verb_audit.c) : the package a requestedBy entry
  *  ("pypi:a@1") names, or NULL. */
 const lock_package *verbs_lock_find(const lock_doc *d, const char *ref);

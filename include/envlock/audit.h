@@ -27,6 +27,9 @@ typedef struct el_audit_finding {
     char *aliases;                    /* comma-separated, "" when none */
     char *summary, *severity, *fixed; /* "" when the record does not say */
     char *chain;                      /* "spec → pypi:a@1 → pypi:b@2" from the lock's requestedBy */
+    char *source;                     /* deb: "glibc 2.36-9+deb12u1", the source package the
+                                         advisory names (and `fixed` is a version of), when
+                                         it is not the binary; "" otherwise */
     unsigned lock_line;               /* the package's line in the lock */
 } el_audit_finding;
 

@@ -19,6 +19,7 @@ broken record is an error naming the file)."""
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -197,6 +198,31 @@ def part_deb(envlock, work, check):
     rc, js, text, err = e.resolve("--advisories", RECORDS)
     check(rc == 0 and [n for n in js.get("notes", []) if "DSA-5514-1" in n and "glibc" in n],
           "deb avoid: the pinned libc6 kept, the note names DSA-5514-1 and glibc", (rc, js, err))
+    check(rc == 0 and "  sourcePackage: glibc\n" in text and "sourceVersion" not in text,
+          "deb: the lock records libc6's source package glibc (its Packages `Source:`), "
+          "no source version (the same as libc6's)", text)
+    lock = os.path.join(e.work, "lock%d" % e.n, "envlock.lock")
+    p = subprocess.run([envlock, "--json", "audit", lock, "--advisories", RECORDS],
+                       capture_output=True, text=True)
+    try:
+        fs = json.loads(p.stdout).get("findings", [])
+    except ValueError:
+        fs = []
+    check(p.returncode == 1 and
+          [(f["name"], f["version"], f["advisory"], f["fixed"], f["source"]) for f in fs] ==
+          [("libc6", "2.36-9+deb12u1", "DSA-5514-1", "2.36-9+deb12u3", "glibc 2.36-9+deb12u1")],
+          "audit: libc6 2.36-9+deb12u1 affected by DSA-5514-1 through its source glibc, "
+          "fixed in 2.36-9+deb12u3, offline", (p.returncode, p.stdout, p.stderr))
+    rc2, out = e.check(lock, "--advisories", RECORDS)
+    check(rc2 == 0, "check --advisories: the lock was made with DSA-5514-1 (touched)", (rc2, out))
+    plain_env = Env(envlock, DEB, "apt", ["libc6=2.36-9+deb12u1"], work, "deb-plain")
+    rc, js, text, err = plain_env.resolve()
+    plain = os.path.join(plain_env.work, "lock%d" % plain_env.n, "envlock.lock")
+    rc2, out = plain_env.check(plain, "--advisories", RECORDS)
+    check(rc == 0 and rc2 == 1 and "advisory DSA-5514-1 now affects deb:libc6@2.36-9+deb12u1 "
+          "(source glibc 2.36-9+deb12u1) (fixed in 2.36-9+deb12u3)" in out,
+          "check --advisories: a lock made without them is stale, matched through glibc",
+          (rc, err, rc2, out))
     e2 = Env(envlock, DEB, "apt", ["libc6"], work, "deb-free")
     rc, js, text, err = e2.resolve("--advisories", RECORDS, "--vulnerable", "block")
     check(rc == 0 and locked(text, "deb", "libc6") == ["2.36-9+deb12u4"],

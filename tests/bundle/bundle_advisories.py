@@ -39,7 +39,8 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 RECORDS = os.path.join(REPO, "tests", "advisories", "records")
 sys.path.insert(0, os.path.join(REPO, "tests", "advisories"))
 import resolve_advisories as ra  # noqa: E402
-rs = ra.rs
+import resolve_env  # noqa: E402 (on sys.path once resolve_advisories is imported)
+rs = resolve_env.rs
 GH = "GHSA-9wx4-h78v-vm56"
 
 

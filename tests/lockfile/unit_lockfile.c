@@ -280,6 +280,9 @@ static void test_roundtrip_generated(void **state)
 
 #define HEAD "lockVersion: 1\nspecDigest: \"sha256:x\"\ntarget: {}\noptions:\n  upgradeAll: false\ninputs: []\n"
 #define PKG  "packages:\n- ecosystem: pypi\n  name: numpy\n"
+#define DEB  "packages:\n- ecosystem: deb\n  name: libc6\n  version: \"2.36-9+deb12u1\"\n" \
+             "  arch: amd64\n"
+#define REST "  requestedBy: []\n  dependencies: []\n  artifacts: []\n"
 
 typedef struct bad_case {
     const char *name;
@@ -374,6 +377,18 @@ static void test_malformed(void **state)
           "packages[0].license", "control character" },
         { "license: empty", HEAD PKG "  version: \"1\"\n  license: \"\"\n", 0, 11, 12,
           "packages[0].license", "is empty" },
+        { "sourcePackage: a deb's source", HEAD DEB "  sourcePackage: glibc\n"
+          "  sourceVersion: \"2.36-9\"\n" REST, 0, 0, 0, NULL, NULL },
+        { "sourcePackage: not deb", HEAD PKG "  version: \"1\"\n  sourcePackage: numpy-src\n",
+          0, 11, 18, "packages[0].sourcePackage", "is only for deb packages" },
+        { "sourcePackage: the binary's own", HEAD DEB "  sourcePackage: libc6\n" REST, 0, 12, 18,
+          "packages[0].sourcePackage", "is written only when it differs" },
+        { "sourcePackage: not a name", HEAD DEB "  sourcePackage: Glibc\n" REST, 0, 12, 18,
+          "packages[0].sourcePackage", "`Glibc`" },
+        { "sourceVersion: not a version", HEAD DEB "  sourceVersion: \"2.36 9\"\n" REST, 0, 12,
+          18, "packages[0].sourceVersion", "`2.36 9`" },
+        { "sourceVersion: a number", HEAD DEB "  sourceVersion: 2\n" REST, 0, 12, 18,
+          "packages[0].sourceVersion", "expected a string" },
         { "license: an id not on the SPDX list", HEAD PKG "  version: \"1\"\n"
           "  license: \"MIT OR UNLICENSED\"\n", 0, 11, 12, "packages[0].license",
           "(an identifier is not on the SPDX License List)" },

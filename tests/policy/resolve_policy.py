@@ -31,7 +31,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "advisories"))
 sys.path.insert(0, os.path.join(REPO, "tests", "fixtures"))
-import resolve_advisories as ra  # noqa: E402 (the fixture mirrors' texts)
+import resolve_advisories as ra  # noqa: E402
+import resolve_env  # noqa: E402 (tests/fixtures, on sys.path through resolve_advisories) (the fixture mirrors' texts)
 import resolve_env as renv  # noqa: E402
 import servers  # noqa: E402
 
@@ -413,7 +414,7 @@ def part_licenses(envlock, work, check):
                        "Debian package (libc6)" in x],
           "check --policy --json: deb not judged, a note says so, the lock is current", (rc, out))
     cmd = [envlock, "--offline", "--cache-dir", os.path.join(d.work, "cache1")] + \
-        ra.rs.mirror_flags(d.man, d.mdir) + \
+        resolve_env.rs.mirror_flags(d.man, d.mdir) + \
         ["check", os.path.join(d.work, "spec.yaml"), lock, "--bases",
          os.path.join(d.mdir + ".catalog", "bases.yaml"), "--policy", pol]
     p = subprocess.run(cmd, capture_output=True, text=True)
