@@ -90,9 +90,10 @@ const char *target_base_digest(el_ctx *ctx, const target_base *b, const char *va
 
 /* target_catalog_spec_bases() :
  *  The catalog's bases as the spec rules take them (el_spec_options.bases):
- *  one per ref, in catalog order. The strings are borrowed from `cat`; the
- *  array is the caller's to free(). */
+ *  one per ref, in catalog order, each with its channels. The strings are
+ *  borrowed from `cat`; free the view with target_catalog_spec_bases_free(). */
 el_spec_base *target_catalog_spec_bases(const target_catalog *cat, size_t *n);
+void target_catalog_spec_bases_free(el_spec_base *view, size_t n);
 
 /* target_catalog_path() : the file the catalog was read from. Borrowed. */
 const char *target_catalog_path(const target_catalog *cat);

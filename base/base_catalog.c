@@ -34,7 +34,7 @@ void el_bases_free(el_bases *bases)
 {
     if (!bases)
         return;
-    free(bases->view);
+    target_catalog_spec_bases_free(bases->view, bases->n);
     target_catalog_free(bases->cat);
     free(bases);
 }

@@ -13,19 +13,13 @@
 #include <string.h>
 
 #include "pep508.h"
+#include "spec_protected.h"
 #include "spec_requirements.h"
 #include "base_request.h"
 
 #define DEFAULT_NPM_REGISTRY "https://registry.npmjs.org"
 
 /* ---- the protected-pin merge ---- */
-
-typedef struct pin {
-    const char *text;      /* the requirement line of the pin */
-    char *canonical;
-    const char *supported; /* its specifier: "==7.3.0" */
-    pypi_version *version; /* the single ==/=== version, or NULL */
-} pin;
 
 static char *stripped(arena *mem, const char *s)
 {
@@ -35,53 +29,6 @@ static char *stripped(arena *mem, const char *s)
     while (n && isspace((unsigned char)s[n - 1]))
         n--;
     return arena_strndup(mem, s, n);
-}
-
-static void pins_free(pin *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(p[i].canonical);
-        pypi_version_free(p[i].version);
-    }
-    free(p);
-}
-
-/* The catalog checked every pin when it was loaded; one that still fails to
- * parse here is skipped as a pin but kept as a requirement line. */
-static pin *pins_read(arena *mem, const char *const *lines, size_t *n)
-{
-    size_t count = 0;
-    while (lines && lines[count])
-        count++;
-    pin *p = xcalloc(count + 1, sizeof *p);
-    for (size_t i = 0; i < count; i++) {
-        p[i].text = lines[i];
-        pypi_requirement *r = pypi_requirement_parse(lines[i], NULL);
-        if (!r)
-            continue;
-        p[i].canonical = xstrdup(r->canonical_name);
-        p[i].supported = arena_strdup(mem, pypi_specset_str(r->specset));
-        if (pypi_specset_len(r->specset) == 1) {
-            const char *op = pypi_specset_op(r->specset, 0);
-            if (strcmp(op, "==") == 0 || strcmp(op, "===") == 0)
-                p[i].version = pypi_version_parse(pypi_specset_version(r->specset, 0), NULL);
-        }
-        pypi_requirement_free(r);
-    }
-    *n = count;
-    return p;
-}
-
-/* The reference's "permits": the pin names no single version, or the user
- * gave no specifier, or the user's specifier set contains the pin's version
- * with pre-releases allowed. */
-static bool permits(const pin *p, const pypi_requirement *r)
-{
-    if (!p->version)
-        return true;
-    if (pypi_specset_len(r->specset) == 0)
-        return true;
-    return pypi_specset_contains(r->specset, p->version, PYPI_PRE_YES);
 }
 
 static void add_root(arena *mem, ptrvec *roots, const char *eco, const char *text,
@@ -105,7 +52,7 @@ el_code target_merge(el_ctx *ctx, arena *mem, const char *const *pin_lines,
 {
     memset(out, 0, sizeof *out);
     size_t n_pins = 0;
-    pin *pins = pins_read(mem, pin_lines, &n_pins);
+    spec_pin *pins = spec_pins_read(pin_lines, &n_pins);
     ptrvec reqs = PTRVEC_INIT, constraints = PTRVEC_INIT, notes = PTRVEC_INIT;
     el_code rc = EL_OK;
     for (size_t pass = 0; pass < 2 && rc == EL_OK; pass++) {
@@ -123,22 +70,17 @@ el_code target_merge(el_ctx *ctx, arena *mem, const char *const *pin_lines,
                 el_detail_str(ctx, "requirement", line);
                 break;
             }
-            const pin *p = NULL;
-            for (size_t k = 0; k < n_pins && !p; k++)
-                if (pins[k].canonical && strcmp(pins[k].canonical, r->canonical_name) == 0)
-                    p = &pins[k];
+            const spec_pin *p = spec_pin_find(pins, n_pins, r->canonical_name);
             if (!p) {
                 add_root(mem, pass ? &constraints : &reqs, "pypi", line,
                          pass ? ROOT_CONSTRAINT : ROOT_REQUIREMENT, false, e->field, e->line,
                          e->column);
-            } else if (permits(p, r)) {
+            } else if (spec_pin_permits(p, r)) {
                 ptrvec_push(&notes, arena_sprintf(mem, "%s is Datalayer's to pin; `%s` agrees and "
                                                        "is dropped", p->canonical, line));
             } else {
-                rc = el_fail(ctx, EL_PROTECTED_PACKAGE,
-                             "`%s` is pinned by Datalayer to `%s`, which `%s` excludes: remove "
-                             "it, or ask for a version inside that range",
-                             r->name, p->supported, line);
+                rc = el_fail(ctx, EL_PROTECTED_PACKAGE, SPEC_PIN_EXCLUDED, r->name, p->supported,
+                             line);
                 el_detail_str(ctx, "field", e->field);
                 el_detail_str(ctx, "package", r->canonical_name);
                 el_detail_str(ctx, "requested", pypi_specset_len(r->specset)
@@ -176,7 +118,7 @@ el_code target_merge(el_ctx *ctx, arena *mem, const char *const *pin_lines,
     ptrvec_release(&reqs);
     ptrvec_release(&constraints);
     ptrvec_release(&notes);
-    pins_free(pins, n_pins);
+    spec_pins_free(pins, n_pins);
     return rc;
 }
 

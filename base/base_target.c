@@ -664,6 +664,22 @@ const char *target_catalog_path(const target_catalog *cat)
     return cat->path;
 }
 
+/* The channels of `ref` in catalog order, with each one's protected pins. */
+static el_spec_channel *spec_channels(const target_catalog *cat, const char *ref, size_t *n)
+{
+    el_spec_channel *ch = xcalloc(cat->n_bases + 1, sizeof *ch);
+    *n = 0;
+    for (size_t i = 0; i < cat->n_bases; i++) {
+        const target_base *b = &cat->bases[i];
+        if (strcmp(b->ref, ref) != 0)
+            continue;
+        ch[*n].name = b->channel;
+        ch[*n].protected_pins = b->protected_pins;
+        (*n)++;
+    }
+    return ch;
+}
+
 el_spec_base *target_catalog_spec_bases(const target_catalog *cat, size_t *n)
 {
     el_spec_base *out = xcalloc(cat->n_refs + 1, sizeof *out);
@@ -685,9 +701,17 @@ el_spec_base *target_catalog_spec_bases(const target_catalog *cat, size_t *n)
             if (!out[k].channel || strcmp(b->channel, out[k].channel) > 0)
                 out[k].channel = b->channel;
         }
+        out[k].channels = spec_channels(cat, cat->refs[k], &out[k].n_channels);
     }
     *n = cat->n_refs;
     return out;
+}
+
+void target_catalog_spec_bases_free(el_spec_base *view, size_t n)
+{
+    for (size_t k = 0; view && k < n; k++)
+        free((el_spec_channel *)view[k].channels);
+    free(view);
 }
 
 static char *joined(const char *const *items, size_t n)

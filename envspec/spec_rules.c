@@ -17,6 +17,8 @@
 
 #include <json-c/json.h>
 
+#include "pep508.h"
+#include "spec_protected.h"
 #include "spec_rules_internal.h"
 
 /* ---- the approved bases ---- */
@@ -214,6 +216,26 @@ static void rule_contract(rules_ctx *r, json_object *spec)
                   "`%s` is not a supported contract; supported: sandbox-contract/v1", c);
 }
 
+/* The channel must be one the catalog has for the base: resolve would
+ * refuse it with the same message (base/base_target.c), so validate says it
+ * first, at the line. */
+static void rule_channel(rules_ctx *r, json_object *spec, const el_spec_base *b)
+{
+    const char *channel = jstr(jget(spec, "base"), "channel");
+    if (!channel || b->n_channels == 0)
+        return;
+    strbuf names = STRBUF_INIT;
+    for (size_t k = 0; k < b->n_channels && !r->channel; k++) {
+        if (strcmp(b->channels[k].name, channel) == 0)
+            r->channel = &b->channels[k];
+        sb_addf(&names, "%s%s", k ? ", " : "", b->channels[k].name);
+    }
+    if (!r->channel)
+        rules_add(r, "spec.base.channel", EL_SPEC_INVALID, "`%s` has no channel `%s`; channels: %s",
+                  b->ref, channel, names.buf);
+    sb_release(&names);
+}
+
 static void rule_base(rules_ctx *r, json_object *spec)
 {
     json_object *build = jget(spec, "build");
@@ -245,6 +267,7 @@ static void rule_base(rules_ctx *r, json_object *spec)
                   "Python %s is not what `%s` provides (%s); it is validated against the base, "
                   "not replaced",
                   version, ref, b->python);
+    rule_channel(r, spec, b);
 }
 
 static const char *const buildable[] = { "packages", "dependencyFile", "image", "dockerfile", NULL };
@@ -318,6 +341,35 @@ static void rule_manager(rules_ctx *r, json_object *python)
                   "`%s` is not supported yet; supported: uv, pip", m);
 }
 
+/* A requirement the base's contract pins elsewhere: resolve refuses it
+ * (base/base_request.c), validate says so first, with the same judgement
+ * and message (spec_protected.h). */
+static void rule_protected(rules_ctx *r, const char *field, const char *text)
+{
+    if (!r->channel || !r->channel->protected_pins)
+        return;
+    pypi_requirement *req = pypi_requirement_parse(text, NULL);
+    if (!req)
+        return;
+    size_t n = 0;
+    spec_pin *pins = spec_pins_read(r->channel->protected_pins, &n);
+    const spec_pin *p = spec_pin_find(pins, n, req->canonical_name);
+    if (p && !spec_pin_permits(p, req)) {
+        /* the line as resolve quotes it: without surrounding blanks */
+        while (isspace((unsigned char)*text))
+            text++;
+        int len = (int)strlen(text);
+        while (len > 0 && isspace((unsigned char)text[len - 1]))
+            len--;
+        char *line = xasprintf("%.*s", len, text);
+        rules_add(r, field, EL_PROTECTED_PACKAGE, SPEC_PIN_EXCLUDED, req->name, p->supported,
+                  line);
+        free(line);
+    }
+    spec_pins_free(pins, n);
+    pypi_requirement_free(req);
+}
+
 static void rule_requirements(rules_ctx *r, json_object *python)
 {
     static const char *const groups[] = { "dependencies", "constraints", NULL };
@@ -326,11 +378,12 @@ static void rule_requirements(rules_ctx *r, json_object *python)
         for (size_t i = 0; i < jlen(arr); i++) {
             const char *text = jat(arr, i);
             char *err = NULL;
-            if (text && !spec_check_pep508(text, &err)) {
-                char *field = xasprintf("spec.packages.python.%s[%zu]", groups[g], i);
+            char *field = xasprintf("spec.packages.python.%s[%zu]", groups[g], i);
+            if (text && !spec_check_pep508(text, &err))
                 rules_add(r, field, EL_SPEC_INVALID, "`%s`: %s", text, err);
-                free(field);
-            }
+            else if (text)
+                rule_protected(r, field, text);
+            free(field);
             free(err);
         }
     }

@@ -16,6 +16,8 @@ typedef struct rules_ctx {
     const el_spec_base *bases; /* the approved bases (never NULL: the defaults if none given) */
     size_t n_bases;
     const el_spec_base *base; /* set by rule 3 when the base is approved and checked */
+    const el_spec_channel *channel; /* set by rule 3 when the catalog has the spec's
+                                     * channel of that base */
 } rules_ctx;
 
 /* spec_base_find() : the approved base named `ref`, or NULL. */

@@ -24,6 +24,14 @@ typedef enum el_spec_format {
     EL_SPEC_FORMAT_DATAGEN      /* a DataGen Sandbox Environment recipe */
 } el_spec_format;
 
+/* One channel of an approved base: its name ("2026.09") and the Python
+ * requirement lines its contract protects there ("ipykernel==7.3.0"),
+ * NULL-terminated (NULL: none). */
+typedef struct el_spec_channel {
+    const char *name;
+    const char *const *protected_pins;
+} el_spec_channel;
+
 /* One approved base as the spec rules see it (rule 3, rule 5's Dockerfile
  * FROM, rule 14). The caller fills these from the bases catalog in use
  * (el_bases_spec_view() in envlock/bases.h); the spec module never reads a
@@ -37,6 +45,11 @@ typedef struct el_spec_base {
                                * known (an accelerator's `cuda` is then not compared) */
     const char *channel;      /* "2026.09": the base's newest channel in the catalog; a
                                * DataGen recipe is placed on the first base at this channel */
+    const el_spec_channel *channels; /* every channel the catalog has for this base,
+                                      * n_channels of them; 0: not known, and
+                                      * spec.base.channel and the protected pins
+                                      * are left to resolve */
+    size_t n_channels;
 } el_spec_base;
 
 typedef struct el_spec_options {

@@ -284,7 +284,7 @@ static void spec_rules_take_the_view(void **state)
                                "  language: {name: python, version: \"%s\"}\n"
                                "  base: {ref: %s, channel: \"2026.10\"}\n";
     static const el_spec_base site[] = {
-        { "acme/python-312", NULL, "3.12", false, NULL, "2026.10" },
+        { .ref = "acme/python-312", .python = "3.12", .channel = "2026.10" },
     };
     el_spec_options so = { .bases = site, .n_bases = 1 };
     el_ctx *ctx = el_ctx_new();
@@ -309,6 +309,58 @@ static void spec_rules_take_the_view(void **state)
     el_ctx_free(ctx);
 }
 
+/* With the catalog's channels known, `validate` says what `resolve` would
+ * refuse, at the line: a channel the base does not have, and a requirement
+ * the channel's protected pins exclude (same message as resolve's). */
+static void channel_and_pins_are_findings(void **state)
+{
+    (void)state;
+    static const char head[] = "apiVersion: environments.datalayer.io/v1alpha1\n"
+                               "kind: Environment\nmetadata: {name: site}\nspec:\n"
+                               "  language: {name: python, version: \"3.12\"}\n"
+                               "  base: {ref: acme/python-312, channel: \"%s\"}\n"
+                               "  packages:\n    python:\n      dependencies: [\"%s\"]\n";
+    static const char *const pins[] = { "ipykernel==7.3.0", NULL };
+    static const el_spec_channel channels[] = { { "2026.09", NULL }, { "2026.10", pins } };
+    static const el_spec_base site[] = {
+        { .ref = "acme/python-312", .python = "3.12", .channel = "2026.10",
+          .channels = channels, .n_channels = 2 },
+    };
+    el_spec_options so = { .bases = site, .n_bases = 1 };
+    el_ctx *ctx = el_ctx_new();
+    char *text = xasprintf(head, "2026.11", "requests");
+    el_spec *s = el_spec_load_text(ctx, text, strlen(text), "t", &so);
+    assert_int_equal(el_spec_finding_count(s), 1);
+    assert_string_equal(el_spec_finding(s, 0)->field, "spec.base.channel");
+    assert_int_equal(el_spec_finding(s, 0)->line, 6);
+    assert_string_equal(el_spec_finding(s, 0)->message,
+                        "`acme/python-312` has no channel `2026.11`; channels: 2026.09, 2026.10");
+    el_spec_free(s);
+    free(text);
+    text = xasprintf(head, "2026.10", "IPyKernel<7");
+    s = el_spec_load_text(ctx, text, strlen(text), "t", &so);
+    assert_int_equal(el_spec_finding_count(s), 1);
+    assert_int_equal(el_spec_finding(s, 0)->code, EL_PROTECTED_PACKAGE);
+    assert_string_equal(el_spec_finding(s, 0)->field, "spec.packages.python.dependencies[0]");
+    assert_string_equal(el_spec_finding(s, 0)->message,
+                        "`IPyKernel` is pinned by Datalayer to `==7.3.0`, which `IPyKernel<7` "
+                        "excludes: remove it, or ask for a version inside that range");
+    el_spec_free(s);
+    free(text);
+    /* agreeing with the pin, or on a channel that pins nothing: no finding */
+    text = xasprintf(head, "2026.10", "ipykernel>=7");
+    s = el_spec_load_text(ctx, text, strlen(text), "t", &so);
+    assert_int_equal(el_spec_finding_count(s), 0);
+    el_spec_free(s);
+    free(text);
+    text = xasprintf(head, "2026.09", "ipykernel<7");
+    s = el_spec_load_text(ctx, text, strlen(text), "t", &so);
+    assert_int_equal(el_spec_finding_count(s), 0);
+    el_spec_free(s);
+    free(text);
+    el_ctx_free(ctx);
+}
+
 /* A DataGen recipe names no base: it goes on the first base of the catalog
  * in use, at that base's channel, with its Python; with no catalog it
  * cannot be placed, and says so. */
@@ -317,8 +369,8 @@ static void datagen_recipe_takes_the_first_base(void **state)
     (void)state;
     static const char recipe[] = "name: demo\n";
     static const el_spec_base site[] = {
-        { "acme/python-312", NULL, "3.12", false, NULL, "2026.10" },
-        { "acme/python-313", NULL, "3.13", false, NULL, "2026.11" },
+        { .ref = "acme/python-312", .python = "3.12", .channel = "2026.10" },
+        { .ref = "acme/python-313", .python = "3.13", .channel = "2026.11" },
     };
     el_spec_options so = { .format = EL_SPEC_FORMAT_DATAGEN, .bases = site, .n_bases = 2 };
     el_ctx *ctx = el_ctx_new();
@@ -946,6 +998,7 @@ int main(void)
         cmocka_unit_test(catalog_format_and_root),
         cmocka_unit_test(spec_view_of_the_catalog),
         cmocka_unit_test(spec_rules_take_the_view),
+        cmocka_unit_test(channel_and_pins_are_findings),
         cmocka_unit_test(datagen_recipe_takes_the_first_base),
         cmocka_unit_test(base_errors),
         cmocka_unit_test(merge_pins_only),
