@@ -21,6 +21,8 @@ typedef struct cli_opts {
     const char *cert;           /* --cert FILE: the CA bundle to trust */
     el_cache_options env;       /* what the ENVLOCK_* variables set (env.c) */
     const char *env_redirect[1]; /* ENVLOCK_REDIRECT_HOSTS, env.redirect_hosts */
+    bool resolve_checks; /* specs load with el_spec_options.resolve_checks
+                            (validate and resolve: what resolve would refuse) */
 } cli_opts;
 
 /* Each subcommand takes the arguments after its name, with global options

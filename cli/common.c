@@ -261,6 +261,7 @@ static el_spec *load_spec(el_ctx *ctx, const cli_opts *o, int argc, char **argv,
         return NULL;
     }
     so.bases = el_bases_spec_view(bases, &so.n_bases);
+    so.resolve_checks = o->resolve_checks;
     el_spec *spec;
     if (!path && so.template_name) {
         path = "(template)";

@@ -46,6 +46,8 @@ int cli_validate(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     const char *policy = NULL;
     if (take_policy(&argc, argv, &policy) != 0)
         return cli_usage_error(ctx, o, "--policy needs a value");
-    return cli_spec_digest_run(ctx, o, argc, argv, cli_path_or_env(policy, "ENVLOCK_POLICY"),
+    cli_opts vo = *o;
+    vo.resolve_checks = true; /* validate says what resolve would refuse */
+    return cli_spec_digest_run(ctx, &vo, argc, argv, cli_path_or_env(policy, "ENVLOCK_POLICY"),
                                print_valid);
 }

@@ -159,6 +159,8 @@ el_spec *el_spec_load_text(el_ctx *ctx, const char *text, size_t len, const char
         flags |= SPEC_RULES_DATAGEN;
     }
     s->root = root;
+    if (opts && opts->resolve_checks)
+        flags |= SPEC_RULES_RESOLVE;
     if (root) {
         s->doc = spec_model_build(root, &s->fs);
         if (s->doc)

@@ -172,6 +172,7 @@ struct json_object *spec_model_build(const spec_node *root, spec_findings *fs);
  *  SPEC_RULES_* bits. `bases` (n_bases of them) are the approved bases;
  *  NULL: none is known (a base ref gets a finding saying so). */
 #define SPEC_RULES_DATAGEN 1u /* the spec came from a DataGen recipe: http:// indexes are allowed */
+#define SPEC_RULES_RESOLVE 2u /* el_spec_options.resolve_checks: the channel and the protected pins */
 void spec_rules_check(const struct json_object *doc, const spec_node *root, unsigned flags,
                       const el_spec_base *bases, size_t n_bases, spec_findings *fs);
 

@@ -222,7 +222,7 @@ static void rule_contract(rules_ctx *r, json_object *spec)
 static void rule_channel(rules_ctx *r, json_object *spec, const el_spec_base *b)
 {
     const char *channel = jstr(jget(spec, "base"), "channel");
-    if (!channel || b->n_channels == 0)
+    if (!channel || b->n_channels == 0 || !(r->flags & SPEC_RULES_RESOLVE))
         return;
     strbuf names = STRBUF_INIT;
     for (size_t k = 0; k < b->n_channels && !r->channel; k++) {
@@ -344,30 +344,27 @@ static void rule_manager(rules_ctx *r, json_object *python)
 /* A requirement the base's contract pins elsewhere: resolve refuses it
  * (base/base_request.c), validate says so first, with the same judgement
  * and message (spec_protected.h). */
-static void rule_protected(rules_ctx *r, const char *field, const char *text)
+char *rules_pin_excluded(const rules_ctx *r, const char *text)
 {
     if (!r->channel || !r->channel->protected_pins)
-        return;
-    pypi_requirement *req = pypi_requirement_parse(text, NULL);
-    if (!req)
-        return;
+        return NULL;
+    while (isspace((unsigned char)*text))
+        text++;
+    int len = (int)strlen(text); /* the line as resolve quotes it: no blanks around */
+    while (len > 0 && isspace((unsigned char)text[len - 1]))
+        len--;
+    char *line = xasprintf("%.*s", len, text);
+    pypi_requirement *req = pypi_requirement_parse(line, NULL);
     size_t n = 0;
-    spec_pin *pins = spec_pins_read(r->channel->protected_pins, &n);
-    const spec_pin *p = spec_pin_find(pins, n, req->canonical_name);
-    if (p && !spec_pin_permits(p, req)) {
-        /* the line as resolve quotes it: without surrounding blanks */
-        while (isspace((unsigned char)*text))
-            text++;
-        int len = (int)strlen(text);
-        while (len > 0 && isspace((unsigned char)text[len - 1]))
-            len--;
-        char *line = xasprintf("%.*s", len, text);
-        rules_add(r, field, EL_PROTECTED_PACKAGE, SPEC_PIN_EXCLUDED, req->name, p->supported,
-                  line);
-        free(line);
-    }
+    spec_pin *pins = req ? spec_pins_read(r->channel->protected_pins, &n) : NULL;
+    const spec_pin *p = req ? spec_pin_find(pins, n, req->canonical_name) : NULL;
+    char *msg = p && !spec_pin_permits(p, req)
+                    ? xasprintf(SPEC_PIN_EXCLUDED, req->name, p->supported, line)
+                    : NULL;
     spec_pins_free(pins, n);
     pypi_requirement_free(req);
+    free(line);
+    return msg;
 }
 
 static void rule_requirements(rules_ctx *r, json_object *python)
@@ -377,12 +374,14 @@ static void rule_requirements(rules_ctx *r, json_object *python)
         json_object *arr = jget(python, groups[g]);
         for (size_t i = 0; i < jlen(arr); i++) {
             const char *text = jat(arr, i);
-            char *err = NULL;
+            char *err = NULL, *msg = NULL;
             char *field = xasprintf("spec.packages.python.%s[%zu]", groups[g], i);
             if (text && !spec_check_pep508(text, &err))
                 rules_add(r, field, EL_SPEC_INVALID, "`%s`: %s", text, err);
-            else if (text)
-                rule_protected(r, field, text);
+            else if (text && (msg = rules_pin_excluded(r, text)))
+                rules_add(r, field, EL_PROTECTED_PACKAGE, "%s", msg);
+            free(msg);
+            msg = NULL;
             free(field);
             free(err);
         }

@@ -104,6 +104,13 @@ static void check_requirements(rules_ctx *r, json_object *spec, const char *cont
         const spec_req_problem *p = &f->problems[i];
         req_finding(r, at, p->index, p->line, p->column, p->code, p->message);
     }
+    for (size_t i = 0; i < f->n_reqs; i++) {
+        const spec_req *q = &f->reqs[i];
+        char *m = rules_pin_excluded(r, q->text);
+        if (m)
+            req_finding(r, at, q->index, q->line, q->column, EL_PROTECTED_PACKAGE, m);
+        free(m);
+    }
     /* an index is the spec's policy, not a pasted file's */
     json_object *indexes = jget(jget(jget(spec, "packages"), "python"), "indexes");
     for (size_t i = 0; i < f->n_indexes; i++) {

@@ -26,6 +26,11 @@ const el_spec_base *spec_base_find(const rules_ctx *r, const char *ref);
  * frees. */
 char *spec_bases_list(const rules_ctx *r);
 
+/* rules_pin_excluded() : the message when the protected pins of the
+ * spec's channel (rule 3 with resolve checks) exclude the requirement
+ * `text`, else NULL. Caller frees. */
+char *rules_pin_excluded(const rules_ctx *r, const char *text);
+
 /* Adds a finding for `field`, positioned at the node the path names (or its
  * nearest written ancestor). */
 void rules_add(rules_ctx *r, const char *field, el_code code, const char *fmt, ...)

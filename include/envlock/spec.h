@@ -60,6 +60,13 @@ typedef struct el_spec_options {
      * spec naming a base, or a DataGen recipe, gets a finding saying so. */
     const el_spec_base *bases;
     size_t n_bases;
+    /* Also what resolve would refuse, as findings at their lines: a
+     * spec.base.channel the catalog does not have for the base, and a
+     * Python requirement that channel's protected pins exclude. The
+     * reference's validation checks neither (a spec naming a channel that
+     * is not published yet still has its digest), so `digest` and
+     * `normalize` leave this false; `validate` and `resolve` set it. */
+    bool resolve_checks;
 } el_spec_options;
 
 /* One problem with a spec. `field` is the camelCase dotted path with [i]

@@ -326,7 +326,7 @@ static void channel_and_pins_are_findings(void **state)
         { .ref = "acme/python-312", .python = "3.12", .channel = "2026.10",
           .channels = channels, .n_channels = 2 },
     };
-    el_spec_options so = { .bases = site, .n_bases = 1 };
+    el_spec_options so = { .bases = site, .n_bases = 1, .resolve_checks = true };
     el_ctx *ctx = el_ctx_new();
     char *text = xasprintf(head, "2026.11", "requests");
     el_spec *s = el_spec_load_text(ctx, text, strlen(text), "t", &so);
@@ -354,6 +354,13 @@ static void channel_and_pins_are_findings(void **state)
     el_spec_free(s);
     free(text);
     text = xasprintf(head, "2026.09", "ipykernel<7");
+    s = el_spec_load_text(ctx, text, strlen(text), "t", &so);
+    assert_int_equal(el_spec_finding_count(s), 0);
+    el_spec_free(s);
+    free(text);
+    /* without resolve_checks (digest, normalize), as the reference: neither */
+    so.resolve_checks = false;
+    text = xasprintf(head, "2026.11", "ipykernel<7");
     s = el_spec_load_text(ctx, text, strlen(text), "t", &so);
     assert_int_equal(el_spec_finding_count(s), 0);
     el_spec_free(s);
