@@ -378,6 +378,24 @@ static bool strv_has(const char *const *v, const char *s)
     return false;
 }
 
+/* The conda package that installs PyPI distribution `canon` in an
+ * environment.yml's lock: a pip requirement on a name conda installs is
+ * met by conda's copy (docs/specs.md, the pip layer), or NULL. */
+static const lock_package *conda_installs(const lock_doc *d, const char *canon)
+{
+    for (size_t i = 0; i < d->n_packages; i++) {
+        const lock_package *p = &d->packages[i];
+        if (lock_strcmp(p->ecosystem, "conda") != 0 || !p->name)
+            continue;
+        char *n = pypi_name_canonical(p->name);
+        bool same = strcmp(n, canon) == 0;
+        free(n);
+        if (same)
+            return p;
+    }
+    return NULL;
+}
+
 static void root_pypi(checker *c, const char *text, const pypi_requirement *req)
 {
     if (req->marker) {
@@ -388,6 +406,8 @@ static void root_pypi(checker *c, const char *text, const pypi_requirement *req)
             return; /* not for this target */
     }
     const lock_package *p = lock_find(c->lock, "pypi", req->canonical_name, NULL);
+    if (!p)
+        p = conda_installs(c->lock, req->canonical_name);
     if (!p) {
         line(c, "%s is not in the lock", text);
         return;
@@ -721,8 +741,8 @@ static void check_edges(checker *c)
             if (!e->spec || !e->version)
                 continue;
             int ok = 1;
-            if (strcmp(eco, "pypi") == 0)
-                ok = edge_pypi(c, e);
+            if (strcmp(eco, "pypi") == 0 || strcmp(p->ecosystem, "pypi") == 0)
+                ok = edge_pypi(c, e); /* a PyPI requirement, also when conda meets it */
             else if (strcmp(eco, "npm") == 0)
                 ok = edge_npm(e);
             else if (strcmp(eco, "deb") == 0)

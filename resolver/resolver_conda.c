@@ -16,6 +16,7 @@
 #include <solv/solver.h>
 
 #include "condaspec.h"
+#include "pep508.h"
 #include "resolver_internal.h"
 
 typedef struct cname {
@@ -28,6 +29,8 @@ typedef struct cname {
     conda_version **vers;       /* each record's version, parsed once (NULL:
                                    not a conda version) */
     bool virt;
+    char *pypi;                 /* its PEP 503 name when a record is a Python
+                                   package (depends on `python`), else NULL */
 } cname;
 
 /* A dependency text already turned into a pool dependency: repodata repeats
@@ -409,6 +412,21 @@ static void add_deps(rsv *r, Id sp, const conda_record *rec, Repo *repo)
     }
 }
 
+/* A record that is a Python package: one that depends on `python` (noarch
+ * python records and those built for one interpreter alike). Such a
+ * record installs the PyPI distribution of its name (conda-forge names
+ * them so; repodata's optional `purls` would say it where they differ). */
+static bool is_python_package(const conda_record *rec)
+{
+    for (size_t i = 0; i < rec->n_depends; i++) {
+        const char *d = rec->depends[i];
+        if (strncmp(d, "python", 6) == 0 && (d[6] == '\0' || d[6] == ' ' || d[6] == '>' ||
+                                            d[6] == '<' || d[6] == '=' || d[6] == '!'))
+            return true;
+    }
+    return false;
+}
+
 static Id add_solvable(rsv *r, Repo *repo, const cname *cn, size_t k)
 {
     Pool *pool = r->pool;
@@ -427,13 +445,66 @@ static Id add_solvable(rsv *r, Repo *repo, const cname *cn, size_t k)
     rs->version = cn->recs[k]->version;
     rs->crec = cn->recs[k];
     rs->cchannel = cn->chan[k];
+    /* the PyPI distribution it installs, at its version's PyPI rank */
+    size_t prank = cn->pypi && is_python_package(cn->recs[k])
+                       ? resolver_pypi_rank_of(r, cn->pypi, cn->recs[k]->version)
+                       : 0;
+    if (prank) {
+        char *pn = xasprintf("pypi:%s", cn->pypi);
+        resolver_rank_evr(prank, evr);
+        s->provides = repo_addid_dep(repo, s->provides,
+                                     pool_rel2id(pool, pool_str2id(pool, pn, 1),
+                                                 pool_str2id(pool, evr, 1), REL_EQ, 1), 0);
+        free(pn);
+    }
     return sp;
+}
+
+void resolver_conda_layout(rsv *r)
+{
+    if (r->conda)
+        return;
+    r->conda = lay_out_names(r);
+    for (size_t i = 0; i < r->conda->n; i++) {
+        cname *cn = &r->conda->names[i];
+        bool py = false;
+        for (size_t k = 0; k < cn->n && !py && !cn->virt; k++)
+            py = is_python_package(cn->recs[k]);
+        cn->pypi = py && strcmp(cn->name, "python") != 0 ? pypi_name_canonical(cn->name) : NULL;
+    }
+}
+
+static const cname *pypi_owner(const rsv *r, const char *canon)
+{
+    for (size_t i = 0; r->conda && i < r->conda->n; i++)
+        if (r->conda->names[i].pypi && strcmp(r->conda->names[i].pypi, canon) == 0)
+            return &r->conda->names[i];
+    return NULL;
+}
+
+const char *resolver_conda_pypi_owner(const rsv *r, const char *canon)
+{
+    const cname *cn = pypi_owner(r, canon);
+    return cn ? cn->pname : NULL;
+}
+
+const char **resolver_conda_pypi_versions(const rsv *r, const char *canon, size_t *n)
+{
+    *n = 0;
+    const cname *cn = pypi_owner(r, canon);
+    if (!cn)
+        return NULL;
+    const char **v = xcalloc(cn->n + 1, sizeof *v);
+    for (size_t k = 0; k < cn->n; k++)
+        if (is_python_package(cn->recs[k]))
+            v[(*n)++] = cn->recs[k]->version;
+    return v;
 }
 
 void resolver_conda_add(rsv *r)
 {
     Pool *pool = r->pool;
-    r->conda = lay_out_names(r);
+    resolver_conda_layout(r);
     if (!r->repo_conda)
         r->repo_conda = repo_create(pool, "conda");
     if (!pool->installed)
@@ -543,6 +614,7 @@ void resolver_conda_free(rsv *r)
             conda_version_free(cn->vers[k]);
         free(cn->vers);
         free(cn->pname);
+        free(cn->pypi);
     }
     while (r->conda->memo) /* tdestroy() is GNU's; this is POSIX */
         tdelete(*(memo **)r->conda->memo, &r->conda->memo, memo_cmp);

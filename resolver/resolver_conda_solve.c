@@ -20,6 +20,8 @@
 /* "numpy 1.26.4 py311h7125741_0", or "__osx 10.15 (virtual)". */
 static char *label(const rsv *r, Id p)
 {
+    if (p > 0 && (size_t)p < r->nsolv && r->solv[p].ours && r->solv[p].eco == RSV_PYPI)
+        return xasprintf("%s %s from PyPI", r->solv[p].name, r->solv[p].version);
     if (p <= 0 || (size_t)p >= r->nsolv || !r->solv[p].crec)
         return xasprintf("%s", pool_solvid2str(r->pool, p));
     const conda_record *rec = r->solv[p].crec;
@@ -59,7 +61,11 @@ static char *sentence(const rsv *r, Id rid, const char **root)
     case SOLVER_RULE_PKG_CONFLICTS:
         a = label(r, source);
         b = label(r, target);
-        s = xasprintf("%s constrains `%s`, which %s is not", a, dep_text(r, source, dep), b);
+        if ((size_t)source < r->nsolv && r->solv[source].eco == RSV_PYPI)
+            s = xasprintf("%s cannot join the pip layer: conda installs %s, and conda's "
+                          "copy wins", a, b); /* resolver_pypi.c: conda wins */
+        else
+            s = xasprintf("%s constrains `%s`, which %s is not", a, dep_text(r, source, dep), b);
         break;
     case SOLVER_RULE_PKG_SAME_NAME:
         a = label(r, source);
@@ -129,12 +135,19 @@ el_code resolver_conda_explain(rsv *r, int nproblems)
     if (told < said.len)
         sb_addf(&msg, "; and %zu more like these (--explain shows every one)", said.len - told);
     ptrvec_release(&shown);
+    /* a pip-layer requirement among them: not conda's alone */
+    const char *what = "conda ";
+    for (size_t i = 0; r->rq && i < roots.len; i++)
+        for (size_t k = 0; k < r->rq->n_roots; k++)
+            if (strcmp(r->rq->roots[k].ecosystem, "pypi") == 0 &&
+                strcmp(r->rq->roots[k].text, roots.items[i]) == 0)
+                what = "";
     if (roots.len == 1)
-        el_fail(r->ctx, EL_RESOLVE_CONFLICT, "the conda spec %s cannot be satisfied: %s",
+        el_fail(r->ctx, EL_RESOLVE_CONFLICT, "the %sspec %s cannot be satisfied: %s", what,
                 specs.buf, msg.buf);
     else
-        el_fail(r->ctx, EL_RESOLVE_CONFLICT, "the conda specs %s%scannot be satisfied together: %s",
-                specs.buf, roots.len ? " " : "", msg.buf);
+        el_fail(r->ctx, EL_RESOLVE_CONFLICT, "the %sspecs %s%scannot be satisfied together: %s",
+                what, specs.buf, roots.len ? " " : "", msg.buf);
     sb_release(&specs);
     el_detail_take(r->ctx, "rules", rules_js);
     struct json_object *arr = json_object_new_array();
@@ -145,7 +158,8 @@ el_code resolver_conda_explain(rsv *r, int nproblems)
     struct json_object *fields = json_object_new_array();
     for (size_t i = 0; r->rq && i < roots.len; i++)
         for (size_t k = 0; k < r->rq->n_roots; k++)
-            if (strcmp(r->rq->roots[k].ecosystem, "conda") == 0 &&
+            if ((strcmp(r->rq->roots[k].ecosystem, "conda") == 0 ||
+                 strcmp(r->rq->roots[k].ecosystem, "pypi") == 0) &&
                 strcmp(r->rq->roots[k].text, roots.items[i]) == 0 && r->rq->roots[k].field) {
                 json_object_array_add(fields, json_object_new_string(r->rq->roots[k].field));
                 break;

@@ -302,6 +302,11 @@ void resolver_pypi_seed(rsv *r);
 bool resolver_pypi_round(rsv *r);     /* true: something new was submitted */
 el_code resolver_pypi_finish(rsv *r);
 void resolver_pypi_widen(rsv *r, const char *name);
+/* resolver_pypi_rank_of() : the rank of a conda record's `version` among
+ *  PyPI name `canon`'s versions (resolver_pypi_add() laid them out with the
+ *  conda records' own), 0 when it has none. */
+size_t resolver_pypi_rank_of(const rsv *r, const char *canon, const char *version);
+#define RSV_PYPI_CONDA (-2) /* rsv_pypi_name.ci: a conda record's version */
 el_code resolver_pypi_add(rsv *r);
 void resolver_pypi_jobs(rsv *r);
 /* resolver_pypi_marker_true() : whether q applies on the target with
@@ -524,6 +529,19 @@ bool resolver_conda_involved(rsv *r, int nproblems);
  *  as the other ecosystems answer a requirement nothing serves; EL_OK
  *  when every spec matches some record. */
 el_code resolver_conda_not_found(rsv *r);
+/* resolver_conda_layout() : the conda names the roots reach with their
+ *  records in preference order (r->conda), once per pool; before the PyPI
+ *  names are laid out, which rank the PyPI distributions conda installs. */
+void resolver_conda_layout(rsv *r);
+/* resolver_conda_pypi_versions() : the versions of the conda records that
+ *  install PyPI distribution `canon` (PEP 503 name): records of the conda
+ *  name that normalizes to it which depend on `python` (a Python package,
+ *  not a library that happens to share a PyPI name); an array the caller
+ *  frees (strings borrowed), *n entries, NULL when none or no conda. */
+const char **resolver_conda_pypi_versions(const rsv *r, const char *canon, size_t *n);
+/* resolver_conda_pypi_owner() : "conda:<name>" of the conda name that
+ *  installs PyPI distribution `canon` (as above), or NULL. */
+const char *resolver_conda_pypi_owner(const rsv *r, const char *canon);
 /* resolver_conda_free() : what resolver_conda_add() kept. */
 void resolver_conda_free(rsv *r);
 /* resolver_conda_answer() : after a solve without problems, one line per

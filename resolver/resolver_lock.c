@@ -423,7 +423,9 @@ static void walk_solvables(rsv *r, ptrvec *pkgs, Id *map, arena *a)
                          NULL, a);
             } else if (ours) {
                 const rsv_dep *rd = resolver_find_dep(r, p, *dp);
-                add_edge(k, "pypi", t->lp.name, t->lp.version, "requires", rd ? rd->text : NULL, NULL, a);
+                /* a PyPI requirement conda's record meets is an edge to it */
+                add_edge(k, t->lp.ecosystem, t->lp.name, t->lp.version, "requires",
+                         rd ? rd->text : NULL, NULL, a);
             } else {
                 char *dt = resolver_deb_dep_text(pool, *dp);
                 add_edge(k, t->lp.ecosystem, t->lp.name, t->lp.version, pre ? "pre-depends" : "depends",

@@ -353,7 +353,7 @@ void resolver_pypi_widen(rsv *r, const char *name)
 
 typedef struct ent {
     const pypi_version *v;
-    int ci;
+    int ci;     /* the candidate; -1 the base's copy, RSV_PYPI_CONDA a conda record's */
     bool inst;
 } ent;
 
@@ -398,6 +398,19 @@ static void layout(rsv *r, rsv_pypi_name *n, ptrvec *owned)
         ne++;
         n->inst_version = arena_strdup(r->mem, pypi_version_str(ipv));
     }
+    size_t nc = 0;
+    const char **cv = resolver_conda_pypi_versions(r, n->name, &nc);
+    if (nc) {
+        e = xrealloc(e, (ne + nc + 1) * sizeof *e);
+        for (size_t i = 0; i < nc; i++) {
+            pypi_version *v = pypi_version_parse(cv[i], NULL);
+            if (!v)
+                continue; /* not a PEP 440 version: no PyPI requirement can name it */
+            ptrvec_push(owned, v);
+            e[ne++] = (ent){ v, RSV_PYPI_CONDA, false };
+        }
+    }
+    free(cv);
     qsort(e, ne, sizeof *e, ent_cmp);
     n->nent = ne;
     n->vers = arena_alloc(r->mem, (ne + 1) * sizeof *n->vers);
@@ -414,7 +427,7 @@ static void layout(rsv *r, rsv_pypi_name *n, ptrvec *owned)
         n->ranks[i] = rank;
         n->ci[i] = e[i].ci;
         n->allv[i] = e[i].v;
-        if (e[i].inst) {
+        if (e[i].inst || e[i].ci == RSV_PYPI_CONDA) {
             n->vers[i] = e[i].v;
             n->present[i] = true;
             continue;
@@ -597,6 +610,8 @@ static void add_extra(rsv *r, const rsv_pypi_name *n, const pypi_candidate *c, I
 static void add_entry(rsv *r, rsv_pypi_name *n, const char *pname, size_t k, Queue *deps)
 {
     Pool *pool = r->pool;
+    if (n->ci[k] == RSV_PYPI_CONDA)
+        return; /* the conda record's own solvable provides it (resolver_conda.c) */
     if (n->ci[k] < 0) {
         Id p = add_pypi(r, pool->installed, pname, n->ranks[k], n->name, n->inst_version);
         resolver_solv(r, p)->pp = n->p;
@@ -609,6 +624,11 @@ static void add_entry(rsv *r, rsv_pypi_name *n, const char *pname, size_t k, Que
     rs->pp = n->p;
     rs->pc = c;
     add_requires(r, p, c, deps);
+    /* conda wins: a distribution conda installs is not installed again */
+    const char *cname = resolver_conda_pypi_owner(r, n->name);
+    if (cname)
+        pool->solvables[p].conflicts = repo_addid_dep(r->repo_pypi, pool->solvables[p].conflicts,
+                                                      pool_str2id(pool, cname, 1), 0);
     /* the installed copy of the same version, if the base has it */
     if (n->inst_version && strcmp(n->inst_version, c->version) == 0) {
         Id ip = add_solvable(r, pool->installed, pname, n->ranks[k]);
@@ -618,6 +638,21 @@ static void add_entry(rsv *r, rsv_pypi_name *n, const char *pname, size_t k, Que
     }
     for (size_t x = 0; x < n->extras.len; x++)
         add_extra(r, n, c, p, n->ranks[k], n->extras.items[x], deps);
+}
+
+size_t resolver_pypi_rank_of(const rsv *r, const char *canon, const char *version)
+{
+    const rsv_pypi_name *n = NULL;
+    for (size_t i = 0; i < r->pypi_names.len && !n; i++)
+        if (strcmp(((const rsv_pypi_name *)r->pypi_names.items[i])->name, canon) == 0)
+            n = r->pypi_names.items[i];
+    pypi_version *v = n && n->nent ? pypi_version_parse(version, NULL) : NULL;
+    size_t rank = 0;
+    for (size_t k = 0; v && k < n->nent && !rank; k++)
+        if (n->ci[k] == RSV_PYPI_CONDA && pypi_version_cmp(n->allv[k], v) == 0)
+            rank = n->ranks[k];
+    pypi_version_free(v);
+    return rank;
 }
 
 /* preinstalled dists nobody asked about: in the base all the same */

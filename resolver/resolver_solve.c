@@ -256,6 +256,8 @@ static el_code build_and_solve(rsv *r, int *nproblems)
         return rc;
     if (!pool->installed)
         pool_set_installed(pool, repo_create(pool, "installed"));
+    if (r->has_conda)
+        resolver_conda_layout(r); /* the PyPI distributions conda installs */
     if (r->pl || r->preinst.len)
         resolver_pypi_add(r);
     if (r->nl)

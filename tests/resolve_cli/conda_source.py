@@ -49,6 +49,10 @@ port and mapped with --mirror onto https://conda.anaconda.org.
                gives and Debian's pip chooses from the same index, in the
                conda-lock (schema-checked) and conda-explicit exports; the
                conda packages as without the pip list; --offline: same bytes.
+  pipconda     conda wins: a pip requirement on a distribution conda
+               installs is met by the conda package in the same solve
+               (its version chosen to fit both), a conflict names both, a
+               pip-layer package's requirement conda meets is an edge to it.
 Expected values come from rattler's answers, the served repodata and PyPI
 metadata, and pip, not from envlock's output."""
 
@@ -462,6 +466,77 @@ def part_pip(run, stop_servers):
                                               ", as pip chooses" if chosen else ""))
 
 
+def pip_layer_of(lock):
+    return {p["name"]: p for p in yaml.safe_load(open(lock))["packages"]
+            if p["ecosystem"] == "pypi" and not p.get("installedInBase")}
+
+
+def conda_of(lock, name):
+    return [p for p in yaml.safe_load(open(lock))["packages"]
+            if p["ecosystem"] == "conda" and p["name"] == name]
+
+
+def part_pipconda(run):
+    """conda wins (conda-lock's practice): a pip requirement on a PyPI
+    distribution that a conda package of the environment installs (a
+    record of that name that depends on python) is met by the conda
+    package, in the same solve, so the version can move to fit both; one
+    that no conda record can meet is one conflict naming both specs; a
+    conda package that is no Python package (tzdata, the time zone data)
+    leaves the PyPI name to the pip layer."""
+    recs = served_records().values()
+    py_names = {r["name"] for r in recs
+                if any(d.split()[0] == "python" for d in r.get("depends", []))}
+    if "requests" not in py_names or "idna" not in py_names or "tzdata" in py_names:
+        raise Fail("the slice no longer has the records this part is about")
+    spec, lock, _js = run.resolve("pc-wins", env_yml(DEPS, extra=(
+        "  - pip:\n    - requests>=2.31\n    - tzdata\n")))
+    layer = pip_layer_of(lock)
+    req = conda_of(lock, "requests")
+    if "requests" in layer or len(req) != 1 or "spec" not in req[0]["requestedBy"]:
+        raise Fail("requests: pip layer %r, conda %r" % (sorted(layer), req))
+    wheels = served_wheels()
+    if sorted(layer) != ["tzdata"] or layer["tzdata"]["version"] != newest(wheels["tzdata"]):
+        raise Fail("the pip layer beside conda's requests: %r" % sorted(layer))
+    rc, _js, out = run(["check", "--bases", BASES, spec, lock])
+    if rc != 0:
+        raise Fail("check of a lock whose pip requirement conda meets exited %d: %s" % (rc, out))
+    # requests<=2.32.4: conda's newest record that fits, not its newest
+    fits = [r["version"] for r in recs if r["name"] == "requests" and
+            [int(x) for x in r["version"].split(".")] <= [2, 32, 4]]
+    _s, lock2, _ = run.resolve("pc-fit", env_yml(DEPS, extra="  - pip:\n    - requests<=2.32.4\n"))
+    req = conda_of(lock2, "requests")
+    if [p["version"] for p in req] != [newest(fits)] or "requests" in pip_layer_of(lock2):
+        raise Fail("requests<=2.32.4: conda %r" % req)
+    # urllib3<2: PyPI has 1.21, conda only 2.x and conda's requests needs it
+    _s, _l, js = run.resolve("pc-conflict", env_yml(["requests"], extra=(
+        "  - pip:\n    - urllib3<2\n")), want_rc=12)
+    d = (js or {}).get("detail", {})
+    if js.get("code") != "DL_ENV_RESOLVE_CONFLICT" or \
+            sorted(d.get("conflict", [])) != ["requests", "urllib3<2"] or \
+            "spec.build.dependencyFile.content.dependencies[1].pip[0]" not in d.get("fields", []) or \
+            "urllib3 1.21 from PyPI cannot join the pip layer: conda installs urllib3 2." \
+            not in js.get("message", ""):
+        raise Fail("urllib3<2 beside conda's requests: %r" % js)
+    # a pip-layer package whose requirement conda meets: an edge to conda
+    spec4, lock4, _ = run.resolve("pc-edge", env_yml(["idna", "packaging"], extra=(
+        "  - pip:\n    - requests\n")))
+    layer = pip_layer_of(lock4)
+    edges = {(e.get("ecosystem", "pypi"), e["name"]) for e in layer["requests"]["dependencies"]}
+    if "idna" in layer or ("conda", "idna") not in edges:
+        raise Fail("requests beside conda's idna: layer %r, edges %r" % (sorted(layer), edges))
+    rc, _js, out = run(["check", "--bases", BASES, spec4, lock4])
+    if rc != 0:
+        raise Fail("check of a pip layer depending on conda's idna exited %d: %s" % (rc, out))
+    cl = export_conda_lock(run, lock4, "pc-conda-lock.yml")
+    pips = {e["name"]: e for e in cl["package"] if e["manager"] == "pip"}
+    if "idna" in pips or pips["requests"]["dependencies"].get("idna") != "<4,>=2.5":
+        raise Fail("conda-lock of a pip layer over conda's idna: %r" % pips.get("requests"))
+    print("pipconda: conda's requests meets the pip line (at %s for requests<=2.32.4); "
+          "urllib3<2 is one conflict naming both; requests from PyPI over conda's idna"
+          % newest(fits))
+
+
 def part_check(run):
     """check online (and --offline, from the cache) confirms each conda
     artifact against the channel's repodata.json: a sha256, an md5 or a
@@ -714,6 +789,8 @@ def main():
             part_determinism(run, stop)
         elif part == "pip":
             part_pip(run, stop)
+        elif part == "pipconda":
+            part_pipconda(run)
         elif part == "check":
             part_check(run)
         elif part == "cutoff":
