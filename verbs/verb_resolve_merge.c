@@ -59,7 +59,8 @@ static void join_artifacts(arena *a, lock_package *p, const lock_package *q)
             dup = same(out[j].file, x->file) && same(out[j].hash, x->hash);
         if (!dup)
             out[k++] = (lock_artifact){ .file = cp(a, x->file), .url = cp(a, x->url),
-                                        .hash = cp(a, x->hash), .size = x->size };
+                                        .hash = cp(a, x->hash), .md5 = cp(a, x->md5),
+                                        .size = x->size };
     }
     p->artifacts = out;
     p->n_artifacts = k;
@@ -94,6 +95,9 @@ static lock_package copy_package(arena *a, const lock_package *q)
     p.name = cp(a, q->name);
     p.version = cp(a, q->version);
     p.arch = cp(a, q->arch);
+    p.build = cp(a, q->build); /* conda: a package is its name, version and build */
+    p.subdir = cp(a, q->subdir);
+    p.build_number = q->build_number;
     p.src_name = cp(a, q->src_name);
     p.src_version = cp(a, q->src_version);
     p.path = cp(a, q->path);
@@ -133,7 +137,8 @@ static void join_locks(lock_doc *d, const lock_doc *o)
         lock_package *p = NULL;
         for (size_t j = 0; j < n && !p; j++)
             if (same(pk[j].ecosystem, q->ecosystem) && same(pk[j].name, q->name) &&
-                same(pk[j].version, q->version) && same(pk[j].path, q->path))
+                same(pk[j].version, q->version) && same(pk[j].path, q->path) &&
+                same(pk[j].build, q->build))
                 p = &pk[j];
         if (p)
             join_package(a, p, q);
