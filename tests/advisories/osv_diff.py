@@ -96,8 +96,11 @@ def npm_ranks(versions, modules):
           "console.log(JSON.stringify(r))")
     for d in (modules, "/usr/share/nodejs"):
         if os.path.isdir(os.path.join(d, "semver")):
+            # semver's own dependencies (lru-cache) sit beside it: a node that
+            # does not search Debian's /usr/share/nodejs by itself is told to
+            env = dict(os.environ, NODE_PATH=os.path.abspath(d))
             out = subprocess.run(["node", "-e", js, os.path.abspath(d)], input=json.dumps(versions),
-                                 capture_output=True, text=True, check=True).stdout
+                                 capture_output=True, text=True, check=True, env=env).stdout
             return json.loads(out)
     sys.exit("node's semver package is in neither %s nor /usr/share/nodejs" % modules)
 
