@@ -15,6 +15,7 @@
 #include "envlock/spec.h"
 #include "npm_index.h"
 #include "policy.h"
+#include "spdx.h"
 #include "resolve_request.h"
 #include "verbs_internal.h"
 
@@ -283,11 +284,31 @@ el_code verbs_policy_judge(el_ctx *ctx, const verbs_policy *v, const lock_doc *d
     return rc;
 }
 
+/* An allowed license the SPDX License List marks deprecated (`GPL-2.0+`):
+ * accepted, with a note, since packages declaring its replacement do not
+ * match it. */
+static void deprecated_allowed(const policy *p, void (*note)(void *user, const char *text),
+                               void *user)
+{
+    for (size_t i = 0; i < p->licenses.n_allow; i++) {
+        char id[128];
+        if (!spdx_expr_deprecated(p->licenses.allow[i], id, sizeof id))
+            continue;
+        char *text = xasprintf("the policy %s allows `%s`, an identifier the SPDX License List "
+                               "deprecates: a package declaring its replacement (such as an "
+                               "`-only` or `-or-later` form) is not matched by it",
+                               p->path, id);
+        note(user, text);
+        free(text);
+    }
+}
+
 void verbs_policy_notes(const verbs_policy *v, const lock_doc *d,
                         void (*note)(void *user, const char *text), void *user)
 {
     if (!v || !v->p->licenses.set)
         return;
+    deprecated_allowed(v->p, note, user);
     size_t n = 0;
     const char *first = NULL;
     for (size_t i = 0; i < d->n_packages; i++) {

@@ -199,7 +199,8 @@ void verbs_policy_attach(verbs_policy *v, struct resolve_request *rq);
  *  base's own packages are not judged (the catalog approved them). */
 el_code verbs_policy_judge(el_ctx *ctx, const verbs_policy *v, const lock_doc *d);
 /* verbs_policy_notes() : what the policy could not judge in lock d, as
- *  notes (resolve's and check's): with `licenses`, one counting the Debian
+ *  notes (resolve's and check's): with `licenses`, one per allowed id the SPDX
+ *  License List deprecates, and one counting the Debian
  *  packages the lock installs (apt's indexes carry no license). No-op for
  *  NULL v. */
 void verbs_policy_notes(const verbs_policy *v, const lock_doc *d,

@@ -395,6 +395,17 @@ def part_licenses(envlock, work, check):
           "npm: GPL-3.0 tool 2.0.0 kept out, tool 1.0.0 `(MIT OR Apache-2.0)`", (rc, js, err))
     check(rc == 0 and not [x for x in js.get("notes", []) if "Debian" in x],
           "no Debian package, no note about them", js)
+    # a deprecated SPDX id (GPL-3.0) in the allow list: accepted, with a note
+    dep = write_policy(work, "lic-dep.yaml", "licenses:\n  allow: [MIT, GPL-3.0]\n")
+    n2 = ra.Env(envlock, LIC_NPM, "node", ["tool@*"], work, "npm-dep")
+    rc, js, text, err = n2.resolve("--policy", dep)
+    check(rc == 0 and ra.locked(text, "npm", "tool") == ["2.0.0"] and
+          [x for x in js.get("notes", []) if "allows `GPL-3.0`, an identifier the SPDX License "
+           "List deprecates" in x],
+          "a deprecated id allowed: tool 2.0.0 (`GPL-3.0`) passes, a note says it is deprecated",
+          (rc, js, err))
+    check(not [x for x in (n.resolve("--policy", pol)[1] or {}).get("notes", [])
+               if "deprecates" in x], "no deprecated id allowed, no such note")
     if not (shutil.which("dpkg-deb") and shutil.which("gpg")):
         print("SKIP: dpkg-deb and gpg are needed to build an apt mirror")
         return 77
