@@ -57,7 +57,8 @@ static const char usage[] =
     "                      beside the lock)\n"
     "  export LOCK --format F [-o FILE] [--bases FILE] [--resolved-at TIME]\n"
     "                      the lock as F: uv-pip-compile, requirements, pylock,\n"
-    "                      package-lock or apt\n"
+    "                      package-lock, apt, cyclonedx, spdx, conda-explicit or\n"
+    "                      conda-lock\n"
     "  bundle LOCK -o DIR [--base-url URL] [--sign KEY] [--advisories DIR]\n"
     "                      write a static mirror of what the lock installs (PyPI,\n"
     "                      npm and apt trees, verified) and the index documents it\n"
@@ -97,8 +98,10 @@ static const char usage[] =
     "  -h, --help          this text\n"
     "  --version           print envlock's version\n"
     "\n"
-    "exit status: 0 ok; 1 a negative answer (no version satisfies); 2 usage;\n"
-    "10-24 the DL_ENV_* codes (docs/troubleshooting.md); 70 internal error.\n";
+    "exit status: 0 ok; 1 a negative answer (no version satisfies, a stale lock);\n"
+    "2 usage; 10-24 the DL_ENV_* codes, 25 no answer from an index (no network,\n"
+    "proxy, TLS, credentials); 70 internal error; 74 a local file could not be\n"
+    "read or written (docs/cli.md, \"Exit status\").\n";
 
 static const struct {
     const char *name;
