@@ -95,7 +95,8 @@ static const char usage[] =
     "                      $SSL_CERT_DIR adds a directory; npmrc cafile: npm only)\n"
     "  --format F          environment, datagen or auto (default auto)\n"
     "  --template NAME     start from a DataGen built-in template\n"
-    "  -h, --help          this text\n"
+    "  -h, --help          this text; `envlock help COMMAND` one command's, and\n"
+    "                      `envlock help spec` every field of an Environment spec\n"
     "  --version           print envlock's version\n"
     "\n"
     "exit status: 0 ok; 1 a negative answer (no version satisfies, a stale lock);\n"
@@ -220,6 +221,12 @@ static int dispatch(el_ctx *ctx, const cli_opts *o, int nrest, char **rest)
 {
     if (nrest == 0)
         return cli_usage_error(ctx, o, "no command given");
+    if (strcmp(rest[0], "help") == 0 && nrest > 1 && strcmp(rest[1], "spec") == 0) {
+        char *ref = el_spec_field_reference(); /* docs/spec-fields.md */
+        fputs(ref, stdout);
+        el_free(ref);
+        return 0;
+    }
     if (strcmp(rest[0], "help") == 0 && nrest > 1)
         return command_help(rest[1]) ? 0 : unknown_command(ctx, o, rest[1]);
     if (strcmp(rest[0], "-h") == 0 || strcmp(rest[0], "--help") == 0 ||

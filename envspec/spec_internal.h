@@ -27,6 +27,16 @@ struct json_object;
 #define SPEC_MAX_DEPTH 64                 /* nesting deeper than this is refused */
 #define SPEC_MAX_NODES 200000             /* after alias expansion; stops "billion laughs" */
 
+/* Limits of the Environment specification (REFERENCE §1 constants), in the
+ * rules' messages and the field reference alike; SPEC_STR() spells one. */
+#define SPEC_MAX_FILES 32             /* spec.files entries */
+#define SPEC_MAX_FILE_BYTES 1048576   /* one baked file */
+#define SPEC_MAX_FILES_BYTES 8388608  /* all baked files */
+#define SPEC_MAX_COMMANDS 32          /* spec.commands.postInstall entries */
+#define SPEC_MAX_TEXT_BYTES 1048576   /* a dependency file's content or lockContent */
+#define SPEC_STR_(x) #x
+#define SPEC_STR(x) SPEC_STR_(x)
+
 /* ---- the positioned tree ---- */
 
 typedef enum spec_node_kind {

@@ -28,51 +28,7 @@
 #include <json-c/printbuf.h>
 
 #include "spec_internal.h"
-
-typedef enum ftype {
-    T_STR,   /* str (optionally a literal set or a pattern) */
-    T_INT,   /* int with an optional lower bound */
-    T_FLOAT, /* float with an optional exclusive lower bound */
-    T_LIST,  /* list of `item` */
-    T_SMAP,  /* map str -> str */
-    T_OBJ,   /* a model with `fields` */
-    T_ACCEL  /* Literal["none"] | Accelerator */
-} ftype;
-
-typedef struct field field;
-
-typedef struct tdesc {
-    ftype t;
-    bool nullable;
-    const char *const *choices;        /* T_STR literal set, NULL-terminated */
-    bool (*valid)(const char *s);      /* T_STR pattern */
-    const char *invalid_msg;           /* "`%s` is not ..." for a failed pattern */
-    bool has_min;
-    int64_t min;                       /* T_INT: >= min; T_FLOAT: > min */
-    const struct tdesc *item;          /* T_LIST */
-    const field *fields;               /* T_OBJ, T_ACCEL object form */
-} tdesc;
-
-typedef enum defkind {
-    D_REQUIRED,
-    D_NULL,
-    D_STR,
-    D_INT,
-    D_LIST,      /* def_list (NULL: empty list) */
-    D_MAP,       /* {} */
-    D_OBJ,       /* the object built from an empty mapping */
-    D_ACCEL,     /* "none" */
-    D_ABSENT     /* extension: left out of the document unless given */
-} defkind;
-
-struct field {
-    const char *name; /* camelCase; NULL ends a table */
-    const tdesc *type;
-    defkind def;
-    const char *def_str;
-    int64_t def_int;
-    const char *const *def_list;
-};
+#include "spec_schema.h"
 
 /* ---- patterns ---- */
 
@@ -156,166 +112,231 @@ static const tdesc t_pyver = {
     .invalid_msg = "is not a Python version of the form 3.N, such as \"3.13\""
 };
 
-#define END { NULL, NULL, D_REQUIRED, NULL, 0, NULL }
+#define END { NULL, NULL, D_REQUIRED, NULL, 0, NULL, NULL }
 
 static const field f_metadata[] = {
-    { "name", &t_str, D_REQUIRED, NULL, 0, NULL },
-    { "title", &t_str_null, D_NULL, NULL, 0, NULL },
-    { "labels", &t_smap, D_MAP, NULL, 0, NULL },
-    { "description", &t_str_null, D_ABSENT, NULL, 0, NULL }, /* extension (DataGen) */
+    { "name", &t_str, D_REQUIRED, NULL, 0, NULL,
+      "a DNS-1123 label: lowercase letters, digits and `-`, at most 63 characters; "
+      "the prefixes `datalayer-`, `dl-`, `kube-` and `system-` are reserved" },
+    { "title", &t_str_null, D_NULL, NULL, 0, NULL, NULL },
+    { "labels", &t_smap, D_MAP, NULL, 0, NULL, NULL },
+    { "description", &t_str_null, D_ABSENT, NULL, 0, NULL,
+      "envlock extension, carried over from a DataGen recipe" }, /* extension (DataGen) */
     END
 };
 static const field f_language[] = {
-    { "name", &t_lang, D_STR, "python", 0, NULL },
-    { "version", &t_pyver, D_REQUIRED, NULL, 0, NULL },
+    { "name", &t_lang, D_STR, "python", 0, NULL, NULL },
+    { "version", &t_pyver, D_REQUIRED, NULL, 0, NULL,
+      "the Python of the base (`validate` checks it against the catalog; it is not "
+      "replaced)" },
     END
 };
 static const field f_base[] = {
-    { "ref", &t_str, D_REQUIRED, NULL, 0, NULL },
-    { "channel", &t_str, D_REQUIRED, NULL, 0, NULL },
+    { "ref", &t_str, D_REQUIRED, NULL, 0, NULL,
+      "an approved base of the catalog (not checked when `build.source` is `image` or "
+      "`dockerfile`)" },
+    { "channel", &t_str, D_REQUIRED, NULL, 0, NULL,
+      "a channel the catalog has for that base (checked by `validate` and `resolve`, "
+      "not by `digest`)" },
     END
 };
 static const field f_platform[] = {
-    { "architecture", &t_arch, D_STR, "linux/amd64", 0, NULL },
+    { "architecture", &t_arch, D_STR, "linux/amd64", 0, NULL, NULL },
     END
 };
 static const field f_python[] = {
-    { "manager", &t_manager, D_STR, "uv", 0, NULL },
-    { "dependencies", &t_str_list, D_LIST, NULL, 0, NULL },
-    { "constraints", &t_str_list, D_LIST, NULL, 0, NULL },
-    { "indexes", &t_str_list, D_LIST, NULL, 0, default_indexes },
+    { "manager", &t_manager, D_STR, "uv", 0, NULL,
+      "`conda` is refused (DL_ENV_CAPABILITY_UNSUPPORTED): an environment.yml goes in "
+      "`build.dependencyFile`" },
+    { "dependencies", &t_str_list, D_LIST, NULL, 0, NULL,
+      "PEP 508 requirements; one name at most once unless markers tell the entries "
+      "apart; a requirement the base's protected pins exclude is "
+      "DL_ENV_PROTECTED_PACKAGE" },
+    { "constraints", &t_str_list, D_LIST, NULL, 0, NULL,
+      "PEP 508 requirements, limiting versions without asking for the package" },
+    { "indexes", &t_str_list, D_LIST, NULL, 0, default_indexes,
+      "`https://` URLs with no credentials in them (reference a credential in "
+      "`buildSecrets`)" },
     END
 };
 static const field f_system[] = {
-    { "apt", &t_str_list, D_LIST, NULL, 0, NULL },
-    { "sources", &t_str_list, D_ABSENT, NULL, 0, NULL }, /* extension */
+    { "apt", &t_str_list, D_LIST, NULL, 0, NULL,
+      "`name` or `name=version` (`^[a-z0-9][a-z0-9+.-]+(=[A-Za-z0-9.+~:-]+)?$`); one "
+      "name at most once" },
+    { "sources", &t_str_list, D_ABSENT, NULL, 0, NULL,
+      "envlock extension: one-line apt sources (`deb [signed-by=...] URI SUITE "
+      "COMPONENT...`) for internal mirrors" }, /* extension */
     END
 };
 static const field f_node[] = {
-    { "manager", &t_node_manager, D_STR, "npm", 0, NULL },
-    { "dependencies", &t_str_list, D_LIST, NULL, 0, NULL },
-    { "registry", &t_str, D_STR, "https://registry.npmjs.org", 0, NULL },
+    { "manager", &t_node_manager, D_STR, "npm", 0, NULL, NULL },
+    { "dependencies", &t_str_list, D_LIST, NULL, 0, NULL,
+      "npm package specs (`name@range`, `@scope/name@tag`); one name at most once" },
+    { "registry", &t_str, D_STR, "https://registry.npmjs.org", 0, NULL,
+      "an `https://` URL with no credentials in it" },
     END
 };
 static const tdesc t_python = { .t = T_OBJ, .fields = f_python };
 static const tdesc t_system = { .t = T_OBJ, .fields = f_system };
 static const tdesc t_node = { .t = T_OBJ, .fields = f_node };
 static const field f_packages[] = {
-    { "python", &t_python, D_OBJ, NULL, 0, NULL },
-    { "system", &t_system, D_OBJ, NULL, 0, NULL },
-    { "node", &t_node, D_ABSENT, NULL, 0, NULL }, /* extension */
+    { "python", &t_python, D_OBJ, NULL, 0, NULL, NULL },
+    { "system", &t_system, D_OBJ, NULL, 0, NULL, NULL },
+    { "node", &t_node, D_ABSENT, NULL, 0, NULL,
+      "envlock extension: npm packages, which v1alpha1 has no place for" }, /* extension */
     END
 };
 static const field f_file[] = {
-    { "path", &t_str, D_REQUIRED, NULL, 0, NULL },
-    { "contentRef", &t_str, D_REQUIRED, NULL, 0, NULL },
-    { "sizeBytes", &t_size, D_NULL, NULL, 0, NULL },
-    { "sha256", &t_sha_null, D_NULL, NULL, 0, NULL },
+    { "path", &t_str, D_REQUIRED, NULL, 0, NULL,
+      "absolute and normalized (no `..`), not under `/opt/datalayer`, listed once" },
+    { "contentRef", &t_str, D_REQUIRED, NULL, 0, NULL,
+      "a `blob://`, `https://` or `s3://` reference" },
+    { "sizeBytes", &t_size, D_NULL, NULL, 0, NULL,
+      "at most " SPEC_STR(SPEC_MAX_FILE_BYTES) " bytes a file, " SPEC_STR(SPEC_MAX_FILES_BYTES)
+      " bytes for all files" },
+    { "sha256", &t_sha_null, D_NULL, NULL, 0, NULL, NULL },
     END
 };
 static const field f_contents[] = {
-    { "source", &t_str, D_REQUIRED, NULL, 0, NULL },
-    { "path", &t_str, D_REQUIRED, NULL, 0, NULL },
-    { "sha256", &t_sha, D_REQUIRED, NULL, 0, NULL },
-    { "sizeBytes", &t_size, D_NULL, NULL, 0, NULL },
+    { "source", &t_str, D_REQUIRED, NULL, 0, NULL, NULL },
+    { "path", &t_str, D_REQUIRED, NULL, 0, NULL, NULL },
+    { "sha256", &t_sha, D_REQUIRED, NULL, 0, NULL, NULL },
+    { "sizeBytes", &t_size, D_NULL, NULL, 0, NULL, NULL },
     END
 };
 static const field f_commands[] = {
-    { "postInstall", &t_str_list, D_LIST, NULL, 0, NULL },
+    { "postInstall", &t_str_list, D_LIST, NULL, 0, NULL,
+      "at most " SPEC_STR(SPEC_MAX_COMMANDS) " commands, none empty, no control characters; each runs after the "
+      "files, before the doctor (docs/plans.md)" },
     END
 };
 static const field f_secret[] = {
-    { "id", &t_secret_id, D_REQUIRED, NULL, 0, NULL },
-    { "mountAs", &t_mount, D_STR, "env", 0, NULL },
+    { "id", &t_secret_id, D_REQUIRED, NULL, 0, NULL,
+      "listed once" },
+    { "mountAs", &t_mount, D_STR, "env", 0, NULL, NULL },
     { "name", &(const tdesc){ .t = T_STR, .valid = is_secret_name,
                               .invalid_msg = "is not a secret name: letters, digits, `_`, `.` and `-`" },
-      D_REQUIRED, NULL, 0, NULL },
+      D_REQUIRED, NULL, 0, NULL,
+      "named by a `postInstall` command as a whole word; listed once" },
     END
 };
 static const field f_accel[] = {
-    { "type", &t_str, D_REQUIRED, NULL, 0, NULL },
-    { "count", &t_count, D_INT, NULL, 1, NULL },
-    { "cuda", &t_str_null, D_NULL, NULL, 0, NULL },
+    { "type", &t_str, D_REQUIRED, NULL, 0, NULL, NULL },
+    { "count", &t_count, D_INT, NULL, 1, NULL, NULL },
+    { "cuda", &t_str_null, D_NULL, NULL, 0, NULL,
+      "matches the base's CUDA version by its dotted prefix (`12` matches `12.8`)" },
     END
 };
 static const field f_hints[] = {
-    { "cpu", &t_hint, D_NULL, NULL, 0, NULL },
-    { "memoryGi", &t_hint, D_NULL, NULL, 0, NULL },
-    { "diskGi", &t_hint, D_NULL, NULL, 0, NULL },
+    { "cpu", &t_hint, D_NULL, NULL, 0, NULL, NULL },
+    { "memoryGi", &t_hint, D_NULL, NULL, 0, NULL, NULL },
+    { "diskGi", &t_hint, D_NULL, NULL, 0, NULL, NULL },
     END
 };
 static const tdesc t_accel = { .t = T_ACCEL, .fields = f_accel };
 static const tdesc t_hints = { .t = T_OBJ, .fields = f_hints };
 static const field f_resources[] = {
-    { "sizeClass", &t_str, D_STR, "small", 0, NULL },
-    { "accelerator", &t_accel, D_ACCEL, NULL, 0, NULL },
-    { "hints", &t_hints, D_OBJ, NULL, 0, NULL },
+    { "sizeClass", &t_str, D_STR, "small", 0, NULL,
+      "one of `small`, `medium`, `large`, `gpu-small`, `gpu-large`; a GPU class needs "
+      "an accelerator and a CUDA base" },
+    { "accelerator", &t_accel, D_ACCEL, NULL, 0, NULL,
+      "only with a GPU size class" },
+    { "hints", &t_hints, D_OBJ, NULL, 0, NULL, NULL },
     END
 };
 static const field f_variants[] = {
-    { "required", &t_str_list, D_LIST, NULL, 0, default_required },
-    { "optional", &t_str_list, D_LIST, NULL, 0, NULL },
+    { "required", &t_str_list, D_LIST, NULL, 0, default_required,
+      "at least one of `datalayer`, `e2b`, `daytona`, `modal`; each listed once" },
+    { "optional", &t_str_list, D_LIST, NULL, 0, NULL,
+      "variants of the same set; none also required" },
     END
 };
 static const tdesc t_variants = { .t = T_OBJ, .fields = f_variants };
 static const field f_compat[] = {
-    { "variants", &t_variants, D_OBJ, NULL, 0, NULL },
-    { "regions", &t_str_list, D_LIST, NULL, 0, NULL },
+    { "variants", &t_variants, D_OBJ, NULL, 0, NULL, NULL },
+    { "regions", &t_str_list, D_LIST, NULL, 0, NULL,
+      "DNS-1123 labels" },
     END
 };
 static const field f_depfile[] = {
-    { "sourceFormat", &t_format, D_STR, "requirements", 0, NULL },
-    { "content", &t_str, D_STR, "", 0, NULL },
-    { "lockContent", &t_str, D_STR, "", 0, NULL },
+    { "sourceFormat", &t_format, D_STR, "requirements", 0, NULL,
+      "`requirements`: a requirements.txt; `pyproject`: pyproject.toml with its "
+      "uv.lock; `conda`: an environment.yml (docs/specs.md)" },
+    { "content", &t_str, D_STR, "", 0, NULL,
+      "the file's text: not empty, at most " SPEC_STR(SPEC_MAX_TEXT_BYTES) " bytes" },
+    { "lockContent", &t_str, D_STR, "", 0, NULL,
+      "the uv.lock text: required for `pyproject`, refused for the other formats; at "
+      "most " SPEC_STR(SPEC_MAX_TEXT_BYTES) " bytes" },
     END
 };
 static const field f_dockerfile[] = {
-    { "content", &t_str, D_STR, "", 0, NULL },
+    { "content", &t_str, D_STR, "", 0, NULL,
+      "the Dockerfile: `FROM` an approved base; no VOLUME, ONBUILD, STOPSIGNAL, "
+      "privileged or host-network steps" },
     END
 };
 static const field f_image[] = {
-    { "reference", &t_str, D_STR, "", 0, NULL },
-    { "credentialSecretId", &t_secret_id_null, D_NULL, NULL, 0, NULL },
+    { "reference", &t_str, D_STR, "", 0, NULL,
+      "the image to import, not empty; a registry other than docker.io, ghcr.io, "
+      "quay.io, gcr.io, registry.k8s.io or public.ecr.aws needs `credentialSecretId` "
+      "(else DL_ENV_POLICY_DENIED)" },
+    { "credentialSecretId", &t_secret_id_null, D_NULL, NULL, 0, NULL, NULL },
     END
 };
 static const field f_build[] = {
-    { "source", &t_source, D_STR, "packages", 0, NULL },
+    { "source", &t_source, D_STR, "packages", 0, NULL,
+      "`dockerfile` is checked but not resolved (DL_ENV_CAPABILITY_UNSUPPORTED at "
+      "resolve)" },
     { "dependencyFile", &(const tdesc){ .t = T_OBJ, .nullable = true, .fields = f_depfile },
-      D_NULL, NULL, 0, NULL },
+      D_NULL, NULL, 0, NULL,
+      "required when `source` is `dependencyFile`" },
     { "dockerfile", &(const tdesc){ .t = T_OBJ, .nullable = true, .fields = f_dockerfile },
-      D_NULL, NULL, 0, NULL },
+      D_NULL, NULL, 0, NULL,
+      "required when `source` is `dockerfile`" },
     { "image", &(const tdesc){ .t = T_OBJ, .nullable = true, .fields = f_image }, D_NULL, NULL,
-      0, NULL },
+      0, NULL,
+      "required when `source` is `image`" },
     END
 };
 static const field f_spec[] = {
-    { "contract", &t_str, D_STR, "sandbox-contract/v1", 0, NULL },
-    { "language", &(const tdesc){ .t = T_OBJ, .fields = f_language }, D_REQUIRED, NULL, 0, NULL },
-    { "base", &(const tdesc){ .t = T_OBJ, .fields = f_base }, D_REQUIRED, NULL, 0, NULL },
-    { "platform", &(const tdesc){ .t = T_OBJ, .fields = f_platform }, D_OBJ, NULL, 0, NULL },
-    { "packages", &(const tdesc){ .t = T_OBJ, .fields = f_packages }, D_OBJ, NULL, 0, NULL },
+    { "contract", &t_str, D_STR, "sandbox-contract/v1", 0, NULL,
+      "only `sandbox-contract/v1` (else DL_ENV_CAPABILITY_UNSUPPORTED)" },
+    { "language", &(const tdesc){ .t = T_OBJ, .fields = f_language }, D_REQUIRED, NULL, 0, NULL, NULL },
+    { "base", &(const tdesc){ .t = T_OBJ, .fields = f_base }, D_REQUIRED, NULL, 0, NULL, NULL },
+    { "platform", &(const tdesc){ .t = T_OBJ, .fields = f_platform }, D_OBJ, NULL, 0, NULL, NULL },
+    { "packages", &(const tdesc){ .t = T_OBJ, .fields = f_packages }, D_OBJ, NULL, 0, NULL, NULL },
     { "files", &(const tdesc){ .t = T_LIST, .item = &(const tdesc){ .t = T_OBJ, .fields = f_file } },
-      D_LIST, NULL, 0, NULL },
+      D_LIST, NULL, 0, NULL,
+      "at most " SPEC_STR(SPEC_MAX_FILES) " files" },
     { "contentsBuild",
       &(const tdesc){ .t = T_LIST, .item = &(const tdesc){ .t = T_OBJ, .fields = f_contents } },
-      D_LIST, NULL, 0, NULL },
-    { "env", &t_smap, D_MAP, NULL, 0, NULL },
-    { "commands", &(const tdesc){ .t = T_OBJ, .fields = f_commands }, D_OBJ, NULL, 0, NULL },
+      D_LIST, NULL, 0, NULL, NULL },
+    { "env", &t_smap, D_MAP, NULL, 0, NULL,
+      "keys are environment variable names; values carry no control character; a key "
+      "or value that looks like a credential is refused (reference it in "
+      "`buildSecrets`)" },
+    { "commands", &(const tdesc){ .t = T_OBJ, .fields = f_commands }, D_OBJ, NULL, 0, NULL, NULL },
     { "buildSecrets",
       &(const tdesc){ .t = T_LIST, .item = &(const tdesc){ .t = T_OBJ, .fields = f_secret } },
-      D_LIST, NULL, 0, NULL },
-    { "resources", &(const tdesc){ .t = T_OBJ, .fields = f_resources }, D_OBJ, NULL, 0, NULL },
-    { "compatibility", &(const tdesc){ .t = T_OBJ, .fields = f_compat }, D_OBJ, NULL, 0, NULL },
-    { "build", &(const tdesc){ .t = T_OBJ, .fields = f_build }, D_OBJ, NULL, 0, NULL },
+      D_LIST, NULL, 0, NULL,
+      "ids and names each listed once" },
+    { "resources", &(const tdesc){ .t = T_OBJ, .fields = f_resources }, D_OBJ, NULL, 0, NULL, NULL },
+    { "compatibility", &(const tdesc){ .t = T_OBJ, .fields = f_compat }, D_OBJ, NULL, 0, NULL, NULL },
+    { "build", &(const tdesc){ .t = T_OBJ, .fields = f_build }, D_OBJ, NULL, 0, NULL, NULL },
     END
 };
 static const field f_document[] = {
-    { "apiVersion", &t_api, D_STR, "environments.datalayer.io/v1alpha1", 0, NULL },
-    { "kind", &t_kind, D_REQUIRED, NULL, 0, NULL },
-    { "metadata", &(const tdesc){ .t = T_OBJ, .fields = f_metadata }, D_REQUIRED, NULL, 0, NULL },
-    { "spec", &(const tdesc){ .t = T_OBJ, .fields = f_spec }, D_REQUIRED, NULL, 0, NULL },
+    { "apiVersion", &t_api, D_STR, "environments.datalayer.io/v1alpha1", 0, NULL, NULL },
+    { "kind", &t_kind, D_REQUIRED, NULL, 0, NULL, NULL },
+    { "metadata", &(const tdesc){ .t = T_OBJ, .fields = f_metadata }, D_REQUIRED, NULL, 0, NULL, NULL },
+    { "spec", &(const tdesc){ .t = T_OBJ, .fields = f_spec }, D_REQUIRED, NULL, 0, NULL, NULL },
     END
 };
+
+const field *spec_schema_document(void)
+{
+    return f_document;
+}
 
 /* ---- the walk ---- */
 

@@ -585,8 +585,9 @@ static void rule_files(rules_ctx *r, json_object *spec)
 {
     json_object *files = jget(spec, "files");
     size_t n = jlen(files);
-    if (n > 32)
-        rules_add(r, "spec.files", EL_SPEC_INVALID, "at most 32 files are baked in");
+    if (n > SPEC_MAX_FILES)
+        rules_add(r, "spec.files", EL_SPEC_INVALID,
+                  "at most " SPEC_STR(SPEC_MAX_FILES) " files are baked in");
     ptrvec seen = PTRVEC_INIT;
     long long total = 0;
     for (size_t i = 0; i < n; i++) {
@@ -635,19 +636,20 @@ static void rule_files(rules_ctx *r, json_object *spec)
         json_object *size = jget(f, "sizeBytes");
         if (size && json_object_is_type(size, json_type_int)) {
             long long v = (long long)json_object_get_int64(size);
-            if (v > 1048576) {
+            if (v > SPEC_MAX_FILE_BYTES) {
                 field = xasprintf("spec.files[%zu].sizeBytes", i);
-                rules_add(r, field, EL_SPEC_INVALID, "a baked file is at most 1048576 bytes");
+                rules_add(r, field, EL_SPEC_INVALID, "a baked file is at most " SPEC_STR(SPEC_MAX_FILE_BYTES) " bytes");
                 free(field);
             }
             /* saturate: only "over 8 MiB" matters, and huge sizes must not
              * overflow the sum */
-            if (total <= 8388608)
-                total += v > 8388608 ? 8388609 : v;
+            if (total <= SPEC_MAX_FILES_BYTES)
+                total += v > SPEC_MAX_FILES_BYTES ? SPEC_MAX_FILES_BYTES + 1 : v;
         }
     }
-    if (total > 8388608)
-        rules_add(r, "spec.files", EL_SPEC_INVALID, "baked files total at most 8388608 bytes");
+    if (total > SPEC_MAX_FILES_BYTES)
+        rules_add(r, "spec.files", EL_SPEC_INVALID,
+                  "baked files total at most " SPEC_STR(SPEC_MAX_FILES_BYTES) " bytes");
     for (size_t k = 0; k < seen.len; k++)
         free(seen.items[k]);
     ptrvec_release(&seen);
@@ -752,8 +754,9 @@ static void rule_post_install(rules_ctx *r, json_object *spec)
 {
     json_object *cmds = jget(jget(spec, "commands"), "postInstall");
     size_t n = jlen(cmds);
-    if (n > 32)
-        rules_add(r, "spec.commands.postInstall", EL_SPEC_INVALID, "at most 32 commands");
+    if (n > SPEC_MAX_COMMANDS)
+        rules_add(r, "spec.commands.postInstall", EL_SPEC_INVALID,
+                  "at most " SPEC_STR(SPEC_MAX_COMMANDS) " commands");
     for (size_t i = 0; i < n; i++) {
         json_object *c = json_object_array_get_idx(cmds, i);
         if (!c || !json_object_is_type(c, json_type_string))

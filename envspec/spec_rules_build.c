@@ -22,7 +22,6 @@
 #include "spec_uvlock.h"
 #include "spec_rules_internal.h"
 
-#define MAX_TEXT_BYTES 1048576
 
 /* ---- the ecosystems' grammars ---- */
 
@@ -217,7 +216,7 @@ static void check_pyproject(rules_ctx *r, json_object *spec, const char *content
                         ? check_toml(r, mem, "spec.build.dependencyFile.content",
                                      "pyproject.toml", content)
                         : NULL;
-    toml_value *l = lock && !is_blank(lock) && strlen(lock) <= MAX_TEXT_BYTES
+    toml_value *l = lock && !is_blank(lock) && strlen(lock) <= SPEC_MAX_TEXT_BYTES
                         ? check_toml(r, mem, "spec.build.dependencyFile.lockContent", "uv.lock",
                                      lock)
                         : NULL;
@@ -410,25 +409,26 @@ static void rule_dependency_file(rules_ctx *r, json_object *spec, json_object *b
         if (is_blank(content))
             rules_add(r, "spec.build.dependencyFile.content", EL_SPEC_INVALID,
                       "is empty; it is the %s text", what);
-        else if (strlen(content) > MAX_TEXT_BYTES)
+        else if (strlen(content) > SPEC_MAX_TEXT_BYTES)
             rules_add(r, "spec.build.dependencyFile.content", EL_SPEC_INVALID,
-                      "is over 1048576 bytes");
+                      "is over " SPEC_STR(SPEC_MAX_TEXT_BYTES) " bytes");
         else if (strcmp(format, "requirements") == 0)
             check_requirements(r, spec, content);
         else if (strcmp(format, "conda") == 0)
             check_conda(r, spec, content);
     }
     if (strcmp(format, "pyproject") == 0)
-        check_pyproject(r, spec, content && strlen(content) <= MAX_TEXT_BYTES ? content : NULL, lock);
+        check_pyproject(r, spec,
+                        content && strlen(content) <= SPEC_MAX_TEXT_BYTES ? content : NULL, lock);
     if (!lock)
         return;
     if (strcmp(format, "pyproject") == 0) {
         if (is_blank(lock))
             rules_add(r, "spec.build.dependencyFile.lockContent", EL_SPEC_INVALID,
                       "is empty; a pyproject source brings its own uv.lock");
-        else if (strlen(lock) > MAX_TEXT_BYTES)
+        else if (strlen(lock) > SPEC_MAX_TEXT_BYTES)
             rules_add(r, "spec.build.dependencyFile.lockContent", EL_SPEC_INVALID,
-                      "is over 1048576 bytes");
+                      "is over " SPEC_STR(SPEC_MAX_TEXT_BYTES) " bytes");
     } else if (!is_blank(lock)) {
         rules_add(r, "spec.build.dependencyFile.lockContent", EL_SPEC_INVALID,
                   "is only read for a `pyproject` source; a `requirements` or `conda` source "

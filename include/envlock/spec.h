@@ -121,6 +121,12 @@ EL_API const char *el_spec_source_line(const el_spec *spec, unsigned line, size_
  *  a spec `check` answers as stale rather than refusing. */
 EL_API bool el_spec_only_uv_drift(const el_spec *spec);
 
+/* el_spec_field_reference() :
+ *  The Environment field reference as Markdown (`envlock help spec`,
+ *  docs/spec-fields.md): every field with its type, default and rules,
+ *  written from the tables the validator checks with. Free with el_free(). */
+EL_API char *el_spec_field_reference(void);
+
 /* el_spec_name() : metadata.name, or "" if absent. Borrowed. */
 EL_API const char *el_spec_name(const el_spec *spec);
 
