@@ -395,11 +395,12 @@ static void set_recommends(rsv *r, Queue *pairs)
     }
 }
 
-void resolver_apt_jobs(rsv *r)
+/* The install job of each deb root, and into `todo` the packages that may
+ * answer it: the real package of that name when there is one, else its
+ * providers (apt considers providers only for a purely virtual name). */
+static void root_jobs(rsv *r, Queue *todo)
 {
     Pool *pool = r->pool;
-    Queue todo;
-    queue_init(&todo);
     for (size_t i = 0; i < r->nroots; i++) {
         rsv_root *rt = &r->roots[i];
         if (rt->eco != RSV_DEB)
@@ -419,8 +420,15 @@ void resolver_apt_jobs(rsv *r)
         queue_push2(&r->job, SOLVER_INSTALL | (real ? SOLVER_SOLVABLE_NAME : SOLVER_SOLVABLE_PROVIDES), d);
         FOR_PROVIDES(p, pp, d)
             if (!real || pool->solvables[p].name == name)
-                queue_push(&todo, p);
+                queue_push(todo, p);
     }
+}
+
+/* apt's choices for every dependency reachable from `todo`, given to
+ * libsolv as favors and Recommends. */
+static void apt_choices(rsv *r, Queue *todo)
+{
+    Pool *pool = r->pool;
     /* apt's choice for every dependency reachable from the roots. libsolv,
      * left alone, takes the name first in byte order (libavcodec-extra59
      * before libavcodec59, libelogind0 before libsystemd0) and, once the
@@ -439,8 +447,8 @@ void resolver_apt_jobs(rsv *r)
         queue_init(&picks[k]);
     queue_init(&pick);
     queue_init(&recs);
-    for (int qi = 0; qi < todo.count; qi++) {
-        Id p = todo.elements[qi];
+    for (int qi = 0; qi < todo->count; qi++) {
+        Id p = todo->elements[qi];
         if (MAPTST(&seen, p))
             continue;
         MAPSET(&seen, p);
@@ -463,7 +471,7 @@ void resolver_apt_jobs(rsv *r)
             Id q, qq;
             FOR_PROVIDES(q, qq, *dp)
                 if (!MAPTST(&seen, q))
-                    queue_push(&todo, q);
+                    queue_push(todo, q);
         }
     }
     set_recommends(r, &recs);
@@ -474,6 +482,14 @@ void resolver_apt_jobs(rsv *r)
     queue_free(&pick);
     queue_free(&recs);
     map_free(&seen);
+}
+
+void resolver_apt_jobs(rsv *r)
+{
+    Queue todo;
+    queue_init(&todo);
+    root_jobs(r, &todo);
+    apt_choices(r, &todo);
     queue_free(&todo);
     resolver_apt_mark_jobs(r);
 }
