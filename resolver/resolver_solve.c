@@ -416,6 +416,40 @@ static bool widen_npm(rsv *r, const char *why, el_code *rc)
     return true;
 }
 
+/* What follows a solve with no problem. */
+enum { ANSWER_DONE, ANSWER_AGAIN, ANSWER_AGAIN_SAME };
+
+/* After a solve with no problem: solve again (pip's pre-release recheck
+ * rebuilt the pool: ANSWER_AGAIN; npm's crawl widened, which is not a
+ * widening round: ANSWER_AGAIN_SAME), or ANSWER_DONE with *out the lock
+ * and *rc EL_OK, or a failure in *rc. */
+static int on_answer(rsv *r, lock_doc **out, el_code *rc)
+{
+    resolver_solve_note(r, 0, 0);
+    if (resolver_pypi_recheck(r)) { /* pip's pre-release rule */
+        drop_pool(r);
+        return ANSWER_AGAIN;
+    }
+    /* a search may need versions only the wide crawl has; a tree that
+     * reached past the narrowed one needs their dependencies */
+    if (r->nl && r->npm_search && widen_npm(r, resolver_npm_missed(r), rc))
+        return *rc != EL_OK ? ANSWER_DONE : ANSWER_AGAIN_SAME;
+    if (r->nl && (*rc = resolver_npm_bundles(r)) != EL_OK)
+        return ANSWER_DONE;
+    if (r->nl && widen_npm(r, resolver_npm_missed(r), rc))
+        return *rc != EL_OK ? ANSWER_DONE : ANSWER_AGAIN_SAME;
+    if (r->nl && (*rc = resolver_npm_check(r)) != EL_OK)
+        return ANSWER_DONE;
+    *out = resolver_make_lock(r);
+    resolver_apt_note(r);
+    if (r->nl) {
+        resolver_npm_note(r);
+        resolver_stat(r, "npm trees built: %u", r->npm_layouts);
+    }
+    *rc = EL_OK;
+    return ANSWER_DONE;
+}
+
 /* Solves until there is an answer (*out) or an explained failure: pip's
  * pre-release recheck and the widening rounds rebuild the pool; the
  * advisories' relaxed solve reuses it. */
@@ -434,36 +468,12 @@ static el_code solve_rounds(rsv *r, lock_doc **out)
         if (rc != EL_OK)
             return rc;
         if (np == 0) {
-            resolver_solve_note(r, 0, 0);
-            if (resolver_pypi_recheck(r)) { /* pip's pre-release rule */
-                drop_pool(r);
-                continue;
-            }
-            /* a search may need versions only the wide crawl has; a tree
-             * that reached past the narrowed one needs their dependencies */
-            if (r->nl && r->npm_search && widen_npm(r, resolver_npm_missed(r), &rc)) {
-                if (rc != EL_OK)
-                    return rc;
-                attempt--;
-                continue;
-            }
-            if (r->nl && (rc = resolver_npm_bundles(r)) != EL_OK)
+            int next = on_answer(r, out, &rc);
+            if (next == ANSWER_DONE)
                 return rc;
-            if (r->nl && widen_npm(r, resolver_npm_missed(r), &rc)) {
-                if (rc != EL_OK)
-                    return rc;
+            if (next == ANSWER_AGAIN_SAME)
                 attempt--;
-                continue;
-            }
-            if (r->nl && (rc = resolver_npm_check(r)) != EL_OK)
-                return rc;
-            *out = resolver_make_lock(r);
-            resolver_apt_note(r);
-            if (r->nl) {
-                resolver_npm_note(r);
-                resolver_stat(r, "npm trees built: %u", r->npm_layouts);
-            }
-            return EL_OK;
+            continue;
         }
         /* no answer from the narrowed npm crawl: the wide one first, so
          * what follows (widenings, relaxing, the explanation) is the same */
