@@ -1035,6 +1035,11 @@ static void init_env(checker *c)
 {
     const char *full = c->in->python_version ? c->in->python_version : c->lock->python_version;
     const char *arch = c->in->arch ? c->in->arch : c->lock->arch;
+    /* an environment.yml's pip layer runs on the conda `python` the lock
+     * holds, and was resolved for it (resolver_resolve()) */
+    const lock_package *conda_py = lock_find(c->lock, "conda", "python", NULL);
+    if (conda_py && conda_py->version)
+        full = conda_py->version;
     if (!full)
         full = "3.13.0";
     /* X.Y of X.Y.Z */

@@ -511,7 +511,10 @@ static el_code solve_rounds(rsv *r, lock_doc **out)
     }
 }
 
-el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq, lock_doc **out)
+/* One resolve with `python` (full version) as the PyPI target's
+ * interpreter. */
+static el_code resolve_with(el_ctx *ctx, struct cache *c, const resolve_request *rq,
+                            const char *python, lock_doc **out)
 {
     *out = NULL;
     rsv r;
@@ -523,8 +526,7 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
     r.t0_ms = resolver_now_ms();
     queue_init(&r.job);
     const target_base *b = rq->base;
-    el_code rc = pypi_target_init(ctx, &r.pt, b ? b->python_version : NULL,
-                                  b ? b->platform : NULL, rq->exclude_newer);
+    el_code rc = pypi_target_init(ctx, &r.pt, python, b ? b->platform : NULL, rq->exclude_newer);
     if (rc != EL_OK)
         goto done;
     r.pt.keep_yanked = true; /* admitted for exact pins only (resolver_pypi.c) */
@@ -572,5 +574,57 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
 done:
     rsv_free(&r);
     (void)eco_word;
+    return rc;
+}
+
+/* The version of the conda `python` a lock holds, or NULL. */
+static const char *conda_python(const lock_doc *d)
+{
+    for (size_t i = 0; i < d->n_packages; i++)
+        if (strcmp(d->packages[i].ecosystem, "conda") == 0 &&
+            strcmp(d->packages[i].name, "python") == 0)
+            return d->packages[i].version;
+    return NULL;
+}
+
+/* Whether the request has a pip layer: a PyPI root of its own (a protected
+ * pin is the base's). */
+static bool has_pip_layer(const resolve_request *rq)
+{
+    for (size_t i = 0; i < rq->n_roots; i++)
+        if (strcmp(rq->roots[i].ecosystem, "pypi") == 0 && !rq->roots[i].protected_pin)
+            return true;
+    return false;
+}
+
+/* An environment.yml's pip layer installs into the conda environment, so
+ * its markers, Requires-Python and wheel tags are the conda `python`'s,
+ * which the solve chooses. The first solve assumes the target's Python
+ * (the same minor: spec.language.version is both); when conda chose
+ * another version, the solve runs again with that one as the PyPI
+ * interpreter and conda's python held at it (`python ==V`, from
+ * spec.language.version), so the answer is one solve's and consistent:
+ * every marker was decided for the Python that gets installed. */
+el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq, lock_doc **out)
+{
+    const char *target = rq->base ? rq->base->python_version : NULL;
+    el_code rc = resolve_with(ctx, c, rq, target, out);
+    const char *py = rc == EL_OK ? conda_python(*out) : NULL;
+    if (!py || !has_pip_layer(rq) || (target && strcmp(py, target) == 0))
+        return rc;
+    char *held = xasprintf("python ==%s", py);
+    char *python = xstrdup(py);
+    resolve_root *roots = xcalloc(rq->n_roots + 1, sizeof *roots);
+    memcpy(roots, rq->roots, rq->n_roots * sizeof *roots);
+    roots[rq->n_roots] = (resolve_root){ "conda", held, ROOT_REQUIREMENT, false,
+                                         "spec.language.version", 0, 0, false };
+    resolve_request again = *rq;
+    again.roots = roots;
+    again.n_roots = rq->n_roots + 1;
+    lock_doc_free(*out);
+    rc = resolve_with(ctx, c, &again, python, out);
+    free(roots);
+    free(held);
+    free(python);
     return rc;
 }

@@ -52,7 +52,8 @@ port and mapped with --mirror onto https://conda.anaconda.org.
   pipconda     conda wins: a pip requirement on a distribution conda
                installs is met by the conda package in the same solve
                (its version chosen to fit both), a conflict names both, a
-               pip-layer package's requirement conda meets is an edge to it.
+               pip-layer package's requirement conda meets is an edge to it;
+               the pip layer's markers are decided for the conda python.
 Expected values come from rattler's answers, the served repodata and PyPI
 metadata, and pip, not from envlock's output."""
 
@@ -532,9 +533,26 @@ def part_pipconda(run):
     pips = {e["name"]: e for e in cl["package"] if e["manager"] == "pip"}
     if "idna" in pips or pips["requests"]["dependencies"].get("idna") != "<4,>=2.5":
         raise Fail("conda-lock of a pip layer over conda's idna: %r" % pips.get("requests"))
+    # the pip layer's Python is the conda python: `openssl <3.5.2` keeps
+    # conda from the target's python 3.13.7 (which needs openssl >=3.5.2),
+    # and the markers are decided for the python conda installs
+    spec5, lock5, _ = run.resolve("pc-python", env_yml(["openssl <3.5.2", "packaging"], extra=(
+        "  - pip:\n    - tzdata; python_full_version < '3.13.5'\n"
+        "    - idna; python_full_version >= '3.13.5'\n")))
+    py = [p["version"] for p in conda_of(lock5, "python")]
+    target = yaml.safe_load(open(lock5))["target"]["python"]
+    if len(py) != 1 or py[0] == target or not py[0].startswith("3.13."):
+        raise Fail("conda python %r beside the target's %s" % (py, target))
+    early = [int(x) for x in py[0].split(".")] < [3, 13, 5]
+    if sorted(pip_layer_of(lock5)) != (["tzdata"] if early else ["idna"]):
+        raise Fail("markers for conda's python %s: pip layer %r"
+                   % (py[0], sorted(pip_layer_of(lock5))))
+    rc, _js, out = run(["check", "--bases", BASES, spec5, lock5])
+    if rc != 0:
+        raise Fail("check of the lock on conda's python %s exited %d: %s" % (py[0], rc, out))
     print("pipconda: conda's requests meets the pip line (at %s for requests<=2.32.4); "
-          "urllib3<2 is one conflict naming both; requests from PyPI over conda's idna"
-          % newest(fits))
+          "urllib3<2 is one conflict naming both; requests from PyPI over conda's idna; "
+          "markers for conda's python %s" % (newest(fits), py[0]))
 
 
 def part_check(run):
