@@ -27,8 +27,9 @@ static const char **value_slot(el_check_options *c, const char *a)
     return NULL;
 }
 
-/* The JSON answer: the lock, whether it is valid, the digests, one string
- * a line of the change report, and the notes. */
+/* The JSON answer: the lock, whether it is valid, the digests, one object
+ * a change (kind, path, before, after and the report's text), and the
+ * notes. */
 static void print_json(const char *lock_path, const el_check_result *res)
 {
     printf("{\"lock\":");
@@ -38,16 +39,21 @@ static void print_json(const char *lock_path, const el_check_result *res)
     printf(",\"specDigest\":");
     cli_json_string(stdout, res->spec_digest);
     printf(",\"changes\":[");
-    const char *p = res->report;
-    for (bool first = true; *p; first = false) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        char *line = strndup(p, n);
-        if (!first)
-            putchar(',');
-        cli_json_string(stdout, line);
-        free(line);
-        p += n + (nl ? 1 : 0);
+    for (size_t i = 0; i < res->n_changes; i++) {
+        const el_check_change *c = &res->changes[i];
+        const char *const keys[] = { "kind", "path", "before", "after", "text" };
+        const char *const vals[] = { c->kind, c->path, c->before, c->after, c->text };
+        putchar(i ? ',' : '{');
+        if (i)
+            putchar('{');
+        for (size_t k = 0; k < 5; k++) {
+            printf("%s\"%s\":", k ? "," : "", keys[k]);
+            if (vals[k])
+                cli_json_string(stdout, vals[k]);
+            else
+                fputs("null", stdout);
+        }
+        putchar('}');
     }
     printf("],\"notes\":[");
     for (size_t i = 0; i < res->n_notes; i++) {

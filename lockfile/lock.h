@@ -403,6 +403,28 @@ typedef struct lock_check_input {
     size_t n_docs;
 } lock_check_input;
 
+/* What `check` found, one change a line of its report: the line's text
+ *  (control bytes of the lock's strings written as \xNN) and, for tools,
+ *  what changed: its kind ("spec", "target", "option", "input",
+ *  "requirement", "dependency", "package", "artifact", "policy",
+ *  "advisory"), the path of what changed (a field, a URL, a requirement,
+ *  "ecosystem:name@version") and its value in the lock (`before`) and now
+ *  (`after`), NULL where the change has no single value. */
+typedef struct lock_change {
+    char *kind, *path, *before, *after, *text;
+} lock_change;
+
+typedef struct lock_report {
+    lock_change *v;
+    size_t n, cap;
+} lock_report;
+
+void lock_report_add(lock_report *r, const char *kind, const char *path, const char *before,
+                     const char *after, const char *fmt, ...) EL_PRINTF(6, 7);
+/* The report's text: each change's line, "\n"-terminated. Caller frees. */
+char *lock_report_text(const lock_report *r);
+void lock_report_release(lock_report *r);
+
 /* lock_check() :
  *  Is `lock` still a valid answer for `in`? Compares, in this order, and
  *  appends one line per difference to `report` ("\n"-terminated, stable
@@ -433,6 +455,6 @@ typedef struct lock_check_input {
  *  @return EL_OK, or DL_ENV_SPEC_INVALID (detail.field "roots[i]") when a
  *  root's text cannot be read in its ecosystem's grammar. */
 el_code lock_check(el_ctx *ctx, const lock_doc *lock, const lock_check_input *in, bool *stale,
-                   strbuf *report);
+                   lock_report *report);
 
 #endif

@@ -30,8 +30,11 @@
 typedef struct checker {
     const lock_doc *lock;
     const lock_check_input *in;
-    strbuf *report;
+    lock_report *report;
     bool stale;
+    /* what the lines line() writes are about: set by each part */
+    const char *kind;
+    char *path;
     pypi_prerelease pre;
     pypi_env env;
     char python_xy[32];
@@ -39,25 +42,46 @@ typedef struct checker {
 } checker;
 
 static void line(checker *c, const char *fmt, ...) EL_PRINTF(2, 3);
+static void change(checker *c, const char *kind, const char *path, const char *before,
+                   const char *after, const char *fmt, ...) EL_PRINTF(6, 7);
 
-/* One report line. The lock's strings in it are the lock author's: a
- * control byte among them (a newline would forge a line of its own) is
- * written as \xNN. */
+/* One report line about what the part at hand is checking (c->kind,
+ * c->path). */
 static void line(checker *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     char *text = xvasprintf(fmt, ap);
     va_end(ap);
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            sb_addf(c->report, "\\x%02x", *p);
-        else
-            sb_addc(c->report, (char)*p);
-    }
+    lock_report_add(c->report, c->kind, c->path, NULL, NULL, "%s", text);
     free(text);
-    sb_addc(c->report, '\n');
     c->stale = true;
+}
+
+/* One report line about a value: what it was in the lock, what it is now. */
+static void change(checker *c, const char *kind, const char *path, const char *before,
+                   const char *after, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = xvasprintf(fmt, ap);
+    va_end(ap);
+    lock_report_add(c->report, kind, path, before, after, "%s", text);
+    free(text);
+    c->stale = true;
+}
+
+/* The subject of the lines that follow. */
+static void about(checker *c, const char *kind, char *path)
+{
+    free(c->path);
+    c->kind = kind;
+    c->path = path;
+}
+
+static char *pkg_id(const char *eco, const char *name, const char *version)
+{
+    return xasprintf("%s:%s@%s", eco ? eco : "", name ? name : "", version ? version : "");
 }
 
 static const char *show(const char *s) { return s ? s : "(none)"; }
@@ -72,10 +96,11 @@ static const char *at(unsigned line, char buf[32])
     return buf;
 }
 
-static void cmp_field(checker *c, const char *what, const char *was, const char *now)
+static void cmp_field(checker *c, const char *kind, const char *path, const char *what,
+                      const char *was, const char *now)
 {
     if (lock_strcmp(was, now) != 0)
-        line(c, "%s changed: %s -> %s", what, show(was), show(now));
+        change(c, kind, path, was, now, "%s changed: %s -> %s", what, show(was), show(now));
 }
 
 /* A `pyproject` source: which of its two files changed since the lock
@@ -86,11 +111,13 @@ static void check_dep_file(checker *c)
     const lock_check_input *in = c->in;
     char w[32];
     if (lock_strcmp(d->dep_content, in->dep_content) != 0)
-        line(c, "pyproject.toml changed: spec.build.dependencyFile.content %s -> %s%s",
-             show(d->dep_content), show(in->dep_content), at(d->line_dep, w));
+        change(c, "spec", "spec.build.dependencyFile.content", d->dep_content, in->dep_content,
+               "pyproject.toml changed: spec.build.dependencyFile.content %s -> %s%s",
+               show(d->dep_content), show(in->dep_content), at(d->line_dep, w));
     if (lock_strcmp(d->dep_lock, in->dep_lock) != 0)
-        line(c, "uv.lock changed: spec.build.dependencyFile.lockContent %s -> %s%s",
-             show(d->dep_lock), show(in->dep_lock), at(d->line_dep, w));
+        change(c, "spec", "spec.build.dependencyFile.lockContent", d->dep_lock, in->dep_lock,
+               "uv.lock changed: spec.build.dependencyFile.lockContent %s -> %s%s",
+               show(d->dep_lock), show(in->dep_lock), at(d->line_dep, w));
 }
 
 /* ---- target and options ---- */
@@ -127,24 +154,30 @@ static void check_targets(checker *c)
     const lock_doc *d = c->lock;
     const lock_check_input *in = c->in;
     if (d->n_targets != in->n_targets) {
-        line(c, "targets changed: the lock has %zu, the spec now has %zu", d->n_targets,
-             in->n_targets);
+        char was[24], now[24];
+        snprintf(was, sizeof was, "%zu", d->n_targets);
+        snprintf(now, sizeof now, "%zu", in->n_targets);
+        change(c, "target", "target.targets", was, now,
+               "targets changed: the lock has %zu, the spec now has %zu", d->n_targets,
+               in->n_targets);
         return;
     }
     for (size_t i = 0; i < d->n_targets; i++) {
         const lock_target *a = &d->targets[i], *b = &in->targets[i];
         char *va = variants_show(a->variants), *vb = variants_show(b->variants);
+        char path[64], what[64];
+        snprintf(path, sizeof path, "target.targets[%zu].variants", i);
         if (strcmp(va, vb) != 0)
-            line(c, "target %zu variants changed: %s -> %s", i + 1, va, vb);
-        char what[64];
-        snprintf(what, sizeof what, "target %zu (%s) python", i + 1, va);
-        cmp_field(c, what, a->python_version, b->python_version);
-        snprintf(what, sizeof what, "target %zu (%s) platform", i + 1, va);
-        cmp_field(c, what, a->platform, b->platform);
-        snprintf(what, sizeof what, "target %zu (%s) arch", i + 1, va);
-        cmp_field(c, what, a->arch, b->arch);
-        snprintf(what, sizeof what, "target %zu (%s) image", i + 1, va);
-        cmp_field(c, what, a->image, b->image);
+            change(c, "target", path, va, vb, "target %zu variants changed: %s -> %s", i + 1, va,
+                   vb);
+        static const char *const part[] = { "python", "platform", "arch", "image" };
+        const char *const was[] = { a->python_version, a->platform, a->arch, a->image };
+        const char *const now[] = { b->python_version, b->platform, b->arch, b->image };
+        for (size_t k = 0; k < 4; k++) {
+            snprintf(path, sizeof path, "target.targets[%zu].%s", i, part[k]);
+            snprintf(what, sizeof what, "target %zu (%s) %s", i + 1, va, part[k]);
+            cmp_field(c, "target", path, what, was[k], now[k]);
+        }
         free(va);
         free(vb);
     }
@@ -157,13 +190,15 @@ static void check_target(checker *c)
     if (in->n_targets || d->n_targets) {
         check_targets(c);
     } else {
-        cmp_field(c, "target python", d->python_version, in->python_version);
-        cmp_field(c, "target platform", d->platform, in->platform);
-        cmp_field(c, "target arch", d->arch, in->arch);
-        cmp_field(c, "target image", d->image, in->image);
+        cmp_field(c, "target", "target.python", "target python", d->python_version,
+                  in->python_version);
+        cmp_field(c, "target", "target.platform", "target platform", d->platform, in->platform);
+        cmp_field(c, "target", "target.arch", "target arch", d->arch, in->arch);
+        cmp_field(c, "target", "target.image", "target image", d->image, in->image);
     }
-    cmp_field(c, "base ref", d->base_ref, in->base_ref);
-    cmp_field(c, "base channel", d->base_channel, in->base_channel);
+    cmp_field(c, "target", "spec.base.ref", "base ref", d->base_ref, in->base_ref);
+    cmp_field(c, "target", "spec.base.channel", "base channel", d->base_channel,
+              in->base_channel);
     /* the union of variant names, in byte order */
     ptrvec names = PTRVEC_INIT;
     for (size_t i = 0; d->variants && d->variants[i]; i++)
@@ -180,13 +215,16 @@ static void check_target(checker *c)
         const char *was = digest_of((const char *const *)d->variants,
                                     (const char *const *)d->base_digests, v, &in_lock);
         const char *now = digest_of(in->variants, in->base_digests, v, &in_now);
+        char *path = xasprintf("target.baseDigests.%s", v);
         if (!in_lock)
-            line(c, "variant %s added (the lock has no base digest for it)", v);
+            change(c, "target", path, NULL, now,
+                   "variant %s added (the lock has no base digest for it)", v);
         else if (!in_now)
-            line(c, "variant %s removed", v);
+            change(c, "target", path, was, NULL, "variant %s removed", v);
         else if (lock_strcmp(was, now) != 0)
-            line(c, "base digest for the %s variant changed: %s -> %s", v,
-                 was ? was : "(unpublished)", now ? now : "(unpublished)");
+            change(c, "target", path, was, now, "base digest for the %s variant changed: %s -> %s",
+                   v, was ? was : "(unpublished)", now ? now : "(unpublished)");
+        free(path);
     }
     ptrvec_release(&names);
 }
@@ -203,7 +241,7 @@ static char *strv_show(const char *const *v, size_t n)
 
 /* `what` compares as a sorted set: the lock's (sorted, NULL-terminated)
  * against `now` (any order, duplicates allowed). */
-static void cmp_set(checker *c, const char *what, const char *const *was,
+static void cmp_set(checker *c, const char *path, const char *what, const char *const *was,
                     const char *const *now_in, size_t n_now)
 {
     size_t nl = 0;
@@ -223,7 +261,7 @@ static void cmp_set(checker *c, const char *what, const char *const *was,
         same = strcmp(was[i], now[i]) == 0;
     if (!same) {
         char *a = strv_show(was, nl), *b = strv_show(now, nn);
-        line(c, "%s changed: %s -> %s", what, a, b);
+        change(c, "option", path, a, b, "%s changed: %s -> %s", what, a, b);
         free(a);
         free(b);
     }
@@ -238,30 +276,37 @@ static size_t strv_len(const char *const *v)
     return n;
 }
 
+static void cmp_bool(checker *c, const char *option, bool was, bool now)
+{
+    if (was == now)
+        return;
+    char *path = xasprintf("options.%s", option);
+    const char *a = was ? "true" : "false", *b = now ? "true" : "false";
+    change(c, "option", path, a, b, "option %s changed: %s -> %s", option, a, b);
+    free(path);
+}
+
 static void check_options(checker *c)
 {
     const lock_doc *d = c->lock;
     const lock_check_input *in = c->in;
-    cmp_field(c, "option excludeNewer", d->exclude_newer, in->exclude_newer);
+    cmp_field(c, "option", "options.excludeNewer", "option excludeNewer", d->exclude_newer,
+              in->exclude_newer);
     const char *dflt = "if-necessary-or-explicit";
-    cmp_field(c, "option prereleases", d->prereleases ? d->prereleases : dflt,
-              in->prereleases ? in->prereleases : dflt);
+    cmp_field(c, "option", "options.prereleases", "option prereleases",
+              d->prereleases ? d->prereleases : dflt, in->prereleases ? in->prereleases : dflt);
     if (in->compare_build) {
-        cmp_set(c, "option onlyBinary", (const char *const *)d->only_binary, in->only_binary,
-                strv_len(in->only_binary));
-        cmp_set(c, "option noBinary", (const char *const *)d->no_binary, in->no_binary,
-                strv_len(in->no_binary));
-        if (d->prefer_binary != in->prefer_binary)
-            line(c, "option preferBinary changed: %s -> %s", d->prefer_binary ? "true" : "false",
-                 in->prefer_binary ? "true" : "false");
+        cmp_set(c, "options.onlyBinary", "option onlyBinary", (const char *const *)d->only_binary,
+                in->only_binary, strv_len(in->only_binary));
+        cmp_set(c, "options.noBinary", "option noBinary", (const char *const *)d->no_binary,
+                in->no_binary, strv_len(in->no_binary));
+        cmp_bool(c, "preferBinary", d->prefer_binary, in->prefer_binary);
     }
     if (!in->compare_upgrade)
         return;
-    if (d->upgrade_all != in->upgrade_all)
-        line(c, "option upgradeAll changed: %s -> %s", d->upgrade_all ? "true" : "false",
-             in->upgrade_all ? "true" : "false");
-    cmp_set(c, "option upgradePackages", (const char *const *)d->upgrade, in->upgrade,
-            in->n_upgrade);
+    cmp_bool(c, "upgradeAll", d->upgrade_all, in->upgrade_all);
+    cmp_set(c, "options.upgradePackages", "option upgradePackages",
+            (const char *const *)d->upgrade, in->upgrade, in->n_upgrade);
 }
 
 /* ---- inputs ---- */
@@ -304,17 +349,21 @@ static void check_inputs(checker *c)
                 was = &c->lock->inputs[j];
         char w[32];
         at(was ? was->line : 0, w);
+        about(c, "input", now->url ? xstrdup(now->url) : NULL);
         if (f[i].kind == 2) {
             line(c, "input not from this spec's indexes: %s %s%s", eco, show(now->url), w);
             continue;
         }
         if (f[i].kind == 1) {
-            line(c, "input gone: %s %s (%s)%s", eco, show(now->url),
-                 now->identity && *now->identity ? now->identity : "not found", w);
+            change(c, "input", now->url, was && was->identity && *was->identity ? was->identity : NULL,
+                   NULL,
+                   "input gone: %s %s (%s)%s", eco, show(now->url),
+                   now->identity && *now->identity ? now->identity : "not found", w);
             continue;
         }
         if (!was) {
-            line(c, "input added: %s %s", eco, show(now->url));
+            change(c, "input", now->url, NULL, now->identity, "input added: %s %s", eco,
+                   show(now->url));
             continue;
         }
         const char *label = lock_strcmp(now->ecosystem, "deb") == 0 ? "Release"
@@ -322,11 +371,13 @@ static void check_inputs(checker *c)
                                                                      : "etag";
         const char *wi = was->identity ? was->identity : "", *ni = now->identity ? now->identity : "";
         if (strcmp(wi, ni) != 0)
-            line(c, "input changed: %s %s %s %s -> %s%s", eco, show(now->url), label,
-                 *wi ? wi : "(none)", *ni ? ni : "(none)", w);
+            change(c, "input", now->url, *wi ? wi : NULL, *ni ? ni : NULL,
+                   "input changed: %s %s %s %s -> %s%s", eco, show(now->url), label,
+                   *wi ? wi : "(none)", *ni ? ni : "(none)", w);
         else if (lock_strcmp(was->modified, now->modified) != 0)
-            line(c, "input changed: %s %s modified %s -> %s%s", eco, show(now->url),
-                 show(was->modified), show(now->modified), w);
+            change(c, "input", now->url, was->modified, now->modified,
+                   "input changed: %s %s modified %s -> %s%s", eco, show(now->url),
+                   show(was->modified), show(now->modified), w);
     }
     free(f);
 }
@@ -342,6 +393,7 @@ static void check_indexed(checker *c)
         if (lock_package_indexed(d, p))
             continue;
         char w[32];
+        about(c, "package", pkg_id(p->ecosystem, p->name, p->version));
         line(c, "package without its index among the inputs: %s %s %s packages[%zu]%s",
              show(p->ecosystem), show(p->name), show(p->version), i, at(p->line, w));
     }
@@ -398,6 +450,7 @@ static const lock_package *conda_installs(const lock_doc *d, const char *canon)
 
 static void root_pypi(checker *c, const char *text, const pypi_requirement *req)
 {
+    about(c, "requirement", xstrdup(text));
     if (req->marker) {
         char *err = NULL;
         int m = pypi_marker_evaluate(req->marker, &c->env, &err);
@@ -468,6 +521,7 @@ static const lock_package *npm_locked(const checker *c, const char *name)
 
 static void root_npm(checker *c, const char *text, const npm_pkgspec *s)
 {
+    about(c, "requirement", xstrdup(text));
     const lock_package *p = npm_locked(c, s->name);
     if (!p) {
         line(c, "%s is not in the lock", text);
@@ -579,6 +633,7 @@ static void check_npm_walk(checker *c)
     const lock_package **v = npm_by_path(c->lock, &n);
     for (size_t i = 0; i < n; i++) {
         const lock_package *p = v[i];
+        about(c, "dependency", pkg_id("npm", p->name, p->version));
         for (size_t j = 0; j < p->n_deps; j++) {
             const lock_edge *e = &p->deps[j];
             if (!e->name || (e->ecosystem && strcmp(e->ecosystem, "npm") != 0))
@@ -618,6 +673,7 @@ static int conda_holds(const lock_package *p, const char *text)
 
 static void root_conda(checker *c, const char *text, const conda_matchspec *ms)
 {
+    about(c, "requirement", xstrdup(text));
     const lock_package *p = lock_find(c->lock, "conda", ms->name, NULL);
     if (!p)
         line(c, "%s is not in the lock", text);
@@ -646,6 +702,7 @@ static bool deb_alt_holds(const deb_rel *alt, const char *version)
 
 static void root_deb(checker *c, const char *text, size_t idx, el_code *rc, el_ctx *ctx)
 {
+    about(c, "requirement", xstrdup(text));
     const char *eq = strchr(text, '=');
     if (eq && !strpbrk(text, "(<>")) { /* apt's name=version */
         const char *colon = memchr(text, ':', (size_t)(eq - text)); /* name:arch=version */
@@ -727,6 +784,7 @@ static void check_edges(checker *c)
     const lock_doc *d = c->lock;
     for (size_t i = 0; i < d->n_packages; i++) {
         const lock_package *p = &d->packages[i];
+        about(c, "dependency", pkg_id(p->ecosystem, p->name, p->version));
         for (size_t j = 0; j < p->n_deps; j++) {
             const lock_edge *e = &p->deps[j];
             const char *eco = e->ecosystem ? e->ecosystem : p->ecosystem;
@@ -991,6 +1049,7 @@ static void check_artifacts(checker *c)
     for (size_t i = 0; i < d->n_packages; i++) {
         const lock_package *p = &d->packages[i];
         const char *eco = show(p->ecosystem);
+        about(c, "artifact", pkg_id(p->ecosystem, p->name, p->version));
         if (p->n_artifacts && p->source && in->n_sources) {
             bool known = false;
             for (size_t k = 0; k < in->n_sources && !known; k++)
@@ -1005,7 +1064,7 @@ static void check_artifacts(checker *c)
         const lock_index_doc *doc = doc_of(c, p);
         for (size_t j = 0; j < p->n_artifacts; j++) {
             const lock_artifact *a = &p->artifacts[j];
-            const size_t before = c->report->len;
+            const size_t before = c->report->n;
             const char *why = lock_file_name_problem(a->file);
             if (!why)
                 why = file_kind_problem(eco, p->name, a->file);
@@ -1023,7 +1082,7 @@ static void check_artifacts(checker *c)
                 (why = url_problem(eco, p->source, a->url ? a->url : "",
                                    file_ok ? a->file : NULL)))
                 malformed(c, p, i, j, "url", a->url, why);
-            if (doc && c->report->len == before)
+            if (doc && c->report->n == before)
                 confirm(c, p, a, doc);
         }
     }
@@ -1071,14 +1130,14 @@ static void init_env(checker *c)
 }
 
 el_code lock_check(el_ctx *ctx, const lock_doc *lock, const lock_check_input *in, bool *stale,
-                   strbuf *report)
+                   lock_report *report)
 {
-    checker c = { .lock = lock, .in = in, .report = report };
+    checker c = { .lock = lock, .in = in, .report = report, .kind = "spec" };
     c.pre = pre_mode(lock->prereleases);
     init_env(&c);
     *stale = false;
     el_code rc = EL_OK;
-    cmp_field(&c, "spec digest", lock->spec_digest, in->spec_digest);
+    cmp_field(&c, "spec", "specDigest", "spec digest", lock->spec_digest, in->spec_digest);
     check_dep_file(&c);
     check_target(&c);
     check_options(&c);
@@ -1127,12 +1186,13 @@ el_code lock_check(el_ctx *ctx, const lock_doc *lock, const lock_check_input *in
         }
         free(err);
     }
-    if (rc != EL_OK)
-        return rc;
-    check_edges(&c);
-    check_npm_walk(&c);
-    if (in->check_artifacts)
-        check_artifacts(&c);
-    *stale = c.stale;
-    return EL_OK;
+    if (rc == EL_OK) {
+        check_edges(&c);
+        check_npm_walk(&c);
+        if (in->check_artifacts)
+            check_artifacts(&c);
+        *stale = c.stale;
+    }
+    free(c.path);
+    return rc;
 }

@@ -198,7 +198,7 @@ void verbs_advise_db_free(osv_db *db)
     osv_db_free(db);
 }
 
-size_t verbs_advise_recheck(const osv_db *db, const lock_doc *d, strbuf *report)
+size_t verbs_advise_recheck(const osv_db *db, const lock_doc *d, lock_report *report)
 {
     size_t n = 0;
     for (size_t i = 0; db && i < d->n_packages; i++) {
@@ -216,13 +216,17 @@ size_t verbs_advise_recheck(const osv_db *db, const lock_doc *d, strbuf *report)
                 verbs_osv_named(r, d->adv_ignored, SIZE_MAX))
                 continue;
             const char *fix = osv_smallest_fix(r, eco, qn, qv);
-            sb_addf(report, "advisory %s now affects %s:%s@%s", r->id, p->ecosystem, p->name,
+            strbuf t = STRBUF_INIT;
+            sb_addf(&t, "advisory %s now affects %s:%s@%s", r->id, p->ecosystem, p->name,
                     p->version);
             if (qn != p->name || qv != p->version)
-                sb_addf(report, " (source %s %s)", qn, qv);
+                sb_addf(&t, " (source %s %s)", qn, qv);
             if (fix)
-                sb_addf(report, " (fixed in %s)", fix);
-            sb_adds(report, "\n");
+                sb_addf(&t, " (fixed in %s)", fix);
+            char *id = xasprintf("%s:%s@%s", p->ecosystem, p->name, p->version);
+            lock_report_add(report, "advisory", id, p->version, fix, "%s", t.buf);
+            free(id);
+            sb_release(&t);
             n++;
         }
         ptrvec_release(&hits);

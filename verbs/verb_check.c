@@ -13,15 +13,45 @@
 #include "verb_check_inputs.h"
 #include "verbs_internal.h"
 
+static void changes_free(el_check_change *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].kind);
+        free(v[i].path);
+        free(v[i].before);
+        free(v[i].after);
+        free(v[i].text);
+    }
+    free(v);
+}
+
 void el_check_result_clear(el_check_result *res)
 {
     if (!res)
         return;
     free(res->report);
+    changes_free(res->changes, res->n_changes);
     for (size_t i = 0; i < res->n_notes; i++)
         free(res->notes[i]);
     free(res->notes);
     memset(res, 0, sizeof *res);
+}
+
+/* The report into the result: its text, and its changes (whose fields
+ * el_check_change mirrors), leaving `r` empty. */
+static void take_report(el_check_result *res, lock_report *r)
+{
+    free(res->report);
+    res->report = lock_report_text(r);
+    changes_free(res->changes, res->n_changes);
+    res->changes = xcalloc(r->n + 1, sizeof *res->changes);
+    for (size_t i = 0; i < r->n; i++) {
+        const lock_change *c = &r->v[i];
+        res->changes[i] = (el_check_change){ c->kind, c->path, c->before, c->after, c->text };
+    }
+    res->n_changes = r->n;
+    free(r->v); /* the strings moved into res->changes */
+    *r = (lock_report){ 0 };
 }
 
 /* What the spec asks for now, in lock_check()'s terms. Borrows the request;
@@ -248,7 +278,7 @@ static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_req
     verb_inputs *now = NULL;
     resolve_request all = every_target(tr);
     el_code rc = fetch_inputs(ctx, co, lock, &all, &in, res, &now);
-    strbuf report = STRBUF_INIT;
+    lock_report report = { 0 };
     bool stale = false;
     if (rc == EL_OK)
         rc = lock_check(ctx, lock, &in, &stale, &report);
@@ -260,10 +290,9 @@ static el_code compare(el_ctx *ctx, const el_cache_options *co, const target_req
         stale = true;
     if (rc == EL_OK) {
         res->stale = stale;
-        free(res->report);
-        res->report = sb_detach(&report, NULL);
+        take_report(res, &report);
     }
-    sb_release(&report);
+    lock_report_release(&report);
     verb_inputs_free(now);
     free((void *)all.apt_sources);
     release_now(&in);
@@ -283,14 +312,14 @@ static el_code uv_drifted(el_ctx *ctx, const el_spec *spec, const char *lock_pat
     if (!lock)
         return el_ctx_code(ctx);
     el_ctx_clear(ctx);
-    strbuf sb = STRBUF_INIT;
+    lock_report r = { 0 };
     for (size_t i = 0; i < el_spec_finding_count(spec); i++) {
         const el_finding *f = el_spec_finding(spec, i);
-        sb_addf(&sb, "uv.lock no longer answers pyproject.toml: %s (spec line %u)\n", f->message,
-                f->line);
+        lock_report_add(&r, "spec", f->field, NULL, NULL,
+                        "uv.lock no longer answers pyproject.toml: %s (spec line %u)", f->message,
+                        f->line);
     }
-    free(res->report);
-    res->report = sb_detach(&sb, NULL);
+    take_report(res, &r);
     res->stale = true;
     lock_doc_free(lock);
     return EL_OK;

@@ -342,7 +342,7 @@ static const policy_urls *urls_for(const policy *p, const char *eco)
  * expressions, so a package without one is unknown to the rule, as the
  * resolve judged it (npm's are recorded when its full packuments were
  * read, which a licenses rule makes resolve do). */
-static size_t recheck_license(const policy *p, const lock_package *k, strbuf *report)
+static size_t recheck_license(const policy *p, const lock_package *k, lock_report *report)
 {
     el_ecosystem e;
     if (k->in_bundle || el_ecosystem_parse(k->ecosystem, &e) != 0)
@@ -350,20 +350,22 @@ static size_t recheck_license(const policy *p, const lock_package *k, strbuf *re
     const policy_rule *r = policy_license_denies(p, e, k->name, k->license);
     if (!r)
         return 0;
+    char *id = xasprintf("%s:%s@%s", k->ecosystem, k->name, k->version);
     if (k->license)
-        sb_addf(report, "%s:%s@%s: its license `%s` is not allowed by the policy rule `%s` at "
-                        "%s:%u:%u\n",
+        lock_report_add(report, "policy", id, k->license, NULL, "%s:%s@%s: its license `%s` is not allowed by the policy rule `%s` at "
+                        "%s:%u:%u",
                 k->ecosystem, k->name, k->version, k->license, r->text, p->path, r->line,
                 r->column);
     else
-        sb_addf(report, "%s:%s@%s: the lock records no license for it, and the policy rule `%s` "
+        lock_report_add(report, "policy", id, NULL, NULL, "%s:%s@%s: the lock records no license for it, and the policy rule `%s` "
                         "at %s:%u:%u denies unknown ones (re-resolve with the policy, which "
-                        "reads the licenses)\n",
+                        "reads the licenses)",
                 k->ecosystem, k->name, k->version, r->text, p->path, r->line, r->column);
+    free(id);
     return 1;
 }
 
-size_t verbs_policy_recheck(const verbs_policy *v, const lock_doc *d, strbuf *report)
+size_t verbs_policy_recheck(const verbs_policy *v, const lock_doc *d, lock_report *report)
 {
     if (!v)
         return 0;
@@ -375,20 +377,24 @@ size_t verbs_policy_recheck(const verbs_policy *v, const lock_doc *d, strbuf *re
             continue;
         const char *fact;
         const policy_rule *r = denies_pkg(v, k, &fact);
+        char *id = xasprintf("%s:%s@%s", k->ecosystem, k->name, k->version);
         if (r && ++n)
-            sb_addf(report, "%s:%s@%s: denied by the policy rule `%s` at %s:%u:%u\n",
-                    k->ecosystem, k->name, k->version, r->text, p->path, r->line, r->column);
+            lock_report_add(report, "policy", id, NULL, NULL,
+                            "%s:%s@%s: denied by the policy rule `%s` at %s:%u:%u", k->ecosystem,
+                            k->name, k->version, r->text, p->path, r->line, r->column);
         else
             n += recheck_license(p, k, report);
         const policy_urls *u = urls_for(p, k->ecosystem);
         char *url = k->source ? xstrndup(k->source, strcspn(k->source, " \t")) : NULL;
         if (u && url && !policy_url_allowed(u, url) && ++n)
-            sb_addf(report, "%s:%s@%s: its source %s is outside the policy's %s at %s:%u:%u\n",
+            lock_report_add(report, "policy", id, url, NULL,
+                    "%s:%s@%s: its source %s is outside the policy's %s at %s:%u:%u",
                     k->ecosystem, k->name, k->version, url,
                     u == &p->indexes ? "indexes" : u == &p->registries ? "registries"
                                                                          : "aptSources",
                     p->path, u->line, u->column);
         free(url);
+        free(id);
     }
     return n;
 }

@@ -135,7 +135,7 @@ void verbs_advise_db_free(struct osv_db *db);
  *  not know of: not among its advisories.touched, not ignored by it (no
  *  lock made with a snapshot knows any). Returns how many; 0 for NULL db.
  *  Debian packages by their own name and version, as audit judges them. */
-size_t verbs_advise_recheck(const struct osv_db *db, const lock_doc *d, strbuf *report);
+size_t verbs_advise_recheck(const struct osv_db *db, const lock_doc *d, lock_report *report);
 
 /* verbs_lock_chain() (verb_audit.c) : "spec → pypi:a@1 → pypi:b@2", the
  *  first requestedBy path from the spec to `p` (malloc'd). */
@@ -210,5 +210,5 @@ void verbs_policy_notes(const verbs_policy *v, const lock_doc *d,
  *  made before a rule was added), or whose recorded license (none:
  *  unknown) the licenses rule denies; returns how many. Debian rules on a
  *  source package are not seen here: the lock records binaries only. */
-size_t verbs_policy_recheck(const verbs_policy *v, const lock_doc *d, strbuf *report);
+size_t verbs_policy_recheck(const verbs_policy *v, const lock_doc *d, lock_report *report);
 #endif

@@ -129,9 +129,22 @@ typedef struct el_check_options {
                                 difference (the lock is stale) */
 } el_check_options;
 
+/* One difference `check` found: its line of the report (`text`), and what
+ * changed for a tool: `kind` (spec, target, option, input, requirement,
+ * dependency, package, artifact, policy, advisory), `path` (a spec or lock
+ * field, an input's URL, a requirement, "ecosystem:name@version"), and the
+ * value in the lock (`before`) and now (`after`), NULL where the change has
+ * no single value (docs/cli.md, check). */
+typedef struct el_check_change {
+    char *kind, *path, *before, *after, *text;
+} el_check_change;
+
 typedef struct el_check_result {
     bool stale;      /* the lock is no longer a valid answer */
     char *report;    /* one line per difference ("\n"-terminated), "" if none; el_free() */
+    el_check_change *changes; /* the same differences, n_changes of them, in
+                                 the report's order */
+    size_t n_changes;
     char lock_digest[EL_DIGEST_SIZE];
     char spec_digest[EL_DIGEST_SIZE];
     char **notes;    /* what was not compared and why (an input offline and not

@@ -173,8 +173,17 @@ def case_online(envlock):
             rc, out, err = run(envlock, work, ["--json"] + chk)
             js = json.loads(out)
             check(rc == 1 and js["valid"] is False and len(js["changes"]) == 2 and
-                  js["changes"] == changed and js["notes"] == [],
+                  [c["text"] for c in js["changes"]] == changed and js["notes"] == [],
                   "--json: the same changes (%d): %s" % (rc, out))
+            # each change as an object: what changed (the input's canonical
+            # URL) and its identity in the lock and now
+            with open(lock) as f:
+                locked = f.read()
+            urls = ["https://registry.npmjs.org/tinycolor", "https://pypi.org/simple/dbproto/"]
+            check(all(c["kind"] == "input" and c["path"] == u and c["before"] and c["after"] and
+                      c["before"] != c["after"] and c["before"] in locked and
+                      c["after"] not in locked for c, u in zip(js["changes"], urls)),
+                  "--json changes: kind, path, before (the lock's), after: %s" % out)
 
             # A project page the index no longer serves.
             shutil.rmtree(os.path.join(m.root, "pypi", "pypi", "simple", "dbclient"))

@@ -52,12 +52,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .exclude_newer = r->exclude_newer, .prereleases = r->prereleases,
         .roots = roots, .n_roots = n, .fresh = r->inputs, .n_fresh = r->n_inputs,
     };
-    strbuf rep = STRBUF_INIT;
+    lock_report rep = { 0 };
     bool stale = false;
     el_code rc = lock_check(ctx, r, &in, &stale, &rep);
     CHECK(rc == EL_OK || rc == EL_SPEC_INVALID);
-    CHECK(rc != EL_OK || stale == (rep.len > 0));
-    sb_release(&rep);
+    CHECK(rc != EL_OK || stale == (rep.n > 0));
+    for (size_t i = 0; i < rep.n; i++) /* a line never carries a raw control byte */
+        for (const char *q = rep.v[i].text; *q; q++)
+            CHECK((unsigned char)*q >= 0x20 && *q != 0x7f);
+    lock_report_release(&rep);
     free(t1);
     free(t2);
     lock_doc_free(r);

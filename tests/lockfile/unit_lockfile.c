@@ -840,15 +840,17 @@ static lock_check_input sample_input(void)
 static void expect_report(lock_doc *d, const lock_check_input *in, const char *want)
 {
     el_ctx *ctx = el_ctx_new();
-    strbuf rep = STRBUF_INIT;
+    lock_report rep = { 0 };
     bool stale = true;
     el_code rc = lock_check(ctx, d, in, &stale, &rep);
     if (rc != EL_OK)
         fail_msg("lock_check failed: %s", el_ctx_message(ctx));
-    if (strcmp(rep.buf, want) != 0)
-        fail_msg("report:\n%s\nwanted:\n%s", rep.buf, want);
+    char *text = lock_report_text(&rep);
+    if (strcmp(text, want) != 0)
+        fail_msg("report:\n%s\nwanted:\n%s", text, want);
     assert_int_equal(stale, *want != '\0');
-    sb_release(&rep);
+    free(text);
+    lock_report_release(&rep);
     el_ctx_free(ctx);
 }
 
@@ -1334,13 +1336,13 @@ static void test_check_bad_root(void **state)
         in.roots = r;
         in.n_roots = 2;
         el_ctx *ctx = el_ctx_new();
-        strbuf rep = STRBUF_INIT;
+        lock_report rep = { 0 };
         bool stale = false;
         assert_int_equal(lock_check(ctx, d, &in, &stale, &rep), EL_SPEC_INVALID);
         struct json_object *v;
         assert_true(json_object_object_get_ex(el_ctx_detail(ctx), "field", &v));
         assert_string_equal(json_object_get_string(v), "roots[1]");
-        sb_release(&rep);
+        lock_report_release(&rep);
         el_ctx_free(ctx);
     }
     lock_doc_free(d);

@@ -307,7 +307,7 @@ def part_equivalence(envlock, work):
                                       os.path.join(work, "added.yaml"), l_py], pypi=False)
     changes = (js or {}).get("changes", [])
     if rc != 1 or js.get("valid") is not False or len(changes) != 1 or \
-            "run `uv lock`" not in changes[0]:
+            "run `uv lock`" not in changes[0]["text"] or changes[0]["kind"] != "spec":
         raise Fail("check --json after a dependency was added: %d %s" % (rc, out))
     rc, js, out = run(envlock, work, ["plan", "--bases", BASES, s_py, l_py, "-o",
                                       os.path.join(work, "plan")], pypi=False)

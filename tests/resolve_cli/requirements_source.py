@@ -279,7 +279,13 @@ def check_lines(envlock, work, name, content, lock, want):
     """check of `lock` against a spec with `content`: (rc, changes)."""
     spec = write(work, name + ".yaml", reqs_spec(content))
     rc, js, out = run(envlock, work, ["check", "--bases", BASES, spec, lock])
-    changes = (js or {}).get("changes")
+    objs = (js or {}).get("changes") if js else None
+    changes = [c["text"] for c in objs] if objs is not None else None
+    for c in objs or []:  # an option's change names it and its two values
+        if c["text"].startswith("option ") and not (
+                c["kind"] == "option" and c["path"] == "options." + c["text"].split()[1] and
+                c["text"].endswith("%s -> %s" % (c["before"], c["after"]))):
+            raise Fail("%s: the option change as an object: %s" % (name, c))
     if rc != (1 if want else 0) or changes is None or not all(w in changes for w in want) or \
             (js.get("valid") is not (not want)):
         raise Fail("%s: check exited %d, expected %d with %s: %s"
