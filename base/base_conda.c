@@ -103,19 +103,5 @@ el_spec_entry *target_pip_layer(target_request *r, const el_spec *spec,
         q->line = e->pip[q->index].line;
         q->column = e->pip[q->index].column + (col ? col - 1 : 0);
     }
-    spec_reqfile_locate(o ? o->spec_text : NULL, o ? o->spec_len : 0, o ? o->spec_opts : NULL,
-                        NULL, f->reqs, f->n_reqs);
-    r->reqfile = f;
-    el_spec_entry *out = xcalloc(f->n_reqs + *n_all + 1, sizeof *out);
-    size_t k = 0;
-    for (size_t i = 0; i < f->n_reqs; i++)
-        out[k++] = (el_spec_entry){ EL_SPEC_PYTHON_DEPENDENCIES, f->reqs[i].text,
-                                    f->reqs[i].field, f->reqs[i].file_line,
-                                    f->reqs[i].file_column };
-    for (size_t i = 0; i < *n_all; i++)
-        if (all[i].list != EL_SPEC_PYTHON_DEPENDENCIES)
-            out[k++] = all[i];
-    free(all);
-    *n_all = k;
-    return out;
+    return target_reqfile_entries(r, f, o, all, n_all);
 }

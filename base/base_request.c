@@ -487,29 +487,38 @@ static el_code build_parts(el_ctx *ctx, target_request *r, const el_spec *spec,
  * `all` with its Python dependencies replaced by the file's requirements,
  * each with its field `content[i]` and its position in the spec text. The
  * lists stay in their bit order, which take() relies on. */
-static el_spec_entry *with_requirements(target_request *r, const el_spec *spec,
-                                        const target_request_options *o, el_spec_entry *all,
-                                        size_t *n_all)
+el_spec_entry *target_reqfile_entries(target_request *r, spec_reqfile *f,
+                                      const target_request_options *o, el_spec_entry *all,
+                                      size_t *n_all)
 {
-    const char *content = el_spec_text(spec, "spec.build.dependencyFile.content");
-    spec_reqfile *f = spec_reqfile_parse(r->mem, content ? content : "");
     spec_reqfile_locate(o ? o->spec_text : NULL, o ? o->spec_len : 0, o ? o->spec_opts : NULL,
                         NULL, f->reqs, f->n_reqs);
     r->reqfile = f;
     el_spec_entry *out = xcalloc(f->n_reqs + *n_all + 1, sizeof *out);
     size_t k = 0;
-    for (size_t i = 0; i < f->n_reqs; i++)
-        out[k++] = (el_spec_entry){
-            EL_SPEC_PYTHON_DEPENDENCIES, f->reqs[i].text,
-            arena_sprintf(r->mem, "spec.build.dependencyFile.content[%u]", f->reqs[i].index),
-            f->reqs[i].file_line, f->reqs[i].file_column
-        };
+    for (size_t i = 0; i < f->n_reqs; i++) {
+        const spec_req *q = &f->reqs[i];
+        const char *field = q->field ? q->field
+                                     : arena_sprintf(r->mem, "spec.build.dependencyFile.content[%u]",
+                                                     q->index);
+        out[k++] = (el_spec_entry){ EL_SPEC_PYTHON_DEPENDENCIES, q->text, field, q->file_line,
+                                    q->file_column };
+    }
     for (size_t i = 0; i < *n_all; i++)
         if (all[i].list != EL_SPEC_PYTHON_DEPENDENCIES)
             out[k++] = all[i];
     free(all);
     *n_all = k;
     return out;
+}
+
+static el_spec_entry *with_requirements(target_request *r, const el_spec *spec,
+                                        const target_request_options *o, el_spec_entry *all,
+                                        size_t *n_all)
+{
+    const char *content = el_spec_text(spec, "spec.build.dependencyFile.content");
+    spec_reqfile *f = spec_reqfile_parse(r->mem, content ? content : "");
+    return target_reqfile_entries(r, f, o, all, n_all);
 }
 
 /* A `pyproject` source asks nothing of PyPI: uv.lock is its Python answer,

@@ -121,6 +121,16 @@ el_code target_pyproject(el_ctx *ctx, target_request *r, const el_spec *spec,
 el_code target_conda(el_ctx *ctx, target_request *r, const el_spec *spec,
                      const target_request_options *o);
 
+/* target_reqfile_entries() :
+ *  `all` with its EL_SPEC_PYTHON_DEPENDENCIES replaced by the requirements
+ *  of `f` (a requirements file, or an environment.yml's pip list), first,
+ *  each at its position in the spec text and with its field (the
+ *  requirement's own, else `spec.build.dependencyFile.content[i]`); `f`
+ *  becomes r->reqfile. Takes and returns ownership of `all`. */
+el_spec_entry *target_reqfile_entries(target_request *r, struct spec_reqfile *f,
+                                      const target_request_options *o, el_spec_entry *all,
+                                      size_t *n_all);
+
 /* target_pip_layer() :
  *  A `conda` dependency file's `pip:` list (base_conda.c) as the Python
  *  dependencies: `all` with its EL_SPEC_PYTHON_DEPENDENCIES replaced by the

@@ -45,17 +45,23 @@ static void line(checker *c, const char *fmt, ...) EL_PRINTF(2, 3);
 static void change(checker *c, const char *kind, const char *path, const char *before,
                    const char *after, const char *fmt, ...) EL_PRINTF(6, 7);
 
+static void vchange(checker *c, const char *kind, const char *path, const char *before,
+                    const char *after, const char *fmt, va_list ap)
+{
+    char *text = xvasprintf(fmt, ap);
+    lock_report_add(c->report, kind, path, before, after, "%s", text);
+    free(text);
+    c->stale = true;
+}
+
 /* One report line about what the part at hand is checking (c->kind,
  * c->path). */
 static void line(checker *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *text = xvasprintf(fmt, ap);
+    vchange(c, c->kind, c->path, NULL, NULL, fmt, ap);
     va_end(ap);
-    lock_report_add(c->report, c->kind, c->path, NULL, NULL, "%s", text);
-    free(text);
-    c->stale = true;
 }
 
 /* One report line about a value: what it was in the lock, what it is now. */
@@ -64,11 +70,8 @@ static void change(checker *c, const char *kind, const char *path, const char *b
 {
     va_list ap;
     va_start(ap, fmt);
-    char *text = xvasprintf(fmt, ap);
+    vchange(c, kind, path, before, after, fmt, ap);
     va_end(ap);
-    lock_report_add(c->report, kind, path, before, after, "%s", text);
-    free(text);
-    c->stale = true;
 }
 
 /* The subject of the lines that follow. */
