@@ -130,7 +130,8 @@ static void join_locks(lock_doc *d, const lock_doc *o)
 {
     arena *a = d->mem;
     lock_package *pk = arena_alloc(a, (d->n_packages + o->n_packages + 1) * sizeof *pk);
-    memcpy(pk, d->packages, d->n_packages * sizeof *pk);
+    if (d->n_packages) /* memcpy from NULL is undefined even for 0 bytes */
+        memcpy(pk, d->packages, d->n_packages * sizeof *pk);
     size_t n = d->n_packages;
     for (size_t i = 0; i < o->n_packages; i++) {
         const lock_package *q = &o->packages[i];
@@ -148,7 +149,8 @@ static void join_locks(lock_doc *d, const lock_doc *o)
     d->packages = pk;
     d->n_packages = n;
     lock_input *in = arena_alloc(a, (d->n_inputs + o->n_inputs + 1) * sizeof *in);
-    memcpy(in, d->inputs, d->n_inputs * sizeof *in);
+    if (d->n_inputs)
+        memcpy(in, d->inputs, d->n_inputs * sizeof *in);
     size_t m = d->n_inputs;
     for (size_t i = 0; i < o->n_inputs; i++) {
         bool dup = false;
