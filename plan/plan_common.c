@@ -172,6 +172,8 @@ static void facts_package(plan_facts *f, const lock_package *p)
         }
     } else if (strcmp(p->ecosystem, "npm") == 0 && !f->npm_registry) {
         f->npm_registry = p->source ? p->source : "https://registry.npmjs.org/";
+    } else if (strcmp(p->ecosystem, "conda") == 0) {
+        f->n_conda++;
     }
 }
 
@@ -339,14 +341,17 @@ char *plan_json_text(struct json_object *o, size_t *len)
  * install`, never `uv pip sync`: sync makes the environment equal to the
  * file, so it would uninstall everything the base carries outside the lock
  * (the doctor, the kernel, the protected pins the lock marks as already in
- * the base and leaves out of requirements.txt). */
+ * the base and leaves out of requirements.txt). A conda environment's pip
+ * layer goes into the conda prefix's python, named (pip's --python, 22.3
+ * and later, runs from any interpreter; the prefix need not carry pip). */
 void plan_python_cmd(strbuf *sb, const plan_facts *f, bool pip, bool no_cache)
 {
+    const char *target = f->n_conda ? " --python " PLAN_CONDA_PYTHON : "";
     if (pip)
-        sb_adds(sb, "python3 -m pip install --no-deps --require-hashes --no-cache-dir");
+        sb_addf(sb, "python3 -m pip%s install --no-deps --require-hashes --no-cache-dir", target);
     else
-        sb_addf(sb, "uv pip install --system --no-deps --require-hashes%s",
-                no_cache ? " --no-cache" : "");
+        sb_addf(sb, "uv pip install%s --no-deps --require-hashes%s",
+                f->n_conda ? target : " --system", no_cache ? " --no-cache" : "");
     for (size_t i = 0; i < f->indexes.len; i++) {
         char *url = plan_mirror_url(f->in, f->indexes.items[i]);
         sb_adds(sb, i == 0 ? " --index-url " : " --extra-index-url ");
@@ -428,7 +433,13 @@ void plan_context_files(const plan_facts *f, plan_files *out)
 {
     size_t len = 0;
     char *t;
-    add_export(f, PLAN_UV_PIP_COMPILE, "lock.txt", out);
+    /* a conda environment's lock text is the reference's conda lock: the
+     * explicit file with its pip layer as `# datalayer-pip:` lines */
+    add_export(f, f->n_conda ? PLAN_CONDA_EXPLICIT : PLAN_UV_PIP_COMPILE, "lock.txt", out);
+    if (f->n_conda) {
+        t = plan_conda_install_text(f->in, &len);
+        plan_files_add(out, "conda-explicit.txt", t, len);
+    }
     if (f->n_pypi_installs) {
         t = plan_requirements_text(f->in, true, &len);
         plan_files_add(out, "requirements.txt", t, len);
@@ -451,11 +462,14 @@ bool plan_export_refusal(const plan_facts *f, plan_refusal *r)
 {
     static const struct { plan_format fmt; const char *name; } NEEDED[] = {
         { PLAN_UV_PIP_COMPILE, "uv-pip-compile" },
+        { PLAN_CONDA_EXPLICIT, "conda-explicit" },
         { PLAN_APT, "apt" },
         { PLAN_PACKAGE_LOCK, "package-lock" },
     };
     for (size_t i = 0; i < sizeof NEEDED / sizeof NEEDED[0]; i++) {
-        if ((NEEDED[i].fmt == PLAN_APT && !f->debs.len) ||
+        if ((NEEDED[i].fmt == PLAN_UV_PIP_COMPILE && f->n_conda) ||
+            (NEEDED[i].fmt == PLAN_CONDA_EXPLICIT && !f->n_conda) ||
+            (NEEDED[i].fmt == PLAN_APT && !f->debs.len) ||
             (NEEDED[i].fmt == PLAN_PACKAGE_LOCK && !f->npm_registry))
             continue;
         size_t len = 0;
@@ -510,16 +524,19 @@ bool plan_refuse_common(const plan_facts *f, const char *builder, plan_refusal *
 {
     const plan_spec *s = f->spec;
     /* a requirements file, or a pyproject.toml's uv.lock, resolves to the
-     * lock a packages spec gives, and the plan installs the lock, never the
+     * lock a packages spec gives, and an environment.yml to a conda
+     * environment every variant installs with micromamba (the reference's
+     * builders all list `conda`); the plan installs the lock, never the
      * file */
-    bool from_requirements = s->build_source && strcmp(s->build_source, "dependencyFile") == 0 &&
-                             s->build_format && (strcmp(s->build_format, "requirements") == 0 ||
-                                                 strcmp(s->build_format, "pyproject") == 0);
-    if (s->build_source && strcmp(s->build_source, "packages") != 0 && !from_requirements)
+    bool from_file = s->build_source && strcmp(s->build_source, "dependencyFile") == 0 &&
+                     s->build_format && (strcmp(s->build_format, "requirements") == 0 ||
+                                         strcmp(s->build_format, "pyproject") == 0 ||
+                                         strcmp(s->build_format, "conda") == 0);
+    if (s->build_source && strcmp(s->build_source, "packages") != 0 && !from_file)
         return plan_refusal_set(r, s->build_source_at,
                                 "`%s` is not buildable from a lock yet: envlock plans only "
-                                "`packages` sources, requirements files and uv.lock files. Set "
-                                "`spec.build.source` to `packages`",
+                                "`packages` sources, requirements files, uv.lock files and "
+                                "environment.yml files. Set `spec.build.source` to `packages`",
                                 s->build_source);
     if (s->manager && strcmp(s->manager, "uv") != 0 && strcmp(s->manager, "pip") != 0)
         return plan_refusal_set(r, s->manager_at,
@@ -696,14 +713,18 @@ static void df_python(strbuf *sb, const plan_facts *f, const plan_df_style *st)
 {
     sb_adds(sb, "COPY lock.txt " PLAN_OPT "/lock.txt\n"
                 "COPY expected-packages.json " PLAN_OPT "/expected-packages.json\n");
-    if (!f->n_pypi_installs)
-        return;
-    sb_adds(sb, "COPY requirements.txt " PLAN_OPT "/requirements.txt\nRUN ");
-    bool uv_cache = st->buildkit && !st->pip;
-    if (uv_cache)
-        sb_adds(sb, "--mount=type=cache,target=/root/.cache/uv ");
-    plan_python_cmd(sb, f, st->pip, !uv_cache);
-    sb_addc(sb, '\n');
+    plan_df_conda(sb, f, st);
+    if (f->n_pypi_installs) {
+        sb_adds(sb, "COPY requirements.txt " PLAN_OPT "/requirements.txt\nRUN ");
+        bool uv_cache = st->buildkit && !st->pip;
+        if (uv_cache)
+            sb_adds(sb, "--mount=type=cache,target=/root/.cache/uv ");
+        plan_python_cmd(sb, f, st->pip, !uv_cache);
+        sb_addc(sb, '\n');
+    }
+    /* the environment made here is the sandbox's python from now on */
+    if (f->n_conda && st->conda_create)
+        sb_adds(sb, "ENV PATH=" PLAN_CONDA_PREFIX "/bin:$PATH\n");
 }
 
 static void df_npm(strbuf *sb, const plan_facts *f)

@@ -21,6 +21,7 @@ bool plan_datalayer_refuse(const plan_facts *f, plan_refusal *r)
 
 void plan_datalayer_files(const plan_facts *f, plan_files *out)
 {
-    const plan_df_style st = { .buildkit = true, .pip = f->pip, .user = PLAN_USER_IDS };
+    const plan_df_style st = { .buildkit = true, .pip = f->pip, .user = PLAN_USER_IDS,
+                               .micromamba_image = true };
     plan_df_base_build(f, "datalayer", &st, out);
 }

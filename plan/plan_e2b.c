@@ -6,7 +6,9 @@
  * the base lacks it, and the doctor, which that base does not carry, comes
  * from the build context (the zipapp `datalayer-sandbox`, which the build
  * service supplies as it supplies files/<i>) before it runs as the last
- * step. It owns this variant's refusals and its two files. */
+ * step. A conda environment is made at /opt/conda (that image has no
+ * conda prefix) and its bin put first on PATH, so its python is the
+ * sandbox's. It owns this variant's refusals and its two files. */
 #include <string.h>
 
 #include <json-c/json.h>
@@ -60,7 +62,7 @@ static const plan_env E2B_ENV[] = {
 static char *dockerfile(const plan_facts *f, size_t *len)
 {
     const plan_df_style st = { .buildkit = false, .pip = true, .user = "datalayer",
-                               .extra_env = E2B_ENV, .n_extra_env = 2 };
+                               .extra_env = E2B_ENV, .n_extra_env = 2, .conda_create = true };
     strbuf sb = STRBUF_INIT;
     plan_df_header(&sb, f, "e2b");
     sb_adds(&sb, "# The template is built from E2B's `" E2B_TEMPLATE "` template, whose image\n"

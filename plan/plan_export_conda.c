@@ -124,6 +124,23 @@ static bool conda_pkgs(el_ctx *ctx, const plan_input *in, plan_format fmt, plan_
     return false;
 }
 
+/* `@EXPLICIT` and a `<url>#<md5>` line per package (`#sha256:<hex>` for a
+ * record without md5), the URL canonical, or with `mirrored` as the
+ * install step fetches it (plan_mirror_url()). */
+static void explicit_body(strbuf *sb, const plan_input *in, const plan_pkgv *cv, bool mirrored)
+{
+    sb_adds(sb, "@EXPLICIT\n");
+    for (size_t i = 0; i < cv->n; i++) {
+        const lock_artifact *a = &cv->v[i]->artifacts[0];
+        char *url = mirrored ? plan_mirror_url(in, a->url) : xstrdup(a->url);
+        if (a->md5)
+            sb_addf(sb, "%s#%s\n", url, a->md5);
+        else
+            sb_addf(sb, "%s#sha256:%s\n", url, plan_sha256_hex(a));
+        free(url);
+    }
+}
+
 /* conda's explicit file (what `conda list --explicit --md5` writes and
  * `conda create --file` / `micromamba create --file` read): `@EXPLICIT`,
  * then each package's canonical URL with its md5 as the fragment (the
@@ -149,14 +166,25 @@ static char *export_conda_explicit(el_ctx *ctx, const plan_input *in, size_t *le
     sb_addf(&sb, "# platform: %s\n", conda_platform(in->lock, &cv));
     pip_lines(&sb, &pv);
     free(pv.v);
-    sb_adds(&sb, "@EXPLICIT\n");
-    for (size_t i = 0; i < cv.n; i++) {
-        const lock_artifact *a = &cv.v[i]->artifacts[0];
-        if (a->md5)
-            sb_addf(&sb, "%s#%s\n", a->url, a->md5);
-        else
-            sb_addf(&sb, "%s#sha256:%s\n", a->url, plan_sha256_hex(a));
-    }
+    explicit_body(&sb, in, &cv, false);
+    free(cv.v);
+    return sb_detach(&sb, len);
+}
+
+char *plan_conda_install_text(const plan_input *in, size_t *len)
+{
+    plan_pkgv cv;
+    el_ctx *ctx = el_ctx_new();
+    bool ok = conda_pkgs(ctx, in, PLAN_CONDA_EXPLICIT, &cv);
+    el_ctx_free(ctx);
+    if (!ok)
+        return NULL;
+    strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "# The conda packages of lock %s, for\n"
+                 "# micromamba install --prefix " PLAN_CONDA_PREFIX " --file <this file>\n"
+                 "# platform: %s\n",
+            in->lock_digest ? in->lock_digest : "(no digest)", conda_platform(in->lock, &cv));
+    explicit_body(&sb, in, &cv, true);
     free(cv.v);
     return sb_detach(&sb, len);
 }

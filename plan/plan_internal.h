@@ -22,6 +22,15 @@ struct json_object;
 #define PLAN_DOCTOR_PATH PLAN_OPT "/bin/datalayer-sandbox"
 #define PLAN_DOCTOR PLAN_DOCTOR_PATH " doctor --json > /tmp/doctor.json"
 
+/* A conda environment (an environment.yml's lock) installs into the
+ * prefix whose `python` the sandbox runs (the base's interpreter), with
+ * the micromamba release the reference pins for every conda build. */
+#define PLAN_CONDA_PREFIX "/opt/conda"
+#define PLAN_CONDA_PYTHON PLAN_CONDA_PREFIX "/bin/python"
+#define PLAN_MICROMAMBA_VERSION "2.0.5"
+#define PLAN_MICROMAMBA_IMAGE "mambaorg/micromamba:" PLAN_MICROMAMBA_VERSION
+#define PLAN_MICROMAMBA "/usr/local/bin/micromamba"
+
 /* The facts a plan is generated from, gathered once from a plan_input.
  * Every pointer borrows from the input; the vectors are the facts' own. */
 typedef struct plan_facts {
@@ -36,6 +45,7 @@ typedef struct plan_facts {
     size_t n_pypi_installs;    /* pypi packages the base does not carry */
     ptrvec indexes;            /* const char *: their sources, distinct, first seen first */
     const char *npm_registry;  /* the lock's npm source; NULL: no npm package */
+    size_t n_conda;            /* conda packages: the lock is an environment.yml's */
     ptrvec env;                /* const plan_env *: spec.env sorted by key (bytes) */
 } plan_facts;
 
@@ -98,6 +108,27 @@ const char *plan_lock_base_digest(const lock_doc *d);
  * records no URL, docs/lock-format.md). Caller frees. */
 char *plan_npm_tarball_url(const lock_package *p);
 
+/* ---- a conda environment (plan_conda.c) ---- */
+
+/* plan_micromamba_fetch_cmd() : the shell command that puts the pinned
+ *  micromamba at PLAN_MICROMAMBA, for a builder that cannot copy it from
+ *  its image (e2b, daytona, modal). */
+void plan_micromamba_fetch_cmd(strbuf *sb);
+/* plan_conda_cmd() : installs conda-explicit.txt's packages into
+ *  PLAN_CONDA_PREFIX without solving (`install` into the base's prefix;
+ *  `create` makes it, for an image that has none), then drops the
+ *  package cache. */
+void plan_conda_cmd(strbuf *sb, bool create);
+/* plan_conda_install_text() : conda-explicit.txt, the conda step's only
+ *  input: the lock's conda packages as an explicit file whose URLs go
+ *  through the site's mirrors (plan_export_conda.c). NULL when the lock
+ *  has no conda package. */
+char *plan_conda_install_text(const plan_input *in, size_t *len);
+struct plan_df_style;
+/* plan_df_conda() : the Dockerfile lines of the conda step (none without
+ *  conda packages): conda-explicit.txt, micromamba, the install. */
+void plan_df_conda(strbuf *sb, const plan_facts *f, const struct plan_df_style *st);
+
 /* plan_npm_cmd() : `cd /opt/datalayer/node && npm ci ...` from the lock's registry. */
 void plan_npm_cmd(strbuf *sb, const plan_facts *f);
 /* plan_names_secret() : whether `cmd` names `name` as a whole word (not
@@ -115,6 +146,9 @@ typedef struct plan_df_style {
     const char *user;       /* USER of the files and postInstall steps */
     const plan_env *extra_env; /* variables the variant sets unless the spec does */
     size_t n_extra_env;
+    bool micromamba_image;  /* conda: COPY micromamba from its image, else fetch it */
+    bool conda_create;      /* conda: the image has no conda prefix; make it and
+                               put its bin first on PATH */
 } plan_df_style;
 
 void plan_df_header(strbuf *sb, const plan_facts *f, const char *variant);

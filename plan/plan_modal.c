@@ -119,10 +119,28 @@ static void apt_steps(strbuf *sb, const plan_facts *f)
     run_command(sb, "rm -f " APT_CONF " && rm -rf /var/lib/apt/lists/*");
 }
 
+/* A conda environment: micromamba fetched (Modal's own micromamba_install
+ * needs an image built from Image.micromamba(), not this base), then the
+ * explicit file installed into the base's prefix. */
+static void conda_steps(strbuf *sb, const plan_facts *f)
+{
+    if (!f->n_conda)
+        return;
+    add_file(sb, "conda-explicit.txt", NULL, PLAN_OPT "/conda-explicit.txt");
+    strbuf cmd = STRBUF_INIT;
+    plan_micromamba_fetch_cmd(&cmd);
+    run_command(sb, cmd.buf);
+    sb_reset(&cmd);
+    plan_conda_cmd(&cmd, false);
+    run_command(sb, cmd.buf);
+    sb_release(&cmd);
+}
+
 static void python_steps(strbuf *sb, const plan_facts *f)
 {
     add_file(sb, "lock.txt", NULL, PLAN_OPT "/lock.txt");
     add_file(sb, "expected-packages.json", NULL, PLAN_OPT "/expected-packages.json");
+    conda_steps(sb, f);
     if (!f->n_pypi_installs)
         return;
     add_file(sb, "requirements.txt", NULL, PLAN_OPT "/requirements.txt");

@@ -90,10 +90,51 @@ static void deb_distro(strbuf *sb, const char *source)
     sb_release(&code);
 }
 
+/* The conda type's qualifiers, in key order (purl-spec: build, channel,
+ * subdir, type): the channel by its name when it is one of anaconda.org's
+ * (`conda-forge`), else its URL; the type from the file's extension. */
+static void conda_qualifiers(strbuf *sb, const lock_package *p)
+{
+    static const char ORG[] = "https://conda.anaconda.org/";
+    const char *file = p->n_artifacts ? p->artifacts[0].file : NULL;
+    size_t fl = file ? strlen(file) : 0;
+    char sep = '?';
+    if (p->build) {
+        sb_addf(sb, "%cbuild=", sep);
+        purl_enc(sb, p->build, false);
+        sep = '&';
+    }
+    if (p->source) {
+        bool org = strncmp(p->source, ORG, sizeof ORG - 1) == 0 &&
+                   !strchr(p->source + sizeof ORG - 1, '/');
+        sb_addf(sb, "%cchannel=", sep);
+        purl_enc(sb, org ? p->source + sizeof ORG - 1 : p->source, false);
+        sep = '&';
+    }
+    if (p->subdir) {
+        sb_addf(sb, "%csubdir=", sep);
+        purl_enc(sb, p->subdir, false);
+        sep = '&';
+    }
+    if (fl > 6 && strcmp(file + fl - 6, ".conda") == 0)
+        sb_addf(sb, "%ctype=conda", sep);
+    else if (fl > 8 && strcmp(file + fl - 8, ".tar.bz2") == 0)
+        sb_addf(sb, "%ctype=tar.bz2", sep);
+}
+
 char *plan_purl(const lock_package *p, const char *deb_source)
 {
     strbuf sb;
     sb_init(&sb);
+    if (strcmp(p->ecosystem, "conda") == 0) {
+        sb_adds(&sb, "pkg:conda/");
+        purl_enc(&sb, p->name, true);
+        sb_addc(&sb, '@');
+        purl_enc(&sb, p->version, false);
+        conda_qualifiers(&sb, p);
+        size_t len;
+        return sb_detach(&sb, &len);
+    }
     if (strcmp(p->ecosystem, "pypi") == 0) {
         sb_adds(&sb, "pkg:pypi/");
         pypi_name(&sb, p->name);

@@ -31,7 +31,7 @@ static const char *const ALL_VARIANTS[] = { "datalayer", "e2b", "daytona", "moda
 static const char *const PLAN_FILE_NAMES[] = {
     "Dockerfile", "e2b.Dockerfile", "template.json", "modal_image.py", "lock.txt",
     "requirements.txt", "apt-packages.txt", "apt-sources.list", "package.json",
-    "package-lock.json", "expected-packages.json", "sbom.cdx.json", NULL
+    "package-lock.json", "expected-packages.json", "sbom.cdx.json", "conda-explicit.txt", NULL
 };
 
 void el_plan_result_clear(el_plan_result *res)
@@ -356,8 +356,7 @@ static el_code plan_prepare(el_ctx *ctx, plan_run *r, const el_spec *spec, const
         return rc;
     if (!(r->lock = verbs_lock_read(ctx, lock_path, r->lock_digest)))
         return el_ctx_code(ctx);
-    if ((rc = lock_validate(ctx, r->lock)) != EL_OK ||
-        (rc = verbs_no_conda(ctx, r->lock, "plan")) != EL_OK)
+    if ((rc = lock_validate(ctx, r->lock)) != EL_OK)
         return rc;
     snprintf(res->lock_digest, sizeof res->lock_digest, "%s", r->lock_digest);
     if ((rc = lock_answers_spec(ctx, r, lock_path, res->spec_digest)) != EL_OK)

@@ -17,9 +17,18 @@ port and mapped with --mirror onto https://conda.anaconda.org.
                with their md5; `--format conda-lock` writes CEP 37's
                conda-lock.yml (version 1) with those files, md5, sha256 and
                depends, and a pip layer added to the lock as manager: pip
-               entries; plan, bundle and the pip and SBOM exports
-               refuse it (not built for conda yet) rather than leave the
-               conda packages out.
+               entries; bundle and the pip and SBOM exports refuse it
+               (not built for conda yet) rather than leave the conda
+               packages out.
+  plan         the lock with a pip layer planned for the four variants
+               (--mirror onto the served slice and PyPI mirror): each
+               installs conda-explicit.txt (one mirrored URL#md5 line per
+               locked record, as the served repodata gives them) with
+               micromamba into /opt/conda (create for e2b, whose image has
+               none), then the pip layer's requirements.txt, which Debian's
+               pip downloads with --require-hashes from the index the step
+               names; lock.txt is the conda-explicit export; the SBOM
+               names each conda package by its purl; same bytes twice.
   determinism  the same spec twice, the dependencies shuffled, the channel
                left to its default, and --offline from the cache with the
                server stopped: the same lock but for specDigest (the file's
@@ -220,15 +229,14 @@ def part_resolve(run):
         raise Fail("check against `requests <2` exited %d: %s" % (rc, out))
     check_explicit(run, lock, want, recs)
     check_conda_lock(run, lock, recs)
-    for args in (["plan", "--bases", BASES, spec, lock, "-o", os.path.join(run.work, "plan")],
-                 ["export", lock, "--format", "requirements", "--bases", BASES],
+    for args in (["export", lock, "--format", "requirements", "--bases", BASES],
                  ["export", lock, "--format", "cyclonedx"],
                  ["bundle", lock, "-o", os.path.join(run.work, "bundle")]):
         rc, js, out = run(args)
         if rc != 11 or not js or js.get("code") != "DL_ENV_CAPABILITY_UNSUPPORTED":
             raise Fail("%s of a conda lock exited %d (not refused): %s" % (args[0], rc, out))
     print("resolve: %d conda packages, as rattler chose; check passes; conda-explicit "
-          "export; plan, pip/SBOM exports and bundle refuse it" % len(conda))
+          "export; pip/SBOM exports and bundle refuse it" % len(conda))
     return lock
 
 
@@ -465,6 +473,146 @@ def part_pip(run, stop_servers):
     print("pip: the pip layer %s in the one solve%s; conda-lock and conda-explicit carry it; "
           "--offline gives the same bytes" % (sorted(got.items()),
                                               ", as pip chooses" if chosen else ""))
+
+
+VARIANTS = ("datalayer", "e2b", "daytona", "modal")
+
+
+def plan_spec_text(deps, extra):
+    """env_yml() with the four variants, so the lock has each base digest."""
+    text = env_yml(deps, extra=extra)
+    return text.replace("  build:\n", "  compatibility:\n    variants:\n"
+                        "      required: [datalayer]\n"
+                        "      optional: [e2b, daytona, modal]\n  build:\n", 1)
+
+
+def after(lines, first, *rest):
+    """Whether `first`, then each of `rest`, occur in `lines` in that order."""
+    try:
+        i = lines.index(first)
+        for ln in rest:
+            i = lines.index(ln, i + 1)
+    except ValueError:
+        return False
+    return True
+
+
+def conda_plan_steps(v, files, port):
+    """The variant's conda and pip-layer steps as its builder reads them."""
+    mm = "/usr/local/bin/micromamba"
+    verb = "create" if v == "e2b" else "install"
+    conda = ("%s %s --yes --root-prefix /opt/conda --prefix /opt/conda --file "
+             "/opt/datalayer/conda-explicit.txt && %s clean --all --yes" % (mm, verb, mm))
+    fetch = ("curl -fsSL https://micro.mamba.pm/api/micromamba/linux-64/2.0.5 | tar -xj -C "
+             "/usr/local/bin --strip-components=1 bin/micromamba")
+    index = "http://127.0.0.1:%d/simple" % port
+    if v == "modal":
+        text = files["modal_image.py"]
+        compile(text, "modal_image.py", "exec")
+        want = ['.add_local_file(HERE / "conda-explicit.txt", '
+                '"/opt/datalayer/conda-explicit.txt", copy=True)',
+                '.run_commands(%s)' % json.dumps(fetch), '.run_commands(%s)' % json.dumps(conda),
+                '.run_commands("uv pip install --python /opt/conda/bin/python --no-deps '
+                '--require-hashes --no-cache --index-url %s -r '
+                '/opt/datalayer/requirements.txt")' % index]
+        return [ln.strip() for ln in text.splitlines()], want
+    name = "e2b.Dockerfile" if v == "e2b" else "Dockerfile"
+    pip = ("RUN python3 -m pip --python /opt/conda/bin/python install --no-deps "
+           "--require-hashes --no-cache-dir --index-url %s -r /opt/datalayer/requirements.txt"
+           % index if v == "e2b" else
+           "RUN %suv pip install --python /opt/conda/bin/python --no-deps --require-hashes%s "
+           "--index-url %s -r /opt/datalayer/requirements.txt"
+           % ("--mount=type=cache,target=/root/.cache/uv " if v == "datalayer" else "",
+              "" if v == "datalayer" else " --no-cache", index))
+    want = ["COPY conda-explicit.txt /opt/datalayer/conda-explicit.txt",
+            "COPY --from=mambaorg/micromamba:2.0.5 /bin/micromamba /usr/local/bin/micromamba"
+            if v == "datalayer" else "RUN " + fetch,
+            "RUN " + conda, "COPY requirements.txt /opt/datalayer/requirements.txt", pip]
+    if v == "e2b":
+        want.append("ENV PATH=/opt/conda/bin:$PATH")
+    want.append("RUN /opt/datalayer/bin/datalayer-sandbox doctor --json > /tmp/doctor.json")
+    return files[name].splitlines(), want
+
+
+def conda_purl(p, fn):
+    typ = "conda" if fn.endswith(".conda") else "tar.bz2"
+    return "pkg:conda/%s@%s?build=%s&channel=conda-forge&subdir=%s&type=%s" % (
+        p["name"], p["version"], p["build"], p["subdir"], typ)
+
+
+def pip_download(work, req, index):
+    """Debian's pip fetching requirements.txt from `index` with every hash
+    required, as the pip layer's step does; None without pip."""
+    env = dict(os.environ, PIP_CONFIG_FILE=os.devnull)
+    cmd = ["/usr/bin/python3", "-m", "pip", "download", "--no-deps", "--require-hashes",
+           "--quiet", "-d", os.path.join(work, "pip-dl"), "--index-url", index,
+           "--python-version", "3.13", "--implementation", "cp", "--abi", "cp313",
+           "--platform", "manylinux_2_36_x86_64", "--platform", "manylinux_2_17_x86_64",
+           "--only-binary", ":all:", "-r", req]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    if p.returncode != 0 and "No module named pip" in p.stderr:
+        return None
+    if p.returncode != 0:
+        raise Fail("pip download of the plan's requirements.txt failed: %s" % p.stderr)
+    return sorted(os.listdir(os.path.join(work, "pip-dl")))
+
+
+def part_plan(run):
+    extra = "  - pip:\n" + "".join("    - %s\n" % q for q in PIP_LAYER)
+    spec, lock, _js = run.resolve("plan", plan_spec_text(CONDA_ONLY, extra))
+    doc = yaml.safe_load(open(lock))
+    recs, wheels = served_records(), served_wheels()
+    conda = [p for p in doc["packages"] if p["ecosystem"] == "conda"]
+    layer = {p["name"]: p["version"] for p in doc["packages"]
+             if p["ecosystem"] == "pypi" and not p.get("installedInBase")}
+    want_explicit = sorted("http://127.0.0.1:%d/conda-forge/%s/%s#%s" % (
+        run.port, p["subdir"], p["artifacts"][0]["file"],
+        recs[(p["subdir"], p["artifacts"][0]["file"])]["md5"]) for p in conda)
+    want_pins = {"%s==%s" % (n, v): wheels[n][v][1] for n, v in layer.items()}
+    out = os.path.join(run.work, "plan-out")
+    rc, js, text = run(["plan", "--bases", BASES, spec, lock, "-o", out])
+    if rc != 0 or sorted(js.get("variants", [])) != sorted(VARIANTS):
+        raise Fail("plan of a conda lock exited %d: %s" % (rc, text))
+    exported = os.path.join(run.work, "plan-explicit.txt")
+    run(["export", lock, "--format", "conda-explicit", "-o", exported])
+    for v in VARIANTS:
+        d = os.path.join(out, v)
+        files = {f: open(os.path.join(d, f)).read() for f in os.listdir(d)
+                 if not f.startswith(".")}
+        if files["lock.txt"] != open(exported).read():
+            raise Fail("%s: lock.txt is not the conda-explicit export" % v)
+        body = files["conda-explicit.txt"].split("@EXPLICIT\n", 1)
+        if len(body) != 2 or sorted(body[1].splitlines()) != want_explicit:
+            raise Fail("%s: conda-explicit.txt lines %r, expected %r"
+                       % (v, body[-1].splitlines(), want_explicit))
+        pins = {}
+        for ent in files["requirements.txt"].replace("\\\n", " ").splitlines():
+            if ent and not ent.startswith("#"):
+                words = ent.split()
+                pins[words[0]] = [w.split(":", 1)[1] for w in words[1:]]
+        if pins != {k: [h] for k, h in want_pins.items()}:
+            raise Fail("%s: requirements.txt pins %r, expected %r" % (v, pins, want_pins))
+        lines, want = conda_plan_steps(v, files, run.pypi_port)
+        if not after(lines, *want):
+            raise Fail("%s: steps not found in this order %r:\n%s" % (v, want, "\n".join(lines)))
+        sbom = json.loads(files["sbom.cdx.json"])
+        purls = sorted(c["purl"] for c in sbom["components"] if c["purl"].startswith("pkg:conda/"))
+        if purls != sorted(conda_purl(p, p["artifacts"][0]["file"]) for p in conda):
+            raise Fail("%s: SBOM conda purls %r" % (v, purls))
+    got = pip_download(run.work, os.path.join(out, "datalayer", "requirements.txt"),
+                       "http://127.0.0.1:%d/simple" % run.pypi_port)
+    if got is not None and got != sorted(wheels[n][ver][0] for n, ver in layer.items()):
+        raise Fail("pip downloaded %r for the pip layer" % got)
+    again = os.path.join(run.work, "plan-again")
+    run(["plan", "--bases", BASES, spec, lock, "-o", again])
+    for v in VARIANTS:
+        for f in os.listdir(os.path.join(out, v)):
+            if open(os.path.join(out, v, f), "rb").read() != \
+                    open(os.path.join(again, v, f), "rb").read():
+                raise Fail("a second plan differs in %s/%s" % (v, f))
+    print("plan: %d conda packages from conda-explicit.txt and a pip layer of %d in the four "
+          "variants%s; same bytes twice" % (len(conda), len(layer),
+                                            "; pip fetched it by hash" if got else ""))
 
 
 def pip_layer_of(lock):
@@ -807,6 +955,8 @@ def main():
             part_determinism(run, stop)
         elif part == "pip":
             part_pip(run, stop)
+        elif part == "plan":
+            part_plan(run)
         elif part == "pipconda":
             part_pipconda(run)
         elif part == "check":
