@@ -8,7 +8,6 @@
  * the variants may have different targets: one request part per target. It decides nothing about versions:
  * everything here happens before the solve, and a refusal here means the
  * resolver never runs. */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,16 +19,6 @@
 #define DEFAULT_NPM_REGISTRY "https://registry.npmjs.org"
 
 /* ---- the protected-pin merge ---- */
-
-static char *stripped(arena *mem, const char *s)
-{
-    while (*s && isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1]))
-        n--;
-    return arena_strndup(mem, s, n);
-}
 
 static void add_root(arena *mem, ptrvec *roots, const char *eco, const char *text,
                      resolve_root_kind kind, bool protected_pin, const char *field, unsigned line,
@@ -60,7 +49,7 @@ el_code target_merge(el_ctx *ctx, arena *mem, const char *const *pin_lines,
         size_t n = pass ? n_cons : n_deps;
         for (size_t i = 0; i < n && rc == EL_OK; i++) {
             const el_spec_entry *e = &list[i];
-            char *line = stripped(mem, e->text);
+            char *line = arena_trimmed(mem, e->text);
             if (!*line || *line == '#')
                 continue;
             pypi_requirement *r = pypi_requirement_parse(line, NULL);
@@ -399,7 +388,7 @@ static el_code build_part(el_ctx *ctx, target_request *r, const el_spec *spec,
         size_t f = pass ? fa : fn, n = pass ? na : nn;
         for (size_t i = 0; i < n; i++) {
             const el_spec_entry *e = &all[f + i];
-            char *text = stripped(r->mem, e->text);
+            char *text = arena_trimmed(r->mem, e->text);
             if (!*text)
                 continue;
             roots[n_roots++] = (resolve_root){ pass ? "deb" : "npm", text, ROOT_REQUIREMENT,

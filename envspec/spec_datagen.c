@@ -355,16 +355,6 @@ static bool blank(const char *s)
     return true;
 }
 
-static char *trimmed(dg *d, const char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1]))
-        n--;
-    return arena_strndup(d->mem, s, n);
-}
-
 /* ASCII for the letters U+00C0..U+00FF (Latin-1), "" for the two signs. */
 static const char *const latin1_fold[64] = {
     "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",
@@ -765,7 +755,7 @@ static const char *read_url(dg *d, dg_field f)
     const char *s = want_string(d, f);
     if (!s || blank(s))
         return NULL;
-    char *u = trimmed(d, s);
+    char *u = arena_trimmed(d->mem, s);
     char *problem = url_problem(u);
     if (problem) {
         finding(d, d->slot[f], field_path[f], "%s", problem);
@@ -806,7 +796,7 @@ static void read_apt_sources(dg *d, ptrvec *out)
         if (nl)
             *nl = '\0';
         lineno++;
-        char *line = trimmed(d, p);
+        char *line = arena_trimmed(d->mem, p);
         p = nl ? nl + 1 : NULL;
         if (!*line || line[0] == '#')
             continue;
@@ -1063,7 +1053,7 @@ static void read_template(dg *d, const char *template_name, recipe *r)
     }
     const char *t = want_string(d, F_TEMPLATE);
     if (t && !blank(t)) {
-        char *tt = trimmed(d, t);
+        char *tt = arena_trimmed(d->mem, t);
         r->tpl = find_template(d, tt, &suggest);
         r->tpl_at = d->slot[F_TEMPLATE];
         if (!r->tpl)
@@ -1085,7 +1075,7 @@ static void read_name(dg *d, recipe *r)
         if (s && blank(s))
             finding(d, r->name_at, "name", "is empty; it is shown in every environment picker");
         else if (s)
-            r->title = trimmed(d, s);
+            r->title = arena_trimmed(d->mem, s);
     }
     r->slug = r->title ? slugify(d, r->title) : NULL;
     if (r->title && !*r->slug)
@@ -1131,7 +1121,7 @@ static void read_base_image(dg *d, recipe *r)
     const char *s = want_string(d, F_BASE_IMAGE);
     if (!s || blank(s))
         return;
-    char *t = trimmed(d, s);
+    char *t = arena_trimmed(d->mem, s);
     if (strpbrk(t, " \t\r\n"))
         finding(d, d->slot[F_BASE_IMAGE], "baseImage",
                 "`%s` is not an image reference: it has a space", t);

@@ -233,6 +233,8 @@ static void rule_channel(rules_ctx *r, json_object *spec, const el_spec_base *b)
     if (!r->channel)
         rules_add(r, "spec.base.channel", EL_SPEC_INVALID, "`%s` has no channel `%s`; channels: %s",
                   b->ref, channel, names.buf);
+    else if (r->channel->protected_pins)
+        r->pins = spec_pins_read(r->channel->protected_pins, &r->n_pins);
     sb_release(&names);
 }
 
@@ -270,7 +272,8 @@ static void rule_base(rules_ctx *r, json_object *spec)
     rule_channel(r, spec, b);
 }
 
-static const char *const buildable[] = { "packages", "dependencyFile", "image", "dockerfile", NULL };
+static const char *const buildable[] = { "packages", "dependencyFile", "image", "dockerfile",
+                                          NULL };
 
 static void rule_source(rules_ctx *r, json_object *spec)
 {
@@ -346,24 +349,17 @@ static void rule_manager(rules_ctx *r, json_object *python)
  * and message (spec_protected.h). */
 char *rules_pin_excluded(const rules_ctx *r, const char *text)
 {
-    if (!r->channel || !r->channel->protected_pins)
+    if (!r->pins)
         return NULL;
-    while (isspace((unsigned char)*text))
-        text++;
-    int len = (int)strlen(text); /* the line as resolve quotes it: no blanks around */
-    while (len > 0 && isspace((unsigned char)text[len - 1]))
-        len--;
-    char *line = xasprintf("%.*s", len, text);
+    arena *mem = arena_new();
+    const char *line = arena_trimmed(mem, text); /* as resolve quotes it */
     pypi_requirement *req = pypi_requirement_parse(line, NULL);
-    size_t n = 0;
-    spec_pin *pins = req ? spec_pins_read(r->channel->protected_pins, &n) : NULL;
-    const spec_pin *p = req ? spec_pin_find(pins, n, req->canonical_name) : NULL;
+    const spec_pin *p = req ? spec_pin_find(r->pins, r->n_pins, req->canonical_name) : NULL;
     char *msg = p && !spec_pin_permits(p, req)
                     ? xasprintf(SPEC_PIN_EXCLUDED, req->name, p->supported, line)
                     : NULL;
-    spec_pins_free(pins, n);
     pypi_requirement_free(req);
-    free(line);
+    arena_free(mem);
     return msg;
 }
 
@@ -630,7 +626,8 @@ static void rule_files(rules_ctx *r, json_object *spec)
             !(slen == 5 && strncmp(ref, "https", 5) == 0) &&
             !(slen == 2 && strncmp(ref, "s3", 2) == 0)) {
             field = xasprintf("spec.files[%zu].contentRef", i);
-            rules_add(r, field, EL_SPEC_INVALID, "must be a `blob://`, `https://`, `s3://` reference");
+            rules_add(r, field, EL_SPEC_INVALID,
+                      "must be a `blob://`, `https://`, `s3://` reference");
             free(field);
         }
         json_object *size = jget(f, "sizeBytes");
@@ -638,7 +635,8 @@ static void rule_files(rules_ctx *r, json_object *spec)
             long long v = (long long)json_object_get_int64(size);
             if (v > SPEC_MAX_FILE_BYTES) {
                 field = xasprintf("spec.files[%zu].sizeBytes", i);
-                rules_add(r, field, EL_SPEC_INVALID, "a baked file is at most " SPEC_STR(SPEC_MAX_FILE_BYTES) " bytes");
+                rules_add(r, field, EL_SPEC_INVALID,
+                          "a baked file is at most " SPEC_STR(SPEC_MAX_FILE_BYTES) " bytes");
                 free(field);
             }
             /* saturate: only "over 8 MiB" matters, and huge sizes must not
@@ -772,7 +770,10 @@ static void rule_post_install(rules_ctx *r, json_object *spec)
     }
 }
 
-static bool name_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-'; }
+static bool name_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-';
+}
 
 /* `name` appears in `cmd` not preceded or followed by [A-Za-z0-9_.-]. */
 static bool names_word(const char *cmd, const char *name)
@@ -973,4 +974,5 @@ void spec_rules_check(const json_object *cdoc, const spec_node *root, unsigned f
     rule_variants(&r, spec);                                   /* 15 */
     rule_regions(&r, spec);                                    /* 16 */
     /* 17, organization policy: none is configured, so nothing is denied. */
+    spec_pins_free(r.pins, r.n_pins);
 }

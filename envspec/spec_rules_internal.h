@@ -18,6 +18,8 @@ typedef struct rules_ctx {
     const el_spec_base *base; /* set by rule 3 when the base is approved and checked */
     const el_spec_channel *channel; /* set by rule 3 when the catalog has the spec's
                                      * channel of that base */
+    struct spec_pin *pins; /* that channel's protected pins, read once (owned) */
+    size_t n_pins;
 } rules_ctx;
 
 /* spec_base_find() : the approved base named `ref`, or NULL. */

@@ -1,5 +1,6 @@
 /* alloc.c — allocation that aborts on exhaustion, strbuf, arena and ptrvec.
  * Out of memory is not an error envlock reports: like libsolv, it aborts. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,16 @@ char *arena_strndup(arena *a, const char *s, size_t n)
     memcpy(p, s, n);
     p[n] = '\0';
     return p;
+}
+
+char *arena_trimmed(arena *a, const char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        n--;
+    return arena_strndup(a, s, n);
 }
 
 char *arena_strdup(arena *a, const char *s)

@@ -61,6 +61,8 @@ char *arena_sprintf(arena *a, const char *fmt, ...) EL_PRINTF(2, 3);
 /* arena_shown() : `s` cut at `max` bytes with control bytes (and DEL) as
  *  '?': a string from a hostile document, fit for a note or a message. */
 char *arena_shown(arena *a, const char *s, size_t max);
+/* arena_trimmed() : `s` without its leading and trailing blanks. */
+char *arena_trimmed(arena *a, const char *s);
 
 /* ---- ptrvec: a growable array of pointers (does not own the pointees) ---- */
 typedef struct ptrvec {
