@@ -11,10 +11,11 @@
 
 static const char audit_usage[] =
     "usage: envlock audit LOCK --advisories DIR [--format text|json|sarif] [--ignore ID]...\n"
-    "                     [--max-age DAYS]";
+    "                     [--max-age DAYS] [--spec SPEC [--bases FILE]]";
 
 typedef struct audit_args {
     const char *lock_path, *format;
+    const char *spec_path, *bases_path; /* --spec: place findings at its lines */
     el_audit_options ao;
     const char **ignore;
 } audit_args;
@@ -30,6 +31,10 @@ static int parse_value(el_ctx *ctx, const cli_opts *o, audit_args *a, const char
         a->format = v;
     } else if (strcmp(opt, "--ignore") == 0) {
         a->ignore[a->ao.n_ignore++] = v;
+    } else if (strcmp(opt, "--spec") == 0) {
+        a->spec_path = v;
+    } else if (strcmp(opt, "--bases") == 0) {
+        a->bases_path = v;
     } else {
         char *end = NULL;
         unsigned long d = strtoul(v, &end, 10);
@@ -46,7 +51,7 @@ static int parse(el_ctx *ctx, const cli_opts *o, int argc, char **argv, audit_ar
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
         if (!strcmp(s, "--advisories") || !strcmp(s, "--format") || !strcmp(s, "--ignore") ||
-            !strcmp(s, "--max-age")) {
+            !strcmp(s, "--max-age") || !strcmp(s, "--spec") || !strcmp(s, "--bases")) {
             if (i + 1 >= argc)
                 return cli_usage_error(ctx, o, "%s needs a value\n%s", s, audit_usage);
             int st = parse_value(ctx, o, a, s, argv[++i]);
@@ -62,6 +67,9 @@ static int parse(el_ctx *ctx, const cli_opts *o, int argc, char **argv, audit_ar
     }
     if (!a->lock_path)
         return cli_usage_error(ctx, o, "audit needs a LOCK\n%s", audit_usage);
+    if (a->bases_path && !a->spec_path)
+        return cli_usage_error(ctx, o, "--bases is the catalog of --spec: give --spec SPEC\n%s",
+                               audit_usage);
     a->ao.advisories_dir = cli_path_or_env(a->ao.advisories_dir, "ENVLOCK_ADVISORIES");
     if (!a->ao.advisories_dir)
         return cli_usage_error(ctx, o, "audit needs an advisory snapshot: --advisories DIR\n%s",
@@ -84,6 +92,9 @@ static void print_text(const audit_args *a, const el_audit_result *r)
             fprintf(m, "\n  source package: %s", f->source);
         fprintf(m, "\n  %s\n  fixed in: %s\n  path: %s\n  lock: %s:%u\n", f->summary,
                 *f->fixed ? f->fixed : "no fixed version", f->chain, a->lock_path, f->lock_line);
+        if (f->spec_line)
+            fprintf(m, "  spec: %s:%u:%u (%s)\n", a->spec_path, f->spec_line, f->spec_column,
+                    f->spec_field);
         fclose(m);
         cli_text(stdout, head, n);
         free(head);
@@ -120,13 +131,31 @@ static void print_json(const audit_args *a, const el_audit_result *r)
         if (*f->source) /* deb: the source package the advisory named */
             json_field("source", f->source, true);
         json_field("path", f->chain, true);
-        printf(",\"lockLine\":%u}", f->lock_line);
+        printf(",\"lockLine\":%u", f->lock_line);
+        if (f->spec_line) {
+            json_field("specField", f->spec_field, true);
+            printf(",\"specLine\":%u,\"specColumn\":%u", f->spec_line, f->spec_column);
+        }
+        printf("}");
     }
     printf("]}\n");
 }
 
+/* One SARIF physicalLocation. */
+static void sarif_location(const char *uri, unsigned line, unsigned column)
+{
+    printf("{\"physicalLocation\":{\"artifactLocation\":{");
+    json_field("uri", uri, false);
+    printf("},\"region\":{\"startLine\":%u", line ? line : 1);
+    if (column)
+        printf(",\"startColumn\":%u", column);
+    printf("}}}");
+}
+
 /* SARIF 2.1.0: one rule per advisory (in first-seen order, the findings'
- * order), one result per finding, at the package's line in the lock. */
+ * order), one result per finding, at the spec entry that brings the
+ * package in when --spec places it (the lock's line then a related
+ * location), else at the package's line in the lock. */
 static void print_sarif(const audit_args *a, const el_audit_result *r)
 {
     printf("{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\","
@@ -159,12 +188,30 @@ static void print_sarif(const audit_args *a, const el_audit_result *r)
         json_field("ruleId", f->advisory, false);
         printf(",\"level\":\"error\",\"message\":{");
         json_field("text", msg, false);
-        printf("},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{");
-        json_field("uri", a->lock_path, false);
-        printf("},\"region\":{\"startLine\":%u}}}]}", f->lock_line ? f->lock_line : 1);
+        printf("},\"locations\":[");
+        if (f->spec_line) {
+            sarif_location(a->spec_path, f->spec_line, f->spec_column);
+            printf("],\"relatedLocations\":[");
+            printf("{\"id\":0,");
+            printf("\"message\":{\"text\":\"the locked package\"},");
+            printf("\"physicalLocation\":{\"artifactLocation\":{");
+            json_field("uri", a->lock_path, false);
+            printf("},\"region\":{\"startLine\":%u}}}", f->lock_line ? f->lock_line : 1);
+        } else {
+            sarif_location(a->lock_path, f->lock_line, 0);
+        }
+        printf("]}");
         free(msg);
     }
     printf("]}]}\n");
+}
+
+/* --spec [--bases]: loaded and validated as `check` loads its spec. */
+static el_spec *load_spec(el_ctx *ctx, const cli_opts *o, const audit_args *a, int *status)
+{
+    char *argv[3] = { (char *)a->spec_path, "--bases", (char *)a->bases_path };
+    const char *path = NULL;
+    return cli_load_valid_spec(ctx, o, a->bases_path ? 3 : 1, argv, &path, status);
 }
 
 int cli_audit(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
@@ -178,6 +225,12 @@ int cli_audit(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
     }
     a.ao.ignore = a.ignore;
     a.ao.now = (long long)time(NULL);
+    el_spec *spec = NULL;
+    if (a.spec_path && !(spec = load_spec(ctx, o, &a, &status))) {
+        free(a.ignore);
+        return status;
+    }
+    a.ao.spec = spec;
     el_audit_result r;
     if (el_audit(ctx, a.lock_path, &a.ao, &r) != EL_OK) {
         status = cli_report_failure(ctx, o);
@@ -191,6 +244,7 @@ int cli_audit(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         status = r.n_findings ? 1 : 0;
     }
     el_audit_result_clear(&r);
+    el_spec_free(spec);
     free(a.ignore);
     return status;
 }

@@ -46,7 +46,7 @@ static const char usage[] =
     "                      and what changed when not (LOCK: resolve's default);\n"
     "                      --offline: the cache only\n"
     "  audit LOCK --advisories DIR [--format text|json|sarif] [--ignore ID]...\n"
-    "             [--max-age DAYS]\n"
+    "             [--max-age DAYS] [--spec SPEC [--bases FILE]]\n"
     "                      every locked package an advisory of the offline OSV\n"
     "                      snapshot affects, with its path and fix; exit 1 when\n"
     "                      some, another code when the snapshot cannot be used\n"

@@ -8,8 +8,11 @@
 #include <string.h>
 
 #include "envlock/audit.h"
+#include "envlock/spec.h"
 #include "lock.h"
+#include "npm_spec.h"
 #include "osv.h"
+#include "pep508.h"
 #include "verbs_internal.h"
 
 bool verbs_osv_named(const osv_record *r, const char *const *ids, size_t n)
@@ -61,6 +64,39 @@ char *verbs_lock_chain(const lock_doc *d, const lock_package *p)
     return sb_detach(&sb, NULL);
 }
 
+const lock_package *verbs_lock_top(const lock_doc *d, const lock_package *p)
+{
+    for (int depth = 0; p && depth < 16; depth++) {
+        const char *by = p->requested_by ? p->requested_by[0] : NULL;
+        if (!by || strcmp(by, "spec") == 0 || strcmp(by, "protected") == 0)
+            return p;
+        p = verbs_lock_find(d, by);
+    }
+    return p;
+}
+
+char *verbs_root_name(const char *ecosystem, const char *text)
+{
+    if (strcmp(ecosystem, "pypi") == 0) {
+        pypi_requirement *q = pypi_requirement_parse(text, NULL);
+        char *n = q ? xstrdup(q->canonical_name) : NULL;
+        pypi_requirement_free(q);
+        return n;
+    }
+    if (strcmp(ecosystem, "npm") == 0) {
+        npm_pkgspec ps;
+        char *err = NULL;
+        if (npm_pkgspec_parse(text, &ps, &err) != 0) {
+            free(err);
+            return NULL;
+        }
+        char *n = xstrdup(ps.name);
+        npm_pkgspec_release(&ps);
+        return n;
+    }
+    return xstrndup(text, strcspn(text, "="));
+}
+
 static char *aliases_of(const osv_record *r)
 {
     strbuf sb = STRBUF_INIT;
@@ -77,8 +113,41 @@ void verbs_lock_query(const lock_package *p, el_ecosystem eco, const char **name
     *version = deb && p->src_version ? p->src_version : p->version;
 }
 
+/* The spec's entries a resolve starts from, with the ecosystem of each. */
+typedef struct spec_roots {
+    const el_spec *spec;
+    el_spec_entry *entries;
+    size_t n;
+} spec_roots;
+
+static const char *list_ecosystem(el_spec_list list)
+{
+    if (list == EL_SPEC_NODE_DEPENDENCIES)
+        return "npm";
+    return list == EL_SPEC_APT ? "deb" : "pypi";
+}
+
+/* Where the spec asks for the package that brings `p` in. */
+static void place(el_audit_finding *f, const spec_roots *sr, const lock_doc *d,
+                  const lock_package *p)
+{
+    const lock_package *top = verbs_lock_top(d, p);
+    for (size_t i = 0; sr && top && i < sr->n && !*f->spec_field; i++) {
+        const el_spec_entry *e = &sr->entries[i];
+        if (strcmp(list_ecosystem(e->list), top->ecosystem) != 0)
+            continue;
+        char *n = verbs_root_name(top->ecosystem, e->text);
+        if (n && strcmp(n, top->name) == 0) {
+            free(f->spec_field);
+            f->spec_field = xstrdup(e->field);
+            el_spec_locate(sr->spec, e->field, &f->spec_line, &f->spec_column);
+        }
+        free(n);
+    }
+}
+
 static void add_finding(ptrvec *out, const lock_doc *d, const lock_package *p, el_ecosystem eco,
-                        const osv_record *r)
+                        const osv_record *r, const spec_roots *sr)
 {
     el_audit_finding *f = xcalloc(1, sizeof *f);
     const char *qn, *qv;
@@ -95,10 +164,13 @@ static void add_finding(ptrvec *out, const lock_doc *d, const lock_package *p, e
     f->fixed = xstrdup(fix ? fix : "");
     f->chain = verbs_lock_chain(d, p);
     f->lock_line = p->line;
+    f->spec_field = xstrdup("");
+    place(f, sr, d, p);
     ptrvec_push(out, f);
 }
 
-static void judge(const lock_doc *d, const osv_db *db, const el_audit_options *o, ptrvec *out)
+static void judge(const lock_doc *d, const osv_db *db, const el_audit_options *o,
+                  const spec_roots *sr, ptrvec *out)
 {
     for (size_t i = 0; i < d->n_packages; i++) {
         const lock_package *p = &d->packages[i];
@@ -111,7 +183,7 @@ static void judge(const lock_doc *d, const osv_db *db, const el_audit_options *o
         osv_db_match(db, eco, qn, qv, &hits, NULL);
         for (size_t k = 0; k < hits.len; k++)
             if (!verbs_osv_named(hits.items[k], o->ignore, o->n_ignore))
-                add_finding(out, d, p, eco, hits.items[k]);
+                add_finding(out, d, p, eco, hits.items[k], sr);
         ptrvec_release(&hits);
     }
 }
@@ -142,6 +214,29 @@ static el_code check_age(el_ctx *ctx, const osv_db *db, const el_audit_options *
     return EL_ARTIFACT_MISSING;
 }
 
+/* The spec's root entries, from the spec the lock was made from. */
+static el_code spec_roots_read(el_ctx *ctx, const el_spec *spec, const lock_doc *d,
+                               spec_roots *sr)
+{
+    char digest[EL_DIGEST_SIZE];
+    el_code rc = el_spec_digest(ctx, spec, digest);
+    if (rc != EL_OK)
+        return rc;
+    if (!d->spec_digest || strcmp(digest, d->spec_digest) != 0) {
+        el_fail(ctx, EL_USAGE,
+                "the spec is not the one the lock was resolved from (its digest is %s, the "
+                "lock's specDigest %s): give that spec, or resolve again",
+                digest, d->spec_digest ? d->spec_digest : "missing");
+        el_detail_str(ctx, "reason", "spec_digest");
+        return EL_USAGE;
+    }
+    sr->entries = el_spec_entries(spec,
+                                  EL_SPEC_PYTHON_DEPENDENCIES | EL_SPEC_NODE_DEPENDENCIES |
+                                      EL_SPEC_APT,
+                                  &sr->n);
+    return EL_OK;
+}
+
 el_code el_audit(el_ctx *ctx, const char *lock_path, const el_audit_options *o,
                  el_audit_result *res)
 {
@@ -161,8 +256,15 @@ el_code el_audit(el_ctx *ctx, const char *lock_path, const el_audit_options *o,
         osv_db_free(db);
         return el_ctx_code(ctx);
     }
+    spec_roots sr = { o->spec, NULL, 0 };
+    if (o->spec && (rc = spec_roots_read(ctx, o->spec, d, &sr)) != EL_OK) {
+        lock_doc_free(d);
+        osv_db_free(db);
+        return rc;
+    }
     ptrvec out = PTRVEC_INIT;
-    judge(d, db, o, &out);
+    judge(d, db, o, o->spec ? &sr : NULL, &out);
+    el_free(sr.entries);
     snprintf(res->snapshot, sizeof res->snapshot, "sha256:%s", db->digest);
     res->n_records = db->n_records;
     snprintf(res->newest, sizeof res->newest, "%s", db->newest ? db->newest : "");
@@ -185,7 +287,7 @@ void el_audit_result_clear(el_audit_result *res)
         el_audit_finding *f = &res->findings[i];
         free(f->ecosystem), free(f->name), free(f->version), free(f->advisory);
         free(f->aliases), free(f->summary), free(f->severity), free(f->fixed), free(f->chain);
-        free(f->source);
+        free(f->source), free(f->spec_field);
     }
     if (res) {
         free(res->findings);

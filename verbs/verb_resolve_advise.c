@@ -12,9 +12,7 @@
 
 #include <json-c/json.h>
 
-#include "npm_spec.h"
 #include "osv.h"
-#include "pep508.h"
 #include "envlock/resolve.h"
 #include "resolve_request.h"
 #include "verbs_internal.h"
@@ -129,49 +127,13 @@ void verbs_advise_attach(verbs_advise *v, resolve_request *rq)
     rq->affected_user = v;
 }
 
-/* The root that brings `p` in: the last step of its requestedBy chain. */
-static const lock_package *top_of(const lock_doc *d, const lock_package *p)
-{
-    for (int depth = 0; p && depth < 16; depth++) {
-        const char *by = p->requested_by ? p->requested_by[0] : NULL;
-        if (!by || strcmp(by, "spec") == 0 || strcmp(by, "protected") == 0)
-            return p;
-        p = verbs_lock_find(d, by);
-    }
-    return p;
-}
-
-/* The root's name as the lock spells it. */
-static char *root_name(const resolve_root *rr)
-{
-    if (strcmp(rr->ecosystem, "pypi") == 0) {
-        pypi_requirement *q = pypi_requirement_parse(rr->text, NULL);
-        char *n = q ? xstrdup(q->canonical_name) : NULL;
-        pypi_requirement_free(q);
-        return n;
-    }
-    if (strcmp(rr->ecosystem, "npm") == 0) {
-        npm_pkgspec ps;
-        char *err = NULL;
-        if (npm_pkgspec_parse(rr->text, &ps, &err) != 0) {
-            free(err);
-            return NULL;
-        }
-        char *n = xstrdup(ps.name);
-        npm_pkgspec_release(&ps);
-        return n;
-    }
-    const char *eq = strchr(rr->text, '=');
-    return eq ? xstrndup(rr->text, (size_t)(eq - rr->text)) : xstrdup(rr->text);
-}
-
 static const resolve_root *root_of(const resolve_request *rq, const lock_package *top)
 {
     for (size_t i = 0; top && i < rq->n_roots; i++) {
         const resolve_root *rr = &rq->roots[i];
         if (rr->kind != ROOT_REQUIREMENT || strcmp(rr->ecosystem, top->ecosystem) != 0)
             continue;
-        char *n = root_name(rr);
+        char *n = verbs_root_name(rr->ecosystem, rr->text);
         bool same = n && strcmp(n, top->name) == 0;
         free(n);
         if (same)
@@ -273,7 +235,7 @@ el_code verbs_advise_judge(el_ctx *ctx, verbs_advise *v, const resolve_request *
             const osv_record *r = h->records.items[k];
             const char *fixed = osv_smallest_fix(r, h->e, h->qname, h->qversion);
             char *chain = verbs_lock_chain(d, p);
-            char *fix = fix_text(h, r, fixed, p, root_of(rq, top_of(d, p)));
+            char *fix = fix_text(h, r, fixed, p, root_of(rq, verbs_lock_top(d, p)));
             char *text = finding_text(h, r, p, chain, fix);
             json_object_array_add(found, finding_json(h, r, p, chain, fixed, fix));
             if (!v->block) {

@@ -149,6 +149,13 @@ void verbs_lock_query(const struct lock_package *p, el_ecosystem eco, const char
 /* verbs_lock_find() (verb_audit.c) : the package a requestedBy entry
  *  ("pypi:a@1") names, or NULL. */
 const lock_package *verbs_lock_find(const lock_doc *d, const char *ref);
+/* verbs_lock_top() (verb_audit.c) : the spec's requirement (or protected
+ *  pin) that brings `p` in: the end of its first requestedBy path. */
+const lock_package *verbs_lock_top(const lock_doc *d, const lock_package *p);
+/* verbs_root_name() (verb_audit.c) : the package name a root requirement
+ *  of `ecosystem` ("pypi", "npm", "deb") names, as the lock spells it
+ *  (PEP 503 for pypi), or NULL if `text` does not parse. Caller frees. */
+char *verbs_root_name(const char *ecosystem, const char *text);
 struct osv_record;
 /* verbs_osv_named() (verb_audit.c) : whether one of ids[0..n) (n may be
  *  SIZE_MAX for a NULL-terminated list; ids may be NULL) is the record's id

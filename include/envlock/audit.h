@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include "error.h"
 
+struct el_spec;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -19,6 +21,10 @@ typedef struct el_audit_options {
      * clock, so the library reads none) cannot audit. 0: no limit. */
     unsigned max_age_days;
     long long now;
+    /* The lock's spec (optional, borrowed): each finding is then placed at
+     * the spec entry that brings its package in. Its digest must be the
+     * lock's specDigest (else EL_USAGE: its lines would point elsewhere). */
+    const struct el_spec *spec;
 } el_audit_options;
 
 typedef struct el_audit_finding {
@@ -31,6 +37,9 @@ typedef struct el_audit_finding {
                                          advisory names (and `fixed` is a version of), when
                                          it is not the binary; "" otherwise */
     unsigned lock_line;               /* the package's line in the lock */
+    char *spec_field;                 /* with options.spec: the entry bringing the package in
+                                         ("spec.packages.python.dependencies[0]"), else "" */
+    unsigned spec_line, spec_column;  /* its 1-based position in the spec's text, or 0 */
 } el_audit_finding;
 
 typedef struct el_audit_result {
@@ -45,8 +54,8 @@ typedef struct el_audit_result {
 /* el_audit() :
  *  Reads the lock at `lock_path` and the snapshot, and lists every affected
  *  package in *res (release with el_audit_result_clear(), also after a
- *  failure). Debian packages are judged by their package name and version
- *  (the lock does not record the source package yet). EL_OK with or
+ *  failure). Debian packages are judged by the source package and version
+ *  the lock records, else by their own. EL_OK with or
  *  without findings; a failure means nothing was judged: EL_USAGE without a
  *  snapshot, EL_IO for one that cannot be read, DL_ENV_SPEC_INVALID for a
  *  malformed record or lock, DL_ENV_ARTIFACT_MISSING (detail.reason
