@@ -8,7 +8,7 @@ answer of `envlock resolve --exclude-newer` on the whole slice.
 
 No conda channel is reachable from the machines envlock is tested on, so
 the slice is assembled from records conda-forge served and that are kept,
-field for field, in the lock files (format 6) of the prefix-dev/pixi
+field for field, in the lock files (formats 5 and 6) of the prefix-dev/pixi
 repository (every `pixi.lock` at the commit given in README.md): each
 linux-64 or noarch conda-forge record of those files becomes a record of
 `conda-forge/<subdir>/repodata.json`, for the named packages and every
@@ -44,10 +44,12 @@ def records(repo):
             doc = yaml.safe_load(text)
         except yaml.YAMLError:
             continue
-        if not isinstance(doc, dict) or doc.get("version") != 6:
+        if not isinstance(doc, dict) or doc.get("version") not in (5, 6):
             continue
         for p in doc.get("packages") or []:
-            url = p.get("conda")
+            # format 5 writes `kind: conda` and the record's `url`, with
+            # every field; format 6 the URL as `conda`, some derived
+            url = p.get("conda") or (p.get("url") if p.get("kind") == "conda" else None)
             if not url or not url.startswith(CHANNEL):
                 continue
             subdir, fn = url[len(CHANNEL):].split("/", 1)
