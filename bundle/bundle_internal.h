@@ -8,7 +8,7 @@
 
 /* One tree of the bundle: what one canonical index serves. */
 typedef struct bundle_tree {
-    const char *ecosystem;  /* "deb" | "npm" | "pypi" */
+    const char *ecosystem;  /* "conda" | "deb" | "npm" | "pypi" */
     const char *canonical;  /* no trailing '/' */
     const char *dir;        /* "pypi", "pypi-2", "npm", "apt", ... */
     ptrvec names;           /* pypi: project names whose page was written */
@@ -115,6 +115,7 @@ void bundle_pypi_submit(bundle *b);
 void bundle_pypi_finish(bundle *b); /* the root pages, after the run */
 void bundle_npm_submit(bundle *b);
 void bundle_apt_submit(bundle *b);
+void bundle_conda_submit(bundle *b);
 
 /* bundle_advisories() : s's files copied into DIR/advisories, then
  *  s->verify() of the copy (bundle_advisories.c); true for s NULL. false

@@ -23,7 +23,7 @@ static void nginx_conf(bundle *b, const char *root, strbuf *sb)
     sb_adds(sb, "    types {\n"
                 "        application/json json;\n"
                 "        text/html html;\n"
-                "        application/octet-stream whl tgz deb metadata gpg gz xz;\n"
+                "        application/octet-stream whl tgz deb metadata gpg gz xz conda bz2;\n"
                 "    }\n"
                 "    default_type application/octet-stream;\n"
                 "    # PyPI: PEP 691 JSON for clients that ask for it, PEP 503 HTML otherwise\n"
@@ -73,6 +73,10 @@ static void usage_lines(bundle *b, const char *base, strbuf *sb)
         else if (strcmp(m->ecosystem, "npm") == 0)
             sb_addf(sb, "  npm:  registry=%s/%s/   (for %s; a package-lock.json's `resolved`\n"
                         "        URLs must name this registry too: envlock plan --mirror)\n",
+                    base, m->path, m->canonical);
+        else if (strcmp(m->ecosystem, "conda") == 0)
+            sb_addf(sb, "  conda, micromamba:  --override-channels -c %s/%s   (for %s; or the\n"
+                        "        explicit file of envlock plan --mirror, whose URLs name it)\n",
                     base, m->path, m->canonical);
         else
             sb_addf(sb, "  apt:  deb [signed-by=KEYRING] %s/%s/ SUITE COMPONENT...   (for %s;\n"

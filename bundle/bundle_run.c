@@ -1,7 +1,8 @@
 /* bundle_run.c — one bundle run: the trees of DIR, the first failure, and
  * the order of the work (every document submitted, their callbacks submit
  * the artifacts, one cache run, then the pages that list the others and the
- * README). Owns no ecosystem: bundle_pypi.c, bundle_npm.c, bundle_apt.c. */
+ * README). Owns no ecosystem: bundle_pypi.c, bundle_npm.c, bundle_apt.c,
+ * bundle_conda.c. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -125,6 +126,7 @@ el_code bundle_write(el_ctx *ctx, cache *c, const lock_doc *lock, const bundle_o
     bundle_apt_submit(&b);
     bundle_npm_submit(&b);
     bundle_pypi_submit(&b);
+    bundle_conda_submit(&b);
     el_code rc = cache_run(c, ctx);
     if (rc != EL_OK && !b.failed)
         b.failed = true; /* the engine's failure is on ctx */

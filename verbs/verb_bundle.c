@@ -125,10 +125,6 @@ el_code el_bundle(el_ctx *ctx, const el_cache_options *co, const char *lock_path
     lock_doc *lock = verbs_lock_read(ctx, lock_path, res->lock_digest);
     if (!lock)
         return el_ctx_code(ctx);
-    if (verbs_no_conda(ctx, lock, "bundle") != EL_OK) {
-        lock_doc_free(lock);
-        return el_ctx_code(ctx);
-    }
     res->out_dir = xstrdup(o->out_dir);
     osv_db *db = NULL;
     bundle_snapshot snap;
