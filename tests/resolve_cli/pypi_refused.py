@@ -17,6 +17,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tests", "fixtures"))
+import specs  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BASES = os.path.join(ROOT, "corpus", "demo", "bases.yaml")
@@ -24,17 +28,7 @@ PYPI = os.path.join(ROOT, "corpus", "demo", "mirror", "pypi", "pypi")
 BAD_WHEEL = "idna-3.10-1$(id)-py3-none-any.whl"
 BAD_SDIST = "idna-3.10;id.tar.gz"
 
-SPEC = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: refused
-spec:
-  language:
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-  packages:
+SPEC = specs.spec_head("refused") + """  packages:
     python:
       dependencies:
         - idna==3.10

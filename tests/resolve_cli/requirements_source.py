@@ -43,6 +43,10 @@ import tempfile
 
 import yaml
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tests", "fixtures"))
+import specs  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BASES = os.path.join(ROOT, "corpus", "demo", "bases.yaml")
@@ -50,17 +54,7 @@ MIRROR = os.path.join(ROOT, "corpus", "demo", "mirror")
 SIMPLE = os.path.join(MIRROR, "pypi", "pypi", "simple")
 PY313 = "/root/.pyenv/versions/3.13.0/bin/python3"
 
-HEAD = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: reqs
-spec:
-  language:
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-"""
+HEAD = specs.spec_head("reqs")
 
 REQS = """# the demo's Python part, as pip reads it
 --index-url https://pypi.org/simple/
