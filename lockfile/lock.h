@@ -75,6 +75,10 @@ typedef struct lock_package {
                               (`Source: glibc (2.36-9)` of a binNMU); NULL otherwise */
     const char *build;     /* conda: the build string ("py313h2e6d5d4_0"); NULL otherwise */
     const char *subdir;    /* conda: the channel subdir ("linux-64", "noarch"); NULL otherwise */
+    const char **pypi_names; /* conda, with has_pypi_names: the PyPI distributions the
+                              record's repodata `purls` name (PEP 503, sorted,
+                              distinct; NULL-terminated, or NULL for none) */
+    bool has_pypi_names;   /* conda: its repodata gave `purls` (written `pypiNames`) */
     uint64_t build_number; /* conda: the record's build_number (written for conda only) */
     const char *path;      /* npm: node_modules placement ("node_modules/a/node_modules/b"); NULL otherwise */
     const char *source;    /* the canonical index/registry/apt source (conda: channel URL) it came from */

@@ -442,6 +442,11 @@ static const lock_package *conda_installs(const lock_doc *d, const char *canon)
         const lock_package *p = &d->packages[i];
         if (lock_strcmp(p->ecosystem, "conda") != 0 || !p->name)
             continue;
+        if (p->has_pypi_names) { /* the record's purls say which */
+            if (strv_has(p->pypi_names, canon))
+                return p;
+            continue;
+        }
         char *n = pypi_name_canonical(p->name);
         bool same = strcmp(n, canon) == 0;
         free(n);

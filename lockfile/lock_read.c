@@ -617,7 +617,8 @@ static bool read_packages(reader *r, yaml_node_t *n)
 {
     static const char *const keys[] = { "ecosystem",  "name",        "version",      "arch",
                                         "sourcePackage", "sourceVersion",
-                                        "build",      "buildNumber", "subdir",       "path",
+                                        "build",      "buildNumber", "subdir",       "pypiNames",
+                                        "path",
                                         "extras",
                                         "source",     "license",     "installedInBase",
                                         "inBundle",   "requestedBy",
@@ -646,6 +647,9 @@ static bool read_packages(reader *r, yaml_node_t *n)
                            "the license %s", lic_why);
         yaml_node_t *v;
         if ((v = val(&w, "extras")) && !get_strv(r, v, path2(r, f, "extras"), &p->extras))
+            return false;
+        if ((v = val(&w, "pypiNames")) &&
+            !(p->has_pypi_names = get_strv(r, v, path2(r, f, "pypiNames"), &p->pypi_names)))
             return false;
         if ((v = val(&w, "buildNumber")) &&
             !get_u64(r, v, path2(r, f, "buildNumber"), &p->build_number))

@@ -506,6 +506,11 @@ static void validate_package(vd *v, const lock_package *p, size_t i)
             : p->n_artifacts || p->source  ? "is for a package its bundler's tarball ships: no "
                                              "source or artifacts of its own"
                                            : NULL);
+    if (p->has_pypi_names && strcmp(eco, "conda") != 0)
+        bad(v, F("pypiNames"), p->line, "", "is only for conda packages");
+    for (size_t k = 0; p->pypi_names && p->pypi_names[k]; k++)
+        bad(v, F("pypiNames"), p->line, p->pypi_names[k],
+            lock_name_problem("pypi", p->pypi_names[k]));
     for (size_t k = 0; p->extras && p->extras[k]; k++)
         bad(v, F("extras"), p->line, p->extras[k], lock_name_problem("pypi", p->extras[k]));
     for (size_t k = 0; p->requested_by && p->requested_by[k]; k++)

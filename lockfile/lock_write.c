@@ -275,6 +275,8 @@ static void write_package(emit *e, const lock_package *p)
     if (p->ecosystem && strcmp(p->ecosystem, "conda") == 0)
         kv_u64(e, "buildNumber", p->build_number);
     kv_opt(e, "subdir", p->subdir);
+    if (p->has_pypi_names)
+        kv_strv(e, "pypiNames", p->pypi_names);
     kv_opt(e, "path", p->path);
     if (p->extras && p->extras[0])
         kv_strv(e, "extras", p->extras);

@@ -30,7 +30,8 @@ typedef struct cname {
                                    not a conda version) */
     bool virt;
     char *pypi;                 /* its PEP 503 name when a record is a Python
-                                   package (depends on `python`), else NULL */
+                                   package (depends on `python`), else NULL:
+                                   what a record without `purls` installs */
 } cname;
 
 /* A dependency text already turned into a pool dependency: repodata repeats
@@ -415,7 +416,7 @@ static void add_deps(rsv *r, Id sp, const conda_record *rec, Repo *repo)
 /* A record that is a Python package: one that depends on `python` (noarch
  * python records and those built for one interpreter alike). Such a
  * record installs the PyPI distribution of its name (conda-forge names
- * them so; repodata's optional `purls` would say it where they differ). */
+ * most so), unless repodata gives its `purls` (record_installs()). */
 static bool is_python_package(const conda_record *rec)
 {
     for (size_t i = 0; i < rec->n_depends; i++) {
@@ -425,6 +426,49 @@ static bool is_python_package(const conda_record *rec)
             return true;
     }
     return false;
+}
+
+/* Whether record k of cn installs the PyPI distribution `canon` (PEP 503):
+ * one its `purls` name when repodata gives them (`matplotlib-base` installs
+ * `matplotlib`; an empty list, none), else its own name's when it is a
+ * Python package. */
+static bool record_installs(const cname *cn, size_t k, const char *canon)
+{
+    const conda_record *rec = cn->recs[k];
+    if (cn->virt)
+        return false;
+    if (!rec->has_purls)
+        return cn->pypi && strcmp(cn->pypi, canon) == 0 && is_python_package(rec);
+    for (size_t i = 0; i < rec->n_pypi_names; i++) {
+        char *n = pypi_name_canonical(rec->pypi_names[i]);
+        bool same = strcmp(n, canon) == 0;
+        free(n);
+        if (same && strcmp(cn->name, "python") != 0)
+            return true;
+    }
+    return false;
+}
+
+/* The PyPI distributions record k of cn installs (record_installs()), PEP
+ * 503 names, distinct; the caller frees each and the vector. */
+static void record_pypi(const cname *cn, size_t k, ptrvec *out)
+{
+    const conda_record *rec = cn->recs[k];
+    if (!rec->has_purls) {
+        if (cn->pypi && !cn->virt && is_python_package(rec))
+            ptrvec_push(out, xstrdup(cn->pypi));
+        return;
+    }
+    for (size_t i = 0; i < rec->n_pypi_names; i++) {
+        char *n = pypi_name_canonical(rec->pypi_names[i]);
+        bool dup = strcmp(cn->name, "python") == 0;
+        for (size_t j = 0; j < out->len && !dup; j++)
+            dup = strcmp(out->items[j], n) == 0;
+        if (dup)
+            free(n);
+        else
+            ptrvec_push(out, n);
+    }
 }
 
 static Id add_solvable(rsv *r, Repo *repo, const cname *cn, size_t k)
@@ -445,18 +489,28 @@ static Id add_solvable(rsv *r, Repo *repo, const cname *cn, size_t k)
     rs->version = cn->recs[k]->version;
     rs->crec = cn->recs[k];
     rs->cchannel = cn->chan[k];
-    /* the PyPI distribution it installs, at its version's PyPI rank */
-    size_t prank = cn->pypi && is_python_package(cn->recs[k])
-                       ? resolver_pypi_rank_of(r, cn->pypi, cn->recs[k]->version)
-                       : 0;
-    if (prank) {
-        char *pn = xasprintf("pypi:%s", cn->pypi);
+    /* the PyPI distributions it installs, each at its version's PyPI rank,
+     * and the name a PyPI copy of one conflicts with (conda wins) */
+    ptrvec dists = PTRVEC_INIT;
+    record_pypi(cn, k, &dists);
+    for (size_t i = 0; i < dists.len; i++) {
+        const char *canon = dists.items[i];
+        char *cp = xasprintf("conda-pypi:%s", canon);
+        s->provides = repo_addid_dep(repo, s->provides, pool_str2id(pool, cp, 1), 0);
+        free(cp);
+        size_t prank = resolver_pypi_rank_of(r, canon, cn->recs[k]->version);
+        if (!prank)
+            continue;
+        char *pn = xasprintf("pypi:%s", canon);
         resolver_rank_evr(prank, evr);
         s->provides = repo_addid_dep(repo, s->provides,
                                      pool_rel2id(pool, pool_str2id(pool, pn, 1),
                                                  pool_str2id(pool, evr, 1), REL_EQ, 1), 0);
         free(pn);
     }
+    for (size_t i = 0; i < dists.len; i++)
+        free(dists.items[i]);
+    ptrvec_release(&dists);
     return sp;
 }
 
@@ -474,30 +528,36 @@ void resolver_conda_layout(rsv *r)
     }
 }
 
-static const cname *pypi_owner(const rsv *r, const char *canon)
+/* Whether some record of the solve installs PyPI distribution `canon`. */
+static bool conda_installs(const rsv *r, const char *canon)
 {
     for (size_t i = 0; r->conda && i < r->conda->n; i++)
-        if (r->conda->names[i].pypi && strcmp(r->conda->names[i].pypi, canon) == 0)
-            return &r->conda->names[i];
-    return NULL;
+        for (size_t k = 0; k < r->conda->names[i].n; k++)
+            if (record_installs(&r->conda->names[i], k, canon))
+                return true;
+    return false;
 }
 
 const char *resolver_conda_pypi_owner(const rsv *r, const char *canon)
 {
-    const cname *cn = pypi_owner(r, canon);
-    return cn ? cn->pname : NULL;
+    if (!conda_installs(r, canon))
+        return NULL;
+    return arena_sprintf(r->mem, "conda-pypi:%s", canon);
 }
 
 const char **resolver_conda_pypi_versions(const rsv *r, const char *canon, size_t *n)
 {
     *n = 0;
-    const cname *cn = pypi_owner(r, canon);
-    if (!cn)
+    size_t total = 0;
+    for (size_t i = 0; r->conda && i < r->conda->n; i++)
+        total += r->conda->names[i].n;
+    if (!total || !conda_installs(r, canon))
         return NULL;
-    const char **v = xcalloc(cn->n + 1, sizeof *v);
-    for (size_t k = 0; k < cn->n; k++)
-        if (is_python_package(cn->recs[k]))
-            v[(*n)++] = cn->recs[k]->version;
+    const char **v = xcalloc(total + 1, sizeof *v);
+    for (size_t i = 0; i < r->conda->n; i++)
+        for (size_t k = 0; k < r->conda->names[i].n; k++)
+            if (record_installs(&r->conda->names[i], k, canon))
+                v[(*n)++] = r->conda->names[i].recs[k]->version;
     return v;
 }
 

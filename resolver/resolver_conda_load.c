@@ -57,6 +57,33 @@ bool resolver_conda_is_virtual(const rsv *r, Id p)
            !r->solv[p].cchannel;
 }
 
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The PyPI distributions a record's `purls` name, PEP 503, sorted and
+ * distinct (NULL-terminated, in `a`), or NULL for none. */
+static const char **pypi_names(const conda_record *rec, arena *a)
+{
+    if (!rec->n_pypi_names)
+        return NULL;
+    const char **v = arena_alloc(a, (rec->n_pypi_names + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < rec->n_pypi_names; i++) {
+        char *c = pypi_name_canonical(rec->pypi_names[i]);
+        v[n++] = arena_strdup(a, c);
+        free(c);
+    }
+    qsort(v, n, sizeof *v, cmp_str);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!k || strcmp(v[k - 1], v[i]) != 0)
+            v[k++] = v[i];
+    v[k] = NULL;
+    return v;
+}
+
 void resolver_conda_lock_package(const rsv *r, Id p, lock_package *lp, arena *a)
 {
     const rsv_solv *s = &r->solv[p];
@@ -69,6 +96,8 @@ void resolver_conda_lock_package(const rsv *r, Id p, lock_package *lp, arena *a)
     lp->subdir = arena_strdup(a, rec->subdir);
     lp->source = arena_strdup(a, s->cchannel);
     lp->license = resolver_license_of(rec->license, a);
+    lp->has_pypi_names = rec->has_purls;
+    lp->pypi_names = pypi_names(rec, a);
     lock_artifact *la = arena_alloc(a, sizeof *la);
     memset(la, 0, sizeof *la);
     la->file = arena_strdup(a, rec->fn);

@@ -534,13 +534,15 @@ el_code resolver_conda_not_found(rsv *r);
  *  names are laid out, which rank the PyPI distributions conda installs. */
 void resolver_conda_layout(rsv *r);
 /* resolver_conda_pypi_versions() : the versions of the conda records that
- *  install PyPI distribution `canon` (PEP 503 name): records of the conda
+ *  install PyPI distribution `canon` (PEP 503 name): those whose repodata
+ *  `purls` name it, and of records without `purls`, those of the conda
  *  name that normalizes to it which depend on `python` (a Python package,
  *  not a library that happens to share a PyPI name); an array the caller
  *  frees (strings borrowed), *n entries, NULL when none or no conda. */
 const char **resolver_conda_pypi_versions(const rsv *r, const char *canon, size_t *n);
-/* resolver_conda_pypi_owner() : "conda:<name>" of the conda name that
- *  installs PyPI distribution `canon` (as above), or NULL. */
+/* resolver_conda_pypi_owner() : "conda-pypi:<canon>", the name every conda
+ *  record that installs PyPI distribution `canon` (as above) provides and
+ *  a PyPI copy conflicts with, or NULL when none does. */
 const char *resolver_conda_pypi_owner(const rsv *r, const char *canon);
 /* resolver_conda_free() : what resolver_conda_add() kept. */
 void resolver_conda_free(rsv *r);

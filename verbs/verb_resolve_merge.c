@@ -98,6 +98,8 @@ static lock_package copy_package(arena *a, const lock_package *q)
     p.build = cp(a, q->build); /* conda: a package is its name, version and build */
     p.subdir = cp(a, q->subdir);
     p.build_number = q->build_number;
+    p.has_pypi_names = q->has_pypi_names; /* the record's: the same in both */
+    p.pypi_names = q->pypi_names ? join_strs(a, NULL, (const char *const *)q->pypi_names) : NULL;
     p.src_name = cp(a, q->src_name);
     p.src_version = cp(a, q->src_version);
     p.path = cp(a, q->path);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <json-c/json.h>
 
@@ -216,6 +217,37 @@ static bool details(loader *l, const char *fn, json_object *rec, conda_record *r
     return true;
 }
 
+/* `purls`: a list of package URLs (rattler's PackageRecord.purls); the
+ * names of its `pkg:pypi/` ones. The field is optional metadata: one that
+ * is not a list is read as absent, and an entry that is not a string or
+ * names no plain distribution (empty, a namespace, percent-encoded bytes,
+ * over 200 bytes) is skipped, rather than the record refused. */
+static void purls(loader *l, json_object *rec, conda_record *r)
+{
+    json_object *arr = NULL;
+    r->pypi_names = NULL, r->n_pypi_names = 0, r->has_purls = false;
+    if (!json_object_object_get_ex(rec, "purls", &arr) || !arr ||
+        !json_object_is_type(arr, json_type_array))
+        return;
+    size_t len = json_object_array_length(arr);
+    if (len > CONDA_RECORD_MAX_DEPS)
+        return;
+    const char **items = arena_alloc(l->a, (len ? len : 1) * sizeof *items);
+    for (size_t i = 0; i < len; i++) {
+        json_object *it = json_object_array_get_idx(arr, i);
+        const char *s = it && json_object_is_type(it, json_type_string) ? json_object_get_string(it) : NULL;
+        if (!s || strlen(s) != (size_t)json_object_get_string_len(it) ||
+            strncasecmp(s, "pkg:pypi/", 9) != 0)
+            continue;
+        size_t n = strcspn(s + 9, "@?#");
+        if (n == 0 || n > 200 || memchr(s + 9, '/', n) || memchr(s + 9, '%', n))
+            continue;
+        items[r->n_pypi_names++] = arena_strndup(l->a, s + 9, n);
+    }
+    r->pypi_names = items;
+    r->has_purls = true;
+}
+
 static void read_record(loader *l, const char *fn, json_object *rec, bool is_conda)
 {
     conda_record r;
@@ -234,6 +266,7 @@ static void read_record(loader *l, const char *fn, json_object *rec, bool is_con
         !spec_list(l, fn, rec, "constrains", &r.constrains, &r.n_constrains))
         return;
     features(l, rec, &r);
+    purls(l, rec, &r);
     int64_t cut = l->o ? l->o->cutoff_ms : 0;
     if (cut && r.timestamp_ms > cut) {
         EXCLUDE(l, fn, "after_cutoff", "%spublished after the cutoff (--exclude-newer)", "");

@@ -66,6 +66,13 @@ typedef struct conda_record {
     const char *license;   /* NULL when absent */
     const char *subdir;    /* the record's own, else the document's */
     bool is_conda;         /* from `packages.conda` */
+    /* The PyPI distributions its `purls` name (`pkg:pypi/NAME[@V][?Q][#S]`,
+     * NAME as written; other types ignored), when the record has a `purls`
+     * list (has_purls; an empty list says it installs none). Without one,
+     * who installs what is decided by name (the resolver's rule). */
+    const char *const *pypi_names;
+    size_t n_pypi_names;
+    bool has_purls;
 } conda_record;
 
 typedef struct conda_excluded {

@@ -11,7 +11,7 @@
  * (str fn, str reason, str detail)*. A record: str fn name version build,
  * u64 build_number, list depends constrains track_features, u64
  * timestamp_ms, u8 noarch, str sha256 md5, u64 size, str license subdir,
- * u8 is_conda. str: u32 length then the bytes, 0xffffffff for NULL; list:
+ * u8 is_conda, u8 has_purls, list pypi_names. str: u32 length then the bytes, 0xffffffff for NULL; list:
  * u32 count then str*. Does no I/O. */
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +20,7 @@
 #include "conda_repodata.h"
 
 #define MAGIC "ELCONDA\n"
-#define BLOB_FORMAT 1
+#define BLOB_FORMAT 2 /* 2: the records' purls */
 
 /* The reasons records are excluded for, as static strings again. */
 static const char *const reasons[] = {
@@ -64,6 +64,8 @@ static void put_record(strbuf *sb, const conda_record *r)
     bin_put_str(sb, r->license);
     bin_put_str(sb, r->subdir);
     sb_addc(sb, (char)r->is_conda);
+    sb_addc(sb, (char)r->has_purls);
+    bin_put_strs(sb, r->pypi_names, r->n_pypi_names);
 }
 
 void conda_repodata_blob_write(const conda_repodata *r, const char *body_sha256,
@@ -111,6 +113,8 @@ static void get_record(rd *r, conda_record *c)
     c->license = bin_str(&r->b, r->a, true);
     c->subdir = bin_str(&r->b, r->a, true);
     c->is_conda = bin_u8(&r->b, 1) != 0;
+    c->has_purls = bin_u8(&r->b, 1) != 0;
+    c->pypi_names = bin_strs(&r->b, r->a, &c->n_pypi_names);
     if ((c->sha256 && !is_lower_hex(c->sha256, 64)) || (c->md5 && !is_lower_hex(c->md5, 32)))
         r->b.bad = true;
 }

@@ -58,6 +58,14 @@ port and mapped with --mirror onto https://conda.anaconda.org.
                gives and Debian's pip chooses from the same index, in the
                conda-lock (schema-checked) and conda-explicit exports; the
                conda packages as without the pip list; --offline: same bytes.
+  purls        a record's repodata `purls` say which PyPI distribution it
+               installs (rattler's PackageRecord.purls): `py-urllib3` with
+               pkg:pypi/urllib3 meets the pip layer's urllib3, `certifi`
+               with `purls: []` meets nothing (the PyPI copy is installed),
+               `idna` without purls meets idna by name; the lock records
+               them as pypiNames, check accepts it, the parsed form (a
+               second resolve from the cache) gives the same bytes; without
+               the purls, PyPI's urllib3 is installed beside py-urllib3.
   pipconda     conda wins: a pip requirement on a distribution conda
                installs is met by the conda package in the same solve
                (its version chosen to fit both), a conflict names both, a
@@ -472,6 +480,82 @@ def part_pip(run, stop_servers):
     print("pip: the pip layer %s in the one solve%s; conda-lock and conda-explicit carry it; "
           "--offline gives the same bytes" % (sorted(got.items()),
                                               ", as pip chooses" if chosen else ""))
+
+
+def purls_channel(root, with_purls):
+    """A channel of Python packages whose names and PyPI names differ."""
+    recs = {"linux-64": {"python-3.13.5-h2_0.conda": ("python", "3.13.5", "h2_0", [], None)},
+            "noarch": {
+                "py-urllib3-2.2.3-pyh_0.conda": ("py-urllib3", "2.2.3", "pyh_0", ["python >=3.8"],
+                                                 ["pkg:pypi/urllib3@2.2.3", "pkg:github/x/y"]),
+                "certifi-2025.4.26-pyh_0.conda": ("certifi", "2025.4.26", "pyh_0",
+                                                  ["python >=3.8"], []),
+                "idna-3.10-pyh_0.conda": ("idna", "3.10", "pyh_0", ["python >=3.8"], None)}}
+    for sub, files in recs.items():
+        doc = {"info": {"subdir": sub}, "packages": {}, "packages.conda": {}}
+        for fn, (name, ver, build, deps, purls) in files.items():
+            rec = {"name": name, "version": ver, "build": build, "build_number": 0,
+                   "depends": deps, "subdir": sub, "md5": hashlib.md5(fn.encode()).hexdigest(),
+                   "sha256": hashlib.sha256(fn.encode()).hexdigest(), "size": 1000,
+                   "timestamp": 1735689600000}
+            if purls is not None and with_purls:
+                rec["purls"] = purls
+            doc["packages.conda"][fn] = rec
+        os.makedirs(os.path.join(root, "conda-forge", sub), exist_ok=True)
+        with open(os.path.join(root, "conda-forge", sub, "repodata.json"), "w") as f:
+            json.dump(doc, f)
+
+
+def part_purls(run, work):
+    """requests from the demo's PyPI beside conda's py-urllib3 (purl
+    pkg:pypi/urllib3), certifi (purls: []) and idna (no purls): the pip
+    layer is what requests' metadata reaches that no conda record installs."""
+    wheels = served_wheels()
+    extra = "  - pip:\n" + "".join("    - %s\n" % q for q in PIP_LAYER)
+    want, todo = {}, ["requests"]
+    while todo:
+        n = todo.pop()
+        if n not in want:
+            want[n] = newest(wheels[n])
+            todo += wheels[n][want[n]][2]
+    got = {}
+    for with_purls in (True, False):
+        root = os.path.join(work, "purls-%s" % with_purls)
+        purls_channel(root, with_purls)
+        srv = servers.DirServer(root).start()
+        try:
+            r2 = Run(run.envlock, os.path.join(work, "p%s" % with_purls), srv.port, run.pypi_port)
+            os.makedirs(r2.work)
+            spec, lock, _js = r2.resolve("env", env_yml(["py-urllib3", "certifi", "idna"],
+                                                        extra=extra))
+            _s, again, _js = r2.resolve("again", env_yml(["py-urllib3", "certifi", "idna"],
+                                                         extra=extra))
+            if open(again, "rb").read() != open(lock, "rb").read():
+                raise Fail("a second resolve (the parsed form) gives another lock")
+            doc = yaml.safe_load(open(lock))
+            got[with_purls] = {p["name"] for p in doc["packages"]
+                               if p["ecosystem"] == "pypi" and not p.get("installedInBase")}
+            names = {p["name"]: p.get("pypiNames") for p in doc["packages"]
+                     if p["ecosystem"] == "conda"}
+            want_names = {"py-urllib3": ["urllib3"], "certifi": [], "idna": None,
+                          "python": None} if with_purls else \
+                {"py-urllib3": None, "certifi": None, "idna": None, "python": None}
+            if names != want_names:
+                raise Fail("pypiNames %r, expected %r" % (names, want_names))
+            rc, _js, out = r2(["check", "--bases", BASES, spec, lock])
+            if rc != 0:
+                raise Fail("check of the purls lock exited %d: %s" % (rc, out))
+        finally:
+            srv.stop()
+    if got[True] != set(want) - {"urllib3", "idna"}:
+        raise Fail("with purls the pip layer is %r, expected %r"
+                   % (sorted(got[True]), sorted(set(want) - {"urllib3", "idna"})))
+    if got[False] != set(want) - {"idna", "certifi"}:
+        raise Fail("without purls the pip layer is %r, expected %r"
+                   % (sorted(got[False]), sorted(set(want) - {"idna", "certifi"})))
+    print("purls: with them the pip layer is %s (py-urllib3 installs urllib3, certifi none); "
+          "without, %s; check accepts both; the parsed form the same bytes"
+          % (sorted(got[True]), sorted(got[False])))
 
 
 VARIANTS = ("datalayer", "e2b", "daytona", "modal")
@@ -954,6 +1038,8 @@ def main():
             part_determinism(run, stop)
         elif part == "pip":
             part_pip(run, stop)
+        elif part == "purls":
+            part_purls(run, work)
         elif part == "plan":
             part_plan(run)
         elif part == "pipconda":
