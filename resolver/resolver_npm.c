@@ -67,7 +67,7 @@ static void make_full(rsv *r, rsv_npm_name *n)
     for (size_t i = 0; i < r->npm_opt_peers.len; i++) {
         const npm_dep *dp = r->npm_opt_peers.items[i];
         if (strcmp(dp->name, n->name) == 0)
-            ptrvec_push(&n->ranges, (void *)dp->range);
+            ptrvec_push(&n->ranges, (void *)npm_dep_range(dp));
     }
 }
 
@@ -212,7 +212,7 @@ bool resolver_npm_alias_ok(const npm_dep *dp)
 {
     const char *name, *range;
     size_t n;
-    return npm_alias_split(dp->spec, &name, &n, &range) && n && (!range || dp->range);
+    return npm_alias_split(dp->spec, &name, &n, &range) && n && (!range || dp->range_text);
 }
 
 /* An optional peer is installed only when some other edge brings its name
@@ -221,11 +221,11 @@ bool resolver_npm_alias_ok(const npm_dep *dp)
  * reason to crawl one. */
 static void note_optional_peer(rsv *r, const npm_dep *dp)
 {
-    if (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range)
+    if (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range_text)
         return;
     const rsv_npm_name *n = nname_find(r, dp->name);
     if (n && n->full)
-        note(r, dp->name, dp->range, NULL);
+        note(r, dp->name, npm_dep_range(dp), NULL);
     else
         ptrvec_push(&r->npm_opt_peers, (void *)dp);
 }
@@ -250,12 +250,12 @@ static bool vec_has(const ptrvec *v, const void *item)
  * name is fetched and the range's pick followed, for its peers only. */
 static void note_peer(rsv *r, const npm_dep *dp)
 {
-    if (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range)
+    if (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range_text)
         return;
     rsv_npm_name *n = nname_get(r, dp->name);
-    if (vec_has(&n->pranges, dp->range))
+    if (vec_has(&n->pranges, npm_dep_range(dp)))
         return;
-    ptrvec_push(&n->pranges, (void *)dp->range);
+    ptrvec_push(&n->pranges, (void *)npm_dep_range(dp));
     queue(r, n);
 }
 
@@ -292,12 +292,12 @@ static void note_deps(rsv *r, const npm_version *v)
             continue;
         if (dp->kind == NPM_DEP_PEER_OPTIONAL)
             note_optional_peer(r, dp);
-        else if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range)
-            note(r, dp->name, dp->range, NULL);
+        else if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range_text)
+            note(r, dp->name, npm_dep_range(dp), NULL);
         else if (dp->spec_kind == NPM_SPEC_IS_TAG)
             note(r, dp->name, NULL, dp->spec);
         else if (dp->spec_kind == NPM_SPEC_IS_ALIAS && resolver_npm_alias_ok(dp))
-            note(r, dp->alias_name, dp->range, dp->range ? NULL : "latest");
+            note(r, dp->alias_name, npm_dep_range(dp), dp->range_text ? NULL : "latest");
     }
 }
 
@@ -651,18 +651,18 @@ void resolver_npm_add(rsv *r)
                 bool opt_peer = dp->kind == NPM_DEP_PEER_OPTIONAL;
                 if ((rel == 1 && dp->kind != NPM_DEP_PEER && !opt_peer) || /* a peer-set pick */
                     resolver_npm_bundled(v, dp->name) || peer_overridden(v, dp) ||
-                    (opt_peer && (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range ||
+                    (opt_peer && (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range_text ||
                                   !nname_find(r, dp->name))))
                     continue; /* an optional peer nothing else brings is never installed */
                 bool any = false;
                 Id did;
-                if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range)
-                    did = npm_dep_id(r, dp->name, dp->range, NULL, &any);
+                if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range_text)
+                    did = npm_dep_id(r, dp->name, npm_dep_range(dp), NULL, &any);
                 else if (dp->spec_kind == NPM_SPEC_IS_TAG)
                     did = npm_dep_id(r, dp->name, NULL, dp->spec, &any);
                 else if (dp->spec_kind == NPM_SPEC_IS_ALIAS && resolver_npm_alias_ok(dp))
-                    did = npm_dep_id(r, dp->alias_name, dp->range, dp->range ? NULL : "latest",
-                                     &any);
+                    did = npm_dep_id(r, dp->alias_name, npm_dep_range(dp),
+                                     dp->range_text ? NULL : "latest", &any);
                 else
                     continue; /* no registry version: refused if chosen (unlockable()) */
                 bool alias = dp->spec_kind == NPM_SPEC_IS_ALIAS;
@@ -678,9 +678,9 @@ void resolver_npm_add(rsv *r)
                                                alias ? dp->alias_name : dp->name,
                                                arena_strdup(r->mem, text), NULL, kind_name(dp->kind));
                 rd->nomatch = !any;
-                rd->nrange = dp->spec_kind != NPM_SPEC_IS_TAG ? dp->range : NULL;
+                rd->nrange = dp->spec_kind != NPM_SPEC_IS_TAG ? npm_dep_range(dp) : NULL;
                 rd->ntag = dp->spec_kind == NPM_SPEC_IS_TAG ? dp->spec
-                           : alias && !dp->range          ? "latest"
+                           : alias && !dp->range_text     ? "latest"
                                                           : NULL;
                 rd->folder = alias ? dp->name : NULL;
                 rd->optional_peer = opt_peer;

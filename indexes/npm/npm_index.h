@@ -94,9 +94,22 @@ typedef struct npm_dep {
     const char *spec;          /* as written ("^1.2.0", "npm:x@^2", "latest") */
     npm_dep_kind kind;
     npm_dep_spec spec_kind;
-    const npm_range *range;    /* parsed with NPM_LOOSE, or NULL */
+    const char *range_text;    /* the text of its range (the spec, or an alias's
+                                  part after '@', leading blanks skipped) when
+                                  that parses with NPM_LOOSE, else NULL: the
+                                  range itself is npm_dep_range()'s */
     const char *alias_name;    /* NPM_SPEC_IS_ALIAS: the real package, else NULL */
+    npm_range *range_;         /* internal: npm_dep_range()'s parse, or NULL */
 } npm_dep;
+
+/* npm_dep_range() :
+ *  d's range, parsed from range_text on the first call and kept until its
+ *  packument is freed; NULL when range_text is NULL. Lazy because a crawl
+ *  reads packuments whose every version lists its dependencies and uses
+ *  the ranges of a few versions: parsed up front, the ranges of a large
+ *  app's packuments were most of its peak memory. A model belongs to one
+ *  thread. */
+const npm_range *npm_dep_range(const npm_dep *d);
 
 typedef struct npm_engine {
     const char *name;          /* "node", "npm", ... */
@@ -214,7 +227,6 @@ typedef struct npm_packument {
                                   fetch.code == EL_OK */
 
     arena *arena_;             /* internal */
-    ptrvec owned_;             /* internal: ranges and semvers to release */
 } npm_packument;
 
 /* npm_exclusion_id() : the stable id ("after_cutoff"); "" for NPM_EX_NONE. */

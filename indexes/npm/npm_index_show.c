@@ -61,10 +61,11 @@ static json_object *version_json(const npm_packument *p, const npm_version *v)
             json_object_object_add(pd, "optional", json_object_new_boolean(1));
         json_object_object_add(pd, "spec", json_object_new_string(d->spec));
         json_object_object_add(pd, "type", json_object_new_string(spec_kind_name(d->spec_kind)));
-        if (d->range)
+        const npm_range *range = npm_dep_range(d);
+        if (range)
             json_object_object_add(pd, "range", json_object_new_string(
-                                                    npm_range_format(d->range)[0]
-                                                        ? npm_range_format(d->range)
+                                                    npm_range_format(range)[0]
+                                                        ? npm_range_format(range)
                                                         : "*"));
         if (d->alias_name)
             json_object_object_add(pd, "alias", json_object_new_string(d->alias_name));

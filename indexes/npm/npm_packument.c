@@ -237,13 +237,27 @@ static bool starts_with(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static const npm_range *parse_range(pctx *x, const char *text)
+/* `text` when it parses as a loose range, else NULL. The parse is not
+ * kept: npm_dep_range() parses again the few ranges a resolve uses. */
+static const char *range_text(const char *text)
 {
     npm_range *r = NULL;
     if (npm_range_parse(text, NPM_LOOSE, &r, NULL) != 0)
         return NULL;
-    ptrvec_push(&x->p->owned_, r);
-    return r;
+    npm_range_free(r);
+    return text;
+}
+
+const npm_range *npm_dep_range(const npm_dep *d)
+{
+    if (!d->range_text)
+        return NULL;
+    if (!d->range_) {
+        npm_dep *m = (npm_dep *)d; /* a memo: deps live in the packument's arena */
+        if (npm_range_parse(d->range_text, NPM_LOOSE, &m->range_, NULL) != 0)
+            m->range_ = NULL; /* range_text parsed when it was set: not reached */
+    }
+    return d->range_;
 }
 
 /* Classifies a dependency spec the way npm-package-arg reads one from a
@@ -264,7 +278,7 @@ static void classify(pctx *x, npm_dep *d)
         d->spec_kind = NPM_SPEC_IS_ALIAS;
         d->alias_name = arena_strndup(x->a, an, anl);
         if (ar)
-            d->range = parse_range(x, ar);
+            d->range_text = range_text(ar);
         return;
     }
     for (size_t i = 0; i < sizeof other_prefixes / sizeof other_prefixes[0]; i++)
@@ -276,7 +290,7 @@ static void classify(pctx *x, npm_dep *d)
         d->spec_kind = NPM_SPEC_IS_OTHER; /* a URL or user/repo shorthand */
         return;
     }
-    if ((d->range = parse_range(x, s)) != NULL) {
+    if ((d->range_text = range_text(s)) != NULL) {
         d->spec_kind = NPM_SPEC_IS_RANGE;
         return;
     }
@@ -349,7 +363,7 @@ static bool read_deps(pctx *x, npm_version *v, json_object *man, const char *fie
         }
         if (skip && json_object_object_get_ex(skip, key, NULL))
             continue; /* listed again under optionalDependencies: optional wins */
-        npm_dep *d = arena_alloc(x->a, sizeof *d);
+        npm_dep *d = xcalloc(1, sizeof *d); /* copied into v->deps, then freed */
         d->name = arena_strdup(x->a, key);
         d->spec = astr(x, val);
         d->kind = kind;
@@ -505,8 +519,10 @@ static void read_all_deps(pctx *x, npm_version *v, json_object *man)
         read_deps(x, v, man, "optionalDependencies", NPM_DEP_OPTIONAL, NULL, NULL, &acc))
         read_deps(x, v, man, "peerDependencies", NPM_DEP_PEER, NULL, meta, &acc);
     v->deps = arena_alloc(x->a, (acc.len ? acc.len : 1) * sizeof *v->deps);
-    for (size_t i = 0; i < acc.len; i++)
+    for (size_t i = 0; i < acc.len; i++) {
         v->deps[i] = *(npm_dep *)acc.items[i];
+        free(acc.items[i]);
+    }
     v->ndeps = acc.len;
     ptrvec_release(&acc);
     qsort(v->deps, v->ndeps, sizeof *v->deps, dep_cmp);
@@ -1025,11 +1041,12 @@ void npm_packument_free(npm_packument *p)
 {
     if (!p)
         return;
-    for (size_t i = 0; i < p->nversions; i++)
+    for (size_t i = 0; i < p->nversions; i++) {
+        const npm_version *v = &p->versions[i];
         npm_semver_release(&p->versions[i].semver);
-    for (size_t i = 0; i < p->owned_.len; i++)
-        npm_range_free(p->owned_.items[i]);
-    ptrvec_release(&p->owned_);
+        for (size_t d = 0; d < v->ndeps; d++)
+            npm_range_free(v->deps[d].range_);
+    }
     free(p->versions);
     arena_free(p->arena_);
     free(p);

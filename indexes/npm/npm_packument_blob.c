@@ -61,21 +61,6 @@ char *npm_packument_blob_name(const char *body_sha256, const npm_parse_options *
 
 static void put_u8(strbuf *sb, unsigned v) { sb_addc(sb, (char)(unsigned char)v); }
 
-/* The text classify() in npm_packument.c parsed d's range from. */
-static const char *range_text(const npm_dep *d)
-{
-    if (!d->range)
-        return NULL;
-    const char *s = d->spec;
-    while (*s == ' ' || *s == '\t')
-        s++;
-    const char *an, *ar;
-    size_t anl;
-    if (d->spec_kind == NPM_SPEC_IS_ALIAS && npm_alias_split(s, &an, &anl, &ar))
-        return ar;
-    return s;
-}
-
 static void put_version(strbuf *sb, const npm_version *v)
 {
     bin_put_str(sb, v->version);
@@ -88,7 +73,7 @@ static void put_version(strbuf *sb, const npm_version *v)
         put_u8(sb, d->kind);
         put_u8(sb, d->spec_kind);
         bin_put_str(sb, d->alias_name);
-        bin_put_str(sb, range_text(d));
+        bin_put_str(sb, d->range_text);
     }
     put_u8(sb, v->bundle_all);
     bin_put_strs(sb, v->bundled, v->nbundled);
@@ -160,7 +145,7 @@ static size_t get_count(rd *r, size_t min)
     return r->b.bad ? 0 : n;
 }
 
-static void get_dep(rd *r, npm_packument *p, npm_dep *d)
+static void get_dep(rd *r, npm_dep *d)
 {
     d->name = get_str_nn(r);
     d->spec = get_str_nn(r);
@@ -174,8 +159,8 @@ static void get_dep(rd *r, npm_packument *p, npm_dep *d)
             r->b.bad = true;
             return;
         }
-        ptrvec_push(&p->owned_, range);
-        d->range = range;
+        npm_range_free(range); /* checked; npm_dep_range() parses when asked */
+        d->range_text = rt;
     }
 }
 
@@ -188,8 +173,9 @@ static void get_version(rd *r, npm_packument *p, const char *served_base,
         r->b.bad = true;
     v->ndeps = get_count(r, 18);
     v->deps = arena_alloc(r->a, (v->ndeps ? v->ndeps : 1) * sizeof *v->deps);
+    memset(v->deps, 0, (v->ndeps ? v->ndeps : 1) * sizeof *v->deps); /* range_ */
     for (size_t i = 0; i < v->ndeps && !r->b.bad; i++)
-        get_dep(r, p, &v->deps[i]);
+        get_dep(r, &v->deps[i]);
     v->bundle_all = bin_u8(&r->b, 1);
     v->bundled = bin_strs(&r->b, r->a, &v->nbundled);
     v->deprecated = get_str(r);

@@ -91,7 +91,7 @@ static void check(const char *data, size_t size, const npm_target *t, const char
         }
         for (size_t d = 0; d < v->ndeps; d++) {
             CHECK(v->deps[d].name && v->deps[d].spec);
-            CHECK((v->deps[d].spec_kind == NPM_SPEC_IS_RANGE) <= (v->deps[d].range != NULL));
+            CHECK((v->deps[d].spec_kind == NPM_SPEC_IS_RANGE) <= (npm_dep_range(&v->deps[d]) != NULL));
             if (d > 0)
                 CHECK(v->deps[d - 1].kind <= v->deps[d].kind);
         }

@@ -252,11 +252,11 @@ static void test_every_field(void **state)
         assert_int_equal(v->deps[i].kind, kinds[i]);
     }
     assert_int_equal(v->deps[0].spec_kind, NPM_SPEC_IS_RANGE);
-    assert_non_null(v->deps[0].range);
-    assert_string_equal(npm_range_format(v->deps[0].range), ">=1.0.0 <2.0.0-0");
+    assert_non_null(npm_dep_range(&v->deps[0]));
+    assert_string_equal(npm_range_format(npm_dep_range(&v->deps[0])), ">=1.0.0 <2.0.0-0");
     assert_int_equal(v->deps[1].spec_kind, NPM_SPEC_IS_ALIAS);
     assert_string_equal(v->deps[1].alias_name, "real");
-    assert_non_null(v->deps[1].range);
+    assert_non_null(npm_dep_range(&v->deps[1]));
     assert_int_equal(v->deps[2].spec_kind, NPM_SPEC_IS_RANGE); /* "" is "*" */
     assert_int_equal(v->deps[3].spec_kind, NPM_SPEC_IS_OTHER);
     assert_int_equal(v->deps[4].spec_kind, NPM_SPEC_IS_OTHER);

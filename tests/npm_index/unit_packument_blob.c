@@ -66,7 +66,9 @@ static const char *dep_diff(const npm_dep *a, const npm_dep *b)
         return "dep kind";
     if (!str_eq(a->alias_name, b->alias_name))
         return "dep alias";
-    return range_eq(a->range, b->range) ? NULL : "dep range";
+    if (!str_eq(a->range_text, b->range_text))
+        return "dep range text";
+    return range_eq(npm_dep_range(a), npm_dep_range(b)) ? NULL : "dep range";
 }
 
 static const char *version_diff(const npm_version *a, const npm_version *b)
