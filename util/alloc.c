@@ -200,7 +200,12 @@ void *arena_alloc(arena *a, size_t n)
     n = (n + 15) & ~(size_t)15;
     struct arena_block *b = a->head;
     if (!b || b->size - b->used < n) {
-        size_t size = n > 65536 ? n : 65536;
+        /* blocks double from 4 KiB to 64 KiB: most arenas (a small
+         * packument's, a request's) hold a few KiB, and a crawl keeps a
+         * thousand of them */
+        size_t size = !b ? 4096 : b->size < 65536 ? 2 * b->size : 65536;
+        if (size < n)
+            size = n;
         b = xmalloc(sizeof(*b) + size);
         b->size = size;
         b->used = 0;

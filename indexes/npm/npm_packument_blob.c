@@ -173,7 +173,6 @@ static void get_version(rd *r, npm_packument *p, const char *served_base,
         r->b.bad = true;
     v->ndeps = get_count(r, 18);
     v->deps = arena_alloc(r->a, (v->ndeps ? v->ndeps : 1) * sizeof *v->deps);
-    memset(v->deps, 0, (v->ndeps ? v->ndeps : 1) * sizeof *v->deps); /* range_ */
     for (size_t i = 0; i < v->ndeps && !r->b.bad; i++)
         get_dep(r, &v->deps[i]);
     v->bundle_all = bin_u8(&r->b, 1);
