@@ -197,10 +197,11 @@ el_code el_export(el_ctx *ctx, const char *lock_path, const el_export_options *o
     if (!lock)
         return el_ctx_code(ctx);
     el_code rc = lock_validate(ctx, lock);
-    /* a conda environment's Python is conda's: the pip formats and the
-     * SBOMs would describe another environment; apt and npm stand apart */
+    /* a conda environment's Python is conda's: the pip formats would
+     * describe another environment; apt and npm stand apart, and the SBOMs
+     * name conda packages by their purl */
     if (rc == EL_OK && fmt != PLAN_CONDA_EXPLICIT && fmt != PLAN_CONDA_LOCK && fmt != PLAN_APT &&
-        fmt != PLAN_PACKAGE_LOCK) {
+        fmt != PLAN_PACKAGE_LOCK && fmt != PLAN_CYCLONEDX && fmt != PLAN_SPDX) {
         char *what = xasprintf("export --format %s", o->format);
         rc = verbs_no_conda(ctx, lock, what);
         free(what);

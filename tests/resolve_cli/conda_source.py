@@ -17,9 +17,10 @@ port and mapped with --mirror onto https://conda.anaconda.org.
                with their md5; `--format conda-lock` writes CEP 37's
                conda-lock.yml (version 1) with those files, md5, sha256 and
                depends, and a pip layer added to the lock as manager: pip
-               entries; the pip and SBOM exports refuse it rather than
-               leave the conda packages out (bundle: tests/bundle/
-               bundle_conda.py).
+               entries; the CycloneDX and SPDX exports pass their
+               schemas and name each conda package by its purl; the pip
+               exports refuse it rather than leave the conda packages out
+               (bundle: tests/bundle/bundle_conda.py).
   plan         the lock with a pip layer planned for the four variants
                (--mirror onto the served slice and PyPI mirror): each
                installs conda-explicit.txt (one mirrored URL#md5 line per
@@ -237,14 +238,57 @@ def part_resolve(run):
         raise Fail("check against `requests <2` exited %d: %s" % (rc, out))
     check_explicit(run, lock, want, recs)
     check_conda_lock(run, lock, recs)
+    check_sboms(run, lock, conda)
     for args in (["export", lock, "--format", "requirements", "--bases", BASES],
-                 ["export", lock, "--format", "cyclonedx"]):
+                 ["export", lock, "--format", "pylock"]):
         rc, js, out = run(args)
         if rc != 11 or not js or js.get("code") != "DL_ENV_CAPABILITY_UNSUPPORTED":
             raise Fail("%s of a conda lock exited %d (not refused): %s" % (args[0], rc, out))
     print("resolve: %d conda packages, as rattler chose; check passes; conda-explicit "
-          "export; pip/SBOM exports refuse it" % len(conda))
+          "export; SBOMs name them by purl; pip exports refuse it" % len(conda))
     return lock
+
+
+SBOM_SCHEMAS = os.path.join(ROOT, "tests", "plan", "data", "sbom-schemas")
+
+
+def schema_errors(doc, main, refs):
+    """`doc` against the official schema `main` (refs: the ones it uses)."""
+    import warnings
+    load = lambda n: json.load(open(os.path.join(SBOM_SCHEMAS, n)))  # noqa: E731
+    schema = load(main)
+    store = {s["$id"]: s for s in map(load, refs)}
+    store[schema["$id"]] = schema
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        res = jsonschema.RefResolver.from_schema(schema, store=store)
+        v = jsonschema.validators.validator_for(schema)(schema, resolver=res)
+        return [e.message for e in v.iter_errors(doc)]
+
+
+def check_sboms(run, lock, conda):
+    """export --format cyclonedx and spdx of the conda lock: valid by the
+    CycloneDX 1.6 and SPDX 2.3 schemas, each conda package by its purl
+    (purl-spec's conda type: build, channel, subdir, type)."""
+    want = sorted(conda_purl(p, p["artifacts"][0]["file"]) for p in conda)
+    for fmt, main, refs in (("cyclonedx", "bom-1.6.schema.json",
+                             ("spdx.schema.json", "jsf-0.82.schema.json")),
+                            ("spdx", "spdx-2.3.schema.json", ())):
+        out = os.path.join(run.work, "sbom." + fmt)
+        rc, _js, text = run(["export", lock, "--format", fmt, "-o", out])
+        if rc != 0:
+            raise Fail("export --format %s of a conda lock exited %d: %s" % (fmt, rc, text))
+        doc = json.load(open(out))
+        errs = schema_errors(doc, main, refs)
+        if errs:
+            raise Fail("%s: schema: %s" % (fmt, errs[:3]))
+        if fmt == "cyclonedx":
+            purls = [c["purl"] for c in doc["components"]]
+        else:
+            purls = [r["referenceLocator"] for p in doc["packages"]
+                     for r in p.get("externalRefs", []) if r.get("referenceType") == "purl"]
+        if sorted(u for u in purls if u.startswith("pkg:conda/")) != want:
+            raise Fail("%s conda purls %r, expected %r" % (fmt, purls, want))
 
 
 def check_explicit(run, lock, want, recs):
@@ -679,6 +723,10 @@ def part_plan(run):
         if not after(lines, *want):
             raise Fail("%s: steps not found in this order %r:\n%s" % (v, want, "\n".join(lines)))
         sbom = json.loads(files["sbom.cdx.json"])
+        errs = schema_errors(sbom, "bom-1.6.schema.json",
+                             ("spdx.schema.json", "jsf-0.82.schema.json"))
+        if errs:
+            raise Fail("%s: sbom.cdx.json schema: %s" % (v, errs[:3]))
         purls = sorted(c["purl"] for c in sbom["components"] if c["purl"].startswith("pkg:conda/"))
         if purls != sorted(conda_purl(p, p["artifacts"][0]["file"]) for p in conda):
             raise Fail("%s: SBOM conda purls %r" % (v, purls))
