@@ -89,11 +89,33 @@ static size_t stem_len(const char *fn)
     return n;
 }
 
-/* Every record of the set with its channel's priority, sorted by name. */
-static found *collect(const conda_channel_set *set, size_t *nout)
+/* One name of one subdir's load, with its channel's priority. */
+typedef struct nref {
+    const char *name;
+    conda_repodata *rd;
+    size_t idx;                 /* among rd's names */
+    const char *chan;
+    size_t order;               /* the channel's priority (0 first) */
+    size_t sub;                 /* the subdir's place in the set */
+} nref;
+
+static int nref_cmp(const void *x, const void *y)
+{
+    const nref *a = x, *b = y;
+    int c = strcmp(a->name, b->name);
+    if (c)
+        return c;
+    if (a->order != b->order)
+        return a->order < b->order ? -1 : 1;
+    return a->sub < b->sub ? -1 : a->sub > b->sub;
+}
+
+/* Every name of every subdir's load, sorted by name (the records stay
+ * where they are until a name is reached: conda_repodata_records_at()). */
+static nref *collect(const conda_channel_set *set, size_t *nout)
 {
     size_t n = 0, cap = 0, norder = 0;
-    found *f = NULL;
+    nref *f = NULL;
     const char *last = NULL;
     for (size_t i = 0; set && i < set->n_subdirs; i++) {
         const conda_subdir_load *sl = &set->subdirs[i];
@@ -105,13 +127,16 @@ static found *collect(const conda_channel_set *set, size_t *nout)
                 norder++;
             last = sl->channel;
         }
-        for (size_t k = 0; sl->repodata && k < sl->repodata->n_records; k++) {
+        size_t nn = sl->repodata ? conda_repodata_n_names(sl->repodata) : 0;
+        for (size_t k = 0; k < nn; k++) {
             if (n == cap)
                 f = xrealloc(f, (cap = cap ? 2 * cap : 256) * sizeof *f);
-            f[n++] = (found){&sl->repodata->records[k], sl->channel, norder - 1};
+            f[n++] = (nref){conda_repodata_name_at(sl->repodata, k), sl->repodata, k, sl->channel,
+                            norder - 1, i};
         }
     }
-    qsort(f, n, sizeof *f, found_cmp);
+    if (n)
+        qsort(f, n, sizeof *f, nref_cmp);
     *nout = n;
     return f;
 }
@@ -228,13 +253,13 @@ typedef struct groups {
     size_t n;
 } groups;
 
-static groups group(const found *f, size_t n)
+static groups group(const nref *f, size_t n)
 {
     groups g = { xcalloc(n + 1, sizeof *g.start), xcalloc(n + 1, sizeof *g.name), 0 };
     for (size_t i = 0; i < n; i++)
-        if (!i || strcmp(f[i].rec->name, f[i - 1].rec->name) != 0) {
+        if (!i || strcmp(f[i].name, f[i - 1].name) != 0) {
             g.start[g.n] = i;
-            g.name[g.n++] = f[i].rec->name;
+            g.name[g.n++] = f[i].name;
         }
     g.start[g.n] = n;
     return g;
@@ -273,7 +298,7 @@ static void reach(const groups *g, bool *seen, size_t *queue, size_t *nq, const 
  * an environment reaches a few thousand names; the rest can never be
  * installed, so they stay out of the pool (as conda's and rattler's
  * loaders leave them out). A root whose name is a glob reaches all. */
-static bool *reachable(const rsv *r, const found *f, const groups *g)
+static bool *reachable(const rsv *r, const nref *f, const groups *g)
 {
     bool *seen = xcalloc(g->n + 1, sizeof *seen);
     size_t *queue = xcalloc(g->n + 1, sizeof *queue), nq = 0;
@@ -290,9 +315,13 @@ static bool *reachable(const rsv *r, const found *f, const groups *g)
         conda_matchspec_free(ms);
     }
     for (size_t q = 0; q < nq; q++)
-        for (size_t i = g->start[queue[q]]; i < g->start[queue[q] + 1]; i++)
-            for (size_t k = 0; k < f[i].rec->n_depends; k++)
-                reach(g, seen, queue, &nq, f[i].rec->depends[k]);
+        for (size_t i = g->start[queue[q]]; i < g->start[queue[q] + 1]; i++) {
+            size_t m = 0;
+            const conda_record *const *recs = conda_repodata_records_at(f[i].rd, f[i].idx, &m);
+            for (size_t j = 0; j < m; j++)
+                for (size_t k = 0; k < recs[j]->n_depends; k++)
+                    reach(g, seen, queue, &nq, recs[j]->depends[k]);
+        }
     free(queue);
     return seen;
 }
@@ -303,17 +332,31 @@ static bool *reachable(const rsv *r, const found *f, const groups *g)
 static struct rsv_conda *lay_out_names(rsv *r)
 {
     size_t n = 0;
-    found *f = collect(r->conda_set, &n);
+    nref *f = collect(r->conda_set, &n);
     groups g = group(f, n);
     bool *keep = reachable(r, f, &g);
     struct rsv_conda *c = xcalloc(1, sizeof *c);
     c->names = xcalloc(g.n + r->conda_nvirt + 1, sizeof *c->names);
     for (size_t k = 0; k < g.n; k++) {
-        size_t i = g.start[k], j = g.start[k + 1], e = i;
-        while (e < j && f[e].order == f[i].order)
-            e++;
-        if (keep[k] && !is_virtual_name(r, f[i].rec->name))
-            lay_out(r, &c->names[c->n++], f + i, e - i);
+        size_t i = g.start[k], j = g.start[k + 1];
+        if (!keep[k] || is_virtual_name(r, f[i].name))
+            continue;
+        found *recs = NULL;
+        size_t m = 0, cap = 0;
+        for (size_t e = i; e < j && f[e].order == f[i].order; e++) {
+            size_t nr = 0;
+            const conda_record *const *rs = conda_repodata_records_at(f[e].rd, f[e].idx, &nr);
+            for (size_t q = 0; q < nr; q++) {
+                if (m == cap)
+                    recs = xrealloc(recs, (cap = cap ? 2 * cap : 16) * sizeof *recs);
+                recs[m++] = (found){rs[q], f[e].chan, f[e].order};
+            }
+        }
+        if (m) {
+            qsort(recs, m, sizeof *recs, found_cmp);
+            lay_out(r, &c->names[c->n++], recs, m);
+        }
+        free(recs);
     }
     free(keep);
     free(g.start);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <json-c/json.h>
 
@@ -138,16 +139,30 @@ static bool absent_marker(cache *c, const char *url, bool put)
     return ok;
 }
 
+/* The parsed form `name`, mapped, not read: only the names reached touch
+ * the pages of their records. cache_blob_open() has checked the bytes
+ * (their CRC-32, or the seal of an entry unchanged since), so the form's
+ * own CRC is not computed again. */
 static bool read_blob(cache *c, const char *name, const char *sha256,
                       const conda_repodata_options *ro, conda_repodata **out)
 {
-    unsigned char *data = NULL;
     size_t len = 0;
-    if (!cache_blob_get(c, name, &data, &len))
+    FILE *f = cache_blob_open(c, name, &len);
+    if (!f)
         return false;
-    bool ok = conda_repodata_blob_read(data, len, sha256, ro, out);
-    free(data);
-    return ok;
+    long at = ftell(f);
+    size_t map_len = at >= 0 ? (size_t)at + len : 0;
+    void *map = map_len ? mmap(NULL, map_len, PROT_READ, MAP_PRIVATE, fileno(f), 0) : MAP_FAILED;
+    fclose(f);
+    if (map == MAP_FAILED)
+        return false;
+    if (!conda_repodata_blob_read((const unsigned char *)map + at, len, sha256, ro, true, out)) {
+        munmap(map, map_len);
+        return false;
+    }
+    (*out)->map_ = map;
+    (*out)->map_len_ = map_len;
+    return true;
 }
 
 static void parse_body(cache *c, cache_response *r, pending *p, const conda_repodata_options *ro,

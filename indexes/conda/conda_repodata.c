@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 
 #include <json-c/json.h>
 
@@ -397,8 +398,36 @@ el_code conda_repodata_parse(el_ctx *ctx, const char *body, size_t len,
     r->records = l.recs, r->n_records = l.n;
     r->excluded = l.ex, r->n_excluded = l.nex;
     r->arena_ = l.a;
+    conda_repodata_index(r);
     *out = r;
     return EL_OK;
+}
+
+static int by_name_cmp(const void *x, const void *y)
+{
+    const conda_record *a = *(const conda_record *const *)x, *b = *(const conda_record *const *)y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a < b ? -1 : a > b); /* the records are by file name */
+}
+
+void conda_repodata_index(conda_repodata *r)
+{
+    const conda_record **by = arena_alloc(r->arena_, (r->n_records + 1) * sizeof *by);
+    for (size_t i = 0; i < r->n_records; i++)
+        by[i] = &r->records[i];
+    qsort(by, r->n_records, sizeof *by, by_name_cmp);
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_records; i++)
+        n += !i || strcmp(by[i]->name, by[i - 1]->name) != 0;
+    struct conda_name_slot *s = arena_alloc(r->arena_, (n + 1) * sizeof *s);
+    n = 0;
+    for (size_t i = 0; i < r->n_records; i++) {
+        if (!i || strcmp(by[i]->name, by[i - 1]->name) != 0)
+            s[n++] = (struct conda_name_slot){by[i]->name, 0, NULL, by + i};
+        s[n - 1].n++;
+    }
+    r->names_ = s;
+    r->n_names_ = n;
 }
 
 void conda_repodata_free(conda_repodata *r)
@@ -408,5 +437,7 @@ void conda_repodata_free(conda_repodata *r)
     free((void *)r->records);
     free((void *)r->excluded);
     arena_free(r->arena_);
+    if (r->map_)
+        munmap(r->map_, r->map_len_);
     free(r);
 }

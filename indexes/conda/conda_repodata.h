@@ -81,13 +81,21 @@ typedef struct conda_excluded {
     const char *detail; /* English, with the offending value */
 } conda_excluded;
 
+struct conda_name_slot;
+
 typedef struct conda_repodata {
     const char *subdir;  /* info.subdir, or the one asked for */
-    const conda_record *records;
-    size_t n_records;
+    const conda_record *records; /* by file name; NULL when read from the
+                                    parsed form (ask by name: below) */
+    size_t n_records;    /* every record, either way */
     const conda_excluded *excluded;
     size_t n_excluded;
     void *arena_;        /* owns every string above */
+    struct conda_name_slot *names_; /* the by-name index (private) */
+    size_t n_names_;
+    const unsigned char *form_end_; /* read from a form: where it ends */
+    void *map_;          /* the parsed form mapped, or NULL */
+    size_t map_len_;
 } conda_repodata;
 
 typedef struct conda_repodata_options {
@@ -121,7 +129,26 @@ void conda_repodata_free(conda_repodata *r);
 char *conda_repodata_blob_name(const char *body_sha256, const conda_repodata_options *o);
 void conda_repodata_blob_write(const conda_repodata *r, const char *body_sha256,
                                const conda_repodata_options *o, strbuf *out);
+/* conda_repodata_blob_read() :
+ *  The load a blob holds, or false, as above. The load points into
+ *  data[0..len), which must outlive it (conda_repodata_free() unmaps
+ *  map_ when set). Only the names and the excluded records are read at
+ *  once; a name's records are decoded when conda_repodata_records_at()
+ *  first asks. Every record is walked once before true is returned, so
+ *  that no later decode meets bytes it cannot read. `checked`: the bytes
+ *  were checked by the cache already (cache_blob_open()), so the form's
+ *  own CRC-32 is not computed again. */
 bool conda_repodata_blob_read(const unsigned char *data, size_t len, const char *body_sha256,
-                              const conda_repodata_options *o, conda_repodata **out);
+                              const conda_repodata_options *o, bool checked,
+                              conda_repodata **out);
+
+/* The records by name, for a load either way (parsed or read from its
+ * form): conda_repodata_n_names() names, in byte order;
+ * conda_repodata_name_at() the i-th; conda_repodata_records_at() its
+ * records (*n of them, by file name), decoded on the first call when the
+ * load was read from its parsed form. The pointers live as long as r. */
+size_t conda_repodata_n_names(const conda_repodata *r);
+const char *conda_repodata_name_at(const conda_repodata *r, size_t i);
+const conda_record *const *conda_repodata_records_at(conda_repodata *r, size_t i, size_t *n);
 
 #endif

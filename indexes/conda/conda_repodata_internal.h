@@ -8,6 +8,8 @@
 
 #include <json-c/json.h>
 
+#include "conda_repodata.h"
+
 /* JSON nesting: repodata is four levels deep; 32 leaves room and refuses a
  * hostile `[[[[...` early. */
 #define CRJ_MAX_DEPTH 32
@@ -30,5 +32,18 @@ typedef struct crj_handler {
  *  absent), or -1 with *what (static English). */
 int crj_parse(const char *body, size_t len, const crj_handler *h, json_object **info,
               const char **what);
+
+/* One name of a load (conda_repodata.names_, in byte order of names). */
+struct conda_name_slot {
+    const char *name;
+    size_t n;                        /* its records */
+    const unsigned char *at;         /* parsed form: where the first is */
+    const conda_record *const *recs; /* its records, once decoded (a parse:
+                                        at once), by file name */
+};
+
+/* conda_repodata_index() : r's by-name index from its records (after a
+ *  parse). */
+void conda_repodata_index(conda_repodata *r);
 
 #endif

@@ -40,21 +40,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         CHECK(!c->sha256 || strlen(c->sha256) == 64);
     }
-    /* The parsed form gives the same load back... */
+    /* The parsed form gives the same load back, name by name... */
     static const char sha[] = "0000000000000000000000000000000000000000000000000000000000000000";
     strbuf sb = STRBUF_INIT;
     conda_repodata_blob_write(r, sha, &o, &sb);
     conda_repodata *back = NULL;
-    CHECK(conda_repodata_blob_read((const unsigned char *)sb.buf, sb.len, sha, &o, &back));
+    CHECK(conda_repodata_blob_read((const unsigned char *)sb.buf, sb.len, sha, &o, false, &back));
     CHECK(back->n_records == r->n_records && back->n_excluded == r->n_excluded);
-    for (size_t i = 0; i < r->n_records; i++) {
-        const conda_record *a = &r->records[i], *b = &back->records[i];
-        CHECK(!strcmp(a->fn, b->fn) && !strcmp(a->version, b->version) && a->n_depends == b->n_depends &&
-              a->timestamp_ms == b->timestamp_ms && a->build_number == b->build_number);
+    CHECK(conda_repodata_n_names(back) == conda_repodata_n_names(r));
+    size_t total = 0;
+    for (size_t i = 0; i < conda_repodata_n_names(r); i++) {
+        size_t na = 0, nb = 0;
+        const conda_record *const *ra = conda_repodata_records_at(r, i, &na);
+        const conda_record *const *rb = conda_repodata_records_at(back, i, &nb);
+        CHECK(na == nb && na > 0 && !strcmp(conda_repodata_name_at(r, i), conda_repodata_name_at(back, i)));
+        for (size_t k = 0; k < na; k++) {
+            const conda_record *a = ra[k], *b = rb[k];
+            CHECK(!strcmp(a->fn, b->fn) && !strcmp(a->name, b->name) && !strcmp(a->version, b->version) &&
+                  a->n_depends == b->n_depends && a->timestamp_ms == b->timestamp_ms &&
+                  a->build_number == b->build_number);
+            for (size_t d = 0; d < a->n_depends; d++)
+                CHECK(!strcmp(a->depends[d], b->depends[d]));
+        }
+        total += na;
+    }
+    CHECK(total == r->n_records);
+    /* ...a form damaged anywhere is refused or reads (never crashes)... */
+    for (size_t i = 0; i < sb.len; i += 1 + sb.len / 64) {
+        sb.buf[i] ^= 0x5a;
+        conda_repodata *dam = NULL;
+        if (conda_repodata_blob_read((const unsigned char *)sb.buf, sb.len, sha, &o, true, &dam))
+            for (size_t k = 0; k < conda_repodata_n_names(dam); k++) {
+                size_t m = 0;
+                conda_repodata_records_at(dam, k, &m);
+            }
+        conda_repodata_free(dam);
+        sb.buf[i] ^= 0x5a;
     }
     /* ...and a torn one none. */
     conda_repodata *torn = NULL;
-    CHECK(!conda_repodata_blob_read((const unsigned char *)sb.buf, sb.len - 1, sha, &o, &torn));
+    CHECK(!conda_repodata_blob_read((const unsigned char *)sb.buf, sb.len - 1, sha, &o, false, &torn));
     sb_release(&sb);
     conda_repodata_free(back);
     conda_repodata_free(r);
