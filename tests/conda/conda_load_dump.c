@@ -24,6 +24,31 @@ static void print_error(el_ctx *ctx)
            reason ? json_object_get_string(reason) : "?");
 }
 
+static void print_list(const char *const *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        printf("%s%s", i ? "," : "", v[i]);
+    printf("\t");
+}
+
+/* One R line a record of name k: every field the parsed form keeps. */
+static void print_records(const conda_subdir_load *l, conda_repodata *r, size_t k)
+{
+    size_t n = 0;
+    const conda_record *const *recs = conda_repodata_records_at(r, k, &n);
+    for (size_t i = 0; i < n; i++) {
+        const conda_record *c = recs[i];
+        printf("R\t%s\t%s\t%s\t%s\t%s\t%s\t%llu\t", l->channel, l->subdir, c->name, c->fn,
+               c->version, c->build, (unsigned long long)c->build_number);
+        print_list(c->depends, c->n_depends);
+        print_list(c->constrains, c->n_constrains);
+        print_list(c->track_features, c->n_track_features);
+        printf("%lld\t%d\t%s\t%s\t%llu\t%s\t%s\t%d\n", (long long)c->timestamp_ms, (int)c->noarch,
+               c->sha256 ? c->sha256 : "-", c->md5 ? c->md5 : "-", (unsigned long long)c->size,
+               c->license ? c->license : "-", c->subdir ? c->subdir : "-", c->is_conda);
+    }
+}
+
 static void print_set(const conda_channel_set *s)
 {
     for (size_t i = 0; i < s->n_subdirs; i++) {
@@ -34,6 +59,8 @@ static void print_set(const conda_channel_set *s)
                l->from_cache, l->from_parsed_form);
         for (size_t k = 0; r && k < r->n_excluded; k++)
             printf("X\t%s\t%s\n", r->excluded[k].fn, r->excluded[k].reason);
+        for (size_t k = 0; r && k < conda_repodata_n_names(r); k++)
+            print_records(l, l->repodata, k);
     }
 }
 

@@ -55,6 +55,12 @@ def run(cache, *args):
     return p.returncode, subdirs, excluded, err
 
 
+def record_lines(cache, *args):
+    """Every field of every record a load gives (the driver's R lines)."""
+    p = subprocess.run([driver, cache] + list(args), capture_output=True, text=True)
+    return sorted(line for line in p.stdout.splitlines() if line.startswith("R\t"))
+
+
 def records(doc):
     return {**doc.get("packages", {}), **doc.get("packages.conda", {})}
 
@@ -142,6 +148,12 @@ def main():
         strip = lambda r: (r[0], {k: v[:3] for k, v in r[1].items()}, r[2], r[3])
         check("warm load equals cold load", strip(cold), strip(again))
         check("warm load excludes", True, set(want) <= set(again[2]) and len(again[2]) > len(want))
+        # every field of every record, read back name by name from the
+        # form, equals what a fresh parse gives
+        fresh = record_lines(f"{tmp}/fresh", "--cutoff", str(cutoff), f"{root}/b", f"{root}/a")
+        check("warm records equal parsed records", fresh,
+              record_lines(warm, "--cutoff", str(cutoff), f"{root}/b", f"{root}/a"))
+        check("records listed", True, len(fresh) > 10)
         other = run(warm, "--cutoff", str(cutoff + 1), f"{root}/b")
         check("another cutoff parses again", "0", other[1][(f"{root}/b", "noarch")][4])
     finally:
