@@ -139,8 +139,9 @@ static bool absent_marker(cache *c, const char *url, bool put)
     return ok;
 }
 
-/* The parsed form `name`, mapped, not read: only the names reached touch
- * the pages of their records. cache_blob_open() has checked the bytes
+/* The parsed form `name`, mapped, not copied: only the records of the
+ * names a resolve reaches are decoded (the reader walks the rest once,
+ * without allocating). cache_blob_open() has checked the bytes
  * (their CRC-32, or the seal of an entry unchanged since), so the form's
  * own CRC is not computed again. */
 static bool read_blob(cache *c, const char *name, const char *sha256,
@@ -152,7 +153,8 @@ static bool read_blob(cache *c, const char *name, const char *sha256,
         return false;
     long at = ftell(f);
     size_t map_len = at >= 0 ? (size_t)at + len : 0;
-    void *map = map_len ? mmap(NULL, map_len, PROT_READ, MAP_PRIVATE, fileno(f), 0) : MAP_FAILED;
+    void *map = map_len ? mmap(NULL, map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(f), 0)
+                        : MAP_FAILED;
     fclose(f);
     if (map == MAP_FAILED)
         return false;
