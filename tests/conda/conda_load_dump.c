@@ -43,9 +43,10 @@ static void print_records(const conda_subdir_load *l, conda_repodata *r, size_t 
         print_list(c->depends, c->n_depends);
         print_list(c->constrains, c->n_constrains);
         print_list(c->track_features, c->n_track_features);
+        print_list(c->pypi_names, c->n_pypi_names);
         printf("%lld\t%d\t%s\t%s\t%llu\t%s\t%s\t%d\n", (long long)c->timestamp_ms, (int)c->noarch,
                c->sha256 ? c->sha256 : "-", c->md5 ? c->md5 : "-", (unsigned long long)c->size,
-               c->license ? c->license : "-", c->subdir ? c->subdir : "-", c->is_conda);
+               c->license ? c->license : "-", c->subdir ? c->subdir : "-", c->is_conda + 2 * c->has_purls);
     }
 }
 
