@@ -464,6 +464,12 @@ el_code cache_store_put(cache_store *s, el_ctx *ctx, const char *key, cache_meta
 el_code cache_store_put_lazy(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
                              const void *body, size_t len);
 
+/* cache_store_put_hashed() :
+ *  As cache_store_put_lazy() for a body whose sha256 the caller has
+ *  already put in m->sha256 (it is not computed again; m->size is set). */
+el_code cache_store_put_hashed(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
+                               const void *body, size_t len);
+
 /* cache_store_refresh() :
  *  As cache_store_put() for an entry whose body is unchanged (metadata
  *  refreshed by a 304), without the fsyncs: a crash may leave the old entry
