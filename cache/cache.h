@@ -227,9 +227,23 @@ typedef struct cache_request {
  *  cache_run(). Callable from a completion callback. */
 void cache_submit(cache *c, const cache_request *rq);
 
+/* cache_defer() :
+ *  For CPU work on what a callback received (parsing a body) that need not
+ *  hold up the transfers: runs `work(user)` on a worker thread, then
+ *  `done(c, user)` on the thread in cache_run(), where it may submit
+ *  requests and defer more. `work` may touch only `user` and what stays
+ *  unchanged during the run. Each done runs exactly once, before
+ *  cache_run() returns (also when the run fails), in the order the works
+ *  finished. Outside a run, or when no thread can be started, both run at
+ *  once. */
+typedef void (*cache_work_fn)(void *user);
+typedef void (*cache_done_task_fn)(cache *c, void *user);
+void cache_defer(cache *c, cache_work_fn work, cache_done_task_fn done, void *user);
+
 /* cache_run() :
  *  Runs until every submitted request (including those submitted by
- *  callbacks meanwhile) has completed and its callback has run. Individual
+ *  callbacks meanwhile) has completed and its callback has run, and every
+ *  task deferred meanwhile has run its done. Individual
  *  failures go to the callbacks; the return value is EL_OK unless the engine
  *  itself failed (EL_INTERNAL). */
 el_code cache_run(cache *c, el_ctx *ctx);

@@ -33,6 +33,7 @@
 
 #include "cache.h"
 #include "cache_bg.h"
+#include "cache_task.h"
 #include "cache_curl.h"
 
 /* Transfers in flight at once (and connections: over HTTP/2 they are
@@ -152,6 +153,7 @@ struct cache {
     bool load_failed; /* this cache_run() could not load libcurl */
     el_ctx *run_ctx;  /* the ctx of the cache_run() in progress */
     cache_bg *bg;     /* the lazy writes of the run in progress, or NULL */
+    cache_tasks *tasks; /* cache_defer()'s of the run in progress, or NULL */
     ptrvec queue; /* X_NEW, FIFO from qhead */
     size_t qhead;
     ptrvec waiting; /* X_LOCKWAIT and X_DELAY */
@@ -614,6 +616,7 @@ void cache_close(cache *c)
 {
     if (!c)
         return;
+    cache_tasks_free(c->tasks, c);
     free_list(&c->queue, c->qhead);
     free_list(&c->waiting, 0);
     free_list(&c->active, 0);
@@ -742,6 +745,18 @@ static size_t sink_write(xfer *x, const char *data, size_t len)
     return len;
 }
 
+/* Room for the whole body the response announces (Content-Length, up to
+ * the size cap) at its first bytes: a packument of 20 MB grown by doubling
+ * was copied about as many times over, and left holes in the heap. */
+static void presize(xfer *x)
+{
+    curl_off_t cl = -1;
+    if (x->c->cu->easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) != CURLE_OK ||
+        cl <= 0 || (uint64_t)cl > x->max_bytes)
+        return;
+    sb_grow(&x->body, (size_t)cl);
+}
+
 static size_t on_write(char *data, size_t size, size_t n, void *u)
 {
     xfer *x = u;
@@ -752,6 +767,8 @@ static size_t on_write(char *data, size_t size, size_t n, void *u)
         x->too_large = true;
         return 0; /* aborts the transfer with CURLE_WRITE_ERROR */
     }
+    if (x->body.len == 0)
+        presize(x);
     sb_add(&x->body, data, len);
     return len;
 }
@@ -1932,11 +1949,17 @@ static el_code run_loop(cache *c, el_ctx *ctx)
             c->run_ctx = NULL;
             return EL_INTERNAL;
         }
-        if (!c->active.len && !c->waiting.len && c->qhead == c->queue.len)
+        if (!c->active.len && !c->waiting.len && c->qhead == c->queue.len &&
+            !cache_tasks_pending(c->tasks))
             break;
         if (!c->cu) {
-            /* Nothing transferred yet: only lock waits are pending. */
-            usleep(LOCK_POLL_MS * 1000);
+            /* Nothing transferred yet: only lock waits or tasks are pending. */
+            if (cache_tasks_pending(c->tasks)) {
+                cache_tasks_wait(c->tasks, LOCK_POLL_MS);
+                cache_tasks_collect(c->tasks, c);
+            } else {
+                usleep(LOCK_POLL_MS * 1000);
+            }
             continue;
         }
         const cache_curl *cu = c->cu;
@@ -1955,6 +1978,7 @@ static el_code run_loop(cache *c, el_ctx *ctx)
             cu->easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
             finish(x, msg->data.result);
         }
+        cache_tasks_collect(c->tasks, c);
         progress(c, false);
         if (c->qhead < c->queue.len && c->active.len < c->o.max_parallel)
             continue; /* callbacks queued more */
@@ -1966,8 +1990,13 @@ static el_code run_loop(cache *c, el_ctx *ctx)
             if (d < wait)
                 wait = d < 0 ? 0 : d;
         }
+        /* a task finishing wakes the poll (its pipe) */
+        struct curl_waitfd wfd = { cache_tasks_fd(c->tasks), CURL_WAIT_POLLIN, 0 };
+        unsigned n_wfd = wfd.fd >= 0 && cache_tasks_pending(c->tasks) ? 1 : 0;
         if (c->active.len)
-            cu->multi_poll(c->multi, NULL, 0, (int)wait, NULL);
+            cu->multi_poll(c->multi, n_wfd ? &wfd : NULL, n_wfd, (int)wait, NULL);
+        else if (n_wfd)
+            cache_tasks_wait(c->tasks, (int)wait);
         else if (c->waiting.len && wait > 0)
             usleep((useconds_t)wait * 1000);
     }
@@ -1981,9 +2010,27 @@ static el_code run_loop(cache *c, el_ctx *ctx)
 el_code cache_run(cache *c, el_ctx *ctx)
 {
     el_code rc = run_loop(c, ctx);
+    /* a failed run still runs every deferred task's done (run_ctx kept for
+     * the requests they may submit, which then wait for the next run) */
+    c->run_ctx = ctx;
+    cache_tasks_free(c->tasks, c);
+    c->tasks = NULL;
+    c->run_ctx = NULL;
     cache_bg_free(c->bg);
     c->bg = NULL;
     return rc;
+}
+
+void cache_defer(cache *c, cache_work_fn work, cache_done_task_fn done, void *user)
+{
+    if (c->run_ctx) {
+        if (!c->tasks)
+            c->tasks = cache_tasks_new();
+        if (cache_tasks_add(c->tasks, work, done, user))
+            return;
+    }
+    work(user);
+    done(c, user);
 }
 
 typedef struct fetch_result {

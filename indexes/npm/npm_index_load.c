@@ -223,6 +223,122 @@ static int parse_or_read(npm_loader *l, cache *c, cache_response *r,
 
 static void request(npm_loader *l, load_item *it, bool on_demand);
 
+/* A body parsed on the cache's worker thread (cache_defer()): what the
+ * work needs, copied out of the response, and what it made. */
+typedef struct parse_job {
+    load_item *it;
+    cache *c;
+    unsigned char *body;
+    size_t len;
+    char *sha256, *served, *url, *etag, *last_modified, *blob;
+    long status;
+    bool from_cache;
+    npm_packument *p;
+    int rc;
+    const char *reason;
+    char *err;
+    strbuf blob_bytes;       /* the parsed form to store, when `blob` */
+} parse_job;
+
+static npm_parse_options job_options(const parse_job *j)
+{
+    const npm_loader *l = j->it->l;
+    return (npm_parse_options){ .name = j->it->name, .registry = l->registry,
+                                .served_base = l->served_base ? l->served_base : j->served,
+                                .canonical_url = canonical_url, .canonical_user = j->c,
+                                .target = &l->target, .max_bytes = (size_t)l->max_bytes };
+}
+
+/* On the worker: touches only the job, the item's name and the loader's
+ * settings, none of which change during the run. */
+static void parse_work(void *user)
+{
+    parse_job *j = user;
+    npm_parse_options po = job_options(j);
+    j->rc = npm_packument_parse((const char *)j->body, j->len, &po, &j->p, &j->reason, &j->err);
+    free(j->body);
+    j->body = NULL;
+    if (j->rc == 0 && j->blob)
+        npm_packument_blob_write(j->p, j->sha256, &po, &j->blob_bytes);
+}
+
+static void parsed(load_item *it, npm_packument *p, const char *etag, const char *last_modified,
+                   bool from_cache);
+
+static void parse_done(cache *c, void *user)
+{
+    parse_job *j = user;
+    npm_loader *l = j->it->l;
+    if (j->rc == 0 && j->blob && cache_blob_put_lazy(c, j->blob, j->blob_bytes.buf, j->blob_bytes.len))
+        l->blobs_written++;
+    if (j->rc == 0) {
+        parsed(j->it, j->p, j->etag, j->last_modified, j->from_cache);
+    } else {
+        char *msg = xasprintf("%s (%s)", j->err, j->url);
+        finish(j->it, failed(l, j->it->name, EL_PACKAGE_NOT_FOUND, j->reason, msg, j->status, false));
+        free(msg);
+        free(j->err);
+    }
+    sb_release(&j->blob_bytes);
+    free(j->sha256);
+    free(j->served);
+    free(j->url);
+    free(j->etag);
+    free(j->last_modified);
+    free(j->blob);
+    free(j);
+}
+
+static char *dup_opt(const char *s) { return s ? xstrdup(s) : NULL; }
+
+/* defer_parse() : true when r's body is in memory and so settled here:
+ *  from its parsed form in the cache, else left to parse_work() on the
+ *  cache's worker thread (*served is then taken). */
+static bool defer_parse(npm_loader *l, cache *c, load_item *it, cache_response *r,
+                        const npm_parse_options *po, char **served)
+{
+    if (!r->body || r->body_deferred || r->len > l->max_bytes)
+        return false;
+    char *blob = r->sha256 ? npm_packument_blob_name(r->sha256, po) : NULL;
+    npm_packument *p = blob ? read_blob(l, c, r, blob, po) : NULL;
+    if (p) {
+        free(blob);
+        parsed(it, p, r->etag, r->last_modified, r->from_cache);
+        return true;
+    }
+    parse_job *j = xcalloc(1, sizeof *j);
+    j->it = it;
+    j->c = c;
+    j->body = cache_response_take_body(r, &j->len);
+    if (!j->body) {
+        j->len = r->len;
+        j->body = xmalloc(r->len ? r->len : 1);
+        memcpy(j->body, r->body, r->len);
+    }
+    j->sha256 = dup_opt(r->sha256);
+    j->served = *served;
+    *served = NULL;
+    j->url = xstrdup(r->url);
+    j->etag = dup_opt(r->etag);
+    j->last_modified = dup_opt(r->last_modified);
+    j->blob = blob;
+    j->status = r->status;
+    j->from_cache = r->from_cache;
+    sb_init(&j->blob_bytes);
+    cache_defer(c, parse_work, parse_done, j);
+    return true;
+}
+
+/* A packument read: what its response said about it, then the callback. */
+static void parsed(load_item *it, npm_packument *p, const char *etag, const char *last_modified,
+                   bool from_cache)
+{
+    p->etag = etag ? arena_strdup(p->arena_, etag) : NULL;
+    p->last_modified = last_modified ? arena_strdup(p->arena_, last_modified) : NULL;
+    p->from_cache = from_cache;
+    finish(it, p);
+}
+
 static void on_done(cache *c, cache_response *r, void *user)
 {
     load_item *it = user;
@@ -254,6 +370,11 @@ static void on_done(cache *c, cache_response *r, void *user)
                              .served_base = l->served_base ? l->served_base : served,
                              .canonical_url = canonical_url, .canonical_user = c,
                              .target = &l->target, .max_bytes = (size_t)l->max_bytes };
+    /* A body in memory is parsed beside the transfers (defer_parse()). */
+    if (defer_parse(l, c, it, r, &po, &served)) {
+        free(served);
+        return;
+    }
     npm_packument *p = NULL;
     const char *reason = NULL;
     char *err = NULL;
@@ -272,10 +393,7 @@ static void on_done(cache *c, cache_response *r, void *user)
         free(err);
         return;
     }
-    p->etag = r->etag ? arena_strdup(p->arena_, r->etag) : NULL;
-    p->last_modified = r->last_modified ? arena_strdup(p->arena_, r->last_modified) : NULL;
-    p->from_cache = r->from_cache;
-    finish(it, p);
+    parsed(it, p, r->etag, r->last_modified, r->from_cache);
 }
 
 void npm_loader_submit(npm_loader *l, const char *name)

@@ -5,6 +5,7 @@
  * network: everything works on temporary directories. */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1353,6 +1354,108 @@ static void test_entry_lock(void **state)
     free(dir);
 }
 
+/* cache_defer() within a run: the work runs on another thread, its done
+ * on the run's thread before cache_run() returns, and a request the done
+ * submits is fetched by the same run; outside a run both run at once. */
+typedef struct defer_state {
+    pthread_t main;
+    bool off_main;       /* the work ran on another thread */
+    bool done_on_main;
+    size_t len;          /* the body's length, as the work measured it */
+    char *body;          /* the first response's body, taken */
+    int fetched;         /* responses with code EL_OK */
+    char *second_url;
+} defer_state;
+
+static void defer_work(void *user)
+{
+    defer_state *d = user;
+    d->off_main = !pthread_equal(pthread_self(), d->main);
+    d->len = strlen(d->body);
+}
+
+static void defer_fetched(cache *c, cache_response *r, void *user);
+
+static void defer_done(cache *c, void *user)
+{
+    defer_state *d = user;
+    d->done_on_main = pthread_equal(pthread_self(), d->main);
+    if (d->second_url) {
+        cache_request rq = { 0 };
+        rq.url = d->second_url;
+        rq.policy = CACHE_REVALIDATE;
+        rq.done = defer_fetched;
+        rq.user = d;
+        cache_submit(c, &rq);
+        d->second_url = NULL;
+    }
+}
+
+static void defer_fetched(cache *c, cache_response *r, void *user)
+{
+    defer_state *d = user;
+    if (r->code != EL_OK)
+        return;
+    d->fetched++;
+    if (d->fetched == 1) {
+        size_t n = 0;
+        unsigned char *b = cache_response_take_body(r, &n);
+        d->body = xmalloc(n + 1);
+        memcpy(d->body, b, n);
+        d->body[n] = '\0';
+        free(b);
+        cache_defer(c, defer_work, defer_done, d);
+    }
+}
+
+static void test_defer(void **state)
+{
+    (void)state;
+    char *dir = mkdir_tmp();
+    char *a = xasprintf("%s/a.txt", dir), *b = xasprintf("%s/b.txt", dir);
+    const char *step = NULL;
+    assert_int_equal(file_write_atomic(a, "first body", 10, &step), 0);
+    assert_int_equal(file_write_atomic(b, "second", 6, &step), 0);
+    el_ctx *ctx = el_ctx_new();
+    el_cache_options o = { 0 };
+    char *cdir = xasprintf("%s/cache", dir);
+    o.dir = cdir;
+    o.no_mirror_config = true;
+    cache *c = cache_open(ctx, &o);
+    assert_non_null(c);
+    defer_state d = { .main = pthread_self() };
+    char *ua = xasprintf("file://%s", a);
+    d.second_url = xasprintf("file://%s", b);
+    char *second = d.second_url;
+    cache_request rq = { 0 };
+    rq.url = ua;
+    rq.policy = CACHE_REVALIDATE;
+    rq.done = defer_fetched;
+    rq.user = &d;
+    cache_submit(c, &rq);
+    assert_int_equal(cache_run(c, ctx), EL_OK);
+    assert_true(d.off_main);
+    assert_true(d.done_on_main);
+    assert_int_equal(d.len, 10);
+    assert_int_equal(d.fetched, 2);
+    /* outside a run: at once, on this thread */
+    d.off_main = true;
+    d.done_on_main = false;
+    cache_defer(c, defer_work, defer_done, &d);
+    assert_false(d.off_main);
+    assert_true(d.done_on_main);
+    cache_close(c);
+    el_ctx_free(ctx);
+    free(d.body);
+    free(second);
+    free(ua);
+    free(a);
+    free(b);
+    free(cdir);
+    rm_rf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1375,6 +1478,7 @@ int main(void)
         cmocka_unit_test(test_hit_no_curl),
         cmocka_unit_test(test_bg_writer),
         cmocka_unit_test(test_entry_lock),
+        cmocka_unit_test(test_defer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
