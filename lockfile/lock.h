@@ -357,6 +357,11 @@ typedef struct lock_check_input {
     const char *dep_lock;
     const lock_check_root *roots;    /* requirements (not constraints) of the spec now */
     size_t n_roots;
+    /* parallel to roots, or NULL for none: the spec's own requirement (not a
+     * protected pin, a uv.lock entry or another target's pin). When the spec
+     * changed, such a root whose package the lock holds only as a dependency
+     * (or not at all) is reported as added to the spec. */
+    const bool *roots_asked;
     /* the target now; NULL means "none" and differs from a lock value */
     const char *python_version;
     const char *platform;

@@ -39,6 +39,13 @@ typedef struct checker {
     pypi_env env;
     char python_xy[32];
     const char *machine;
+    /* the spec's digest differs from the lock's: the root lines say what
+     * the spec added, and `names` ("eco:name", malloc'd) collects every
+     * root's package for what it no longer asks for (lock_check_spec.c) */
+    bool spec_changed;
+    const lock_check_root *root; /* the root at hand */
+    bool asked;                  /* it is the spec's own (roots_asked) */
+    ptrvec names;
 } checker;
 
 static void line(checker *c, const char *fmt, ...) EL_PRINTF(2, 3);
@@ -80,6 +87,47 @@ static void about(checker *c, const char *kind, char *path)
     free(c->path);
     c->kind = kind;
     c->path = path;
+}
+
+/* The line about a root whose package the lock holds (`p`): when the spec
+ * changed and the lock has `p` only because something else needs it, the
+ * spec added the root; else, if `holds` is false, the root is no longer
+ * satisfied (`why` the phrase after "satisfied: "). The change carries the
+ * lock's pin as `before` and the requirement as `after`. */
+static void root_held(checker *c, const lock_package *p, bool holds, const char *why, ...)
+    EL_PRINTF(4, 5);
+static void root_held(checker *c, const lock_package *p, bool holds, const char *why, ...)
+{
+    const char *text = c->root->text;
+    char *pin = lock_pin_text(p);
+    if (c->spec_changed && c->asked && !lock_spec_asked(p)) {
+        char *key = xasprintf("%s:%s", p->ecosystem, p->name);
+        change(c, "spec", key, NULL, text,
+               "spec now asks for %s %s (the lock has %s only as a dependency%s)", p->ecosystem,
+               text, pin, holds ? "" : ", which does not meet it");
+        free(key);
+    } else if (!holds) {
+        va_list ap;
+        va_start(ap, why);
+        char *phrase = xvasprintf(why, ap);
+        va_end(ap);
+        change(c, c->kind, c->path, pin, text, "%s is no longer satisfied: %s", text, phrase);
+        free(phrase);
+    }
+    free(pin);
+}
+
+/* The line about a root the lock holds no package for. */
+static void root_missing(checker *c, const char *eco, const char *name)
+{
+    const char *text = c->root->text;
+    if (c->spec_changed && c->asked) {
+        char *key = xasprintf("%s:%s", eco, name);
+        change(c, "spec", key, NULL, text, "spec now asks for %s %s, which is not in the lock", eco,
+               text);
+        free(key);
+    } else
+        change(c, c->kind, c->path, NULL, text, "%s is not in the lock", text);
 }
 
 static char *pkg_id(const char *eco, const char *name, const char *version)
@@ -459,6 +507,7 @@ static const lock_package *conda_installs(const lock_doc *d, const char *canon)
 static void root_pypi(checker *c, const char *text, const pypi_requirement *req)
 {
     about(c, "requirement", xstrdup(text));
+    lock_spec_names_add(&c->names, "pypi", req->canonical_name);
     if (req->marker) {
         char *err = NULL;
         int m = pypi_marker_evaluate(req->marker, &c->env, &err);
@@ -467,10 +516,10 @@ static void root_pypi(checker *c, const char *text, const pypi_requirement *req)
             return; /* not for this target */
     }
     const lock_package *p = lock_find(c->lock, "pypi", req->canonical_name, NULL);
-    if (!p)
-        p = conda_installs(c->lock, req->canonical_name);
+    if (!p && (p = conda_installs(c->lock, req->canonical_name)))
+        lock_spec_names_add(&c->names, "conda", p->name);
     if (!p) {
-        line(c, "%s is not in the lock", text);
+        root_missing(c, "pypi", req->canonical_name);
         return;
     }
     if (!req->url) {
@@ -481,14 +530,20 @@ static void root_pypi(checker *c, const char *text, const pypi_requirement *req)
             return;
         }
         if (!in) {
-            line(c, "%s is no longer satisfied: the lock has %s", text, show(p->version));
+            root_held(c, p, false, "the lock has %s", show(p->version));
             return;
         }
     }
-    for (size_t i = 0; i < req->nextras; i++)
+    size_t before = c->report->n;
+    for (size_t i = 0; i < req->nextras && c->report->n == before; i++)
         if (!strv_has(p->extras, req->extras_canonical[i]))
-            line(c, "%s is no longer satisfied: the lock does not install the extra %s", text,
-                 req->extras_canonical[i]);
+            root_held(c, p, false, "the lock does not install the extra %s",
+                      req->extras_canonical[i]);
+    if (c->report->n == before)
+        root_held(c, p, true, "%s", "");
+    if (c->spec_changed && c->asked && lock_strcmp(p->ecosystem, "pypi") == 0)
+        lock_spec_extras_dropped(p, (const char *const *)req->extras_canonical, req->nextras,
+                                 c->report);
 }
 
 /* An edge's spec: a PEP 508 requirement or a bare specifier set. 1 holds, 0
@@ -530,15 +585,16 @@ static const lock_package *npm_locked(const checker *c, const char *name)
 static void root_npm(checker *c, const char *text, const npm_pkgspec *s)
 {
     about(c, "requirement", xstrdup(text));
+    lock_spec_names_add(&c->names, "npm", s->name);
     const lock_package *p = npm_locked(c, s->name);
     if (!p) {
-        line(c, "%s is not in the lock", text);
+        root_missing(c, "npm", s->name);
         return;
     }
-    if (s->kind == NPM_SPEC_TAG)
-        return; /* a dist-tag's target is the registry's to say (online) */
-    if (!npm_satisfies(p->version ? p->version : "", s->spec, NPM_LOOSE))
-        line(c, "%s is no longer satisfied: the lock has %s", text, show(p->version));
+    /* a dist-tag's target is the registry's to say (online) */
+    bool holds = s->kind == NPM_SPEC_TAG || npm_satisfies(p->version ? p->version : "", s->spec,
+                                                          NPM_LOOSE);
+    root_held(c, p, holds, "the lock has %s", show(p->version));
 }
 
 /* 1 if `version` meets the edge's spec, 0 not, 1 also for what only the
@@ -682,12 +738,13 @@ static int conda_holds(const lock_package *p, const char *text)
 static void root_conda(checker *c, const char *text, const conda_matchspec *ms)
 {
     about(c, "requirement", xstrdup(text));
+    lock_spec_names_add(&c->names, "conda", ms->name);
     const lock_package *p = lock_find(c->lock, "conda", ms->name, NULL);
     if (!p)
-        line(c, "%s is not in the lock", text);
-    else if (conda_holds(p, text) == 0)
-        line(c, "%s is no longer satisfied: the lock has %s %s", text, show(p->version),
-             show(p->build));
+        root_missing(c, "conda", ms->name);
+    else
+        root_held(c, p, conda_holds(p, text) != 0, "the lock has %s %s", show(p->version),
+                  show(p->build));
 }
 
 static int edge_conda(const checker *c, const lock_edge *e)
@@ -715,13 +772,16 @@ static void root_deb(checker *c, const char *text, size_t idx, el_code *rc, el_c
     if (eq && !strpbrk(text, "(<>")) { /* apt's name=version */
         const char *colon = memchr(text, ':', (size_t)(eq - text)); /* name:arch=version */
         char *name = xstrndup(text, (size_t)((colon ? colon : eq) - text));
+        lock_spec_names_add(&c->names, "deb", name);
         const lock_package *p = lock_find(c->lock, "deb", name, NULL);
         int cmp = 1;
         if (!p)
-            line(c, "%s is not in the lock", text);
-        else if (deb_version_cmp_str(p->version ? p->version : "", eq + 1, &cmp, NULL) != 0 ||
-                 cmp != 0)
-            line(c, "%s is no longer satisfied: the lock has %s", text, show(p->version));
+            root_missing(c, "deb", name);
+        else
+            root_held(c, p,
+                      deb_version_cmp_str(p->version ? p->version : "", eq + 1, &cmp, NULL) == 0 &&
+                          cmp == 0,
+                      "the lock has %s", show(p->version));
         free(name);
         return;
     }
@@ -739,21 +799,21 @@ static void root_deb(checker *c, const char *text, size_t idx, el_code *rc, el_c
     size_t ng = 0;
     const deb_rel_group *g = deb_relations_groups(rels, &ng);
     for (size_t i = 0; i < ng; i++) {
-        const lock_package *seen = NULL;
-        bool ok = false;
-        for (size_t j = 0; j < g[i].n_alts && !ok; j++) {
+        const lock_package *seen = NULL, *met = NULL;
+        for (size_t j = 0; j < g[i].n_alts; j++)
+            lock_spec_names_add(&c->names, "deb", g[i].alts[j].name);
+        for (size_t j = 0; j < g[i].n_alts && !met; j++) {
             const lock_package *p = lock_find(c->lock, "deb", g[i].alts[j].name, NULL);
             if (p && !seen)
                 seen = p;
-            ok = p && deb_alt_holds(&g[i].alts[j], p->version ? p->version : "");
+            if (p && deb_alt_holds(&g[i].alts[j], p->version ? p->version : ""))
+                met = p;
         }
-        if (ok)
-            continue;
         if (!seen)
-            line(c, "%s is not in the lock", text);
+            root_missing(c, "deb", g[i].alts[0].name);
         else
-            line(c, "%s is no longer satisfied: the lock has %s %s", text, seen->name,
-                 show(seen->version));
+            root_held(c, met ? met : seen, met != NULL, "the lock has %s %s", seen->name,
+                      show(seen->version));
     }
     deb_relations_free(rels);
 }
@@ -1145,6 +1205,9 @@ el_code lock_check(el_ctx *ctx, const lock_doc *lock, const lock_check_input *in
     init_env(&c);
     *stale = false;
     el_code rc = EL_OK;
+    size_t digest_line = report->n;
+    /* only a caller that tells the spec's own roots can say what changed */
+    c.spec_changed = in->roots_asked && lock_strcmp(lock->spec_digest, in->spec_digest) != 0;
     cmp_field(&c, "spec", "specDigest", "spec digest", lock->spec_digest, in->spec_digest);
     check_dep_file(&c);
     check_target(&c);
@@ -1153,6 +1216,8 @@ el_code lock_check(el_ctx *ctx, const lock_doc *lock, const lock_check_input *in
     check_indexed(&c);
     for (size_t i = 0; i < in->n_roots && rc == EL_OK; i++) {
         const lock_check_root *r = &in->roots[i];
+        c.root = r;
+        c.asked = in->roots_asked && in->roots_asked[i];
         const char *eco = r->ecosystem ? r->ecosystem : "";
         char *err = NULL;
         if (strcmp(eco, "pypi") == 0) {
@@ -1194,6 +1259,10 @@ el_code lock_check(el_ctx *ctx, const lock_doc *lock, const lock_check_input *in
         }
         free(err);
     }
+    if (rc == EL_OK && c.spec_changed) {
+        lock_spec_removed(lock, &c.names, report);
+        lock_spec_unexplained(report, digest_line);
+    }
     if (rc == EL_OK) {
         check_edges(&c);
         check_npm_walk(&c);
@@ -1201,6 +1270,9 @@ el_code lock_check(el_ctx *ctx, const lock_doc *lock, const lock_check_input *in
             check_artifacts(&c);
         *stale = c.stale;
     }
+    for (size_t i = 0; i < c.names.len; i++)
+        free(c.names.items[i]);
+    ptrvec_release(&c.names);
     free(c.path);
     return rc;
 }

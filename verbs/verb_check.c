@@ -65,16 +65,23 @@ static lock_check_input check_input_now(const target_request *tr, const char *cu
     for (size_t k = 0; k < tr->n_parts; k++)
         cap += tr->parts[k].rq.n_roots;
     lock_check_root *roots = xcalloc(cap, sizeof *roots);
+    bool *asked = xcalloc(cap, sizeof *asked);
     size_t n_roots = 0;
     for (size_t k = 0; k < tr->n_parts; k++) {
         const resolve_request *pq = &tr->parts[k].rq;
         for (size_t i = 0; i < pq->n_roots; i++) {
-            bool dup = pq->roots[i].kind != ROOT_REQUIREMENT;
+            const resolve_root *rr = &pq->roots[i];
+            bool own = !rr->protected_pin && !rr->shared;
+            bool dup = rr->kind != ROOT_REQUIREMENT;
             for (size_t j = 0; j < n_roots && !dup; j++)
-                dup = !strcmp(roots[j].ecosystem, pq->roots[i].ecosystem) &&
-                      !strcmp(roots[j].text, pq->roots[i].text);
-            if (!dup)
-                roots[n_roots++] = (lock_check_root){ pq->roots[i].ecosystem, pq->roots[i].text };
+                if (!strcmp(roots[j].ecosystem, rr->ecosystem) && !strcmp(roots[j].text, rr->text)) {
+                    asked[j] = asked[j] || own;
+                    dup = true;
+                }
+            if (!dup) {
+                asked[n_roots] = own;
+                roots[n_roots++] = (lock_check_root){ rr->ecosystem, rr->text };
+            }
         }
     }
     lock_target *targets = NULL;
@@ -98,6 +105,7 @@ static lock_check_input check_input_now(const target_request *tr, const char *cu
         .spec_digest = tr->spec_digest,
         .roots = roots,
         .n_roots = n_roots,
+        .roots_asked = asked,
         .python_version = rq->base->python_version,
         .platform = rq->base->platform,
         .arch = rq->base->arch,
@@ -117,6 +125,7 @@ static lock_check_input check_input_now(const target_request *tr, const char *cu
 static void release_now(lock_check_input *in)
 {
     free((void *)in->roots);
+    free((void *)in->roots_asked);
     free((void *)in->base_digests);
     free((void *)in->targets);
 }
@@ -188,6 +197,9 @@ static void pyproject_now(arena *mem, const target_request *tr, const el_spec *s
     in->dep_content = verbs_text_digest(mem, el_spec_text(spec, "spec.build.dependencyFile.content"));
     in->dep_lock = verbs_text_digest(mem, el_spec_text(spec, "spec.build.dependencyFile.lockContent"));
     lock_check_root *roots = xrealloc((void *)in->roots, (in->n_roots + u->n_pkgs + 1) * sizeof *roots);
+    bool *asked = xrealloc((void *)in->roots_asked, (in->n_roots + u->n_pkgs + 1) * sizeof *asked);
+    memset(asked + in->n_roots, 0, (u->n_pkgs + 1) * sizeof *asked);
+    in->roots_asked = asked;
     for (size_t i = 0; i < u->n_pkgs; i++)
         roots[in->n_roots++] = (lock_check_root){
             "pypi", arena_sprintf(mem, "%s==%s", u->pkgs[i].name, u->pkgs[i].version) };
