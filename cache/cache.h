@@ -248,6 +248,14 @@ void cache_defer(cache *c, cache_work_fn work, cache_done_task_fn done, void *us
  *  itself failed (EL_INTERNAL). */
 el_code cache_run(cache *c, el_ctx *ctx);
 
+/* cache_phase() :
+ *  Tells the progress callback (if any) that the caller now does `phase`
+ *  (a string that outlives the call: "read apt indexes", "solve"), so the
+ *  line stays up through work that fetches nothing; NULL: that work ended
+ *  (the line is cleared). A cache_run() inside a phase ends by drawing the
+ *  phase again. `c` may be NULL. */
+void cache_phase(cache *c, const char *phase);
+
 /* cache_failure : what a failed response says, kept past the response (a
  * reader reports it later, as its own error, maybe with its own message). */
 typedef struct cache_failure {

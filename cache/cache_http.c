@@ -166,6 +166,7 @@ struct cache {
                         without their entry being rewritten (see fresh()) */
     int64_t progress_ms;
     bool progress_shown;
+    const char *phase; /* cache_phase()'s, or NULL */
     /* for cache_fetch() */
     el_ctx *fetch_ctx;
 };
@@ -456,6 +457,10 @@ static void progress(cache *c, bool final)
     if (!final && now - c->progress_ms < 200)
         return;
     c->progress_ms = now;
+    if (final && c->phase) {
+        cache_phase(c, c->phase); /* the work around the run goes on */
+        return;
+    }
     if (final && !c->progress_shown)
         return;
     el_progress p = { .done = c->st.requests, .total = c->submitted, .bytes = c->st.bytes,
@@ -472,6 +477,19 @@ static void progress(cache *c, bool final)
     }
     c->o.progress(&p, c->o.progress_user);
     c->progress_shown = !final;
+}
+
+void cache_phase(cache *c, const char *phase)
+{
+    if (!c)
+        return;
+    c->phase = phase;
+    if (!c->progress || (!phase && !c->progress_shown))
+        return;
+    el_progress p = { .done = c->st.requests, .total = c->submitted, .bytes = c->st.bytes,
+                      .final = !phase, .phase = phase };
+    c->o.progress(&p, c->o.progress_user);
+    c->progress_shown = phase != NULL;
 }
 
 /* ---- engine setup ---- */

@@ -22,8 +22,10 @@ static void draw_progress(const el_progress *p, void *user)
         return;
     }
     char line[200];
-    int n = snprintf(line, sizeof line, "fetch %llu/%llu  %.1f MB", p->done, p->total,
-                     (double)p->bytes / 1e6);
+    int n = p->phase ? snprintf(line, sizeof line, "%s  (fetched %llu, %.1f MB)", p->phase,
+                                p->done, (double)p->bytes / 1e6)
+                     : snprintf(line, sizeof line, "fetch %llu/%llu  %.1f MB", p->done, p->total,
+                                (double)p->bytes / 1e6);
     if (p->slowest && n > 0 && (size_t)n < sizeof line)
         snprintf(line + n, sizeof line - (size_t)n, "  slowest %.1fs %s", p->slowest_s,
                  p->slowest);

@@ -282,6 +282,7 @@ static el_code build_and_solve(rsv *r, int *nproblems)
     resolver_prefer_jobs(r);
     Solver *solv = r->solver = solver_create(pool);
     solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, 1);
+    cache_phase(r->c, "solve"); /* cleared by resolver_resolve() */
     *nproblems = solver_solve(solv, &r->job);
     if (*nproblems && resolver_apt_exact_failed(r, *nproblems)) {
         /* apt's own answer does not hold: every version (apt-candidate-only) */
@@ -610,8 +611,10 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
     const char *target = rq->base ? rq->base->python_version : NULL;
     el_code rc = resolve_with(ctx, c, rq, target, out);
     const char *py = rc == EL_OK ? conda_python(*out) : NULL;
-    if (!py || !has_pip_layer(rq) || (target && strcmp(py, target) == 0))
+    if (!py || !has_pip_layer(rq) || (target && strcmp(py, target) == 0)) {
+        cache_phase(c, NULL);
         return rc;
+    }
     char *held = xasprintf("python ==%s", py);
     char *python = xstrdup(py);
     resolve_root *roots = xcalloc(rq->n_roots + 1, sizeof *roots);
@@ -623,6 +626,7 @@ el_code resolver_resolve(el_ctx *ctx, struct cache *c, const resolve_request *rq
     again.n_roots = rq->n_roots + 1;
     lock_doc_free(*out);
     rc = resolve_with(ctx, c, &again, python, out);
+    cache_phase(c, NULL);
     free(roots);
     free(held);
     free(python);

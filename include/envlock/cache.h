@@ -44,13 +44,20 @@ typedef struct el_progress {
                                     NULL; borrowed for the call only */
     double slowest_s;            /* how long it has been in flight */
     bool final;                  /* the run ended: clear what was drawn */
+    const char *phase;           /* NULL while fetching; else the work that runs
+                                    between fetches ("read apt indexes",
+                                    "solve"), with the counts of the fetches
+                                    so far: the line stays up through it */
 } el_progress;
 
 /* el_progress_fn :
  *  Called from inside the fetching calls (el_resolve, el_check, el_bundle,
  *  index show, ...) on the caller's thread: at most every 200 ms while
- *  requests are in flight, and once with `final` set when a run that
- *  reported anything ends. It must not call back into envlock. */
+ *  requests are in flight, once with `phase` set when work between fetches
+ *  starts (reading apt indexes, the solve; a run that ends inside it
+ *  reports the phase again rather than `final`), and once with `final` set
+ *  when a run or phase that reported anything ends. It must not call back
+ *  into envlock. */
 typedef void (*el_progress_fn)(const el_progress *p, void *user);
 
 /* Options for one run's fetching. Zero-initialized means every default. */

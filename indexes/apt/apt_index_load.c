@@ -905,10 +905,8 @@ static el_code load_status(apt_loader *l, struct s_Pool *pool)
     return EL_OK;
 }
 
-el_code apt_loader_load_into(apt_loader *l, struct s_Pool *pool)
+static el_code load_into(apt_loader *l, struct s_Pool *pool)
 {
-    if (l->failed)
-        return el_ctx_code(l->ctx);
     l->pool = pool;
     bool refetch = false;
     for (size_t i = 0; i < l->indexes.len; i++)
@@ -935,6 +933,16 @@ el_code apt_loader_load_into(apt_loader *l, struct s_Pool *pool)
     }
     free(repos);
     return load_status(l, pool);
+}
+
+el_code apt_loader_load_into(apt_loader *l, struct s_Pool *pool)
+{
+    if (l->failed)
+        return el_ctx_code(l->ctx);
+    cache_phase(l->c, "read apt indexes"); /* parsing Packages takes seconds */
+    el_code rc = load_into(l, pool);
+    cache_phase(l->c, NULL);
+    return rc;
 }
 
 apt_loader *apt_loader_read(el_ctx *ctx, cache *c, const apt_load_options *o)

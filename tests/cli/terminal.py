@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """terminal.py ENVLOCK — the progress line on a terminal: a resolve whose
 stderr is a pseudo-terminal draws it (carriage return and erase-line
-sequences) when TERM names a real terminal, and writes no escape sequence
+sequences) when TERM names a real terminal, also while the apt indexes are
+read and the solve runs, and writes no escape sequence
 at all when TERM is `dumb` or unset (docs/cli.md); with --quiet, none on
 any terminal. The demo spec is resolved from the demo mirror with a fresh
 cache each time, so every run fetches."""
@@ -56,6 +57,14 @@ def main():
         drawn = on_pty(envlock, work, "xterm", "xterm")
         if b"\x1b[K" not in drawn or b"fetch " not in drawn:
             failures.append("TERM=xterm: no progress line drawn: %r" % drawn[:300])
+        # the line stays up between fetches: while the apt indexes are read
+        # and while the solve runs, each drawn and then cleared
+        for phase in (b"read apt indexes  (fetched ", b"solve  (fetched "):
+            at = drawn.find(b"\r\x1b[K" + phase)
+            if at < 0:
+                failures.append("TERM=xterm: no %r line drawn: %r" % (phase, drawn[-600:]))
+            elif b"\r\x1b[K" not in drawn[at + 4:]:
+                failures.append("TERM=xterm: the %r line is never cleared" % phase)
         for tag, term, flags in (("dumb", "dumb", ()), ("unset", None, ()),
                                  ("quiet", "xterm", ("--quiet",))):
             got = on_pty(envlock, work, tag, term, *flags)
