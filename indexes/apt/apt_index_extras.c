@@ -1,7 +1,9 @@
 /* apt_index_extras.c — the control fields libsolv's Debian parser drops or
  * merges (Priority, Essential, Size; Breaks and Conflicts, which it merges
  * into one list; Replaces, which it filters; the order of the Pre-Depends
- * and Depends groups, which a .solv blob sorts), kept as extra solvable
+ * and Depends groups, which a .solv blob sorts; the version of `Source:`,
+ * which it ignores and which a rebuilt binary's advisories and apt's
+ * upgrade by source package need: SOLVABLE_SOURCEEVR), kept as extra solvable
  * attributes so `index show` can print them and they survive in .solv
  * blobs. Reads a Packages text one stanza at a time; knows nothing about
  * fetching. */
@@ -14,17 +16,18 @@
 
 #include "apt_index.h"
 #include "apt_internal.h"
+#include "debver.h"
 
 typedef struct stanza_fields {
-    const char *v[11];
-    size_t n[11];
+    const char *v[12];
+    size_t n[12];
 } stanza_fields;
 
 enum { F_PACKAGE, F_VERSION, F_ARCH, F_PRIORITY, F_ESSENTIAL, F_SIZE, F_BREAKS, F_CONFLICTS, F_REPLACES,
-       F_PREDEPENDS, F_DEPENDS, F_COUNT };
+       F_PREDEPENDS, F_DEPENDS, F_SOURCE, F_COUNT };
 static const char *const field_names[] = { "Package", "Version", "Architecture", "Priority", "Essential",
                                             "Size", "Breaks", "Conflicts", "Replaces", "Pre-Depends",
-                                            "Depends" };
+                                            "Depends", "Source" };
 
 /* value() : a field value with folding turned into single spaces, trimmed. */
 static char *value(const char *v, size_t n)
@@ -72,6 +75,31 @@ static void store_deporder(Repodata *data, Id p, const stanza_fields *f)
     if (sb.len)
         repodata_set_str(data, p, pool_str2id(data->repo->pool, APT_KEY_DEPORDER, 1), sb.buf + 1);
     sb_release(&sb);
+}
+
+/* `Source: glibc (2.36-9)`: the version in parentheses, when it is a
+ * Debian version, set as SOLVABLE_SOURCEEVR (a `Source:` without one means
+ * the binary's own version, which is what an unset SOURCEEVR says). */
+static void store_source_version(Repodata *data, Id p, const stanza_fields *f)
+{
+    if (!f->v[F_SOURCE])
+        return;
+    char *v = value(f->v[F_SOURCE], f->n[F_SOURCE]);
+    char *open = strchr(v, '('), *close = open ? strchr(open, ')') : NULL;
+    if (open && close && close[1] == '\0') {
+        *close = '\0';
+        const char *ver = open + 1;
+        while (*ver == ' ')
+            ver++;
+        size_t n = strlen(ver);
+        while (n && ver[n - 1] == ' ')
+            n--;
+        char *text = xstrndup(ver, n);
+        if (deb_version_valid(text))
+            repodata_set_id(data, p, SOLVABLE_SOURCEEVR, pool_str2id(data->repo->pool, text, 1));
+        free(text);
+    }
+    free(v);
 }
 
 static Id find_solvable(Repo *repo, Id *cursor, Id name, Id evr, Id arch)
@@ -142,6 +170,7 @@ static void store(Repo *repo, Repodata *data, Id *cursor, const stanza_fields *f
             free(v);
         }
     store_deporder(data, p, f);
+    store_source_version(data, p, f);
 }
 
 void apt_extras_add(struct s_Repo *repo, struct s_Repodata *data, const char *text, size_t len)

@@ -30,7 +30,7 @@
 #include "debver.h"
 
 /* Bump when the blob's content changes (extra keys, repo layout). */
-#define APT_SOLV_FORMAT 2
+#define APT_SOLV_FORMAT 3
 #define APT_RELEASE_CAP (64u << 20)
 #define APT_PACKAGES_CAP (512u << 20)      /* compressed */
 #define APT_PACKAGES_TEXT_CAP (2048u << 20) /* uncompressed */

@@ -290,7 +290,8 @@ def unquote(v):
 
 
 def project(lock_text):
-    """The lock's packages as `ECO NAME VERSION [path=] [extras=] [base]` lines."""
+    """The lock's packages as `ECO NAME VERSION [path=] [extras=] [source=] [base]`
+    lines (source=: a deb's sourceVersion, the version in its `Source:`)."""
     out = []
     cur = None
     in_packages = False
@@ -305,7 +306,8 @@ def project(lock_text):
             cur = {"ecosystem": unquote(m.group(1))}
             out.append(cur)
             continue
-        m = re.match(r"^  (name|version|path|extras|installedInBase|inBundle): (.*)$", line)
+        m = re.match(r"^  (name|version|path|extras|sourceVersion|installedInBase|inBundle): (.*)$",
+                     line)
         if m and cur is not None:
             cur[m.group(1)] = m.group(2)
     lines = []
@@ -316,6 +318,8 @@ def project(lock_text):
         if "extras" in p:
             inner = p["extras"].strip()[1:-1]
             s += " extras=" + ",".join(unquote(x) for x in inner.split(",") if x.strip())
+        if "sourceVersion" in p:
+            s += " source=" + unquote(p["sourceVersion"])
         if p.get("installedInBase") == "true":
             s += " base"
         if p.get("inBundle") == "true":
