@@ -665,7 +665,10 @@ def cmd_live(envlock, jobs):
         if not isinstance(tree, dict):
             return tree
         el, err = run_envlock(envlock, s, w, UPSTREAM, node)
-        return compare(tree, el, err) + (time.time() - t0,)
+        res = compare(tree, el, err) + (time.time() - t0,)
+        # a live run takes minutes per set: say each as it ends
+        print("%-32s %-9s %5.1fs (done)" % (s["id"], res[0], res[2]), flush=True)
+        return res
     sets = load_sets("all")
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
         out = dict(zip([s["id"] for s in sets], ex.map(one, sets)))
