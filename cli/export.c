@@ -70,6 +70,12 @@ int cli_export(el_ctx *ctx, const cli_opts *o, int argc, char **argv)
         printf(",\"size\":%zu}\n", len);
     } else if (out) {
         printf("%s (%s, %zu bytes)\n", out, eo.format, len);
+    } else if (o->json) { /* one JSON object, the export's text in a field */
+        printf("{\"path\":null,\"format\":");
+        cli_json_string(stdout, eo.format);
+        printf(",\"size\":%zu,\"text\":", len);
+        cli_json_string(stdout, text);
+        printf("}\n");
     } else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
         status = cli_usage_error(ctx, o, "cannot write the export to stdout");
     }
