@@ -11,6 +11,7 @@
  * the version grammar is semver.h's. */
 #include <ctype.h>
 #include <limits.h>
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,7 +161,23 @@ typedef struct pctx {
     bool have_cutoff;
     json_object *time; /* the `time` object of a full document, or NULL */
     const char *served_base;
+    void *strings;     /* tsearch tree of the dependency strings kept (intern()) */
 } pctx;
+
+static int str_cmp(const void *a, const void *b) { return strcmp(a, b); }
+
+/* One copy per packument of a dependency's name or spec: the versions of a
+ * package repeat most of their dependencies, and a crawl holds every
+ * version of every packument it reads. */
+static const char *intern(pctx *x, const char *s)
+{
+    void *const *hit = tfind(s, &x->strings, str_cmp);
+    if (hit)
+        return *(const char *const *)hit;
+    char *c = arena_strdup(x->a, s);
+    tsearch(c, &x->strings, str_cmp);
+    return c;
+}
 
 static const char *type_name(json_object *j)
 {
@@ -364,8 +381,8 @@ static bool read_deps(pctx *x, npm_version *v, json_object *man, const char *fie
         if (skip && json_object_object_get_ex(skip, key, NULL))
             continue; /* listed again under optionalDependencies: optional wins */
         npm_dep *d = xcalloc(1, sizeof *d); /* copied into v->deps, then freed */
-        d->name = arena_strdup(x->a, key);
-        d->spec = astr(x, val);
+        d->name = intern(x, key);
+        d->spec = intern(x, json_object_get_string(val));
         d->kind = kind;
         json_object *pm, *opt;
         if (kind == NPM_DEP_PEER && meta && json_object_object_get_ex(meta, key, &pm) &&
@@ -1019,6 +1036,8 @@ static int parse(const char *body, size_t len, const npm_parse_options *o, bool 
         read_tags(&x, tags);
     if (versions)
         read_versions(&x, versions);
+    while (x.strings) /* tdestroy() is GNU's; this is POSIX */
+        tdelete(*(void **)x.strings, &x.strings, str_cmp);
     json_object_put(doc);
     p->identity = identity_of(x.a, p, x.have_cutoff);
     *out = p;
