@@ -1,8 +1,9 @@
 /* resolver_conda.c — conda in the one pool: every record of the channels as
  * a `conda:<name>` solvable whose EVR is its rank in conda's preference
  * (indexes/conda conda_records_rank(): version, build_number, platform over
- * noarch, timestamp, build; records with track_features below all others,
- * as conda's solvers de-prioritise them), `depends` match specs as rank
+ * noarch, timestamp, build; records with track_features, or the legacy
+ * `features`, below all others, as conda's solvers de-prioritise them),
+ * `depends` match specs as rank
  * intervals, `constrains` as conflicts with the records they exclude, and
  * the target's virtual packages as installed facts. Owns `struct
  * rsv_conda`; knows nothing of repodata.json (indexes/conda does). */
@@ -150,7 +151,10 @@ typedef struct ordered {
 static int ordered_cmp(const void *x, const void *y)
 {
     const ordered *a = x, *b = y;
-    bool atf = a->rec->n_track_features > 0, btf = b->rec->n_track_features > 0;
+    /* a record with legacy features ranks with the trackers: conda takes it
+     * only with a tracker installed, which it minimises before versions */
+    bool atf = a->rec->n_track_features + a->rec->n_features > 0,
+         btf = b->rec->n_track_features + b->rec->n_features > 0;
     if (atf != btf)
         return atf ? -1 : 1;
     if (a->rank != b->rank)
@@ -434,6 +438,36 @@ static const memo *text_dep(rsv *r, const char *text, bool invert)
     return m;
 }
 
+/* The pool name a tracker of feature `f` provides. */
+static Id feature_id(Pool *pool, const char *f)
+{
+    char *n = xasprintf("conda-feature:%s", f);
+    Id id = pool_str2id(pool, n, 1);
+    free(n);
+    return id;
+}
+
+/* The legacy `features` (old channels): as conda does, a record with
+ * features needs, for each, an installed record whose track_features names
+ * it (which the solve disfavours like every tracker); a record tracking a
+ * feature provides it. So without a tracker such a build is never taken. */
+static void add_feature_deps(rsv *r, Id sp, const conda_record *rec, Repo *repo)
+{
+    Pool *pool = r->pool;
+    Solvable *s = pool->solvables + sp;
+    for (size_t i = 0; i < rec->n_track_features; i++)
+        s->provides = repo_addid_dep(repo, s->provides, feature_id(pool, rec->track_features[i]),
+                                     0);
+    for (size_t i = 0; i < rec->n_features; i++) {
+        Id dep = feature_id(pool, rec->features[i]);
+        s->requires = repo_addid_dep(repo, s->requires, dep, 0);
+        char *text = arena_sprintf(r->mem, "a record tracking the feature `%s`",
+                                   rec->features[i]);
+        resolver_add_dep(r, sp, -1, dep, RSV_CONDA, pool_id2str(pool, dep), text, text,
+                         "features");
+    }
+}
+
 /* depends (requires) and constrains (conflicts with what they exclude) of
  * solvable sp. */
 static void add_deps(rsv *r, Id sp, const conda_record *rec, Repo *repo)
@@ -454,6 +488,7 @@ static void add_deps(rsv *r, Id sp, const conda_record *rec, Repo *repo)
                                        req ? "depends" : "constrains");
         rd->nomatch = req && !m->any;
     }
+    add_feature_deps(r, sp, rec, repo);
 }
 
 /* A record that is a Python package: one that depends on `python` (noarch

@@ -121,23 +121,29 @@ static bool spec_list(loader *l, const char *fn, json_object *rec, const char *k
     return true;
 }
 
-/* track_features: a string of names separated by `,` or blanks (a list in
- * some old documents). */
-static void features(loader *l, json_object *rec, conda_record *r)
+/* A feature list: a string of names separated by `,` or blanks. */
+static const char *const *feature_list(loader *l, json_object *rec, const char *key, size_t *n)
 {
-    const char *s = str_field(rec, "track_features");
-    r->track_features = NULL, r->n_track_features = 0;
+    const char *s = str_field(rec, key);
+    *n = 0;
     if (!s || !*s)
-        return;
+        return NULL;
     const char **items = arena_alloc(l->a, (strlen(s) / 2 + 1) * sizeof *items);
     for (const char *p = s; *p;) {
         p += strspn(p, ", \t");
         size_t k = strcspn(p, ", \t");
         if (k)
-            items[r->n_track_features++] = arena_strndup(l->a, p, k);
+            items[(*n)++] = arena_strndup(l->a, p, k);
         p += k;
     }
-    r->track_features = items;
+    return items;
+}
+
+/* track_features, and the legacy `features` of old channels. */
+static void features(loader *l, json_object *rec, conda_record *r)
+{
+    r->track_features = feature_list(l, rec, "track_features", &r->n_track_features);
+    r->features = feature_list(l, rec, "features", &r->n_features);
 }
 
 /* The file name must be exactly name-version-build plus the section's

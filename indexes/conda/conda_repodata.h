@@ -58,6 +58,10 @@ typedef struct conda_record {
     size_t n_constrains;
     const char *const *track_features; /* split on `,` and blanks */
     size_t n_track_features;
+    /* the legacy `features` (same split): conda installs such a record only
+     * beside a record whose track_features names each of them */
+    const char *const *features;
+    size_t n_features;
     int64_t timestamp_ms;  /* 0 when absent; seconds read as conda does (x1000) */
     conda_noarch noarch;
     const char *sha256;    /* 64 lower-case hex, or NULL when absent */

@@ -16,7 +16,7 @@
  * of its first record from the payload's start)* in byte order of names;
  * then the records, name after name, each name's by file name. A record:
  * strz fn version build, u64 build_number, list depends constrains
- * track_features, u64 timestamp_ms, u8 noarch, strz sha256 md5, u64
+ * track_features features, u64 timestamp_ms, u8 noarch, strz sha256 md5, u64
  * size, strz license subdir, u8 is_conda has_purls, list pypi_names
  * (its name is its slot's). strz:
  * u32 length, the bytes and a NUL (0xffffffff for NULL); list: u32 count
@@ -29,7 +29,7 @@
 #include "conda_repodata_internal.h"
 
 #define MAGIC "ELCONDA\n"
-#define BLOB_FORMAT 3 /* 2: the records' purls; 3: indexed by name */
+#define BLOB_FORMAT 4 /* 2: the records' purls; 3: indexed by name; 4: features */
 
 /* The reasons records are excluded for, as static strings again. */
 static const char *const reasons[] = {
@@ -71,6 +71,7 @@ static void put_record(strbuf *sb, const conda_record *r)
     put_strzs(sb, r->depends, r->n_depends);
     put_strzs(sb, r->constrains, r->n_constrains);
     put_strzs(sb, r->track_features, r->n_track_features);
+    put_strzs(sb, r->features, r->n_features);
     bin_put_u64(sb, (uint64_t)r->timestamp_ms);
     sb_addc(sb, (char)r->noarch);
     bin_put_strz(sb, r->sha256);
@@ -161,6 +162,7 @@ static void get_record(bin_reader *r, arena *a, const char *name, conda_record *
     c->depends = get_strzs(r, a, &c->n_depends);
     c->constrains = get_strzs(r, a, &c->n_constrains);
     c->track_features = get_strzs(r, a, &c->n_track_features);
+    c->features = get_strzs(r, a, &c->n_features);
     c->timestamp_ms = (int64_t)bin_u64(r);
     c->noarch = (conda_noarch)bin_u8(r, CONDA_NOARCH_PYTHON);
     c->sha256 = bin_strz(r);
