@@ -24,13 +24,6 @@
 
 #define MAGIC "ELOSVDB\n"
 
-static void put_strzs(strbuf *sb, const char *const *v, size_t n)
-{
-    bin_put_u32(sb, (uint32_t)n);
-    for (size_t i = 0; i < n; i++)
-        bin_put_strz(sb, v[i]);
-}
-
 static void put_affected(strbuf *sb, const osv_affected *af)
 {
     sb_addc(sb, (char)af->eco);
@@ -45,7 +38,7 @@ static void put_affected(strbuf *sb, const osv_affected *af)
             bin_put_strz(sb, rg->events[k].version);
         }
     }
-    put_strzs(sb, af->versions, af->n_versions);
+    bin_put_strzs(sb, af->versions, af->n_versions);
 }
 
 static void put_record(strbuf *sb, const osv_record *r)
@@ -55,7 +48,7 @@ static void put_record(strbuf *sb, const osv_record *r)
     bin_put_strz(sb, r->modified);
     bin_put_strz(sb, r->severity);
     bin_put_strz(sb, r->source);
-    put_strzs(sb, r->aliases, r->n_aliases);
+    bin_put_strzs(sb, r->aliases, r->n_aliases);
     bin_put_u32(sb, (uint32_t)r->n_affected);
     for (size_t k = 0; k < r->n_affected; k++)
         put_affected(sb, &r->affected[k]);
@@ -67,7 +60,7 @@ void osv_db_blob_write(const osv_db *db, const char key[65], strbuf *out)
     bin_put_strz(&pl, db->digest);
     bin_put_strz(&pl, db->newest);
     bin_put_u64(&pl, db->n_withdrawn);
-    put_strzs(&pl, db->files, db->n_files);
+    bin_put_strzs(&pl, db->files, db->n_files);
     bin_put_u32(&pl, (uint32_t)db->n_names);
     for (size_t i = 0; i < db->n_names; i++) {
         sb_addc(&pl, (char)db->names[i].eco);
@@ -88,45 +81,13 @@ void osv_db_blob_write(const osv_db *db, const char key[65], strbuf *out)
     sb_release(&pl);
 }
 
-/* A count of items each at least `min` bytes long: never more than what
- * is left can hold, so a damaged count cannot ask for a huge allocation. */
-static size_t get_count(bin_reader *r, size_t min)
-{
-    uint32_t n = bin_u32(r);
-    if (!r->bad && (size_t)(r->end - r->p) / min < n)
-        r->bad = true;
-    return r->bad ? 0 : n;
-}
-
-/* A string that must be there. */
-static const char *need_strz(bin_reader *r)
-{
-    const char *s = bin_strz(r);
-    if (!s)
-        r->bad = true;
-    return s ? s : "";
-}
-
-/* `a` NULL: walk only (the check before the db is handed out). */
-static const char **get_strzs(bin_reader *r, arena *a, size_t *n)
-{
-    *n = get_count(r, 5);
-    const char **v = a ? arena_alloc(a, (*n + 1) * sizeof *v) : NULL;
-    for (size_t i = 0; i < *n && !r->bad; i++) {
-        const char *s = need_strz(r);
-        if (v)
-            v[i] = s;
-    }
-    return v;
-}
-
 static void get_range(bin_reader *r, arena *a, osv_range *rg)
 {
     rg->type = (osv_range_type)bin_u8(r, OSV_RANGE_SEMVER);
-    rg->n_events = get_count(r, 6);
+    rg->n_events = bin_count(r, 6);
     rg->events = a ? arena_alloc(a, (rg->n_events + 1) * sizeof *rg->events) : NULL;
     for (size_t i = 0; i < rg->n_events && !r->bad; i++) {
-        osv_event ev = { (osv_event_kind)bin_u8(r, OSV_LIMIT), need_strz(r) };
+        osv_event ev = { (osv_event_kind)bin_u8(r, OSV_LIMIT), bin_need_strz(r) };
         if (a)
             rg->events[i] = ev;
     }
@@ -135,14 +96,14 @@ static void get_range(bin_reader *r, arena *a, osv_range *rg)
 static void get_affected(bin_reader *r, arena *a, osv_affected *af)
 {
     af->eco = (el_ecosystem)bin_u8(r, EL_ECO_CONDA);
-    af->name = need_strz(r);
-    af->n_ranges = get_count(r, 5);
+    af->name = bin_need_strz(r);
+    af->n_ranges = bin_count(r, 5);
     af->ranges = a ? arena_alloc(a, (af->n_ranges + 1) * sizeof *af->ranges) : NULL;
     for (size_t i = 0; i < af->n_ranges && !r->bad; i++) {
         osv_range scratch;
         get_range(r, a, a ? &af->ranges[i] : &scratch);
     }
-    af->versions = get_strzs(r, a, &af->n_versions);
+    af->versions = bin_strzs(r, a, &af->n_versions);
 }
 
 /* Record i into *rec (allocated in `a`), or with `a` NULL only walked;
@@ -155,13 +116,13 @@ static bool get_record(const osv_db *db, size_t i, arena *a, osv_record *rec)
     if (off >= db->form_len)
         return false;
     bin_reader r = { db->form + off, db->form + db->form_len, false };
-    rec->id = need_strz(&r);
+    rec->id = bin_need_strz(&r);
     rec->summary = bin_strz(&r);
-    rec->modified = need_strz(&r);
+    rec->modified = bin_need_strz(&r);
     rec->severity = bin_strz(&r);
-    rec->source = need_strz(&r);
-    rec->aliases = get_strzs(&r, a, &rec->n_aliases);
-    rec->n_affected = get_count(&r, 14);
+    rec->source = bin_need_strz(&r);
+    rec->aliases = bin_strzs(&r, a, &rec->n_aliases);
+    rec->n_affected = bin_count(&r, 14);
     rec->affected = a ? arena_alloc(a, (rec->n_affected + 1) * sizeof *rec->affected) : NULL;
     for (size_t k = 0; k < rec->n_affected && !r.bad; k++) {
         osv_affected scratch;
@@ -186,13 +147,13 @@ const osv_record *osv_db_record(const osv_db *db, size_t i)
 /* The names: eco, name, then its record indices (each below n_records). */
 static void get_names(bin_reader *r, osv_db *db, size_t n_records_max)
 {
-    db->n_names = get_count(r, 10);
+    db->n_names = bin_count(r, 10);
     db->names = arena_alloc(db->a, (db->n_names + 1) * sizeof *db->names);
     for (size_t i = 0; i < db->n_names && !r->bad; i++) {
         osv_name *e = &db->names[i];
         e->eco = (el_ecosystem)bin_u8(r, EL_ECO_CONDA);
-        e->name = need_strz(r);
-        e->n = get_count(r, 4);
+        e->name = bin_need_strz(r);
+        e->n = bin_count(r, 4);
         e->records = arena_alloc(db->a, (e->n + 1) * sizeof *e->records);
         for (size_t k = 0; k < e->n && !r->bad; k++)
             if ((e->records[k] = bin_u32(r)) >= n_records_max)
@@ -206,15 +167,15 @@ static void get_names(bin_reader *r, osv_db *db, size_t n_records_max)
 /* Everything but the records, which stay in the form; then a walk of each. */
 static bool read_payload(bin_reader *r, osv_db *db)
 {
-    const char *digest = need_strz(r);
+    const char *digest = bin_need_strz(r);
     if (r->bad || strlen(digest) != 64)
         return false;
     memcpy(db->digest, digest, 65);
     db->newest = bin_strz(r);
     db->n_withdrawn = (size_t)bin_u64(r);
-    db->files = get_strzs(r, db->a, &db->n_files);
+    db->files = bin_strzs(r, db->a, &db->n_files);
     get_names(r, db, SIZE_MAX); /* the record count comes after: checked below */
-    db->n_records = get_count(r, 8 + 31);
+    db->n_records = bin_count(r, 8 + 31);
     db->rec_off = r->p;
     if (r->bad || !bin_need(r, 8 * db->n_records))
         return false;

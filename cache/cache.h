@@ -382,6 +382,14 @@ bool cache_blob_put_lazy(cache *c, const char *name, const void *data, size_t le
  *  Close with fclose(). */
 FILE *cache_blob_open(cache *c, const char *name, size_t *len);
 
+/* cache_blob_map() :
+ *  Blob `name` as cache_blob_open() finds and checks it, mapped read-only
+ *  and prefaulted, not read: *data is its first byte, *len its size, and
+ *  *map / *map_len the mapping its owner munmap()s when done. false on a
+ *  miss or when it cannot be mapped. */
+bool cache_blob_map(cache *c, const char *name, const unsigned char **data, size_t *len,
+                    void **map, size_t *map_len);
+
 /* ---- the store (cache_store.c) ----
  * Layout: <dir>/v1/<k0k1>/<key> where key is the 64-hex cache key; beside it
  * <key>.lock (flock for fetch deduplication across processes), for a raw

@@ -22,6 +22,7 @@
 #include <strings.h>
 #include <search.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <netinet/in.h>
@@ -2122,6 +2123,23 @@ FILE *cache_blob_open(cache *c, const char *name, size_t *len)
     free(url);
     cache_entry_state st;
     return cache_store_open_raw(c->store, key, len, &st, NULL);
+}
+
+bool cache_blob_map(cache *c, const char *name, const unsigned char **data, size_t *len,
+                    void **map, size_t *map_len)
+{
+    FILE *f = cache_blob_open(c, name, len);
+    if (!f)
+        return false;
+    long at = ftell(f);
+    *map_len = at >= 0 ? (size_t)at + *len : 0;
+    *map = *map_len ? mmap(NULL, *map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(f), 0)
+                    : MAP_FAILED;
+    fclose(f);
+    if (*map == MAP_FAILED)
+        return false;
+    *data = (const unsigned char *)*map + at;
+    return true;
 }
 
 /* Blobs are stored raw (uncompressed, with a CRC-32) so that

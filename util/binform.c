@@ -84,6 +84,41 @@ const char *bin_strz(bin_reader *r)
     return s;
 }
 
+void bin_put_strzs(strbuf *sb, const char *const *v, size_t n)
+{
+    bin_put_u32(sb, (uint32_t)n);
+    for (size_t i = 0; i < n; i++)
+        bin_put_strz(sb, v[i]);
+}
+
+size_t bin_count(bin_reader *r, size_t min)
+{
+    uint32_t n = bin_u32(r);
+    if (!r->bad && (size_t)(r->end - r->p) / min < n)
+        r->bad = true;
+    return r->bad ? 0 : n;
+}
+
+const char *bin_need_strz(bin_reader *r)
+{
+    const char *s = bin_strz(r);
+    if (!s)
+        r->bad = true;
+    return s ? s : "";
+}
+
+const char **bin_strzs(bin_reader *r, arena *a, size_t *n)
+{
+    *n = bin_count(r, 5); /* a length and a NUL at the least */
+    const char **v = a ? arena_alloc(a, (*n + 1) * sizeof *v) : NULL;
+    for (size_t i = 0; i < *n && !r->bad; i++) {
+        const char *s = bin_need_strz(r);
+        if (v)
+            v[i] = s;
+    }
+    return v;
+}
+
 const char **bin_strs(bin_reader *r, arena *a, size_t *n)
 {
     uint32_t k = bin_u32(r);

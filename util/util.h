@@ -183,6 +183,17 @@ const char **bin_strs(bin_reader *r, arena *a, size_t *n);
  *  none where the length says makes r bad and gives NULL. */
 void bin_put_strz(strbuf *sb, const char *s);
 const char *bin_strz(bin_reader *r);
+/* bin_put_strzs() : u32 count then n bin_put_strz() strings.
+ * bin_count() : a u32 count of items at least `min` bytes each; more than
+ *  what is left makes r bad and gives 0.
+ * bin_need_strz() : bin_strz() of a string that must be there: a written
+ *  NULL makes r bad too; "" when bad.
+ * bin_strzs() : a bin_put_strzs() list, each in place, its array in `a`;
+ *  with `a` NULL only walked (NULL returned), to check a form before use. */
+void bin_put_strzs(strbuf *sb, const char *const *v, size_t n);
+size_t bin_count(bin_reader *r, size_t min);
+const char *bin_need_strz(bin_reader *r);
+const char **bin_strzs(bin_reader *r, arena *a, size_t *n);
 uint32_t bin_u32(bin_reader *r);
 uint64_t bin_u64(bin_reader *r);
 unsigned bin_u8(bin_reader *r, unsigned max);

@@ -68,18 +68,12 @@ static void keep_form(cache *c, const char *name, const char *dir, const char ke
  * form's own CRC is not computed again. */
 static osv_db *read_form(cache *c, const char *name, const char key[65])
 {
-    size_t len = 0;
-    FILE *f = cache_blob_open(c, name, &len);
-    if (!f)
+    const unsigned char *data;
+    size_t len = 0, map_len = 0;
+    void *map;
+    if (!cache_blob_map(c, name, &data, &len, &map, &map_len))
         return NULL;
-    long at = ftell(f);
-    size_t map_len = at >= 0 ? (size_t)at + len : 0;
-    void *map = map_len ? mmap(NULL, map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(f), 0)
-                        : MAP_FAILED;
-    fclose(f);
-    if (map == MAP_FAILED)
-        return NULL;
-    osv_db *db = osv_db_blob_read((const unsigned char *)map + at, len, key, true);
+    osv_db *db = osv_db_blob_read(data, len, key, true);
     if (!db) {
         munmap(map, map_len);
         return NULL;

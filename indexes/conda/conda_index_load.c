@@ -147,18 +147,12 @@ static bool absent_marker(cache *c, const char *url, bool put)
 static bool read_blob(cache *c, const char *name, const char *sha256,
                       const conda_repodata_options *ro, conda_repodata **out)
 {
-    size_t len = 0;
-    FILE *f = cache_blob_open(c, name, &len);
-    if (!f)
+    const unsigned char *data;
+    size_t len = 0, map_len = 0;
+    void *map;
+    if (!cache_blob_map(c, name, &data, &len, &map, &map_len))
         return false;
-    long at = ftell(f);
-    size_t map_len = at >= 0 ? (size_t)at + len : 0;
-    void *map = map_len ? mmap(NULL, map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(f), 0)
-                        : MAP_FAILED;
-    fclose(f);
-    if (map == MAP_FAILED)
-        return false;
-    if (!conda_repodata_blob_read((const unsigned char *)map + at, len, sha256, ro, true, out)) {
+    if (!conda_repodata_blob_read(data, len, sha256, ro, true, out)) {
         munmap(map, map_len);
         return false;
     }

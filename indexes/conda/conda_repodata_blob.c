@@ -55,23 +55,16 @@ char *conda_repodata_blob_name(const char *body_sha256, const conda_repodata_opt
     return xasprintf("conda-repodata/%s/%.16s/f%d", body_sha256, key, BLOB_FORMAT);
 }
 
-static void put_strzs(strbuf *sb, const char *const *v, size_t n)
-{
-    bin_put_u32(sb, (uint32_t)n);
-    for (size_t i = 0; i < n; i++)
-        bin_put_strz(sb, v[i]);
-}
-
 static void put_record(strbuf *sb, const conda_record *r)
 {
     bin_put_strz(sb, r->fn);
     bin_put_strz(sb, r->version);
     bin_put_strz(sb, r->build);
     bin_put_u64(sb, r->build_number);
-    put_strzs(sb, r->depends, r->n_depends);
-    put_strzs(sb, r->constrains, r->n_constrains);
-    put_strzs(sb, r->track_features, r->n_track_features);
-    put_strzs(sb, r->features, r->n_features);
+    bin_put_strzs(sb, r->depends, r->n_depends);
+    bin_put_strzs(sb, r->constrains, r->n_constrains);
+    bin_put_strzs(sb, r->track_features, r->n_track_features);
+    bin_put_strzs(sb, r->features, r->n_features);
     bin_put_u64(sb, (uint64_t)r->timestamp_ms);
     sb_addc(sb, (char)r->noarch);
     bin_put_strz(sb, r->sha256);
@@ -81,7 +74,7 @@ static void put_record(strbuf *sb, const conda_record *r)
     bin_put_strz(sb, r->subdir);
     sb_addc(sb, (char)r->is_conda);
     sb_addc(sb, (char)r->has_purls);
-    put_strzs(sb, r->pypi_names, r->n_pypi_names);
+    bin_put_strzs(sb, r->pypi_names, r->n_pypi_names);
 }
 
 /* The form of a parsed load (r->records set, names_ its index). */
@@ -119,50 +112,19 @@ void conda_repodata_blob_write(const conda_repodata *r, const char *body_sha256,
 
 /* ---- reading ---- */
 
-/* A string that must be there. */
-static const char *need_strz(bin_reader *r)
-{
-    const char *s = bin_strz(r);
-    if (!s)
-        r->bad = true;
-    return s ? s : "";
-}
-
-/* A count of items at least `min` bytes each, bounded by what is left. */
-static size_t get_count(bin_reader *r, size_t min)
-{
-    uint32_t n = bin_u32(r);
-    if (!r->bad && !bin_need(r, (size_t)n * min))
-        r->bad = true;
-    return r->bad ? 0 : n;
-}
-
-/* A list of strings (into `a`), or with `a` NULL only walked. */
-static const char *const *get_strzs(bin_reader *r, arena *a, size_t *n)
-{
-    *n = get_count(r, 5);
-    const char **v = a ? arena_alloc(a, (*n + 1) * sizeof *v) : NULL;
-    for (size_t i = 0; i < *n && !r->bad; i++) {
-        const char *s = need_strz(r);
-        if (v)
-            v[i] = s;
-    }
-    return v;
-}
-
 /* One record of name `name` into *c (lists allocated in `a`, or with `a`
  * NULL only walked); r is bad when it is not what was written. */
 static void get_record(bin_reader *r, arena *a, const char *name, conda_record *c)
 {
-    c->fn = need_strz(r);
+    c->fn = bin_need_strz(r);
     c->name = name;
-    c->version = need_strz(r);
-    c->build = need_strz(r);
+    c->version = bin_need_strz(r);
+    c->build = bin_need_strz(r);
     c->build_number = bin_u64(r);
-    c->depends = get_strzs(r, a, &c->n_depends);
-    c->constrains = get_strzs(r, a, &c->n_constrains);
-    c->track_features = get_strzs(r, a, &c->n_track_features);
-    c->features = get_strzs(r, a, &c->n_features);
+    c->depends = bin_strzs(r, a, &c->n_depends);
+    c->constrains = bin_strzs(r, a, &c->n_constrains);
+    c->track_features = bin_strzs(r, a, &c->n_track_features);
+    c->features = bin_strzs(r, a, &c->n_features);
     c->timestamp_ms = (int64_t)bin_u64(r);
     c->noarch = (conda_noarch)bin_u8(r, CONDA_NOARCH_PYTHON);
     c->sha256 = bin_strz(r);
@@ -172,7 +134,7 @@ static void get_record(bin_reader *r, arena *a, const char *name, conda_record *
     c->subdir = bin_strz(r);
     c->is_conda = bin_u8(r, 1) != 0;
     c->has_purls = bin_u8(r, 1) != 0;
-    c->pypi_names = get_strzs(r, a, &c->n_pypi_names);
+    c->pypi_names = bin_strzs(r, a, &c->n_pypi_names);
     if ((c->sha256 && !is_lower_hex(c->sha256, 64)) || (c->md5 && !is_lower_hex(c->md5, 32)))
         r->bad = true;
 }
@@ -187,12 +149,12 @@ static const char *known_reason(const char *s)
 
 static bool get_excluded(bin_reader *r, conda_repodata *rp)
 {
-    rp->n_excluded = get_count(r, 15);
+    rp->n_excluded = bin_count(r, 15);
     conda_excluded *ex = xcalloc(rp->n_excluded + 1, sizeof *ex);
     for (size_t i = 0; i < rp->n_excluded && !r->bad; i++) {
-        ex[i].fn = need_strz(r);
-        ex[i].reason = known_reason(need_strz(r));
-        ex[i].detail = need_strz(r);
+        ex[i].fn = bin_need_strz(r);
+        ex[i].reason = known_reason(bin_need_strz(r));
+        ex[i].detail = bin_need_strz(r);
         r->bad |= !ex[i].reason;
     }
     rp->excluded = ex;
@@ -202,12 +164,12 @@ static bool get_excluded(bin_reader *r, conda_repodata *rp)
  * records end; then every record walked. */
 static bool get_names(bin_reader *r, conda_repodata *rp, const unsigned char *payload)
 {
-    rp->n_records = get_count(r, 3 * 5 + 8 + 3 * 4 + 8 + 1 + 2 * 4 + 8 + 2 * 4 + 2 + 4);
-    rp->n_names_ = get_count(r, 5 + 4 + 8);
+    rp->n_records = bin_count(r, 3 * 5 + 8 + 3 * 4 + 8 + 1 + 2 * 4 + 8 + 2 * 4 + 2 + 4);
+    rp->n_names_ = bin_count(r, 5 + 4 + 8);
     struct conda_name_slot *s = arena_alloc(rp->arena_, (rp->n_names_ + 1) * sizeof *s);
     size_t total = 0;
     for (size_t i = 0; i < rp->n_names_ && !r->bad; i++) {
-        s[i].name = need_strz(r);
+        s[i].name = bin_need_strz(r);
         s[i].n = bin_u32(r);
         uint64_t off = bin_u64(r);
         s[i].at = off < (uint64_t)(r->end - payload) ? payload + off : NULL;
