@@ -197,7 +197,8 @@ def check_spdx(doc):
 
 def read_back(cdx_text, tmp):
     lib = os.environ.get("ENVLOCK_CDX_LIB")
-    if not lib or not shutil.which("node"):
+    if not lib or not shutil.which("node") or \
+            not os.path.isdir(os.path.join(lib, "@cyclonedx", "cyclonedx-library")):
         print("sbom_check: @cyclonedx/cyclonedx-library not installed, read-back skipped")
         return
     js = ("const cdx = require('@cyclonedx/cyclonedx-library');"
