@@ -71,6 +71,12 @@ const target_base *target_catalog_find(el_ctx *ctx, const target_catalog *cat, c
  *  (NULL when none). Both come from `mem`. */
 const char *target_image_normalize(arena *mem, const char *reference, const char **digest);
 
+/* target_catalog_image() :
+ *  The catalog's `images:` entry keyed exactly `key` (a normalized
+ *  reference, "e2bdev/code-interpreter:latest"), or NULL; records nothing:
+ *  for a caller to whom a missing entry is no error. */
+const target_base *target_catalog_image(const target_catalog *cat, const char *key);
+
 /* target_catalog_find_image() :
  *  The catalog's entry for the image `reference` (any spelling
  *  target_image_normalize() folds), or NULL after recording

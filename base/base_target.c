@@ -777,16 +777,21 @@ const char *target_image_normalize(arena *mem, const char *reference, const char
     return tagged ? arena_strndup(mem, s, len) : arena_sprintf(mem, "%.*s:latest", (int)len, s);
 }
 
+const target_base *target_catalog_image(const target_catalog *cat, const char *key)
+{
+    for (size_t i = 0; i < cat->n_images; i++)
+        if (strcmp(cat->images[i].image, key) == 0)
+            return &cat->images[i];
+    return NULL;
+}
+
 const target_base *target_catalog_find_image(el_ctx *ctx, const target_catalog *cat,
                                              const char *reference)
 {
     arena *tmp = arena_new();
     const char *digest = NULL;
     const char *key = target_image_normalize(tmp, reference, &digest);
-    const target_base *found = NULL;
-    for (size_t i = 0; i < cat->n_images && !found; i++)
-        if (strcmp(cat->images[i].image, key) == 0)
-            found = &cat->images[i];
+    const target_base *found = target_catalog_image(cat, key);
     if (!found) {
         el_fail(ctx, EL_CAPABILITY_UNSUPPORTED,
                 "the image `%s` is not in the bases catalog %s, so envlock cannot tell its "

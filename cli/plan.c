@@ -1,9 +1,9 @@
 /* plan.c — `envlock plan SPEC LOCK`: from one lock, the plan directory of
  * every wanted variant (what that provider's builder consumes). Prints one
  * line per file written ("sha256:<hex>  PATH"), and on stderr one line per
- * optional variant that was dropped and why. A required variant that
- * cannot honour the spec fails the whole command before anything is
- * written. */
+ * note ("note: ...") and per optional variant that was dropped and why. A
+ * required variant that cannot honour the spec fails the whole command
+ * before anything is written. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +92,11 @@ static void print_json(const el_plan_result *r)
         cli_json_string(stdout, d->field);
         printf(",\"line\":%u,\"column\":%u}", d->line, d->column);
     }
+    printf("],\"notes\":[");
+    for (size_t i = 0; i < r->n_notes; i++) {
+        printf(i ? "," : "");
+        cli_json_string(stdout, r->notes[i]);
+    }
     printf("],\"files\":[");
     for (size_t i = 0; i < r->n_files; i++) {
         const el_plan_file *f = &r->files[i];
@@ -110,6 +115,8 @@ static void print_text(const cli_opts *o, const el_plan_result *r)
 {
     for (size_t i = 0; i < r->n_files; i++)
         printf("%s  %s\n", r->files[i].sha256, r->files[i].path);
+    for (size_t i = 0; i < r->n_notes && !o->quiet; i++)
+        fprintf(stderr, "note: %s\n", r->notes[i]);
     for (size_t i = 0; i < r->n_dropped && !o->quiet; i++) {
         const el_plan_dropped *d = &r->dropped[i];
         if (d->line)

@@ -90,6 +90,11 @@ typedef struct plan_input {
     const char *base_registry;    /* prefix "host[:port]" for the base image, or NULL */
     const char *apt_snapshot;     /* "20260914T150000Z", or NULL */
     bool base_cuda;               /* the base carries CUDA (the catalog's `cuda`) */
+    /* The digest the bases catalog's `images:` entry for PLAN_E2B_IMAGE
+     * records, or NULL: the e2b plan's FROM is pinned by it, else left on
+     * the tag with a note (plan_note()). Never the base's e2b digest, which
+     * is the Datalayer base's, not the image E2B's template is built from. */
+    const char *e2b_image_digest;
     const char *const *protected_pins; /* the base's pins, NULL-terminated, or NULL */
     const char *resolved_at;      /* "2026-09-14T15:00:00+00:00" for lock.txt; NULL: plan_resolved_at() */
     /* The site's mirrors, as a mapping the caller owns (verbs pass the
@@ -177,6 +182,13 @@ char *plan_apt_sources_text(const plan_input *in, size_t *len);
 
 /* ---- plans ---- */
 
+/* The image of E2B's `code-interpreter-v1` template, which the e2b plan
+ * builds FROM (REFERENCE §7), as the catalog's `images:` key it: normalized
+ * (target_image_normalize()), so a tag-less or docker.io/ spelling of the
+ * key is refused by the catalog loader with this spelling to write. */
+#define PLAN_E2B_REPOSITORY "e2bdev/code-interpreter"
+#define PLAN_E2B_IMAGE PLAN_E2B_REPOSITORY ":latest"
+
 /* One generated file, relative to the variant's directory. */
 typedef struct plan_out_file {
     char *name;       /* "Dockerfile", "lock.txt", ... */
@@ -214,5 +226,12 @@ bool plan_refuse(const plan_input *in, const char *variant, plan_refusal *r);
  *  files of plan/README.md), appended to *out in a fixed order. The caller
  *  has checked plan_refuse() first. */
 void plan_variant(const plan_input *in, const char *variant, plan_files *out);
+
+/* plan_note() :
+ *  What the user should know of `variant`'s plan that is not a refusal: for
+ *  e2b without in->e2b_image_digest, that its FROM is a floating tag and
+ *  what pins it. A new string (caller frees), or NULL when there is
+ *  nothing to say. Deterministic, like the plans. */
+char *plan_note(const plan_input *in, const char *variant);
 
 #endif

@@ -127,6 +127,11 @@ void plan_variant(const plan_input *in, const char *variant, plan_files *out)
     plan_files_add(out, "sbom.cdx.json", sbom, len);
 }
 
+char *plan_note(const plan_input *in, const char *variant)
+{
+    return variant && strcmp(variant, "e2b") == 0 ? plan_e2b_note(in) : NULL;
+}
+
 /* ---- facts ---- */
 
 static const plan_spec EMPTY_SPEC;

@@ -8,7 +8,13 @@
  * service supplies as it supplies files/<i>) before it runs as the last
  * step. A conda environment is made at /opt/conda (that image has no
  * conda prefix) and its bin put first on PATH, so its python is the
- * sandbox's. It owns this variant's refusals and its two files. */
+ * sandbox's. It owns this variant's refusals and its two files.
+ *
+ * FROM is that template's image, PLAN_E2B_IMAGE. The lock holds no digest
+ * of it (the base's e2b digest is the Datalayer base's), so it is pinned
+ * only by the digest the bases catalog's `images:` entry for it records;
+ * without one the tag stays and the Dockerfile and the plan's note say
+ * why, and what to add to pin it. */
 #include <string.h>
 
 #include <json-c/json.h>
@@ -59,16 +65,53 @@ static const plan_env E2B_ENV[] = {
     " && mkdir -p " PLAN_CONTENT_DIR " \\\n"                                                 \
     " && chown " PLAN_USER_IDS " /home/datalayer " PLAN_CONTENT_DIR "\n"
 
+/* FROM's reference: the repository at the catalog's digest (a validated
+ * "sha256:<64 hex>"), else the tag. Caller frees. */
+static char *from_reference(const plan_input *in)
+{
+    if (in->e2b_image_digest)
+        return xasprintf("%s@%s", PLAN_E2B_REPOSITORY, in->e2b_image_digest);
+    return xstrdup(PLAN_E2B_IMAGE);
+}
+
+static void df_from(strbuf *sb, const plan_facts *f)
+{
+    sb_adds(sb, "# The template is built from E2B's `" E2B_TEMPLATE "` template, whose image\n"
+                "# this is; E2B pins the result by its template build id, the immutable\n"
+                "# reference of the build.\n");
+    if (f->in->e2b_image_digest)
+        sb_adds(sb, "# " PLAN_E2B_IMAGE ", pinned by the digest the bases catalog's\n"
+                    "# `images:` entry for it records.\n");
+    else
+        sb_adds(sb, "# Not pinned by a digest, so a later build may start from another image:\n"
+                    "# the bases catalog has no `images:` entry `" PLAN_E2B_IMAGE "`\n"
+                    "# with a `digest:` (the base's e2b digest is the Datalayer base's, not\n"
+                    "# this image's). Add that entry and plan with that catalog (--bases)\n"
+                    "# to pin it.\n");
+    char *ref = from_reference(f->in);
+    sb_addf(sb, "FROM %s\n", ref);
+    free(ref);
+}
+
+char *plan_e2b_note(const plan_input *in)
+{
+    if (in->e2b_image_digest)
+        return NULL;
+    return xstrdup("e2b: e2b.Dockerfile builds FROM " PLAN_E2B_IMAGE ", a floating tag, "
+                   "not pinned by a digest: the bases catalog has no `images:` entry `"
+                   PLAN_E2B_IMAGE "` with a `digest:` (the base's e2b digest is the Datalayer "
+                   "base's, not this image's). To pin it, add that entry (`envlock base inspect "
+                   "IMAGE.tar --ref " PLAN_E2B_REPOSITORY "@sha256:...` writes one from a "
+                   "`docker save` of the image) and plan with that catalog (--bases)");
+}
+
 static char *dockerfile(const plan_facts *f, size_t *len)
 {
     const plan_df_style st = { .buildkit = false, .pip = true, .user = "datalayer",
                                .extra_env = E2B_ENV, .n_extra_env = 2, .conda_create = true };
     strbuf sb = STRBUF_INIT;
     plan_df_header(&sb, f, "e2b");
-    sb_adds(&sb, "# The template is built from E2B's `" E2B_TEMPLATE "` template, whose image\n"
-                 "# this is; E2B pins the result by its template build id, the immutable\n"
-                 "# reference of the build.\n"
-                 "FROM e2bdev/code-interpreter:latest\n");
+    df_from(&sb, f);
     plan_df_installs(&sb, f, &st);
     sb_adds(&sb, "COPY " E2B_DOCTOR_CONTEXT " " PLAN_DOCTOR_PATH "\n");
     sb_adds(&sb, E2B_USER_STEP);
@@ -85,6 +128,9 @@ static char *template_json(const plan_facts *f, size_t *len)
     json_object_array_add(ctx, json_object_new_string(E2B_DOCTOR_CONTEXT));
     json_object_object_add(o, "contextFromBuildService", ctx);
     json_object_object_add(o, "dockerfile", json_object_new_string("e2b.Dockerfile"));
+    char *from = from_reference(f->in);
+    json_object_object_add(o, "fromImage", json_object_new_string(from));
+    free(from);
     json_object_object_add(o, "fromTemplate", json_object_new_string(E2B_TEMPLATE));
     json_object_object_add(o, "lock",
                            json_object_new_string(f->in->lock_digest ? f->in->lock_digest : ""));

@@ -216,6 +216,8 @@ bool plan_datalayer_refuse(const plan_facts *f, plan_refusal *r);
 void plan_datalayer_files(const plan_facts *f, plan_files *out);
 bool plan_e2b_refuse(const plan_facts *f, plan_refusal *r);
 void plan_e2b_files(const plan_facts *f, plan_files *out);
+/* plan_e2b_note() : plan_note() of e2b: why its FROM is not pinned, or NULL. */
+char *plan_e2b_note(const plan_input *in);
 bool plan_daytona_refuse(const plan_facts *f, plan_refusal *r);
 void plan_daytona_files(const plan_facts *f, plan_files *out);
 bool plan_modal_refuse(const plan_facts *f, plan_refusal *r);

@@ -53,6 +53,9 @@ void el_plan_result_clear(el_plan_result *res)
         free(res->files[i].path);
     }
     free(res->files);
+    for (size_t i = 0; i < res->n_notes; i++)
+        free(res->notes[i]);
+    free(res->notes);
     memset(res, 0, sizeof *res);
 }
 
@@ -289,7 +292,8 @@ static el_code lock_answers_spec(el_ctx *ctx, const plan_run *r, const char *loc
 }
 
 /* What the catalog adds to the lock: the base's repository, minor Python,
- * apt snapshot and protected pins. */
+ * apt snapshot and protected pins, and the digest its `images:` entry for
+ * E2B's image gives (the e2b plan's FROM; none is no error). */
 static el_code take_base(el_ctx *ctx, plan_run *r, const el_plan_options *o)
 {
     if (!(r->cat = verbs_catalog(ctx, o->bases, o->bases_path, &r->own_cat)))
@@ -304,6 +308,9 @@ static el_code take_base(el_ctx *ctx, plan_run *r, const el_plan_options *o)
     r->in.apt_snapshot = b->apt_snapshot;
     r->in.base_cuda = b->cuda;
     r->in.protected_pins = b->protected_pins;
+    /* E2B's image, not the base: only its own entry's digest pins it */
+    const target_base *e2b = target_catalog_image(r->cat, PLAN_E2B_IMAGE);
+    r->in.e2b_image_digest = e2b ? e2b->image_digest : NULL;
     return EL_OK;
 }
 
@@ -636,6 +643,11 @@ static el_code write_variant(el_ctx *ctx, const plan_run *r, const char *variant
     if (rc == EL_OK) {
         res->variants = xrealloc(res->variants, (res->n_variants + 1) * sizeof *res->variants);
         res->variants[res->n_variants++] = xstrdup(variant);
+        char *note = plan_note(&r->in, variant);
+        if (note) {
+            res->notes = xrealloc(res->notes, (res->n_notes + 1) * sizeof *res->notes);
+            res->notes[res->n_notes++] = note;
+        }
     }
     free(dir);
     plan_files_release(&f);

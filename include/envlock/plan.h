@@ -64,6 +64,10 @@ typedef struct el_plan_result {
     size_t n_dropped;
     el_plan_file *files;     /* every file written, variant by variant */
     size_t n_files;
+    char **notes;            /* what the user should know of a plan written (the
+                                e2b FROM left on a floating tag, and what pins
+                                it), each naming its variant; n_notes of them */
+    size_t n_notes;
 } el_plan_result;
 
 /* el_plan() :
@@ -73,7 +77,10 @@ typedef struct el_plan_result {
  *  that cannot honour the spec (REFERENCE §7) is, when required by the
  *  spec (or asked for by name), DL_ENV_CAPABILITY_UNSUPPORTED naming the
  *  spec field and its line, and nothing is written; when optional, it is
- *  dropped and listed in res->dropped. Each file is written atomically; a
+ *  dropped and listed in res->dropped. The e2b plan's FROM is pinned by
+ *  the digest the catalog's `images:` entry `e2bdev/code-interpreter:latest`
+ *  records; without one it keeps that tag and res->notes says why and what
+ *  to add. Each file is written atomically; a
  *  variant's directory holds exactly its plan's files afterwards (stale
  *  files of an earlier plan are removed); missing parents of out_dir are
  *  made. An empty out_dir, or a malformed mirror (detail.mirror,

@@ -1433,6 +1433,14 @@ def dockerfile_problems(ctx, variant, d):
         tj = json.loads(read(os.path.join(d, "template.json")))
         if tj.get("fromTemplate") != E2B_TEMPLATE:
             problems.append("%s: template.json builds from %s, not %s" % (where, tj.get("fromTemplate"), E2B_TEMPLATE))
+        if tj.get("fromImage") != f["image"]:
+            problems.append("%s: template.json says fromImage %s, FROM says %s" % (where, tj.get("fromImage"), f["image"]))
+        # pinned only by the catalog's digest of E2B's image: the lock's e2b
+        # base digest is the Datalayer base's; left on the tag, it says why
+        if f["digest"] and f["digest"] == ctx.lock.base_digest(variant):
+            problems.append("%s: FROM %s pins E2B's image by the Datalayer base's digest" % (where, f["image"]))
+        if not f["digest"] and "# Not pinned by a digest" not in text:
+            problems.append("%s: FROM %s is a floating tag and the Dockerfile does not say why" % (where, f["image"]))
     elif froms:
         f = ins[froms[0]]["from"]
         if not f["digest"]:

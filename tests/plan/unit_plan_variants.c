@@ -456,6 +456,7 @@ static const char TEMPLATE_SMALL[] =
     "    \"datalayer-sandbox\"\n"
     "  ],\n"
     "  \"dockerfile\": \"e2b.Dockerfile\",\n"
+    "  \"fromImage\": \"e2bdev/code-interpreter:latest\",\n"
     "  \"fromTemplate\": \"code-interpreter-v1\",\n"
     "  \"lock\": \"" DIGEST_A "\",\n"
     "  \"maxBuildMinutes\": 20,\n"
@@ -722,6 +723,66 @@ static ptrvec export_lines(const char *t)
         p += n + (nl != NULL);
     }
     return v;
+}
+
+/* E2B's image is pinned only by the digest the catalog's `images:` entry
+ * for it gives (plan_input.e2b_image_digest), never by the lock's e2b base
+ * digest (DIGEST_2, the Datalayer base's). Without it FROM keeps the tag and
+ * both the Dockerfile and plan_note() say why and what to add; with it FROM
+ * is `repository@digest` (the tag it pins named in a comment), template.json
+ * says the same reference, and there is no note. Nothing else changes. */
+#define DIGEST_E2B "sha256:e2b0e2b0e2b0e2b0e2b0e2b0e2b0e2b0e2b0e2b0e2b0e2b0e2b0e2b0e2b0e2b0"
+static void test_e2b_pin(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, "variants-small.lock");
+    plan_files tag = { 0 }, pin = { 0 };
+    plan_variant(&fx.in, "e2b", &tag);
+    const char *df = text_of(&tag, "e2b.Dockerfile");
+    assert_non_null(strstr(df, "\n# Not pinned by a digest, so a later build may start from "
+                               "another image:\n# the bases catalog has no `images:` entry "
+                               "`e2bdev/code-interpreter:latest`\n# with a `digest:`"));
+    assert_non_null(strstr(df, "\nFROM e2bdev/code-interpreter:latest\n"));
+    assert_non_null(strstr(text_of(&tag, "template.json"),
+                           "\n  \"fromImage\": \"e2bdev/code-interpreter:latest\",\n"));
+    char *note = plan_note(&fx.in, "e2b");
+    assert_non_null(note);
+    assert_non_null(strstr(note, "e2b: e2b.Dockerfile builds FROM "
+                                 "e2bdev/code-interpreter:latest, a floating tag"));
+    assert_non_null(strstr(note, "no `images:` entry `e2bdev/code-interpreter:latest` with a "
+                                 "`digest:`"));
+    assert_non_null(strstr(note, "--bases"));
+    free(note);
+    for (size_t i = 0; i < 4; i++)
+        if (strcmp(VARIANT_NAMES[i], "e2b") != 0)
+            assert_null(plan_note(&fx.in, VARIANT_NAMES[i]));
+
+    fx.in.e2b_image_digest = DIGEST_E2B;
+    plan_variant(&fx.in, "e2b", &pin);
+    df = text_of(&pin, "e2b.Dockerfile");
+    assert_non_null(strstr(df, "\n# e2bdev/code-interpreter:latest, pinned by the digest the "
+                               "bases catalog's\n# `images:` entry for it records.\n"
+                               "FROM e2bdev/code-interpreter@" DIGEST_E2B "\n"));
+    assert_null(strstr(df, "Not pinned"));
+    assert_null(strstr(df, ":latest\n"));
+    assert_null(strstr(df, DIGEST_2));
+    assert_non_null(strstr(text_of(&pin, "template.json"),
+                           "\n  \"fromImage\": \"e2bdev/code-interpreter@" DIGEST_E2B "\",\n"));
+    assert_null(plan_note(&fx.in, "e2b"));
+    assert_int_equal(tag.n, pin.n);
+    for (size_t i = 0; i < tag.n; i++) {
+        assert_string_equal(tag.v[i].name, pin.v[i].name);
+        if (strcmp(tag.v[i].name, "e2b.Dockerfile") != 0 &&
+            strcmp(tag.v[i].name, "template.json") != 0)
+            assert_int_equal(tag.v[i].len, pin.v[i].len);
+        if (strcmp(tag.v[i].name, "e2b.Dockerfile") != 0 &&
+            strcmp(tag.v[i].name, "template.json") != 0)
+            assert_memory_equal(tag.v[i].data, pin.v[i].data, tag.v[i].len);
+    }
+    plan_files_release(&tag);
+    plan_files_release(&pin);
+    fixture_done(&fx);
 }
 
 static void test_apt_pins_are_the_locks(void **state)
@@ -1268,6 +1329,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_npm_files),
         cmocka_unit_test(test_nothing_to_install),
         cmocka_unit_test(test_e2b_daytona_shape),
+        cmocka_unit_test(test_e2b_pin),
         cmocka_unit_test(test_apt_pins_are_the_locks),
         cmocka_unit_test(test_installs_only_the_lock),
         cmocka_unit_test(test_deterministic),
