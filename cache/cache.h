@@ -6,10 +6,15 @@
  * Failures a callback can see (cache_response.code is then
  * EL_PACKAGE_NOT_FOUND; .reason is one of these and also lands in
  * detail.reason when cache_response_fail() records it):
- *   dns                 the host name did not resolve (after every retry;
+ *   dns                 the host name did not resolve (after one retry;
  *                       retryable)
  *   connect             no connection to the host and port (refused, no
  *                       route), after every retry (retryable)
+ *                       A host that fails so (dns, connect, or a proxy
+ *                       that does not resolve or refuses) is given up
+ *                       while the cache is open: the other requests to it
+ *                       fail at once, with the same reason and words
+ *                       (cache_hosts.h)
  *   proxy               the proxy did not resolve, could not be reached
  *                       (told by the port libcurl connected to differing
  *                       from the URL's), answered CONNECT with an error, or

@@ -34,6 +34,7 @@
 
 #include "cache.h"
 #include "cache_bg.h"
+#include "cache_hosts.h"
 #include "cache_task.h"
 #include "cache_curl.h"
 
@@ -69,7 +70,9 @@
 /* The order of the keys in cache.confirmed. */
 static int key_cmp(const void *a, const void *b) { return strcmp(a, b); }
 
-typedef enum xstate { X_NEW, X_LOCKWAIT, X_DELAY, X_ACTIVE } xstate;
+/* X_HOSTWAIT: an attempt failed at a host another request is retrying;
+ * waits for that one's outcome (see failed_curl()). */
+typedef enum xstate { X_NEW, X_LOCKWAIT, X_DELAY, X_HOSTWAIT, X_ACTIVE } xstate;
 
 typedef struct xfer {
     cache *c;
@@ -155,9 +158,10 @@ struct cache {
     el_ctx *run_ctx;  /* the ctx of the cache_run() in progress */
     cache_bg *bg;     /* the lazy writes of the run in progress, or NULL */
     cache_tasks *tasks; /* cache_defer()'s of the run in progress, or NULL */
+    cache_hosts *hosts; /* hosts found unreachable while the cache is open */
     ptrvec queue; /* X_NEW, FIFO from qhead */
     size_t qhead;
-    ptrvec waiting; /* X_LOCKWAIT and X_DELAY */
+    ptrvec waiting; /* X_LOCKWAIT, X_DELAY and X_HOSTWAIT */
     ptrvec active;
     cache_run_stats st;
     uint64_t submitted;
@@ -241,6 +245,7 @@ static void deliver(xfer *x, cache_response *r)
         x->lock_fd = -1;
     }
     c->st.requests++;
+    cache_hosts_release(c->hosts, x);
     if (r->code != EL_OK)
         c->st.failures++;
     r->owner_ = x;
@@ -582,6 +587,7 @@ cache *cache_open(el_ctx *ctx, const el_cache_options *o)
     c->dir = dir;
     c->store = store;
     c->mirrors = mir;
+    c->hosts = cache_hosts_new();
     c->progress = !o->quiet && o->progress; /* the front end draws it (cli/) */
     c->opened_ms = cache_now_ms();
     c->run_deadline_ms = c->opened_ms + c->o.run_timeout_ms;
@@ -652,6 +658,7 @@ void cache_close(cache *c)
     }
     cache_store_close(c->store);
     cache_mirrors_free(c->mirrors);
+    cache_hosts_free(c->hosts);
     for (size_t i = 0; i < c->redirect_hosts.len; i++)
         free(c->redirect_hosts.items[i]);
     ptrvec_release(&c->redirect_hosts);
@@ -981,6 +988,28 @@ static void fail_timeout(xfer *x, const char *limit, long limit_ms, const char *
 
 static void launch(xfer *x);
 
+/* Fails x at once for a host an earlier request gave up on (`d`): no
+ * attempt is made, the reason and libcurl's words are that request's. */
+static void fail_down(xfer *x, const cache_host_down *d)
+{
+    fail(x, d->reason, 0, d->retryable,
+         "cannot fetch %s%s: %s (as an earlier request to this host, after %u attempt%s; "
+         "not tried again)",
+         x->shown, strcmp(d->reason, "proxy") == 0 ? " through the proxy" : "", d->text,
+         d->attempts, d->attempts == 1 ? "" : "s");
+}
+
+/* Parks x until the request probing its host has an outcome (run_loop()
+ * then calls start() again, which fails x if the host is down). A host x
+ * itself probed (one a redirect led from) is left to the next request, so
+ * no two requests can wait for each other. */
+static void park(xfer *x)
+{
+    cache_hosts_release(x->c->hosts, x);
+    x->state = X_HOSTWAIT;
+    ptrvec_push(&x->c->waiting, x);
+}
+
 /* Fails x for a body whose sha256 `got` is not the expected one. The hash
  * of a file:// read is not given: the URL may come from whoever wrote an
  * index, and the hash of a local file they cannot read is theirs to test
@@ -1007,6 +1036,17 @@ static void start(xfer *x)
     if (time_left(x, now, &limit, &limit_ms) <= 0) {
         fail_timeout(x, limit, limit_ms, "out of time before an attempt could start");
         return;
+    }
+    const cache_host_down *down = NULL;
+    switch (cache_hosts_state(c->hosts, x->transport, x, &down)) {
+    case CACHE_HOST_DOWN:
+        fail_down(x, down);
+        return;
+    case CACHE_HOST_PROBED:
+        park(x);
+        return;
+    case CACHE_HOST_UNKNOWN:
+        break;
     }
     if (!engine_ready(c)) {
         /* Parked until a later cache_run() (this one returns EL_INTERNAL). */
@@ -1775,6 +1815,63 @@ static void timed_out(xfer *x, CURLcode rc)
     fail_timeout(x, limit, limit_ms, x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc));
 }
 
+/* Whether libcurl's rc says the host itself cannot be reached: its name
+ * (or the proxy's) does not resolve, or it refuses the connection. Every
+ * other request to it would fail the same way (cache_hosts.h). */
+static bool host_failure(CURLcode rc)
+{
+    return rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY ||
+           rc == CURLE_COULDNT_CONNECT;
+}
+
+/* A name that does not resolve gets one retry, not el_cache_options.retries:
+ * the system's resolver has already retried over its servers, and libcurl
+ * reports a name that does not exist as it reports a lookup that timed out
+ * (EAI_AGAIN), so one retry catches a resolver that hiccuped (a VPN coming
+ * up) while an offline machine waits through one backoff, not four. */
+#define DNS_RETRIES 1
+
+static bool retry_allowed(const xfer *x, CURLcode rc)
+{
+    bool dns = rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY;
+    return retryable_curl(rc) && (!dns || x->attempts <= DNS_RETRIES);
+}
+
+/* A transfer libcurl ended with an error: retried, or answered. A host
+ * that cannot be reached is retried by one request at a time: the others
+ * wait for it (park()), and once it gives up every request to the host
+ * fails at once with its reason and words (fail_down()). */
+static void failed_curl(xfer *x, CURLcode rc, long status)
+{
+    cache *c = x->c;
+    const char *cur = x->hop ? x->hop : x->transport;
+    const char *reason = curl_reason(x, rc);
+    const char *text = x->errbuf[0] ? x->errbuf : c->cu->easy_strerror(rc);
+    if (host_failure(rc)) {
+        const cache_host_down *down = NULL;
+        cache_host_state s = cache_hosts_state(c->hosts, cur, x, &down);
+        if (s == CACHE_HOST_DOWN) {
+            fail_down(x, down);
+            return;
+        }
+        if (s == CACHE_HOST_PROBED) {
+            park(x);
+            return;
+        }
+        if (retry_allowed(x, rc) && schedule_retry(x, 0)) {
+            cache_hosts_probe(c->hosts, cur, x);
+            return;
+        }
+        cache_host_down d = { reason, text, x->attempts, true };
+        cache_hosts_give_up(c->hosts, cur, &d);
+    } else if (retry_allowed(x, rc) && schedule_retry(x, 0)) {
+        return;
+    }
+    fail(x, reason, status, retryable_curl(rc), "cannot fetch %s%s after %u attempt%s: %s",
+         x->shown, strcmp(reason, "proxy") == 0 ? " through the proxy" : "", x->attempts,
+         x->attempts == 1 ? "" : "s", text);
+}
+
 /* The transfer's own failures (size cap, sink, URL, speed, timeouts, curl
  * errors), answered or retried; false when the transfer came through and
  * its HTTP status is the next thing to judge. */
@@ -1815,13 +1912,7 @@ static bool failed_transfer(xfer *x, CURLcode rc, long status, bool file)
         return true;
     }
     if (rc != CURLE_OK) {
-        if (retryable_curl(rc) && schedule_retry(x, 0))
-            return true;
-        const char *reason = curl_reason(x, rc);
-        fail(x, reason, status, retryable_curl(rc), "cannot fetch %s%s after %u attempt%s: %s",
-             x->shown, strcmp(reason, "proxy") == 0 ? " through the proxy" : "", x->attempts,
-             x->attempts == 1 ? "" : "s",
-             x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc));
+        failed_curl(x, rc, status);
         return true;
     }
     return false;
@@ -1896,6 +1987,8 @@ static void finish(xfer *x, CURLcode rc)
     cu->easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
     c->st.bytes += x->sink ? x->got : x->body.len;
     bool file = is_file_url(x->transport);
+    if (!host_failure(rc) && rc != CURLE_OPERATION_TIMEDOUT)
+        cache_hosts_reached(c->hosts, x->hop ? x->hop : x->transport);
     if (failed_transfer(x, rc, status, file))
         return;
     if (file)
@@ -1951,10 +2044,10 @@ static el_code run_loop(cache *c, el_ctx *ctx)
         c->waiting = (ptrvec)PTRVEC_INIT;
         for (size_t i = 0; i < w.len; i++) {
             xfer *x = w.items[i];
-            bool ready = x->state == X_LOCKWAIT || now >= x->due_ms;
+            bool ready = x->state == X_LOCKWAIT || x->state == X_HOSTWAIT || now >= x->due_ms;
             if (!ready || c->active.len >= c->o.max_parallel)
                 ptrvec_push(&c->waiting, x);
-            else if (x->state == X_DELAY)
+            else if (x->state != X_LOCKWAIT)
                 start(x);
             else if (!advance(x))
                 ptrvec_push(&c->waiting, x);
@@ -2013,6 +2106,8 @@ static el_code run_loop(cache *c, el_ctx *ctx)
         now = cache_now_ms();
         for (size_t i = 0; i < c->waiting.len; i++) {
             const xfer *x = c->waiting.items[i];
+            if (x->state == X_HOSTWAIT)
+                continue; /* woken by the request it waits for */
             long d = x->state == X_LOCKWAIT ? LOCK_POLL_MS : (long)(x->due_ms - now);
             if (d < wait)
                 wait = d < 0 ? 0 : d;

@@ -86,7 +86,12 @@ typedef struct el_cache_options {
                                  retried); 0: 30 */
     long stall_bytes_per_s;   /* 0: 1024 (1 KiB/s) */
     long attempt_timeout_ms;  /* one attempt; 0: no limit beyond the others */
-    int retries;              /* retries after the first attempt; 0: 4; <0: none */
+    int retries;              /* retries after the first attempt; 0: 4; <0: none.
+                                 A name that does not resolve gets at most 1;
+                                 a host that does not resolve or refuses
+                                 connections is retried by one request, and
+                                 once that gives up the others to it fail at
+                                 once until cache_close() */
     long retry_base_ms;       /* first backoff; doubles each retry; 0: 500 */
     long retry_cap_ms;        /* cap on one backoff and on Retry-After; 0: 30000 */
     uint64_t max_bytes;       /* default size cap of one response held in memory

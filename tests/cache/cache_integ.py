@@ -339,6 +339,56 @@ def sc_reset(base, d):
           "connection refused ends as connect: %s" % r)
 
 
+def sc_unreachable_host(base, d):
+    """A host that cannot be reached is given up once per cache (issue 21):
+    one request retries it while the others wait, then every request to it
+    fails at once with the same reason and libcurl's words; DNS failures get
+    one retry whatever --retries says. Counted in attempts, not timed."""
+    closed = "http://127.0.0.1:%d" % servers.free_port()
+    urls = [closed + "/p%d" % i for i in range(6)]
+    r, st, rc, _ = fetch(d, "--retries", "4", "--retry-base", "50", *urls, base + "/ok/alive")
+    bad = [x for x in r if x["url"] != base + "/ok/alive"]
+    check(rc == 1 and len(bad) == 6 and all(x["reason"] == "connect" and x["retryable"] for x in bad),
+          "every request to the closed port fails as connect: %s" % r)
+    check([x["code"] for x in r if x["url"] == base + "/ok/alive"] == ["OK"],
+          "another host is not affected: %s" % r)
+    # 6 first attempts (all started at once), 4 retries by one request, and
+    # the other host's one.
+    check(st["network"] == 6 + 4 + 1 and st["retries"] == 4,
+          "the closed port is retried by one request only: %s" % st)
+    led = [x for x in bad if "after 5 attempts: " in x["message"]]
+    rest = [x for x in bad if "not tried again" in x["message"]]
+    check(len(led) == 1 and len(rest) == 5, "one request gave up, the others failed at once: %s" % bad)
+    words = led[0]["message"].split(": ", 1)[1]
+    check(all(words in x["message"] for x in rest), "the same words: %s" % bad)
+    check(all(x["error"]["detail"]["reason"] == "connect" for x in bad), "detail.reason kept: %s" % bad)
+    # One at a time: the first request uses its retries, the rest make no attempt.
+    r, st, rc, _ = fetch(d, "--retries", "4", "--retry-base", "50", "--parallel", "1", *urls)
+    check(rc == 1 and st["network"] == 5 and [x["attempts"] for x in r] == [5, 0, 0, 0, 0, 0],
+          "later requests to a host given up make no attempt: %s %s" % (st, r))
+    # A name that does not resolve (RFC 6761 .invalid): one retry, not four.
+    try:
+        socket.getaddrinfo("nonexistent.invalid", 80)
+        print("nonexistent.invalid resolves here: DNS part skipped")
+        return
+    except socket.gaierror:
+        pass
+    dns = ["http://nonexistent.invalid/p%d" % i for i in range(3)]
+    r, st, rc, _ = fetch(d, "--retries", "4", "--retry-base", "50", "--parallel", "1", *dns)
+    check(rc == 1 and all(x["reason"] == "dns" for x in r) and st["network"] == 2 and
+          "after 2 attempts: Could not resolve host: nonexistent.invalid" in r[0]["message"],
+          "a DNS failure is retried once, then remembered: %s %s" % (st, r))
+    # A proxy whose name does not resolve: reason proxy, the same rule.
+    env = env_with(http_proxy="http://nonexistent-proxy.invalid:3128")
+    for k in ("no_proxy", "NO_PROXY"):
+        env.pop(k, None)
+    r, st, rc, _ = fetch(d, "--retries", "4", "--retry-base", "50", "--parallel", "1",
+                         base + "/ok/p1", base + "/ok/p2", env=env)
+    check(rc == 1 and all(x["reason"] == "proxy" for x in r) and st["network"] == 2 and
+          "through the proxy after 2 attempts" in r[0]["message"],
+          "an unresolvable proxy: one retry, then remembered: %s %s" % (st, r))
+
+
 def env_with(**kw):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ENVLOCK_") and k != "NETRC"}
     env.update(kw)

@@ -1,8 +1,9 @@
 /* unit_cache.c — cmocka tests of cache/'s store (key derivation, atomic
  * writes, corrupt-entry detection, prune), export/import (roundtrip and
  * refusal of tampered archives), mirror rewriting, URL redaction and
- * joining, and that a run answered from the cache never loads libcurl. No
- * network: everything works on temporary directories. */
+ * joining, the table of unreachable hosts, and that a run answered from
+ * the cache never loads libcurl. No network: everything works on temporary
+ * directories. */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -24,6 +25,7 @@
 #include "cache.h"
 #include "cache_bg.h"
 #include "cache_curl.h"
+#include "cache_hosts.h"
 
 #define UNIT_TMP_PREFIX "el-unit-cache"
 #include "unit_cache_tmp.h"
@@ -1456,6 +1458,47 @@ static void test_defer(void **state)
     free(dir);
 }
 
+/* The table of unreachable hosts: one request probes a host, the others
+ * wait; a host reached is forgotten, one given up on stays down; a prober
+ * that ends without a verdict lets the next one try. Keyed by scheme, host
+ * (case-insensitive) and port. */
+static void test_hosts(void **state)
+{
+    (void)state;
+    cache_hosts *h = cache_hosts_new();
+    int a, b;
+    const cache_host_down *d = NULL;
+    const char *u = "http://Mirror.example:8080/simple/x/";
+    assert_int_equal(cache_hosts_state(h, u, &a, &d), CACHE_HOST_UNKNOWN);
+    cache_hosts_probe(h, u, &a);
+    assert_int_equal(cache_hosts_state(h, u, &a, &d), CACHE_HOST_UNKNOWN); /* its own probe */
+    assert_int_equal(cache_hosts_state(h, "http://mirror.example:8080/y", &b, &d), CACHE_HOST_PROBED);
+    assert_int_equal(cache_hosts_state(h, "http://mirror.example/y", &b, &d), CACHE_HOST_UNKNOWN);
+    assert_int_equal(cache_hosts_state(h, "https://mirror.example:8080/y", &b, &d), CACHE_HOST_UNKNOWN);
+    cache_hosts_reached(h, "http://mirror.example:8080/z");
+    assert_int_equal(cache_hosts_state(h, u, &b, &d), CACHE_HOST_UNKNOWN);
+    cache_hosts_probe(h, u, &a);
+    cache_hosts_release(h, &a);
+    assert_int_equal(cache_hosts_state(h, u, &b, &d), CACHE_HOST_UNKNOWN);
+    cache_hosts_probe(h, u, &b);
+    char text[] = "Could not resolve host: mirror.example";
+    cache_host_down down = { "dns", text, 2, true };
+    cache_hosts_give_up(h, u, &down);
+    text[0] = 'X'; /* copied */
+    assert_int_equal(cache_hosts_state(h, u, &b, &d), CACHE_HOST_DOWN);
+    assert_string_equal(d->reason, "dns");
+    assert_string_equal(d->text, "Could not resolve host: mirror.example");
+    assert_int_equal(d->attempts, 2);
+    cache_hosts_reached(h, u); /* a down host stays down */
+    cache_hosts_release(h, &b);
+    assert_int_equal(cache_hosts_state(h, u, &a, &d), CACHE_HOST_DOWN);
+    assert_int_equal(cache_hosts_state(h, "file:///srv/mirror/", &a, &d), CACHE_HOST_UNKNOWN);
+    cache_hosts_probe(h, "file:///srv/mirror/", &a);
+    assert_int_equal(cache_hosts_state(h, "file:///srv/mirror/", &b, &d), CACHE_HOST_UNKNOWN);
+    cache_hosts_free(h);
+    cache_hosts_free(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1479,6 +1522,7 @@ int main(void)
         cmocka_unit_test(test_bg_writer),
         cmocka_unit_test(test_entry_lock),
         cmocka_unit_test(test_defer),
+        cmocka_unit_test(test_hosts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
