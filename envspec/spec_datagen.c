@@ -633,6 +633,81 @@ static entry *entry_find(ptrvec *list, const char *key, size_t *at)
     return NULL;
 }
 
+/* A comma inside a specifier set does not separate: "pandas>=2,<3" is one
+ * requirement. Only a lone comma between a token and one that starts with
+ * an operator joins them; "scipy ,<2" stays two. */
+static void join_specifier_sets(dg *d, ptrvec *toks)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < toks->len; i++) {
+        token *tk = toks->items[i];
+        if (o > 0 && tk->glued && is_op(tk->text[0])) {
+            token *prev = toks->items[o - 1];
+            prev->text = arena_sprintf(d->mem, "%s,%s", prev->text, tk->text);
+            continue;
+        }
+        toks->items[o++] = tk;
+    }
+    toks->len = o;
+}
+
+/* What is wrong with one entry of field `f` under its ecosystem's grammar
+ * (a message to free), or NULL with *key set to the package it names. */
+static char *entry_problem(dg *d, dg_field f, const token *tk, const char **key)
+{
+    char *problem = NULL, *err = NULL;
+    size_t name_len = 0;
+    if (f == F_PIP || f == F_UV) {
+        problem = python_problem(tk->text);
+        if (!problem && !spec_check_pep508(tk->text, &err))
+            problem = xasprintf("`%s`: %s", tk->text, err);
+        if (!problem)
+            *key = pypi_key(d, tk->text);
+    } else if (f == F_NPM) {
+        problem = npm_problem(tk->text, &name_len);
+        if (!problem && !spec_check_npm(tk->text, &err))
+            problem = xstrdup(err); /* it quotes the entry itself */
+        if (!problem)
+            *key = arena_strndup(d->mem, tk->text, name_len);
+    } else {
+        problem = apt_problem(tk->text, &name_len);
+        if (!problem)
+            *key = arena_strndup(d->mem, tk->text, name_len);
+    }
+    free(err);
+    return problem;
+}
+
+/* Adds an accepted entry of field `f` to `out` (and to `mine`, the field's
+ * own), unless the field already named its package: a repeat with other
+ * text is a finding, an identical one is dropped. The template's entry for
+ * the package is replaced in place; pip and uv naming it differently is a
+ * finding. */
+static void add_entry(dg *d, dg_field f, const token *tk, const char *key, size_t i,
+                      const char *field, ptrvec *mine, ptrvec *out)
+{
+    entry *prev = entry_find(mine, key, NULL);
+    if (prev) {
+        if (strcmp(prev->text, tk->text) != 0)
+            finding_pos(d, tk->line, tk->column, field,
+                        "`%s` names the package of %s[%zu] (`%s`) again; list it once",
+                        tk->text, field_path[f], prev->index, prev->text);
+        return;
+    }
+    entry *e = entry_new(d, tk, key, f, i);
+    ptrvec_push(mine, e);
+    size_t at;
+    entry *old = entry_find(out, key, &at);
+    if (!old)
+        ptrvec_push(out, e);
+    else if (old->from == F_COUNT)
+        out->items[at] = e; /* the recipe's entry replaces the template's */
+    else if (strcmp(old->text, e->text) != 0) /* pip and uv disagree */
+        finding_pos(d, e->line, e->column, field,
+                    "`%s` names the package of %s[%zu] (`%s`); list it in one of them",
+                    e->text, field_path[old->from], old->index, old->text);
+}
+
 /* Reads one package field into `out`, checking each entry with the
  * ecosystem's name grammar and reporting the same package listed twice
  * with different text (an identical repeat is dropped silently). The
@@ -643,22 +718,8 @@ static size_t read_packages(dg *d, dg_field f, ptrvec *out)
     size_t valid = 0;
     ptrvec toks = PTRVEC_INIT;
     tokens_of(d, f, &toks);
-    if (f == F_PIP || f == F_UV) {
-        /* A comma inside a specifier set does not separate: "pandas>=2,<3"
-         * is one requirement. Only a lone comma between a token and one that
-         * starts with an operator joins them; "scipy ,<2" stays two. */
-        size_t o = 0;
-        for (size_t i = 0; i < toks.len; i++) {
-            token *tk = toks.items[i];
-            if (o > 0 && tk->glued && is_op(tk->text[0])) {
-                token *prev = toks.items[o - 1];
-                prev->text = arena_sprintf(d->mem, "%s,%s", prev->text, tk->text);
-                continue;
-            }
-            toks.items[o++] = tk;
-        }
-        toks.len = o;
-    }
+    if (f == F_PIP || f == F_UV)
+        join_specifier_sets(d, &toks);
     ptrvec mine = PTRVEC_INIT; /* this field's accepted entries */
     bool dangling = false;     /* the previous token ended in an operator */
     for (size_t i = 0; i < toks.len; i++) {
@@ -669,57 +730,16 @@ static size_t read_packages(dg *d, dg_field f, ptrvec *out)
                    (f == F_NPM && tk->text[tlen - 1] == '@');
         if (was_dangling && (isdigit((unsigned char)tk->text[0]) || strchr("^~<>=*", tk->text[0])))
             continue; /* the version of a pin cut by a separator: reported with its operator */
-        char *problem = NULL;
         const char *key = NULL;
-        size_t name_len = 0;
-        char *err = NULL;
-        if (f == F_PIP || f == F_UV) {
-            problem = python_problem(tk->text);
-            if (!problem && !spec_check_pep508(tk->text, &err))
-                problem = xasprintf("`%s`: %s", tk->text, err);
-            if (!problem)
-                key = pypi_key(d, tk->text);
-        } else if (f == F_NPM) {
-            problem = npm_problem(tk->text, &name_len);
-            if (!problem && !spec_check_npm(tk->text, &err))
-                problem = xstrdup(err); /* it quotes the entry itself */
-            if (!problem)
-                key = arena_strndup(d->mem, tk->text, name_len);
-        } else {
-            problem = apt_problem(tk->text, &name_len);
-            if (!problem)
-                key = arena_strndup(d->mem, tk->text, name_len);
-        }
-        free(err);
+        char *problem = entry_problem(d, f, tk, &key);
         char *field = xasprintf("%s[%zu]", field_path[f], i);
-        if (problem) {
+        if (problem)
             finding_pos(d, tk->line, tk->column, field, "%s", problem);
-            free(problem);
-            free(field);
-            continue;
+        else {
+            valid++;
+            add_entry(d, f, tk, key, i, field, &mine, out);
         }
-        valid++;
-        entry *prev = entry_find(&mine, key, NULL);
-        if (prev) {
-            if (strcmp(prev->text, tk->text) != 0)
-                finding_pos(d, tk->line, tk->column, field,
-                            "`%s` names the package of %s[%zu] (`%s`) again; list it once",
-                            tk->text, field_path[f], prev->index, prev->text);
-            free(field);
-            continue;
-        }
-        entry *e = entry_new(d, tk, key, f, i);
-        ptrvec_push(&mine, e);
-        size_t at;
-        entry *old = entry_find(out, key, &at);
-        if (!old)
-            ptrvec_push(out, e);
-        else if (old->from == F_COUNT)
-            out->items[at] = e; /* the recipe's entry replaces the template's */
-        else if (strcmp(old->text, e->text) != 0) /* pip and uv disagree */
-            finding_pos(d, e->line, e->column, field,
-                        "`%s` names the package of %s[%zu] (`%s`); list it in one of them",
-                        e->text, field_path[old->from], old->index, old->text);
+        free(problem);
         free(field);
     }
     ptrvec_release(&mine);
