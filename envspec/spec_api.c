@@ -23,6 +23,7 @@ struct el_spec {
     size_t text_len;
     size_t *line_starts; /* where each line of text starts (index_lines()); in mem */
     size_t n_lines;
+    bool recipe;      /* read from a DataGen recipe (spec_datagen_import()) */
 };
 
 /* The start of every line of s->text, so that el_spec_source_line() finds
@@ -157,6 +158,7 @@ el_spec *el_spec_load_text(el_ctx *ctx, const char *text, size_t len, const char
         root = spec_datagen_import(s->mem, root, template_name, spec_first_base(opts), &s->fs);
         drop_repeats(&s->fs, parsed);
         flags |= SPEC_RULES_DATAGEN;
+        s->recipe = true;
     }
     s->root = root;
     if (opts && opts->resolve_checks)
@@ -338,6 +340,11 @@ const json_object *spec_document(const el_spec *s)
 arena *spec_arena(const el_spec *s)
 {
     return s->mem;
+}
+
+const char *el_spec_recipe_field(const el_spec *spec, const char *field)
+{
+    return spec && spec->recipe && field ? spec_datagen_field(spec->root, field) : NULL;
 }
 
 bool el_spec_locate(const el_spec *spec, const char *field, unsigned *line, unsigned *column)

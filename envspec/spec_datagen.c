@@ -1328,6 +1328,32 @@ static void put_build_image(dg *d, mapb *spec, const recipe *r)
     put(d, spec, bat, "compatibility", map_done(d, &compat, bat));
 }
 
+/* The Environment subtrees the importer builds from one recipe field
+ * each (environment_of()); the fields a message about them names. */
+static const struct {
+    const char *env;
+    dg_field from;
+} env_origin[] = {
+    { "spec.build", F_BASE_IMAGE },
+    { "spec.compatibility.variants", F_BASE_IMAGE },
+    { "spec.resources.hints", F_RESOURCES },
+    { "spec.packages.node", F_NPM },
+    { "spec.packages.system.apt", F_APT },
+    { "spec.packages.system.sources", F_APT_SOURCES },
+    { "metadata.title", F_NAME },
+};
+
+const char *spec_datagen_field(const spec_node *root, const char *field)
+{
+    for (size_t i = 0; i < sizeof env_origin / sizeof env_origin[0]; i++) {
+        size_t n = strlen(env_origin[i].env);
+        if (strncmp(field, env_origin[i].env, n) == 0 && strchr(".[", field[n]) &&
+            spec_node_at_path(root, env_origin[i].env))
+            return field_path[env_origin[i].from];
+    }
+    return NULL;
+}
+
 static spec_node *environment_of(dg *d, recipe *r)
 {
     const spec_node *at = d->root;

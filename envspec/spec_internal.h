@@ -198,6 +198,12 @@ const spec_node *spec_node_at_path(const spec_node *root, const char *path);
  *  beyond 2^53, or strings that are not valid UTF-8. */
 char *spec_jcs_serialize(const struct json_object *value, char **err);
 
+/* spec_datagen_field() : the recipe field an Environment field of an
+ * imported recipe `root` came from ("spec.build.source" -> "baseImage"),
+ * or NULL when the importer built no such node or no one recipe field
+ * gives it (spec_datagen.c). Static storage. */
+const char *spec_datagen_field(const spec_node *root, const char *field);
+
 /* spec_datagen_template_names() : the DataGen built-in template names, in
  * the seed's order; static storage (spec_datagen.c). */
 const char *const *spec_datagen_template_names(size_t *n);

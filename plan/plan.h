@@ -57,7 +57,8 @@ typedef struct plan_spec {
     plan_pos manager_at;
     const char *build_source;     /* spec.build.source */
     const char *build_format;     /* spec.build.dependencyFile.sourceFormat, or NULL */
-    plan_pos build_source_at;
+    const char *build_image;      /* spec.build.image.reference, or NULL */
+    plan_pos build_source_at;     /* a DataGen recipe's: field "baseImage" */
     const char *architecture;     /* spec.platform.architecture */
     plan_pos architecture_at;
     const char *size_class;       /* spec.resources.sizeClass */
@@ -211,6 +212,13 @@ typedef struct plan_refusal {
 } plan_refusal;
 
 void plan_refusal_clear(plan_refusal *r);
+
+/* plan_variant_image() :
+ *  The image `variant` builds on in the lock (target.image, or its entry of
+ *  target.targets; docs/lock-format.md), or NULL when it builds on the
+ *  base. Its digest, when the catalog recorded one, is the lock's base
+ *  digest for the variant (plan_base_digest()). Borrowed from the lock. */
+const char *plan_variant_image(const lock_doc *d, const char *variant);
 
 /* plan_variant_known() : one of datalayer, e2b, daytona, modal. */
 bool plan_variant_known(const char *variant);

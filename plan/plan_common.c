@@ -89,6 +89,19 @@ static const variant_ops *variant_find(const char *name)
     return NULL;
 }
 
+const char *plan_variant_image(const lock_doc *d, const char *variant)
+{
+    for (size_t i = 0; d && i < d->n_targets; i++)
+        for (const char **v = d->targets[i].variants; v && *v; v++)
+            if (strcmp(*v, variant) == 0)
+                return d->targets[i].image;
+    /* one target: every variant the lock was resolved for is on it */
+    for (size_t i = 0; d && d->image && d->variants && d->variants[i]; i++)
+        if (strcmp(d->variants[i], variant) == 0)
+            return d->image;
+    return NULL;
+}
+
 bool plan_variant_known(const char *variant)
 {
     return variant_find(variant) != NULL;
@@ -532,16 +545,19 @@ bool plan_refuse_common(const plan_facts *f, const char *builder, plan_refusal *
      * lock a packages spec gives, and an environment.yml to a conda
      * environment every variant installs with micromamba (the reference's
      * builders all list `conda`); the plan installs the lock, never the
-     * file */
+     * file. An image source is the variant's to accept or refuse
+     * (plan_refuse_image_source()). */
     bool from_file = s->build_source && strcmp(s->build_source, "dependencyFile") == 0 &&
                      s->build_format && (strcmp(s->build_format, "requirements") == 0 ||
                                          strcmp(s->build_format, "pyproject") == 0 ||
                                          strcmp(s->build_format, "conda") == 0);
-    if (s->build_source && strcmp(s->build_source, "packages") != 0 && !from_file)
+    if (s->build_source && strcmp(s->build_source, "packages") != 0 &&
+        strcmp(s->build_source, "image") != 0 && !from_file)
         return plan_refusal_set(r, s->build_source_at,
                                 "`%s` is not buildable from a lock yet: envlock plans only "
-                                "`packages` sources, requirements files, uv.lock files and "
-                                "environment.yml files. Set `spec.build.source` to `packages`",
+                                "`packages` and `image` sources, requirements files, uv.lock "
+                                "files and environment.yml files. Set `spec.build.source` to "
+                                "`packages`",
                                 s->build_source);
     if (s->manager && strcmp(s->manager, "uv") != 0 && strcmp(s->manager, "pip") != 0)
         return plan_refusal_set(r, s->manager_at,
@@ -614,6 +630,27 @@ bool plan_refuse_copy_paths(const plan_facts *f, const char *builder, plan_refus
                                     "path without `$`", pf->path, builder);
     }
     return false;
+}
+
+bool plan_refuse_image_source(const plan_facts *f, const char *variant, const char *why,
+                              plan_refusal *r)
+{
+    const plan_spec *s = f->spec;
+    const char *image = s->build_image ? s->build_image : "";
+    if (!s->build_source || strcmp(s->build_source, "image") != 0)
+        return false;
+    /* a recipe's refusal names its own field (verb_plan.c maps it) */
+    bool recipe = s->build_source_at.field && strcmp(s->build_source_at.field, "baseImage") == 0;
+    if (recipe)
+        return plan_refusal_set(r, s->build_source_at,
+                                "`%s` cannot build on the image `%s`: %s. A DataGen recipe's "
+                                "`baseImage` is built by daytona, and modal builds on the "
+                                "approved base; remove `baseImage` to build %s on the approved "
+                                "base", variant, image, why, variant);
+    return plan_refusal_set(r, s->build_source_at,
+                            "`%s` cannot build on the image `%s`: %s. Set `spec.build.source` "
+                            "to `packages` to build it on the approved base, or drop `%s` from "
+                            "the variants", variant, image, why, variant);
 }
 
 bool plan_refuse_no_base(const plan_facts *f, const char *variant, plan_refusal *r)
@@ -714,11 +751,39 @@ static void df_apt(strbuf *sb, const plan_facts *f)
     sb_adds(sb, " && rm -rf /var/lib/apt/lists/*\n");
 }
 
+/* The packages the lock has the base hold, on an image that is not the
+ * base: from the wheelhouse only (no index; they have no hash in the lock),
+ * at the lock's versions, without dependencies (the lock is the closure). */
+static void df_wheelhouse(strbuf *sb, const plan_facts *f)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->pypi.len; i++)
+        n += ((const lock_package *)f->pypi.items[i])->installed_in_base;
+    if (!n)
+        return;
+    sb_adds(sb, "COPY " PLAN_WHEELHOUSE_CONTEXT " " PLAN_WHEELHOUSE "\n"
+                "RUN python3 -m pip install --no-index --no-deps --no-cache-dir --find-links "
+                PLAN_WHEELHOUSE " \\\n");
+    for (size_t i = 0, k = 0; i < f->pypi.len; i++) {
+        const lock_package *p = f->pypi.items[i];
+        if (!p->installed_in_base)
+            continue;
+        strbuf pin = STRBUF_INIT;
+        sb_addf(&pin, "%s==%s", p->name, p->version);
+        sb_adds(sb, "      ");
+        plan_sh_quote(sb, pin.buf);
+        sb_adds(sb, ++k < n ? " \\\n" : "\n");
+        sb_release(&pin);
+    }
+}
+
 static void df_python(strbuf *sb, const plan_facts *f, const plan_df_style *st)
 {
     sb_adds(sb, "COPY lock.txt " PLAN_OPT "/lock.txt\n"
                 "COPY expected-packages.json " PLAN_OPT "/expected-packages.json\n");
     plan_df_conda(sb, f, st);
+    if (st->wheelhouse)
+        df_wheelhouse(sb, f);
     if (f->n_pypi_installs) {
         sb_adds(sb, "COPY requirements.txt " PLAN_OPT "/requirements.txt\nRUN ");
         bool uv_cache = st->buildkit && !st->pip;

@@ -12,6 +12,10 @@
 bool plan_datalayer_refuse(const plan_facts *f, plan_refusal *r)
 {
     return plan_refuse_common(f, "the datalayer builder", r) ||
+           plan_refuse_image_source(f, "datalayer",
+                                    "envlock does not write the datalayer builder's image path "
+                                    "yet (the wheelhouse it imports and the uv it installs "
+                                    "first)", r) ||
            plan_refuse_copy_paths(f, "the datalayer builder", r) ||
            plan_refuse_secret_env_names(f, r) ||
            plan_refuse_gpu(f, "and the datalayer variant has none (D-20)",

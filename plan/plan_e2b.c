@@ -37,6 +37,8 @@ static bool refuse_home(const plan_facts *f, plan_refusal *r)
 bool plan_e2b_refuse(const plan_facts *f, plan_refusal *r)
 {
     return plan_refuse_common(f, "the E2B builder", r) ||
+           plan_refuse_image_source(f, "e2b", "E2B builds every template from its own `"
+                                    E2B_TEMPLATE "` template, never from another image", r) ||
            plan_refuse_copy_paths(f, "the E2B builder", r) || refuse_home(f, r) ||
            plan_refuse_gpu(f, "and E2B has no GPU",
                            "or build the GPU classes for modal or daytona on a CUDA base", r) ||

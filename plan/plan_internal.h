@@ -21,6 +21,21 @@ struct json_object;
 #define PLAN_USER_IDS "1000:100"
 #define PLAN_DOCTOR_PATH PLAN_OPT "/bin/datalayer-sandbox"
 #define PLAN_DOCTOR PLAN_DOCTOR_PATH " doctor --json > /tmp/doctor.json"
+/* The doctor zipapp, in the build context of a plan whose image does not
+ * carry it (e2b's, a spec's own image), from the build service. */
+#define PLAN_DOCTOR_CONTEXT "datalayer-sandbox"
+/* The base's wheelhouse (its protected stack), in the build context of a
+ * plan on a spec's own image, from the build service; where Datalayer's
+ * builder puts it on an image source (REFERENCE §7). */
+#define PLAN_WHEELHOUSE_CONTEXT "wheelhouse"
+#define PLAN_WHEELHOUSE PLAN_OPT "/wheelhouse-import"
+/* The contract's user (uid 1000, gid 100, home /home/datalayer) and its
+ * content directory, made on an image that lacks them. */
+#define PLAN_USER_STEP                                                                        \
+    "RUN (id -u datalayer >/dev/null 2>&1 || useradd --create-home --non-unique --uid 1000 " \
+    "--gid 100 --shell /bin/bash datalayer) \\\n"                                            \
+    " && mkdir -p " PLAN_CONTENT_DIR " \\\n"                                                 \
+    " && chown " PLAN_USER_IDS " /home/datalayer " PLAN_CONTENT_DIR "\n"
 
 /* A conda environment (an environment.yml's lock) installs into the
  * prefix whose `python` the sandbox runs (the base's interpreter), with
@@ -149,6 +164,9 @@ typedef struct plan_df_style {
     bool micromamba_image;  /* conda: COPY micromamba from its image, else fetch it */
     bool conda_create;      /* conda: the image has no conda prefix; make it and
                                put its bin first on PATH */
+    bool wheelhouse;        /* a spec's own image: the Python packages the lock
+                               has the base hold (its protected stack) come from
+                               the wheelhouse in the build context */
 } plan_df_style;
 
 void plan_df_header(strbuf *sb, const plan_facts *f, const char *variant);
@@ -207,6 +225,12 @@ bool plan_refuse_secret_env_names(const plan_facts *f, plan_refusal *r);
 /* plan_refuse_copy_paths() : a spec.files path with `$` (COPY would
  *  expand it as a variable), for the Dockerfile variants. */
 bool plan_refuse_copy_paths(const plan_facts *f, const char *builder, plan_refusal *r);
+/* plan_refuse_image_source() : a spec built on an image (`build.source:
+ *  image`, a recipe's `baseImage`) for a variant that cannot build on it:
+ *  "`<variant>` cannot build on the image `<ref>`: <why>. <how to leave
+ *  it>", at the spec's build source (its `baseImage` for a recipe). */
+bool plan_refuse_image_source(const plan_facts *f, const char *variant, const char *why,
+                              plan_refusal *r);
 /* plan_refuse_no_base() : the lock holds no base digest for `variant`. */
 bool plan_refuse_no_base(const plan_facts *f, const char *variant, plan_refusal *r);
 
@@ -220,6 +244,9 @@ void plan_e2b_files(const plan_facts *f, plan_files *out);
 char *plan_e2b_note(const plan_input *in);
 bool plan_daytona_refuse(const plan_facts *f, plan_refusal *r);
 void plan_daytona_files(const plan_facts *f, plan_files *out);
+/* plan_daytona_note() : for daytona on an image the lock holds no digest
+ *  of, that its FROM is a floating tag and what pins it; else NULL. */
+char *plan_daytona_note(const plan_input *in);
 bool plan_modal_refuse(const plan_facts *f, plan_refusal *r);
 void plan_modal_files(const plan_facts *f, plan_files *out);
 

@@ -77,9 +77,12 @@ static const char *jstr(json_object *o, const char *dotted)
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
+/* Where `field` was written; a recipe's refusal names the recipe's own
+ * field (`baseImage`), never an Environment one the user did not write. */
 static plan_pos pos_of(arena *mem, const el_spec *spec, const char *field)
 {
-    plan_pos p = { arena_strdup(mem, field), 0, 0 };
+    const char *written = el_spec_recipe_field(spec, field);
+    plan_pos p = { arena_strdup(mem, written ? written : field), 0, 0 };
     el_spec_locate(spec, field, &p.line, &p.column);
     return p;
 }
@@ -178,6 +181,7 @@ static plan_spec *take_spec(arena *mem, const el_spec *spec)
     ps->manager_at = pos_of(mem, spec, "spec.packages.python.manager");
     ps->build_source = jstr(doc, "spec.build.source");
     ps->build_format = jstr(doc, "spec.build.dependencyFile.sourceFormat");
+    ps->build_image = jstr(doc, "spec.build.image.reference");
     ps->build_source_at = pos_of(mem, spec, "spec.build.source");
     ps->architecture = jstr(doc, "spec.platform.architecture");
     ps->architecture_at = pos_of(mem, spec, "spec.platform.architecture");
@@ -418,30 +422,31 @@ static void no_image(const plan_run *r, const char *variant, plan_refusal *why, 
     *code = EL_ARTIFACT_MISSING;
 }
 
-/* The image `variant` builds on in the lock (target.image, or its entry of
- * target.targets; docs/lock-format.md), or NULL for the base. */
-static const char *image_of(const lock_doc *lock, const char *variant)
+static bool lock_has_variant(const lock_doc *lock, const char *variant)
 {
-    for (size_t i = 0; i < lock->n_targets; i++)
-        for (const char **v = lock->targets[i].variants; v && *v; v++)
-            if (strcmp(*v, variant) == 0)
-                return lock->targets[i].image;
-    return lock->image;
+    for (size_t i = 0; lock->variants && lock->variants[i]; i++)
+        if (strcmp(lock->variants[i], variant) == 0)
+            return true;
+    return false;
 }
 
 /* Why `variant` cannot be built from this lock and spec: plan/ refuses the
- * spec (an image source first: such a variant has no base image in the lock,
- * which is not the reason), the lock has no base image for it. false if it
- * can. */
+ * spec (first when the variant builds on an image, which has no base image
+ * in the lock, or the spec is on an image and the lock was not resolved
+ * for the variant: the image is the reason, not the missing base), the
+ * lock has no base image for it. false if it can. */
 static bool cannot_build(const plan_run *r, const char *variant, plan_refusal *why, el_code *code)
 {
     memset(why, 0, sizeof *why);
-    if (image_of(r->lock, variant)) {
+    bool on_image = plan_variant_image(r->lock, variant) != NULL;
+    const char *source = r->in.spec->build_source;
+    bool spec_on_image = source && strcmp(source, "image") == 0;
+    if (on_image || (spec_on_image && !lock_has_variant(r->lock, variant))) {
         *code = EL_CAPABILITY_UNSUPPORTED;
         if (plan_refuse(&r->in, variant, why))
             return true;
     }
-    if (!lock_digest_for(r->lock, variant)) {
+    if (!on_image && !lock_digest_for(r->lock, variant)) {
         no_image(r, variant, why, code);
         return true;
     }

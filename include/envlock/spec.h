@@ -206,6 +206,14 @@ EL_API const char *el_spec_text(const el_spec *spec, const char *path);
 EL_API bool el_spec_locate(const el_spec *spec, const char *field, unsigned *line,
                            unsigned *column);
 
+/* el_spec_recipe_field() :
+ *  For a spec read from a DataGen recipe, the recipe's own field that the
+ *  Environment `field` came from ("spec.build.source" -> "baseImage",
+ *  "spec.resources.hints.cpu" -> "resources"), so a message names what
+ *  the user wrote; NULL for an Environment, or a field no one recipe
+ *  field gives (a default). Static storage. */
+EL_API const char *el_spec_recipe_field(const el_spec *spec, const char *field);
+
 /* el_spec_template_names() :
  *  The DataGen built-in templates, in the seed's order ("Data Science", ...).
  *  Static storage; *n receives the count. */

@@ -202,6 +202,17 @@ static void m_regions(fixture *fx)
 static void m_volume(fixture *fx) { add_cmd(fx, "echo ok"); add_cmd(fx, "  VOLUME /data"); }
 static void m_onbuild(fixture *fx) { add_cmd(fx, "onbuild RUN x"); }
 static void m_stopsignal(fixture *fx) { add_cmd(fx, "StopSignal\tSIGKILL"); }
+static void m_image(fixture *fx)
+{
+    fx->spec.build_source = "image";
+    fx->spec.build_image = "python:3.11-slim";
+}
+/* a DataGen recipe's: the verb names its `baseImage` (verb_plan.c) */
+static void m_recipe_image(fixture *fx)
+{
+    m_image(fx);
+    fx->spec.build_source_at.field = "baseImage";
+}
 /* Order: the first refusal in §7's order wins. */
 static void m_manager_and_gpu(fixture *fx) { m_gpu(fx); m_manager(fx); }
 static void m_source_and_manager(fixture *fx) { m_manager(fx); m_source(fx); }
@@ -235,6 +246,11 @@ static const refusal_case REFUSALS[] = {
     COMMON_CASES("e2b", "the E2B builder"),
     COMMON_CASES("daytona", "the Daytona builder"),
     COMMON_CASES("modal", "the Modal builder"),
+    /* an image source: daytona builds on it, modal on the base; e2b and datalayer refuse */
+    { "e2b", m_image, NULL, SRC, 11, "`e2b` cannot build on the image `python:3.11-slim`: E2B builds every template from its own `code-interpreter-v1` template, never from another image. Set `spec.build.source` to `packages`" },
+    { "datalayer", m_image, NULL, SRC, 11, "`datalayer` cannot build on the image `python:3.11-slim`: envlock does not write the datalayer builder's image path yet" },
+    { "e2b", m_recipe_image, NULL, "baseImage", 11, "remove `baseImage` to build e2b on the approved base" },
+    { "datalayer", m_recipe_image, NULL, "baseImage", 11, "A DataGen recipe's `baseImage` is built by daytona" },
     /* datalayer */
     { "datalayer", m_gpu, NULL, CLS, 13, "`gpu-small` needs a GPU, and the datalayer variant has none (D-20)" },
     { "datalayer", m_gpu_large, NULL, CLS, 13, "`gpu-large` needs a GPU" },

@@ -10,7 +10,18 @@ holding the base (Python 3.13.7) and the image python:3.11-slim (3.11.9):
   multi    a DataGen recipe (daytona on the image, modal on the base): the
            lock lists both targets, holds one version valid on both, check
            is up to date, and stale naming the target whose Python changed;
-           plan refuses the image source (plans are for `packages` only);
+  plan     the recipe's plan: daytona's Dockerfile builds FROM the image at
+           the digest the catalog records (a floating tag, said so in the
+           Dockerfile and a note, when it records none), with the locked
+           installs in pip's form, the contract's user and the doctor;
+           modal's module builds on the base; e2b and datalayer, asked for
+           by name, are refused naming the recipe's `baseImage`, and an
+           Environment on an image drops an optional e2b naming
+           spec.build.source;
+  unreachable  the whole index unreachable (a mirror on a closed port, or
+           --offline with an empty cache): the fetch failure
+           (PACKAGE_NOT_FOUND with its reason), never a variant that cannot
+           share the lock (issue 21);
   refused  a project with no version for modal's Python: the JSON error
            names the variant (detail.variant modal, detail.sharedWith
            [daytona]) and the package;
@@ -39,6 +50,7 @@ import tempfile
 import zipfile
 
 DIGEST = "sha256:" + "3" * 64
+IMAGE_DIGEST = "sha256:" + "4" * 64
 CATALOG = """\
 format: envlock-bases/1
 variants: [datalayer, e2b, daytona, modal]
@@ -52,13 +64,13 @@ bases:
         libc: glibc 2.36
         platform: manylinux_2_36_x86_64
         digests: {datalayer: %(d)s, e2b: %(d)s, daytona: %(d)s, modal: %(d)s}
-images:
+%(protected)simages:
   "python:3.11-slim":
     python: %(py311)s
     arch: amd64
     libc: glibc 2.36
     platform: manylinux_2_36_x86_64
-"""
+%(image_digest)s"""
 
 # (name, version, requires-python, wheel tags, requires-dist)
 PROJECTS = [
@@ -130,9 +142,13 @@ class Site:
         write_index(os.path.join(work, "simple"))
         self.catalog("3.11.9")
 
-    def catalog(self, py311, name="bases.yaml"):
+    def catalog(self, py311, name="bases.yaml", image_digest=None, protected=None):
+        pin = "    digest: %s\n" % image_digest if image_digest else ""
+        held = ("        preinstalled: [%s]\n        protected: [%s]\n" % (protected, protected)
+                if protected else "")
         with open(os.path.join(self.work, name), "w") as f:
-            f.write(CATALOG % {"d": DIGEST, "py311": py311})
+            f.write(CATALOG % {"d": DIGEST, "py311": py311, "image_digest": pin,
+                               "protected": held})
         return name
 
     def run(self, *args, bases="bases.yaml", mirror=True):
@@ -197,10 +213,139 @@ def part_multi(site):
                      "fastlib-1.5-cp311-cp311", "fastlib-1.5-cp313-cp313", "  name: tomli"],
               "the lock")
     check_stale(site, spec, ["target 1 (daytona) python changed: 3.11.9 -> 3.11.10"])
-    # plans are written for `packages` sources only: an image spec is refused, clearly
+
+
+def read(site, *path):
+    with open(os.path.join(site.work, *path)) as f:
+        return f.read()
+
+
+def wheel_hash(site, name):
+    with open(os.path.join(site.work, "simple", name.split("-")[0], name), "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+# Daytona on the image, in the order of the steps (REFERENCE §7: env, apt,
+# the lock's Python by hash with pip, which the image has; then the
+# contract's user and the doctor, which it lacks; files, the doctor's run).
+DAYTONA_STEPS = [
+    "USER root\n",
+    # the base's protected stack, which the image lacks, from the wheelhouse
+    "COPY wheelhouse /opt/datalayer/wheelhouse-import\n"
+    "RUN python3 -m pip install --no-index --no-deps --no-cache-dir --find-links "
+    "/opt/datalayer/wheelhouse-import \\\n      kernelpkg==2.0\n",
+    "COPY requirements.txt /opt/datalayer/requirements.txt\n"
+    "RUN python3 -m pip install --no-deps --require-hashes --no-cache-dir "
+    "--index-url https://pypi.org/simple -r /opt/datalayer/requirements.txt\n",
+    "COPY datalayer-sandbox /opt/datalayer/bin/datalayer-sandbox\n",
+    "RUN (id -u datalayer >/dev/null 2>&1 || useradd --create-home --non-unique --uid 1000 "
+    "--gid 100 --shell /bin/bash datalayer)",
+    "USER 1000:100\nWORKDIR /home/datalayer/content\n",
+    "RUN /opt/datalayer/bin/datalayer-sandbox doctor --json > /tmp/doctor.json\n",
+]
+
+
+def parsed_from(site):
+    """FROM's image parts as dockerfile-ast reads them (tests/plan's
+    parser proof), or None where that parser is not installed."""
+    check = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plan",
+                         "dockerfile_check.js")
+    p = subprocess.run(["node", check, os.path.join(site.work, "plan", "daytona", "Dockerfile")],
+                       capture_output=True, text=True)
+    if p.returncode == 77:
+        return None
+    if p.returncode != 0:
+        raise Failure("dockerfile-ast cannot read daytona's Dockerfile: %s" % p.stderr)
+    froms = [i["from"] for i in json.loads(p.stdout)["instructions"] if i["keyword"] == "FROM"]
+    return [(f["name"], f["tag"], f["digest"]) for f in froms]
+
+
+def check_daytona(site, from_line):
+    df = read(site, "plan", "daytona", "Dockerfile")
+    ref = from_line[len("FROM "):].split("@")
+    want = [("python", "3.11-slim", ref[1] if len(ref) > 1 else None)]
+    got = parsed_from(site)
+    if got is not None and got != want:
+        raise Failure("dockerfile-ast reads FROM as %r, want %r" % (got, want))
+    froms = [ln for ln in df.splitlines() if ln.startswith("FROM ")]
+    if froms != [from_line]:
+        raise Failure("daytona's FROM: want %r, got %r:\n%s" % (from_line, froms, df))
+    at = 0
+    for step in DAYTONA_STEPS:
+        at = df.find(step, at)
+        if at < 0:
+            raise Failure("daytona's Dockerfile lacks, in order, %r:\n%s" % (step, df))
+    if not df.endswith(DAYTONA_STEPS[-1]) or "uv pip" in df:
+        raise Failure("daytona's Dockerfile: the doctor last, pip not uv:\n%s" % df)
+    reqs = read(site, "plan", "daytona", "requirements.txt")
+    want = "--hash=sha256:" + wheel_hash(site, "fastlib-1.5-cp311-cp311-manylinux_2_17_x86_64.whl")
+    expect_in(reqs, ["fastlib==1.5", want, "tomli==2.0.1"], "daytona's requirements.txt")
+    if "kernelpkg" in reqs:
+        raise Failure("the protected stack is the wheelhouse's, not the index's:\n%s" % reqs)
+    return df
+
+
+def part_plan(site):
+    site.catalog("3.11.9", image_digest=IMAGE_DIGEST, protected="kernelpkg==2.0")
+    spec = site.spec(RECIPE % "fastlib")
+    rc, body, err = site.run("resolve", spec, "-o", "envlock.lock")
+    if rc != 0:
+        raise Failure("resolve: rc %d %s %s" % (rc, body, err))
     rc, body, err = site.run("plan", spec, "envlock.lock", "-o", "plan", mirror=False)
-    if rc != 11 or "envlock plans only `packages` sources" not in body.get("message", ""):
+    if rc != 0 or body.get("variants") != ["daytona", "modal"] or body.get("notes"):
         raise Failure("plan of an image recipe: rc %d %s %s" % (rc, body, err))
+    check_daytona(site, "FROM python:3.11-slim@" + IMAGE_DIGEST)
+    module = read(site, "plan", "modal", "modal_image.py")
+    expect_in(module, ['DIGEST = "%s"' % DIGEST, 'REPOSITORY = "environments/base/python-cpu"',
+                       "modal.Image.from_aws_ecr("], "modal's module")
+    if "python:3.11-slim" in module:
+        raise Failure("modal builds on the base, not the image:\n%s" % module)
+    for variant, why in (("e2b", "E2B builds every template from its own"),
+                         ("datalayer", "the datalayer builder's image path")):
+        rc, body, err = site.run("plan", spec, "envlock.lock", "-o", "p2", "--variant", variant,
+                                 mirror=False)
+        det, msg = body.get("detail", {}), body.get("message", "")
+        if (rc != 11 or body.get("code") != "DL_ENV_CAPABILITY_UNSUPPORTED"
+                or det.get("field") != "baseImage" or det.get("line") != 2
+                or not msg.startswith("baseImage: `%s` cannot build on the image "
+                                      "`python:3.11-slim`: " % variant)
+                or why not in msg or "spec." in msg):
+            raise Failure("--variant %s of a recipe: rc %d %s %s" % (variant, rc, body, err))
+    # no digest in the catalog: the tag, said so in the Dockerfile and a note
+    site.catalog("3.11.9", protected="kernelpkg==2.0")
+    rc, body, err = site.run("resolve", spec, "-o", "envlock.lock")
+    rc, body, err = site.run("plan", spec, "envlock.lock", "-o", "plan", mirror=False)
+    if rc != 0:
+        raise Failure("plan, the image by its tag: rc %d %s %s" % (rc, body, err))
+    df = check_daytona(site, "FROM python:3.11-slim")
+    expect_in(df, ["# Not pinned by a digest"], "daytona's Dockerfile")
+    # an Environment on an image: an optional e2b is dropped, naming its field
+    env = ENV_SPEC % {"image": "python:3.11-slim"}
+    env += "  compatibility:\n    variants:\n      required: [daytona]\n      optional: [e2b]\n"
+    spec = site.spec(env)
+    rc, body, err = site.run("resolve", spec, "-o", "envlock.lock")
+    if rc != 0:
+        raise Failure("resolve of an Environment on an image: rc %d %s %s" % (rc, body, err))
+    rc, body, err = site.run("plan", spec, "envlock.lock", "-o", "plan", mirror=False)
+    dropped = body.get("dropped", [])
+    if (rc != 0 or body.get("variants") != ["daytona"] or len(dropped) != 1
+            or dropped[0].get("field") != "spec.build.source"
+            or "`e2b` cannot build on the image" not in dropped[0].get("reason", "")):
+        raise Failure("plan of an Environment on an image: rc %d %s %s" % (rc, body, err))
+
+
+def part_unreachable(site):
+    spec = site.spec(RECIPE % "fastlib")
+    dead = "https://pypi.org/simple=http://127.0.0.1:%d/simple" % closed_port()
+    runs = (("connect", ("--mirror", dead)), ("offline_cache_miss", ("--offline",)))
+    for reason, flags in runs:
+        rc, body, err = site.run(*flags, "resolve", spec, "-o", "envlock.lock", mirror=False)
+        det, msg = body.get("detail", {}), body.get("message", "")
+        if (rc != 25 or body.get("code") != "DL_ENV_PACKAGE_NOT_FOUND"
+                or det.get("reason") != reason or "sharedWith" in det or "cannot share" in msg
+                or not msg.startswith("for `daytona`")):
+            raise Failure("%s: want the fetch failure, not a variant incompatibility: "
+                          "rc %d %s %s" % (" ".join(flags), rc, body, err))
 
 
 def part_refused(site):
@@ -272,7 +417,8 @@ def part_options(site):
 
 
 PARTS = {"single": part_single, "python": part_python, "multi": part_multi, "refused": part_refused,
-         "unknown": part_unknown, "fetch": part_fetch, "options": part_options}
+         "unknown": part_unknown, "fetch": part_fetch, "options": part_options,
+         "plan": part_plan, "unreachable": part_unreachable}
 
 
 def main():
