@@ -237,8 +237,9 @@ void plan_variant(const plan_input *in, const char *variant, plan_files *out);
 
 /* plan_note() :
  *  What the user should know of `variant`'s plan that is not a refusal: for
- *  e2b without in->e2b_image_digest, that its FROM is a floating tag and
- *  what pins it. A new string (caller frees), or NULL when there is
+ *  e2b without in->e2b_image_digest, or daytona on a spec's image the lock
+ *  holds no digest of, that its FROM is a floating tag and what pins it.
+ *  A new string (caller frees), or NULL when there is
  *  nothing to say. Deterministic, like the plans. */
 char *plan_note(const plan_input *in, const char *variant);
 

@@ -142,6 +142,8 @@ void plan_variant(const plan_input *in, const char *variant, plan_files *out)
 
 char *plan_note(const plan_input *in, const char *variant)
 {
+    if (variant && strcmp(variant, "daytona") == 0)
+        return plan_daytona_note(in);
     return variant && strcmp(variant, "e2b") == 0 ? plan_e2b_note(in) : NULL;
 }
 

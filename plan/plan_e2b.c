@@ -22,7 +22,7 @@
 #include "plan_internal.h"
 
 #define E2B_TEMPLATE "code-interpreter-v1"
-#define E2B_DOCTOR_CONTEXT "datalayer-sandbox" /* in the build context, from the build service */
+#define E2B_DOCTOR_CONTEXT PLAN_DOCTOR_CONTEXT /* in the build context, from the build service */
 
 static bool refuse_home(const plan_facts *f, plan_refusal *r)
 {
@@ -58,14 +58,6 @@ static const plan_env E2B_ENV[] = {
     { "LC_ALL", "C.UTF-8", { NULL, 0, 0 } },
     { "LANG", "C.UTF-8", { NULL, 0, 0 } },
 };
-
-/* The contract's user (uid 1000, gid 100, home /home/datalayer) and its
- * content directory, unless the base already has the user. */
-#define E2B_USER_STEP                                                                         \
-    "RUN (id -u datalayer >/dev/null 2>&1 || useradd --create-home --non-unique --uid 1000 " \
-    "--gid 100 --shell /bin/bash datalayer) \\\n"                                            \
-    " && mkdir -p " PLAN_CONTENT_DIR " \\\n"                                                 \
-    " && chown " PLAN_USER_IDS " /home/datalayer " PLAN_CONTENT_DIR "\n"
 
 /* FROM's reference: the repository at the catalog's digest (a validated
  * "sha256:<64 hex>"), else the tag. Caller frees. */
@@ -116,7 +108,7 @@ static char *dockerfile(const plan_facts *f, size_t *len)
     df_from(&sb, f);
     plan_df_installs(&sb, f, &st);
     sb_adds(&sb, "COPY " E2B_DOCTOR_CONTEXT " " PLAN_DOCTOR_PATH "\n");
-    sb_adds(&sb, E2B_USER_STEP);
+    sb_adds(&sb, PLAN_USER_STEP);
     plan_df_files(&sb, f, &st);
     plan_df_post_install(&sb, f, &st);
     sb_adds(&sb, "RUN " PLAN_DOCTOR "\n");

@@ -292,7 +292,7 @@ def part_plan(site):
     if rc != 0:
         raise Failure("resolve: rc %d %s %s" % (rc, body, err))
     rc, body, err = site.run("plan", spec, "envlock.lock", "-o", "plan", mirror=False)
-    if rc != 0 or body.get("variants") != ["daytona", "modal"] or body.get("notes"):
+    if rc != 0 or body.get("variants") != ["daytona", "modal"] or body.get("notes") != []:
         raise Failure("plan of an image recipe: rc %d %s %s" % (rc, body, err))
     check_daytona(site, "FROM python:3.11-slim@" + IMAGE_DIGEST)
     module = read(site, "plan", "modal", "modal_image.py")
@@ -319,6 +319,10 @@ def part_plan(site):
         raise Failure("plan, the image by its tag: rc %d %s %s" % (rc, body, err))
     df = check_daytona(site, "FROM python:3.11-slim")
     expect_in(df, ["# Not pinned by a digest"], "daytona's Dockerfile")
+    notes = body.get("notes", [])
+    if len(notes) != 1 or not notes[0].startswith("daytona: Dockerfile builds FROM "
+                                                  "python:3.11-slim, a floating tag"):
+        raise Failure("want daytona's note on its floating tag: %s" % body)
     # an Environment on an image: an optional e2b is dropped, naming its field
     env = ENV_SPEC % {"image": "python:3.11-slim"}
     env += "  compatibility:\n    variants:\n      required: [daytona]\n      optional: [e2b]\n"
