@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <limits.h>
 #include <search.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,7 @@ typedef struct pctx {
     json_object *time; /* the `time` object of a full document, or NULL */
     const char *served_base;
     void *strings;     /* tsearch tree of the dependency strings kept (intern()) */
+    void *ranges;      /* tsearch tree of range_memo by text pointer (range_text()) */
 } pctx;
 
 static int str_cmp(const void *a, const void *b) { return strcmp(a, b); }
@@ -256,13 +258,45 @@ static bool starts_with(const char *s, const char *prefix)
 
 /* `text` when it parses as a loose range, else NULL. The parse is not
  * kept: npm_dep_range() parses again the few ranges a resolve uses. */
-static const char *range_text(const char *text)
+/* Whether a spec's text parses as a range, per interned text: the versions
+ * of a package repeat their specs (next: 79,000 dependencies, 2,900
+ * distinct specs), and parsing one is most of what reading a dependency
+ * costs. Keyed by the pointer, which intern() makes one per text. */
+typedef struct range_memo {
+    const char *text;
+    bool ok;
+} range_memo;
+
+static int ptr_cmp(const void *a, const void *b)
 {
+    uintptr_t x = (uintptr_t)((const range_memo *)a)->text;
+    uintptr_t y = (uintptr_t)((const range_memo *)b)->text;
+    return x < y ? -1 : x > y;
+}
+
+static const char *range_text(pctx *x, const char *text)
+{
+    range_memo key = { text, false };
+    void *const *hit = tfind(&key, &x->ranges, ptr_cmp);
+    if (hit)
+        return (*(range_memo *const *)hit)->ok ? text : NULL;
+    range_memo *m = xcalloc(1, sizeof *m);
+    m->text = text;
     npm_range *r = NULL;
-    if (npm_range_parse(text, NPM_LOOSE, &r, NULL) != 0)
-        return NULL;
-    npm_range_free(r);
-    return text;
+    m->ok = npm_range_parse(text, NPM_LOOSE, &r, NULL) == 0;
+    if (m->ok)
+        npm_range_free(r);
+    tsearch(m, &x->ranges, ptr_cmp);
+    return m->ok ? text : NULL;
+}
+
+static void range_memo_free(pctx *x)
+{
+    while (x->ranges) {
+        range_memo *m = *(range_memo **)x->ranges;
+        tdelete(m, &x->ranges, ptr_cmp);
+        free(m);
+    }
 }
 
 const npm_range *npm_dep_range(const npm_dep *d)
@@ -295,7 +329,7 @@ static void classify(pctx *x, npm_dep *d)
         d->spec_kind = NPM_SPEC_IS_ALIAS;
         d->alias_name = arena_strndup(x->a, an, anl);
         if (ar)
-            d->range_text = range_text(ar);
+            d->range_text = range_text(x, ar);
         return;
     }
     for (size_t i = 0; i < sizeof other_prefixes / sizeof other_prefixes[0]; i++)
@@ -307,7 +341,7 @@ static void classify(pctx *x, npm_dep *d)
         d->spec_kind = NPM_SPEC_IS_OTHER; /* a URL or user/repo shorthand */
         return;
     }
-    if ((d->range_text = range_text(s)) != NULL) {
+    if ((d->range_text = range_text(x, s)) != NULL) {
         d->spec_kind = NPM_SPEC_IS_RANGE;
         return;
     }
@@ -1038,6 +1072,7 @@ static int parse(const char *body, size_t len, const npm_parse_options *o, bool 
         read_versions(&x, versions);
     while (x.strings) /* tdestroy() is GNU's; this is POSIX */
         tdelete(*(void **)x.strings, &x.strings, str_cmp);
+    range_memo_free(&x);
     json_object_put(doc);
     p->identity = identity_of(x.a, p, x.have_cutoff);
     *out = p;
