@@ -236,8 +236,8 @@ void cache_submit(cache *c, const cache_request *rq);
  *  For CPU work on what a callback received (parsing a body) that need not
  *  hold up the transfers: runs `work(user)` on a worker thread, then
  *  `done(c, user)` on the thread in cache_run(), where it may submit
- *  requests and defer more. `work` may touch only `user` and what stays
- *  unchanged during the run. Each done runs exactly once, before
+ *  requests and defer more. Works run on several threads at once: `work`
+ *  may touch only `user` and what stays unchanged during the run. Each done runs exactly once, before
  *  cache_run() returns (also when the run fails), in the order the works
  *  finished. Outside a run, or when no thread can be started, both run at
  *  once. */

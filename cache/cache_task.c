@@ -1,5 +1,6 @@
-/* cache_task.c — deferred work of a run (cache_defer()): one worker thread
- * runs the tasks' `work` (parsing a body a callback received, say) while
+/* cache_task.c — deferred work of a run (cache_defer()): worker threads,
+ * one per processor up to MAX_WORKERS, run the tasks' `work` (parsing a
+ * body a callback received, say) while
  * the run's thread goes on driving the transfers, and hands each finished
  * task back through a pipe that the run's poll watches, so its `done` runs
  * on the run's thread, where it may submit requests. It owns the queues,
@@ -14,6 +15,11 @@
 #include <unistd.h>
 
 #include "cache_task.h"
+
+/* A cold crawl's bodies arrive faster than one thread parses the largest
+ * (next's packument is 21 MB): a second worker parses the others beside
+ * it. More than a few only adds threads waiting on the same transfers. */
+#define MAX_WORKERS 4
 
 typedef struct task {
     struct task *next;
@@ -31,7 +37,8 @@ struct cache_tasks {
     int pipe[2];          /* a byte per task done; read end polled */
     bool closing;
     bool started;
-    pthread_t thread;
+    size_t nthreads;
+    pthread_t thread[MAX_WORKERS];
 };
 
 static void push(task **head, task **tail, task *t)
@@ -78,8 +85,14 @@ cache_tasks *cache_tasks_new(void)
     return ts;
 }
 
-/* The pipe (non-blocking, close-on-exec) and the thread, every signal
- * blocked in it (see cache_bg.c). */
+static size_t workers(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (size_t)n;
+}
+
+/* The pipe (non-blocking, close-on-exec) and the threads, every signal
+ * blocked in them (see cache_bg.c). Started when at least one thread is. */
 static bool start(cache_tasks *ts)
 {
     if (pipe(ts->pipe) != 0)
@@ -91,8 +104,11 @@ static bool start(cache_tasks *ts)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    ts->started = pthread_create(&ts->thread, NULL, run, ts) == 0;
+    for (size_t i = 0, n = workers(); i < n; i++)
+        if (pthread_create(&ts->thread[ts->nthreads], NULL, run, ts) == 0)
+            ts->nthreads++;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    ts->started = ts->nthreads > 0;
     if (!ts->started) {
         close(ts->pipe[0]);
         close(ts->pipe[1]);
@@ -165,9 +181,10 @@ void cache_tasks_free(cache_tasks *ts, cache *c)
     if (ts->started) {
         pthread_mutex_lock(&ts->mu);
         ts->closing = true;
-        pthread_cond_signal(&ts->more);
+        pthread_cond_broadcast(&ts->more);
         pthread_mutex_unlock(&ts->mu);
-        pthread_join(ts->thread, NULL);
+        for (size_t i = 0; i < ts->nthreads; i++)
+            pthread_join(ts->thread[i], NULL);
         close(ts->pipe[0]);
         close(ts->pipe[1]);
     }
