@@ -76,8 +76,10 @@ static void print_json_result(const el_resolve_result *r)
     printf(",\"packages\":{");
     if (r->n_conda) /* only an environment.yml's lock has conda packages */
         printf("\"conda\":%zu,", r->n_conda);
-    printf("\"deb\":%zu,\"npm\":%zu,\"pypi\":%zu,\"installedInBase\":%zu}", r->n_deb,
+    printf("\"deb\":%zu,\"npm\":%zu,\"pypi\":%zu,\"installedInBase\":%zu", r->n_deb,
            r->n_npm, r->n_pypi, r->n_installed_in_base);
+    printf(",\"spec\":%zu,\"protected\":%zu,\"dependencies\":%zu}", r->n_spec,
+           r->n_protected, r->n_dependencies);
     printf(",\"keptPrevious\":%s,\"notes\":[", r->kept_previous ? "true" : "false");
     for (size_t i = 0; i < r->n_notes; i++) {
         if (i)
@@ -206,6 +208,8 @@ static void print_text_result(const cli_opts *o, const el_resolve_result *res)
         printf("%zu conda, ", res->n_conda);
     printf("%zu pypi, %zu npm, %zu deb; %zu of them already in the base\n", res->n_pypi,
            res->n_npm, res->n_deb, res->n_installed_in_base);
+    printf("  %zu asked for by the spec, %zu the base's protected pins, %zu dependencies\n",
+           res->n_spec, res->n_protected, res->n_dependencies);
 }
 
 int cli_resolve(el_ctx *ctx, const cli_opts *o, int argc, char **argv)

@@ -103,6 +103,14 @@ static el_code previous_lock(el_ctx *ctx, const char *path, bool upgrade_all, lo
     return rc;
 }
 
+static bool requested(const lock_package *p, const char *by)
+{
+    for (size_t i = 0; p->requested_by && p->requested_by[i]; i++)
+        if (strcmp(p->requested_by[i], by) == 0)
+            return true;
+    return false;
+}
+
 static void count_packages(const lock_doc *doc, el_resolve_result *res)
 {
     for (size_t i = 0; i < doc->n_packages; i++) {
@@ -117,6 +125,12 @@ static void count_packages(const lock_doc *doc, el_resolve_result *res)
             res->n_conda++;
         if (p->installed_in_base)
             res->n_installed_in_base++;
+        if (requested(p, "spec"))
+            res->n_spec++;
+        else if (requested(p, "protected"))
+            res->n_protected++;
+        else
+            res->n_dependencies++;
     }
 }
 

@@ -87,6 +87,9 @@ typedef struct el_resolve_result {
     char exclude_newer[32];             /* the normalized cutoff, or "" */
     size_t n_pypi, n_npm, n_deb;        /* locked packages per ecosystem */
     size_t n_installed_in_base;         /* of which already in the base image */
+    size_t n_spec;                      /* of all: the spec asks for them (roots) */
+    size_t n_protected;                 /* the base's protected pins, not asked for */
+    size_t n_dependencies;              /* the rest: reached only as dependencies */
     bool kept_previous;                 /* an existing lock was read as the preference */
     char **notes;                       /* things the user should know (a dropped
                                            pin that agreed); n_notes of them */
