@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <solv/bitmap.h>
 #include <solv/evr.h>
@@ -108,13 +109,47 @@ static void deb_breaks_not_obsoletes(rsv *r)
     }
 }
 
+/* A snapshot source read through a --mirror of a plain archive: the
+ * Release it served is dated after the snapshot, so the lock reflects the
+ * archive on that date (its input's `modified`), not the snapshot it names
+ * (docs/troubleshooting.md, "The base's snapshot archive cannot be
+ * reached"). Said in a note rather than refused: the mirror is how a
+ * network without the snapshot archive resolves at all. */
+static void note_snapshot_mirrored(rsv *r)
+{
+    size_t n = 0;
+    const apt_repo_info *ri = apt_loader_repos(r->al, &n);
+    for (size_t i = 0; r->rq->note && i < n; i++) {
+        long at = apt_snapshot_stamp_at(ri[i].uri, strlen(ri[i].uri));
+        time_t t = (time_t)ri[i].release_epoch;
+        struct tm tm;
+        char stamp[32];
+        if (at < 0 || !ri[i].release_date || !gmtime_r(&t, &tm) ||
+            strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm) != 16 ||
+            memcmp(stamp, ri[i].uri + at, 16) <= 0)
+            continue;
+        size_t n_uri = strlen(ri[i].uri);
+        while (n_uri && ri[i].uri[n_uri - 1] == '/')
+            n_uri--;
+        char *text = xasprintf("apt: %.*s %s was read through a mirror whose Release is dated %s, "
+                               "after the snapshot: the lock reflects the archive on that date "
+                               "(its input's `modified`), not the snapshot it names; mirror the "
+                               "snapshot itself where the exact archive state matters",
+                               (int)n_uri, ri[i].uri, ri[i].suite, ri[i].release_date);
+        r->rq->note(r->rq->note_user, text);
+        free(text);
+    }
+}
+
 el_code resolver_apt_load(rsv *r)
 {
     if (!r->al)
         return EL_OK;
     el_code rc = apt_loader_load_into(r->al, r->pool);
-    if (rc == EL_OK)
+    if (rc == EL_OK) {
         deb_breaks_not_obsoletes(r);
+        note_snapshot_mirrored(r);
+    }
     if (rc != EL_OK || !r->rq->exclude_newer || r->pt.cutoff_s == INT64_MAX)
         return rc;
     /* A source that is not a dated snapshot cannot be seen as it was at the

@@ -15,7 +15,8 @@ Against the demo corpus's file:// mirrors (corpus/demo/mirror), one cache:
      have: "the index has no version".
   4. With --exclude-newer before the snapshot's timestamp, an apt-only spec
      reads the snapshot at the cutoff (its URI rewritten to the cutoff's
-     stamp, mapped to the same mirror); the lock names that URI, and check
+     stamp, mapped to the same mirror, whose Release is dated after it:
+     resolve notes that the lock reflects that date); the lock names that URI, and check
      finds its Release among the spec's inputs and confirms its artifacts
      (before, check asked for the spec's own URI and called the lock's
      input foreign).
@@ -90,6 +91,8 @@ def main():
         file = gdal["Filename"].rsplit("/", 1)[1]
         lock = os.path.join(work, "demo.lock")
         rc, out, err = run(["resolve", "--bases", BASES, DEMO, "-o", lock])
+        check("read through a mirror" not in err,
+              "1: no note when the mirror serves the snapshot's own Release:\n%s" % err)
         check(rc == 0, "1: the demo resolves (%d %s%s)" % (rc, out, err))
         text = open(lock, encoding="utf-8").read()
         want = ("  - file: %s\n    url: \"%s/%s\"\n    hash: \"sha256:%s\"\n    size: %s\n"
@@ -133,6 +136,11 @@ def main():
         rc, out, err = run(["resolve", "--bases", BASES, spec, "-o", cut,
                             "--exclude-newer", "2026-09-14T00:00:00Z"])
         check(rc == 0, "4: the apt-only spec resolves at the cutoff (%d %s%s)" % (rc, out, err))
+        # the mirror serves the snapshot of 15:00, dated after the cutoff's:
+        # the lock reflects that Release, and resolve says so
+        want4 = ("note: apt: %s bookworm was read through a mirror whose Release is dated "
+                 "Mon, 14 Sep 2026 15:00:00 UTC, after the snapshot" % CUT_SNAP)
+        check(want4 in err, "4: the note on the mirror's newer Release:\n%s" % err)
         ctext = open(cut, encoding="utf-8").read() if rc == 0 else ""
         check(CUT_SNAP + "/dists/bookworm/InRelease" in ctext and SNAP not in ctext,
               "4: the lock names the snapshot at the cutoff only")
