@@ -16,7 +16,8 @@
 # name@version, optional-only), requests, and envlock's ENVLOCK_DEBUG_STATS
 # lines of the last round (crawl depth and arrivals per depth). The last
 # round's locks and name@version lists are kept in BUILD/bench-out/npm-cold.
-# Needs the network; not part of ctest. pnpm: $PNPM, else pnpm 12 installed
+# BENCH_TOOLS (default "envlock npm pnpm") runs fewer tools, say `envlock pnpm`
+# when npm's 30-50 s a run do not fit. Needs the network; not part of ctest. pnpm: $PNPM, else pnpm 12 installed
 # with npm into BUILD/tools as bench/resolve/run.sh does.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,6 +51,7 @@ fi
 build=$(cd "${1:?usage: cold_live.sh BUILD [RUNS]}" && pwd)
 runs=${2:-3}
 workloads=${BENCH_WORKLOADS:-"six nextjs nestjs"}
+tools=${BENCH_TOOLS:-"envlock npm pnpm"}
 el=$build/cli/envlock
 [ -x "$el" ] || { echo "build it first: cmake --build $build --target envlock" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/envlock-bench-cold-XXXXXX")
@@ -92,7 +94,7 @@ load0=$(cat /proc/loadavg)
 r=1
 while [ "$r" -le "$runs" ]; do
     for w in $workloads; do
-        for t in envlock npm pnpm; do
+        for t in $tools; do
             d=$work/$w-$t
             rm -rf "$d"
             mkdir -p "$d"
@@ -117,7 +119,7 @@ done
 load1=$(cat /proc/loadavg)
 
 for w in $workloads; do
-    for t in envlock npm pnpm; do
+    for t in $tools; do
         d=$work/$w-$t
         [ -f "$d/lock" ] && cp "$d/lock" "$out/$w.$t.lock" && cp "$d/pairs" "$out/$w.$t.pairs"
         if [ "$t" = envlock ]; then
