@@ -51,6 +51,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
 import bundle_site  # noqa: E402
 import servers  # noqa: E402
+import specs  # noqa: E402
 
 BASES = os.path.join(ROOT, "corpus", "demo", "bases.yaml")
 PYPI = os.path.join(ROOT, "corpus", "demo", "mirror", "pypi", "pypi")
@@ -77,22 +78,7 @@ dependencies:
     - --index-url https://pypi.org/simple
     - requests>=2.31
 """
-SPEC = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: conda-bundle
-spec:
-  language:
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-  build:
-    source: dependencyFile
-    dependencyFile:
-      sourceFormat: conda
-      content: |
-""" + "".join("        " + ln + "\n" for ln in ENV_YML.splitlines())
+SPEC = specs.conda_spec("conda-bundle", ENV_YML)
 
 
 class Fail(Exception):

@@ -92,6 +92,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
 import servers  # noqa: E402
+import specs  # noqa: E402
 
 BASES = os.path.join(ROOT, "corpus", "demo", "bases.yaml")
 SLICE = os.path.join(HERE, "conda")
@@ -101,22 +102,7 @@ CHANNEL = "https://conda.anaconda.org/conda-forge"
 # PEP 658 metadata), served on 127.0.0.1 as https://pypi.org
 PYPI = os.path.join(ROOT, "corpus", "demo", "mirror", "pypi", "pypi")
 
-HEAD = """apiVersion: environments.datalayer.io/v1alpha1
-kind: Environment
-metadata:
-  name: conda-env
-spec:
-  language:
-    version: "3.13"
-  base:
-    ref: datalayer/python-cpu
-    channel: "2026.09"
-  build:
-    source: dependencyFile
-    dependencyFile:
-      sourceFormat: conda
-      content: |
-"""
+HEAD = specs.conda_head("conda-env")
 # case cfl-requests: python=3.13 (from spec.language.version), requests,
 # packaging, tzdata; `python>=3.10` is the file's own and is dropped
 DEPS = ["python>=3.10", "requests", "packaging", "tzdata"]
