@@ -57,9 +57,10 @@ char *plan_daytona_note(const plan_input *in)
     return xasprintf("daytona: Dockerfile builds FROM %s, a floating tag, not pinned by a "
                      "digest: the lock records none for it, as the bases catalog's `images:` "
                      "entry `%s` has no `digest:`. To pin it, add the image's digest to that "
-                     "entry (`envlock base inspect IMAGE.tar` writes one from a `docker save` "
-                     "of the image) and resolve again with that catalog (--bases)",
-                     image, image);
+                     "entry (`envlock base inspect IMAGE.tar --ref %s@sha256:...` writes the "
+                     "entry with it from a `docker save` of the image) and resolve again with "
+                     "that catalog (--bases)",
+                     image, image, image);
 }
 
 /* FROM the image by digest, else by its tag with the comment saying why. */
