@@ -3,17 +3,17 @@
  * parsed forms), so that compressing and creating files runs beside the
  * transfers instead of between them on the thread that drives libcurl (a
  * cold npm resolve of ~450 packuments, 116 MB, spent most of its wall
- * there). It owns the queue and the thread, nothing else: what an entry is
- * and how it is written is cache_store.c's, when to store cache_http.c's.
+ * there). It owns the jobs and their byte budget; the thread and its
+ * queue are cache_worker.c's, what an entry is and how it is written
+ * cache_store.c's, when to store cache_http.c's.
  * The thread lives for one cache_run() (cache_http.c frees the writer at
  * its end), so the cache is complete, and the process single-threaded,
  * whenever a run has returned. */
-#include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache_bg.h"
+#include "cache_worker.h"
 
 /* The bodies queued at most: bounds the memory a writer slower than the
  * network holds (the first job of an empty queue is taken whatever its
@@ -21,7 +21,6 @@
 #define CACHE_BG_MAX_BYTES ((size_t)64 << 20)
 
 typedef struct bg_job {
-    struct bg_job *next;
     char key[65];
     cache_meta m;
     unsigned char *body;
@@ -32,26 +31,8 @@ typedef struct bg_job {
 
 struct cache_bg {
     cache_store *s;
-    pthread_mutex_t mu;
-    pthread_cond_t more;   /* a job queued, or closing */
-    pthread_cond_t done;   /* a job written */
-    bg_job *head, *tail;
-    size_t bytes;          /* bodies queued or being written */
-    size_t pending;        /* jobs queued or being written */
-    bool closing;
-    bool started;
-    pthread_t thread;
+    cache_worker *w;
 };
-
-cache_bg *cache_bg_new(cache_store *s)
-{
-    cache_bg *bg = xcalloc(1, sizeof *bg);
-    bg->s = s;
-    pthread_mutex_init(&bg->mu, NULL);
-    pthread_cond_init(&bg->more, NULL);
-    pthread_cond_init(&bg->done, NULL);
-    return bg;
-}
 
 static void write_job(cache_store *s, bg_job *j)
 {
@@ -67,42 +48,19 @@ static void write_job(cache_store *s, bg_job *j)
     free(j);
 }
 
-static void *run(void *arg)
+/* The worker's job function: writes, and keeps nothing to hand back. */
+static bool run(void *job, void *user)
 {
-    cache_bg *bg = arg;
-    pthread_mutex_lock(&bg->mu);
-    for (;;) {
-        while (!bg->head && !bg->closing)
-            pthread_cond_wait(&bg->more, &bg->mu);
-        bg_job *j = bg->head;
-        if (!j)
-            break;
-        bg->head = j->next;
-        if (!bg->head)
-            bg->tail = NULL;
-        size_t len = j->len;
-        pthread_mutex_unlock(&bg->mu);
-        write_job(bg->s, j);
-        pthread_mutex_lock(&bg->mu);
-        bg->bytes -= len;
-        bg->pending--;
-        pthread_cond_broadcast(&bg->done);
-    }
-    pthread_mutex_unlock(&bg->mu);
-    return NULL;
+    write_job(user, job);
+    return false;
 }
 
-/* Starts the thread with every signal blocked in it: SIGINT and friends
- * stay the main thread's (util/file.c defers them around a temp file's
- * naming on whichever thread writes). */
-static bool start(cache_bg *bg)
+cache_bg *cache_bg_new(cache_store *s)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    bg->started = pthread_create(&bg->thread, NULL, run, bg) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return bg->started;
+    cache_bg *bg = xcalloc(1, sizeof *bg);
+    bg->s = s;
+    bg->w = cache_worker_new(run, NULL, s, 1);
+    return bg;
 }
 
 void cache_bg_put(cache_bg *bg, const char *key, cache_meta *m, unsigned char *body, size_t len,
@@ -116,37 +74,16 @@ void cache_bg_put(cache_bg *bg, const char *key, cache_meta *m, unsigned char *b
     j->len = len;
     j->lock_fd = lock_fd;
     j->hashed = hashed;
-    if (!bg->started && !start(bg)) {
+    if (!cache_worker_start(bg->w))
         write_job(bg->s, j);
-        return;
-    }
-    pthread_mutex_lock(&bg->mu);
-    while (bg->pending && bg->bytes + len > CACHE_BG_MAX_BYTES)
-        pthread_cond_wait(&bg->done, &bg->mu);
-    if (bg->tail)
-        bg->tail->next = j;
     else
-        bg->head = j;
-    bg->tail = j;
-    bg->bytes += len;
-    bg->pending++;
-    pthread_cond_signal(&bg->more);
-    pthread_mutex_unlock(&bg->mu);
+        cache_worker_push(bg->w, j, len, CACHE_BG_MAX_BYTES);
 }
 
 void cache_bg_free(cache_bg *bg)
 {
     if (!bg)
         return;
-    if (bg->started) {
-        pthread_mutex_lock(&bg->mu);
-        bg->closing = true;
-        pthread_cond_signal(&bg->more);
-        pthread_mutex_unlock(&bg->mu);
-        pthread_join(bg->thread, NULL); /* the thread empties the queue first */
-    }
-    pthread_cond_destroy(&bg->more);
-    pthread_cond_destroy(&bg->done);
-    pthread_mutex_destroy(&bg->mu);
+    cache_worker_free(bg->w); /* writes every entry queued first */
     free(bg);
 }

@@ -1,98 +1,72 @@
 /* cache_task.c — deferred work of a run (cache_defer()): worker threads,
- * one per processor up to MAX_WORKERS, run the tasks' `work` (parsing a
- * body a callback received, say) while
- * the run's thread goes on driving the transfers, and hands each finished
- * task back through a pipe that the run's poll watches, so its `done` runs
- * on the run's thread, where it may submit requests. It owns the queues,
- * the thread and the pipe; when to collect is cache_http.c's. Like the
- * background writer (cache_bg.c), the thread lives for one cache_run(). */
+ * one per processor up to CACHE_WORKER_MAX_THREADS, run the tasks' `work`
+ * (parsing a body a callback received, say) while the run's thread goes
+ * on driving the transfers, and hand each finished task back through a
+ * pipe that the run's poll watches, so its `done` runs on the run's
+ * thread, where it may submit requests. It owns the tasks and the pipe;
+ * the threads and their queues are cache_worker.c's, when to collect
+ * cache_http.c's. Like the background writer (cache_bg.c), the threads
+ * live for one cache_run(). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "cache_task.h"
+#include "cache_worker.h"
 
 /* A cold crawl's bodies arrive faster than one thread parses the largest
  * (next's packument is 21 MB): a second worker parses the others beside
- * it. More than a few only adds threads waiting on the same transfers. */
-#define MAX_WORKERS 4
+ * it. More than a few (CACHE_WORKER_MAX_THREADS) only adds threads waiting
+ * on the same transfers. */
+static size_t workers(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > CACHE_WORKER_MAX_THREADS ? CACHE_WORKER_MAX_THREADS : (size_t)n;
+}
 
 typedef struct task {
-    struct task *next;
     cache_work_fn work;
     cache_done_task_fn done;
     void *user;
 } task;
 
 struct cache_tasks {
-    pthread_mutex_t mu;
-    pthread_cond_t more;  /* a task queued, or closing */
-    task *todo, *todo_tail;
-    task *done, *done_tail;
+    cache_worker *w;
     size_t pending;       /* queued, running, or done and not collected */
     int pipe[2];          /* a byte per task done; read end polled */
-    bool closing;
     bool started;
-    size_t nthreads;
-    pthread_t thread[MAX_WORKERS];
 };
 
-static void push(task **head, task **tail, task *t)
+/* The worker's job function: the task's work, then back to the run. */
+static bool run(void *job, void *user)
 {
-    t->next = NULL;
-    if (*tail)
-        (*tail)->next = t;
-    else
-        *head = t;
-    *tail = t;
+    (void)user;
+    task *t = job;
+    t->work(t->user);
+    return true;
 }
 
-static void *run(void *arg)
+/* After a task is handed back: a byte on the pipe wakes the run's poll. */
+static void notify(void *user)
 {
-    cache_tasks *ts = arg;
-    pthread_mutex_lock(&ts->mu);
-    for (;;) {
-        while (!ts->todo && !ts->closing)
-            pthread_cond_wait(&ts->more, &ts->mu);
-        task *t = ts->todo;
-        if (!t)
-            break;
-        ts->todo = t->next;
-        if (!ts->todo)
-            ts->todo_tail = NULL;
-        pthread_mutex_unlock(&ts->mu);
-        t->work(t->user);
-        pthread_mutex_lock(&ts->mu);
-        push(&ts->done, &ts->done_tail, t);
-        char b = 1;
-        while (write(ts->pipe[1], &b, 1) < 0 && errno == EINTR)
-            ;
-    }
-    pthread_mutex_unlock(&ts->mu);
-    return NULL;
+    cache_tasks *ts = user;
+    char b = 1;
+    while (write(ts->pipe[1], &b, 1) < 0 && errno == EINTR)
+        ;
 }
 
 cache_tasks *cache_tasks_new(void)
 {
     cache_tasks *ts = xcalloc(1, sizeof *ts);
     ts->pipe[0] = ts->pipe[1] = -1;
-    pthread_mutex_init(&ts->mu, NULL);
-    pthread_cond_init(&ts->more, NULL);
+    ts->w = cache_worker_new(run, notify, ts, workers());
     return ts;
 }
 
-static size_t workers(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (size_t)n;
-}
-
-/* The pipe (non-blocking, close-on-exec) and the threads, every signal
- * blocked in them (see cache_bg.c). Started when at least one thread is. */
+/* The pipe (non-blocking, close-on-exec), then the worker's threads. */
 static bool start(cache_tasks *ts)
 {
     if (pipe(ts->pipe) != 0)
@@ -101,14 +75,7 @@ static bool start(cache_tasks *ts)
         fcntl(ts->pipe[i], F_SETFD, FD_CLOEXEC);
         fcntl(ts->pipe[i], F_SETFL, fcntl(ts->pipe[i], F_GETFL) | O_NONBLOCK);
     }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    for (size_t i = 0, n = workers(); i < n; i++)
-        if (pthread_create(&ts->thread[ts->nthreads], NULL, run, ts) == 0)
-            ts->nthreads++;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    ts->started = ts->nthreads > 0;
+    ts->started = cache_worker_start(ts->w);
     if (!ts->started) {
         close(ts->pipe[0]);
         close(ts->pipe[1]);
@@ -125,11 +92,8 @@ bool cache_tasks_add(cache_tasks *ts, cache_work_fn work, cache_done_task_fn don
     t->work = work;
     t->done = done;
     t->user = user;
-    pthread_mutex_lock(&ts->mu);
-    push(&ts->todo, &ts->todo_tail, t);
     ts->pending++;
-    pthread_cond_signal(&ts->more);
-    pthread_mutex_unlock(&ts->mu);
+    cache_worker_push(ts->w, t, 0, SIZE_MAX);
     return true;
 }
 
@@ -144,21 +108,17 @@ size_t cache_tasks_collect(cache_tasks *ts, cache *c)
     char buf[256];
     while (read(ts->pipe[0], buf, sizeof buf) > 0)
         ;
-    pthread_mutex_lock(&ts->mu);
-    task *t = ts->done;
-    ts->done = ts->done_tail = NULL;
-    pthread_mutex_unlock(&ts->mu);
-    size_t n = 0;
-    while (t) {
-        task *next = t->next;
+    ptrvec done = PTRVEC_INIT;
+    size_t n = cache_worker_take_done(ts->w, &done);
+    for (size_t i = 0; i < n; i++) {
+        task *t = done.items[i];
         /* pending counts a task until its done has run: cache_run() must
          * not end between the two */
         t->done(c, t->user);
         free(t);
         ts->pending--;
-        n++;
-        t = next;
     }
+    ptrvec_release(&done);
     return n;
 }
 
@@ -178,17 +138,10 @@ void cache_tasks_free(cache_tasks *ts, cache *c)
         cache_tasks_wait(ts, 100);
         cache_tasks_collect(ts, c);
     }
+    cache_worker_free(ts->w);
     if (ts->started) {
-        pthread_mutex_lock(&ts->mu);
-        ts->closing = true;
-        pthread_cond_broadcast(&ts->more);
-        pthread_mutex_unlock(&ts->mu);
-        for (size_t i = 0; i < ts->nthreads; i++)
-            pthread_join(ts->thread[i], NULL);
         close(ts->pipe[0]);
         close(ts->pipe[1]);
     }
-    pthread_cond_destroy(&ts->more);
-    pthread_mutex_destroy(&ts->mu);
     free(ts);
 }
