@@ -505,6 +505,14 @@ el_code cache_store_put_lazy(cache_store *s, el_ctx *ctx, const char *key, cache
 el_code cache_store_put_hashed(cache_store *s, el_ctx *ctx, const char *key, cache_meta *m,
                                const void *body, size_t len);
 
+/* cache_store_place_file() :
+ *  Makes the existing file `src` the file entry of `key` (the one a
+ *  request with a sink and an expected sha256 is served from): a hard link
+ *  renamed into place, so no second copy and never a partial entry; the
+ *  entry's directory is made first. Nothing is placed when no link can be
+ *  made (the cache on another filesystem). 0, or the errno. */
+int cache_store_place_file(cache_store *s, const char *key, const char *src);
+
 /* cache_store_refresh() :
  *  As cache_store_put() for an entry whose body is unchanged (metadata
  *  refreshed by a 304), without the fsyncs: a crash may leave the old entry

@@ -1595,20 +1595,8 @@ static void fail_sink(xfer *x, int err)
  * Only with an expected sha256, the check every later reader makes. */
 static void keep_file(xfer *x)
 {
-    if (!x->want_sha)
-        return;
-    char *entry = cache_entry_path(x->c->dir, x->key, CACHE_FILE_SUFFIX);
-    /* The entry's shard directory exists only once some entry of it was
-     * written: the entry locks no longer make it (v1/.locks). */
-    char *slash = strrchr(entry, '/');
-    if (slash) {
-        *slash = '\0';
-        (void)file_mkdirs(entry);
-        *slash = '/';
-    }
-    const char *step;
-    (void)file_link_atomic(x->sink, entry, false, &step); /* not caching is no failure */
-    free(entry);
+    if (x->want_sha) /* not caching is no failure */
+        (void)cache_store_place_file(x->c->store, x->key, x->sink);
 }
 
 /* A sink request's complete body: checked against the expected sha256,

@@ -807,11 +807,21 @@ static int fsync_dir(const char *dir)
     return r;
 }
 
+/* Makes the shard directory of `key` (<dir>/v1/<k0k1>, in *sub, malloc'd):
+ * it exists only once some entry of it is written (the entry locks live in
+ * v1/.locks). 0, or the errno. */
+static int make_shard(const cache_store *s, const char *key, char **sub)
+{
+    *sub = xasprintf("%s/v1/%.2s", s->dir, key);
+    return mkdir(*sub, 0777) != 0 && errno != EEXIST ? errno : 0;
+}
+
 cache_writer *cache_writer_begin(cache_store *s, el_ctx *ctx, const char *key)
 {
-    char *sub = xasprintf("%s/v1/%.2s", s->dir, key);
-    if (mkdir(sub, 0777) != 0 && errno != EEXIST) {
-        el_fail_io(ctx, errno, "cannot create %s: %s", sub, strerror(errno));
+    char *sub;
+    int err = make_shard(s, key, &sub);
+    if (err) {
+        el_fail_io(ctx, err, "cannot create %s: %s", sub, strerror(err));
         el_detail_str(ctx, "path", sub);
         free(sub);
         return NULL;
@@ -952,6 +962,20 @@ el_code cache_store_put_hashed(cache_store *s, el_ctx *ctx, const char *key, cac
                                const void *body, size_t len)
 {
     return store_put(s, ctx, key, m, body, len, true, true);
+}
+
+int cache_store_place_file(cache_store *s, const char *key, const char *src)
+{
+    char *sub;
+    int err = make_shard(s, key, &sub);
+    free(sub);
+    if (err)
+        return err;
+    char *entry = cache_entry_path(s->dir, key, CACHE_FILE_SUFFIX);
+    const char *step;
+    err = file_link_atomic(src, entry, false, &step);
+    free(entry);
+    return err;
 }
 
 /* A refresh rewrites an entry whose body is the one already stored (a 304:

@@ -1324,6 +1324,37 @@ static void test_bg_writer(void **state)
 /* Per-entry locks: a second taker of a key finds it busy (in the same
  * process too: a crawl may ask for one URL twice), another key is free,
  * and unlocking frees the key; no file per entry is made. */
+/* A file placed as an entry on a fresh cache (no entry written yet, so no
+ * shard directory): linked, not copied, under the entry's name. */
+static void test_place_file(void **state)
+{
+    (void)state;
+    char *dir = mkdir_tmp();
+    el_ctx *ctx = el_ctx_new();
+    cache_store *s = cache_store_open(ctx, dir);
+    assert_non_null(s);
+    char *src = xasprintf("%s/artifact.whl", dir);
+    FILE *f = fopen(src, "w");
+    assert_non_null(f);
+    fputs("wheel bytes\n", f);
+    fclose(f);
+    char key[65];
+    cache_key("https://files.example/a.whl", NULL, key);
+    assert_int_equal(cache_store_place_file(s, key, src), 0);
+    char *entry = cache_entry_path(dir, key, CACHE_FILE_SUFFIX);
+    struct stat a, b;
+    assert_int_equal(stat(src, &a), 0);
+    assert_int_equal(stat(entry, &b), 0);
+    assert_true(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+    assert_int_equal(cache_store_place_file(s, key, src), 0); /* again: replaced */
+    free(entry);
+    free(src);
+    cache_store_close(s);
+    el_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
 static void test_entry_lock(void **state)
 {
     (void)state;
@@ -1521,6 +1552,7 @@ int main(void)
         cmocka_unit_test(test_hit_no_curl),
         cmocka_unit_test(test_bg_writer),
         cmocka_unit_test(test_entry_lock),
+        cmocka_unit_test(test_place_file),
         cmocka_unit_test(test_defer),
         cmocka_unit_test(test_hosts),
     };
