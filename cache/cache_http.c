@@ -2021,98 +2021,146 @@ static void finish(xfer *x, CURLcode rc)
 
 /* ---- the loop ---- */
 
+/* Waiting requests whose time has come (retry delays, lock polls, host
+ * waits), while there is room. */
+static void wake_waiting(cache *c)
+{
+    int64_t now = cache_now_ms();
+    ptrvec w = c->waiting;
+    c->waiting = (ptrvec)PTRVEC_INIT;
+    for (size_t i = 0; i < w.len; i++) {
+        xfer *x = w.items[i];
+        bool ready = x->state == X_LOCKWAIT || x->state == X_HOSTWAIT || now >= x->due_ms;
+        if (!ready || c->active.len >= c->o.max_parallel)
+            ptrvec_push(&c->waiting, x);
+        else if (x->state != X_LOCKWAIT)
+            start(x);
+        else if (!advance(x))
+            ptrvec_push(&c->waiting, x);
+    }
+    ptrvec_release(&w);
+}
+
+/* New requests, FIFO, while there is room (cache hits need none). */
+static void take_new(cache *c)
+{
+    while (c->qhead < c->queue.len && c->active.len < c->o.max_parallel) {
+        xfer *x = c->queue.items[c->qhead++];
+        if (!advance(x))
+            ptrvec_push(&c->waiting, x);
+    }
+    if (c->qhead == c->queue.len) {
+        c->queue.len = 0;
+        c->qhead = 0;
+    }
+}
+
+/* Whether the run has nothing left: no request queued, waiting or in
+ * flight, and no deferred task whose done has not run. */
+static bool run_done(const cache *c)
+{
+    return !c->active.len && !c->waiting.len && c->qhead == c->queue.len &&
+           !cache_tasks_pending(c->tasks);
+}
+
+/* Nothing transferred yet (libcurl not loaded): only lock waits or tasks
+ * are pending; waits a lock poll's time for them. */
+static void wait_unloaded(cache *c)
+{
+    if (cache_tasks_pending(c->tasks)) {
+        cache_tasks_wait(c->tasks, LOCK_POLL_MS);
+        cache_tasks_collect(c->tasks, c);
+    } else {
+        usleep(LOCK_POLL_MS * 1000);
+    }
+}
+
+/* Drives the transfers in flight and finishes those done; false when
+ * libcurl's multi interface failed. */
+static bool drive(cache *c)
+{
+    const cache_curl *cu = c->cu;
+    int running = 0;
+    if (cu->multi_perform(c->multi, &running) != CURLM_OK)
+        return false;
+    CURLMsg *msg;
+    int left;
+    while ((msg = cu->multi_info_read(c->multi, &left))) {
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        xfer *x = NULL;
+        cu->easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+        finish(x, msg->data.result);
+    }
+    return true;
+}
+
+/* Milliseconds until a waiting request is due, at most 200 (a request
+ * waiting for another's host is woken by that one, not by time). */
+static long next_due(const cache *c)
+{
+    long wait = 200;
+    int64_t now = cache_now_ms();
+    for (size_t i = 0; i < c->waiting.len; i++) {
+        const xfer *x = c->waiting.items[i];
+        if (x->state == X_HOSTWAIT)
+            continue;
+        long d = x->state == X_LOCKWAIT ? LOCK_POLL_MS : (long)(x->due_ms - now);
+        if (d < wait)
+            wait = d < 0 ? 0 : d;
+    }
+    return wait;
+}
+
+/* Sleeps until a transfer, a finished task (its pipe wakes the poll) or
+ * a waiting request needs the loop. */
+static void wait_for_work(cache *c)
+{
+    long wait = next_due(c);
+    struct curl_waitfd wfd = { cache_tasks_fd(c->tasks), CURL_WAIT_POLLIN, 0 };
+    unsigned n_wfd = wfd.fd >= 0 && cache_tasks_pending(c->tasks) ? 1 : 0;
+    if (c->active.len)
+        c->cu->multi_poll(c->multi, n_wfd ? &wfd : NULL, n_wfd, (int)wait, NULL);
+    else if (n_wfd)
+        cache_tasks_wait(c->tasks, (int)wait);
+    else if (c->waiting.len && wait > 0)
+        usleep((useconds_t)wait * 1000);
+}
+
+/* The end of run_loop(), whatever it returns: the last progress report. */
+static el_code end_run(cache *c, el_code rc)
+{
+    progress(c, true);
+    c->run_ctx = NULL;
+    return rc;
+}
+
+/* Moves every request on until none is left: waiting ones whose time has
+ * come, new ones while there is room, the transfers, the deferred tasks'
+ * dones; then sleeps until something needs it. */
 static el_code run_loop(cache *c, el_ctx *ctx)
 {
     c->run_ctx = ctx;
     c->load_failed = false;
     for (;;) {
-        int64_t now = cache_now_ms();
-        /* Waiting requests whose time has come (retry delays, lock polls). */
-        ptrvec w = c->waiting;
-        c->waiting = (ptrvec)PTRVEC_INIT;
-        for (size_t i = 0; i < w.len; i++) {
-            xfer *x = w.items[i];
-            bool ready = x->state == X_LOCKWAIT || x->state == X_HOSTWAIT || now >= x->due_ms;
-            if (!ready || c->active.len >= c->o.max_parallel)
-                ptrvec_push(&c->waiting, x);
-            else if (x->state != X_LOCKWAIT)
-                start(x);
-            else if (!advance(x))
-                ptrvec_push(&c->waiting, x);
-        }
-        ptrvec_release(&w);
-        /* New requests, FIFO, while there is room (cache hits need none). */
-        while (c->qhead < c->queue.len && c->active.len < c->o.max_parallel) {
-            xfer *x = c->queue.items[c->qhead++];
-            if (!advance(x))
-                ptrvec_push(&c->waiting, x);
-        }
-        if (c->qhead == c->queue.len) {
-            c->queue.len = 0;
-            c->qhead = 0;
-        }
-        if (c->load_failed) {
-            /* A transfer was due and libcurl could not be loaded (recorded). */
-            progress(c, true);
-            c->run_ctx = NULL;
-            return EL_INTERNAL;
-        }
-        if (!c->active.len && !c->waiting.len && c->qhead == c->queue.len &&
-            !cache_tasks_pending(c->tasks))
-            break;
+        wake_waiting(c);
+        take_new(c);
+        if (c->load_failed) /* a transfer was due and libcurl could not be loaded (recorded) */
+            return end_run(c, EL_INTERNAL);
+        if (run_done(c))
+            return end_run(c, EL_OK);
         if (!c->cu) {
-            /* Nothing transferred yet: only lock waits or tasks are pending. */
-            if (cache_tasks_pending(c->tasks)) {
-                cache_tasks_wait(c->tasks, LOCK_POLL_MS);
-                cache_tasks_collect(c->tasks, c);
-            } else {
-                usleep(LOCK_POLL_MS * 1000);
-            }
+            wait_unloaded(c);
             continue;
         }
-        const cache_curl *cu = c->cu;
-        int running = 0;
-        if (cu->multi_perform(c->multi, &running) != CURLM_OK) {
-            progress(c, true);
-            c->run_ctx = NULL;
-            return el_fail(ctx, EL_INTERNAL, "libcurl's multi interface failed");
-        }
-        CURLMsg *msg;
-        int left;
-        while ((msg = cu->multi_info_read(c->multi, &left))) {
-            if (msg->msg != CURLMSG_DONE)
-                continue;
-            xfer *x = NULL;
-            cu->easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
-            finish(x, msg->data.result);
-        }
+        if (!drive(c))
+            return end_run(c, el_fail(ctx, EL_INTERNAL, "libcurl's multi interface failed"));
         cache_tasks_collect(c->tasks, c);
         progress(c, false);
         if (c->qhead < c->queue.len && c->active.len < c->o.max_parallel)
             continue; /* callbacks queued more */
-        long wait = 200;
-        now = cache_now_ms();
-        for (size_t i = 0; i < c->waiting.len; i++) {
-            const xfer *x = c->waiting.items[i];
-            if (x->state == X_HOSTWAIT)
-                continue; /* woken by the request it waits for */
-            long d = x->state == X_LOCKWAIT ? LOCK_POLL_MS : (long)(x->due_ms - now);
-            if (d < wait)
-                wait = d < 0 ? 0 : d;
-        }
-        /* a task finishing wakes the poll (its pipe) */
-        struct curl_waitfd wfd = { cache_tasks_fd(c->tasks), CURL_WAIT_POLLIN, 0 };
-        unsigned n_wfd = wfd.fd >= 0 && cache_tasks_pending(c->tasks) ? 1 : 0;
-        if (c->active.len)
-            cu->multi_poll(c->multi, n_wfd ? &wfd : NULL, n_wfd, (int)wait, NULL);
-        else if (n_wfd)
-            cache_tasks_wait(c->tasks, (int)wait);
-        else if (c->waiting.len && wait > 0)
-            usleep((useconds_t)wait * 1000);
+        wait_for_work(c);
     }
-    progress(c, true);
-    c->run_ctx = NULL;
-    return EL_OK;
 }
 
 /* Every entry the run stored lazily is on disk (and its lock released)
