@@ -152,9 +152,11 @@ char *plan_export(el_ctx *ctx, const plan_input *in, plan_format fmt, size_t *le
  *  The SBOM of in->lock as PLAN_CYCLONEDX or PLAN_SPDX (plan_sbom.c): with
  *  variant NULL every package of the lock and the base image by
  *  plan_lock_base_digest() as the root; with a variant only the packages
- *  it installs (not those in the base) and the root by that variant's
- *  digest. Deterministic: identities from in->lock_digest (and variant),
- *  the time from the lock. Caller frees; *len its length. */
+ *  its plan installs (not those the image it builds on already holds) and
+ *  as the root that image, the one its FROM names (E2B's for e2b, a
+ *  spec's own image, else the base), by digest when pinned, else by tag.
+ *  Deterministic: identities from in->lock_digest (and variant), the time
+ *  from the lock. Caller frees; *len its length. */
 char *plan_sbom_text(const plan_input *in, plan_format fmt, const char *variant, size_t *len);
 
 /* plan_purl() :

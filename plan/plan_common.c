@@ -232,11 +232,11 @@ const char *plan_base_digest(const plan_input *in, const char *variant)
     return NULL;
 }
 
-const char *plan_base_repository(const plan_facts *f, strbuf *scratch)
+const char *plan_base_repository(const plan_input *in, strbuf *scratch)
 {
-    if (f->in->base_repository)
-        return f->in->base_repository;
-    const char *ref = f->in->lock && f->in->lock->base_ref ? f->in->lock->base_ref : "";
+    if (in->base_repository)
+        return in->base_repository;
+    const char *ref = in->lock && in->lock->base_ref ? in->lock->base_ref : "";
     const char *slash = strrchr(ref, '/');
     sb_addf(scratch, "environments/base/%s", slash ? slash + 1 : ref);
     return scratch->buf;
@@ -244,15 +244,16 @@ const char *plan_base_repository(const plan_facts *f, strbuf *scratch)
 
 bool plan_base_image(strbuf *sb, const plan_facts *f, const char *variant, bool with_registry)
 {
-    const char *digest = plan_base_digest(f->in, variant);
-    if (!digest)
-        return false;
-    strbuf repo = STRBUF_INIT;
-    if (with_registry && f->in->base_registry && *f->in->base_registry)
-        sb_addf(sb, "%s/", f->in->base_registry);
-    sb_addf(sb, "%s@%s", plan_base_repository(f, &repo), digest);
-    sb_release(&repo);
-    return true;
+    plan_image im;  /* plan_from.c's choice, which the SBOM's root also names */
+    plan_variant_from(f->in, variant, &im);
+    bool pinned = im.digest != NULL;
+    const char *registry = with_registry && im.kind == PLAN_FROM_BASE ? f->in->base_registry : NULL;
+    if (pinned && registry && *registry)
+        sb_addf(sb, "%s/", registry);
+    if (pinned)
+        sb_adds(sb, im.from);
+    plan_image_release(&im);
+    return pinned;
 }
 
 /* ---- text ---- */

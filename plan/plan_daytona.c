@@ -64,32 +64,31 @@ char *plan_daytona_note(const plan_input *in)
 }
 
 /* FROM the image by digest, else by its tag with the comment saying why. */
-static void df_from_image(strbuf *sb, const plan_facts *f, const char *image)
+static void df_from_image(strbuf *sb, const plan_facts *f)
 {
-    const char *digest = plan_base_digest(f->in, "daytona");
+    plan_image im;  /* the one choice of FROM, which the SBOM's root also names */
+    plan_variant_from(f->in, "daytona", &im);
     sb_adds(sb, "# Built on the spec's image, not the approved base: the contract's user\n"
                 "# is made below when missing; the doctor and the base's wheelhouse come\n"
                 "# from the build context (`" PLAN_DOCTOR_CONTEXT "`, `" PLAN_WHEELHOUSE_CONTEXT
                 "`), supplied by\n# the build service.\n");
-    if (digest) {
-        sb_addf(sb, "FROM %s@%s\n", image, digest);
-        return;
-    }
-    sb_adds(sb, "# Not pinned by a digest, so a later build may start from another image:\n"
-                "# the lock records none for it (the bases catalog's `images:` entry has no\n"
-                "# `digest:`). Add it there and resolve again to pin it.\n");
-    sb_addf(sb, "FROM %s\n", image);
+    if (!im.digest)
+        sb_adds(sb, "# Not pinned by a digest, so a later build may start from another image:\n"
+                    "# the lock records none for it (the bases catalog's `images:` entry has no\n"
+                    "# `digest:`). Add it there and resolve again to pin it.\n");
+    sb_addf(sb, "FROM %s\n", im.from);
+    plan_image_release(&im);
 }
 
 /* header, FROM the image, labels, installs (pip), the doctor, the user,
  * files, postInstall, the doctor's run. */
-static void image_build(const plan_facts *f, const char *image, plan_files *out)
+static void image_build(const plan_facts *f, plan_files *out)
 {
     const plan_df_style st = { .buildkit = false, .pip = true, .user = PLAN_USER_IDS,
                                .conda_create = true, .wheelhouse = true };
     strbuf sb = STRBUF_INIT;
     plan_df_header(&sb, f, "daytona");
-    df_from_image(&sb, f, image);
+    df_from_image(&sb, f);
     plan_df_labels(&sb, f);
     plan_df_installs(&sb, f, &st);
     sb_adds(&sb, "COPY " PLAN_DOCTOR_CONTEXT " " PLAN_DOCTOR_PATH "\n");
@@ -106,7 +105,7 @@ void plan_daytona_files(const plan_facts *f, plan_files *out)
 {
     const char *image = image_of(f);
     if (image) {
-        image_build(f, image, out);
+        image_build(f, out);
         return;
     }
     const plan_df_style st = { .buildkit = false, .pip = f->pip, .user = PLAN_USER_IDS };

@@ -60,12 +60,16 @@ static const plan_env E2B_ENV[] = {
 };
 
 /* FROM's reference: the repository at the catalog's digest (a validated
- * "sha256:<64 hex>"), else the tag. Caller frees. */
+ * "sha256:<64 hex>"), else the tag (plan_variant_from(), which the SBOM's
+ * root is also named from). Caller frees. */
 static char *from_reference(const plan_input *in)
 {
-    if (in->e2b_image_digest)
-        return xasprintf("%s@%s", PLAN_E2B_REPOSITORY, in->e2b_image_digest);
-    return xstrdup(PLAN_E2B_IMAGE);
+    plan_image im;
+    plan_variant_from(in, "e2b", &im);
+    char *ref = im.from;
+    im.from = NULL;
+    plan_image_release(&im);
+    return ref;
 }
 
 static void df_from(strbuf *sb, const plan_facts *f)

@@ -79,7 +79,41 @@ bool plan_base_image(strbuf *sb, const plan_facts *f, const char *variant, bool 
 const char *plan_base_digest(const plan_input *in, const char *variant);
 /* plan_base_repository() : in->base_repository, else derived from the
  *  lock's base ref ("datalayer/python-cpu" -> "environments/base/python-cpu"). */
-const char *plan_base_repository(const plan_facts *f, strbuf *scratch);
+const char *plan_base_repository(const plan_input *in, strbuf *scratch);
+
+/* ---- the image a variant builds FROM (plan_from.c) ---- */
+
+typedef enum plan_from_kind {
+    PLAN_FROM_BASE,        /* the approved (Datalayer) base, by the lock's digest */
+    PLAN_FROM_SPEC_IMAGE,  /* the spec's own image (`build.source: image`) */
+    PLAN_FROM_E2B,         /* E2B's template image, PLAN_E2B_IMAGE */
+} plan_from_kind;
+
+typedef struct plan_image {
+    plan_from_kind kind;
+    char *from;            /* as FROM names it, without a registry prefix:
+                              "name@digest" ("python:3.11-slim@sha256:..."
+                              for a spec's image), else the tag reference */
+    char *name;            /* the repository: no tag, no digest */
+    char *tag;             /* "latest", "3.11-slim", or NULL */
+    const char *digest;    /* "sha256:<hex>" pinning it, or NULL (borrowed) */
+} plan_image;
+
+/* plan_variant_from() :
+ *  The image `variant`'s plan builds FROM: e2b's is E2B's image (pinned by
+ *  in->e2b_image_digest), a variant the lock puts on a spec's image builds
+ *  on it (pinned by the lock's digest for the variant), any other on the
+ *  base at the lock's digest. Release with plan_image_release(). */
+void plan_variant_from(const plan_input *in, const char *variant, plan_image *out);
+void plan_image_release(plan_image *im);
+/* plan_image_installs() :
+ *  Whether the plan on `im` installs `p`: every package the lock does not
+ *  mark installedInBase; of those it does, none on the base (it holds
+ *  them), the Python ones on a spec's image (from the wheelhouse; its
+ *  Debian ones are the image's, by the catalog's dpkg status of it), and
+ *  none on E2B's image (which holds none of the base's: the e2b plan
+ *  installs only what the base lacks). */
+bool plan_image_installs(const plan_image *im, const lock_package *p);
 
 /* ---- text ---- */
 

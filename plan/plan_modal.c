@@ -183,8 +183,8 @@ static void content_steps(strbuf *sb, const plan_facts *f)
 
 static void module_head(strbuf *sb, const plan_facts *f)
 {
-    strbuf repo = STRBUF_INIT;
-    const char *digest = plan_base_digest(f->in, "modal");
+    plan_image im;  /* the one choice of image, which the SBOM's root also names */
+    plan_variant_from(f->in, "modal", &im);
     sb_adds(sb, "# modal_image.py: the Modal image of environment `");
     plan_comment_text(sb, f->name);
     sb_addf(sb, "` (modal variant).\n# Lock: %s\n", f->in->lock_digest ? f->in->lock_digest : "");
@@ -192,14 +192,14 @@ static void module_head(strbuf *sb, const plan_facts *f)
                 "new plan.\n# The files it adds (lock.txt, requirements.txt, ...) sit beside "
                 "it; files/<i> are\n# supplied by the build service from each spec.files "
                 "contentRef.\nimport pathlib\n\nimport modal\n\nREPOSITORY = ");
-    plan_py_str(sb, plan_base_repository(f, &repo));
+    plan_py_str(sb, im.name);
     sb_adds(sb, "\nDIGEST = ");
-    plan_py_str(sb, digest ? digest : "");
+    plan_py_str(sb, im.digest ? im.digest : "");
     sb_adds(sb, "\nLOCK_DIGEST = ");
     plan_py_str(sb, f->in->lock_digest ? f->in->lock_digest : "");
     sb_adds(sb, "\nMODAL_IMAGE_BUILDER_VERSION = \"2025.06\"\n\n"
                 "HERE = pathlib.Path(__file__).resolve().parent\n\n\n");
-    sb_release(&repo);
+    plan_image_release(&im);
 }
 
 static char *module_text(const plan_facts *f, size_t *len)

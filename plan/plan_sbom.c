@@ -1,11 +1,14 @@
 /* plan_sbom.c — the lock as a software bill of materials: CycloneDX 1.6
  * JSON and SPDX 2.3 JSON (docs/plans.md, "Exports"), for `export --format
  * cyclonedx|spdx`, and per variant for plan's sbom.cdx.json (only what
- * that variant installs, its own base digest as the root).
+ * that variant installs, the image its plan builds FROM as the root).
  *
  * Every value comes from the lock: each package with its package URL
  * (purl, docs/plans.md gives the rules), its artifacts' hashes, the edges
- * the lock resolved, and the base image by digest as the root. Nothing
+ * the lock resolved, and the base image by digest as the root (for a
+ * variant, the image plan_variant_from() names, which is the one its FROM
+ * line names: E2B's for e2b, a spec's own image, else the base; by digest
+ * when pinned, else by tag). Nothing
  * comes from the clock or the machine: the serial number and document
  * namespace are name-based UUIDs of the lock digest (and variant), the
  * time is the lock's own (excludeNewer, else its apt snapshot), and
@@ -187,8 +190,11 @@ typedef struct sbom {
     sbom_pkg *v;
     size_t n;
     const char *deb_source;   /* the first deb source, for debs in the base */
-    const char *root_digest;  /* the base image's, or NULL */
-    char root_ref[160];
+    plan_image img;           /* a variant's FROM image (zeroed without a variant) */
+    const char *root_name;    /* the root image's repository */
+    const char *root_digest;  /* its digest, or NULL */
+    const char *root_version; /* the digest, else the tag, else the base channel, or NULL */
+    char *root_ref;
     char time[32];            /* "YYYY-MM-DDTHH:MM:SSZ", or "" when the lock has none */
 } sbom;
 
@@ -257,12 +263,14 @@ static void sbom_init(sbom *s, const plan_input *in, const char *variant)
     s->in = in;
     s->variant = variant;
     s->v = xcalloc(d->n_packages + 1, sizeof *s->v);
+    if (variant)
+        plan_variant_from(in, variant, &s->img);
     for (size_t i = 0; i < d->n_packages; i++)
         if (!s->deb_source && strcmp(d->packages[i].ecosystem, "deb") == 0)
             s->deb_source = d->packages[i].source;
     for (size_t i = 0; i < d->n_packages; i++) {
         const lock_package *p = &d->packages[i];
-        if (variant && p->installed_in_base)
+        if (variant && !plan_image_installs(&s->img, p))
             continue;
         s->v[s->n++] = (sbom_pkg){ .p = p, .ref = pkg_ref(p) };
     }
@@ -279,8 +287,12 @@ static void sbom_init(sbom *s, const plan_input *in, const char *variant)
         k++;
     }
     s->n = k;
-    s->root_digest = variant ? plan_base_digest(in, variant) : plan_lock_base_digest(d);
-    snprintf(s->root_ref, sizeof s->root_ref, "image:%s", d->base_ref ? d->base_ref : "base");
+    s->root_name = variant ? s->img.name : d->base_ref ? d->base_ref : "base";
+    s->root_digest = variant ? s->img.digest : plan_lock_base_digest(d);
+    s->root_version = s->root_digest ? s->root_digest
+                      : s->img.tag ? s->img.tag
+                      : !variant || s->img.kind == PLAN_FROM_BASE ? d->base_channel : NULL;
+    s->root_ref = xasprintf("image:%s", s->root_name);
     sbom_time(in, s->time);
 }
 
@@ -292,6 +304,8 @@ static void sbom_release(sbom *s)
         free(s->v[i].purl);
     }
     free(s->v);
+    free(s->root_ref);
+    plan_image_release(&s->img);
 }
 
 static const sbom_pkg *find_ref(const sbom *s, const char *ref)
@@ -533,24 +547,27 @@ static json_object *cdx_component(const sbom_pkg *sp)
     return o;
 }
 
-/* The base image: a container named by its reference, versioned by digest. */
+/* The image built on: a container named by its repository, versioned by
+ * digest (else its tag); a variant's with the reference FROM names. */
 static json_object *cdx_root(const sbom *s)
 {
-    const lock_doc *d = s->in->lock;
     json_object *o = json_object_new_object();
     jadd(o, "type", "container");
     jadd(o, "bom-ref", s->root_ref);
-    jadd(o, "name", d->base_ref ? d->base_ref : "base");
-    if (s->root_digest)
-        jadd(o, "version", s->root_digest);
-    else if (d->base_channel)
-        jadd(o, "version", d->base_channel);
+    jadd(o, "name", s->root_name);
+    if (s->root_version)
+        jadd(o, "version", s->root_version);
     if (s->root_digest && strncmp(s->root_digest, "sha256:", 7) == 0) {
         json_object *hs = json_object_new_array(), *h = json_object_new_object();
         jadd(h, "alg", "SHA-256");
         jadd(h, "content", s->root_digest + 7);
         json_object_array_add(hs, h);
         json_object_object_add(o, "hashes", hs);
+    }
+    if (s->variant) {
+        json_object *props = json_object_new_array();
+        json_object_array_add(props, cdx_property("envlock:from", s->img.from));
+        json_object_object_add(o, "properties", props);
     }
     return o;
 }
@@ -698,10 +715,7 @@ static json_object *spdx_package(const sbom_pkg *sp)
 
 static json_object *spdx_root(const sbom *s, const char *id)
 {
-    const lock_doc *d = s->in->lock;
-    json_object *o = spdx_package_base(id, d->base_ref ? d->base_ref : "base",
-                                       s->root_digest ? s->root_digest : d->base_channel, NULL,
-                                       NULL);
+    json_object *o = spdx_package_base(id, s->root_name, s->root_version, NULL, NULL);
     if (s->root_digest && strncmp(s->root_digest, "sha256:", 7) == 0) {
         json_object *a = json_object_new_array(), *c = json_object_new_object();
         jadd(c, "algorithm", "SHA256");

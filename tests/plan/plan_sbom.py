@@ -8,17 +8,22 @@ carries some of them) is resolved from the committed mirror through
 file:// and planned for every variant, twice, in two places and two time
 zones. For each variant, checked from outside envlock:
   - the official CycloneDX 1.6 JSON schema validates it (the schemas of
-    data/sbom-schemas/, as plan_export_sbom uses them);
+    data/sbom-schemas/, as plan_export_sbom uses them), and CycloneDX's
+    own library reads it back (when ENVLOCK_CDX_LIB names it);
   - its components are exactly what the variant's install steps install,
     read from the plan's own install inputs: requirements.txt (`name==version`
     pins), apt-packages.txt (`name=version`) and package-lock.json (npm's
     `packages`), and so nothing the base already carries (the lock's
     installedInBase packages are absent);
   - purl types match the ecosystems (pkg:pypi, pkg:npm, pkg:deb);
-  - the root component is the base image by this variant's digest
-    (target.base.digests in the lock), and every dependency ref names a
-    component or the root;
-  - both plans hold the same bytes, and no path of either leaks into them.
+  - the root component is the image the variant's Dockerfile builds FROM,
+    read from that FROM line: its repository as the name, its digest as
+    version and hash when FROM pins one, else its tag; for e2b that is
+    E2B's image, never the Datalayer base's e2b digest of the lock; and
+    every dependency ref names a component or the root;
+  - both plans hold the same bytes, and no path of either leaks into them;
+  - planned again with a catalog whose `images:` entry for E2B's image has
+    a digest, e2b's FROM and SBOM root both take that digest.
 """
 import json
 import os
@@ -93,6 +98,23 @@ def installs(d):
     return out
 
 
+def from_line(d):
+    """(repository, tag, digest) of the FROM line of the variant's
+    Dockerfile, the registry prefix (a host with `.` or `:`) dropped."""
+    df = [f for f in os.listdir(d) if f.endswith("Dockerfile")]
+    if not df:
+        return None, None, None
+    ref = [ln.split()[1] for ln in open(os.path.join(d, df[0])) if ln.startswith("FROM ")][0]
+    ref, _, digest = ref.partition("@")
+    first, _, rest = ref.partition("/")
+    if rest and ("." in first or ":" in first):
+        ref = rest
+    slash = ref.rfind("/")
+    colon = ref.rfind(":")
+    tag = ref[colon + 1:] if colon > slash else None
+    return (ref[:colon] if colon > slash else ref), tag, digest or None
+
+
 def component_key(c):
     props = {p["name"]: p["value"] for p in c.get("properties", [])}
     return (props.get("envlock:ecosystem"), pep503(c["name"]) if props.get("envlock:ecosystem") == "pypi"
@@ -103,6 +125,9 @@ def check_variant(v, text, d, lock):
     doc = json.loads(text)
     errs = validate(doc)
     check(not errs, "%s: schema: %s" % (v, errs[:5]))
+    lib = sbom_check.cdx_library_count(text.encode())
+    check(lib is None or (lib[0] and lib[1] == str(len(doc.get("components", []))).encode()),
+          "%s: cyclonedx-library read-back: %r" % (v, lib))
     check(doc.get("specVersion") == "1.6", "%s: specVersion %s" % (v, doc.get("specVersion")))
     comps = doc.get("components", [])
     got = {component_key(c) for c in comps}
@@ -117,16 +142,50 @@ def check_variant(v, text, d, lock):
         eco = component_key(c)[0]
         check(c.get("purl", "").startswith("pkg:%s/" % eco), "%s: %s has purl %s" % (v, c["name"], c.get("purl")))
     root = doc["metadata"]["component"]
-    digest = lock["target"]["base"]["digests"][v]
-    check(root.get("type") == "container" and root.get("version") == digest,
-          "%s: root %s, the lock's base for it is %s" % (v, root, digest))
-    check({h["content"] for h in root.get("hashes", [])} == {digest.split(":", 1)[1]},
-          "%s: root hashes %s" % (v, root.get("hashes")))
+    name, tag, digest = from_line(d)
+    check(root.get("type") == "container" and root.get("name") == name
+          and root.get("version") == (digest or tag),
+          "%s: root %s, the Dockerfile builds FROM %s" % (v, root, (name, tag, digest)))
+    want_hashes = {digest.split(":", 1)[1]} if digest else set()
+    check({h["content"] for h in root.get("hashes", [])} == want_hashes,
+          "%s: root hashes %s, FROM's digest %s" % (v, root.get("hashes"), digest))
+    if v == "e2b":
+        check(name == "e2bdev/code-interpreter" and digest != lock["target"]["base"]["digests"][v],
+              "e2b: root %s is not E2B's image" % root)
     refs = {c["bom-ref"] for c in comps} | {root["bom-ref"]}
     for dep in doc.get("dependencies", []):
         for r in [dep["ref"]] + dep.get("dependsOn", []):
             check(r in refs, "%s: dependency ref %s names no component" % (v, r))
     return len(comps)
+
+
+E2B_DIGEST = "sha256:" + "e2b0" * 16
+
+
+def pinned(work, lock, lock_doc):
+    """The demo's catalog with an `images:` entry for E2B's image carrying a
+    digest (made up here): e2b's FROM and its SBOM root take it."""
+    text = open(os.path.join(DEMO, "bases.yaml")).read()
+    text = text.replace("keyring: mirror/", "keyring: %s/mirror/" % DEMO)
+    text = text.replace("dpkgStatus: ../", "dpkgStatus: %s/../" % DEMO)
+    text += ("images:\n  \"e2bdev/code-interpreter:latest\":\n    python: 3.12.11\n"
+             "    arch: amd64\n    libc: glibc 2.36\n    platform: manylinux_2_36_x86_64\n"
+             "    digest: %s\n" % E2B_DIGEST)
+    bases = os.path.join(work, "bases-e2b.yaml")
+    open(bases, "w").write(text)
+    out = os.path.join(work, "plan-pinned")
+    r = run(["plan", os.path.join(DEMO, "demo.yaml"), lock, "--bases", bases,
+             "--variant", "e2b", "-o", out], cwd=work)
+    if r.returncode != 0:
+        check(False, "plan with the e2b image pinned exited %d: %s" % (r.returncode, r.stderr))
+        return
+    d = os.path.join(out, "e2b")
+    check(from_line(d)[2] == E2B_DIGEST, "e2b: FROM %s, not pinned by the catalog's digest"
+          % (from_line(d),))
+    root = json.loads(open(os.path.join(d, "sbom.cdx.json")).read())["metadata"]["component"]
+    check(root.get("version") == E2B_DIGEST, "e2b pinned: root %s" % root)
+    n = check_variant("e2b", open(os.path.join(d, "sbom.cdx.json")).read(), d, lock_doc)
+    print("e2b pinned: sbom.cdx.json, root %s@%s, %d components" % (root.get("name"), E2B_DIGEST, n))
 
 
 def main():
@@ -164,6 +223,7 @@ def main():
                 check(leak.encode() not in a, "%s: `%s` in the SBOM" % (v, leak))
             n = check_variant(v, a.decode(), os.path.join(outs[0], v), lock_doc)
             print("%s: sbom.cdx.json, %d components, %d bytes" % (v, n, len(a)))
+        pinned(work, lock, lock_doc)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for f in FAILS:

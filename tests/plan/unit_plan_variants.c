@@ -786,15 +786,23 @@ static void test_e2b_pin(void **state)
     assert_non_null(strstr(text_of(&pin, "template.json"),
                            "\n  \"fromImage\": \"e2bdev/code-interpreter@" DIGEST_E2B "\",\n"));
     assert_null(plan_note(&fx.in, "e2b"));
+    /* the SBOM's root is the image FROM names, never the base's e2b digest */
+    const char *sb_tag = text_of(&tag, "sbom.cdx.json"), *sb_pin = text_of(&pin, "sbom.cdx.json");
+    assert_non_null(strstr(sb_tag, "\"name\": \"e2bdev/code-interpreter\",\n"
+                                   "      \"version\": \"latest\",\n"));
+    assert_non_null(strstr(sb_pin, "\"name\": \"e2bdev/code-interpreter\",\n"
+                                   "      \"version\": \"" DIGEST_E2B "\",\n"));
+    assert_null(strstr(sb_tag, DIGEST_2 + 7));
+    assert_null(strstr(sb_pin, DIGEST_2 + 7));
     assert_int_equal(tag.n, pin.n);
     for (size_t i = 0; i < tag.n; i++) {
         assert_string_equal(tag.v[i].name, pin.v[i].name);
-        if (strcmp(tag.v[i].name, "e2b.Dockerfile") != 0 &&
-            strcmp(tag.v[i].name, "template.json") != 0)
-            assert_int_equal(tag.v[i].len, pin.v[i].len);
-        if (strcmp(tag.v[i].name, "e2b.Dockerfile") != 0 &&
-            strcmp(tag.v[i].name, "template.json") != 0)
-            assert_memory_equal(tag.v[i].data, pin.v[i].data, tag.v[i].len);
+        if (strcmp(tag.v[i].name, "e2b.Dockerfile") == 0 ||
+            strcmp(tag.v[i].name, "template.json") == 0 ||
+            strcmp(tag.v[i].name, "sbom.cdx.json") == 0)
+            continue;
+        assert_int_equal(tag.v[i].len, pin.v[i].len);
+        assert_memory_equal(tag.v[i].data, pin.v[i].data, tag.v[i].len);
     }
     plan_files_release(&tag);
     plan_files_release(&pin);

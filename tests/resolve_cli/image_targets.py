@@ -14,6 +14,8 @@ holding the base (Python 3.13.7) and the image python:3.11-slim (3.11.9):
            the digest the catalog records (a floating tag, said so in the
            Dockerfile and a note, when it records none), with the locked
            installs in pip's form, the contract's user and the doctor;
+           each variant's SBOM names that image (modal's the base) as its
+           root and lists what its plan installs;
            modal's module builds on the base; e2b and datalayer, asked for
            by name, are refused naming the recipe's `baseImage`, and an
            Environment on an image drops an optional e2b naming
@@ -282,7 +284,25 @@ def check_daytona(site, from_line):
     expect_in(reqs, ["fastlib==1.5", want, "tomli==2.0.1"], "daytona's requirements.txt")
     if "kernelpkg" in reqs:
         raise Failure("the protected stack is the wheelhouse's, not the index's:\n%s" % reqs)
+    check_sboms(site, ref[1] if len(ref) > 1 else None)
     return df
+
+
+def check_sboms(site, digest):
+    """Each variant's sbom.cdx.json names as its root the image its plan
+    builds FROM (daytona: the image, by digest when pinned, else its tag;
+    modal: the base), and lists what that plan installs: on the image the
+    base's protected stack too (from the wheelhouse), on the base not."""
+    for variant, name, version, protected in (
+            ("daytona", "python", digest or "3.11-slim", True),
+            ("modal", "environments/base/python-cpu", DIGEST, False)):
+        doc = json.loads(read(site, "plan", variant, "sbom.cdx.json"))
+        root = doc["metadata"]["component"]
+        if (root.get("name"), root.get("version")) != (name, version):
+            raise Failure("%s's SBOM root %s, want %s %s" % (variant, root, name, version))
+        names = {(c["name"], c["version"]) for c in doc["components"]}
+        if ("fastlib", "1.5") not in names or (("kernelpkg", "2.0") in names) != protected:
+            raise Failure("%s's SBOM lists %s" % (variant, sorted(names)))
 
 
 def part_plan(site):
