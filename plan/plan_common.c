@@ -754,14 +754,15 @@ static void df_apt(strbuf *sb, const plan_facts *f)
     sb_adds(sb, " && rm -rf /var/lib/apt/lists/*\n");
 }
 
-/* The packages the lock has the base hold, on an image that is not the
- * base: from the wheelhouse only (no index; they have no hash in the lock),
- * at the lock's versions, without dependencies (the lock is the closure). */
+/* The base's protected stack on an image that is not the base (chosen by
+ * plan_from_wheelhouse(), as the SBOM's components are): from the
+ * wheelhouse only (no index; they have no hash in the lock), at the lock's
+ * versions, without dependencies (the lock is the closure). */
 static void df_wheelhouse(strbuf *sb, const plan_facts *f)
 {
     size_t n = 0;
     for (size_t i = 0; i < f->pypi.len; i++)
-        n += ((const lock_package *)f->pypi.items[i])->installed_in_base;
+        n += plan_from_wheelhouse(f->pypi.items[i]);
     if (!n)
         return;
     sb_adds(sb, "COPY " PLAN_WHEELHOUSE_CONTEXT " " PLAN_WHEELHOUSE "\n"
@@ -769,7 +770,7 @@ static void df_wheelhouse(strbuf *sb, const plan_facts *f)
                 PLAN_WHEELHOUSE " \\\n");
     for (size_t i = 0, k = 0; i < f->pypi.len; i++) {
         const lock_package *p = f->pypi.items[i];
-        if (!p->installed_in_base)
+        if (!plan_from_wheelhouse(p))
             continue;
         strbuf pin = STRBUF_INIT;
         sb_addf(&pin, "%s==%s", p->name, p->version);

@@ -53,9 +53,19 @@ void plan_image_release(plan_image *im)
     memset(im, 0, sizeof *im);
 }
 
+bool plan_from_wheelhouse(const lock_package *p)
+{
+    if (!p->installed_in_base || strcmp(p->ecosystem, "pypi") != 0)
+        return false;
+    for (const char **r = p->requested_by; r && *r; r++)
+        if (strcmp(*r, "protected") == 0)
+            return true;
+    return false;
+}
+
 bool plan_image_installs(const plan_image *im, const lock_package *p)
 {
     if (!p->installed_in_base)
         return true;
-    return im->kind == PLAN_FROM_SPEC_IMAGE && strcmp(p->ecosystem, "pypi") == 0;
+    return im->kind == PLAN_FROM_SPEC_IMAGE && plan_from_wheelhouse(p);
 }

@@ -106,13 +106,19 @@ typedef struct plan_image {
  *  base at the lock's digest. Release with plan_image_release(). */
 void plan_variant_from(const plan_input *in, const char *variant, plan_image *out);
 void plan_image_release(plan_image *im);
+/* plan_from_wheelhouse() :
+ *  Whether a plan on an image that is not the base installs `p` from the
+ *  base's wheelhouse: a Python package the lock has the base hold as one
+ *  of its protected pins (requestedBy "protected"). Another Python package
+ *  marked installedInBase on such a target is the image's own. */
+bool plan_from_wheelhouse(const lock_package *p);
 /* plan_image_installs() :
  *  Whether the plan on `im` installs `p`: every package the lock does not
  *  mark installedInBase; of those it does, none on the base (it holds
- *  them), the Python ones on a spec's image (from the wheelhouse; its
- *  Debian ones are the image's, by the catalog's dpkg status of it), and
- *  none on E2B's image (which holds none of the base's: the e2b plan
- *  installs only what the base lacks). */
+ *  them), on a spec's image the base's protected stack (from the
+ *  wheelhouse; the rest are the image's own, by the catalog's dpkg status
+ *  and preinstalled list of it), and none on E2B's image (which holds none
+ *  of the base's: the e2b plan installs only what the base lacks). */
 bool plan_image_installs(const plan_image *im, const lock_package *p);
 
 /* ---- text ---- */

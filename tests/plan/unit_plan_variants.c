@@ -1026,6 +1026,37 @@ static void remove_dir(const char *dir)
 
 /* plan_py_str() literals evaluate, in python3, to the original bytes (as
  * UTF-8 with surrogateescape for bytes that are not UTF-8). */
+/* What each FROM image's plan installs of the packages the lock marks
+ * installedInBase: nothing on the base; on a spec's image the base's
+ * protected stack (from the wheelhouse), not the image's own; on E2B's
+ * image nothing of the base's. */
+static void test_image_installs(void **state)
+{
+    (void)state;
+    const char *prot[] = { "protected", NULL }, *dep[] = { "pypi:x@1", NULL };
+    lock_package pinned = { .ecosystem = "pypi", .name = "kernelpkg", .version = "2.0",
+                            .requested_by = prot, .installed_in_base = true };
+    lock_package own = { .ecosystem = "pypi", .name = "pip", .version = "24.0",
+                         .requested_by = dep, .installed_in_base = true };
+    lock_package deb = { .ecosystem = "deb", .name = "libc6", .version = "2.36-9",
+                         .requested_by = prot, .installed_in_base = true };
+    lock_package fresh = { .ecosystem = "pypi", .name = "fastlib", .version = "1.5",
+                           .requested_by = dep };
+    plan_image base = { .kind = PLAN_FROM_BASE }, img = { .kind = PLAN_FROM_SPEC_IMAGE },
+               e2b = { .kind = PLAN_FROM_E2B };
+    assert_true(plan_from_wheelhouse(&pinned));
+    assert_false(plan_from_wheelhouse(&own) || plan_from_wheelhouse(&deb) ||
+                 plan_from_wheelhouse(&fresh));
+    assert_false(plan_image_installs(&base, &pinned) || plan_image_installs(&base, &own) ||
+                 plan_image_installs(&base, &deb));
+    assert_true(plan_image_installs(&img, &pinned));
+    assert_false(plan_image_installs(&img, &own) || plan_image_installs(&img, &deb));
+    assert_false(plan_image_installs(&e2b, &pinned) || plan_image_installs(&e2b, &own) ||
+                 plan_image_installs(&e2b, &deb));
+    assert_true(plan_image_installs(&base, &fresh) && plan_image_installs(&img, &fresh) &&
+                plan_image_installs(&e2b, &fresh));
+}
+
 static void test_py_str(void **state)
 {
     (void)state;
@@ -1354,6 +1385,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_nothing_to_install),
         cmocka_unit_test(test_e2b_daytona_shape),
         cmocka_unit_test(test_e2b_pin),
+        cmocka_unit_test(test_image_installs),
         cmocka_unit_test(test_apt_pins_are_the_locks),
         cmocka_unit_test(test_installs_only_the_lock),
         cmocka_unit_test(test_deterministic),
