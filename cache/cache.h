@@ -237,10 +237,10 @@ void cache_submit(cache *c, const cache_request *rq);
  *  hold up the transfers: runs `work(user)` on a worker thread, then
  *  `done(c, user)` on the thread in cache_run(), where it may submit
  *  requests and defer more. Works run on several threads at once: `work`
- *  may touch only `user` and what stays unchanged during the run. Each done runs exactly once, before
- *  cache_run() returns (also when the run fails), in the order the works
- *  finished. Outside a run, or when no thread can be started, both run at
- *  once. */
+ *  may touch only `user` and what stays unchanged during the run. Each
+ *  done runs exactly once, before cache_run() returns (also when the run
+ *  fails), in the order the works finished. Outside a run, or when no
+ *  thread can be started, both run at once. */
 typedef void (*cache_work_fn)(void *user);
 typedef void (*cache_done_task_fn)(cache *c, void *user);
 void cache_defer(cache *c, cache_work_fn work, cache_done_task_fn done, void *user);
