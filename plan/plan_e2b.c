@@ -6,7 +6,10 @@
  * the base lacks it, and the doctor, which that base does not carry, comes
  * from the build context (the zipapp `datalayer-sandbox`, which the build
  * service supplies as it supplies files/<i>) before it runs as the last
- * step. A conda environment is made at /opt/conda (that image has no
+ * step. The base's protected Python stack, which E2B's image lacks, is
+ * installed from the base's wheelhouse in the build context (REFERENCE §7:
+ * e2b copies the wheelhouse and the lock), as on a spec's own image. A
+ * conda environment is made at /opt/conda (that image has no
  * conda prefix) and its bin put first on PATH, so its python is the
  * sandbox's. It owns this variant's refusals and its two files.
  *
@@ -106,7 +109,8 @@ char *plan_e2b_note(const plan_input *in)
 static char *dockerfile(const plan_facts *f, size_t *len)
 {
     const plan_df_style st = { .buildkit = false, .pip = true, .user = "datalayer",
-                               .extra_env = E2B_ENV, .n_extra_env = 2, .conda_create = true };
+                               .extra_env = E2B_ENV, .n_extra_env = 2, .conda_create = true,
+                               .wheelhouse = true };
     strbuf sb = STRBUF_INIT;
     plan_df_header(&sb, f, "e2b");
     df_from(&sb, f);
@@ -124,6 +128,11 @@ static char *template_json(const plan_facts *f, size_t *len)
     json_object *o = json_object_new_object();
     json_object *ctx = json_object_new_array();
     json_object_array_add(ctx, json_object_new_string(E2B_DOCTOR_CONTEXT));
+    for (size_t i = 0; i < f->pypi.len; i++)
+        if (plan_from_wheelhouse(f->pypi.items[i])) { /* the Dockerfile copies it */
+            json_object_array_add(ctx, json_object_new_string(PLAN_WHEELHOUSE_CONTEXT));
+            break;
+        }
     json_object_object_add(o, "contextFromBuildService", ctx);
     json_object_object_add(o, "dockerfile", json_object_new_string("e2b.Dockerfile"));
     char *from = from_reference(f->in);

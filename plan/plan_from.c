@@ -67,5 +67,5 @@ bool plan_image_installs(const plan_image *im, const lock_package *p)
 {
     if (!p->installed_in_base)
         return true;
-    return im->kind == PLAN_FROM_SPEC_IMAGE && plan_from_wheelhouse(p);
+    return im->kind != PLAN_FROM_BASE && plan_from_wheelhouse(p);
 }

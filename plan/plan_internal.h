@@ -115,10 +115,10 @@ bool plan_from_wheelhouse(const lock_package *p);
 /* plan_image_installs() :
  *  Whether the plan on `im` installs `p`: every package the lock does not
  *  mark installedInBase; of those it does, none on the base (it holds
- *  them), on a spec's image the base's protected stack (from the
- *  wheelhouse; the rest are the image's own, by the catalog's dpkg status
- *  and preinstalled list of it), and none on E2B's image (which holds none
- *  of the base's: the e2b plan installs only what the base lacks). */
+ *  them), and on another image the base's protected stack, from the
+ *  wheelhouse. The rest are, on a spec's image, the image's own (the
+ *  catalog's dpkg status and preinstalled list of it); on E2B's image,
+ *  which holds none of the base's, the plan installs them not either. */
 bool plan_image_installs(const plan_image *im, const lock_package *p);
 
 /* ---- text ---- */

@@ -469,7 +469,8 @@ static const char EXPECTED_SMALL[] =
 static const char TEMPLATE_SMALL[] =
     "{\n"
     "  \"contextFromBuildService\": [\n"
-    "    \"datalayer-sandbox\"\n"
+    "    \"datalayer-sandbox\",\n"
+    "    \"wheelhouse\"\n"
     "  ],\n"
     "  \"dockerfile\": \"e2b.Dockerfile\",\n"
     "  \"fromImage\": \"e2bdev/code-interpreter:latest\",\n"
@@ -840,7 +841,26 @@ static bool has(const char *s, const char *needle)
     return strstr(s, needle) != NULL;
 }
 
-/* Every RUN that installs anything is one of the three locked steps, and
+/* The wheelhouse step installs exactly the lock's protected pins the base
+ * holds, at their locked versions. */
+static void check_wheelhouse(const char *run, const fixture *fx)
+{
+    size_t n = 0, want = 0;
+    for (size_t i = 0; i < fx->lock->n_packages; i++) {
+        const lock_package *p = &fx->lock->packages[i];
+        if (!plan_from_wheelhouse(p))
+            continue;
+        want++;
+        char *pin = xasprintf(" %s==%s", p->name, p->version);
+        n += strstr(run, pin) != NULL;
+        free(pin);
+    }
+    assert_true(want > 0);
+    assert_int_equal(n, want);
+}
+
+/* Every RUN that installs anything is one of the three locked steps (the
+ * wheelhouse's a fourth, off the base), and
  * requirements.txt names only locked versions the base lacks. */
 static void check_installs(const char *df, const fixture *fx, const plan_files *out)
 {
@@ -857,6 +877,9 @@ static void check_installs(const char *df, const fixture *fx, const plan_files *
             py++;
         else if (has(s, "npm ci --ignore-scripts"))
             npm++;
+        else if (has(s, "pip install --no-index --no-deps --no-cache-dir --find-links "
+                        "/opt/datalayer/wheelhouse-import "))
+            check_wheelhouse(s, fx);
         else if (!has(s, "useradd"))
             fail_msg("an install outside the lock: %s", s);
     }
@@ -1027,9 +1050,8 @@ static void remove_dir(const char *dir)
 /* plan_py_str() literals evaluate, in python3, to the original bytes (as
  * UTF-8 with surrogateescape for bytes that are not UTF-8). */
 /* What each FROM image's plan installs of the packages the lock marks
- * installedInBase: nothing on the base; on a spec's image the base's
- * protected stack (from the wheelhouse), not the image's own; on E2B's
- * image nothing of the base's. */
+ * installedInBase: nothing on the base; on a spec's image and on E2B's the
+ * base's protected stack (from the wheelhouse), nothing else. */
 static void test_image_installs(void **state)
 {
     (void)state;
@@ -1051,8 +1073,8 @@ static void test_image_installs(void **state)
                  plan_image_installs(&base, &deb));
     assert_true(plan_image_installs(&img, &pinned));
     assert_false(plan_image_installs(&img, &own) || plan_image_installs(&img, &deb));
-    assert_false(plan_image_installs(&e2b, &pinned) || plan_image_installs(&e2b, &own) ||
-                 plan_image_installs(&e2b, &deb));
+    assert_true(plan_image_installs(&e2b, &pinned));
+    assert_false(plan_image_installs(&e2b, &own) || plan_image_installs(&e2b, &deb));
     assert_true(plan_image_installs(&base, &fresh) && plan_image_installs(&img, &fresh) &&
                 plan_image_installs(&e2b, &fresh));
 }
