@@ -1,6 +1,6 @@
 /* cache_hosts.h — hosts a cache found unreachable (cache_hosts.c), internal
  * to cache/: a host name that does not resolve, a proxy that does not, a
- * host and port that refuse connections. cache_http.c asks before each
+ * host and port that refuse connections or let them time out. cache_http.c asks before each
  * attempt, so that once one request to such a host has used its retries
  * the others to it fail at once, for as long as the cache is open (one
  * command), instead of each paying the same retries again. */
@@ -13,7 +13,7 @@ typedef struct cache_hosts cache_hosts;
 
 /* What a host's requests are answered with once it is down. */
 typedef struct cache_host_down {
-    const char *reason; /* "dns", "connect" or "proxy" (a static string) */
+    const char *reason; /* "dns", "connect", "proxy" or "timeout" (static) */
     const char *text;   /* libcurl's words ("Could not resolve host: h") */
     unsigned attempts;  /* the attempts of the request that gave up */
     bool retryable;

@@ -1782,6 +1782,21 @@ static void detach(xfer *x)
     c->cu->multi_remove_handle(c->multi, x->easy);
 }
 
+/* What is known of x's host before x retries it (cache_hosts.h): true
+ * when x is settled here, failed at once (the host was given up) or
+ * parked (another request probes it); false when x may try again. */
+static bool host_gate(xfer *x)
+{
+    const cache_host_down *down = NULL;
+    const char *cur = x->hop ? x->hop : x->transport;
+    cache_host_state s = cache_hosts_state(x->c->hosts, cur, x, &down);
+    if (s == CACHE_HOST_DOWN)
+        fail_down(x, down);
+    else if (s == CACHE_HOST_PROBED)
+        park(x);
+    return s != CACHE_HOST_UNKNOWN;
+}
+
 /* A transfer that curl ended with a timeout: which bound ran out, and a
  * retry when that bound leaves time for another attempt. */
 static void timed_out(xfer *x, CURLcode rc)
@@ -1798,9 +1813,24 @@ static void timed_out(xfer *x, CURLcode rc)
     const char *limit = connect ? "connect" : x->tlimit;
     long limit_ms = connect ? c->o.connect_timeout_ms : x->tlimit_ms;
     bool again = connect || strcmp(limit, "attempt") == 0;
-    if (again && schedule_retry(x, 0))
+    const char *what = x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc);
+    if (connect) {
+        /* A host that lets connections time out (a firewall dropping
+         * them) is retried by one request and given up as one that
+         * refuses them is. */
+        const char *cur = x->hop ? x->hop : x->transport;
+        if (host_gate(x))
+            return;
+        if (schedule_retry(x, 0)) {
+            cache_hosts_probe(c->hosts, cur, x);
+            return;
+        }
+        cache_host_down d = { "timeout", what, x->attempts, true };
+        cache_hosts_give_up(c->hosts, cur, &d);
+    } else if (again && schedule_retry(x, 0)) {
         return;
-    fail_timeout(x, limit, limit_ms, x->errbuf[0] ? x->errbuf : cu->easy_strerror(rc));
+    }
+    fail_timeout(x, limit, limit_ms, what);
 }
 
 /* Whether libcurl's rc says the host itself cannot be reached: its name
@@ -1836,16 +1866,8 @@ static void failed_curl(xfer *x, CURLcode rc, long status)
     const char *reason = curl_reason(x, rc);
     const char *text = x->errbuf[0] ? x->errbuf : c->cu->easy_strerror(rc);
     if (host_failure(rc)) {
-        const cache_host_down *down = NULL;
-        cache_host_state s = cache_hosts_state(c->hosts, cur, x, &down);
-        if (s == CACHE_HOST_DOWN) {
-            fail_down(x, down);
+        if (host_gate(x))
             return;
-        }
-        if (s == CACHE_HOST_PROBED) {
-            park(x);
-            return;
-        }
         if (retry_allowed(x, rc) && schedule_retry(x, 0)) {
             cache_hosts_probe(c->hosts, cur, x);
             return;

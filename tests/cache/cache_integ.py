@@ -366,6 +366,7 @@ def sc_unreachable_host(base, d):
     r, st, rc, _ = fetch(d, "--retries", "4", "--retry-base", "50", "--parallel", "1", *urls)
     check(rc == 1 and st["network"] == 5 and [x["attempts"] for x in r] == [5, 0, 0, 0, 0, 0],
           "later requests to a host given up make no attempt: %s %s" % (st, r))
+    sc_timeout_host(d)
     # A name that does not resolve (RFC 6761 .invalid): one retry, not four.
     try:
         socket.getaddrinfo("nonexistent.invalid", 80)
@@ -387,6 +388,61 @@ def sc_unreachable_host(base, d):
     check(rc == 1 and all(x["reason"] == "proxy" for x in r) and st["network"] == 2 and
           "through the proxy after 2 attempts" in r[0]["message"],
           "an unresolvable proxy: one retry, then remembered: %s %s" % (st, r))
+
+
+def blackhole():
+    """A listening socket whose accept queue is full, so that the kernel
+    drops further SYNs and a connect times out, as behind a firewall that
+    drops packets; (listener, fillers), or None where connects do not
+    time out here."""
+    lsn = socket.socket()
+    lsn.bind(("127.0.0.1", 0))
+    lsn.listen(0)
+    fillers = []
+    for _ in range(3):
+        f = socket.socket()
+        f.setblocking(False)
+        f.connect_ex(lsn.getsockname())
+        fillers.append(f)
+    time.sleep(0.2)
+    probe = socket.socket()
+    probe.settimeout(0.5)
+    try:
+        probe.connect(lsn.getsockname())
+        timed_out = False
+    except socket.timeout:
+        timed_out = True
+    except OSError:
+        timed_out = False
+    probe.close()
+    if timed_out:
+        return lsn, fillers
+    for f in fillers + [lsn]:
+        f.close()
+    return None
+
+
+def sc_timeout_host(d):
+    """A host whose connects time out is given up like one that refuses
+    them: one request uses its retries, the others fail at once with
+    reason timeout (a firewall dropping packets made every request wait
+    through every attempt's connect timeout)."""
+    bh = blackhole()
+    if not bh:
+        print("connects to a full accept queue do not time out here: timeout part skipped")
+        return
+    try:
+        url = "http://%s:%d" % bh[0].getsockname()
+        urls = [url + "/t%d" % i for i in range(4)]
+        r, st, rc, _ = fetch(d, "--retries", "2", "--retry-base", "50", "--parallel", "1",
+                             "--connect-timeout-ms", "500", *urls)
+        check(rc == 1 and all(x["reason"] == "timeout" and x["retryable"] for x in r) and
+              st["network"] == 3 and [x["attempts"] for x in r] == [3, 0, 0, 0] and
+              all("not tried again" in x["message"] for x in r[1:]),
+              "a host whose connects time out is given up once: %s %s" % (st, r))
+    finally:
+        for f in bh[1] + [bh[0]]:
+            f.close()
 
 
 def env_with(**kw):
