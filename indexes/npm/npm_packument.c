@@ -800,52 +800,94 @@ static int tag_cmp(const void *pa, const void *pb)
     return strcmp(((const npm_dist_tag *)pa)->tag, ((const npm_dist_tag *)pb)->tag);
 }
 
-/* ---- the identity (npm_packument_identity) ---- */
+/* ---- the identity (npm_packument_identity) ----
+ * The canonical text is what json-c writes for the nested arrays below
+ * (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), written here
+ * piece by piece into the hash: as a json-c tree, the arrays of a large
+ * packument's every version were the peak of a crawl's memory. */
 
-static json_object *jnull_str(const char *s)
+/* A string as json-c writes it: `"`, `\`, \b \f \n \r \t escaped,
+ * other bytes below 0x20 as \u00xx (lowercase hex), the rest as they are
+ * ('/' too: NOSLASHESCAPE). NULL is `null`. */
+static void jtext_str(strbuf *sb, const char *s)
 {
-    return s ? json_object_new_string(s) : NULL;
+    if (!s) {
+        sb_adds(sb, "null");
+        return;
+    }
+    static const char hex[] = "0123456789abcdef";
+    sb_addc(sb, '"');
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        const char *e = *c == '"' ? "\\\"" : *c == '\\' ? "\\\\" : *c == '\b' ? "\\b"
+                        : *c == '\f' ? "\\f" : *c == '\n' ? "\\n" : *c == '\r' ? "\\r"
+                        : *c == '\t' ? "\\t" : NULL;
+        if (e) {
+            sb_adds(sb, e);
+        } else if (*c < 0x20) {
+            sb_adds(sb, "\\u00");
+            sb_addc(sb, hex[*c >> 4]);
+            sb_addc(sb, hex[*c & 15]);
+        } else {
+            sb_addc(sb, (char)*c);
+        }
+    }
+    sb_addc(sb, '"');
 }
 
-static json_object *jlist(const char *const *v, size_t n)
+static void jtext_list(strbuf *sb, const char *const *v, size_t n)
 {
-    json_object *a = json_object_new_array();
-    for (size_t i = 0; i < n; i++)
-        json_object_array_add(a, json_object_new_string(v[i]));
-    return a;
+    sb_addc(sb, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            sb_addc(sb, ',');
+        jtext_str(sb, v[i]);
+    }
+    sb_addc(sb, ']');
 }
 
-static json_object *version_entry(const npm_version *v, bool with_time)
+/* ,[version,[[kind,name,spec]...],bundled|true,deprecated,os,cpu,libc,
+ * [engine,range...],integrity,tarball file,install script,time] */
+static void version_entry(strbuf *sb, const npm_version *v, bool with_time)
 {
-    json_object *e = json_object_new_array();
-    json_object_array_add(e, json_object_new_string(v->version));
-    json_object *deps = json_object_new_array();
+    sb_adds(sb, ",[");
+    jtext_str(sb, v->version);
+    sb_adds(sb, ",[");
     for (size_t i = 0; i < v->ndeps; i++) {
-        json_object *d = json_object_new_array();
-        json_object_array_add(d, json_object_new_int((int)v->deps[i].kind));
-        json_object_array_add(d, json_object_new_string(v->deps[i].name));
-        json_object_array_add(d, jnull_str(v->deps[i].spec));
-        json_object_array_add(deps, d);
+        sb_addf(sb, "%s[%d,", i ? "," : "", (int)v->deps[i].kind);
+        jtext_str(sb, v->deps[i].name);
+        sb_addc(sb, ',');
+        jtext_str(sb, v->deps[i].spec);
+        sb_addc(sb, ']');
     }
-    json_object_array_add(e, deps);
-    json_object_array_add(e, v->bundle_all ? json_object_new_boolean(true)
-                                           : jlist(v->bundled, v->nbundled));
-    json_object_array_add(e, jnull_str(v->deprecated));
-    json_object_array_add(e, jlist(v->os, v->nos));
-    json_object_array_add(e, jlist(v->cpu, v->ncpu));
-    json_object_array_add(e, jlist(v->libc, v->nlibc));
-    json_object *eng = json_object_new_array();
+    sb_adds(sb, "],");
+    if (v->bundle_all)
+        sb_adds(sb, "true");
+    else
+        jtext_list(sb, v->bundled, v->nbundled);
+    sb_addc(sb, ',');
+    jtext_str(sb, v->deprecated);
+    sb_addc(sb, ',');
+    jtext_list(sb, v->os, v->nos);
+    sb_addc(sb, ',');
+    jtext_list(sb, v->cpu, v->ncpu);
+    sb_addc(sb, ',');
+    jtext_list(sb, v->libc, v->nlibc);
+    sb_adds(sb, ",[");
     for (size_t i = 0; i < v->nengines; i++) {
-        json_object_array_add(eng, json_object_new_string(v->engines[i].name));
-        json_object_array_add(eng, jnull_str(v->engines[i].range));
+        if (i)
+            sb_addc(sb, ',');
+        jtext_str(sb, v->engines[i].name);
+        sb_addc(sb, ',');
+        jtext_str(sb, v->engines[i].range);
     }
-    json_object_array_add(e, eng);
-    json_object_array_add(e, jnull_str(v->integrity));
+    sb_adds(sb, "],");
+    jtext_str(sb, v->integrity);
+    sb_addc(sb, ',');
     const char *slash = v->tarball ? strrchr(v->tarball, '/') : NULL;
-    json_object_array_add(e, jnull_str(slash ? slash + 1 : v->tarball));
-    json_object_array_add(e, json_object_new_boolean((v->flags & NPM_FLAG_INSTALL_SCRIPT) != 0));
-    json_object_array_add(e, with_time ? jnull_str(v->time) : NULL);
-    return e;
+    jtext_str(sb, slash ? slash + 1 : v->tarball);
+    sb_adds(sb, (v->flags & NPM_FLAG_INSTALL_SCRIPT) ? ",true," : ",false,");
+    jtext_str(sb, with_time ? v->time : NULL);
+    sb_addc(sb, ']');
 }
 
 /* Versions are sorted by key bytes (the record order is semver order with
@@ -856,27 +898,35 @@ static int vkey_cmp(const void *a, const void *b)
                   (*(const npm_version *const *)b)->version);
 }
 
+/* "sha256:" and the hash of [[tag,version...],entry...]. */
 static const char *identity_of(arena *a, const npm_packument *p, bool with_times)
 {
-    json_object *doc = json_object_new_array();
-    json_object *tags = json_object_new_array();
+    sha256_stream *h = sha256_begin();
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, "[[");
     for (size_t i = 0; i < p->ntags; i++) {
-        json_object_array_add(tags, json_object_new_string(p->tags[i].tag));
-        json_object_array_add(tags, json_object_new_string(p->tags[i].version));
+        if (i)
+            sb_addc(&sb, ',');
+        jtext_str(&sb, p->tags[i].tag);
+        sb_addc(&sb, ',');
+        jtext_str(&sb, p->tags[i].version);
     }
-    json_object_array_add(doc, tags);
+    sb_addc(&sb, ']');
     const npm_version **vs = xcalloc(p->nversions + 1, sizeof *vs);
     for (size_t i = 0; i < p->nversions; i++)
         vs[i] = &p->versions[i];
     qsort(vs, p->nversions, sizeof *vs, vkey_cmp);
-    for (size_t i = 0; i < p->nversions; i++)
-        json_object_array_add(doc, version_entry(vs[i], with_times));
+    for (size_t i = 0; i < p->nversions; i++) {
+        version_entry(&sb, vs[i], with_times);
+        sha256_update(h, sb.buf, sb.len);
+        sb_reset(&sb);
+    }
     free(vs);
-    const char *text = json_object_to_json_string_ext(
-        doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    sb_addc(&sb, ']');
+    sha256_update(h, sb.buf, sb.len);
+    sb_release(&sb);
     char hex[65];
-    sha256_hex(text, strlen(text), hex);
-    json_object_put(doc);
+    sha256_end(h, hex);
     return arena_sprintf(a, "sha256:%s", hex);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "npm_index.h"
 
@@ -112,6 +113,102 @@ static void test_identity(void **state)
         free(doc);
     }
     free(id);
+}
+
+/* The identity's text is defined as json-c's (JSON_C_TO_STRING_PLAIN |
+ * NOSLASHESCAPE) of nested arrays; the parser writes it without json-c.
+ * Here the reference: the arrays built with json-c and printed by it, over
+ * a document with every kind of byte json-c escapes or not. */
+static json_object *jstr(const char *s) { return s ? json_object_new_string(s) : NULL; }
+
+static json_object *jstrs(const char *const *v, size_t n)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(a, json_object_new_string(v[i]));
+    return a;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+    return strcmp((*(const npm_version *const *)a)->version, (*(const npm_version *const *)b)->version);
+}
+
+static char *identity_by_json_c(const npm_packument *p, bool with_time)
+{
+    json_object *doc = json_object_new_array(), *tags = json_object_new_array();
+    for (size_t i = 0; i < p->ntags; i++) {
+        json_object_array_add(tags, jstr(p->tags[i].tag));
+        json_object_array_add(tags, jstr(p->tags[i].version));
+    }
+    json_object_array_add(doc, tags);
+    const npm_version **vs = calloc(p->nversions + 1, sizeof *vs);
+    for (size_t i = 0; i < p->nversions; i++)
+        vs[i] = &p->versions[i];
+    qsort(vs, p->nversions, sizeof *vs, key_cmp);
+    for (size_t k = 0; k < p->nversions; k++) {
+        const npm_version *v = vs[k];
+        json_object *e = json_object_new_array(), *deps = json_object_new_array();
+        json_object_array_add(e, jstr(v->version));
+        for (size_t i = 0; i < v->ndeps; i++) {
+            json_object *d = json_object_new_array();
+            json_object_array_add(d, json_object_new_int((int)v->deps[i].kind));
+            json_object_array_add(d, jstr(v->deps[i].name));
+            json_object_array_add(d, jstr(v->deps[i].spec));
+            json_object_array_add(deps, d);
+        }
+        json_object_array_add(e, deps);
+        json_object_array_add(e, v->bundle_all ? json_object_new_boolean(true)
+                                               : jstrs(v->bundled, v->nbundled));
+        json_object_array_add(e, jstr(v->deprecated));
+        json_object_array_add(e, jstrs(v->os, v->nos));
+        json_object_array_add(e, jstrs(v->cpu, v->ncpu));
+        json_object_array_add(e, jstrs(v->libc, v->nlibc));
+        json_object *eng = json_object_new_array();
+        for (size_t i = 0; i < v->nengines; i++) {
+            json_object_array_add(eng, jstr(v->engines[i].name));
+            json_object_array_add(eng, jstr(v->engines[i].range));
+        }
+        json_object_array_add(e, eng);
+        json_object_array_add(e, jstr(v->integrity));
+        const char *slash = v->tarball ? strrchr(v->tarball, '/') : NULL;
+        json_object_array_add(e, jstr(slash ? slash + 1 : v->tarball));
+        json_object_array_add(e, json_object_new_boolean((v->flags & NPM_FLAG_INSTALL_SCRIPT) != 0));
+        json_object_array_add(e, with_time ? jstr(v->time) : NULL);
+        json_object_array_add(doc, e);
+    }
+    free(vs);
+    const char *text =
+        json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    char hex[65];
+    sha256_hex(text, strlen(text), hex);
+    json_object_put(doc);
+    return xasprintf("sha256:%s", hex);
+}
+
+static void test_identity_text(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "{\"name\":\"q\",\"dist-tags\":{\"latest\":\"1.0.0\",\"a/b\\\"c\":\"2.0.0\"},"
+        "\"time\":{\"1.0.0\":\"2020-01-01T00:00:00Z\",\"2.0.0\":\"2021-01-01T00:00:00Z\"},"
+        "\"versions\":{"
+        "\"1.0.0\":{\"dependencies\":{\"a\":\"^1 || 2/x\",\"b\\\\\":\"npm:c@~2\"},"
+        "\"peerDependencies\":{\"p\":\"*\"},\"optionalDependencies\":{\"o\":\"1\"},"
+        "\"bundleDependencies\":[\"a\"],"
+        "\"deprecated\":\"ctl \\u0001\\u001f\\b\\f\\n\\r\\t q\\\" bs\\\\ sl/ del\\u007f \\u00e9 \\ud83d\\ude00\","
+        "\"os\":[\"linux\",\"!win32\"],\"cpu\":[\"x64\"],\"libc\":[\"glibc\"],"
+        "\"engines\":{\"node\":\">=14\",\"npm\":\"*\"},\"hasInstallScript\":true," DIST("q", "1.0.0") "},"
+        "\"2.0.0\":{\"bundleDependencies\":true,\"deprecated\":\"\"," DIST("q", "2.0.0") "}"
+        "}}";
+    static const npm_target cutoff = { "linux", "x64", "glibc", NULL, "2030-01-01T00:00:00Z", false };
+    for (int with_time = 0; with_time < 2; with_time++) {
+        npm_packument *p = parse_ok(doc, "q", with_time ? &cutoff : NULL);
+        char *want = identity_by_json_c(p, with_time);
+        assert_string_equal(p->identity, want);
+        free(want);
+        npm_packument_free(p);
+    }
 }
 
 static void test_abbreviated(void **state)
@@ -653,7 +750,7 @@ static void test_time(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_abbreviated),  cmocka_unit_test(test_identity),  cmocka_unit_test(test_full_cutoff),
+        cmocka_unit_test(test_abbreviated),  cmocka_unit_test(test_identity),  cmocka_unit_test(test_identity_text),  cmocka_unit_test(test_full_cutoff),
         cmocka_unit_test(test_scoped),       cmocka_unit_test(test_every_field),
         cmocka_unit_test(test_bundle_forms), cmocka_unit_test(test_platform),
         cmocka_unit_test(test_bad_versions), cmocka_unit_test(test_malformed),
