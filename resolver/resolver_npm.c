@@ -262,8 +262,9 @@ static void note_peer(rsv *r, const npm_dep *dp)
 /* The peers arborist loads with v, the pick of a range (every peer when
  * v is itself in a peer set, else the optional ones: required peers are
  * followed as dependencies). */
-static void follow_pick(rsv *r, const npm_version *v, bool in_set)
+static void follow_pick(rsv *r, const npm_packument *p, const npm_version *v, bool in_set)
 {
+    v = npm_version_warm(p, v);
     for (size_t d = 0; v && d < v->ndeps; d++) {
         const npm_dep *dp = &v->deps[d];
         if ((dp->kind == NPM_DEP_PEER_OPTIONAL || (in_set && dp->kind == NPM_DEP_PEER)) &&
@@ -278,14 +279,16 @@ static void follow_picks(rsv *r, rsv_npm_name *n, const npm_packument *p, size_t
                          size_t from_pr)
 {
     for (size_t i = from_r; i < n->ranges.len; i++)
-        follow_pick(r, range_pick(r, p, n->ranges.items[i]), false);
+        follow_pick(r, p, range_pick(r, p, n->ranges.items[i]), false);
     for (size_t i = from_pr; i < n->pranges.len; i++)
-        follow_pick(r, range_pick(r, p, n->pranges.items[i]), true);
+        follow_pick(r, p, range_pick(r, p, n->pranges.items[i]), true);
 }
 
-/* Notes the dependencies of version v. */
-static void note_deps(rsv *r, const npm_version *v)
+/* Notes the dependencies of version v of p (warmed: the crawl is what
+ * reads a version's details first). */
+static void note_deps(rsv *r, const npm_packument *p, const npm_version *v)
 {
+    v = npm_version_warm(p, v);
     for (size_t d = 0; d < v->ndeps; d++) {
         const npm_dep *dp = &v->deps[d];
         if (resolver_npm_bundled(v, dp->name))
@@ -317,7 +320,7 @@ static void follow_spec(rsv *r, rsv_npm_name *n, const npm_packument *p, const n
         size_t k = (size_t)(v[i] - p->versions);
         if (k < p->ncandidates && !n->picked[k]) {
             n->picked[k] = 1;
-            note_deps(r, v[i]);
+            note_deps(r, p, v[i]);
         }
     }
 }
@@ -348,7 +351,7 @@ static bool follow(rsv *r, rsv_npm_name *n)
             follow_spec(r, n, p, NULL, n->tags.items[i]);
         for (size_t k = 0; r->npm_wide && k < p->ncandidates; k++)
             if (relevant_from(n, p, &p->versions[k], from_r, from_t))
-                note_deps(r, &p->versions[k]);
+                note_deps(r, p, &p->versions[k]);
     }
     return true;
 }
@@ -477,6 +480,7 @@ static void min_depths(rsv *r, rsv_npm_name **sorted, size_t nn)
             const npm_version *v = &p->versions[k];
             if (!relevant(r, n, p, v))
                 continue;
+            v = npm_version_warm(p, v);
             for (size_t d = 0; d < v->ndeps; d++) {
                 const npm_dep *dp = &v->deps[d];
                 const char *to = dp->spec_kind == NPM_SPEC_IS_ALIAS ? dp->alias_name : dp->name;
@@ -630,6 +634,7 @@ void resolver_npm_add(rsv *r)
             int rel = relevant(r, n, p, v);
             if (!rel)
                 continue;
+            v = npm_version_warm(p, v); /* the tree and the lock read it too */
             Id sp = repo_add_solvable(r->repo_npm);
             Solvable *s = pool->solvables + sp;
             char evr[16];

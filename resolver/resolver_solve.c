@@ -556,6 +556,7 @@ static el_code resolve_with(el_ctx *ctx, struct cache *c, const resolve_request 
         no.target = &r.ntarget;
         no.loaded = resolver_npm_loaded;
         no.user = &r;
+        no.cold = true; /* resolver_npm.c warms the versions it follows */
         r.nl = npm_loader_new(c, &no);
     }
     rc = resolver_apt_prepare(&r);

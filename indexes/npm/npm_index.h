@@ -227,6 +227,7 @@ typedef struct npm_packument {
                                   fetch.code == EL_OK */
 
     arena *arena_;             /* internal */
+    struct npm_cold *cold_;    /* internal: npm_packument_cool()'s details */
 } npm_packument;
 
 /* npm_exclusion_id() : the stable id ("after_cutoff"); "" for NPM_EX_NONE. */
@@ -295,6 +296,29 @@ void npm_packument_free(npm_packument *p);
  *  the cache's mirror table of this run applies. */
 void npm_tarball_assign(arena *a, const char *registry, const char *name, const char *served_base,
                         const npm_parse_options *o, npm_version *v, const char *url);
+
+/* ---- cold versions (npm_packument_cold.c) ---- */
+
+/* npm_packument_cool() :
+ *  Keeps of each version of p (a successful load; anything else is left
+ *  alone) only its head: version, semver, deprecated, license, time,
+ *  time_ms, flags, excluded, why, and p's own fields; the details (deps,
+ *  bundled and bundle_all, os/cpu/libc, engines, integrity, shasum,
+ *  tarball, tarball_served) are kept compressed and read as absent (NULL,
+ *  0, false) until npm_version_warm(). For a crawl, which picks among
+ *  every version of a packument and uses the details of a few. Any
+ *  pointer into p taken before is invalid after; p itself and p->versions
+ *  stay where they are. */
+void npm_packument_cool(npm_packument *p);
+
+/* npm_version_warm() :
+ *  v (a version of p, or NULL) with its details present: decoded into p's
+ *  arena on the first call after npm_packument_cool(), in place (v and
+ *  pointers into its head stay valid). A no-op for a packument never
+ *  cooled. Returns v. A model belongs to one thread. */
+const npm_version *npm_version_warm(const npm_packument *p, const npm_version *v);
+/* npm_version_is_cold() : whether v's details are absent until warmed. */
+bool npm_version_is_cold(const npm_packument *p, const npm_version *v);
 
 /* ---- the parsed form (npm_packument_blob.c) ----
  * A packument as npm_packument_parse() made it, in a compact binary form
@@ -455,6 +479,9 @@ typedef struct npm_loader_options {
      * may call npm_loader_submit() for more names. */
     void (*loaded)(npm_loader *l, const npm_packument *p, void *user);
     void *user;
+    bool cold;                 /* hand out packuments cooled (npm_packument_cool()):
+                                  the reader warms the versions it reads
+                                  details of (npm_version_warm()) */
 } npm_loader_options;
 
 /* npm_loader_new() : a loader fetching through `c` (borrowed; it must

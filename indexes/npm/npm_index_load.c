@@ -39,6 +39,7 @@ struct npm_loader {
     char *served_base;
     void (*loaded)(npm_loader *l, const npm_packument *p, void *user);
     void *user;
+    bool cold;             /* packuments handed out cooled */
     ptrvec items;          /* load_item*, submission order */
     void *by_name;         /* tsearch tree of the same, by name: a crawl asks
                               for hundreds of names, each many times */
@@ -74,6 +75,7 @@ npm_loader *npm_loader_new(cache *c, const npm_loader_options *o)
     l->served_base = dup_or_null(o->served_base);
     l->loaded = o->loaded;
     l->user = o->user;
+    l->cold = o->cold;
     if (!o->no_auth) {
         npm_rc *own = o->rc ? NULL : npm_rc_load_user();
         const npm_rc *rc = o->rc ? o->rc : own;
@@ -260,6 +262,8 @@ static void parse_work(void *user)
     j->body = NULL;
     if (j->rc == 0 && j->blob)
         npm_packument_blob_write(j->p, j->sha256, &po, &j->blob_bytes);
+    if (j->rc == 0 && j->it->l->cold)
+        npm_packument_cool(j->p);
 }
 
 static void parsed(load_item *it, npm_packument *p, const char *etag, const char *last_modified,
@@ -333,6 +337,8 @@ static bool defer_parse(npm_loader *l, cache *c, load_item *it, cache_response *
 static void parsed(load_item *it, npm_packument *p, const char *etag, const char *last_modified,
                    bool from_cache)
 {
+    if (it->l->cold)
+        npm_packument_cool(p); /* a no-op when the worker did it */
     p->etag = etag ? arena_strdup(p->arena_, etag) : NULL;
     p->last_modified = last_modified ? arena_strdup(p->arena_, last_modified) : NULL;
     p->from_cache = from_cache;

@@ -136,9 +136,46 @@ static char *packument_diff(const npm_packument *a, const npm_packument *b)
 static const char SHA_A[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 static const char SHA_B[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
 
+/* Parses `doc` again, cools it (npm_packument_cool()) and warms every
+ * version, last first: 0 when that gives `p` field by field, and every
+ * version was cold (no details) with its head intact before. */
+static int cold_trip(const char *doc, size_t len, const npm_parse_options *o, const char *what,
+                     const npm_packument *p)
+{
+    npm_packument *c = NULL;
+    const char *reason;
+    char *err = NULL;
+    if (npm_packument_parse(doc, len, o, &c, &reason, &err) != 0) {
+        free(err);
+        return 1;
+    }
+    npm_packument_cool(c);
+    int rc = 0;
+    for (size_t i = 0; i < c->nversions && !rc; i++) {
+        const npm_version *v = &c->versions[i], *pv = &p->versions[i];
+        if (!npm_version_is_cold(c, v) || v->ndeps || v->tarball || v->integrity || v->nos ||
+            !str_eq(v->version, pv->version) || !str_eq(v->deprecated, pv->deprecated) ||
+            !str_eq(v->time, pv->time) || v->flags != pv->flags || !str_eq(v->why, pv->why)) {
+            fprintf(stderr, "%s: cooled version %zu is not its head alone\n", what, i);
+            rc = 1;
+        }
+    }
+    for (size_t i = c->nversions; i-- > 0;)
+        if (npm_version_warm(c, &c->versions[i]) != &c->versions[i] ||
+            npm_version_is_cold(c, &c->versions[i]))
+            rc = 1;
+    char *d = rc ? NULL : packument_diff(p, c);
+    if (d)
+        fprintf(stderr, "%s: the warmed model differs in %s\n", what, d);
+    rc |= d != NULL;
+    free(d);
+    npm_packument_free(c);
+    return rc;
+}
+
 /* Parses `doc`, writes its blob, reads it back: 0 when the model read back
- * is the parsed one, else prints the difference. *blob gets the bytes when
- * asked for. */
+ * is the parsed one (and cold_trip() gives it too), else prints the
+ * difference. *blob gets the bytes when asked for. */
 static int round_trip(const char *doc, size_t len, const npm_parse_options *o, const char *what,
                       strbuf *blob)
 {
@@ -162,6 +199,7 @@ static int round_trip(const char *doc, size_t len, const npm_parse_options *o, c
         rc = d ? 1 : 0;
         free(d);
     }
+    rc |= cold_trip(doc, len, o, what, p);
     npm_packument_free(p);
     npm_packument_free(q);
     if (blob)
