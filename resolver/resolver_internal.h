@@ -225,6 +225,8 @@ typedef struct rsv {
     ptrvec npm_opt_peers;       /* const npm_dep * optional peers on names
                                    not crawled (yet): noted if one is */
     void *npm_index;            /* tsearch tree of npm_names' entries, by name */
+    void *npm_ranges;           /* tsearch tree of the dependency ranges read,
+                                   one parse per text (resolver_npm_range()) */
     unsigned npm_cur_depth;     /* depth of the packument whose arrival is followed */
     unsigned npm_note_depth;    /* depth a name noted now gets (stats only) */
     double npm_follow_ms;       /* time spent following arrivals (stats only) */
@@ -330,6 +332,12 @@ bool resolver_pypi_recheck(rsv *r);
 void resolver_npm_seed(rsv *r);
 /* resolver_npm_free_index() : empties r->npm_index (before the names go). */
 void resolver_npm_free_index(rsv *r);
+/* resolver_npm_range() : dp's range (NULL without range_text), parsed
+ *  once per text for the whole resolve: a widened crawl reads the same
+ *  "^1.0.0" in thousands of versions. Owned by r until
+ *  resolver_npm_free_ranges() (after the pool, whose deps point at them). */
+const npm_range *resolver_npm_range(rsv *r, const npm_dep *dp);
+void resolver_npm_free_ranges(rsv *r);
 /* resolver_npm_loaded() : the npm loader's `loaded` callback (user: the rsv). */
 void resolver_npm_loaded(npm_loader *l, const npm_packument *p, void *user);
 bool resolver_npm_round(rsv *r);

@@ -43,6 +43,43 @@ void resolver_npm_free_index(rsv *r)
         tdelete(*(void **)r->npm_index, &r->npm_index, nname_tree_cmp);
 }
 
+typedef struct range_entry {
+    char *text;                 /* the key */
+    npm_range *range;
+} range_entry;
+
+static int range_entry_cmp(const void *a, const void *b)
+{
+    return strcmp(((const range_entry *)a)->text, ((const range_entry *)b)->text);
+}
+
+const npm_range *resolver_npm_range(rsv *r, const npm_dep *dp)
+{
+    if (!dp->range_text)
+        return NULL;
+    range_entry key = { .text = (char *)dp->range_text };
+    void *const *hit = tfind(&key, &r->npm_ranges, range_entry_cmp);
+    if (hit)
+        return (*(range_entry *const *)hit)->range;
+    range_entry *e = xcalloc(1, sizeof *e);
+    e->text = xstrdup(dp->range_text);
+    if (npm_range_parse(e->text, NPM_LOOSE, &e->range, NULL) != 0)
+        e->range = NULL; /* range_text parsed when it was set: not reached */
+    tsearch(e, &r->npm_ranges, range_entry_cmp);
+    return e->range;
+}
+
+void resolver_npm_free_ranges(rsv *r)
+{
+    while (r->npm_ranges) {
+        range_entry *e = *(range_entry **)r->npm_ranges;
+        tdelete(e, &r->npm_ranges, range_entry_cmp);
+        npm_range_free(e->range);
+        free(e->text);
+        free(e);
+    }
+}
+
 static rsv_npm_name *nname_get(rsv *r, const char *name)
 {
     rsv_npm_name *n = nname_find(r, name);
@@ -67,7 +104,7 @@ static void make_full(rsv *r, rsv_npm_name *n)
     for (size_t i = 0; i < r->npm_opt_peers.len; i++) {
         const npm_dep *dp = r->npm_opt_peers.items[i];
         if (strcmp(dp->name, n->name) == 0)
-            ptrvec_push(&n->ranges, (void *)npm_dep_range(dp));
+            ptrvec_push(&n->ranges, (void *)resolver_npm_range(r, dp));
     }
 }
 
@@ -225,7 +262,7 @@ static void note_optional_peer(rsv *r, const npm_dep *dp)
         return;
     const rsv_npm_name *n = nname_find(r, dp->name);
     if (n && n->full)
-        note(r, dp->name, npm_dep_range(dp), NULL);
+        note(r, dp->name, resolver_npm_range(r, dp), NULL);
     else
         ptrvec_push(&r->npm_opt_peers, (void *)dp);
 }
@@ -253,9 +290,9 @@ static void note_peer(rsv *r, const npm_dep *dp)
     if (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range_text)
         return;
     rsv_npm_name *n = nname_get(r, dp->name);
-    if (vec_has(&n->pranges, npm_dep_range(dp)))
+    if (vec_has(&n->pranges, resolver_npm_range(r, dp)))
         return;
-    ptrvec_push(&n->pranges, (void *)npm_dep_range(dp));
+    ptrvec_push(&n->pranges, (void *)resolver_npm_range(r, dp));
     queue(r, n);
 }
 
@@ -296,11 +333,11 @@ static void note_deps(rsv *r, const npm_packument *p, const npm_version *v)
         if (dp->kind == NPM_DEP_PEER_OPTIONAL)
             note_optional_peer(r, dp);
         else if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range_text)
-            note(r, dp->name, npm_dep_range(dp), NULL);
+            note(r, dp->name, resolver_npm_range(r, dp), NULL);
         else if (dp->spec_kind == NPM_SPEC_IS_TAG)
             note(r, dp->name, NULL, dp->spec);
         else if (dp->spec_kind == NPM_SPEC_IS_ALIAS && resolver_npm_alias_ok(dp))
-            note(r, dp->alias_name, npm_dep_range(dp), dp->range_text ? NULL : "latest");
+            note(r, dp->alias_name, resolver_npm_range(r, dp), dp->range_text ? NULL : "latest");
     }
 }
 
@@ -662,11 +699,11 @@ void resolver_npm_add(rsv *r)
                 bool any = false;
                 Id did;
                 if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range_text)
-                    did = npm_dep_id(r, dp->name, npm_dep_range(dp), NULL, &any);
+                    did = npm_dep_id(r, dp->name, resolver_npm_range(r, dp), NULL, &any);
                 else if (dp->spec_kind == NPM_SPEC_IS_TAG)
                     did = npm_dep_id(r, dp->name, NULL, dp->spec, &any);
                 else if (dp->spec_kind == NPM_SPEC_IS_ALIAS && resolver_npm_alias_ok(dp))
-                    did = npm_dep_id(r, dp->alias_name, npm_dep_range(dp),
+                    did = npm_dep_id(r, dp->alias_name, resolver_npm_range(r, dp),
                                      dp->range_text ? NULL : "latest", &any);
                 else
                     continue; /* no registry version: refused if chosen (unlockable()) */
@@ -683,7 +720,7 @@ void resolver_npm_add(rsv *r)
                                                alias ? dp->alias_name : dp->name,
                                                arena_strdup(r->mem, text), NULL, kind_name(dp->kind));
                 rd->nomatch = !any;
-                rd->nrange = dp->spec_kind != NPM_SPEC_IS_TAG ? npm_dep_range(dp) : NULL;
+                rd->nrange = dp->spec_kind != NPM_SPEC_IS_TAG ? resolver_npm_range(r, dp) : NULL;
                 rd->ntag = dp->spec_kind == NPM_SPEC_IS_TAG ? dp->spec
                            : alias && !dp->range_text     ? "latest"
                                                           : NULL;

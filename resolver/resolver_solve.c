@@ -385,6 +385,7 @@ static void rsv_free(rsv *r)
     ptrvec_release(&r->npm_names);
     ptrvec_release(&r->npm_todo);
     ptrvec_release(&r->npm_opt_peers);
+    resolver_npm_free_ranges(r);
     for (size_t i = 0; i < r->preinst.len; i++)
         pypi_requirement_free(r->preinst.items[i]);
     ptrvec_release(&r->preinst);
