@@ -8,7 +8,11 @@
  * non-deprecated versions), and npm's own tree as exact jobs
  * (resolver_npm_tree.c builds it, and the node_modules layout of the
  * lock). The previous lock's names are submitted to the loader before the
- * first cache run as a prefetch; only names the crawl reaches count. */
+ * first cache run as a prefetch; only names the crawl reaches count.
+ * Packuments come cooled (npm_packument_cool()): a version's details are
+ * warmed here where they are first read (the crawl's picks, the pool's
+ * relevant versions), so a resolve holds those of the versions the tree
+ * can use, not of every version it read. */
 #include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
