@@ -802,92 +802,86 @@ static int tag_cmp(const void *pa, const void *pb)
 
 /* ---- the identity (npm_packument_identity) ----
  * The canonical text is what json-c writes for the nested arrays below
- * (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), written here
- * piece by piece into the hash: as a json-c tree, the arrays of a large
- * packument's every version were the peak of a crawl's memory. */
+ * (JTEXT_FLAGS), written here piece by piece into the hash: as a json-c
+ * tree, the arrays of a large packument's every version were the peak of
+ * a crawl's memory. */
 
-/* A string as json-c writes it: `"`, `\`, \b \f \n \r \t escaped,
- * other bytes below 0x20 as \u00xx (lowercase hex), the rest as they are
- * ('/' too: NOSLASHESCAPE). NULL is `null`. */
-static void jtext_str(strbuf *sb, const char *s)
+/* The identity's text under construction, and one json-c string reused to
+ * write each string as json-c writes it (the escaping is json-c's). */
+typedef struct jtext {
+    strbuf sb;
+    json_object *str;
+} jtext;
+
+#define JTEXT_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* A string as json-c writes it; NULL is `null`. */
+static void jtext_str(jtext *t, const char *s)
 {
     if (!s) {
-        sb_adds(sb, "null");
+        sb_adds(&t->sb, "null");
         return;
     }
-    static const char hex[] = "0123456789abcdef";
-    sb_addc(sb, '"');
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        const char *e = *c == '"' ? "\\\"" : *c == '\\' ? "\\\\" : *c == '\b' ? "\\b"
-                        : *c == '\f' ? "\\f" : *c == '\n' ? "\\n" : *c == '\r' ? "\\r"
-                        : *c == '\t' ? "\\t" : NULL;
-        if (e) {
-            sb_adds(sb, e);
-        } else if (*c < 0x20) {
-            sb_adds(sb, "\\u00");
-            sb_addc(sb, hex[*c >> 4]);
-            sb_addc(sb, hex[*c & 15]);
-        } else {
-            sb_addc(sb, (char)*c);
-        }
-    }
-    sb_addc(sb, '"');
+    size_t n = 0;
+    json_object_set_string(t->str, s);
+    const char *out = json_object_to_json_string_length(t->str, JTEXT_FLAGS, &n);
+    sb_add(&t->sb, out, n);
 }
 
-static void jtext_list(strbuf *sb, const char *const *v, size_t n)
+static void jtext_list(jtext *t, const char *const *v, size_t n)
 {
-    sb_addc(sb, '[');
+    sb_addc(&t->sb, '[');
     for (size_t i = 0; i < n; i++) {
         if (i)
-            sb_addc(sb, ',');
-        jtext_str(sb, v[i]);
+            sb_addc(&t->sb, ',');
+        jtext_str(t, v[i]);
     }
-    sb_addc(sb, ']');
+    sb_addc(&t->sb, ']');
 }
 
 /* ,[version,[[kind,name,spec]...],bundled|true,deprecated,os,cpu,libc,
  * [engine,range...],integrity,tarball file,install script,time] */
-static void version_entry(strbuf *sb, const npm_version *v, bool with_time)
+static void version_entry(jtext *t, const npm_version *v, bool with_time)
 {
-    sb_adds(sb, ",[");
-    jtext_str(sb, v->version);
-    sb_adds(sb, ",[");
+    sb_adds(&t->sb, ",[");
+    jtext_str(t, v->version);
+    sb_adds(&t->sb, ",[");
     for (size_t i = 0; i < v->ndeps; i++) {
-        sb_addf(sb, "%s[%d,", i ? "," : "", (int)v->deps[i].kind);
-        jtext_str(sb, v->deps[i].name);
-        sb_addc(sb, ',');
-        jtext_str(sb, v->deps[i].spec);
-        sb_addc(sb, ']');
+        sb_addf(&t->sb, "%s[%d,", i ? "," : "", (int)v->deps[i].kind);
+        jtext_str(t, v->deps[i].name);
+        sb_addc(&t->sb, ',');
+        jtext_str(t, v->deps[i].spec);
+        sb_addc(&t->sb, ']');
     }
-    sb_adds(sb, "],");
+    sb_adds(&t->sb, "],");
     if (v->bundle_all)
-        sb_adds(sb, "true");
+        sb_adds(&t->sb, "true");
     else
-        jtext_list(sb, v->bundled, v->nbundled);
-    sb_addc(sb, ',');
-    jtext_str(sb, v->deprecated);
-    sb_addc(sb, ',');
-    jtext_list(sb, v->os, v->nos);
-    sb_addc(sb, ',');
-    jtext_list(sb, v->cpu, v->ncpu);
-    sb_addc(sb, ',');
-    jtext_list(sb, v->libc, v->nlibc);
-    sb_adds(sb, ",[");
+        jtext_list(t, v->bundled, v->nbundled);
+    sb_addc(&t->sb, ',');
+    jtext_str(t, v->deprecated);
+    sb_addc(&t->sb, ',');
+    jtext_list(t, v->os, v->nos);
+    sb_addc(&t->sb, ',');
+    jtext_list(t, v->cpu, v->ncpu);
+    sb_addc(&t->sb, ',');
+    jtext_list(t, v->libc, v->nlibc);
+    sb_adds(&t->sb, ",[");
     for (size_t i = 0; i < v->nengines; i++) {
         if (i)
-            sb_addc(sb, ',');
-        jtext_str(sb, v->engines[i].name);
-        sb_addc(sb, ',');
-        jtext_str(sb, v->engines[i].range);
+            sb_addc(&t->sb, ',');
+        jtext_str(t, v->engines[i].name);
+        sb_addc(&t->sb, ',');
+        jtext_str(t, v->engines[i].range);
     }
-    sb_adds(sb, "],");
-    jtext_str(sb, v->integrity);
-    sb_addc(sb, ',');
+    sb_adds(&t->sb, "],");
+    jtext_str(t, v->integrity);
+    sb_addc(&t->sb, ',');
     const char *slash = v->tarball ? strrchr(v->tarball, '/') : NULL;
-    jtext_str(sb, slash ? slash + 1 : v->tarball);
-    sb_adds(sb, (v->flags & NPM_FLAG_INSTALL_SCRIPT) ? ",true," : ",false,");
-    jtext_str(sb, with_time ? v->time : NULL);
-    sb_addc(sb, ']');
+    jtext_str(t, slash ? slash + 1 : v->tarball);
+    sb_adds(&t->sb, (v->flags & NPM_FLAG_INSTALL_SCRIPT) ? ",true," : ",false,");
+    jtext_str(t, with_time ? v->time : NULL);
+    sb_addc(&t->sb, ']');
 }
 
 /* Versions are sorted by key bytes (the record order is semver order with
@@ -902,29 +896,31 @@ static int vkey_cmp(const void *a, const void *b)
 static const char *identity_of(arena *a, const npm_packument *p, bool with_times)
 {
     sha256_stream *h = sha256_begin();
-    strbuf sb = STRBUF_INIT;
-    sb_adds(&sb, "[[");
+    jtext t = { STRBUF_INIT, json_object_new_string("") };
+    strbuf *sb = &t.sb;
+    sb_adds(sb, "[[");
     for (size_t i = 0; i < p->ntags; i++) {
         if (i)
-            sb_addc(&sb, ',');
-        jtext_str(&sb, p->tags[i].tag);
-        sb_addc(&sb, ',');
-        jtext_str(&sb, p->tags[i].version);
+            sb_addc(sb, ',');
+        jtext_str(&t, p->tags[i].tag);
+        sb_addc(sb, ',');
+        jtext_str(&t, p->tags[i].version);
     }
-    sb_addc(&sb, ']');
+    sb_addc(sb, ']');
     const npm_version **vs = xcalloc(p->nversions + 1, sizeof *vs);
     for (size_t i = 0; i < p->nversions; i++)
         vs[i] = &p->versions[i];
     qsort(vs, p->nversions, sizeof *vs, vkey_cmp);
     for (size_t i = 0; i < p->nversions; i++) {
-        version_entry(&sb, vs[i], with_times);
-        sha256_update(h, sb.buf, sb.len);
-        sb_reset(&sb);
+        version_entry(&t, vs[i], with_times);
+        sha256_update(h, sb->buf, sb->len);
+        sb_reset(sb);
     }
     free(vs);
-    sb_addc(&sb, ']');
-    sha256_update(h, sb.buf, sb.len);
-    sb_release(&sb);
+    sb_addc(sb, ']');
+    sha256_update(h, sb->buf, sb->len);
+    sb_release(sb);
+    json_object_put(t.str);
     char hex[65];
     sha256_end(h, hex);
     return arena_sprintf(a, "sha256:%s", hex);
