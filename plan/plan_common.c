@@ -959,6 +959,15 @@ void plan_df_post_install(strbuf *sb, const plan_facts *f, const plan_df_style *
     }
 }
 
+void plan_df_foreign_tail(strbuf *sb, const plan_facts *f, const plan_df_style *st)
+{
+    sb_adds(sb, "COPY " PLAN_DOCTOR_CONTEXT " " PLAN_DOCTOR_PATH "\n");
+    sb_adds(sb, PLAN_USER_STEP);
+    plan_df_files(sb, f, st);
+    plan_df_post_install(sb, f, st);
+    sb_adds(sb, "RUN " PLAN_DOCTOR "\n");
+}
+
 /* env -> apt -> locked Python -> npm -> files -> postInstall -> doctor. */
 void plan_df_base_build(const plan_facts *f, const char *variant, const plan_df_style *st,
                         plan_files *out)

@@ -91,11 +91,7 @@ static void image_build(const plan_facts *f, plan_files *out)
     df_from_image(&sb, f);
     plan_df_labels(&sb, f);
     plan_df_installs(&sb, f, &st);
-    sb_adds(&sb, "COPY " PLAN_DOCTOR_CONTEXT " " PLAN_DOCTOR_PATH "\n");
-    sb_adds(&sb, PLAN_USER_STEP);
-    plan_df_files(&sb, f, &st);
-    plan_df_post_install(&sb, f, &st);
-    sb_adds(&sb, "RUN " PLAN_DOCTOR "\n");
+    plan_df_foreign_tail(&sb, f, &st);
     size_t len;
     char *t = sb_detach(&sb, &len);
     plan_files_add(out, "Dockerfile", t, len);

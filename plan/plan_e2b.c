@@ -115,11 +115,7 @@ static char *dockerfile(const plan_facts *f, size_t *len)
     plan_df_header(&sb, f, "e2b");
     df_from(&sb, f);
     plan_df_installs(&sb, f, &st);
-    sb_adds(&sb, "COPY " E2B_DOCTOR_CONTEXT " " PLAN_DOCTOR_PATH "\n");
-    sb_adds(&sb, PLAN_USER_STEP);
-    plan_df_files(&sb, f, &st);
-    plan_df_post_install(&sb, f, &st);
-    sb_adds(&sb, "RUN " PLAN_DOCTOR "\n");
+    plan_df_foreign_tail(&sb, f, &st);
     return sb_detach(&sb, len);
 }
 

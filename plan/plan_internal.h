@@ -215,6 +215,10 @@ void plan_df_env(strbuf *sb, const plan_facts *f, const plan_df_style *st);
 void plan_df_installs(strbuf *sb, const plan_facts *f, const plan_df_style *st);
 void plan_df_files(strbuf *sb, const plan_facts *f, const plan_df_style *st);
 void plan_df_post_install(strbuf *sb, const plan_facts *f, const plan_df_style *st);
+/* plan_df_foreign_tail() : the steps after the installs on an image that
+ *  is not Datalayer's (e2b's, a spec's own): the doctor copied from the
+ *  build context, the contract user, the files, postInstall, the doctor. */
+void plan_df_foreign_tail(strbuf *sb, const plan_facts *f, const plan_df_style *st);
 /* plan_df_base_build() : the whole Dockerfile of a variant built from the
  *  lock's base image (datalayer, daytona): syntax line when BuildKit,
  *  header, FROM the variant's digest, labels, installs, files, postInstall,

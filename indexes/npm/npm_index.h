@@ -342,6 +342,12 @@ char *npm_packument_blob_name(const char *body_sha256, const npm_parse_options *
 void npm_packument_blob_write(const npm_packument *p, const char *body_sha256,
                               const npm_parse_options *o, strbuf *out);
 
+/* npm_dep_put() :
+ *  Appends dependency d as the parsed form encodes it (name, spec, kind,
+ *  spec kind, alias name, range text); also the encoding of a cooled
+ *  version's details (npm_packument_cold.c). */
+void npm_dep_put(strbuf *sb, const npm_dep *d);
+
 /* npm_packument_blob_read() :
  *  The packument a parsed form describes, when it verifies: its magic,
  *  format NPM_BLOB_FORMAT, the body hash and options key it was made for

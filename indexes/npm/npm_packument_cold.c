@@ -39,15 +39,8 @@ static void put_u8(strbuf *sb, unsigned v) { sb_addc(sb, (char)(unsigned char)v)
 static void put_details(strbuf *sb, const npm_version *v)
 {
     bin_put_u32(sb, (uint32_t)v->ndeps);
-    for (size_t i = 0; i < v->ndeps; i++) {
-        const npm_dep *d = &v->deps[i];
-        bin_put_str(sb, d->name);
-        bin_put_str(sb, d->spec);
-        put_u8(sb, d->kind);
-        put_u8(sb, d->spec_kind);
-        bin_put_str(sb, d->alias_name);
-        bin_put_str(sb, d->range_text);
-    }
+    for (size_t i = 0; i < v->ndeps; i++)
+        npm_dep_put(sb, &v->deps[i]);
     put_u8(sb, v->bundle_all);
     bin_put_strs(sb, v->bundled, v->nbundled);
     bin_put_strs(sb, v->os, v->nos);
