@@ -9,17 +9,18 @@
 
 const char sb_empty_[1] = "";
 
-static void oom(size_t n)
+void xoom(size_t n)
 {
     fprintf(stderr, "envlock: out of memory allocating %zu bytes\n", n);
     abort();
 }
 
+
 void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p)
-        oom(n);
+        xoom(n);
     return p;
 }
 
@@ -27,7 +28,7 @@ void *xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p)
-        oom(n * size);
+        xoom(n * size);
     return p;
 }
 
@@ -35,7 +36,7 @@ void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
     if (!q)
-        oom(n);
+        xoom(n);
     return q;
 }
 

@@ -21,6 +21,9 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) EL_PRINTF(1, 2);
 char *xvasprintf(const char *fmt, va_list ap);
+/* What the x* functions do when `n` bytes cannot be had, for a library's
+ * allocation that failed (a json-c table): one line on stderr, abort(). */
+_Noreturn void xoom(size_t n);
 
 /* ---- strbuf: a growable string ----
  * Invariants: `buf` is never NULL and always NUL-terminated, also when empty

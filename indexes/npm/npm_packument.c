@@ -11,7 +11,6 @@
  * the version grammar is semver.h's. */
 #include <ctype.h>
 #include <limits.h>
-#include <search.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,22 +161,26 @@ typedef struct pctx {
     bool have_cutoff;
     json_object *time; /* the `time` object of a full document, or NULL */
     const char *served_base;
-    void *strings;     /* tsearch tree of the dependency strings kept (intern()) */
-    void *ranges;      /* tsearch tree of range_memo by text pointer (range_text()) */
+    /* json-c hash tables (a large packument has ~80,000 dependencies over
+     * a few thousand distinct strings): */
+    struct lh_table *strings; /* the dependency strings kept (intern()) */
+    struct lh_table *ranges;  /* text pointer -> RANGE_OK/RANGE_BAD (range_text()) */
 } pctx;
-
-static int str_cmp(const void *a, const void *b) { return strcmp(a, b); }
 
 /* One copy per packument of a dependency's name or spec: the versions of a
  * package repeat most of their dependencies, and a crawl holds every
  * version of every packument it reads. */
 static const char *intern(pctx *x, const char *s)
 {
-    void *const *hit = tfind(s, &x->strings, str_cmp);
-    if (hit)
-        return *(const char *const *)hit;
+    if (!x->strings && !(x->strings = lh_kchar_table_new(1024, NULL)))
+        xoom(0);
+    unsigned long h = lh_get_hash(x->strings, s);
+    struct lh_entry *e = lh_table_lookup_entry_w_hash(x->strings, s, h);
+    if (e)
+        return lh_entry_k(e);
     char *c = arena_strdup(x->a, s);
-    tsearch(c, &x->strings, str_cmp);
+    if (lh_table_insert_w_hash(x->strings, c, c, h, 0) != 0)
+        xoom(0);
     return c;
 }
 
@@ -262,41 +265,23 @@ static bool starts_with(const char *s, const char *prefix)
  * of a package repeat their specs (next: 79,000 dependencies, 2,900
  * distinct specs), and parsing one is most of what reading a dependency
  * costs. Keyed by the pointer, which intern() makes one per text. */
-typedef struct range_memo {
-    const char *text;
-    bool ok;
-} range_memo;
-
-static int ptr_cmp(const void *a, const void *b)
-{
-    uintptr_t x = (uintptr_t)((const range_memo *)a)->text;
-    uintptr_t y = (uintptr_t)((const range_memo *)b)->text;
-    return x < y ? -1 : x > y;
-}
+/* The memo's values (a NULL value means not in the table). */
+#define RANGE_OK ((void *)1)
+#define RANGE_BAD ((void *)2)
 
 static const char *range_text(pctx *x, const char *text)
 {
-    range_memo key = { text, false };
-    void *const *hit = tfind(&key, &x->ranges, ptr_cmp);
-    if (hit)
-        return (*(range_memo *const *)hit)->ok ? text : NULL;
-    range_memo *m = xcalloc(1, sizeof *m);
-    m->text = text;
-    npm_range *r = NULL;
-    m->ok = npm_range_parse(text, NPM_LOOSE, &r, NULL) == 0;
-    if (m->ok)
+    if (!x->ranges && !(x->ranges = lh_kptr_table_new(1024, NULL)))
+        xoom(0);
+    void *state = NULL;
+    if (!lh_table_lookup_ex(x->ranges, text, &state)) {
+        npm_range *r = NULL;
+        state = npm_range_parse(text, NPM_LOOSE, &r, NULL) == 0 ? RANGE_OK : RANGE_BAD;
         npm_range_free(r);
-    tsearch(m, &x->ranges, ptr_cmp);
-    return m->ok ? text : NULL;
-}
-
-static void range_memo_free(pctx *x)
-{
-    while (x->ranges) {
-        range_memo *m = *(range_memo **)x->ranges;
-        tdelete(m, &x->ranges, ptr_cmp);
-        free(m);
+        if (lh_table_insert(x->ranges, text, state) != 0)
+            xoom(0);
     }
+    return state == RANGE_OK ? text : NULL;
 }
 
 const npm_range *npm_dep_range(const npm_dep *d)
@@ -821,8 +806,18 @@ typedef struct jtext {
  * agree_npm_apps under ASan). */
 static void jtext_str(jtext *t, const char *s)
 {
-    if (!s || !*s) {
-        sb_adds(&t->sb, s ? "\"\"" : "null");
+    if (!s) {
+        sb_adds(&t->sb, "null");
+        return;
+    }
+    size_t plain = 0; /* json-c writes a string without '"', '\\' or a
+                         control character (below 0x20) as its bytes */
+    while ((unsigned char)s[plain] >= 0x20 && s[plain] != '"' && s[plain] != '\\')
+        plain++;
+    if (!s[plain]) {
+        sb_addc(&t->sb, '"');
+        sb_add(&t->sb, s, plain);
+        sb_addc(&t->sb, '"');
         return;
     }
     size_t n = 0;
@@ -850,7 +845,11 @@ static void version_entry(jtext *t, const npm_version *v, bool with_time)
     jtext_str(t, v->version);
     sb_adds(&t->sb, ",[");
     for (size_t i = 0; i < v->ndeps; i++) {
-        sb_addf(&t->sb, "%s[%d,", i ? "," : "", (int)v->deps[i].kind);
+        if (i)
+            sb_addc(&t->sb, ',');
+        sb_addc(&t->sb, '[');
+        sb_addc(&t->sb, (char)('0' + v->deps[i].kind)); /* 0 to 3 */
+        sb_addc(&t->sb, ',');
         jtext_str(t, v->deps[i].name);
         sb_addc(&t->sb, ',');
         jtext_str(t, v->deps[i].spec);
@@ -1119,9 +1118,10 @@ static int parse(const char *body, size_t len, const npm_parse_options *o, bool 
         read_tags(&x, tags);
     if (versions)
         read_versions(&x, versions);
-    while (x.strings) /* tdestroy() is GNU's; this is POSIX */
-        tdelete(*(void **)x.strings, &x.strings, str_cmp);
-    range_memo_free(&x);
+    if (x.strings)
+        lh_table_free(x.strings);
+    if (x.ranges)
+        lh_table_free(x.ranges);
     json_object_put(doc);
     p->identity = identity_of(x.a, p, x.have_cutoff);
     *out = p;
