@@ -163,8 +163,8 @@ typedef struct pctx {
     const char *served_base;
     /* json-c hash tables (a large packument has ~80,000 dependencies over
      * a few thousand distinct strings): */
-    struct lh_table *strings; /* the dependency strings kept (intern()) */
-    struct lh_table *ranges;  /* text pointer -> RANGE_OK/RANGE_BAD (range_text()) */
+    struct lh_table *strings; /* dependency names kept (intern()) */
+    struct lh_table *specs;   /* dependency specs: text -> spec_class (spec_of()) */
 } pctx;
 
 /* One copy per packument of a dependency's name or spec: the versions of a
@@ -261,27 +261,12 @@ static bool starts_with(const char *s, const char *prefix)
 
 /* `text` when it parses as a loose range, else NULL. The parse is not
  * kept: npm_dep_range() parses again the few ranges a resolve uses. */
-/* Whether a spec's text parses as a range, per interned text: the versions
- * of a package repeat their specs (next: 79,000 dependencies, 2,900
- * distinct specs), and parsing one is most of what reading a dependency
- * costs. Keyed by the pointer, which intern() makes one per text. */
-/* The memo's values (a NULL value means not in the table). */
-#define RANGE_OK ((void *)1)
-#define RANGE_BAD ((void *)2)
-
-static const char *range_text(pctx *x, const char *text)
+static const char *range_text(const char *text)
 {
-    if (!x->ranges && !(x->ranges = lh_kptr_table_new(1024, NULL)))
-        xoom(0);
-    void *state = NULL;
-    if (!lh_table_lookup_ex(x->ranges, text, &state)) {
-        npm_range *r = NULL;
-        state = npm_range_parse(text, NPM_LOOSE, &r, NULL) == 0 ? RANGE_OK : RANGE_BAD;
-        npm_range_free(r);
-        if (lh_table_insert(x->ranges, text, state) != 0)
-            xoom(0);
-    }
-    return state == RANGE_OK ? text : NULL;
+    npm_range *r = NULL;
+    bool ok = npm_range_parse(text, NPM_LOOSE, &r, NULL) == 0;
+    npm_range_free(r);
+    return ok ? text : NULL;
 }
 
 const npm_range *npm_dep_range(const npm_dep *d)
@@ -296,12 +281,22 @@ const npm_range *npm_dep_range(const npm_dep *d)
     return d->range_;
 }
 
+/* What a spec's text says, worked out once per distinct text: the versions
+ * of a package repeat their specs (next: 79,000 dependencies, 2,900
+ * distinct specs), and classifying one (a range parse) was most of what
+ * reading a dependency cost. */
+typedef struct spec_class {
+    const char *spec; /* the packument's one copy of the text */
+    npm_dep_spec kind;
+    const char *range_text, *alias_name;
+} spec_class;
+
 /* Classifies a dependency spec the way npm-package-arg reads one from a
  * registry manifest: aliases, then the non-registry forms (URLs, paths,
  * git hosts), then a loose range, then a tag. */
-static void classify(pctx *x, npm_dep *d)
+static void classify(pctx *x, spec_class *c)
 {
-    const char *s = d->spec;
+    const char *s = c->spec;
     while (*s == ' ' || *s == '\t')
         s++;
     static const char *const other_prefixes[] = {
@@ -311,26 +306,43 @@ static void classify(pctx *x, npm_dep *d)
     const char *an, *ar;
     size_t anl;
     if (npm_alias_split(s, &an, &anl, &ar)) {
-        d->spec_kind = NPM_SPEC_IS_ALIAS;
-        d->alias_name = arena_strndup(x->a, an, anl);
+        c->kind = NPM_SPEC_IS_ALIAS;
+        c->alias_name = arena_strndup(x->a, an, anl);
         if (ar)
-            d->range_text = range_text(x, ar);
+            c->range_text = range_text(ar);
         return;
     }
     for (size_t i = 0; i < sizeof other_prefixes / sizeof other_prefixes[0]; i++)
         if (starts_with(s, other_prefixes[i])) {
-            d->spec_kind = NPM_SPEC_IS_OTHER;
+            c->kind = NPM_SPEC_IS_OTHER;
             return;
         }
     if (strstr(s, "://") || (s[0] != '@' && strchr(s, '/'))) {
-        d->spec_kind = NPM_SPEC_IS_OTHER; /* a URL or user/repo shorthand */
+        c->kind = NPM_SPEC_IS_OTHER; /* a URL or user/repo shorthand */
         return;
     }
-    if ((d->range_text = range_text(x, s)) != NULL) {
-        d->spec_kind = NPM_SPEC_IS_RANGE;
+    if ((c->range_text = range_text(s)) != NULL) {
+        c->kind = NPM_SPEC_IS_RANGE;
         return;
     }
-    d->spec_kind = url_word(s) ? NPM_SPEC_IS_TAG : NPM_SPEC_IS_OTHER;
+    c->kind = url_word(s) ? NPM_SPEC_IS_TAG : NPM_SPEC_IS_OTHER;
+}
+
+/* The packument's classification of spec text `s` (one per distinct text). */
+static const spec_class *spec_of(pctx *x, const char *s)
+{
+    if (!x->specs && !(x->specs = lh_kchar_table_new(1024, NULL)))
+        xoom(0);
+    unsigned long h = lh_get_hash(x->specs, s);
+    struct lh_entry *e = lh_table_lookup_entry_w_hash(x->specs, s, h);
+    if (e)
+        return lh_entry_v(e);
+    spec_class *c = arena_alloc(x->a, sizeof *c);
+    *c = (spec_class){ .spec = arena_strdup(x->a, s) };
+    classify(x, c);
+    if (lh_table_insert_w_hash(x->specs, c->spec, c, h, 0) != 0)
+        xoom(0);
+    return c;
 }
 
 const char *npm_dep_spec_what(const char *spec)
@@ -400,15 +412,18 @@ static bool read_deps(pctx *x, npm_version *v, json_object *man, const char *fie
         if (skip && json_object_object_get_ex(skip, key, NULL))
             continue; /* listed again under optionalDependencies: optional wins */
         npm_dep *d = xcalloc(1, sizeof *d); /* copied into v->deps, then freed */
+        const spec_class *c = spec_of(x, json_object_get_string(val));
         d->name = intern(x, key);
-        d->spec = intern(x, json_object_get_string(val));
+        d->spec = c->spec;
+        d->spec_kind = c->kind;
+        d->range_text = c->range_text;
+        d->alias_name = c->alias_name;
         d->kind = kind;
         json_object *pm, *opt;
         if (kind == NPM_DEP_PEER && meta && json_object_object_get_ex(meta, key, &pm) &&
             json_object_object_get_ex(pm, "optional", &opt) && json_object_get_boolean(opt) &&
             json_object_is_type(opt, json_type_boolean))
             d->kind = NPM_DEP_PEER_OPTIONAL;
-        classify(x, d);
         ptrvec_push(acc, d);
     }
     return true;
@@ -1120,8 +1135,8 @@ static int parse(const char *body, size_t len, const npm_parse_options *o, bool 
         read_versions(&x, versions);
     if (x.strings)
         lh_table_free(x.strings);
-    if (x.ranges)
-        lh_table_free(x.ranges);
+    if (x.specs)
+        lh_table_free(x.specs);
     json_object_put(doc);
     p->identity = identity_of(x.a, p, x.have_cutoff);
     *out = p;
