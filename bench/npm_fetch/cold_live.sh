@@ -8,6 +8,10 @@
 #   six     bench/resolve's npm part (react lodash zod express typescript @types/node)
 #   nextjs  create-next-app 16.4.3's defaults (next react react-dom + TS, ESLint, Tailwind)
 #   nestjs  `nest new`'s package.json (@nestjs/schematics 12.0.6's ts template)
+# and three larger real sets of tests/agreement/npm_apps (sets.json):
+#   gatsby     gatsby-starter-default's dependencies
+#   cra        socket.io's create-react-app example's dependencies
+#   firestore  the Firebase Firestore Angular example's dependencies and devDependencies
 # Every tool gets a fresh cache each run (envlock --cache-dir; npm
 # npm_config_cache; pnpm --store-dir/--cache-dir) and a private HOME and
 # npmrc; the tools are interleaved within each of RUNS rounds (default 3).
@@ -50,7 +54,7 @@ fi
 
 build=$(cd "${1:?usage: cold_live.sh BUILD [RUNS]}" && pwd)
 runs=${2:-3}
-workloads=${BENCH_WORKLOADS:-"six nextjs nestjs"}
+workloads=${BENCH_WORKLOADS:-"six nextjs nestjs gatsby cra firestore"}
 tools=${BENCH_TOOLS:-"envlock npm pnpm"}
 el=$build/cli/envlock
 [ -x "$el" ] || { echo "build it first: cmake --build $build --target envlock" >&2; exit 2; }
