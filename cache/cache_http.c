@@ -38,11 +38,18 @@
 #include "cache_task.h"
 #include "cache_curl.h"
 
-/* Transfers in flight at once (and connections: over HTTP/2 they are
- * streams of a few). A re-resolve revalidates a whole lock's pages in one
- * batch (~80 for a mid-size npm tree), so the batch is latency-bound by
- * N / this; uv allows 50, npm 15 sockets. */
-#define DEFAULT_PARALLEL 32
+/* Transfers in flight at once. A re-resolve revalidates a whole lock's
+ * pages in one batch (~80 for a mid-size npm tree), and a cold npm crawl
+ * asks for a level of the tree at once (400 packuments in a large app's),
+ * so both are latency-bound by N / this: a cold crawl of 1,290 packuments
+ * took 2.9 s at 32 and 2.6 s at 64 (bench/npm_fetch/README.md); at 128
+ * and 256, beyond the streams an HTTP/2 server commonly allows on one
+ * connection (100), it got slower. uv allows 50, npm 15 sockets. */
+#define DEFAULT_PARALLEL 64
+/* Connections at once, whatever max_parallel: over HTTP/2 the transfers
+ * are streams of a few; over HTTP/1.1 the ones beyond wait in libcurl's
+ * queue rather than open more sockets to one server. */
+#define MAX_CONNECTIONS 32
 #define DEFAULT_MAX_BYTES ((uint64_t)512 << 20)
 /* How long to wait for another process (or request) fetching the same URL
  * before fetching it ourselves; rename keeps the cache consistent either way. */
@@ -622,7 +629,8 @@ static bool engine_ready(cache *c)
     cu->share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
     cu->share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
     cu->multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-    cu->multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)c->o.max_parallel);
+    cu->multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
+                     (long)(c->o.max_parallel < MAX_CONNECTIONS ? c->o.max_parallel : MAX_CONNECTIONS));
     return true;
 }
 

@@ -78,7 +78,8 @@ typedef struct el_cache_options {
                                  ~/.config/envlock (the CLI passes
                                  $ENVLOCK_CONFIG) */
     bool no_mirror_config;    /* ignore mirror_list and the mirrors file */
-    unsigned max_parallel;    /* transfers at once; 0: 16 */
+    unsigned max_parallel;    /* transfers at once; 0: 64 (over at most 32
+                                 connections) */
     long connect_timeout_ms;  /* per attempt; 0: 15000 */
     long stall_seconds;       /* the minimum-speed window: an attempt that
                                  receives under stall_bytes_per_s on average over
