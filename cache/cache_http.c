@@ -39,12 +39,15 @@
 #include "cache_curl.h"
 
 /* Transfers in flight at once. A re-resolve revalidates a whole lock's
- * pages in one batch (~80 for a mid-size npm tree), and a cold npm crawl
- * asks for a level of the tree at once (400 packuments in a large app's),
- * so both are latency-bound by N / this: a cold crawl of 1,290 packuments
- * took 2.9 s at 32 and 2.6 s at 64 (bench/npm_fetch/README.md); at 128
- * and 256, beyond the streams an HTTP/2 server commonly allows on one
- * connection (100), it got slower. uv allows 50, npm 15 sockets. */
+ * pages in one batch (~80 for a mid-size npm tree) and prefetches its
+ * packuments at once, and a cold npm crawl asks for a level of the tree at
+ * once (400 packuments in a large app's), so all are latency-bound by N /
+ * this. bench/npm_fetch's cra set (1,290 packuments), Release, 2 cores:
+ * prefetched from a previous lock 2.9-3.2 s at 32, 2.1-2.9 s at 64 and 96;
+ * a cold crawl 3.4-3.7 s at 32, 3.3-3.5 s at 64 (gatsby: 3.4 s, 2.9-3.1 s).
+ * At 128 and 256, beyond the 100 streams HTTP/2 servers commonly allow on
+ * one connection, it got slower with twice the CPU. uv allows 50, npm 15
+ * sockets. */
 #define DEFAULT_PARALLEL 64
 /* Connections at once, whatever max_parallel: over HTTP/2 the transfers
  * are streams of a few; over HTTP/1.1 the ones beyond wait in libcurl's
