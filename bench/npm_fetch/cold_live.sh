@@ -21,7 +21,8 @@
 # lines of the last round (crawl depth and arrivals per depth). The last
 # round's locks and name@version lists are kept in BUILD/bench-out/npm-cold.
 # BENCH_TOOLS (default "envlock npm pnpm") runs fewer tools, say `envlock pnpm`
-# when npm's 30-50 s a run do not fit. Needs the network; not part of ctest. pnpm: $PNPM, else pnpm 12 installed
+# when npm's 30-50 s a run do not fit. BENCH_PIN_DNS=0 lets each tool look
+# the registry up itself (see "pinned" below). Needs the network; not part of ctest. pnpm: $PNPM, else pnpm 12 installed
 # with npm into BUILD/tools as bench/resolve/run.sh does.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,8 +46,13 @@ run_pnpm() {
         --store-dir "$1/store" --cache-dir "$1/cache" && mv pnpm-lock.yaml lock)
 }
 
-# `cold_live.sh --run TOOL DIR W`: one run, as GNU time measures it (el and
-# pnpm come from the environment).
+# `cold_live.sh [--pinned HOSTS] --run TOOL DIR W`: one run, as GNU time
+# measures it (el and pnpm come from the environment); --pinned first
+# mounts HOSTS on /etc/hosts (the caller made a mount namespace for it).
+if [ "${1:-}" = --pinned ]; then # in a mount namespace of its own
+    mount --bind "$2" /etc/hosts
+    shift 2
+fi
 if [ "${1:-}" = --run ]; then
     "run_$2" "$3" "$4"
     exit
@@ -92,6 +98,28 @@ requests() { # TOOL DIR
     esac
 }
 
+# The registry's address, pinned for every tool (BENCH_PIN_DNS=0: not):
+# this network's DNS server drops a reply now and then under a burst of
+# lookups, and glibc then waits its 5 s timeout (resolv.conf). npm and
+# pnpm look the name up for each new connection, so most pnpm runs here
+# stalled 4-5 s on one lookup after their last transfer (strace: the
+# lookup's thread is joined before exit), a wait that is this network's,
+# not pnpm's. Each run sees a private /etc/hosts naming the address
+# getent found (a mount namespace: needs root and unshare).
+hosts=
+if [ "${BENCH_PIN_DNS:-1}" != 0 ] && [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+    rhost=$(echo "$reg" | sed 's,^https://,,; s,/.*,,')
+    addr=$(getent ahostsv4 "$rhost" | awk 'NR == 1 { print $1 }')
+    if [ -n "$addr" ]; then
+        hosts=$work/hosts
+        { cat /etc/hosts; echo "$addr $rhost"; } > "$hosts"
+        unshare -m mount --bind "$hosts" /etc/hosts 2>/dev/null || hosts=
+    fi
+fi
+# How each run starts: in its own mount namespace when pinned.
+runner="sh" pin=""
+[ -n "$hosts" ] && runner="unshare -m sh" pin="--pinned $hosts"
+
 res=$work/results
 : > "$res"
 load0=$(cat /proc/loadavg)
@@ -103,7 +131,8 @@ while [ "$r" -le "$runs" ]; do
             rm -rf "$d"
             mkdir -p "$d"
             t0=$(date +%s%N)
-            /usr/bin/time -f %M -o "$d/rss" sh "$here/cold_live.sh" --run "$t" "$d" "$w" \
+            # shellcheck disable=SC2086
+            /usr/bin/time -f %M -o "$d/rss" $runner "$here/cold_live.sh" $pin --run "$t" "$d" "$w" \
                 > "$d/out" 2> "$d/err" || true
             t1=$(date +%s%N)
             if [ -f "$d/lock" ]; then
@@ -135,6 +164,11 @@ done
 echo "== cold, live registry ($reg), fresh caches, $runs interleaved rounds"
 echo "   envlock $("$el" --version 2>/dev/null | head -1), npm $(npm --version), pnpm $("$pnpm" --version), $(nproc) CPUs"
 echo "   load average: before $load0; after $load1"
+if [ -n "$hosts" ]; then
+    echo "   registry address: $addr, pinned in a private /etc/hosts for every run"
+else
+    echo "   registry address: looked up by each tool (not pinned)"
+fi
 /usr/bin/python3 - "$res" <<'PY'
 import collections, statistics, sys
 rows = collections.OrderedDict()
