@@ -167,20 +167,34 @@ typedef struct pctx {
     struct lh_table *specs;   /* dependency specs: text -> spec_class (spec_of()) */
 } pctx;
 
-/* One copy per packument of a dependency's name or spec: the versions of a
+/* A table of the parse keyed by text: *t (made on first use) and the value
+ * stored for `s`, or NULL with *h its hash for table_add(). */
+static void *table_find(struct lh_table **t, const char *s, unsigned long *h)
+{
+    if (!*t && !(*t = lh_kchar_table_new(1024, NULL)))
+        xoom(0);
+    *h = lh_get_hash(*t, s);
+    struct lh_entry *e = lh_table_lookup_entry_w_hash(*t, s, *h);
+    return e ? lh_entry_v(e) : NULL;
+}
+
+static void table_add(struct lh_table *t, const char *key, const void *value, unsigned long h)
+{
+    if (lh_table_insert_w_hash(t, key, value, h, 0) != 0)
+        xoom(0);
+}
+
+/* One copy per packument of a dependency's name: the versions of a
  * package repeat most of their dependencies, and a crawl holds every
  * version of every packument it reads. */
 static const char *intern(pctx *x, const char *s)
 {
-    if (!x->strings && !(x->strings = lh_kchar_table_new(1024, NULL)))
-        xoom(0);
-    unsigned long h = lh_get_hash(x->strings, s);
-    struct lh_entry *e = lh_table_lookup_entry_w_hash(x->strings, s, h);
-    if (e)
-        return lh_entry_k(e);
-    char *c = arena_strdup(x->a, s);
-    if (lh_table_insert_w_hash(x->strings, c, c, h, 0) != 0)
-        xoom(0);
+    unsigned long h;
+    const char *c = table_find(&x->strings, s, &h);
+    if (!c) {
+        c = arena_strdup(x->a, s);
+        table_add(x->strings, c, c, h);
+    }
     return c;
 }
 
@@ -331,17 +345,14 @@ static void classify(pctx *x, spec_class *c)
 /* The packument's classification of spec text `s` (one per distinct text). */
 static const spec_class *spec_of(pctx *x, const char *s)
 {
-    if (!x->specs && !(x->specs = lh_kchar_table_new(1024, NULL)))
-        xoom(0);
-    unsigned long h = lh_get_hash(x->specs, s);
-    struct lh_entry *e = lh_table_lookup_entry_w_hash(x->specs, s, h);
-    if (e)
-        return lh_entry_v(e);
-    spec_class *c = arena_alloc(x->a, sizeof *c);
-    *c = (spec_class){ .spec = arena_strdup(x->a, s) };
-    classify(x, c);
-    if (lh_table_insert_w_hash(x->specs, c->spec, c, h, 0) != 0)
-        xoom(0);
+    unsigned long h;
+    spec_class *c = table_find(&x->specs, s, &h);
+    if (!c) {
+        c = arena_alloc(x->a, sizeof *c);
+        *c = (spec_class){ .spec = arena_strdup(x->a, s) };
+        classify(x, c);
+        table_add(x->specs, c->spec, c, h);
+    }
     return c;
 }
 
