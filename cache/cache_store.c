@@ -39,7 +39,7 @@
 #define ENTRY_BODY_MAX ((uint64_t)ENTRY_MAX)
 /* A compressed body up to PLAUSIBLE_MIN bytes, or up to PLAUSIBLE_RATIO
  * times its frame, is decompressed straight into a buffer of its size:
- * envlock's own entries (level 1 or 3; JSON and HTML pages shrink 5-30
+ * envlock's own entries (level 1; JSON and HTML pages shrink 5-30
  * times, a run of one byte far more but is then small). A bigger claim is
  * proven by streaming first (frame_check). */
 #define PLAUSIBLE_MIN ((uint64_t)64 << 20)
@@ -201,8 +201,10 @@ static void encode_entry(cache_meta *m, const void *body, size_t len, bool hashe
         sb_add(out, body, len);
         return;
     }
-    /* Already-compressed artifacts gain nothing from effort: level 1 for big ones. */
-    int level = len > (4u << 20) ? 1 : 3;
+    /* Level 1: JSON pages shrink as much as at level 3 (react's packument
+     * 10.1x at both) at twice the speed (1,235 against 641 MB/s, `zstd -b1
+     * -e3`), and already-compressed artifacts gain nothing from effort. */
+    int level = 1;
     size_t bound = ZSTD_compressBound(len);
     sb_grow(out, bound);
     size_t z = ZSTD_compress(out->buf + out->len, bound, body, len, level);
