@@ -106,6 +106,9 @@ def main(state):
 if __name__ == "__main__":
     try:
         probs = main(sys.argv[1])
+    except pp.agree.Skip as s:
+        print("SKIP: %s" % s)
+        sys.exit(pp.SKIP)
     except pp.Fail as e:
         probs = [str(e)]
     for p in probs:
