@@ -15,7 +15,6 @@ void xoom(size_t n)
     abort();
 }
 
-
 void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

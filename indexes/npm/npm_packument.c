@@ -826,10 +826,12 @@ typedef struct jtext {
 
 #define JTEXT_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
-/* A string as json-c writes it; NULL is `null`. The empty string is
- * written as it is: json-c 0.16 loses a string's heap buffer when
- * json_object_set_string() sets "" after a longer string (LeakSanitizer,
- * agree_npm_apps under ASan). */
+/* A string as json-c writes it; NULL is `null`. A string json-c would
+ * not escape, the empty one included, is written here as it is; only the
+ * rest go through json-c's writer. The empty one must not reach it:
+ * json-c 0.16 loses a string's heap buffer when json_object_set_string()
+ * sets "" after a longer string (LeakSanitizer, agree_npm_apps under
+ * ASan). */
 static void jtext_str(jtext *t, const char *s)
 {
     if (!s) {
