@@ -157,11 +157,14 @@ typedef struct rsv_npm_name {
     bool full;                  /* noted by a dependency edge: every admitted
                                    version is followed; else only peer sets
                                    reach it (pranges) */
-    ptrvec pranges;             /* const npm_range *: ranges of a peer set
-                                   arborist loads (an optional peer and the
-                                   peers of what it brings): only each
-                                   range's pick, and only its peers */
+    ptrvec pranges;             /* const npm_range *: ranges of peer edges
+                                   (narrowed crawl) and of the peer sets
+                                   arborist loads with them: only each
+                                   range's picks, and only their peers; a
+                                   pick the tree places is extended
+                                   (resolver_npm_extend()) */
     size_t followed_pranges;
+    size_t extended;            /* picks the tree placed past the crawl */
     /* ENVLOCK_DEBUG_STATS only (resolver_npm_finish()'s crawl line); they
      * decide nothing */
     unsigned depth;             /* fetches on the chain that asked for it (root = 1) */
@@ -171,7 +174,7 @@ typedef struct rsv_npm_name {
      * name has rel_ranges ranges and rel_tags tags */
     const void *rel_p;
     unsigned char *rel;         /* 0 not relevant, 1 a peer-set pick only, 2 admitted */
-    size_t rel_ranges, rel_tags, rel_pranges;
+    size_t rel_ranges, rel_tags, rel_pranges, rel_extended;
     bool rel_wide;
     /* the narrowed crawl (resolver_npm_picks()): picked[k] when candidate
      * k of picked_p is a pick of a range or tag noted, its dependencies
@@ -234,6 +237,7 @@ typedef struct rsv {
                                    what it was built from holds
                                    (resolver_npm_tree.c) */
     unsigned npm_layouts;       /* npm trees built (stats only) */
+    unsigned npm_extends;       /* rounds of resolver_npm_extend() */
     int npm_exact_lo, npm_exact_hi; /* r->job elements of npm's own tree
                                    (resolver_npm_tree_jobs()) */
     bool npm_search;            /* npm's tree does not hold: the solve searched,
@@ -457,6 +461,10 @@ const char *resolver_npm_missed(rsv *r);
  *  on (a stat line says why); every name is queued to be followed again.
  *  false when it did already. The caller drops the pool and crawls. */
 bool resolver_npm_widen(rsv *r, const char *why);
+/* resolver_npm_extend() : the narrowed crawl follows the dependencies of
+ *  every version npm's tree placed that it followed only for its peers (a
+ *  peer edge no copy in reach satisfied); true when there was one. */
+bool resolver_npm_extend(rsv *r);
 bool resolver_npm_bundled(const npm_version *v, const char *name);
 bool resolver_npm_alias_ok(const npm_dep *dp);
 /* resolver_apt.c */

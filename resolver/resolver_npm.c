@@ -98,8 +98,11 @@ static rsv_npm_name *nname_get(rsv *r, const char *name)
     return n;
 }
 
-/* A name a dependency edge reaches: every version its ranges admit is
- * followed; optional peers seen before on it count now. */
+static void note_peer(rsv *r, const npm_dep *dp);
+
+/* A name a dependency or peer edge reaches (it is installed): the picks
+ * of its ranges are followed; optional peers seen before on it count now
+ * (as peer ranges; once widened, as ranges). */
 static void make_full(rsv *r, rsv_npm_name *n)
 {
     if (n->full)
@@ -107,8 +110,12 @@ static void make_full(rsv *r, rsv_npm_name *n)
     n->full = true;
     for (size_t i = 0; i < r->npm_opt_peers.len; i++) {
         const npm_dep *dp = r->npm_opt_peers.items[i];
-        if (strcmp(dp->name, n->name) == 0)
+        if (strcmp(dp->name, n->name) != 0)
+            continue;
+        if (r->npm_wide)
             ptrvec_push(&n->ranges, (void *)resolver_npm_range(r, dp));
+        else
+            note_peer(r, dp);
     }
 }
 
@@ -166,8 +173,6 @@ static bool relevant_from(const rsv_npm_name *n, const npm_packument *p, const n
  * requirements no longer grow, and asks this for every candidate of a name
  * once per dependency on it (npm_dep_id()), each test going through every
  * range noted on the name (one per dependent version). */
-static const npm_version *range_pick(const rsv *r, const npm_packument *p, const npm_range *range);
-
 /* Whether the narrowed crawl followed candidate k of p on n. */
 static bool picked(const rsv_npm_name *n, const npm_packument *p, size_t k)
 {
@@ -183,13 +188,15 @@ static int relevant(const rsv *r, const rsv_npm_name *cn, const npm_packument *p
 {
     rsv_npm_name *n = (rsv_npm_name *)cn;
     if (n->rel_p != p || n->rel_ranges != n->ranges.len || n->rel_tags != n->tags.len ||
-        n->rel_pranges != n->pranges.len || n->rel_wide != r->npm_wide) {
+        n->rel_pranges != n->pranges.len || n->rel_extended != n->extended ||
+        n->rel_wide != r->npm_wide) {
         free(n->rel);
         n->rel = xcalloc(p->ncandidates ? p->ncandidates : 1, sizeof *n->rel);
         for (size_t i = 0; i < n->pranges.len; i++) {
-            const npm_version *pv = range_pick(r, p, n->pranges.items[i]);
-            if (pv)
-                n->rel[pv - p->versions] = 1;
+            const npm_version *pv[RSV_NPM_PICKS];
+            size_t npv = resolver_npm_picks(r, p, n->pranges.items[i], NULL, pv);
+            for (size_t j = 0; j < npv; j++)
+                n->rel[pv[j] - p->versions] = 1;
         }
         for (size_t k = 0; k < p->ncandidates; k++)
             if (r->npm_wide ? relevant_from(n, p, &p->versions[k], 0, 0) : picked(n, p, k))
@@ -198,6 +205,7 @@ static int relevant(const rsv *r, const rsv_npm_name *cn, const npm_packument *p
         n->rel_ranges = n->ranges.len;
         n->rel_tags = n->tags.len;
         n->rel_pranges = n->pranges.len;
+        n->rel_extended = n->extended;
         n->rel_wide = r->npm_wide;
     }
     size_t k = (size_t)(v - p->versions);
@@ -258,21 +266,24 @@ bool resolver_npm_alias_ok(const npm_dep *dp)
 
 /* An optional peer is installed only when some other edge brings its name
  * into the tree; npm then enforces its range. So its range is noted on a
- * name that is crawled (now, or when nname_get() creates it), never a
- * reason to crawl one. */
+ * name that is crawled (now, or when make_full() makes it so), never a
+ * reason to crawl one: as a peer range (note_peer()), once widened as a
+ * range. */
 static void note_optional_peer(rsv *r, const npm_dep *dp)
 {
     if (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range_text)
         return;
     const rsv_npm_name *n = nname_find(r, dp->name);
-    if (n && n->full)
+    if (n && n->full && r->npm_wide)
         note(r, dp->name, resolver_npm_range(r, dp), NULL);
+    else if (n && n->full)
+        note_peer(r, dp);
     else
         ptrvec_push(&r->npm_opt_peers, (void *)dp);
 }
 
-/* npm-pick-manifest's version for `range` alone (no lock, no advisory:
- * what arborist loads a peer set with), or NULL. */
+/* npm-pick-manifest's version for `range` alone (no lock, no advisory),
+ * or NULL. */
 static const npm_version *range_pick(const rsv *r, const npm_packument *p, const npm_range *range)
 {
     return resolver_npm_pick(r, p, range, NULL, false, NULL, NULL);
@@ -286,9 +297,12 @@ static bool vec_has(const ptrvec *v, const void *item)
     return false;
 }
 
-/* A range of a peer set arborist loads (buildIdealTree's loadPeerSet
- * loads optional peers too, to place the set where none conflicts): the
- * name is fetched and the range's pick followed, for its peers only. */
+/* A range of a peer edge, or of a peer set arborist loads with one
+ * (buildIdealTree's loadPeerSet loads optional peers too, to place the set
+ * where none conflicts): the name is fetched and the range's picks
+ * followed, for their peers only. A peer a copy in reach satisfies brings
+ * nothing more, which is why arborist fetches nothing for it; one placed
+ * is extended after the tree is built (resolver_npm_extend()). */
 static void note_peer(rsv *r, const npm_dep *dp)
 {
     if (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range_text)
@@ -302,7 +316,7 @@ static void note_peer(rsv *r, const npm_dep *dp)
 
 /* The peers arborist loads with v, the pick of a range (every peer when
  * v is itself in a peer set, else the optional ones: required peers are
- * followed as dependencies). */
+ * noted with its dependencies, note_deps()). */
 static void follow_pick(rsv *r, const npm_packument *p, const npm_version *v, bool in_set)
 {
     v = npm_version_warm(p, v);
@@ -321,8 +335,29 @@ static void follow_picks(rsv *r, rsv_npm_name *n, const npm_packument *p, size_t
 {
     for (size_t i = from_r; i < n->ranges.len; i++)
         follow_pick(r, p, range_pick(r, p, n->ranges.items[i]), false);
-    for (size_t i = from_pr; i < n->pranges.len; i++)
-        follow_pick(r, p, range_pick(r, p, n->pranges.items[i]), true);
+    for (size_t i = from_pr; i < n->pranges.len; i++) {
+        const npm_version *pv[RSV_NPM_PICKS];
+        size_t npv = resolver_npm_picks(r, p, n->pranges.items[i], NULL, pv);
+        for (size_t j = 0; j < npv; j++)
+            follow_pick(r, p, pv[j], true);
+    }
+}
+
+/* A required peer: its name is installed, by the copy in reach that
+ * satisfies it or by a pick of its range (note_peer()); once widened, a
+ * range like a dependency's. */
+static void note_required_peer(rsv *r, const npm_version *v, const npm_dep *dp)
+{
+    if (dp->spec_kind != NPM_SPEC_IS_RANGE || !dp->range_text || peer_overridden(v, dp))
+        return;
+    if (r->npm_wide) {
+        note(r, dp->name, resolver_npm_range(r, dp), NULL);
+        return;
+    }
+    rsv_npm_name *n = nname_get(r, dp->name);
+    if (!n->full)
+        make_full(r, n);
+    note_peer(r, dp);
 }
 
 /* Notes the dependencies of version v of p (warmed: the crawl is what
@@ -336,6 +371,8 @@ static void note_deps(rsv *r, const npm_packument *p, const npm_version *v)
             continue;
         if (dp->kind == NPM_DEP_PEER_OPTIONAL)
             note_optional_peer(r, dp);
+        else if (dp->kind == NPM_DEP_PEER && dp->spec_kind == NPM_SPEC_IS_RANGE)
+            note_required_peer(r, v, dp);
         else if (dp->spec_kind == NPM_SPEC_IS_RANGE && dp->range_text)
             note(r, dp->name, resolver_npm_range(r, dp), NULL);
         else if (dp->spec_kind == NPM_SPEC_IS_TAG)
@@ -345,16 +382,22 @@ static void note_deps(rsv *r, const npm_packument *p, const npm_version *v)
     }
 }
 
-/* The narrowed crawl: the dependencies of the versions the tree builder
- * can bind to an edge of `range` (or `tag`) on n, each version once. */
-static void follow_spec(rsv *r, rsv_npm_name *n, const npm_packument *p, const npm_range *range,
-                        const char *tag)
+/* n->picked, sized for p's candidates. */
+static void picks_for(rsv_npm_name *n, const npm_packument *p)
 {
     if (n->picked_p != p) {
         free(n->picked);
         n->picked = xcalloc(p->ncandidates ? p->ncandidates : 1, 1);
         n->picked_p = p;
     }
+}
+
+/* The narrowed crawl: the dependencies of the versions the tree builder
+ * can bind to an edge of `range` (or `tag`) on n, each version once. */
+static void follow_spec(rsv *r, rsv_npm_name *n, const npm_packument *p, const npm_range *range,
+                        const char *tag)
+{
+    picks_for(n, p);
     const npm_version *v[RSV_NPM_PICKS];
     size_t nv = resolver_npm_picks(r, p, range, tag, v);
     for (size_t i = 0; i < nv; i++) {
@@ -472,6 +515,30 @@ const char *resolver_npm_missed(rsv *r)
     return NULL;
 }
 
+bool resolver_npm_extend(rsv *r)
+{
+    if (r->npm_wide || r->npm_search)
+        return false;
+    const ptrvec *all = resolver_npm_tree(r);
+    size_t added = 0;
+    r->npm_note_depth = 1;
+    for (size_t i = 0; i < all->len; i++) {
+        const rsv_npm_node *x = all->items[i];
+        const rsv_solv *s = x->p ? resolver_solv(r, x->p) : NULL;
+        rsv_npm_name *n = s ? nname_find(r, s->name) : NULL;
+        if (!n || relevant(r, n, s->np, s->nv) == 2)
+            continue;
+        picks_for(n, s->np);
+        n->picked[s->nv - s->np->versions] = 1;
+        n->extended++;
+        added++;
+        note_deps(r, s->np, s->nv);
+    }
+    if (added)
+        resolver_stat(r, "npm crawl extended: %zu peer picks placed by the tree", added);
+    return added != 0;
+}
+
 bool resolver_npm_widen(rsv *r, const char *why)
 {
     if (r->npm_wide)
@@ -580,6 +647,13 @@ static void crawl_stats(rsv *r)
         sb_addf(&line, " %u:%.0f", d, last[d]);
     sb_addf(&line, "; %.0f ms following arrivals, %.0f ms for this line", r->npm_follow_ms,
             resolver_now_ms() - t0);
+    resolver_stat(r, "%s", line.buf);
+    /* the names themselves, to set against what npm's log says it fetched
+     * (bench/npm_fetch) */
+    sb_reset(&line);
+    sb_adds(&line, "npm crawl names:");
+    for (size_t i = 0; i < nn; i++)
+        sb_addf(&line, " %s", sorted[i]->name);
     resolver_stat(r, "%s", line.buf);
     sb_release(&line);
     free(at);

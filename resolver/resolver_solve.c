@@ -418,6 +418,20 @@ static bool widen_npm(rsv *r, const char *why, el_code *rc)
     return true;
 }
 
+/* The tree placed peer picks the narrowed crawl followed for their peers
+ * only: their dependencies are crawled and the pool dropped, to solve
+ * again; *rc is the crawl's result. A tree that keeps reaching further
+ * is widened instead (resolver_npm_missed()). */
+static bool extend_npm(rsv *r, el_code *rc)
+{
+    if (!r->nl || r->npm_extends >= 8 || !resolver_npm_extend(r))
+        return false;
+    r->npm_extends++;
+    drop_pool(r);
+    *rc = crawl(r);
+    return true;
+}
+
 /* What follows a solve with no problem. */
 enum { ANSWER_DONE, ANSWER_AGAIN, ANSWER_AGAIN_SAME };
 
@@ -438,7 +452,7 @@ static int on_answer(rsv *r, lock_doc **out, el_code *rc)
         return *rc != EL_OK ? ANSWER_DONE : ANSWER_AGAIN_SAME;
     if (r->nl && (*rc = resolver_npm_bundles(r)) != EL_OK)
         return ANSWER_DONE;
-    if (r->nl && widen_npm(r, resolver_npm_missed(r), rc))
+    if (extend_npm(r, rc) || (r->nl && widen_npm(r, resolver_npm_missed(r), rc)))
         return *rc != EL_OK ? ANSWER_DONE : ANSWER_AGAIN_SAME;
     if (r->nl && (*rc = resolver_npm_check(r)) != EL_OK)
         return ANSWER_DONE;

@@ -26,7 +26,16 @@ reaches its name, only the picked version's dependencies followed):
 4. arrival order: nc-app@^1 with nw-app@^1 (one narrowed crawl, widened)
    through a proxy that delays each answer at random (three seeds), from
    empty caches: the lock's bytes are those of the direct resolve, whose
-   tree is the two trees above.
+   tree is the two trees above;
+5. peers (npm fetches a peer's name, and a pick's dependencies only when
+   the tree places that pick): np-app@^1 with np-host@^1 fetches np-app,
+   np-lib and np-host (the root's np-host 1.0.0 satisfies np-lib's peer
+   `>=1.0.0`, so np-host 2.0.0, its pick, is never placed and np-heavy
+   never fetched); np-opt@^1 with np-host@^1 the same for an optional
+   peer (np-opt and np-host); np-solo@^1, whose peer ^2.0.0 nothing
+   satisfies, places np-host 2.0.0 at the top and so fetches np-heavy
+   too: the crawl is extended by that pick (ENVLOCK_DEBUG_STATS), not
+   widened.
 
 Exit 0 pass, 1 fail, 77 skip (no nginx). Standard library only."""
 
@@ -54,6 +63,7 @@ from run_scenarios import project  # noqa: E402
 SCN = os.path.join(HERE, "narrow.scn")
 LOG = re.compile(r'"GET /npm/(\S+) HTTP/[0-9.]+" (\d{3}) ')
 WIDENED = "envlock-stats: npm crawl widened:"
+EXTENDED = "envlock-stats: npm crawl extended:"
 FAILS = []
 
 
@@ -178,8 +188,38 @@ def scenario(envlock, work, m):
         if "npm install would refuse this spec (ETARGET" not in " ".join(err.split()):
             fail("nw-app@^1: no note that npm refuses (ETARGET):\n%s" % err)
     arrival_order(envlock, work, m, r)
+    peers(r, work)
     print("%d failure(s)" % len(FAILS) if FAILS else "ok")
     return 1 if FAILS else 0
+
+
+def peers(r, work):
+    """Step 5."""
+    cases = [
+        ("np-app@^1 np-host@^1 (required peer met by the root)", ["np-app@^1", "np-host@^1"],
+         ["np-app", "np-lib", "np-host"],
+         ["npm np-app 1.0.0 path=node_modules/np-app",
+          "npm np-host 1.0.0 path=node_modules/np-host",
+          "npm np-lib 1.0.0 path=node_modules/np-lib"], False),
+        ("np-opt@^1 np-host@^1 (optional peer met by the root)", ["np-opt@^1", "np-host@^1"],
+         ["np-opt", "np-host"],
+         ["npm np-host 1.0.0 path=node_modules/np-host",
+          "npm np-opt 1.0.0 path=node_modules/np-opt"], False),
+        ("np-solo@^1 (peer placed)", ["np-solo@^1"],
+         ["np-solo", "np-host", "np-heavy"],
+         ["npm np-heavy 1.0.0 path=node_modules/np-heavy",
+          "npm np-host 2.0.0 path=node_modules/np-host",
+          "npm np-solo 1.0.0 path=node_modules/np-solo"], True),
+    ]
+    for i, (what, deps, names_want, tree_want, extended) in enumerate(cases):
+        lock = os.path.join(work, "peer-%d.lock" % i)
+        st, err, names = r.resolve("peer-%d" % i, deps, lock, "cache-peer-%d" % i)
+        if st != 0:
+            fail("%s exited %d:\n%s" % (what, st, err))
+            continue
+        check(what, names, names_want, lock, tree_want, err, False)
+        if (EXTENDED in err) != extended:
+            fail("%s: the crawl was%s extended:\n%s" % (what, "" if EXTENDED in err else " not", err))
 
 
 def arrival_order(envlock, work, m, r):
