@@ -164,23 +164,24 @@ typedef struct rsv_npm_name {
                                    pick the tree places is extended
                                    (resolver_npm_extend()) */
     size_t followed_pranges;
-    size_t extended;            /* picks the tree placed past the crawl */
     /* ENVLOCK_DEBUG_STATS only (resolver_npm_finish()'s crawl line); they
      * decide nothing */
     unsigned depth;             /* fetches on the chain that asked for it (root = 1) */
     unsigned min_depth;         /* shortest chain from a root in the crawled graph */
     double arrived_ms;          /* since the resolve began; 0: not seen arrive */
     /* relevant()'s memo: rel[k] for candidate k of rel_p, valid while the
-     * name has rel_ranges ranges and rel_tags tags */
+     * name's ranges, tags, peer ranges and picks number as counted here */
     const void *rel_p;
     unsigned char *rel;         /* 0 not relevant, 1 a peer-set pick only, 2 admitted */
-    size_t rel_ranges, rel_tags, rel_pranges, rel_extended;
+    size_t rel_ranges, rel_tags, rel_pranges, rel_npicked;
     bool rel_wide;
     /* the narrowed crawl (resolver_npm_picks()): picked[k] when candidate
-     * k of picked_p is a pick of a range or tag noted, its dependencies
-     * followed */
+     * k of picked_p is a pick of a range or tag noted, or a peer's pick the
+     * tree placed, its dependencies followed; npicked of them (the memo
+     * above is read between the crawl's steps too) */
     const void *picked_p;
     unsigned char *picked;
+    size_t npicked;
 } rsv_npm_name;
 
 typedef struct rsv_root {

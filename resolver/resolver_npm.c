@@ -188,7 +188,7 @@ static int relevant(const rsv *r, const rsv_npm_name *cn, const npm_packument *p
 {
     rsv_npm_name *n = (rsv_npm_name *)cn;
     if (n->rel_p != p || n->rel_ranges != n->ranges.len || n->rel_tags != n->tags.len ||
-        n->rel_pranges != n->pranges.len || n->rel_extended != n->extended ||
+        n->rel_pranges != n->pranges.len || n->rel_npicked != n->npicked ||
         n->rel_wide != r->npm_wide) {
         free(n->rel);
         n->rel = xcalloc(p->ncandidates ? p->ncandidates : 1, sizeof *n->rel);
@@ -205,7 +205,7 @@ static int relevant(const rsv *r, const rsv_npm_name *cn, const npm_packument *p
         n->rel_ranges = n->ranges.len;
         n->rel_tags = n->tags.len;
         n->rel_pranges = n->pranges.len;
-        n->rel_extended = n->extended;
+        n->rel_npicked = n->npicked;
         n->rel_wide = r->npm_wide;
     }
     size_t k = (size_t)(v - p->versions);
@@ -404,6 +404,7 @@ static void follow_spec(rsv *r, rsv_npm_name *n, const npm_packument *p, const n
         size_t k = (size_t)(v[i] - p->versions);
         if (k < p->ncandidates && !n->picked[k]) {
             n->picked[k] = 1;
+            n->npicked++;
             note_deps(r, p, v[i]);
         }
     }
@@ -530,7 +531,7 @@ bool resolver_npm_extend(rsv *r)
             continue;
         picks_for(n, s->np);
         n->picked[s->nv - s->np->versions] = 1;
-        n->extended++;
+        n->npicked++;
         added++;
         note_deps(r, s->np, s->nv);
     }

@@ -35,7 +35,9 @@ reaches its name, only the picked version's dependencies followed):
    peer (np-opt and np-host); np-solo@^1, whose peer ^2.0.0 nothing
    satisfies, places np-host 2.0.0 at the top and so fetches np-heavy
    too: the crawl is extended by that pick (ENVLOCK_DEBUG_STATS), not
-   widened.
+   widened; np-solo2@^1 with np-zed@^1 places np-pair 2.0.0 the same
+   way, and its np-zed ^2.0.0, a range new to a name the tree already
+   holds, nests np-zed 2.0.0 under it, still without widening.
 
 Exit 0 pass, 1 fail, 77 skip (no nginx). Standard library only."""
 
@@ -210,6 +212,12 @@ def peers(r, work):
          ["npm np-heavy 1.0.0 path=node_modules/np-heavy",
           "npm np-host 2.0.0 path=node_modules/np-host",
           "npm np-solo 1.0.0 path=node_modules/np-solo"], True),
+        ("np-solo2@^1 np-zed@^1 (placed peer, new range on a placed name)",
+         ["np-solo2@^1", "np-zed@^1"], ["np-solo2", "np-pair", "np-zed"],
+         ["npm np-pair 2.0.0 path=node_modules/np-pair",
+          "npm np-solo2 1.0.0 path=node_modules/np-solo2",
+          "npm np-zed 1.0.0 path=node_modules/np-zed",
+          "npm np-zed 2.0.0 path=node_modules/np-pair/node_modules/np-zed"], True),
     ]
     for i, (what, deps, names_want, tree_want, extended) in enumerate(cases):
         lock = os.path.join(work, "peer-%d.lock" % i)
