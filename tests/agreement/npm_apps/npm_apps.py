@@ -615,7 +615,7 @@ def report(results, xfail, npm_refuses):
 
 def cmd_test(envlock, jobs, tier):
     if tier == "all" and os.environ.get("NPM_APPS_ALL") != "1" and not os.environ.get("NPM_APPS_ONLY"):
-        print("skipped: every set takes about 15 minutes; set NPM_APPS_ALL=1 (the quick tier runs in agree_npm_apps)")
+        print("skipped: every set takes about 2 minutes; set NPM_APPS_ALL=1 (the quick tier runs in agree_npm_apps)")
         return 77
     with lzma.open(EXPECTED, "rt") as f:
         expected = json.load(f)
