@@ -26,7 +26,9 @@ reaches its name, only the picked version's dependencies followed):
 4. arrival order: nc-app@^1 with nw-app@^1 (one narrowed crawl, widened)
    through a proxy that delays each answer at random (three seeds), from
    empty caches: the lock's bytes are those of the direct resolve, whose
-   tree is the two trees above;
+   tree is the two trees above; the same for np-app@^1, np-host@^1,
+   np-solo2@^1 and np-zed@^1 (step 5's trees together: a peer met by
+   the root, a placed one, and the crawl extended by it);
 5. peers (npm fetches a peer's name, and a pick's dependencies only when
    the tree places that pick): np-app@^1 with np-host@^1 fetches np-app,
    np-lib and np-host (the root's np-host 1.0.0 satisfies np-lib's peer
@@ -230,39 +232,57 @@ def peers(r, work):
             fail("%s: the crawl was%s extended:\n%s" % (what, "" if EXTENDED in err else " not", err))
 
 
+ORDER_SETS = [
+    ("both", ["nc-app@^1", "nw-app@^1"],
+     ["npm nc-app 1.2.0 path=node_modules/nc-app",
+      "npm nc-leaf 1.0.0 path=node_modules/nc-leaf",
+      "npm nc-mid 2.1.0 path=node_modules/nc-mid",
+      "npm nw-app 1.0.0 path=node_modules/nw-app",
+      "npm nw-lib 1.1.0 path=node_modules/nw-lib"]),
+    ("peers", ["np-app@^1", "np-host@^1", "np-solo2@^1", "np-zed@^1"],
+     ["npm np-app 1.0.0 path=node_modules/np-app",
+      "npm np-host 1.0.0 path=node_modules/np-host",
+      "npm np-lib 1.0.0 path=node_modules/np-lib",
+      "npm np-pair 2.0.0 path=node_modules/np-pair",
+      "npm np-solo2 1.0.0 path=node_modules/np-solo2",
+      "npm np-zed 1.0.0 path=node_modules/np-zed",
+      "npm np-zed 2.0.0 path=node_modules/np-pair/node_modules/np-zed"]),
+]
+
+
 def arrival_order(envlock, work, m, r):
     """Step 4."""
-    deps = ["nc-app@^1", "nw-app@^1"]
-    ref = os.path.join(work, "both.lock")
-    st, err, _ = r.resolve("both", deps, ref, "cache-both")
+    for name, deps, want in ORDER_SETS:
+        arrival_order_of(work, m, r, name, deps, want)
+
+
+def arrival_order_of(work, m, r, name, deps, want):
+    what = " ".join(deps)
+    ref = os.path.join(work, name + ".lock")
+    st, err, _ = r.resolve(name, deps, ref, "cache-" + name)
     if st != 0:
-        fail("nc-app@^1 nw-app@^1 exited %d:\n%s" % (st, err))
+        fail("%s exited %d:\n%s" % (what, st, err))
         return
-    want = ["npm nc-app 1.2.0 path=node_modules/nc-app",
-            "npm nc-leaf 1.0.0 path=node_modules/nc-leaf",
-            "npm nc-mid 2.1.0 path=node_modules/nc-mid",
-            "npm nw-app 1.0.0 path=node_modules/nw-app",
-            "npm nw-lib 1.1.0 path=node_modules/nw-lib"]
     if tree(ref) != want:
-        fail("nc-app@^1 nw-app@^1: lock %s, want %s" % (tree(ref), want))
+        fail("%s: lock %s, want %s" % (what, tree(ref), want))
     with open(ref, "rb") as f:
         ref_bytes = f.read()
     Delayed.upstream = m.nginx.url.rstrip("/")
     srv = servers.serve_handler(Delayed, backlog=64)
     try:
-        slow = Run(envlock, work, srv.url)
+        slow = Run(r.envlock, work, srv.url)
         slow.log = r.log
         for seed in (1, 2, 3):
             Delayed.rng = random.Random(seed)
-            lock = os.path.join(work, "both-%d.lock" % seed)
-            st, err, _ = slow.resolve("both", deps, lock, "cache-both-%d" % seed)
+            lock = os.path.join(work, "%s-%d.lock" % (name, seed))
+            st, err, _ = slow.resolve(name, deps, lock, "cache-%s-%d" % (name, seed))
             if st != 0:
-                fail("nc-app@^1 nw-app@^1, delays of seed %d: exited %d:\n%s" % (seed, st, err))
+                fail("%s, delays of seed %d: exited %d:\n%s" % (what, seed, st, err))
                 continue
             with open(lock, "rb") as f:
                 if f.read() != ref_bytes:
-                    fail("nc-app@^1 nw-app@^1, delays of seed %d: other bytes than the direct "
-                         "resolve (the lock depends on arrival order)" % seed)
+                    fail("%s, delays of seed %d: other bytes than the direct "
+                         "resolve (the lock depends on arrival order)" % (what, seed))
     finally:
         servers.stop_server(srv)
 
