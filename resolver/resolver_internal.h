@@ -238,7 +238,8 @@ typedef struct rsv {
                                    what it was built from holds
                                    (resolver_npm_tree.c) */
     unsigned npm_layouts;       /* npm trees built (stats only) */
-    unsigned npm_extends;       /* rounds of resolver_npm_extend() */
+    unsigned npm_extends;       /* rounds of resolver_npm_extend(), at most
+                                   RSV_NPM_MAX_EXTENDS before widening */
     int npm_exact_lo, npm_exact_hi; /* r->job elements of npm's own tree
                                    (resolver_npm_tree_jobs()) */
     bool npm_search;            /* npm's tree does not hold: the solve searched,
@@ -462,6 +463,9 @@ const char *resolver_npm_missed(rsv *r);
  *  on (a stat line says why); every name is queued to be followed again.
  *  false when it did already. The caller drops the pool and crawls. */
 bool resolver_npm_widen(rsv *r, const char *why);
+/* Rounds of the tree extending the narrowed crawl (a generation of placed
+ * peer picks each) before it is widened instead (resolver_solve.c). */
+#define RSV_NPM_MAX_EXTENDS 8
 /* resolver_npm_extend() : the narrowed crawl follows the dependencies of
  *  every version npm's tree placed that it followed only for its peers (a
  *  peer edge no copy in reach satisfied); true when there was one. */

@@ -354,9 +354,7 @@ static void note_required_peer(rsv *r, const npm_version *v, const npm_dep *dp)
         note(r, dp->name, resolver_npm_range(r, dp), NULL);
         return;
     }
-    rsv_npm_name *n = nname_get(r, dp->name);
-    if (!n->full)
-        make_full(r, n);
+    make_full(r, nname_get(r, dp->name));
     note_peer(r, dp);
 }
 
@@ -497,6 +495,16 @@ bool resolver_npm_round(rsv *r)
 
 /* ---- the narrowed crawl against the tree ---- */
 
+/* The version tree node x holds when the crawl did not follow its
+ * dependencies (*np: its name, NULL when never noted), else NULL. */
+static const rsv_solv *unfollowed(rsv *r, const rsv_npm_node *x, rsv_npm_name **np)
+{
+    const rsv_solv *s = x->p ? resolver_solv(r, x->p) : NULL;
+    rsv_npm_name *n = s ? nname_find(r, s->name) : NULL;
+    *np = n;
+    return s && (!n || relevant(r, n, s->np, s->nv) != 2) ? s : NULL;
+}
+
 const char *resolver_npm_missed(rsv *r)
 {
     if (r->npm_wide)
@@ -507,9 +515,9 @@ const char *resolver_npm_missed(rsv *r)
     const ptrvec *all = resolver_npm_tree(r);
     for (size_t i = 0; i < all->len; i++) {
         const rsv_npm_node *x = all->items[i];
-        const rsv_solv *s = x->p ? resolver_solv(r, x->p) : NULL;
-        const rsv_npm_name *n = s ? nname_find(r, s->name) : NULL;
-        if (s && (!n || relevant(r, n, s->np, s->nv) != 2))
+        rsv_npm_name *n;
+        const rsv_solv *s = unfollowed(r, x, &n);
+        if (s)
             return arena_sprintf(r->mem, "the tree holds %s %s at %s, whose dependencies were "
                                  "not followed", s->name, s->version, x->path);
     }
@@ -524,10 +532,9 @@ bool resolver_npm_extend(rsv *r)
     size_t added = 0;
     r->npm_note_depth = 1;
     for (size_t i = 0; i < all->len; i++) {
-        const rsv_npm_node *x = all->items[i];
-        const rsv_solv *s = x->p ? resolver_solv(r, x->p) : NULL;
-        rsv_npm_name *n = s ? nname_find(r, s->name) : NULL;
-        if (!n || relevant(r, n, s->np, s->nv) == 2)
+        rsv_npm_name *n;
+        const rsv_solv *s = unfollowed(r, all->items[i], &n);
+        if (!s || !n)
             continue;
         picks_for(n, s->np);
         n->picked[s->nv - s->np->versions] = 1;

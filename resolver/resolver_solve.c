@@ -424,7 +424,7 @@ static bool widen_npm(rsv *r, const char *why, el_code *rc)
  * is widened instead (resolver_npm_missed()). */
 static bool extend_npm(rsv *r, el_code *rc)
 {
-    if (!r->nl || r->npm_extends >= 8 || !resolver_npm_extend(r))
+    if (!r->nl || r->npm_extends >= RSV_NPM_MAX_EXTENDS || !resolver_npm_extend(r))
         return false;
     r->npm_extends++;
     drop_pool(r);
